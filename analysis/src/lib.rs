@@ -1,0 +1,229 @@
+//! Reports over placesim results: reads `summary.parquet` files back with polars and compares
+//! runs side by side, as a terminal table and as a Markdown report.
+//!
+//! Reading the files back (rather than reusing in-memory summaries) means the report shows
+//! exactly what the Parquet output holds.
+
+use polars::prelude::*;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Reading or rendering a report failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// A file system operation failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A Parquet file could not be read, or lacks a column the report needs.
+    #[error("{}: {source}", path.display())]
+    Polars {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: PolarsError,
+    },
+    /// No run was found under the directory.
+    #[error("{}: no */summary.parquet found", .0.display())]
+    NoRuns(PathBuf),
+}
+
+/// One run's headline figures, as read from its summary.parquet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    /// Scenario name.
+    pub scenario: String,
+    /// Policy name.
+    pub policy: String,
+    /// Seed.
+    pub seed: u64,
+    /// Jobs run.
+    pub jobs_run: u64,
+    /// Records skipped, all reasons.
+    pub skipped: u64,
+    /// Utilization.
+    pub utilization: f64,
+    /// Mean wait, seconds.
+    pub wait_mean_s: f64,
+    /// Median wait, seconds.
+    pub wait_median_s: f64,
+    /// 95th percentile wait, seconds.
+    pub wait_p95_s: f64,
+    /// Mean bounded slowdown.
+    pub bsd_mean: f64,
+    /// Makespan, seconds.
+    pub makespan_s: u64,
+    /// Throughput, jobs per hour.
+    pub throughput_jobs_per_hour: f64,
+}
+
+fn polars_err(path: &Path) -> impl Fn(PolarsError) -> ReportError + '_ {
+    move |source| ReportError::Polars {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn u64_at(df: &DataFrame, name: &str) -> PolarsResult<u64> {
+    df.column(name)?
+        .cast(&DataType::UInt64)?
+        .u64()?
+        .get(0)
+        .ok_or_else(|| PolarsError::ComputeError(format!("column `{name}` is null").into()))
+}
+
+fn f64_at(df: &DataFrame, name: &str) -> PolarsResult<f64> {
+    df.column(name)?
+        .cast(&DataType::Float64)?
+        .f64()?
+        .get(0)
+        .ok_or_else(|| PolarsError::ComputeError(format!("column `{name}` is null").into()))
+}
+
+fn str_at(df: &DataFrame, name: &str) -> PolarsResult<String> {
+    let col = df.column(name)?.as_materialized_series().clone();
+    col.str()?
+        .get(0)
+        .map(str::to_owned)
+        .ok_or_else(|| PolarsError::ComputeError(format!("column `{name}` is null").into()))
+}
+
+/// Reads one summary.parquet.
+pub fn read_summary(path: &Path) -> Result<RunRow, ReportError> {
+    let file = fs::File::open(path).map_err(|source| ReportError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let df = ParquetReader::new(file)
+        .finish()
+        .map_err(polars_err(path))?;
+    let row = (|| -> PolarsResult<RunRow> {
+        let skipped = df
+            .get_column_names()
+            .iter()
+            .filter(|n| n.starts_with("skipped_"))
+            .map(|n| u64_at(&df, n))
+            .sum::<PolarsResult<u64>>()?;
+        Ok(RunRow {
+            scenario: str_at(&df, "scenario")?,
+            policy: str_at(&df, "policy")?,
+            seed: u64_at(&df, "seed")?,
+            jobs_run: u64_at(&df, "jobs_run")?,
+            skipped,
+            utilization: f64_at(&df, "utilization")?,
+            wait_mean_s: f64_at(&df, "wait_mean_s")?,
+            wait_median_s: f64_at(&df, "wait_median_s")?,
+            wait_p95_s: f64_at(&df, "wait_p95_s")?,
+            bsd_mean: f64_at(&df, "bsd_mean")?,
+            makespan_s: u64_at(&df, "makespan_s")?,
+            throughput_jobs_per_hour: f64_at(&df, "throughput_jobs_per_hour")?,
+        })
+    })();
+    row.map_err(polars_err(path))
+}
+
+/// Reads every `*/summary.parquet` directly under `dir`, in directory-name order.
+pub fn read_runs(dir: &Path) -> Result<Vec<RunRow>, ReportError> {
+    let entries = fs::read_dir(dir).map_err(|source| ReportError::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("summary.parquet"))
+        .filter(|p| p.is_file())
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(ReportError::NoRuns(dir.to_owned()));
+    }
+    paths.iter().map(|p| read_summary(p)).collect()
+}
+
+const HEADERS: [&str; 9] = [
+    "policy",
+    "jobs",
+    "skipped",
+    "utilization",
+    "mean wait (s)",
+    "median wait (s)",
+    "p95 wait (s)",
+    "mean BSD",
+    "makespan (s)",
+];
+
+fn cells(r: &RunRow) -> [String; 9] {
+    [
+        r.policy.clone(),
+        r.jobs_run.to_string(),
+        r.skipped.to_string(),
+        format!("{:.4}", r.utilization),
+        format!("{:.1}", r.wait_mean_s),
+        format!("{:.1}", r.wait_median_s),
+        format!("{:.1}", r.wait_p95_s),
+        format!("{:.2}", r.bsd_mean),
+        r.makespan_s.to_string(),
+    ]
+}
+
+/// The runs as an aligned plain-text table, one row per run.
+pub fn render_table(rows: &[RunRow]) -> String {
+    let body: Vec<[String; 9]> = rows.iter().map(cells).collect();
+    let mut widths = HEADERS.map(str::len);
+    for r in &body {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let mut out = String::new();
+    let line = |out: &mut String, cells: &[String]| {
+        for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
+            if i == 0 {
+                let _ = write!(out, "{c:<w$}");
+            } else {
+                let _ = write!(out, "  {c:>w$}");
+            }
+        }
+        out.push('\n');
+    };
+    line(&mut out, &HEADERS.map(str::to_owned));
+    for r in &body {
+        line(&mut out, r);
+    }
+    out
+}
+
+/// The runs as a Markdown report with a title naming the scenario.
+pub fn render_markdown(rows: &[RunRow]) -> String {
+    let mut out = String::new();
+    let scenario = rows.first().map_or("", |r| r.scenario.as_str());
+    let _ = writeln!(out, "# placesim report: {scenario}\n");
+    let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(HEADERS.len()));
+    for r in rows {
+        let _ = writeln!(out, "| {} |", cells(r).join(" | "));
+    }
+    let _ = writeln!(
+        out,
+        "\nWait is start − submit; BSD is bounded slowdown with τ = 10 s; utilization is \
+         Σ size × runtime / (processors × makespan). See docs/output-schema.md."
+    );
+    out
+}
+
+/// Reads every run under `dir`, writes `dir/report.md`, and returns the plain-text table.
+pub fn report(dir: &Path) -> Result<String, ReportError> {
+    let rows = read_runs(dir)?;
+    let md_path = dir.join("report.md");
+    fs::write(&md_path, render_markdown(&rows)).map_err(|source| ReportError::Io {
+        path: md_path,
+        source,
+    })?;
+    Ok(render_table(&rows))
+}

@@ -1,0 +1,103 @@
+//! The command line, as clap sees it.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use placesim_policy::PolicySpec;
+use std::path::PathBuf;
+
+/// A discrete-event simulator of HPC batch scheduling, placement sets and node sets.
+#[derive(Debug, Parser)]
+#[command(name = "placesim", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Replay an SWF trace (plain or gzipped) under one policy and write Parquet results.
+    Run(RunArgs),
+    /// Compare FCFS and EASY on the shipped KTH-SP2 trace, write results and a report.
+    Demo(DemoArgs),
+}
+
+/// A queue discipline, as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PolicyArg {
+    /// First come, first served.
+    Fcfs,
+    /// EASY backfilling.
+    Easy,
+}
+
+impl From<PolicyArg> for PolicySpec {
+    fn from(p: PolicyArg) -> PolicySpec {
+        match p {
+            PolicyArg::Fcfs => PolicySpec::Fcfs,
+            PolicyArg::Easy => PolicySpec::Easy,
+        }
+    }
+}
+
+/// What happens at a job's walltime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum WalltimeArg {
+    /// Kill the job at start + estimate (runtime = min(run time, estimate)).
+    #[default]
+    Kill,
+    /// Let the job run its full trace runtime.
+    Overrun,
+}
+
+/// How trace jobs become a machine and a workload.
+#[derive(Debug, Clone, Args)]
+pub struct MachineArgs {
+    /// Processors in the machine [default: the trace header's MaxProcs, else MaxNodes].
+    #[arg(long)]
+    pub procs: Option<u64>,
+    /// Processors per vnode; the last vnode takes the remainder [default: 1].
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub procs_per_node: u64,
+    /// Count malformed trace lines as skipped instead of failing on the first.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+    /// What happens at a job's walltime.
+    #[arg(long, value_enum, default_value_t = WalltimeArg::Kill)]
+    pub walltime: WalltimeArg,
+}
+
+/// `placesim run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// The SWF trace, plain or gzipped.
+    #[arg(long)]
+    pub trace: PathBuf,
+    /// The queue discipline.
+    #[arg(long, value_enum)]
+    pub policy: PolicyArg,
+    /// Where to write jobs.parquet and summary.parquet.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The scenario name recorded in every row [default: the trace's file name, less .swf/.gz].
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// The run's seed, recorded in every row.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write the wall-clock columns of summary.parquet as nulls, so that the same input gives
+    /// byte-identical files.
+    #[arg(long)]
+    pub no_timing: bool,
+    /// Machine and trace conversion.
+    #[command(flatten)]
+    pub machine: MachineArgs,
+}
+
+/// `placesim demo`.
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// Where to write the results and report.
+    #[arg(long, default_value = "results/demo")]
+    pub out: PathBuf,
+}

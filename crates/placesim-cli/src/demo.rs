@@ -1,0 +1,54 @@
+//! `placesim demo`: FCFS against EASY on the shipped KTH-SP2 trace, with a report.
+
+use crate::cli::{DemoArgs, MachineArgs, WalltimeArg};
+use crate::run::{execute, print_figures, report_trace};
+use anyhow::Context as _;
+use placesim_policy::PolicySpec;
+use placesim_workload::SwfOptions;
+use std::path::Path;
+use std::time::Instant;
+
+/// The demo's trace, embedded so that the demo runs from any directory.
+const KTH_SP2: &[u8] = include_bytes!("../../../workloads/KTH-SP2-1996-2.1-cln.swf.gz");
+const KTH_NAME: &str = "KTH-SP2-1996-2.1-cln.swf.gz";
+
+pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
+    let machine = MachineArgs {
+        procs: None,
+        procs_per_node: 1,
+        skip_bad_lines: false,
+        walltime: WalltimeArg::Kill,
+    };
+    let resources = placesim_core::ResourceDefs::default();
+    let reader = std::io::BufReader::new(flate2_reader(KTH_SP2));
+    let path = Path::new("workloads").join(KTH_NAME);
+    let trace = placesim_workload::read_trace(reader, &path, &SwfOptions::default(), &resources)
+        .context("reading the embedded KTH-SP2 trace")?;
+    report_trace(&trace);
+    for policy in PolicySpec::ALL {
+        let started = Instant::now();
+        let out = args.out.join(policy.to_string());
+        let summary = execute(
+            &trace,
+            &machine,
+            policy,
+            "KTH-SP2-1996-2.1-cln",
+            0,
+            true,
+            &out,
+        )?;
+        print_figures(&summary, started.elapsed());
+    }
+    let table = placesim_analysis::report(&args.out)?;
+    println!("{table}");
+    println!(
+        "Results: {}/*/jobs.parquet, summary.parquet; report: {}",
+        args.out.display(),
+        args.out.join("report.md").display()
+    );
+    Ok(())
+}
+
+fn flate2_reader(bytes: &'static [u8]) -> impl std::io::Read {
+    placesim_workload::swf::gunzip(bytes)
+}

@@ -1,0 +1,27 @@
+//! `placesim`: the command-line front end.
+//!
+//! Parsing happens in two stages: clap turns flags into [`cli::Cli`] (validation only), and
+//! each command turns that into a validated plan (a loaded trace, a built cluster and policy)
+//! before the first event runs. Only this crate prints, shows progress bars, or uses anyhow.
+
+mod cli;
+mod demo;
+mod run;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let result = match cli.command {
+        cli::Command::Run(args) => run::run_command(&args),
+        cli::Command::Demo(args) => demo::demo_command(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("placesim: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

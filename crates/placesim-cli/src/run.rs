@@ -1,0 +1,215 @@
+//! `placesim run`, and the machinery it shares with the demo: load, simulate, write, report.
+
+use crate::cli::{MachineArgs, RunArgs, WalltimeArg};
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use placesim_core::{Cluster, ClusterState, Progress, RunConfig, Simulation, WalltimePolicy};
+use placesim_metrics::{JobSink, RunMeta, RunSummary, Timing, write_run};
+use placesim_policy::PolicySpec;
+use placesim_workload::{SwfOptions, Trace};
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let trace = load(&args.trace, &args.machine)?;
+    let scenario = args
+        .scenario
+        .clone()
+        .unwrap_or_else(|| trace_stem(&args.trace));
+    let summary = execute(
+        &trace,
+        &args.machine,
+        args.policy.into(),
+        &scenario,
+        args.seed,
+        !args.no_timing,
+        &args.out,
+    )?;
+    print!("{}", render_summaries(&[args.out.as_path()])?);
+    print_figures(&summary, started.elapsed());
+    Ok(())
+}
+
+/// The trace's file name without `.gz` and `.swf`: the default scenario name.
+pub(crate) fn trace_stem(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    name.strip_suffix(".swf").unwrap_or(name).to_owned()
+}
+
+pub(crate) fn swf_options(machine: &MachineArgs) -> SwfOptions {
+    SwfOptions {
+        procs: machine.procs,
+        skip_bad_lines: machine.skip_bad_lines,
+    }
+}
+
+/// Reads a trace file and reports what was skipped.
+pub(crate) fn load(path: &Path, machine: &MachineArgs) -> anyhow::Result<Trace> {
+    let resources = placesim_core::ResourceDefs::default();
+    let trace = placesim_workload::load_trace(path, &swf_options(machine), &resources)?;
+    report_trace(&trace);
+    Ok(trace)
+}
+
+/// Tells the user how the trace's records were accounted for.
+pub(crate) fn report_trace(trace: &Trace) {
+    let jobs = trace.workload.jobs().len();
+    eprintln!(
+        "placesim: {}: {} records: {} jobs, {} skipped ({}); machine of {} processors",
+        trace.path.display(),
+        trace.records,
+        jobs,
+        trace.skipped.total(),
+        trace.skipped,
+        trace.procs,
+    );
+    for msg in &trace.bad_lines {
+        eprintln!("placesim: skipped bad line: {msg}");
+    }
+    if trace.resorted {
+        eprintln!(
+            "placesim: submit times were out of order; jobs were sorted stably by submit time"
+        );
+    }
+}
+
+/// Replays `trace` under `policy`, writes the Parquet files into `out`, returns the summary.
+pub(crate) fn execute(
+    trace: &Trace,
+    machine: &MachineArgs,
+    policy: PolicySpec,
+    scenario: &str,
+    seed: u64,
+    timed: bool,
+    out: &Path,
+) -> anyhow::Result<RunSummary> {
+    let cluster = Cluster::homogeneous(trace.procs, machine.procs_per_node)
+        .context("building the machine")?;
+    let config = RunConfig {
+        walltime: match machine.walltime {
+            WalltimeArg::Kill => WalltimePolicy::Kill,
+            WalltimeArg::Overrun => WalltimePolicy::Overrun,
+        },
+    };
+    let workload = &trace.workload;
+    let mut sink = JobSink::new(workload);
+    let mut policy_impl = policy.build();
+    let bar = LazyBar::new(workload.jobs().len() as u64);
+    let started = Instant::now();
+    let stats = Simulation::new(workload, ClusterState::new(cluster), config)
+        .run(policy_impl.as_mut(), &mut sink, &mut |p| bar.update(p))
+        .with_context(|| format!("simulating {} under {policy}", trace.path.display()))?;
+    let wall = started.elapsed();
+    bar.finish();
+    let meta = RunMeta {
+        scenario: scenario.to_owned(),
+        policy: policy.to_string(),
+        seed,
+        trace: trace.path.display().to_string(),
+        procs: trace.procs,
+    };
+    let skipped = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
+    let timing = timed.then(|| Timing {
+        wall_seconds: wall.as_secs_f64(),
+    });
+    let summary = RunSummary::compute(
+        meta,
+        workload,
+        &sink,
+        &stats,
+        trace.records,
+        skipped,
+        timing,
+    );
+    write_run(out, workload, &sink, &summary)?;
+    if summary.jobs_never_started > 0 {
+        eprintln!(
+            "placesim: {} jobs never started: the policy could not place them on this machine",
+            summary.jobs_never_started
+        );
+    }
+    Ok(summary)
+}
+
+/// Reads back the summary.parquet of each run directory and renders them as one table.
+pub(crate) fn render_summaries(dirs: &[&Path]) -> anyhow::Result<String> {
+    let rows = dirs
+        .iter()
+        .map(|d| placesim_analysis::read_summary(&d.join("summary.parquet")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(placesim_analysis::render_table(&rows))
+}
+
+/// Prints the speed figures: jobs/s and events/s of the simulation, and peak memory.
+pub(crate) fn print_figures(summary: &RunSummary, process_wall: Duration) {
+    let sim_wall = summary.timing.map_or(0.0, |t| t.wall_seconds);
+    let peak = peak_rss_bytes().map_or_else(
+        || "unknown".to_owned(),
+        |b| format!("{:.1} MiB", b as f64 / 1048576.0),
+    );
+    eprintln!(
+        "placesim: {} under {}: {} jobs, {} events simulated in {:.3} s ({:.0} jobs/s, {:.0} events/s); process {:.3} s; peak memory {peak}",
+        summary.meta.scenario,
+        summary.meta.policy,
+        summary.jobs_run,
+        summary.events,
+        sim_wall,
+        summary.jobs_run as f64 / sim_wall.max(1e-9),
+        summary.events as f64 / sim_wall.max(1e-9),
+        process_wall.as_secs_f64(),
+    );
+}
+
+/// The process's peak resident memory (VmHWM), where the OS reports it.
+pub(crate) fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A progress bar that appears only on a terminal, and only once a run has taken a second.
+struct LazyBar {
+    bar: ProgressBar,
+    started: Instant,
+    shown: std::cell::Cell<bool>,
+}
+
+impl LazyBar {
+    fn new(len: u64) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
+        if let Ok(style) = ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} jobs ended, {msg} [{elapsed_precise}, ETA {eta}]",
+        ) {
+            bar.set_style(style);
+        }
+        LazyBar {
+            bar,
+            started: Instant::now(),
+            shown: std::cell::Cell::new(false),
+        }
+    }
+
+    fn update(&self, p: Progress) {
+        if !self.shown.get()
+            && self.started.elapsed() > Duration::from_secs(1)
+            && std::io::stderr().is_terminal()
+        {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown.set(true);
+        }
+        if self.shown.get() {
+            self.bar.set_position(p.jobs_ended);
+            self.bar.set_message(format!("t = {}", p.now));
+        }
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

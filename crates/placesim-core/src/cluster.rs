@@ -1,0 +1,231 @@
+//! The static description of a cluster: hosts, vnodes, their capacities and properties.
+//!
+//! A `Cluster` never changes during a run; what changes (free amounts, which jobs hold which
+//! vnodes) lives in [`crate::state::ClusterState`].
+
+use crate::ids::{HostId, ResourceId, VnodeId};
+use crate::resource::{AttrValue, ConsumableIdx, ResourceDefs};
+
+/// One vnode: the unit that chunks are placed on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vnode {
+    /// Its unique name.
+    pub name: String,
+    /// The host it belongs to.
+    pub host: HostId,
+    /// Relative speed; 1.0 is the reference. Used by runtime models and MINLOSS.
+    pub speed: f64,
+    /// Non-consumable properties, sorted by resource id, at most one per resource.
+    pub attrs: Vec<(ResourceId, AttrValue)>,
+}
+
+impl Vnode {
+    /// The value of non-consumable `res` on this vnode, if set.
+    pub fn attr(&self, res: ResourceId) -> Option<&AttrValue> {
+        self.attrs
+            .binary_search_by_key(&res, |(id, _)| *id)
+            .ok()
+            .map(|i| &self.attrs[i].1)
+    }
+}
+
+/// Error assembling a cluster.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClusterError {
+    /// Two vnodes share a name.
+    #[error("vnode name `{0}` is used twice")]
+    DuplicateVnode(String),
+    /// The capacity vector does not match the resource definitions.
+    #[error("vnode `{vnode}` has {got} consumable amounts, expected {expected}")]
+    CapacityLength {
+        /// The vnode.
+        vnode: String,
+        /// Amounts given.
+        got: usize,
+        /// Consumables defined.
+        expected: usize,
+    },
+    /// A cluster must have at least one vnode.
+    #[error("a cluster needs at least one vnode")]
+    Empty,
+    /// Speeds must be positive and finite, or runtimes would be meaningless.
+    #[error("vnode `{vnode}` has speed {speed}; speeds must be positive and finite")]
+    BadSpeed {
+        /// The vnode.
+        vnode: String,
+        /// The speed given.
+        speed: f64,
+    },
+}
+
+/// A cluster: resource definitions, hosts and vnodes in first-fit order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cluster {
+    resources: ResourceDefs,
+    hosts: Vec<String>,
+    vnodes: Vec<Vnode>,
+    /// Consumable capacities, `n_consumables` per vnode, row-major.
+    capacity: Vec<u64>,
+    capacity_total: Vec<u64>,
+}
+
+/// Builds a [`Cluster`] one vnode at a time.
+#[derive(Debug, Clone)]
+pub struct ClusterBuilder {
+    resources: ResourceDefs,
+    hosts: Vec<String>,
+    vnodes: Vec<Vnode>,
+    capacity: Vec<u64>,
+}
+
+impl ClusterBuilder {
+    /// Starts a cluster with these resource definitions.
+    pub fn new(resources: ResourceDefs) -> Self {
+        ClusterBuilder {
+            resources,
+            hosts: Vec::new(),
+            vnodes: Vec::new(),
+            capacity: Vec::new(),
+        }
+    }
+
+    /// The resource definitions, to look up ids while adding vnodes.
+    pub fn resources(&self) -> &ResourceDefs {
+        &self.resources
+    }
+
+    /// Adds a host and returns its id.
+    pub fn add_host(&mut self, name: impl Into<String>) -> HostId {
+        self.hosts.push(name.into());
+        HostId::from_index(self.hosts.len() - 1)
+    }
+
+    /// Adds a vnode on `host`. `capacity` has one amount per consumable, in slot order.
+    /// The `host` and `vnode` attributes are filled in from the names.
+    pub fn add_vnode(
+        &mut self,
+        name: impl Into<String>,
+        host: HostId,
+        speed: f64,
+        capacity: &[u64],
+        mut attrs: Vec<(ResourceId, AttrValue)>,
+    ) -> Result<VnodeId, ClusterError> {
+        let name = name.into();
+        if capacity.len() != self.resources.n_consumables() {
+            return Err(ClusterError::CapacityLength {
+                vnode: name,
+                got: capacity.len(),
+                expected: self.resources.n_consumables(),
+            });
+        }
+        if !(speed.is_finite() && speed > 0.0) {
+            return Err(ClusterError::BadSpeed { vnode: name, speed });
+        }
+        attrs.retain(|(id, _)| *id != ResourceDefs::HOST && *id != ResourceDefs::VNODE);
+        attrs.push((
+            ResourceDefs::HOST,
+            AttrValue::Str(self.hosts[host.index()].clone()),
+        ));
+        attrs.push((ResourceDefs::VNODE, AttrValue::Str(name.clone())));
+        attrs.sort_by_key(|(id, _)| *id);
+        attrs.dedup_by_key(|(id, _)| *id);
+        self.vnodes.push(Vnode {
+            name,
+            host,
+            speed,
+            attrs,
+        });
+        self.capacity.extend_from_slice(capacity);
+        Ok(VnodeId::from_index(self.vnodes.len() - 1))
+    }
+
+    /// Checks names and finishes the cluster.
+    pub fn build(self) -> Result<Cluster, ClusterError> {
+        if self.vnodes.is_empty() {
+            return Err(ClusterError::Empty);
+        }
+        let mut names: Vec<&str> = self.vnodes.iter().map(|v| v.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(ClusterError::DuplicateVnode(w[0].to_owned()));
+        }
+        let n_cons = self.resources.n_consumables();
+        let mut capacity_total = vec![0u64; n_cons];
+        for row in self.capacity.chunks_exact(n_cons) {
+            for (t, a) in capacity_total.iter_mut().zip(row) {
+                *t += a;
+            }
+        }
+        Ok(Cluster {
+            resources: self.resources,
+            hosts: self.hosts,
+            vnodes: self.vnodes,
+            capacity: self.capacity,
+            capacity_total,
+        })
+    }
+}
+
+impl Cluster {
+    /// The plain SWF machine: `total_ncpus` processors on single-vnode hosts of
+    /// `ncpus_per_vnode` each (the last vnode takes the remainder), all of speed 1.
+    pub fn homogeneous(total_ncpus: u64, ncpus_per_vnode: u64) -> Result<Cluster, ClusterError> {
+        let resources = ResourceDefs::default();
+        let mut capacity = vec![0u64; resources.n_consumables()];
+        let mut b = ClusterBuilder::new(resources);
+        let per = ncpus_per_vnode.max(1);
+        let n_vnodes = total_ncpus.div_ceil(per);
+        for i in 0..n_vnodes {
+            capacity[ConsumableIdx::NCPUS.index()] = per.min(total_ncpus - i * per);
+            let name = format!("node{i}");
+            let host = b.add_host(name.clone());
+            b.add_vnode(name, host, 1.0, &capacity, Vec::new())?;
+        }
+        b.build()
+    }
+
+    /// The resource definitions.
+    pub fn resources(&self) -> &ResourceDefs {
+        &self.resources
+    }
+
+    /// All vnodes, in first-fit order.
+    pub fn vnodes(&self) -> &[Vnode] {
+        &self.vnodes
+    }
+
+    /// One vnode.
+    pub fn vnode(&self, id: VnodeId) -> &Vnode {
+        &self.vnodes[id.index()]
+    }
+
+    /// How many vnodes there are.
+    pub fn n_vnodes(&self) -> usize {
+        self.vnodes.len()
+    }
+
+    /// Host names, by host id.
+    pub fn hosts(&self) -> &[String] {
+        &self.hosts
+    }
+
+    /// The consumable capacities of `v`, one per slot.
+    pub fn capacity(&self, v: VnodeId) -> &[u64] {
+        let n = self.resources.n_consumables();
+        &self.capacity[v.index() * n..(v.index() + 1) * n]
+    }
+
+    /// The capacity of one consumable summed over all vnodes.
+    pub fn capacity_total(&self, c: ConsumableIdx) -> u64 {
+        self.capacity_total[c.index()]
+    }
+
+    /// The vnode named `name`.
+    pub fn vnode_by_name(&self, name: &str) -> Option<VnodeId> {
+        self.vnodes
+            .iter()
+            .position(|v| v.name == name)
+            .map(VnodeId::from_index)
+    }
+}

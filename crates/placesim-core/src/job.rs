@@ -1,0 +1,134 @@
+//! Jobs as the kernel sees them: when they arrive, what they ask for, how long they run.
+
+use crate::ids::{JobId, RequestId};
+use crate::request::Request;
+use crate::resource::ConsumableIdx;
+use crate::time::{SimDuration, SimTime};
+
+/// One job of a workload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    /// The job's number in its source (SWF field 1), for output rows.
+    pub source_id: u64,
+    /// When it is submitted.
+    pub submit: SimTime,
+    /// How long it ran in the trace (SWF field 4): what it would need on the reference machine.
+    pub runtime: SimDuration,
+    /// The user's walltime request (SWF field 9, or the runtime when absent): all that
+    /// schedulers may use to plan.
+    pub estimate: SimDuration,
+    /// Processors requested, for output rows and size classes.
+    pub size: u32,
+    /// Its resource request, interned in the workload's request table.
+    pub request: RequestId,
+    /// SWF field 12, if known.
+    pub user: Option<u32>,
+    /// SWF field 13, if known.
+    pub group: Option<u32>,
+    /// SWF field 15, if known.
+    pub queue: Option<u32>,
+    /// SWF field 16, if known.
+    pub partition: Option<u32>,
+}
+
+/// Error assembling a workload.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorkloadError {
+    /// Jobs must be given in submit order; the kernel merges them as a sorted stream.
+    #[error(
+        "job {index} (source id {source_id}) is submitted at {submit}, before the job ahead of it"
+    )]
+    Unsorted {
+        /// Position in the job list.
+        index: usize,
+        /// Its source id.
+        source_id: u64,
+        /// Its submit time.
+        submit: SimTime,
+    },
+    /// A job names a request that is not in the table.
+    #[error("job {index} names request {request}, but the table has {n_requests}")]
+    UnknownRequest {
+        /// Position in the job list.
+        index: usize,
+        /// The request id.
+        request: RequestId,
+        /// Table size.
+        n_requests: usize,
+    },
+    /// A request with no chunks cannot be placed.
+    #[error("request {0} has no chunks")]
+    EmptyRequest(RequestId),
+}
+
+/// Jobs in submit order (ties in source order) with their interned requests.
+#[derive(Debug, Clone, Default)]
+pub struct Workload {
+    jobs: Vec<Job>,
+    requests: Vec<Request>,
+    min_request_ncpus: u64,
+}
+
+impl Workload {
+    /// Checks order and references. Job `i` gets [`JobId`] `i`.
+    pub fn new(jobs: Vec<Job>, requests: Vec<Request>) -> Result<Self, WorkloadError> {
+        for (index, pair) in jobs.windows(2).enumerate() {
+            if pair[1].submit < pair[0].submit {
+                return Err(WorkloadError::Unsorted {
+                    index: index + 1,
+                    source_id: pair[1].source_id,
+                    submit: pair[1].submit,
+                });
+            }
+        }
+        for (index, job) in jobs.iter().enumerate() {
+            if job.request.index() >= requests.len() {
+                return Err(WorkloadError::UnknownRequest {
+                    index,
+                    request: job.request,
+                    n_requests: requests.len(),
+                });
+            }
+        }
+        if let Some(i) = requests.iter().position(|r| r.chunks.is_empty()) {
+            return Err(WorkloadError::EmptyRequest(RequestId::from_index(i)));
+        }
+        let min_request_ncpus = requests
+            .iter()
+            .map(|r| r.total(ConsumableIdx::NCPUS))
+            .min()
+            .unwrap_or(0);
+        Ok(Workload {
+            jobs,
+            requests,
+            min_request_ncpus,
+        })
+    }
+
+    /// All jobs; a job's [`JobId`] is its position.
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// One job.
+    pub fn job(&self, id: JobId) -> &Job {
+        &self.jobs[id.index()]
+    }
+
+    /// The request table.
+    pub fn requests(&self) -> &[Request] {
+        &self.requests
+    }
+
+    /// The fewest ncpus any request asks for. When it is positive, a pass can stop looking
+    /// for jobs to start as soon as no ncpus are free.
+    pub fn min_request_ncpus(&self) -> u64 {
+        self.min_request_ncpus
+    }
+
+    /// The request of a job.
+    pub fn request_of(&self, id: JobId) -> &Request {
+        &self.requests[self.jobs[id.index()].request.index()]
+    }
+}

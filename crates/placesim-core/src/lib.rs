@@ -1,0 +1,42 @@
+//! The placesim simulation kernel.
+//!
+//! This crate holds the model of a run and nothing that touches the outside world: simulated
+//! time ([`SimTime`]), newtype ids, typed resources, vnodes and hosts ([`Cluster`]), the mutable
+//! [`ClusterState`] with its copy-on-write [`Scratch`] views, jobs and their lowered
+//! [`Request`]s, the closed [`Event`] enum with its total order, the decision traits
+//! ([`SchedulingPolicy`], [`PlacementPolicy`]), the [`MetricsSink`] trait, and the
+//! [`Simulation`] loop that ties them together.
+//!
+//! Guarantees:
+//! - Time is integer seconds; at one instant every job end is processed before every submit,
+//!   then one scheduling pass runs.
+//! - Nothing here does I/O, reads a clock, or draws a random number without an explicit seed.
+//! - A decision that would oversubscribe a vnode is refused with [`SimError`].
+
+pub mod bitset;
+pub mod cluster;
+pub mod event;
+pub mod ids;
+pub mod job;
+pub mod policy;
+pub mod request;
+pub mod resource;
+pub mod sim;
+pub mod sink;
+pub mod state;
+pub mod time;
+
+pub use bitset::Bitset;
+pub use cluster::{Cluster, ClusterBuilder, ClusterError, Vnode};
+pub use event::{Event, EventKey, EventQueue};
+pub use ids::{HostId, JobId, RequestId, ResourceId, VnodeId};
+pub use job::{Job, Workload, WorkloadError};
+pub use policy::{Decision, PlacementPolicy, RunningJob, SchedContext, SchedulingPolicy};
+pub use request::{Arrangement, Chunk, Request, Sharing};
+pub use resource::{
+    AttrValue, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
+};
+pub use sim::{Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
+pub use sink::{JobOutcome, MetricsSink, VecSink};
+pub use state::{Allocation, AllocationError, ClusterState, Scratch, ScratchBuf, StateView};
+pub use time::{SimDuration, SimTime};

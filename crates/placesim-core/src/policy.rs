@@ -1,0 +1,90 @@
+//! The decision interfaces: a scheduling policy decides which waiting jobs start, a placement
+//! policy decides on which vnodes a request goes.
+//!
+//! Both are decision processes: they read a view of the run and return decisions; the kernel
+//! validates each decision against the real state and applies it. A policy never sees the
+//! event queue and never changes [`ClusterState`].
+
+use crate::ids::JobId;
+use crate::job::Workload;
+use crate::request::Request;
+use crate::state::{Allocation, ClusterState, Scratch};
+use crate::time::SimTime;
+
+/// A job that is running, as policies see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningJob {
+    /// The job.
+    pub job: JobId,
+    /// When it started.
+    pub start: SimTime,
+    /// start + estimate: when schedulers must assume it ends. Never the true end.
+    pub estimated_end: SimTime,
+    /// What it holds.
+    pub allocation: Allocation,
+}
+
+/// What a scheduling pass may read.
+#[derive(Debug, Clone, Copy)]
+pub struct SchedContext<'a> {
+    /// The current instant.
+    pub now: SimTime,
+    /// What is free where.
+    pub state: &'a ClusterState,
+    /// Every job and request of the run.
+    pub workload: &'a Workload,
+    /// Waiting jobs, in queue order (submit time, then source order).
+    pub queue: &'a [JobId],
+    /// Running jobs, in no particular order.
+    pub running: &'a [RunningJob],
+}
+
+/// A decision a scheduling pass returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Start a waiting job now on these resources.
+    Start {
+        /// The job.
+        job: JobId,
+        /// Where it runs.
+        allocation: Allocation,
+    },
+}
+
+/// A queue discipline: which jobs start now.
+pub trait SchedulingPolicy: Send {
+    /// A short name for output rows, e.g. `easy`.
+    fn name(&self) -> String;
+
+    /// Appends this pass's decisions to `decisions`, in the order they must be applied.
+    /// Decisions are applied one after another, so a policy must account for its own earlier
+    /// decisions of the pass (a [`Scratch`] view does that).
+    fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>);
+}
+
+/// A placement rule: where a request would go in a given (possibly what-if) state.
+pub trait PlacementPolicy: Send {
+    /// A short name for output rows, e.g. `first-fit`.
+    fn name(&self) -> String;
+
+    /// The vnodes `request` would take in `view`, or `None` if it does not fit there now.
+    fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation>;
+}
+
+impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        (**self).schedule(ctx, decisions);
+    }
+}
+
+impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
+        (**self).place(request, view)
+    }
+}

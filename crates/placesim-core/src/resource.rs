@@ -1,0 +1,238 @@
+//! Typed resources, as PBS defines them with `qmgr create resource`.
+//!
+//! A resource is either *consumable* (jobs take an amount of it from a vnode and give it back:
+//! ncpus, mem, ngpus) or *non-consumable* (a property a vnode has, matched by requests and used
+//! to build placement sets and node sets: switch, model, features).
+//! Consumable amounts are integers in the resource's base unit (a count, or KiB for sizes),
+//! so that accounting is exact.
+
+use crate::ids::ResourceId;
+use std::fmt;
+
+/// The value type of a resource, named as in PBS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResourceKind {
+    /// A signed integer (ncpus, ngpus).
+    Long,
+    /// A floating-point number. As a consumable, amounts are kept in thousandths.
+    Float,
+    /// A memory size, kept in KiB.
+    Size,
+    /// A single string (switch, model).
+    String,
+    /// A set of strings: a vnode with `A,B` belongs to the sets of both values.
+    StringArray,
+    /// True or false; unset reads as false.
+    Boolean,
+}
+
+impl ResourceKind {
+    /// Whether this kind can be consumable. PBS only accounts numeric kinds.
+    pub fn can_be_consumable(self) -> bool {
+        matches!(
+            self,
+            ResourceKind::Long | ResourceKind::Float | ResourceKind::Size
+        )
+    }
+
+    /// Whether this kind can key placement sets or node sets (`node_group_key`).
+    pub fn is_stringlike(self) -> bool {
+        matches!(self, ResourceKind::String | ResourceKind::StringArray)
+    }
+}
+
+impl fmt::Display for ResourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ResourceKind::Long => "long",
+            ResourceKind::Float => "float",
+            ResourceKind::Size => "size",
+            ResourceKind::String => "string",
+            ResourceKind::StringArray => "string_array",
+            ResourceKind::Boolean => "boolean",
+        })
+    }
+}
+
+/// One resource definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceDef {
+    /// The name requests and vnodes use.
+    pub name: String,
+    /// Its value type.
+    pub kind: ResourceKind,
+    /// Whether jobs take amounts of it from vnodes.
+    pub consumable: bool,
+}
+
+/// A non-consumable value held by a vnode.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttrValue {
+    /// A string value.
+    Str(String),
+    /// A string_array value.
+    StrArray(Vec<String>),
+    /// A boolean value.
+    Bool(bool),
+    /// An integer value.
+    Long(i64),
+    /// A float value.
+    Float(f64),
+    /// A size, in KiB.
+    SizeKib(u64),
+}
+
+impl AttrValue {
+    /// The string values this attribute contributes to placement sets: one for a string,
+    /// each element for a string_array, none for other kinds.
+    pub fn string_values(&self) -> &[String] {
+        match self {
+            AttrValue::Str(s) => std::slice::from_ref(s),
+            AttrValue::StrArray(v) => v,
+            _ => &[],
+        }
+    }
+}
+
+/// The position of a consumable resource in every per-vnode amount vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ConsumableIdx(pub u8);
+
+impl ConsumableIdx {
+    /// ncpus is always the first consumable: PBS treats a vnode whose ncpus are all
+    /// assigned as job-busy, so it is special.
+    pub const NCPUS: ConsumableIdx = ConsumableIdx(0);
+    /// mem, in KiB.
+    pub const MEM: ConsumableIdx = ConsumableIdx(1);
+    /// ngpus.
+    pub const NGPUS: ConsumableIdx = ConsumableIdx(2);
+
+    /// As an index into an amount vector.
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// Error defining a resource.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResourceError {
+    /// The name is taken.
+    #[error("resource `{0}` is defined twice")]
+    Duplicate(String),
+    /// Strings and booleans cannot be consumed.
+    #[error("resource `{name}` of type {kind} cannot be consumable: only long, float and size can")]
+    NotConsumable {
+        /// The resource.
+        name: String,
+        /// Its kind.
+        kind: ResourceKind,
+    },
+    /// More consumables than amount vectors can index.
+    #[error("too many consumable resources (at most 255)")]
+    TooManyConsumables,
+}
+
+/// The resource definitions of one cluster, with the built-ins PBS always has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceDefs {
+    defs: Vec<ResourceDef>,
+    consumable_of: Vec<Option<ConsumableIdx>>,
+    consumables: Vec<ResourceId>,
+}
+
+impl Default for ResourceDefs {
+    /// The built-ins: consumable ncpus, mem and ngpus; non-consumable host and vnode.
+    fn default() -> Self {
+        let mut defs = ResourceDefs {
+            defs: Vec::new(),
+            consumable_of: Vec::new(),
+            consumables: Vec::new(),
+        };
+        for (name, kind, consumable) in [
+            ("ncpus", ResourceKind::Long, true),
+            ("mem", ResourceKind::Size, true),
+            ("ngpus", ResourceKind::Long, true),
+            ("host", ResourceKind::String, false),
+            ("vnode", ResourceKind::String, false),
+        ] {
+            // The built-ins are distinct and valid, so this cannot fail.
+            let _ = defs.define(name, kind, consumable);
+        }
+        defs
+    }
+}
+
+impl ResourceDefs {
+    /// The id of the built-in `host` resource.
+    pub const HOST: ResourceId = ResourceId(3);
+    /// The id of the built-in `vnode` resource.
+    pub const VNODE: ResourceId = ResourceId(4);
+
+    /// Adds a resource definition.
+    pub fn define(
+        &mut self,
+        name: &str,
+        kind: ResourceKind,
+        consumable: bool,
+    ) -> Result<ResourceId, ResourceError> {
+        if self.lookup(name).is_some() {
+            return Err(ResourceError::Duplicate(name.to_owned()));
+        }
+        if consumable && !kind.can_be_consumable() {
+            return Err(ResourceError::NotConsumable {
+                name: name.to_owned(),
+                kind,
+            });
+        }
+        let id = ResourceId::from_index(self.defs.len());
+        let cidx = if consumable {
+            let idx = u8::try_from(self.consumables.len())
+                .map_err(|_| ResourceError::TooManyConsumables)?;
+            self.consumables.push(id);
+            Some(ConsumableIdx(idx))
+        } else {
+            None
+        };
+        self.defs.push(ResourceDef {
+            name: name.to_owned(),
+            kind,
+            consumable,
+        });
+        self.consumable_of.push(cidx);
+        Ok(id)
+    }
+
+    /// The id of the resource named `name`, if defined. Names are case-sensitive, as in PBS.
+    pub fn lookup(&self, name: &str) -> Option<ResourceId> {
+        self.defs
+            .iter()
+            .position(|d| d.name == name)
+            .map(ResourceId::from_index)
+    }
+
+    /// The definition of `id`.
+    pub fn def(&self, id: ResourceId) -> &ResourceDef {
+        &self.defs[id.index()]
+    }
+
+    /// All definitions, in id order.
+    pub fn all(&self) -> &[ResourceDef] {
+        &self.defs
+    }
+
+    /// The amount-vector slot of `id`, if it is consumable.
+    pub fn consumable_idx(&self, id: ResourceId) -> Option<ConsumableIdx> {
+        self.consumable_of[id.index()]
+    }
+
+    /// How many consumable resources there are: the length of every amount vector.
+    pub fn n_consumables(&self) -> usize {
+        self.consumables.len()
+    }
+
+    /// The resource behind each amount-vector slot.
+    pub fn consumables(&self) -> &[ResourceId] {
+        &self.consumables
+    }
+}

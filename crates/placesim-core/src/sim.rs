@@ -1,0 +1,310 @@
+//! The kernel: the clock, the event loop, and the application of policy decisions.
+
+use crate::event::{Event, EventQueue};
+use crate::ids::JobId;
+use crate::job::Workload;
+use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
+use crate::sink::{JobOutcome, MetricsSink};
+use crate::state::{AllocationError, ClusterState};
+use crate::time::{SimDuration, SimTime};
+
+/// What happens to a job that runs past its walltime request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WalltimePolicy {
+    /// It is killed at start + estimate, as batch systems do. The default.
+    #[default]
+    Kill,
+    /// It runs to its full runtime (for model studies).
+    Overrun,
+}
+
+/// Settings of one run that are not the cluster, the workload or the policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunConfig {
+    /// What happens at the walltime.
+    pub walltime: WalltimePolicy,
+}
+
+/// How far a run has got, for progress bars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// The simulated clock.
+    pub now: SimTime,
+    /// Events processed so far.
+    pub events: u64,
+    /// Jobs that have ended so far.
+    pub jobs_ended: u64,
+    /// Jobs in the workload.
+    pub jobs_total: u64,
+}
+
+/// Counters of a finished run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RunStats {
+    /// Events processed (submits and ends).
+    pub events: u64,
+    /// Scheduling passes run.
+    pub passes: u64,
+    /// Jobs that ended.
+    pub jobs_ended: u64,
+    /// Jobs that were killed at their walltime.
+    pub jobs_killed: u64,
+    /// Jobs still waiting when no event was left: the policy never started them.
+    pub never_started: Vec<JobId>,
+    /// The clock when the last event was processed.
+    pub last_event: SimTime,
+    /// The longest the queue got.
+    pub max_queue_len: usize,
+}
+
+/// A run that went wrong. These mean a policy bug, never bad input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// A policy tried to start a job that is not waiting.
+    #[error("at {now}: policy `{policy}` started job {job}, which is not waiting")]
+    NotWaiting {
+        /// The clock.
+        now: SimTime,
+        /// The policy.
+        policy: String,
+        /// The job.
+        job: JobId,
+    },
+    /// A policy proposed resources that are not free.
+    #[error("at {now}: policy `{policy}` gave job {job} an invalid allocation: {source}")]
+    InvalidAllocation {
+        /// The clock.
+        now: SimTime,
+        /// The policy.
+        policy: String,
+        /// The job.
+        job: JobId,
+        /// What was wrong.
+        source: AllocationError,
+    },
+    /// A policy's allocation does not match the job's request totals.
+    #[error("at {now}: policy `{policy}` gave job {job} {got} ncpus, the request totals {want}")]
+    WrongSize {
+        /// The clock.
+        now: SimTime,
+        /// The policy.
+        policy: String,
+        /// The job.
+        job: JobId,
+        /// What the allocation holds.
+        got: u64,
+        /// What the request asks.
+        want: u64,
+    },
+}
+
+const NOT_RUNNING: u32 = u32::MAX;
+const PROGRESS_EVERY: u64 = 1 << 14;
+
+/// One run: a workload replayed on a cluster under a policy.
+#[derive(Debug)]
+pub struct Simulation<'w> {
+    workload: &'w Workload,
+    config: RunConfig,
+    state: ClusterState,
+    events: EventQueue,
+    next_arrival: usize,
+    now: SimTime,
+    queue: Vec<JobId>,
+    running: Vec<RunningJob>,
+    running_slot: Vec<u32>,
+    started: Vec<bool>,
+    stats: RunStats,
+}
+
+impl<'w> Simulation<'w> {
+    /// A run at time zero with an idle cluster.
+    pub fn new(workload: &'w Workload, state: ClusterState, config: RunConfig) -> Self {
+        let n = workload.jobs().len();
+        Simulation {
+            workload,
+            config,
+            state,
+            events: EventQueue::default(),
+            next_arrival: 0,
+            now: SimTime::ZERO,
+            queue: Vec::new(),
+            running: Vec::new(),
+            running_slot: vec![NOT_RUNNING; n],
+            started: vec![false; n],
+            stats: RunStats::default(),
+        }
+    }
+
+    /// The current state of the cluster.
+    pub fn state(&self) -> &ClusterState {
+        &self.state
+    }
+
+    /// Runs until no event is left, reporting progress now and then.
+    pub fn run(
+        mut self,
+        policy: &mut dyn SchedulingPolicy,
+        sink: &mut dyn MetricsSink,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<RunStats, SimError> {
+        let mut decisions = Vec::new();
+        let jobs = self.workload.jobs();
+        loop {
+            let next_end = self.events.peek_key().map(|k| k.time);
+            let next_submit = jobs.get(self.next_arrival).map(|j| j.submit);
+            let now = match (next_end, next_submit) {
+                (None, None) => break,
+                (Some(a), None) => a,
+                (None, Some(b)) => b,
+                (Some(a), Some(b)) => a.min(b),
+            };
+            debug_assert!(now >= self.now, "the clock ran backwards");
+            self.now = now;
+            // Ends first, then submits: the total order of events at one instant.
+            while let Some(key) = self.events.peek_key() {
+                if key.time != now {
+                    break;
+                }
+                if let Some((_, event)) = self.events.pop() {
+                    self.dispatch(event, sink);
+                }
+            }
+            while let Some(job) = jobs.get(self.next_arrival) {
+                if job.submit != now {
+                    break;
+                }
+                let id = JobId::from_index(self.next_arrival);
+                self.next_arrival += 1;
+                self.dispatch(Event::JobSubmit(id), sink);
+            }
+            if !self.queue.is_empty() {
+                self.pass(policy, &mut decisions)?;
+            }
+            if self.stats.events % PROGRESS_EVERY < 2 {
+                progress(self.progress());
+            }
+        }
+        progress(self.progress());
+        self.stats.never_started = std::mem::take(&mut self.queue);
+        self.stats.last_event = self.now;
+        Ok(self.stats)
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            now: self.now,
+            events: self.stats.events,
+            jobs_ended: self.stats.jobs_ended,
+            jobs_total: self.workload.jobs().len() as u64,
+        }
+    }
+
+    fn dispatch(&mut self, event: Event, sink: &mut dyn MetricsSink) {
+        self.stats.events += 1;
+        match event {
+            Event::JobSubmit(id) => {
+                self.queue.push(id);
+                self.stats.max_queue_len = self.stats.max_queue_len.max(self.queue.len());
+            }
+            Event::JobEnd(id) => {
+                let slot = self.running_slot[id.index()];
+                debug_assert_ne!(slot, NOT_RUNNING, "job {id} ended without running");
+                let run = self.running.swap_remove(slot as usize);
+                if let Some(moved) = self.running.get(slot as usize) {
+                    self.running_slot[moved.job.index()] = slot;
+                }
+                self.running_slot[id.index()] = NOT_RUNNING;
+                self.state.release(&run.allocation);
+                let job = self.workload.job(id);
+                let killed =
+                    self.config.walltime == WalltimePolicy::Kill && job.runtime > job.estimate;
+                self.stats.jobs_ended += 1;
+                self.stats.jobs_killed += u64::from(killed);
+                sink.job_ended(
+                    job,
+                    &JobOutcome {
+                        job: id,
+                        start: run.start,
+                        end: self.now,
+                        killed,
+                    },
+                );
+            }
+        }
+    }
+
+    fn pass(
+        &mut self,
+        policy: &mut dyn SchedulingPolicy,
+        decisions: &mut Vec<Decision>,
+    ) -> Result<(), SimError> {
+        self.stats.passes += 1;
+        decisions.clear();
+        let ctx = SchedContext {
+            now: self.now,
+            state: &self.state,
+            workload: self.workload,
+            queue: &self.queue,
+            running: &self.running,
+        };
+        policy.schedule(&ctx, decisions);
+        if decisions.is_empty() {
+            return Ok(());
+        }
+        for decision in decisions.drain(..) {
+            match decision {
+                Decision::Start { job, allocation } => {
+                    if self.started[job.index()] || self.next_arrival <= job.index() {
+                        return Err(SimError::NotWaiting {
+                            now: self.now,
+                            policy: policy.name(),
+                            job,
+                        });
+                    }
+                    let n_cons = self.state.cluster_consumables();
+                    let want = self
+                        .workload
+                        .request_of(job)
+                        .total(crate::resource::ConsumableIdx::NCPUS);
+                    let got = allocation.total(n_cons, crate::resource::ConsumableIdx::NCPUS);
+                    if got != want {
+                        return Err(SimError::WrongSize {
+                            now: self.now,
+                            policy: policy.name(),
+                            job,
+                            got,
+                            want,
+                        });
+                    }
+                    self.state.allocate(&allocation).map_err(|source| {
+                        SimError::InvalidAllocation {
+                            now: self.now,
+                            policy: policy.name(),
+                            job,
+                            source,
+                        }
+                    })?;
+                    self.started[job.index()] = true;
+                    let j = self.workload.job(job);
+                    let runs_for: SimDuration = match self.config.walltime {
+                        WalltimePolicy::Kill => j.runtime.min(j.estimate),
+                        WalltimePolicy::Overrun => j.runtime,
+                    };
+                    self.events.push(self.now + runs_for, Event::JobEnd(job));
+                    self.running_slot[job.index()] = self.running.len() as u32;
+                    self.running.push(RunningJob {
+                        job,
+                        start: self.now,
+                        estimated_end: self.now + j.estimate,
+                        allocation,
+                    });
+                }
+            }
+        }
+        let started = &self.started;
+        self.queue.retain(|j| !started[j.index()]);
+        Ok(())
+    }
+}

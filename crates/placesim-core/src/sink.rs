@@ -1,0 +1,45 @@
+//! Where per-job results go. The trait lives here; implementations (Parquet) live in the
+//! metrics crate, so the kernel stays free of I/O.
+
+use crate::ids::JobId;
+use crate::job::Job;
+use crate::time::SimTime;
+
+/// How one job ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobOutcome {
+    /// The job.
+    pub job: JobId,
+    /// When it started.
+    pub start: SimTime,
+    /// When it ended.
+    pub end: SimTime,
+    /// Whether it was killed at its walltime rather than finishing.
+    pub killed: bool,
+}
+
+/// Receives results as the run produces them. Sinks buffer; writing happens after the run,
+/// outside the kernel, so the callbacks cannot fail.
+pub trait MetricsSink {
+    /// A job ended (finished or was killed).
+    fn job_ended(&mut self, job: &Job, outcome: &JobOutcome);
+}
+
+/// A sink that keeps every outcome in memory, for tests and small runs.
+#[derive(Debug, Clone, Default)]
+pub struct VecSink {
+    /// Outcomes in the order jobs ended.
+    pub outcomes: Vec<JobOutcome>,
+}
+
+impl MetricsSink for VecSink {
+    fn job_ended(&mut self, _job: &Job, outcome: &JobOutcome) {
+        self.outcomes.push(*outcome);
+    }
+}
+
+impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
+    fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
+        (**self).job_ended(job, outcome);
+    }
+}

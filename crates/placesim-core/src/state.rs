@@ -1,0 +1,478 @@
+//! The mutable state of a cluster during a run, and copy-on-write scratch views of it.
+//!
+//! [`ClusterState`] is owned by the kernel and changed only when the kernel applies a validated
+//! decision or a job ends. Policies read it, and do their what-if reasoning (the jobs they are
+//! about to start in this pass, the resources that will be free at a reservation's shadow time)
+//! on a [`Scratch`], which reads through to the real state and copies a vnode's row only when
+//! it changes it. Resetting a scratch costs a bitset copy, not a copy of every vnode.
+
+use crate::bitset::Bitset;
+use crate::cluster::Cluster;
+use crate::ids::VnodeId;
+use crate::request::Sharing;
+use crate::resource::ConsumableIdx;
+
+/// The part of a vnode's row after its free amounts: the number of jobs on it.
+const JOBS: usize = 0;
+/// Flags: bit 0 = held exclusively by a job.
+const FLAGS: usize = 1;
+const FLAG_EXCLUSIVE: u64 = 1;
+const EXTRA: usize = 2;
+
+/// Resources taken by one job, vnode by vnode.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Allocation {
+    /// The vnodes, each once, in the order they were chosen.
+    pub vnodes: Vec<VnodeId>,
+    /// Amounts taken from each vnode, `n_consumables` per vnode, row-major.
+    pub amounts: Vec<u64>,
+    /// How the vnodes are held.
+    pub sharing: Sharing,
+}
+
+impl Allocation {
+    /// An empty allocation for a cluster with `n_consumables` slots.
+    pub fn new(sharing: Sharing) -> Self {
+        Allocation {
+            vnodes: Vec::new(),
+            amounts: Vec::new(),
+            sharing,
+        }
+    }
+
+    /// Adds `amounts` (one per slot) on `v`, merging with an earlier part on the same vnode.
+    pub fn add(&mut self, v: VnodeId, amounts: &[u64]) {
+        let n = amounts.len();
+        if let Some(pos) = self.vnodes.iter().rposition(|&x| x == v) {
+            for (a, b) in self.amounts[pos * n..(pos + 1) * n].iter_mut().zip(amounts) {
+                *a += b;
+            }
+        } else {
+            self.vnodes.push(v);
+            self.amounts.extend_from_slice(amounts);
+        }
+    }
+
+    /// The parts: each vnode with the amounts taken from it.
+    pub fn parts(&self, n_consumables: usize) -> impl Iterator<Item = (VnodeId, &[u64])> {
+        self.vnodes
+            .iter()
+            .copied()
+            .zip(self.amounts.chunks_exact(n_consumables.max(1)))
+    }
+
+    /// The total of one consumable over all vnodes.
+    pub fn total(&self, n_consumables: usize, c: ConsumableIdx) -> u64 {
+        self.parts(n_consumables).map(|(_, a)| a[c.index()]).sum()
+    }
+}
+
+/// Why the kernel refused to apply an allocation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AllocationError {
+    /// The vnode id is not in the cluster.
+    #[error("vnode {0} does not exist")]
+    UnknownVnode(VnodeId),
+    /// The vnode cannot take a new job (busy, or held exclusively).
+    #[error("vnode {0} is not eligible for a new job")]
+    NotEligible(VnodeId),
+    /// An exclusive allocation asked for a vnode that holds another job.
+    #[error("vnode {0} holds another job, so it cannot be taken exclusively")]
+    NotEmpty(VnodeId),
+    /// More of a consumable than is free.
+    #[error("vnode {vnode} has {free} of consumable slot {slot} free, {asked} asked")]
+    Oversubscribed {
+        /// The vnode.
+        vnode: VnodeId,
+        /// The consumable slot.
+        slot: usize,
+        /// What is free.
+        free: u64,
+        /// What was asked.
+        asked: u64,
+    },
+    /// The same vnode appears twice.
+    #[error("vnode {0} appears twice in one allocation")]
+    DuplicateVnode(VnodeId),
+    /// The amount vector has the wrong length.
+    #[error("allocation has {got} amounts for {vnodes} vnodes, expected {per} per vnode")]
+    Shape {
+        /// Amounts given.
+        got: usize,
+        /// Vnodes given.
+        vnodes: usize,
+        /// Consumables per vnode.
+        per: usize,
+    },
+}
+
+/// Read access shared by the real state and scratch views, so one placement search serves both.
+pub trait StateView {
+    /// The cluster being viewed.
+    fn cluster(&self) -> &Cluster;
+    /// Free amount of slot `c` on `v`.
+    fn free(&self, v: VnodeId, c: ConsumableIdx) -> u64;
+    /// Jobs currently on `v`.
+    fn n_jobs(&self, v: VnodeId) -> u64;
+    /// Vnodes that can take a new job: not held exclusively and not job-busy
+    /// (PBS: a vnode whose ncpus are all assigned is job-busy).
+    fn eligible(&self) -> &Bitset;
+    /// Free amount of slot `c` summed over all vnodes.
+    fn free_total(&self, c: ConsumableIdx) -> u64;
+
+    /// Whether `v` can take a chunk needing `amounts` with this sharing, ignoring other chunks.
+    fn fits_chunk(&self, v: VnodeId, amounts: &[u64], sharing: Sharing) -> bool {
+        if !self.eligible().contains(v.index()) {
+            return false;
+        }
+        if sharing == Sharing::Excl && self.n_jobs(v) > 0 {
+            return false;
+        }
+        amounts
+            .iter()
+            .enumerate()
+            .all(|(c, &a)| a <= self.free(v, ConsumableIdx(c as u8)))
+    }
+}
+
+/// The kernel's record of what is free where.
+#[derive(Debug, Clone)]
+pub struct ClusterState {
+    cluster: Cluster,
+    width: usize,
+    rows: Vec<u64>,
+    eligible: Bitset,
+    free_total: Vec<u64>,
+}
+
+fn row_eligible(row: &[u64], n_cons: usize, cap_ncpus: u64) -> bool {
+    let exclusive = row[n_cons + FLAGS] & FLAG_EXCLUSIVE != 0;
+    let job_busy = cap_ncpus > 0 && row[ConsumableIdx::NCPUS.index()] == 0;
+    !exclusive && !job_busy
+}
+
+impl ClusterState {
+    /// An idle cluster: everything free.
+    pub fn new(cluster: Cluster) -> Self {
+        let n_cons = cluster.resources().n_consumables();
+        let width = n_cons + EXTRA;
+        let mut rows = Vec::with_capacity(cluster.n_vnodes() * width);
+        let mut eligible = Bitset::new(cluster.n_vnodes());
+        let mut free_total = vec![0u64; n_cons];
+        for v in 0..cluster.n_vnodes() {
+            let cap = cluster.capacity(VnodeId::from_index(v));
+            rows.extend_from_slice(cap);
+            rows.extend_from_slice(&[0; EXTRA]);
+            for (t, a) in free_total.iter_mut().zip(cap) {
+                *t += a;
+            }
+            eligible.set(v, row_eligible(&rows[v * width..], n_cons, cap[0]));
+        }
+        ClusterState {
+            cluster,
+            width,
+            rows,
+            eligible,
+            free_total,
+        }
+    }
+
+    fn row(&self, v: VnodeId) -> &[u64] {
+        &self.rows[v.index() * self.width..(v.index() + 1) * self.width]
+    }
+
+    /// How many consumable slots each amount vector has.
+    pub fn cluster_consumables(&self) -> usize {
+        self.width - EXTRA
+    }
+
+    /// Checks an allocation against the state without applying it.
+    pub fn validate(&self, alloc: &Allocation) -> Result<(), AllocationError> {
+        let n_cons = self.width - EXTRA;
+        if alloc.amounts.len() != alloc.vnodes.len() * n_cons {
+            return Err(AllocationError::Shape {
+                got: alloc.amounts.len(),
+                vnodes: alloc.vnodes.len(),
+                per: n_cons,
+            });
+        }
+        let mut seen = Bitset::new(self.cluster.n_vnodes());
+        for (v, amounts) in alloc.parts(n_cons) {
+            if v.index() >= self.cluster.n_vnodes() {
+                return Err(AllocationError::UnknownVnode(v));
+            }
+            if seen.contains(v.index()) {
+                return Err(AllocationError::DuplicateVnode(v));
+            }
+            seen.set(v.index(), true);
+            if !self.eligible.contains(v.index()) {
+                return Err(AllocationError::NotEligible(v));
+            }
+            let row = self.row(v);
+            if alloc.sharing == Sharing::Excl && row[n_cons + JOBS] > 0 {
+                return Err(AllocationError::NotEmpty(v));
+            }
+            for (slot, (&asked, &free)) in amounts.iter().zip(row).enumerate() {
+                if asked > free {
+                    return Err(AllocationError::Oversubscribed {
+                        vnode: v,
+                        slot,
+                        free,
+                        asked,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates and applies an allocation: the job now holds these resources.
+    pub fn allocate(&mut self, alloc: &Allocation) -> Result<(), AllocationError> {
+        self.validate(alloc)?;
+        apply(
+            &mut self.rows,
+            self.width,
+            &mut self.eligible,
+            &mut self.free_total,
+            &self.cluster,
+            alloc,
+            Direction::Take,
+        );
+        Ok(())
+    }
+
+    /// Gives an allocation's resources back. The caller guarantees it was allocated before.
+    pub fn release(&mut self, alloc: &Allocation) {
+        apply(
+            &mut self.rows,
+            self.width,
+            &mut self.eligible,
+            &mut self.free_total,
+            &self.cluster,
+            alloc,
+            Direction::Give,
+        );
+    }
+}
+
+impl StateView for ClusterState {
+    fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+    fn free(&self, v: VnodeId, c: ConsumableIdx) -> u64 {
+        self.rows[v.index() * self.width + c.index()]
+    }
+    fn n_jobs(&self, v: VnodeId) -> u64 {
+        self.rows[v.index() * self.width + self.width - EXTRA + JOBS]
+    }
+    fn eligible(&self) -> &Bitset {
+        &self.eligible
+    }
+    fn free_total(&self, c: ConsumableIdx) -> u64 {
+        self.free_total[c.index()]
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Take,
+    Give,
+}
+
+/// Takes or gives back one part of an allocation on one vnode's row, and says whether the
+/// vnode is eligible afterwards. Shared by the real state and scratch views so both account
+/// identically.
+fn apply_part(
+    row: &mut [u64],
+    amounts: &[u64],
+    sharing: Sharing,
+    dir: Direction,
+    free_total: &mut [u64],
+    cap_ncpus: u64,
+) -> bool {
+    let n_cons = free_total.len();
+    for (c, &a) in amounts.iter().enumerate() {
+        match dir {
+            Direction::Take => {
+                row[c] -= a;
+                free_total[c] -= a;
+            }
+            Direction::Give => {
+                row[c] += a;
+                free_total[c] += a;
+            }
+        }
+    }
+    match dir {
+        Direction::Take => {
+            row[n_cons + JOBS] += 1;
+            if sharing == Sharing::Excl {
+                row[n_cons + FLAGS] |= FLAG_EXCLUSIVE;
+            }
+        }
+        Direction::Give => {
+            row[n_cons + JOBS] -= 1;
+            if sharing == Sharing::Excl {
+                row[n_cons + FLAGS] &= !FLAG_EXCLUSIVE;
+            }
+        }
+    }
+    row_eligible(row, n_cons, cap_ncpus)
+}
+
+fn apply(
+    rows: &mut [u64],
+    width: usize,
+    eligible: &mut Bitset,
+    free_total: &mut [u64],
+    cluster: &Cluster,
+    alloc: &Allocation,
+    dir: Direction,
+) {
+    let n_cons = free_total.len();
+    for (v, amounts) in alloc.parts(n_cons) {
+        let row = &mut rows[v.index() * width..(v.index() + 1) * width];
+        let cap_ncpus = cluster.capacity(v)[0];
+        let ok = apply_part(row, amounts, alloc.sharing, dir, free_total, cap_ncpus);
+        eligible.set(v.index(), ok);
+    }
+}
+
+/// The buffers behind a [`Scratch`], kept by a policy between passes so that a scratch view
+/// costs no allocation.
+#[derive(Debug, Clone, Default)]
+pub struct ScratchBuf {
+    stamp: Vec<u32>,
+    generation: u32,
+    rows: Vec<u64>,
+    eligible: Bitset,
+    free_total: Vec<u64>,
+}
+
+/// A copy-on-write what-if view of a [`ClusterState`].
+///
+/// Reads fall through to the real state until a vnode's row is first changed here; a new
+/// scratch (or [`Scratch::reset`]) forgets every change in O(vnodes / 64).
+#[derive(Debug)]
+pub struct Scratch<'a> {
+    base: &'a ClusterState,
+    buf: &'a mut ScratchBuf,
+}
+
+impl<'a> Scratch<'a> {
+    /// A scratch view equal to `base`.
+    pub fn new(base: &'a ClusterState, buf: &'a mut ScratchBuf) -> Self {
+        let n = base.cluster.n_vnodes();
+        if buf.stamp.len() != n {
+            buf.stamp = vec![0; n];
+            buf.rows = vec![0; n * base.width];
+            buf.generation = 0;
+        }
+        let mut s = Scratch { base, buf };
+        s.reset();
+        s
+    }
+
+    /// Forgets every change: the view equals the real state again.
+    pub fn reset(&mut self) {
+        self.buf.generation = self.buf.generation.wrapping_add(1);
+        if self.buf.generation == 0 {
+            self.buf.stamp.fill(0);
+            self.buf.generation = 1;
+        }
+        self.buf.eligible.copy_from(&self.base.eligible);
+        self.buf.free_total.clone_from(&self.base.free_total);
+    }
+
+    /// Makes this view equal to another scratch view over the same state.
+    pub fn copy_from(&mut self, other: &Scratch<'_>) {
+        self.reset();
+        for v in 0..other.buf.stamp.len() {
+            if other.buf.stamp[v] == other.buf.generation {
+                let w = self.base.width;
+                self.buf.rows[v * w..(v + 1) * w]
+                    .copy_from_slice(&other.buf.rows[v * w..(v + 1) * w]);
+                self.buf.stamp[v] = self.buf.generation;
+            }
+        }
+        self.buf.eligible.copy_from(&other.buf.eligible);
+        self.buf.free_total.clone_from(&other.buf.free_total);
+    }
+
+    fn row(&self, v: VnodeId) -> &[u64] {
+        let w = self.base.width;
+        if self.buf.stamp[v.index()] == self.buf.generation {
+            &self.buf.rows[v.index() * w..(v.index() + 1) * w]
+        } else {
+            self.base.row(v)
+        }
+    }
+
+    fn row_mut(&mut self, v: VnodeId) -> &mut [u64] {
+        let w = self.base.width;
+        let range = v.index() * w..(v.index() + 1) * w;
+        if self.buf.stamp[v.index()] != self.buf.generation {
+            self.buf.rows[range.clone()].copy_from_slice(self.base.row(v));
+            self.buf.stamp[v.index()] = self.buf.generation;
+        }
+        &mut self.buf.rows[range]
+    }
+
+    fn apply(&mut self, alloc: &Allocation, dir: Direction) {
+        let n_cons = self.base.width - EXTRA;
+        for (v, amounts) in alloc.parts(n_cons) {
+            let cap_ncpus = self.base.cluster.capacity(v)[0];
+            let w = self.base.width;
+            let range = v.index() * w..(v.index() + 1) * w;
+            self.row_mut(v);
+            let ScratchBuf {
+                rows,
+                free_total,
+                eligible,
+                ..
+            } = &mut *self.buf;
+            let ok = apply_part(
+                &mut rows[range],
+                amounts,
+                alloc.sharing,
+                dir,
+                free_total,
+                cap_ncpus,
+            );
+            eligible.set(v.index(), ok);
+        }
+    }
+
+    /// Takes `alloc` in this view (a job this pass is about to start).
+    ///
+    /// # Panics
+    /// In debug builds, if the view has less free than `alloc` takes: a placement search
+    /// only proposes what fits.
+    pub fn take(&mut self, alloc: &Allocation) {
+        self.apply(alloc, Direction::Take);
+    }
+
+    /// Gives `alloc` back in this view (a running job that will have ended).
+    pub fn give(&mut self, alloc: &Allocation) {
+        self.apply(alloc, Direction::Give);
+    }
+}
+
+impl StateView for Scratch<'_> {
+    fn cluster(&self) -> &Cluster {
+        &self.base.cluster
+    }
+    fn free(&self, v: VnodeId, c: ConsumableIdx) -> u64 {
+        self.row(v)[c.index()]
+    }
+    fn n_jobs(&self, v: VnodeId) -> u64 {
+        self.row(v)[self.base.width - EXTRA + JOBS]
+    }
+    fn eligible(&self) -> &Bitset {
+        &self.buf.eligible
+    }
+    fn free_total(&self, c: ConsumableIdx) -> u64 {
+        self.buf.free_total[c.index()]
+    }
+}

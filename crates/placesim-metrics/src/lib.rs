@@ -1,0 +1,13 @@
+//! Metrics for placesim runs: a [`JobSink`] that buffers per-job results in columns during a
+//! run, a [`RunSummary`] computed from them, and Parquet output (`jobs.parquet`,
+//! `summary.parquet`) written atomically with polars.
+//!
+//! Every column, with its unit and formula, is documented in `docs/output-schema.md`.
+
+mod sink;
+mod summary;
+mod write;
+
+pub use sink::JobSink;
+pub use summary::{BSD_TAU_SECS, RunMeta, RunSummary, SkipColumn, Timing};
+pub use write::{MetricsError, jobs_frame, summary_frame, write_jobs, write_run, write_summary};

@@ -1,0 +1,60 @@
+//! Typed selection of a policy by name, for the CLI and scenario files.
+
+use crate::placement::FirstFit;
+use crate::queue::{Easy, Fcfs};
+use placesim_core::SchedulingPolicy;
+use std::fmt;
+use std::str::FromStr;
+
+/// A queue discipline with its placement, as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PolicySpec {
+    /// First come, first served, with first-fit placement.
+    Fcfs,
+    /// EASY backfilling, with first-fit placement.
+    Easy,
+}
+
+impl PolicySpec {
+    /// Every policy, in a stable order.
+    pub const ALL: [PolicySpec; 2] = [PolicySpec::Fcfs, PolicySpec::Easy];
+
+    /// A fresh policy instance for one run.
+    pub fn build(self) -> Box<dyn SchedulingPolicy> {
+        match self {
+            PolicySpec::Fcfs => Box::new(Fcfs::new(FirstFit::default())),
+            PolicySpec::Easy => Box::new(Easy::new(FirstFit::default())),
+        }
+    }
+}
+
+impl fmt::Display for PolicySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PolicySpec::Fcfs => "fcfs",
+            PolicySpec::Easy => "easy",
+        })
+    }
+}
+
+/// A policy name that is not known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownPolicy(pub String);
+
+impl fmt::Display for UnknownPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown policy `{}`: expected one of fcfs, easy", self.0)
+    }
+}
+
+impl std::error::Error for UnknownPolicy {}
+
+impl FromStr for PolicySpec {
+    type Err = UnknownPolicy;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        PolicySpec::ALL
+            .into_iter()
+            .find(|p| p.to_string() == s)
+            .ok_or_else(|| UnknownPolicy(s.to_owned()))
+    }
+}

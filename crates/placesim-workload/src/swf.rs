@@ -1,0 +1,183 @@
+//! The Standard Workload Format: 18 whitespace-separated numeric fields per job line, and
+//! `;`-prefixed `Key: value` header comments.
+
+pub mod convert;
+mod read;
+mod write;
+
+pub use read::{SwfReader, gunzip, open};
+pub use write::write_swf;
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// One SWF job line, field by field. `-1` means unknown, exactly as in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SwfRecord {
+    /// Field 1: job number.
+    pub job_number: i64,
+    /// Field 2: submit time, seconds since the log start.
+    pub submit_time: i64,
+    /// Field 3: wait time in seconds.
+    pub wait_time: i64,
+    /// Field 4: run time in seconds.
+    pub run_time: i64,
+    /// Field 5: allocated processors.
+    pub allocated_procs: i64,
+    /// Field 6: average CPU time used, seconds per processor (may be fractional).
+    pub avg_cpu_time: f64,
+    /// Field 7: used memory, KiB per processor (may be fractional).
+    pub used_memory_kib: f64,
+    /// Field 8: requested processors.
+    pub requested_procs: i64,
+    /// Field 9: requested time (the user's estimate) in seconds.
+    pub requested_time: i64,
+    /// Field 10: requested memory, KiB per processor.
+    pub requested_memory_kib: i64,
+    /// Field 11: status (1 completed, 0 failed, 5 cancelled, 2/3/4 partial executions).
+    pub status: i64,
+    /// Field 12: user id.
+    pub user_id: i64,
+    /// Field 13: group id.
+    pub group_id: i64,
+    /// Field 14: executable number.
+    pub executable: i64,
+    /// Field 15: queue number.
+    pub queue: i64,
+    /// Field 16: partition number.
+    pub partition: i64,
+    /// Field 17: preceding job number.
+    pub preceding_job: i64,
+    /// Field 18: think time from the preceding job, seconds.
+    pub think_time: i64,
+}
+
+/// The names of the 18 fields, for error messages and docs.
+pub const FIELD_NAMES: [&str; 18] = [
+    "job number",
+    "submit time",
+    "wait time",
+    "run time",
+    "allocated processors",
+    "average CPU time",
+    "used memory",
+    "requested processors",
+    "requested time",
+    "requested memory",
+    "status",
+    "user id",
+    "group id",
+    "executable number",
+    "queue number",
+    "partition number",
+    "preceding job number",
+    "think time",
+];
+
+/// What the header comments say that the simulator uses; every comment line is kept too.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SwfHeader {
+    /// `MaxProcs:`, the leading integer.
+    pub max_procs: Option<u64>,
+    /// `MaxNodes:`, the leading integer.
+    pub max_nodes: Option<u64>,
+    /// Every header comment line, without the leading `;` and surrounding spaces.
+    pub comments: Vec<String>,
+}
+
+/// What went wrong reading a trace, and where.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{}: {kind}", path.display(), match line { Some(n) => format!(":{n}"), None => String::new() })]
+pub struct SwfError {
+    /// The file.
+    pub path: PathBuf,
+    /// The 1-based line, where one applies.
+    pub line: Option<u64>,
+    /// What was wrong.
+    pub kind: SwfErrorKind,
+}
+
+/// The kinds of [`SwfError`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SwfErrorKind {
+    /// The file could not be opened.
+    #[error("cannot open: {0}")]
+    Open(std::io::Error),
+    /// Reading failed part way, which for a gzipped trace means corrupt or truncated data.
+    #[error("cannot read past this line: {0}")]
+    Read(std::io::Error),
+    /// A job line does not have 18 fields.
+    #[error("expected 18 whitespace-separated fields, found {0}")]
+    FieldCount(usize),
+    /// A field is not a number.
+    #[error("field {field} ({name}): expected a number, found `{text}`")]
+    NotANumber {
+        /// 1-based field number.
+        field: usize,
+        /// The field's name.
+        name: &'static str,
+        /// What was there.
+        text: String,
+    },
+    /// A field that must be whole has a fraction.
+    #[error("field {field} ({name}): expected a whole number, found `{text}`")]
+    NotAnInteger {
+        /// 1-based field number.
+        field: usize,
+        /// The field's name.
+        name: &'static str,
+        /// What was there.
+        text: String,
+    },
+    /// A line holds bytes that are not UTF-8 text.
+    #[error("the line is not UTF-8 text")]
+    NotText,
+    /// Every job line was skipped, so there is nothing to simulate.
+    #[error("all {records} job records were skipped ({reasons}); nothing to simulate")]
+    AllSkipped {
+        /// Job lines read.
+        records: u64,
+        /// The skip counts, as `reason: count` pairs.
+        reasons: String,
+    },
+    /// The file has no job lines at all.
+    #[error("no job records: the file is empty or holds only comments")]
+    NoJobs,
+    /// The machine size is unknown when the first job line arrives.
+    #[error(
+        "job record before any `MaxProcs:` or `MaxNodes:` header line; give the machine size with --procs"
+    )]
+    NoMachineSize,
+    /// A given machine size of zero.
+    #[error("the machine has 0 processors; give a positive --procs")]
+    ZeroProcs,
+}
+
+impl fmt::Display for SwfRecord {
+    /// The record as an SWF line of 18 fields.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
+            self.job_number,
+            self.submit_time,
+            self.wait_time,
+            self.run_time,
+            self.allocated_procs,
+            self.avg_cpu_time,
+            self.used_memory_kib,
+            self.requested_procs,
+            self.requested_time,
+            self.requested_memory_kib,
+            self.status,
+            self.user_id,
+            self.group_id,
+            self.executable,
+            self.queue,
+            self.partition,
+            self.preceding_job,
+            self.think_time,
+        )
+    }
+}
