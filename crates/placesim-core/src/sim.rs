@@ -180,7 +180,7 @@ impl<'w> Simulation<'w> {
                 self.dispatch(Event::JobSubmit(id), sink);
             }
             if !self.queue.is_empty() {
-                self.pass(policy, &mut decisions)?;
+                self.pass(policy, &mut decisions, sink)?;
             }
             if self.stats.events % PROGRESS_EVERY < 2 {
                 progress(self.progress());
@@ -239,6 +239,7 @@ impl<'w> Simulation<'w> {
         &mut self,
         policy: &mut dyn SchedulingPolicy,
         decisions: &mut Vec<Decision>,
+        sink: &mut dyn MetricsSink,
     ) -> Result<(), SimError> {
         self.stats.passes += 1;
         decisions.clear();
@@ -293,6 +294,7 @@ impl<'w> Simulation<'w> {
                         WalltimePolicy::Overrun => j.runtime,
                     };
                     self.events.push(self.now + runs_for, Event::JobEnd(job));
+                    sink.job_started(j, job, self.now, &allocation);
                     self.running_slot[job.index()] = self.running.len() as u32;
                     self.running.push(RunningJob {
                         job,

@@ -3,6 +3,7 @@
 
 use crate::ids::JobId;
 use crate::job::Job;
+use crate::state::Allocation;
 use crate::time::SimTime;
 
 /// How one job ended.
@@ -21,6 +22,11 @@ pub struct JobOutcome {
 /// Receives results as the run produces them. Sinks buffer; writing happens after the run,
 /// outside the kernel, so the callbacks cannot fail.
 pub trait MetricsSink {
+    /// A job started on `allocation`. Most sinks only need ends; the default ignores starts.
+    fn job_started(&mut self, job: &Job, id: JobId, start: SimTime, allocation: &Allocation) {
+        let _ = (job, id, start, allocation);
+    }
+
     /// A job ended (finished or was killed).
     fn job_ended(&mut self, job: &Job, outcome: &JobOutcome);
 }
@@ -39,6 +45,9 @@ impl MetricsSink for VecSink {
 }
 
 impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
+    fn job_started(&mut self, job: &Job, id: JobId, start: SimTime, allocation: &Allocation) {
+        (**self).job_started(job, id, start, allocation);
+    }
     fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
         (**self).job_ended(job, outcome);
     }

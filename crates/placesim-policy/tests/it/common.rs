@@ -1,0 +1,141 @@
+//! Helpers: run an SWF text through the kernel, and a sink that checks occupancy
+//! independently of the kernel's own validation.
+
+use placesim_core::{
+    Allocation, Cluster, ClusterState, ConsumableIdx, Job, JobId, JobOutcome, MetricsSink,
+    ResourceDefs, RunConfig, RunStats, SchedulingPolicy, Simulation, WalltimePolicy,
+};
+use placesim_policy::PolicySpec;
+use placesim_workload::{SwfOptions, Trace, read_trace};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Reads an SWF text held in memory.
+pub fn trace_from_text(text: &str, procs: u64) -> Trace {
+    let opts = SwfOptions {
+        procs: Some(procs),
+        skip_bad_lines: false,
+    };
+    read_trace(
+        text.as_bytes(),
+        Path::new("test.swf"),
+        &opts,
+        &ResourceDefs::default(),
+    )
+    .expect("test trace reads")
+}
+
+/// Records every start with its allocation and every end, and checks occupancy at the end.
+#[derive(Debug, Default)]
+pub struct CheckingSink {
+    pub starts: BTreeMap<JobId, (u64, Allocation)>,
+    pub ends: BTreeMap<JobId, JobOutcome>,
+    pub submit: BTreeMap<JobId, u64>,
+    pub started_twice: Vec<JobId>,
+    pub ended_twice: Vec<JobId>,
+    /// Every start (true) and end (false) in the order the kernel reported them.
+    pub log: Vec<(bool, JobId, u64)>,
+}
+
+impl MetricsSink for CheckingSink {
+    fn job_started(
+        &mut self,
+        job: &Job,
+        id: JobId,
+        start: placesim_core::SimTime,
+        allocation: &Allocation,
+    ) {
+        if self
+            .starts
+            .insert(id, (start.as_secs(), allocation.clone()))
+            .is_some()
+        {
+            self.started_twice.push(id);
+        }
+        self.submit.insert(id, job.submit.as_secs());
+        self.log.push((true, id, start.as_secs()));
+    }
+    fn job_ended(&mut self, _job: &Job, outcome: &JobOutcome) {
+        if self.ends.insert(outcome.job, *outcome).is_some() {
+            self.ended_twice.push(outcome.job);
+        }
+        self.log.push((false, outcome.job, outcome.end.as_secs()));
+    }
+}
+
+impl CheckingSink {
+    /// Replays the recorded starts and ends in the order the kernel reported them, checking
+    /// that time never goes backwards, and returns the first `(time, vnode)` at which some vnode
+    /// holds more ncpus than it has, if any.
+    pub fn first_oversubscription(&self, cluster: &Cluster) -> Option<(u64, usize)> {
+        let n_cons = cluster.resources().n_consumables();
+        let mut used = vec![0u64; cluster.n_vnodes()];
+        let mut clock = 0;
+        for &(is_start, id, t) in &self.log {
+            assert!(
+                t >= clock,
+                "the reported clock went back from {clock} to {t}"
+            );
+            clock = t;
+            let alloc = &self.starts[&id].1;
+            for (v, amounts) in alloc.parts(n_cons) {
+                let a = amounts[ConsumableIdx::NCPUS.index()];
+                if is_start {
+                    used[v.index()] += a;
+                    if used[v.index()] > cluster.capacity(v)[ConsumableIdx::NCPUS.index()] {
+                        return Some((t, v.index()));
+                    }
+                } else {
+                    used[v.index()] -= a;
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Runs a trace on `procs` single-processor vnodes and returns the sink and stats.
+pub fn run(
+    trace: &Trace,
+    procs_per_node: u64,
+    policy: &mut dyn SchedulingPolicy,
+    walltime: WalltimePolicy,
+) -> (CheckingSink, RunStats, Cluster) {
+    let cluster = Cluster::homogeneous(trace.procs, procs_per_node).expect("cluster");
+    let mut sink = CheckingSink::default();
+    let stats = Simulation::new(
+        &trace.workload,
+        ClusterState::new(cluster.clone()),
+        RunConfig { walltime },
+    )
+    .run(policy, &mut sink, &mut |_| {})
+    .expect("run succeeds");
+    (sink, stats, cluster)
+}
+
+/// `(source id, start, end, killed)` of every job, in source-id order.
+pub fn schedule(trace: &Trace, policy: PolicySpec) -> Vec<(u64, u64, u64, bool)> {
+    let mut p = policy.build();
+    let (sink, stats, cluster) = run(trace, 1, p.as_mut(), WalltimePolicy::Kill);
+    assert!(stats.never_started.is_empty());
+    assert_eq!(sink.first_oversubscription(&cluster), None);
+    let mut rows: Vec<(u64, u64, u64, bool)> = sink
+        .ends
+        .values()
+        .map(|o| {
+            (
+                trace.workload.job(o.job).source_id,
+                o.start.as_secs(),
+                o.end.as_secs(),
+                o.killed,
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// An SWF line with the fields that matter here; the rest are -1.
+pub fn swf_line(id: u64, submit: u64, run: i64, size: i64, estimate: i64) -> String {
+    format!("{id} {submit} -1 {run} {size} -1 -1 {size} {estimate} -1 1 1 1 -1 1 -1 -1 -1\n")
+}

@@ -1,0 +1,200 @@
+//! Whole real traces, with invariants checked from the outside, and a comparison against an
+//! independent count-based implementation of FCFS and EASY.
+
+use crate::common::{CheckingSink, run};
+use placesim_core::{ResourceDefs, WalltimePolicy};
+use placesim_policy::PolicySpec;
+use placesim_workload::{SwfOptions, Trace, load_trace};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::PathBuf;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn load(path: PathBuf) -> Trace {
+    load_trace(&path, &SwfOptions::default(), &ResourceDefs::default()).expect("trace loads")
+}
+
+/// The shipped KTH trace, or a shared one when `../shared/traces` is beside the project.
+fn shared(name: &str) -> Option<Trace> {
+    let path = repo().join("../shared/traces").join(name);
+    if path.is_file() {
+        Some(load(path))
+    } else {
+        eprintln!(
+            "skipped: {} is absent (../shared/traces is not beside the project)",
+            path.display()
+        );
+        None
+    }
+}
+
+fn kth() -> Trace {
+    load(repo().join("workloads/KTH-SP2-1996-2.1-cln.swf.gz"))
+}
+
+/// Runs `trace` under `policy` and checks every invariant; returns the start times by job id.
+fn check_invariants(trace: &Trace, policy: PolicySpec) -> Vec<u64> {
+    let mut p = policy.build();
+    let (sink, stats, cluster): (CheckingSink, _, _) =
+        run(trace, 1, p.as_mut(), WalltimePolicy::Kill);
+    let n = trace.workload.jobs().len();
+    // Every record is accounted for: run, or skipped with a reason.
+    assert_eq!(n as u64 + trace.skipped.total(), trace.records);
+    assert!(
+        stats.never_started.is_empty(),
+        "{} jobs never started",
+        stats.never_started.len()
+    );
+    assert_eq!(sink.starts.len(), n);
+    assert_eq!(sink.ends.len(), n);
+    assert!(sink.started_twice.is_empty() && sink.ended_twice.is_empty());
+    // No job starts before its submit, and each ends at start + min(runtime, estimate).
+    for (id, (start, _)) in &sink.starts {
+        let job = trace.workload.job(*id);
+        assert!(
+            *start >= job.submit.as_secs(),
+            "job {} starts at {start} before its submit",
+            job.source_id
+        );
+        let end = sink.ends[id].end.as_secs();
+        assert_eq!(end - start, job.runtime.min(job.estimate).as_secs());
+    }
+    // No vnode holds more than it has at any instant.
+    assert_eq!(sink.first_oversubscription(&cluster), None);
+    (0..n)
+        .map(|i| sink.starts[&placesim_core::JobId::from_index(i)].0)
+        .collect()
+}
+
+/// Textbook count-based FCFS / EASY (Mu'alem & Feitelson 2001), written independently of the
+/// crate: processors are a count, the shadow time is the first estimated end at which enough
+/// processors are free (all ends at that instant counted), extra is the surplus then.
+fn reference_starts(trace: &Trace, easy: bool) -> Vec<u64> {
+    let jobs = trace.workload.jobs();
+    let runs: Vec<u64> = jobs
+        .iter()
+        .map(|j| j.runtime.min(j.estimate).as_secs())
+        .collect();
+    let mut start = vec![u64::MAX; jobs.len()];
+    let mut free = trace.procs;
+    let mut ends: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut running: Vec<usize> = Vec::new();
+    let mut queue: Vec<usize> = Vec::new();
+    let mut next = 0;
+    while next < jobs.len() || !ends.is_empty() {
+        let t_end = ends.peek().map_or(u64::MAX, |Reverse((t, _))| *t);
+        let t_sub = jobs.get(next).map_or(u64::MAX, |j| j.submit.as_secs());
+        let now = t_end.min(t_sub);
+        while let Some(&Reverse((t, j))) = ends.peek() {
+            if t != now {
+                break;
+            }
+            ends.pop();
+            free += u64::from(jobs[j].size);
+            running.retain(|&r| r != j);
+        }
+        while next < jobs.len() && jobs[next].submit.as_secs() == now {
+            queue.push(next);
+            next += 1;
+        }
+        let launch = |j: usize,
+                      start: &mut [u64],
+                      free: &mut u64,
+                      running: &mut Vec<usize>,
+                      ends: &mut BinaryHeap<Reverse<(u64, usize)>>| {
+            start[j] = now;
+            *free -= u64::from(jobs[j].size);
+            running.push(j);
+            ends.push(Reverse((now + runs[j], j)));
+        };
+        let mut i = 0;
+        while i < queue.len() && u64::from(jobs[queue[i]].size) <= free {
+            launch(queue[i], &mut start, &mut free, &mut running, &mut ends);
+            i += 1;
+        }
+        let mut keep: Vec<usize> = Vec::new();
+        if easy && i < queue.len() {
+            let head = queue[i];
+            let need = u64::from(jobs[head].size);
+            let mut by_end: Vec<(u64, usize)> = running
+                .iter()
+                .map(|&r| (start[r] + jobs[r].estimate.as_secs(), r))
+                .collect();
+            by_end.sort();
+            let (mut avail, mut shadow, mut k) = (free, u64::MAX, 0);
+            while k < by_end.len() {
+                let t = by_end[k].0;
+                while k < by_end.len() && by_end[k].0 == t {
+                    avail += u64::from(jobs[by_end[k].1].size);
+                    k += 1;
+                }
+                if avail >= need {
+                    shadow = t.max(now);
+                    break;
+                }
+            }
+            let mut extra = avail - need;
+            keep.push(head);
+            for &j in &queue[i + 1..] {
+                let size = u64::from(jobs[j].size);
+                let by_shadow = now + jobs[j].estimate.as_secs() <= shadow;
+                if size <= free && (by_shadow || size <= extra) {
+                    if !by_shadow {
+                        extra -= size;
+                    }
+                    launch(j, &mut start, &mut free, &mut running, &mut ends);
+                } else {
+                    keep.push(j);
+                }
+            }
+        } else {
+            keep.extend_from_slice(&queue[i..]);
+        }
+        queue = keep;
+    }
+    start
+}
+
+#[test]
+fn kth_under_fcfs_and_easy_keeps_every_invariant_and_matches_count_based_reference() {
+    let trace = kth();
+    assert_eq!(trace.records, 27_992);
+    assert_eq!(trace.procs, 100);
+    for (policy, easy) in [(PolicySpec::Fcfs, false), (PolicySpec::Easy, true)] {
+        let ours = check_invariants(&trace, policy);
+        let reference = reference_starts(&trace, easy);
+        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
+        assert_eq!(first_diff, None, "{policy}: first differing job index");
+    }
+}
+
+#[test]
+fn ctc_sp2_from_shared_traces_keeps_every_invariant_and_matches_reference() {
+    let Some(trace) = shared("CTC-SP2-1996-3.1-cln.swf.gz") else {
+        return;
+    };
+    assert_eq!(trace.records, 77_222);
+    for (policy, easy) in [(PolicySpec::Fcfs, false), (PolicySpec::Easy, true)] {
+        let ours = check_invariants(&trace, policy);
+        assert_eq!(ours, reference_starts(&trace, easy), "{policy}");
+    }
+}
+
+#[test]
+fn llnl_thunder_with_unsimulable_records_is_fully_accounted_for() {
+    let Some(trace) = shared("LLNL-Thunder-2007-1.1-cln.swf.gz") else {
+        return;
+    };
+    // Its submits go down 808 times, but only on records that are skipped anyway.
+    assert!(!trace.resorted);
+    assert_eq!(trace.records, 121_039);
+    // 2,248 lines have neither a requested nor an allocated size; 1,190 have a negative run time.
+    assert_eq!(
+        trace.skipped.get(placesim_workload::SkipReason::NoSize),
+        2_248
+    );
+    check_invariants(&trace, PolicySpec::Easy);
+}

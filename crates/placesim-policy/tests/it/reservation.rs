@@ -1,0 +1,133 @@
+//! The EASY reservation is computed with the placement policy: its time and its vnodes.
+
+use placesim_core::{
+    Allocation, Cluster, ClusterState, Decision, Job, JobId, Request, RequestId, RunningJob,
+    SchedContext, SchedulingPolicy, Sharing, SimDuration, SimTime, VnodeId, Workload,
+};
+use placesim_policy::placement::FirstFit;
+use placesim_policy::queue::Easy;
+
+fn job(submit: u64, estimate: u64, request: u32) -> Job {
+    Job {
+        source_id: 0,
+        submit: SimTime(submit),
+        runtime: SimDuration(estimate),
+        estimate: SimDuration(estimate),
+        size: 0,
+        request: RequestId(request),
+        user: None,
+        group: None,
+        queue: None,
+        partition: None,
+    }
+}
+
+fn on(vnodes: &[u32]) -> Allocation {
+    let mut a = Allocation::new(Sharing::Shared);
+    for &v in vnodes {
+        a.add(VnodeId(v), &[1, 0, 0]);
+    }
+    a
+}
+
+/// Four single-processor vnodes. A holds v0, v1 until 100 (estimated); B holds v2 until 50.
+/// The head H needs 2: at B's end (50) v2 and v3 are free, so H is reserved there on {v2, v3}.
+/// Candidate L (1 processor, long) fits now on v3 but would leave only v2 free at 50: refused.
+/// Candidate S (1 processor, ends by 40) is backfilled on v3.
+#[test]
+fn reservation_is_at_the_first_end_that_frees_enough_and_names_its_vnodes() {
+    let requests = vec![Request::processors(1, 3), Request::processors(2, 3)];
+    let jobs = vec![
+        job(0, 100, 1),  // A
+        job(0, 50, 0),   // B
+        job(1, 10, 1),   // H
+        job(2, 1000, 0), // L
+        job(3, 37, 0),   // S
+    ];
+    let workload = Workload::new(jobs, requests).unwrap();
+    let mut state = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
+    let (a, b) = (on(&[0, 1]), on(&[2]));
+    state.allocate(&a).unwrap();
+    state.allocate(&b).unwrap();
+    let running = vec![
+        RunningJob {
+            job: JobId(0),
+            start: SimTime(0),
+            estimated_end: SimTime(100),
+            allocation: a,
+        },
+        RunningJob {
+            job: JobId(1),
+            start: SimTime(0),
+            estimated_end: SimTime(50),
+            allocation: b,
+        },
+    ];
+    let queue = [JobId(2), JobId(3), JobId(4)];
+    let ctx = SchedContext {
+        now: SimTime(3),
+        state: &state,
+        workload: &workload,
+        queue: &queue,
+        running: &running,
+    };
+    let mut easy = Easy::new(FirstFit::default());
+    let mut decisions = Vec::new();
+    easy.schedule(&ctx, &mut decisions);
+    let r = easy.last_reservation().expect("the head is blocked");
+    assert_eq!((r.job, r.start), (JobId(2), SimTime(50)));
+    assert_eq!(r.allocation.vnodes, vec![VnodeId(2), VnodeId(3)]);
+    assert_eq!(
+        decisions,
+        vec![Decision::Start {
+            job: JobId(4),
+            allocation: on(&[3])
+        }]
+    );
+}
+
+/// Same machine, but the head needs all 4 processors and A's estimate ends first (at 30):
+/// the reservation waits for the later end of B (60), when every vnode is free.
+#[test]
+fn reservation_waits_for_the_end_at_which_the_head_can_be_placed() {
+    let requests = vec![
+        Request::processors(1, 3),
+        Request::processors(2, 3),
+        Request::processors(4, 3),
+    ];
+    let jobs = vec![job(0, 30, 1), job(0, 60, 0), job(1, 10, 2)];
+    let workload = Workload::new(jobs, requests).unwrap();
+    let mut state = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
+    let (a, b) = (on(&[0, 1]), on(&[2]));
+    state.allocate(&a).unwrap();
+    state.allocate(&b).unwrap();
+    let running = vec![
+        RunningJob {
+            job: JobId(0),
+            start: SimTime(0),
+            estimated_end: SimTime(30),
+            allocation: a,
+        },
+        RunningJob {
+            job: JobId(1),
+            start: SimTime(0),
+            estimated_end: SimTime(60),
+            allocation: b,
+        },
+    ];
+    let queue = [JobId(2)];
+    let ctx = SchedContext {
+        now: SimTime(1),
+        state: &state,
+        workload: &workload,
+        queue: &queue,
+        running: &running,
+    };
+    let mut easy = Easy::new(FirstFit::default());
+    let mut decisions = Vec::new();
+    easy.schedule(&ctx, &mut decisions);
+    let r = easy.last_reservation().expect("blocked");
+    assert_eq!(r.start, SimTime(60));
+    assert_eq!(r.allocation.vnodes, (0..4).map(VnodeId).collect::<Vec<_>>());
+    assert!(decisions.is_empty());
+}
