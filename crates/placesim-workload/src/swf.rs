@@ -105,8 +105,13 @@ pub enum SwfErrorKind {
     #[error("cannot open: {0}")]
     Open(std::io::Error),
     /// Reading failed part way, which for a gzipped trace means corrupt or truncated data.
-    #[error("cannot read past this line: {0}")]
-    Read(std::io::Error),
+    #[error("reading failed after line {after_line}, the data is corrupt or truncated: {source}")]
+    Read {
+        /// The last line read whole.
+        after_line: u64,
+        /// The cause.
+        source: std::io::Error,
+    },
     /// A job line does not have 18 fields.
     #[error("expected 18 whitespace-separated fields, found {0}")]
     FieldCount(usize),
@@ -149,6 +154,9 @@ pub enum SwfErrorKind {
         "job record before any `MaxProcs:` or `MaxNodes:` header line; give the machine size with --procs"
     )]
     NoMachineSize,
+    /// The jobs did not form a valid workload (a bug in the conversion, never bad input).
+    #[error("internal error building the workload: {0}")]
+    Workload(placesim_core::WorkloadError),
     /// A given machine size of zero.
     #[error("the machine has 0 processors; give a positive --procs")]
     ZeroProcs,

@@ -178,7 +178,7 @@ pub fn read_trace(
     while let Some(item) = reader.next() {
         let record = match item {
             Ok((_, record)) => record,
-            Err(e) if opts.skip_bad_lines && !matches!(e.kind, SwfErrorKind::Read(_)) => {
+            Err(e) if opts.skip_bad_lines && !matches!(e.kind, SwfErrorKind::Read { .. }) => {
                 records += 1;
                 skipped.add(SkipReason::BadLine);
                 if bad_lines.len() < Trace::BAD_LINES_KEPT {
@@ -306,11 +306,7 @@ fn known(field: i64) -> Option<u32> {
 }
 
 /// The workload is built sorted and with valid request ids, so `Workload::new` cannot fail;
-/// if it ever does, report it as a read error rather than panic.
+/// if it ever does, report it rather than panic.
 fn unreachable_workload_error(path: &Path, e: placesim_core::WorkloadError) -> SwfError {
-    SwfError {
-        path: path.to_owned(),
-        line: None,
-        kind: SwfErrorKind::Read(std::io::Error::other(e.to_string())),
-    }
+    SwfError { path: path.to_owned(), line: None, kind: SwfErrorKind::Workload(e) }
 }

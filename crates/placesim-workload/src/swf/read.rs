@@ -110,9 +110,10 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                     return None;
                 }
                 Ok(_) => {}
-                Err(e) => {
+                Err(source) => {
                     self.done = true;
-                    return Some(Err(self.error(SwfErrorKind::Read(e))));
+                    let kind = SwfErrorKind::Read { after_line: self.line, source };
+                    return Some(Err(SwfError { path: self.path.clone(), line: None, kind }));
                 }
             }
             self.line += 1;
