@@ -30,11 +30,13 @@ impl Bitset {
     }
 
     /// Whether `i` is in the set.
+    #[inline]
     pub fn contains(&self, i: usize) -> bool {
         self.words[i / 64] >> (i % 64) & 1 == 1
     }
 
     /// Puts `i` in the set, or takes it out.
+    #[inline]
     pub fn set(&mut self, i: usize, on: bool) {
         let bit = 1u64 << (i % 64);
         if on {
@@ -51,11 +53,13 @@ impl Bitset {
     }
 
     /// The members, ascending.
+    #[inline]
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.iter_from(0)
     }
 
     /// The members that are `>= start`, ascending.
+    #[inline]
     pub fn iter_from(&self, start: usize) -> impl Iterator<Item = usize> + '_ {
         let first_word = start / 64;
         let mut word_idx = first_word;

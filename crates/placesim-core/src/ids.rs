@@ -10,6 +10,7 @@ macro_rules! index_id {
 
         impl $name {
             /// The position of this id in its dense table.
+            #[inline]
             pub fn index(self) -> usize {
                 self.0 as usize
             }
@@ -19,6 +20,7 @@ macro_rules! index_id {
             /// # Panics
             /// If `idx` does not fit the id's integer type, which would mean a table
             /// far larger than any this simulator builds.
+            #[inline]
             pub fn from_index(idx: usize) -> Self {
                 Self(<$inner>::try_from(idx).expect(concat!(stringify!($name), " overflow")))
             }

@@ -67,6 +67,7 @@ pub enum WorkloadError {
 pub struct Workload {
     jobs: Vec<Job>,
     requests: Vec<Request>,
+    request_ncpus: Vec<u64>,
     min_request_ncpus: u64,
 }
 
@@ -94,14 +95,15 @@ impl Workload {
         if let Some(i) = requests.iter().position(|r| r.chunks.is_empty()) {
             return Err(WorkloadError::EmptyRequest(RequestId::from_index(i)));
         }
-        let min_request_ncpus = requests
+        let request_ncpus: Vec<u64> = requests
             .iter()
             .map(|r| r.total(ConsumableIdx::NCPUS))
-            .min()
-            .unwrap_or(0);
+            .collect();
+        let min_request_ncpus = request_ncpus.iter().copied().min().unwrap_or(0);
         Ok(Workload {
             jobs,
             requests,
+            request_ncpus,
             min_request_ncpus,
         })
     }
@@ -125,6 +127,11 @@ impl Workload {
     /// for jobs to start as soon as no ncpus are free.
     pub fn min_request_ncpus(&self) -> u64 {
         self.min_request_ncpus
+    }
+
+    /// The total ncpus a job's request asks for: the cheapest test of whether it can fit.
+    pub fn ncpus_of(&self, id: JobId) -> u64 {
+        self.request_ncpus[self.jobs[id.index()].request.index()]
     }
 
     /// The request of a job.

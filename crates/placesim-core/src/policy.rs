@@ -37,6 +37,12 @@ pub struct SchedContext<'a> {
     pub queue: &'a [JobId],
     /// Running jobs, in no particular order.
     pub running: &'a [RunningJob],
+    /// Where in `queue` the jobs that arrived since the previous pass begin: jobs before it
+    /// were in the queue when the previous pass ended.
+    pub fresh_from: usize,
+    /// Whether any job ended since the previous pass. When none did, nothing was freed and a
+    /// policy may keep conclusions about the older jobs.
+    pub freed_since_last_pass: bool,
 }
 
 /// A decision a scheduling pass returns.

@@ -116,6 +116,10 @@ pub struct Simulation<'w> {
     running_slot: Vec<u32>,
     started: Vec<bool>,
     stats: RunStats,
+    /// Queue length when the previous pass ended.
+    settled_queue_len: usize,
+    /// Whether a job ended since the previous pass.
+    freed_since_last_pass: bool,
 }
 
 impl<'w> Simulation<'w> {
@@ -134,6 +138,8 @@ impl<'w> Simulation<'w> {
             running_slot: vec![NOT_RUNNING; n],
             started: vec![false; n],
             stats: RunStats::default(),
+            settled_queue_len: 0,
+            freed_since_last_pass: true,
         }
     }
 
@@ -217,6 +223,7 @@ impl<'w> Simulation<'w> {
                 }
                 self.running_slot[id.index()] = NOT_RUNNING;
                 self.state.release(&run.allocation);
+                self.freed_since_last_pass = true;
                 let job = self.workload.job(id);
                 let killed =
                     self.config.walltime == WalltimePolicy::Kill && job.runtime > job.estimate;
@@ -249,9 +256,13 @@ impl<'w> Simulation<'w> {
             workload: self.workload,
             queue: &self.queue,
             running: &self.running,
+            fresh_from: self.settled_queue_len,
+            freed_since_last_pass: self.freed_since_last_pass,
         };
         policy.schedule(&ctx, decisions);
+        self.freed_since_last_pass = false;
         if decisions.is_empty() {
+            self.settled_queue_len = self.queue.len();
             return Ok(());
         }
         for decision in decisions.drain(..) {
@@ -307,6 +318,7 @@ impl<'w> Simulation<'w> {
         }
         let started = &self.started;
         self.queue.retain(|j| !started[j.index()]);
+        self.settled_queue_len = self.queue.len();
         Ok(())
     }
 }

@@ -54,6 +54,7 @@ impl Allocation {
     }
 
     /// The parts: each vnode with the amounts taken from it.
+    #[inline]
     pub fn parts(&self, n_consumables: usize) -> impl Iterator<Item = (VnodeId, &[u64])> {
         self.vnodes
             .iter()
@@ -122,6 +123,7 @@ pub trait StateView {
     fn free_total(&self, c: ConsumableIdx) -> u64;
 
     /// Whether `v` can take a chunk needing `amounts` with this sharing, ignoring other chunks.
+    #[inline]
     fn fits_chunk(&self, v: VnodeId, amounts: &[u64], sharing: Sharing) -> bool {
         if !self.eligible().contains(v.index()) {
             return false;
@@ -144,6 +146,9 @@ pub struct ClusterState {
     rows: Vec<u64>,
     eligible: Bitset,
     free_total: Vec<u64>,
+    /// Per vnode, the validation round that last saw it: finds duplicates without allocating.
+    seen: Vec<u32>,
+    round: u32,
 }
 
 fn row_eligible(row: &[u64], n_cons: usize, cap_ncpus: u64) -> bool {
@@ -169,15 +174,19 @@ impl ClusterState {
             }
             eligible.set(v, row_eligible(&rows[v * width..], n_cons, cap[0]));
         }
+        let seen = vec![0; cluster.n_vnodes()];
         ClusterState {
             cluster,
             width,
             rows,
             eligible,
             free_total,
+            seen,
+            round: 0,
         }
     }
 
+    #[inline]
     fn row(&self, v: VnodeId) -> &[u64] {
         &self.rows[v.index() * self.width..(v.index() + 1) * self.width]
     }
@@ -188,7 +197,7 @@ impl ClusterState {
     }
 
     /// Checks an allocation against the state without applying it.
-    pub fn validate(&self, alloc: &Allocation) -> Result<(), AllocationError> {
+    pub fn validate(&mut self, alloc: &Allocation) -> Result<(), AllocationError> {
         let n_cons = self.width - EXTRA;
         if alloc.amounts.len() != alloc.vnodes.len() * n_cons {
             return Err(AllocationError::Shape {
@@ -197,15 +206,19 @@ impl ClusterState {
                 per: n_cons,
             });
         }
-        let mut seen = Bitset::new(self.cluster.n_vnodes());
+        self.round = self.round.wrapping_add(1);
+        if self.round == 0 {
+            self.seen.fill(0);
+            self.round = 1;
+        }
         for (v, amounts) in alloc.parts(n_cons) {
             if v.index() >= self.cluster.n_vnodes() {
                 return Err(AllocationError::UnknownVnode(v));
             }
-            if seen.contains(v.index()) {
+            if self.seen[v.index()] == self.round {
                 return Err(AllocationError::DuplicateVnode(v));
             }
-            seen.set(v.index(), true);
+            self.seen[v.index()] = self.round;
             if !self.eligible.contains(v.index()) {
                 return Err(AllocationError::NotEligible(v));
             }
@@ -257,18 +270,23 @@ impl ClusterState {
 }
 
 impl StateView for ClusterState {
+    #[inline]
     fn cluster(&self) -> &Cluster {
         &self.cluster
     }
+    #[inline]
     fn free(&self, v: VnodeId, c: ConsumableIdx) -> u64 {
         self.rows[v.index() * self.width + c.index()]
     }
+    #[inline]
     fn n_jobs(&self, v: VnodeId) -> u64 {
         self.rows[v.index() * self.width + self.width - EXTRA + JOBS]
     }
+    #[inline]
     fn eligible(&self) -> &Bitset {
         &self.eligible
     }
+    #[inline]
     fn free_total(&self, c: ConsumableIdx) -> u64 {
         self.free_total[c.index()]
     }
@@ -343,6 +361,8 @@ fn apply(
 /// costs no allocation.
 #[derive(Debug, Clone, Default)]
 pub struct ScratchBuf {
+    /// Vnodes whose rows this generation has copied, so copies and resets cost O(changes).
+    touched: Vec<u32>,
     stamp: Vec<u32>,
     generation: u32,
     rows: Vec<u64>,
@@ -381,6 +401,7 @@ impl<'a> Scratch<'a> {
             self.buf.stamp.fill(0);
             self.buf.generation = 1;
         }
+        self.buf.touched.clear();
         self.buf.eligible.copy_from(&self.base.eligible);
         self.buf.free_total.clone_from(&self.base.free_total);
     }
@@ -400,6 +421,7 @@ impl<'a> Scratch<'a> {
         self.buf.free_total.clone_from(&other.buf.free_total);
     }
 
+    #[inline]
     fn row(&self, v: VnodeId) -> &[u64] {
         let w = self.base.width;
         if self.buf.stamp[v.index()] == self.buf.generation {
@@ -415,6 +437,7 @@ impl<'a> Scratch<'a> {
         if self.buf.stamp[v.index()] != self.buf.generation {
             self.buf.rows[range.clone()].copy_from_slice(self.base.row(v));
             self.buf.stamp[v.index()] = self.buf.generation;
+            self.buf.touched.push(v.0);
         }
         &mut self.buf.rows[range]
     }
@@ -460,18 +483,23 @@ impl<'a> Scratch<'a> {
 }
 
 impl StateView for Scratch<'_> {
+    #[inline]
     fn cluster(&self) -> &Cluster {
         &self.base.cluster
     }
+    #[inline]
     fn free(&self, v: VnodeId, c: ConsumableIdx) -> u64 {
         self.row(v)[c.index()]
     }
+    #[inline]
     fn n_jobs(&self, v: VnodeId) -> u64 {
         self.row(v)[self.base.width - EXTRA + JOBS]
     }
+    #[inline]
     fn eligible(&self) -> &Bitset {
         &self.buf.eligible
     }
+    #[inline]
     fn free_total(&self, c: ConsumableIdx) -> u64 {
         self.buf.free_total[c.index()]
     }

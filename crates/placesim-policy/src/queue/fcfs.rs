@@ -1,15 +1,17 @@
 //! First come, first served.
 
-use super::start_heads;
+use super::{Runnable, start_heads};
 use placesim_core::{
     Decision, PlacementPolicy, SchedContext, SchedulingPolicy, Scratch, ScratchBuf,
 };
 
 /// Starts queue heads in order while they fit, and stops at the first that does not: no job
-/// ever overtakes another.
+/// overtakes another, except that a job that can never run (its request does not fit even the
+/// empty cluster) is passed over rather than blocking the queue forever.
 #[derive(Debug)]
 pub struct Fcfs<P> {
     placement: P,
+    runnable: Runnable,
     buf: ScratchBuf,
 }
 
@@ -18,6 +20,7 @@ impl<P: PlacementPolicy> Fcfs<P> {
     pub fn new(placement: P) -> Self {
         Fcfs {
             placement,
+            runnable: Runnable::default(),
             buf: ScratchBuf::default(),
         }
     }
@@ -30,6 +33,12 @@ impl<P: PlacementPolicy> SchedulingPolicy for Fcfs<P> {
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut scratch = Scratch::new(ctx.state, &mut self.buf);
-        start_heads(ctx, &mut self.placement, &mut scratch, decisions);
+        start_heads(
+            ctx,
+            &mut self.placement,
+            &mut self.runnable,
+            &mut scratch,
+            decisions,
+        );
     }
 }

@@ -70,6 +70,8 @@ fn reservation_is_at_the_first_end_that_frees_enough_and_names_its_vnodes() {
         workload: &workload,
         queue: &queue,
         running: &running,
+        fresh_from: 0,
+        freed_since_last_pass: true,
     };
     let mut easy = Easy::new(FirstFit::default());
     let mut decisions = Vec::new();
@@ -122,12 +124,14 @@ fn reservation_waits_for_the_end_at_which_the_head_can_be_placed() {
         workload: &workload,
         queue: &queue,
         running: &running,
+        fresh_from: 0,
+        freed_since_last_pass: true,
     };
     let mut easy = Easy::new(FirstFit::default());
-    let mut decisions = Vec::new();
-    easy.schedule(&ctx, &mut decisions);
-    let r = easy.last_reservation().expect("blocked");
+    let r = easy.reservation(&ctx).expect("blocked");
     assert_eq!(r.start, SimTime(60));
     assert_eq!(r.allocation.vnodes, (0..4).map(VnodeId).collect::<Vec<_>>());
+    let mut decisions = Vec::new();
+    easy.schedule(&ctx, &mut decisions);
     assert!(decisions.is_empty());
 }

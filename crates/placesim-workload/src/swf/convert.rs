@@ -308,5 +308,9 @@ fn known(field: i64) -> Option<u32> {
 /// The workload is built sorted and with valid request ids, so `Workload::new` cannot fail;
 /// if it ever does, report it rather than panic.
 fn unreachable_workload_error(path: &Path, e: placesim_core::WorkloadError) -> SwfError {
-    SwfError { path: path.to_owned(), line: None, kind: SwfErrorKind::Workload(e) }
+    SwfError {
+        path: path.to_owned(),
+        line: None,
+        kind: SwfErrorKind::Workload(e),
+    }
 }

@@ -112,8 +112,15 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                 Ok(_) => {}
                 Err(source) => {
                     self.done = true;
-                    let kind = SwfErrorKind::Read { after_line: self.line, source };
-                    return Some(Err(SwfError { path: self.path.clone(), line: None, kind }));
+                    let kind = SwfErrorKind::Read {
+                        after_line: self.line,
+                        source,
+                    };
+                    return Some(Err(SwfError {
+                        path: self.path.clone(),
+                        line: None,
+                        kind,
+                    }));
                 }
             }
             self.line += 1;

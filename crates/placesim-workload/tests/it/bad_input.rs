@@ -9,22 +9,30 @@ use std::path::{Path, PathBuf};
 const GOOD: &str = "1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n";
 
 fn kth_bytes() -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../workloads/KTH-SP2-1996-2.1-cln.swf.gz");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../workloads/KTH-SP2-1996-2.1-cln.swf.gz");
     std::fs::read(path).expect("shipped trace")
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.join(name);
-    std::fs::File::create(&path).and_then(|mut f| f.write_all(bytes)).expect("write");
+    std::fs::File::create(&path)
+        .and_then(|mut f| f.write_all(bytes))
+        .expect("write");
     path
 }
 
 fn error_of(path: &Path, opts: SwfOptions) -> String {
-    load_trace(path, &opts, &ResourceDefs::default()).expect_err("must fail").to_string()
+    load_trace(path, &opts, &ResourceDefs::default())
+        .expect_err("must fail")
+        .to_string()
 }
 
 fn procs(n: u64) -> SwfOptions {
-    SwfOptions { procs: Some(n), skip_bad_lines: false }
+    SwfOptions {
+        procs: Some(n),
+        skip_bad_lines: false,
+    }
 }
 
 #[test]
@@ -54,7 +62,10 @@ fn corrupt_gzip_is_an_error_naming_where_it_shows() {
     let path = write(dir.path(), "bad.swf.gz", &bytes);
     assert_eq!(
         error_of(&path, SwfOptions::default()),
-        format!("{}:13751: expected 18 whitespace-separated fields, found 14", path.display())
+        format!(
+            "{}:13751: expected 18 whitespace-separated fields, found 14",
+            path.display()
+        )
     );
     // A damaged checksum in the trailer is caught once all 28,016 lines are read.
     let mut bytes = kth_bytes();
@@ -78,7 +89,10 @@ fn line_with_17_fields() {
     let path = write(dir.path(), "short.swf", text.as_bytes());
     assert_eq!(
         error_of(&path, SwfOptions::default()),
-        format!("{}:3: expected 18 whitespace-separated fields, found 17", path.display())
+        format!(
+            "{}:3: expected 18 whitespace-separated fields, found 17",
+            path.display()
+        )
     );
 }
 
@@ -89,7 +103,10 @@ fn non_numeric_field() {
     let path = write(dir.path(), "word.swf", text.as_bytes());
     assert_eq!(
         error_of(&path, procs(4)),
-        format!("{}:2: field 4 (run time): expected a number, found `ten`", path.display())
+        format!(
+            "{}:2: field 4 (run time): expected a number, found `ten`",
+            path.display()
+        )
     );
 }
 
@@ -100,7 +117,10 @@ fn empty_file_and_comments_only() {
         let path = write(dir.path(), name, text.as_bytes());
         assert_eq!(
             error_of(&path, procs(4)),
-            format!("{}: no job records: the file is empty or holds only comments", path.display())
+            format!(
+                "{}: no job records: the file is empty or holds only comments",
+                path.display()
+            )
         );
     }
 }
@@ -108,13 +128,20 @@ fn empty_file_and_comments_only() {
 #[test]
 fn missing_file() {
     let msg = error_of(Path::new("/nonexistent/trace.swf"), procs(4));
-    assert_eq!(msg, "/nonexistent/trace.swf: cannot open: No such file or directory (os error 2)");
+    assert_eq!(
+        msg,
+        "/nonexistent/trace.swf: cannot open: No such file or directory (os error 2)"
+    );
 }
 
 #[test]
 fn no_machine_size() {
     let dir = tempfile::tempdir().unwrap();
-    let path = write(dir.path(), "nosize.swf", format!("; Note: none\n{GOOD}").as_bytes());
+    let path = write(
+        dir.path(),
+        "nosize.swf",
+        format!("; Note: none\n{GOOD}").as_bytes(),
+    );
     assert_eq!(
         error_of(&path, SwfOptions::default()),
         format!(
@@ -130,7 +157,10 @@ fn every_job_too_large() {
     let path = write(dir.path(), "big.swf", format!("{GOOD}{GOOD}").as_bytes());
     assert_eq!(
         error_of(&path, procs(1)),
-        format!("{}: all 2 job records were skipped (too_large: 2); nothing to simulate", path.display())
+        format!(
+            "{}: all 2 job records were skipped (too_large: 2); nothing to simulate",
+            path.display()
+        )
     );
 }
 
@@ -139,7 +169,10 @@ fn skip_bad_lines_counts_and_reports_them() {
     let dir = tempfile::tempdir().unwrap();
     let text = format!("{GOOD}2 5 -1 x 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n3 6\n{GOOD}");
     let path = write(dir.path(), "mixed.swf", text.as_bytes());
-    let opts = SwfOptions { procs: Some(4), skip_bad_lines: true };
+    let opts = SwfOptions {
+        procs: Some(4),
+        skip_bad_lines: true,
+    };
     let trace = load_trace(&path, &opts, &ResourceDefs::default()).unwrap();
     assert_eq!(trace.records, 4);
     assert_eq!(trace.workload.jobs().len(), 2);
@@ -147,8 +180,14 @@ fn skip_bad_lines_counts_and_reports_them() {
     assert_eq!(
         trace.bad_lines,
         vec![
-            format!("{}:2: field 4 (run time): expected a number, found `x`", path.display()),
-            format!("{}:3: expected 18 whitespace-separated fields, found 2", path.display()),
+            format!(
+                "{}:2: field 4 (run time): expected a number, found `x`",
+                path.display()
+            ),
+            format!(
+                "{}:3: expected 18 whitespace-separated fields, found 2",
+                path.display()
+            ),
         ]
     );
 }
