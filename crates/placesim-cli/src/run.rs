@@ -14,6 +14,10 @@ use std::time::{Duration, Instant};
 pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let trace = load(&args.trace, &args.machine)?;
+    eprintln!(
+        "placesim: trace read in {:.3} s",
+        started.elapsed().as_secs_f64()
+    );
     let scenario = args
         .scenario
         .clone()
@@ -126,7 +130,13 @@ pub(crate) fn execute(
         skipped,
         timing,
     );
+    let writing = Instant::now();
     write_run(out, workload, &sink, &summary)?;
+    eprintln!(
+        "placesim: results written to {} in {:.3} s",
+        out.display(),
+        writing.elapsed().as_secs_f64()
+    );
     if summary.jobs_never_started > 0 {
         eprintln!(
             "placesim: {} jobs never started: the policy could not place them on this machine",

@@ -75,6 +75,15 @@ pub trait PlacementPolicy: Send {
 
     /// The vnodes `request` would take in `view`, or `None` if it does not fit there now.
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation>;
+
+    /// Whether, in `view`, `place` succeeds exactly when the view's free totals cover the
+    /// request's totals, and taking the request lowers the totals by exactly its totals. When
+    /// it holds for the jobs involved, queue disciplines may reason on totals alone and place
+    /// vnodes only for the jobs they start. The default, `false`, is always safe.
+    fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
+        let _ = (request, view);
+        false
+    }
 }
 
 impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
@@ -92,5 +101,8 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     }
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
         (**self).place(request, view)
+    }
+    fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
+        (**self).fits_by_totals(request, view)
     }
 }

@@ -121,6 +121,9 @@ pub trait StateView {
     fn eligible(&self) -> &Bitset;
     /// Free amount of slot `c` summed over all vnodes.
     fn free_total(&self, c: ConsumableIdx) -> u64;
+    /// How many vnodes are held exclusively. Their free amounts count in [`Self::free_total`]
+    /// but no other job can use them.
+    fn exclusive_vnodes(&self) -> u64;
 
     /// Whether `v` can take a chunk needing `amounts` with this sharing, ignoring other chunks.
     #[inline]
@@ -149,6 +152,7 @@ pub struct ClusterState {
     /// Per vnode, the validation round that last saw it: finds duplicates without allocating.
     seen: Vec<u32>,
     round: u32,
+    exclusive_vnodes: u64,
 }
 
 fn row_eligible(row: &[u64], n_cons: usize, cap_ncpus: u64) -> bool {
@@ -183,6 +187,7 @@ impl ClusterState {
             free_total,
             seen,
             round: 0,
+            exclusive_vnodes: 0,
         }
     }
 
@@ -243,6 +248,7 @@ impl ClusterState {
     /// Validates and applies an allocation: the job now holds these resources.
     pub fn allocate(&mut self, alloc: &Allocation) -> Result<(), AllocationError> {
         self.validate(alloc)?;
+        self.exclusive_vnodes += exclusive_count(alloc);
         apply(
             &mut self.rows,
             self.width,
@@ -257,6 +263,7 @@ impl ClusterState {
 
     /// Gives an allocation's resources back. The caller guarantees it was allocated before.
     pub fn release(&mut self, alloc: &Allocation) {
+        self.exclusive_vnodes -= exclusive_count(alloc);
         apply(
             &mut self.rows,
             self.width,
@@ -289,6 +296,19 @@ impl StateView for ClusterState {
     #[inline]
     fn free_total(&self, c: ConsumableIdx) -> u64 {
         self.free_total[c.index()]
+    }
+    #[inline]
+    fn exclusive_vnodes(&self) -> u64 {
+        self.exclusive_vnodes
+    }
+}
+
+/// How many vnodes an allocation holds exclusively.
+fn exclusive_count(alloc: &Allocation) -> u64 {
+    if alloc.sharing == Sharing::Excl {
+        alloc.vnodes.len() as u64
+    } else {
+        0
     }
 }
 
@@ -368,6 +388,7 @@ pub struct ScratchBuf {
     rows: Vec<u64>,
     eligible: Bitset,
     free_total: Vec<u64>,
+    exclusive_vnodes: u64,
 }
 
 /// A copy-on-write what-if view of a [`ClusterState`].
@@ -404,6 +425,7 @@ impl<'a> Scratch<'a> {
         self.buf.touched.clear();
         self.buf.eligible.copy_from(&self.base.eligible);
         self.buf.free_total.clone_from(&self.base.free_total);
+        self.buf.exclusive_vnodes = self.base.exclusive_vnodes;
     }
 
     /// Makes this view equal to another scratch view over the same state.
@@ -443,6 +465,10 @@ impl<'a> Scratch<'a> {
     }
 
     fn apply(&mut self, alloc: &Allocation, dir: Direction) {
+        match dir {
+            Direction::Take => self.buf.exclusive_vnodes += exclusive_count(alloc),
+            Direction::Give => self.buf.exclusive_vnodes -= exclusive_count(alloc),
+        }
         let n_cons = self.base.width - EXTRA;
         for (v, amounts) in alloc.parts(n_cons) {
             let cap_ncpus = self.base.cluster.capacity(v)[0];
@@ -502,5 +528,9 @@ impl StateView for Scratch<'_> {
     #[inline]
     fn free_total(&self, c: ConsumableIdx) -> u64 {
         self.buf.free_total[c.index()]
+    }
+    #[inline]
+    fn exclusive_vnodes(&self) -> u64 {
+        self.buf.exclusive_vnodes
     }
 }

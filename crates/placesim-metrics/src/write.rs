@@ -132,7 +132,7 @@ fn write_atomic(path: &Path, df: &mut DataFrame) -> Result<(), MetricsError> {
     };
     let file = fs::File::create(&tmp).map_err(io)?;
     ParquetWriter::new(file)
-        .with_compression(ParquetCompression::Zstd(None))
+        .with_compression(ParquetCompression::Snappy)
         .finish(df)
         .map_err(|source| MetricsError::Polars {
             path: path.to_owned(),

@@ -43,6 +43,24 @@ impl PlacementPolicy for FirstFit {
         "first-fit".to_owned()
     }
 
+    /// Exact for `place=free:shared` requests whose chunks each need one ncpu and nothing
+    /// else, while no vnode is held exclusively: every vnode with a free ncpu is then eligible
+    /// and can take a chunk, so N chunks fit exactly when N ncpus are free.
+    fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
+        request.arrangement == Arrangement::Free
+            && request.sharing == Sharing::Shared
+            && view.exclusive_vnodes() == 0
+            && request.chunks.iter().all(|ch| {
+                ch.amounts.iter().enumerate().all(|(c, &a)| {
+                    if c == ConsumableIdx::NCPUS.index() {
+                        a == 1
+                    } else {
+                        a == 0
+                    }
+                })
+            })
+    }
+
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
         // The aggregate check first: it rejects most jobs that cannot start in O(consumables).
         request.totals_into(&mut self.totals);

@@ -32,10 +32,15 @@ pub struct Reservation {
 /// On a homogeneous machine this is exactly count-based EASY: the head still fits at the shadow
 /// time after a long job takes k processors exactly when k ≤ extra.
 ///
-/// Two shortcuts change no decision. The reservation is computed only once some candidate fits
-/// now. And when no job has ended since the previous pass, only newly arrived jobs are scanned:
-/// nothing was freed, the shadow time is the same, and `now + estimate ≤ shadow` only gets
-/// harder as time passes, so every older candidate would be refused again.
+/// Shortcuts that change no decision:
+/// - The reservation is computed only once some candidate fits now.
+/// - When no job has ended since the previous pass, only newly arrived jobs are scanned:
+///   nothing was freed, the shadow time is the same, and `now + estimate ≤ shadow` only gets
+///   harder as time passes, so every older candidate would be refused again.
+/// - When the placement policy says fit is decided by totals for the head and a candidate
+///   ([`PlacementPolicy::fits_by_totals`]), the shadow time and the extra test are computed on
+///   ncpus totals, and vnodes are placed only for the jobs that start. A candidate for which
+///   it does not hold switches the rest of the pass to the vnode form.
 #[derive(Debug)]
 pub struct Easy<P> {
     placement: P,
@@ -43,7 +48,17 @@ pub struct Easy<P> {
     now_buf: ScratchBuf,
     shadow_buf: ScratchBuf,
     ends: Vec<(SimTime, JobId, usize)>,
-    last_reservation: Option<Reservation>,
+    long_backfills: Vec<usize>,
+}
+
+/// The reservation as a pass holds it: on totals, or on vnodes in the shadow view.
+enum Held {
+    /// Not computed yet.
+    Unknown,
+    /// Shadow time and the ncpus free then, after the long backfills of this pass.
+    Totals { time: SimTime, free_ncpus: u64 },
+    /// The full reservation; the shadow view holds the state at its time.
+    Vnodes(Reservation),
 }
 
 impl<P: PlacementPolicy> Easy<P> {
@@ -55,17 +70,12 @@ impl<P: PlacementPolicy> Easy<P> {
             now_buf: ScratchBuf::default(),
             shadow_buf: ScratchBuf::default(),
             ends: Vec::new(),
-            last_reservation: None,
+            long_backfills: Vec::new(),
         }
     }
 
-    /// The reservation of the last pass, as it stood after backfilling, if that pass needed one
-    /// (a head was blocked and some later job fitted now).
-    pub fn last_reservation(&self) -> Option<&Reservation> {
-        self.last_reservation.as_ref()
-    }
-
-    /// The reservation the head of `ctx`'s queue would get after step 1, without backfilling.
+    /// The reservation the first blocked job of `ctx`'s queue gets after step 1, with its
+    /// vnodes, as step 2 computes it.
     pub fn reservation(&mut self, ctx: &SchedContext<'_>) -> Option<Reservation> {
         let mut decisions = Vec::new();
         let mut now_view = Scratch::new(ctx.state, &mut self.now_buf);
@@ -96,7 +106,6 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
     }
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
-        self.last_reservation = None;
         let mut now_view = Scratch::new(ctx.state, &mut self.now_buf);
         let head_pos = start_heads(
             ctx,
@@ -115,8 +124,12 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
         };
         let n_cons = ctx.state.cluster_consumables();
         let min_need = ctx.workload.min_request_ncpus();
+        let head_request = ctx.workload.request_of(head);
+        let head_need = ctx.workload.ncpus_of(head);
+        let head_by_totals = self.placement.fits_by_totals(head_request, &now_view);
         let mut shadow_view = Scratch::new(ctx.state, &mut self.shadow_buf);
-        let mut reservation: Option<Reservation> = None;
+        let mut held = Held::Unknown;
+        self.long_backfills.clear();
         for &job in &ctx.queue[scan_from..] {
             let free_now = now_view.free_total(ConsumableIdx::NCPUS);
             if min_need > 0 && free_now == 0 {
@@ -126,62 +139,122 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
             if need > free_now {
                 continue;
             }
-            let r = match &mut reservation {
-                Some(r) => r,
-                None => {
-                    let found = reserve(
-                        ctx,
-                        &mut self.placement,
-                        &mut self.ends,
-                        head,
-                        &now_view,
-                        &mut shadow_view,
-                        decisions,
-                    );
-                    // The head can run on the empty cluster, so releasing every running job
-                    // always finds a reservation; if it ever does not, backfill nothing.
-                    let Some(found) = found else { break };
-                    reservation.insert(found)
-                }
-            };
-            let ends_by_shadow = ctx.now + ctx.workload.job(job).estimate <= r.start;
-            // A job running past the shadow time must leave the head's ncpus free then: a
-            // necessary condition checked before any vnode-level work (exact on a homogeneous
-            // machine, where it is "uses no more than extra").
-            if !ends_by_shadow
-                && need + ctx.workload.ncpus_of(head) > shadow_view.free_total(ConsumableIdx::NCPUS)
-            {
-                continue;
+            let request = ctx.workload.request_of(job);
+            let by_totals = head_by_totals && self.placement.fits_by_totals(request, &now_view);
+            if matches!(held, Held::Unknown) && by_totals {
+                fill_ends(&mut self.ends, ctx, decisions);
+                let Some((time, free_ncpus)) =
+                    shadow_by_totals(ctx, &self.ends, head_need, free_now)
+                else {
+                    break;
+                };
+                held = Held::Totals { time, free_ncpus };
             }
-            let Some(allocation) = self
-                .placement
-                .place(ctx.workload.request_of(job), &now_view)
-            else {
-                continue;
-            };
-            if !ends_by_shadow {
-                shadow_view.take(&allocation);
-                let still_fits = r
-                    .allocation
-                    .parts(n_cons)
-                    .all(|(v, amounts)| shadow_view.fits_chunk(v, amounts, r.allocation.sharing));
-                if !still_fits {
-                    match self
-                        .placement
-                        .place(ctx.workload.request_of(head), &shadow_view)
-                    {
+            if !by_totals && !matches!(held, Held::Vnodes(_)) {
+                // Switch to (or start in) the vnode form: the reservation with its vnodes, with
+                // this pass's long backfills taken at the shadow time.
+                let found = reserve(
+                    ctx,
+                    &mut self.placement,
+                    &mut self.ends,
+                    head,
+                    &now_view,
+                    &mut shadow_view,
+                    decisions,
+                );
+                // The head can run on the empty cluster, so releasing every running job always
+                // finds a reservation; if it ever does not, backfill nothing more.
+                let Some(mut r) = found else { break };
+                for &idx in &self.long_backfills {
+                    let Decision::Start { allocation, .. } = &decisions[idx];
+                    shadow_view.take(allocation);
+                }
+                if !self.long_backfills.is_empty() {
+                    match self.placement.place(head_request, &shadow_view) {
                         Some(moved) => r.allocation = moved,
-                        None => {
-                            shadow_view.give(&allocation);
-                            continue;
-                        }
+                        None => break,
                     }
                 }
+                held = Held::Vnodes(r);
             }
-            start(job, allocation, &mut now_view, decisions);
+            match &mut held {
+                Held::Unknown => unreachable_held(),
+                Held::Totals { time, free_ncpus } => {
+                    let ends_by_shadow = ctx.now + ctx.workload.job(job).estimate <= *time;
+                    if !ends_by_shadow && need + head_need > *free_ncpus {
+                        continue;
+                    }
+                    let Some(allocation) = self.placement.place(request, &now_view) else {
+                        continue;
+                    };
+                    if !ends_by_shadow {
+                        *free_ncpus -= need;
+                        self.long_backfills.push(decisions.len());
+                    }
+                    start(job, allocation, &mut now_view, decisions);
+                }
+                Held::Vnodes(r) => {
+                    let ends_by_shadow = ctx.now + ctx.workload.job(job).estimate <= r.start;
+                    // A job running past the shadow time must leave the head's ncpus free
+                    // then: a necessary condition, checked before any vnode-level work.
+                    if !ends_by_shadow
+                        && need + head_need > shadow_view.free_total(ConsumableIdx::NCPUS)
+                    {
+                        continue;
+                    }
+                    let Some(allocation) = self.placement.place(request, &now_view) else {
+                        continue;
+                    };
+                    if !ends_by_shadow {
+                        shadow_view.take(&allocation);
+                        let still_fits = r.allocation.parts(n_cons).all(|(v, amounts)| {
+                            shadow_view.fits_chunk(v, amounts, r.allocation.sharing)
+                        });
+                        if !still_fits {
+                            match self.placement.place(head_request, &shadow_view) {
+                                Some(moved) => r.allocation = moved,
+                                None => {
+                                    shadow_view.give(&allocation);
+                                    continue;
+                                }
+                            }
+                        }
+                    }
+                    start(job, allocation, &mut now_view, decisions);
+                }
+            }
         }
-        self.last_reservation = reservation;
     }
+}
+
+/// `Held::Unknown` is replaced before it is matched; reaching it would be a logic error, and
+/// the safe reaction is to start nothing more in this pass.
+#[cold]
+fn unreachable_held() {
+    debug_assert!(false, "reservation used before it was computed");
+}
+
+/// Step 2 on totals: the first estimated end at which the ncpus free reach the head's need, and
+/// the ncpus free then.
+fn shadow_by_totals(
+    ctx: &SchedContext<'_>,
+    ends: &[(SimTime, JobId, usize)],
+    head_need: u64,
+    free_now: u64,
+) -> Option<(SimTime, u64)> {
+    let mut avail = free_now;
+    let mut i = 0;
+    while i < ends.len() {
+        let t = ends[i].0;
+        while i < ends.len() && ends[i].0 == t {
+            avail += ctx.workload.ncpus_of(ends[i].1);
+            i += 1;
+        }
+        if avail >= head_need {
+            return Some((t, avail));
+        }
+    }
+    None
 }
 
 /// Step 2: the head's reservation. `shadow_view` ends as the state at the shadow time.

@@ -139,3 +139,20 @@ pub fn schedule(trace: &Trace, policy: PolicySpec) -> Vec<(u64, u64, u64, bool)>
 pub fn swf_line(id: u64, submit: u64, run: i64, size: i64, estimate: i64) -> String {
     format!("{id} {submit} -1 {run} {size} -1 -1 {size} {estimate} -1 1 1 1 -1 1 -1 -1 -1\n")
 }
+
+/// First fit that never vouches for totals, so disciplines must take their vnode-level path.
+#[derive(Debug, Default)]
+pub struct VnodesOnly<P>(pub P);
+
+impl<P: placesim_core::PlacementPolicy> placesim_core::PlacementPolicy for VnodesOnly<P> {
+    fn name(&self) -> String {
+        format!("{}-vnodes-only", self.0.name())
+    }
+    fn place(
+        &mut self,
+        request: &placesim_core::Request,
+        view: &placesim_core::Scratch<'_>,
+    ) -> Option<Allocation> {
+        self.0.place(request, view)
+    }
+}

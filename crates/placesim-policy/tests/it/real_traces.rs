@@ -1,9 +1,12 @@
 //! Whole real traces, with invariants checked from the outside, and a comparison against an
 //! independent count-based implementation of FCFS and EASY.
 
-use crate::common::{CheckingSink, run};
+use crate::common::{CheckingSink, VnodesOnly, run};
+use placesim_core::SchedulingPolicy;
 use placesim_core::{ResourceDefs, WalltimePolicy};
 use placesim_policy::PolicySpec;
+use placesim_policy::placement::FirstFit;
+use placesim_policy::queue::Easy;
 use placesim_workload::{SwfOptions, Trace, load_trace};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -37,9 +40,16 @@ fn kth() -> Trace {
 
 /// Runs `trace` under `policy` and checks every invariant; returns the start times by job id.
 fn check_invariants(trace: &Trace, policy: PolicySpec) -> Vec<u64> {
-    let mut p = policy.build();
-    let (sink, stats, cluster): (CheckingSink, _, _) =
-        run(trace, 1, p.as_mut(), WalltimePolicy::Kill);
+    check_invariants_with(trace, policy.build().as_mut())
+}
+
+/// EASY whose placement never vouches for totals: the vnode-level reservation path.
+fn easy_on_vnodes() -> Easy<VnodesOnly<FirstFit>> {
+    Easy::new(VnodesOnly(FirstFit::default()))
+}
+
+fn check_invariants_with(trace: &Trace, policy: &mut dyn SchedulingPolicy) -> Vec<u64> {
+    let (sink, stats, cluster): (CheckingSink, _, _) = run(trace, 1, policy, WalltimePolicy::Kill);
     let n = trace.workload.jobs().len();
     // Every record is accounted for: run, or skipped with a reason.
     assert_eq!(n as u64 + trace.skipped.total(), trace.records);
@@ -169,6 +179,12 @@ fn kth_under_fcfs_and_easy_keeps_every_invariant_and_matches_count_based_referen
         let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
         assert_eq!(first_diff, None, "{policy}: first differing job index");
     }
+    let on_vnodes = check_invariants_with(&trace, &mut easy_on_vnodes());
+    assert_eq!(
+        on_vnodes,
+        reference_starts(&trace, true),
+        "EASY on the vnode path"
+    );
 }
 
 #[test]
@@ -181,6 +197,12 @@ fn ctc_sp2_from_shared_traces_keeps_every_invariant_and_matches_reference() {
         let ours = check_invariants(&trace, policy);
         assert_eq!(ours, reference_starts(&trace, easy), "{policy}");
     }
+    let on_vnodes = check_invariants_with(&trace, &mut easy_on_vnodes());
+    assert_eq!(
+        on_vnodes,
+        reference_starts(&trace, true),
+        "EASY on the vnode path"
+    );
 }
 
 #[test]

@@ -74,18 +74,21 @@ fn reservation_is_at_the_first_end_that_frees_enough_and_names_its_vnodes() {
         freed_since_last_pass: true,
     };
     let mut easy = Easy::new(FirstFit::default());
-    let mut decisions = Vec::new();
-    easy.schedule(&ctx, &mut decisions);
-    let r = easy.last_reservation().expect("the head is blocked");
+    let r = easy.reservation(&ctx).expect("the head is blocked");
     assert_eq!((r.job, r.start), (JobId(2), SimTime(50)));
     assert_eq!(r.allocation.vnodes, vec![VnodeId(2), VnodeId(3)]);
-    assert_eq!(
-        decisions,
-        vec![Decision::Start {
-            job: JobId(4),
-            allocation: on(&[3])
-        }]
-    );
+    let expected = vec![Decision::Start {
+        job: JobId(4),
+        allocation: on(&[3]),
+    }];
+    let mut decisions = Vec::new();
+    easy.schedule(&ctx, &mut decisions);
+    assert_eq!(decisions, expected);
+    // The same pass in the vnode form (a placement that never vouches for totals).
+    let mut easy = Easy::new(crate::common::VnodesOnly(FirstFit::default()));
+    let mut decisions = Vec::new();
+    easy.schedule(&ctx, &mut decisions);
+    assert_eq!(decisions, expected);
 }
 
 /// Same machine, but the head needs all 4 processors and A's estimate ends first (at 30):
