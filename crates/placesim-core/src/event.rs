@@ -10,6 +10,48 @@ use crate::ids::JobId;
 use crate::time::SimTime;
 use priority_queue::PriorityQueue;
 use std::cmp::Reverse;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A small multiplicative hasher for events (an enum over 32-bit ids). The event queue hashes
+/// only to find an event to cancel, so SipHash's resistance to crafted keys buys nothing here,
+/// and a fixed hasher keeps runs reproducible.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EventHasher(u64);
+
+impl EventHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for EventHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(u64::from(b));
+        }
+    }
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.add(u64::from(x));
+    }
+    #[inline]
+    fn write_u64(&mut self, x: u64) {
+        self.add(x);
+    }
+    #[inline]
+    fn write_usize(&mut self, x: usize) {
+        self.add(x as u64);
+    }
+    #[inline]
+    fn write_isize(&mut self, x: isize) {
+        self.add(x as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// Everything that can happen in a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -45,7 +87,7 @@ pub struct EventKey {
 /// (a job end when its node fails) in O(log n).
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: PriorityQueue<Event, Reverse<EventKey>>,
+    heap: PriorityQueue<Event, Reverse<EventKey>, BuildHasherDefault<EventHasher>>,
     seq: u64,
 }
 

@@ -111,7 +111,9 @@ pub struct Simulation<'w> {
     events: EventQueue,
     next_arrival: usize,
     now: SimTime,
+    /// Waiting jobs are `queue[queue_head..]`: a started prefix is dropped by moving the head.
     queue: Vec<JobId>,
+    queue_head: usize,
     running: Vec<RunningJob>,
     running_slot: Vec<u32>,
     started: Vec<bool>,
@@ -134,6 +136,7 @@ impl<'w> Simulation<'w> {
             next_arrival: 0,
             now: SimTime::ZERO,
             queue: Vec::new(),
+            queue_head: 0,
             running: Vec::new(),
             running_slot: vec![NOT_RUNNING; n],
             started: vec![false; n],
@@ -185,7 +188,7 @@ impl<'w> Simulation<'w> {
                 self.next_arrival += 1;
                 self.dispatch(Event::JobSubmit(id), sink);
             }
-            if !self.queue.is_empty() {
+            if self.queue_head < self.queue.len() {
                 self.pass(policy, &mut decisions, sink)?;
             }
             if self.stats.events % PROGRESS_EVERY < 2 {
@@ -193,7 +196,7 @@ impl<'w> Simulation<'w> {
             }
         }
         progress(self.progress());
-        self.stats.never_started = std::mem::take(&mut self.queue);
+        self.stats.never_started = self.queue.split_off(self.queue_head);
         self.stats.last_event = self.now;
         Ok(self.stats)
     }
@@ -212,7 +215,7 @@ impl<'w> Simulation<'w> {
         match event {
             Event::JobSubmit(id) => {
                 self.queue.push(id);
-                self.stats.max_queue_len = self.stats.max_queue_len.max(self.queue.len());
+                self.stats.max_queue_len = self.stats.max_queue_len.max(self.queue.len() - self.queue_head);
             }
             Event::JobEnd(id) => {
                 let slot = self.running_slot[id.index()];
@@ -242,6 +245,33 @@ impl<'w> Simulation<'w> {
         }
     }
 
+    /// Drops started jobs from the queue, keeping order: a started prefix costs O(1), other
+    /// starts cost a compaction from the first of them on.
+    fn remove_started(&mut self, mut n_started: usize) {
+        let started = &self.started;
+        while self.queue_head < self.queue.len() && started[self.queue[self.queue_head].index()] {
+            self.queue_head += 1;
+            n_started -= 1;
+        }
+        if n_started == 0 {
+            // Every start was in the prefix: nothing else to look for.
+        } else if let Some(first) = self.queue[self.queue_head..].iter().position(|j| started[j.index()]) {
+            let mut write = self.queue_head + first;
+            for read in write..self.queue.len() {
+                let job = self.queue[read];
+                if !started[job.index()] {
+                    self.queue[write] = job;
+                    write += 1;
+                }
+            }
+            self.queue.truncate(write);
+        }
+        if self.queue_head > 4096 && self.queue_head * 2 > self.queue.len() {
+            self.queue.drain(..self.queue_head);
+            self.queue_head = 0;
+        }
+    }
+
     fn pass(
         &mut self,
         policy: &mut dyn SchedulingPolicy,
@@ -254,7 +284,7 @@ impl<'w> Simulation<'w> {
             now: self.now,
             state: &self.state,
             workload: self.workload,
-            queue: &self.queue,
+            queue: &self.queue[self.queue_head..],
             running: &self.running,
             fresh_from: self.settled_queue_len,
             freed_since_last_pass: self.freed_since_last_pass,
@@ -262,9 +292,10 @@ impl<'w> Simulation<'w> {
         policy.schedule(&ctx, decisions);
         self.freed_since_last_pass = false;
         if decisions.is_empty() {
-            self.settled_queue_len = self.queue.len();
+            self.settled_queue_len = self.queue.len() - self.queue_head;
             return Ok(());
         }
+        let n_started = decisions.len();
         for decision in decisions.drain(..) {
             match decision {
                 Decision::Start { job, allocation } => {
@@ -316,9 +347,8 @@ impl<'w> Simulation<'w> {
                 }
             }
         }
-        let started = &self.started;
-        self.queue.retain(|j| !started[j.index()]);
-        self.settled_queue_len = self.queue.len();
+        self.remove_started(n_started);
+        self.settled_queue_len = self.queue.len() - self.queue_head;
         Ok(())
     }
 }

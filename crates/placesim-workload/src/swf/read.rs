@@ -6,26 +6,91 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// Opens a trace, transparently decompressing it if it starts with the gzip magic bytes.
+/// Decompression runs on a helper thread, overlapping with parsing.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, SwfError> {
-    let err = |kind| SwfError {
-        path: path.to_owned(),
-        line: None,
-        kind,
-    };
+    let err = |kind| SwfError { path: path.to_owned(), line: None, kind };
     let file = File::open(path).map_err(|e| err(SwfErrorKind::Open(e)))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let magic = reader.fill_buf().map_err(|e| err(SwfErrorKind::Open(e)))?;
     if magic.starts_with(&[0x1f, 0x8b]) {
         let gz = flate2::bufread::MultiGzDecoder::new(reader);
-        Ok(Box::new(BufReader::with_capacity(1 << 16, gz)))
+        Ok(Box::new(BufReader::with_capacity(1 << 16, Pipelined::spawn(gz))))
     } else {
         Ok(Box::new(reader))
     }
 }
 
-/// A decompressing reader over gzipped bytes held in memory (an embedded trace).
-pub fn gunzip(bytes: &[u8]) -> impl std::io::Read + '_ {
-    flate2::read::MultiGzDecoder::new(bytes)
+/// Reads `inner` on a helper thread in large blocks, handing them over through a bounded
+/// channel, so that decompression and parsing use two cores. Errors arrive in order.
+struct Pipelined {
+    blocks: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    pos: usize,
+}
+
+impl Pipelined {
+    const BLOCK: usize = 1 << 18;
+
+    fn spawn(mut inner: impl std::io::Read + Send + 'static) -> Self {
+        let (tx, blocks) = std::sync::mpsc::sync_channel(4);
+        std::thread::spawn(move || {
+            loop {
+                let mut block = vec![0u8; Self::BLOCK];
+                let mut filled = 0;
+                let result = loop {
+                    match inner.read(&mut block[filled..]) {
+                        Ok(0) => break Ok(()),
+                        Ok(n) => {
+                            filled += n;
+                            if filled == block.len() {
+                                break Ok(());
+                            }
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => break Err(e),
+                    }
+                };
+                block.truncate(filled);
+                let end = filled < Self::BLOCK;
+                if filled > 0 && tx.send(Ok(block)).is_err() {
+                    return;
+                }
+                if let Err(e) = result {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+                if end {
+                    return;
+                }
+            }
+        });
+        Pipelined { blocks, current: Vec::new(), pos: 0 }
+    }
+}
+
+impl std::io::Read for Pipelined {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos == self.current.len() {
+            match self.blocks.recv() {
+                Ok(Ok(block)) => {
+                    self.current = block;
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.current.len() - self.pos);
+        out[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// A decompressing reader over gzipped bytes held in memory (an embedded trace), decompressing
+/// on a helper thread.
+pub fn gunzip(bytes: &'static [u8]) -> impl std::io::Read {
+    Pipelined::spawn(flate2::read::MultiGzDecoder::new(bytes))
 }
 
 /// Reads SWF job records one line at a time, collecting the header comments as it goes.
@@ -124,55 +189,54 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                 }
             }
             self.line += 1;
-            let Ok(text) = std::str::from_utf8(&self.buf) else {
-                return Some(Err(self.error(SwfErrorKind::NotText)));
-            };
-            let trimmed = text.trim_start();
-            if let Some(comment) = trimmed.strip_prefix(';') {
+            let start = self.buf.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(self.buf.len());
+            let line = &self.buf[start..];
+            if line.is_empty() {
+                continue;
+            }
+            if line[0] == b';' {
+                let Ok(comment) = std::str::from_utf8(&line[1..]) else {
+                    return Some(Err(self.error(SwfErrorKind::NotText)));
+                };
                 let comment = comment.to_owned();
                 self.header_line(&comment);
                 continue;
             }
-            if trimmed.trim_end().is_empty() {
-                continue;
-            }
-            return Some(
-                parse_record(trimmed)
-                    .map(|r| (self.line, r))
-                    .map_err(|k| self.error(k)),
-            );
+            return Some(parse_record(line).map(|r| (self.line, r)).map_err(|k| self.error(k)));
         }
         None
     }
 }
 
-/// Parses one job line of exactly 18 fields.
-pub(crate) fn parse_record(text: &str) -> Result<SwfRecord, SwfErrorKind> {
+/// Parses one job line of exactly 18 whitespace-separated fields.
+pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
     let mut ints = [0i64; 18];
     let mut floats = [0f64; 2];
     let mut n = 0;
-    for token in text.split_ascii_whitespace() {
+    let mut i = 0;
+    while i < line.len() {
+        if line[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < line.len() && !line[i].is_ascii_whitespace() {
+            i += 1;
+        }
         if n < 18 {
+            let token = &line[start..i];
             let field = n + 1;
             let name = FIELD_NAMES[n];
+            let text = || String::from_utf8_lossy(token).into_owned();
             // Fields 6 and 7 are per-processor averages and may be fractional.
             if field == 6 || field == 7 {
-                floats[n - 5] = token
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite())
-                    .ok_or_else(|| SwfErrorKind::NotANumber {
-                        field,
-                        name,
-                        text: token.to_owned(),
-                    })?;
+                floats[n - 5] = parse_decimal(token).ok_or_else(|| SwfErrorKind::NotANumber { field, name, text: text() })?;
             } else {
                 ints[n] = parse_whole(token).map_err(|fraction| {
-                    let text = token.to_owned();
                     if fraction {
-                        SwfErrorKind::NotAnInteger { field, name, text }
+                        SwfErrorKind::NotAnInteger { field, name, text: text() }
                     } else {
-                        SwfErrorKind::NotANumber { field, name, text }
+                        SwfErrorKind::NotANumber { field, name, text: text() }
                     }
                 })?;
             }
@@ -204,15 +268,47 @@ pub(crate) fn parse_record(text: &str) -> Result<SwfRecord, SwfErrorKind> {
     })
 }
 
+/// An optionally negative run of at most 18 digits: the form of nearly every SWF field.
+#[inline]
+fn parse_plain_integer(token: &[u8]) -> Option<i64> {
+    let (negative, digits) = match token.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, token),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + i64::from(d - b'0');
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// A finite decimal number.
+fn parse_decimal(token: &[u8]) -> Option<f64> {
+    if let Some(v) = parse_plain_integer(token) {
+        return Some(v as f64);
+    }
+    std::str::from_utf8(token).ok()?.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
 /// A whole number, accepting a zero fraction (`12.00`). `Err(true)` means a real fraction,
 /// `Err(false)` not a number at all (or beyond 64 bits).
-fn parse_whole(token: &str) -> Result<i64, bool> {
-    if let Ok(v) = token.parse::<i64>() {
+fn parse_whole(token: &[u8]) -> Result<i64, bool> {
+    if let Some(v) = parse_plain_integer(token) {
         return Ok(v);
     }
-    match token.parse::<f64>() {
+    let text = std::str::from_utf8(token).map_err(|_| false)?;
+    if let Ok(v) = text.parse::<i64>() {
+        return Ok(v);
+    }
+    match text.parse::<f64>() {
         Ok(x) if x.is_finite() && x.fract() != 0.0 => Err(true),
-        Ok(x) if x.is_finite() && x.abs() < 9.0e18 && token.contains('.') => Ok(x as i64),
+        Ok(x) if x.is_finite() && x.abs() < 9.0e18 && text.contains('.') => Ok(x as i64),
         _ => Err(false),
     }
 }
@@ -225,7 +321,7 @@ mod tests {
 
     #[test]
     fn parses_all_fields_with_fractional_average() {
-        let r = parse_record(LINE).unwrap();
+        let r = parse_record(LINE.as_bytes()).unwrap();
         assert_eq!(r.job_number, 1);
         assert_eq!(r.run_time, 100);
         assert_eq!(r.avg_cpu_time, 142.0);
@@ -237,7 +333,7 @@ mod tests {
     #[test]
     fn rejects_fraction_in_whole_field() {
         let line = LINE.replacen("100", "100.5", 1);
-        let err = parse_record(&line).unwrap_err();
+        let err = parse_record(line.as_bytes()).unwrap_err();
         assert_eq!(
             err.to_string(),
             "field 4 (run time): expected a whole number, found `100.5`"
