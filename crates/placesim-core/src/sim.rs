@@ -215,7 +215,10 @@ impl<'w> Simulation<'w> {
         match event {
             Event::JobSubmit(id) => {
                 self.queue.push(id);
-                self.stats.max_queue_len = self.stats.max_queue_len.max(self.queue.len() - self.queue_head);
+                self.stats.max_queue_len = self
+                    .stats
+                    .max_queue_len
+                    .max(self.queue.len() - self.queue_head);
             }
             Event::JobEnd(id) => {
                 let slot = self.running_slot[id.index()];
@@ -255,7 +258,10 @@ impl<'w> Simulation<'w> {
         }
         if n_started == 0 {
             // Every start was in the prefix: nothing else to look for.
-        } else if let Some(first) = self.queue[self.queue_head..].iter().position(|j| started[j.index()]) {
+        } else if let Some(first) = self.queue[self.queue_head..]
+            .iter()
+            .position(|j| started[j.index()])
+        {
             let mut write = self.queue_head + first;
             for read in write..self.queue.len() {
                 let job = self.queue[read];

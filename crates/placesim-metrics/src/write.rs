@@ -131,13 +131,19 @@ fn write_atomic(path: &Path, df: &mut DataFrame) -> Result<(), MetricsError> {
         source,
     };
     let file = fs::File::create(&tmp).map_err(io)?;
-    ParquetWriter::new(file)
+    // The writer emits many small pieces (page and thrift headers): buffer them.
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    ParquetWriter::new(&mut out)
         .with_compression(ParquetCompression::Snappy)
         .finish(df)
         .map_err(|source| MetricsError::Polars {
             path: path.to_owned(),
             source,
         })?;
+    out.into_inner().map_err(|e| MetricsError::Io {
+        path: tmp.clone(),
+        source: e.into_error(),
+    })?;
     fs::rename(&tmp, path).map_err(|source| MetricsError::Io {
         path: path.to_owned(),
         source,

@@ -73,7 +73,14 @@ impl PlacementPolicy for FirstFit {
         let n_cons = cluster.resources().n_consumables();
         self.begin(cluster.n_vnodes(), cluster.hosts().len());
         let generation = self.generation;
-        let mut alloc = Allocation::new(request.sharing);
+        // At most one part per chunk: reserve that (capped) so starting a job does not regrow.
+        let max_parts =
+            (self.totals[ConsumableIdx::NCPUS.index()] as usize).clamp(1, cluster.n_vnodes());
+        let mut alloc = Allocation {
+            vnodes: Vec::with_capacity(max_parts),
+            amounts: Vec::with_capacity(max_parts * n_cons),
+            sharing: request.sharing,
+        };
         for chunk in &request.chunks {
             let mut remaining = chunk.count;
             for idx in view.eligible().iter() {

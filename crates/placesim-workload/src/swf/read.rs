@@ -8,13 +8,20 @@ use std::path::{Path, PathBuf};
 /// Opens a trace, transparently decompressing it if it starts with the gzip magic bytes.
 /// Decompression runs on a helper thread, overlapping with parsing.
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>, SwfError> {
-    let err = |kind| SwfError { path: path.to_owned(), line: None, kind };
+    let err = |kind| SwfError {
+        path: path.to_owned(),
+        line: None,
+        kind,
+    };
     let file = File::open(path).map_err(|e| err(SwfErrorKind::Open(e)))?;
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let magic = reader.fill_buf().map_err(|e| err(SwfErrorKind::Open(e)))?;
     if magic.starts_with(&[0x1f, 0x8b]) {
         let gz = flate2::bufread::MultiGzDecoder::new(reader);
-        Ok(Box::new(BufReader::with_capacity(1 << 16, Pipelined::spawn(gz))))
+        Ok(Box::new(BufReader::with_capacity(
+            1 << 16,
+            Pipelined::spawn(gz),
+        )))
     } else {
         Ok(Box::new(reader))
     }
@@ -64,7 +71,11 @@ impl Pipelined {
                 }
             }
         });
-        Pipelined { blocks, current: Vec::new(), pos: 0 }
+        Pipelined {
+            blocks,
+            current: Vec::new(),
+            pos: 0,
+        }
     }
 }
 
@@ -189,7 +200,11 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                 }
             }
             self.line += 1;
-            let start = self.buf.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(self.buf.len());
+            let start = self
+                .buf
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .unwrap_or(self.buf.len());
             let line = &self.buf[start..];
             if line.is_empty() {
                 continue;
@@ -202,7 +217,11 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                 self.header_line(&comment);
                 continue;
             }
-            return Some(parse_record(line).map(|r| (self.line, r)).map_err(|k| self.error(k)));
+            return Some(
+                parse_record(line)
+                    .map(|r| (self.line, r))
+                    .map_err(|k| self.error(k)),
+            );
         }
         None
     }
@@ -230,13 +249,25 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
             let text = || String::from_utf8_lossy(token).into_owned();
             // Fields 6 and 7 are per-processor averages and may be fractional.
             if field == 6 || field == 7 {
-                floats[n - 5] = parse_decimal(token).ok_or_else(|| SwfErrorKind::NotANumber { field, name, text: text() })?;
+                floats[n - 5] = parse_decimal(token).ok_or_else(|| SwfErrorKind::NotANumber {
+                    field,
+                    name,
+                    text: text(),
+                })?;
             } else {
                 ints[n] = parse_whole(token).map_err(|fraction| {
                     if fraction {
-                        SwfErrorKind::NotAnInteger { field, name, text: text() }
+                        SwfErrorKind::NotAnInteger {
+                            field,
+                            name,
+                            text: text(),
+                        }
                     } else {
-                        SwfErrorKind::NotANumber { field, name, text: text() }
+                        SwfErrorKind::NotANumber {
+                            field,
+                            name,
+                            text: text(),
+                        }
                     }
                 })?;
             }
@@ -293,7 +324,11 @@ fn parse_decimal(token: &[u8]) -> Option<f64> {
     if let Some(v) = parse_plain_integer(token) {
         return Some(v as f64);
     }
-    std::str::from_utf8(token).ok()?.parse::<f64>().ok().filter(|x| x.is_finite())
+    std::str::from_utf8(token)
+        .ok()?
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
 }
 
 /// A whole number, accepting a zero fraction (`12.00`). `Err(true)` means a real fraction,
