@@ -1,0 +1,182 @@
+//! The `placesim` binary, end to end.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const TRACE: &str = "\
+; MaxProcs: 4
+1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1
+2 0 -1 5 4 -1 -1 4 5 -1 1 1 1 -1 1 -1 -1 -1
+3 1 -1 3 1 -1 -1 1 3 -1 1 1 1 -1 1 -1 -1 -1
+4 2 -1 4 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
+";
+
+fn placesim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_placesim"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn write_trace(dir: &Path, body: &str) -> String {
+    let path = dir.join("tiny.swf");
+    std::fs::write(&path, body).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn run_writes_parquet_and_prints_the_summary_and_speed() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), TRACE);
+    let out = dir.path().join("out");
+    let o = placesim(&[
+        "run",
+        "--trace",
+        &trace,
+        "--policy",
+        "easy",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(out.join("jobs.parquet").is_file() && out.join("summary.parquet").is_file());
+    let stdout = text(&o.stdout);
+    assert!(stdout.starts_with("policy"), "{stdout}");
+    let row = stdout.lines().nth(1).unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    // policy, jobs, skipped, utilization, ... (EASY backfills J3: waits 0, 10, 0, 13).
+    assert_eq!(&cells[..3], ["easy", "4", "0"]);
+    assert_eq!(cells[4], "5.8", "mean wait (0 + 10 + 0 + 13) / 4 = 5.75");
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.contains("4 records: 4 jobs, 0 skipped (none); machine of 4 processors"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("jobs/s") && stderr.contains("events/s") && stderr.contains("peak memory"),
+        "{stderr}"
+    );
+    // The summary row read back from Parquet.
+    let row = placesim_analysis::read_summary(&out.join("summary.parquet")).unwrap();
+    assert_eq!(
+        (row.scenario.as_str(), row.policy.as_str(), row.jobs_run),
+        ("tiny", "easy", 4)
+    );
+}
+
+#[test]
+fn bad_trace_fails_with_file_line_and_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1\n",
+    );
+    let out = dir.path().join("out");
+    let o = placesim(&[
+        "run",
+        "--trace",
+        &trace,
+        "--policy",
+        "fcfs",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        format!("placesim: error: {trace}:2: expected 18 whitespace-separated fields, found 17\n")
+    );
+    assert!(!out.exists(), "nothing is written for a bad trace");
+}
+
+#[test]
+fn skip_bad_lines_reports_what_was_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = format!("{TRACE}5 3 -1 x 1 -1 -1 1 5 -1 1 1 1 -1 1 -1 -1 -1\n");
+    let trace = write_trace(dir.path(), &body);
+    let out = dir.path().join("out");
+    let o = placesim(&[
+        "run",
+        "--trace",
+        &trace,
+        "--policy",
+        "fcfs",
+        "--skip-bad-lines",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let stderr = text(&o.stderr);
+    assert!(
+        stderr.contains("5 records: 4 jobs, 1 skipped (bad_line: 1)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "skipped bad line: {trace}:6: field 4 (run time): expected a number, found `x`"
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn no_timing_runs_are_byte_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), TRACE);
+    for name in ["a", "b"] {
+        let out = dir.path().join(name);
+        let o = placesim(&[
+            "run",
+            "--trace",
+            &trace,
+            "--policy",
+            "easy",
+            "--no-timing",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success());
+    }
+    for file in ["jobs.parquet", "summary.parquet"] {
+        let a = std::fs::read(dir.path().join("a").join(file)).unwrap();
+        let b = std::fs::read(dir.path().join("b").join(file)).unwrap();
+        assert!(a == b, "{file}");
+    }
+}
+
+#[test]
+fn unknown_policy_is_a_usage_error() {
+    let o = placesim(&["run", "--trace", "x.swf", "--policy", "sjf", "--out", "o"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("invalid value 'sjf' for '--policy <POLICY>'"));
+}
+
+#[test]
+fn demo_compares_fcfs_and_easy_on_kth_and_writes_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("demo");
+    let o = placesim(&["demo", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.starts_with("# placesim report: KTH-SP2-1996-2.1-cln"));
+    let rows = placesim_analysis::read_runs(&out).unwrap();
+    let policies: Vec<&str> = rows.iter().map(|r| r.policy.as_str()).collect();
+    assert_eq!(policies, ["easy", "fcfs"]);
+    for r in &rows {
+        assert_eq!(r.jobs_run, 27_992);
+        // The report shows what the Parquet files hold.
+        assert!(
+            report.contains(&format!(
+                "| {} | 27992 | 0 | {:.4} |",
+                r.policy, r.utilization
+            )),
+            "{report}"
+        );
+    }
+    // EASY waits far less than FCFS on this trace.
+    assert!(rows[0].wait_mean_s * 10.0 < rows[1].wait_mean_s);
+}

@@ -1,0 +1,148 @@
+//! The summary's figures against a hand-worked run, the Parquet tables against the summary,
+//! and byte-identical output for identical input.
+
+use placesim_core::{Cluster, ClusterState, ResourceDefs, RunConfig, Simulation, WalltimePolicy};
+use placesim_metrics::{JobSink, RunMeta, RunSummary, Timing, jobs_frame, write_run};
+use placesim_policy::PolicySpec;
+use placesim_workload::{SwfOptions, Trace, read_trace};
+use std::path::Path;
+
+/// 4 processors, FCFS (worked out in the policy crate's schedule tests):
+/// J1 size 2 submit 0 start 0 end 10; J2 size 4 submit 0 start 10 end 15;
+/// J3 size 1 submit 1 start 15 end 18; J4 size 2 submit 2 start 15 end 19.
+const TRACE: &str = "\
+1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1
+2 0 -1 5 4 -1 -1 4 5 -1 1 1 1 -1 1 -1 -1 -1
+3 1 -1 3 1 -1 -1 1 3 -1 1 1 1 -1 1 -1 -1 -1
+4 2 -1 4 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
+";
+
+fn run(trace: &Trace, timing: Option<Timing>) -> (JobSink, RunSummary) {
+    let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
+    let mut sink = JobSink::new(&trace.workload);
+    let mut policy = PolicySpec::Fcfs.build();
+    let stats = Simulation::new(
+        &trace.workload,
+        ClusterState::new(cluster),
+        RunConfig {
+            walltime: WalltimePolicy::Kill,
+        },
+    )
+    .run(policy.as_mut(), &mut sink, &mut |_| {})
+    .unwrap();
+    let meta = RunMeta {
+        scenario: "hand".into(),
+        policy: "fcfs".into(),
+        seed: 7,
+        trace: "t.swf".into(),
+        procs: trace.procs,
+    };
+    let skipped = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
+    let summary = RunSummary::compute(
+        meta,
+        &trace.workload,
+        &sink,
+        &stats,
+        trace.records,
+        skipped,
+        timing,
+    );
+    (sink, summary)
+}
+
+fn hand_trace() -> Trace {
+    let opts = SwfOptions {
+        procs: Some(4),
+        skip_bad_lines: false,
+    };
+    read_trace(
+        TRACE.as_bytes(),
+        Path::new("t.swf"),
+        &opts,
+        &ResourceDefs::default(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn summary_matches_the_hand_worked_schedule() {
+    let (_, s) = run(&hand_trace(), None);
+    assert_eq!(s.jobs_run, 4);
+    // Makespan: last end 19 − first submit 0.
+    assert_eq!(s.makespan_s, 19);
+    // Busy processor-seconds: 2×10 + 4×5 + 1×3 + 2×4 = 51, over 4 × 19.
+    assert!((s.utilization - 51.0 / 76.0).abs() < 1e-12);
+    // Waits 0, 10, 14, 13: mean 9.25, median 11.5, p95 (rank 4 of 4) 14.
+    assert_eq!(
+        (s.wait_mean_s, s.wait_median_s, s.wait_p95_s),
+        (9.25, 11.5, 14.0)
+    );
+    // BSD: J1 10/10 = 1; J2 (10+5)/10 = 1.5; J3 (14+3)/10 = 1.7; J4 (13+4)/10 = 1.7.
+    assert!((s.bsd_mean - (1.0 + 1.5 + 1.7 + 1.7) / 4.0).abs() < 1e-12);
+    assert!((s.throughput_jobs_per_hour - 4.0 * 3600.0 / 19.0).abs() < 1e-9);
+    assert_eq!(s.events, 8);
+}
+
+#[test]
+fn jobs_table_rows_follow_submit_order_and_carry_the_run_ids() {
+    let trace = hand_trace();
+    let (sink, s) = run(&trace, None);
+    let df = jobs_frame(&s.meta, &trace.workload, &sink).unwrap();
+    assert_eq!(df.height(), 4);
+    let starts: Vec<Option<u64>> = df
+        .column("start_s")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(starts, vec![Some(0), Some(10), Some(15), Some(15)]);
+    let waits: Vec<Option<u64>> = df.column("wait_s").unwrap().u64().unwrap().iter().collect();
+    assert_eq!(waits, vec![Some(0), Some(10), Some(14), Some(13)]);
+    let bsd = df.column("bounded_slowdown").unwrap().f64().unwrap();
+    assert_eq!(bsd.get(1), Some(1.5));
+    let seed = df
+        .column("seed")
+        .unwrap()
+        .as_materialized_series()
+        .u64()
+        .unwrap()
+        .get(3);
+    assert_eq!(seed, Some(7));
+    let policy = df
+        .column("policy")
+        .unwrap()
+        .as_materialized_series()
+        .str()
+        .unwrap()
+        .get(2)
+        .map(str::to_owned);
+    assert_eq!(policy.as_deref(), Some("fcfs"));
+}
+
+#[test]
+fn identical_input_gives_byte_identical_parquet() {
+    let trace = hand_trace();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a", "b"] {
+        let (sink, s) = run(&trace, None);
+        write_run(&dir.path().join(name), &trace.workload, &sink, &s).unwrap();
+    }
+    for file in ["jobs.parquet", "summary.parquet"] {
+        let a = std::fs::read(dir.path().join("a").join(file)).unwrap();
+        let b = std::fs::read(dir.path().join("b").join(file)).unwrap();
+        assert!(!a.is_empty());
+        assert!(a == b, "{file} differs between identical runs");
+    }
+    // With wall-clock timing recorded, only summary.parquet may differ; jobs.parquet may not.
+    let (sink, s) = run(
+        &trace,
+        Some(Timing {
+            wall_seconds: 0.123,
+        }),
+    );
+    write_run(&dir.path().join("c"), &trace.workload, &sink, &s).unwrap();
+    let a = std::fs::read(dir.path().join("a/jobs.parquet")).unwrap();
+    let c = std::fs::read(dir.path().join("c/jobs.parquet")).unwrap();
+    assert!(a == c);
+}
