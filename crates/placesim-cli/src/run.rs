@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
     let started = Instant::now();
+    let _warm = placesim_metrics::warm_up();
     let trace = load(&args.trace, &args.machine)?;
     eprintln!(
         "placesim: trace read in {:.3} s",
@@ -31,7 +32,7 @@ pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
         !args.no_timing,
         &args.out,
     )?;
-    print!("{}", render_summaries(&[args.out.as_path()])?);
+    print!("{}", placesim_analysis::render_table(&[row_of(&summary)]));
     print_figures(&summary, started.elapsed());
     Ok(())
 }
@@ -118,7 +119,7 @@ pub(crate) fn execute(
         procs: trace.procs,
     };
     let skipped = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
-    let timing = timed.then(|| Timing {
+    let timing = timed.then_some(Timing {
         wall_seconds: wall.as_secs_f64(),
     });
     let summary = RunSummary::compute(
@@ -146,13 +147,22 @@ pub(crate) fn execute(
     Ok(summary)
 }
 
-/// Reads back the summary.parquet of each run directory and renders them as one table.
-pub(crate) fn render_summaries(dirs: &[&Path]) -> anyhow::Result<String> {
-    let rows = dirs
-        .iter()
-        .map(|d| placesim_analysis::read_summary(&d.join("summary.parquet")))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(placesim_analysis::render_table(&rows))
+/// The table row of a summary held in memory (the same figures summary.parquet holds).
+pub(crate) fn row_of(s: &RunSummary) -> placesim_analysis::RunRow {
+    placesim_analysis::RunRow {
+        scenario: s.meta.scenario.clone(),
+        policy: s.meta.policy.clone(),
+        seed: s.meta.seed,
+        jobs_run: s.jobs_run,
+        skipped: s.skipped.iter().map(|(_, n)| n).sum(),
+        utilization: s.utilization,
+        wait_mean_s: s.wait_mean_s,
+        wait_median_s: s.wait_median_s,
+        wait_p95_s: s.wait_p95_s,
+        bsd_mean: s.bsd_mean,
+        makespan_s: s.makespan_s,
+        throughput_jobs_per_hour: s.throughput_jobs_per_hour,
+    }
 }
 
 /// Prints the speed figures: jobs/s and events/s of the simulation, and peak memory.

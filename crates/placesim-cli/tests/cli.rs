@@ -1,5 +1,8 @@
 //! The `placesim` binary, end to end.
 
+// Test helpers unwrap what the test itself set up.
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -262,15 +262,16 @@ impl<'w> Simulation<'w> {
             .iter()
             .position(|j| started[j.index()])
         {
-            let mut write = self.queue_head + first;
-            for read in write..self.queue.len() {
+            let from = self.queue_head + first;
+            let mut kept = from;
+            for read in from..self.queue.len() {
                 let job = self.queue[read];
                 if !started[job.index()] {
-                    self.queue[write] = job;
-                    write += 1;
+                    self.queue[kept] = job;
+                    kept += 1;
                 }
             }
-            self.queue.truncate(write);
+            self.queue.truncate(kept);
         }
         if self.queue_head > 4096 && self.queue_head * 2 > self.queue.len() {
             self.queue.drain(..self.queue_head);

@@ -330,29 +330,26 @@ fn apply_part(
     cap_ncpus: u64,
 ) -> bool {
     let n_cons = free_total.len();
-    for (c, &a) in amounts.iter().enumerate() {
-        match dir {
-            Direction::Take => {
-                row[c] -= a;
-                free_total[c] -= a;
-            }
-            Direction::Give => {
-                row[c] += a;
-                free_total[c] += a;
-            }
-        }
-    }
+    let (free, extra) = row.split_at_mut(n_cons);
     match dir {
         Direction::Take => {
-            row[n_cons + JOBS] += 1;
+            for ((f, t), &a) in free.iter_mut().zip(free_total.iter_mut()).zip(amounts) {
+                *f -= a;
+                *t -= a;
+            }
+            extra[JOBS] += 1;
             if sharing == Sharing::Excl {
-                row[n_cons + FLAGS] |= FLAG_EXCLUSIVE;
+                extra[FLAGS] |= FLAG_EXCLUSIVE;
             }
         }
         Direction::Give => {
-            row[n_cons + JOBS] -= 1;
+            for ((f, t), &a) in free.iter_mut().zip(free_total.iter_mut()).zip(amounts) {
+                *f += a;
+                *t += a;
+            }
+            extra[JOBS] -= 1;
             if sharing == Sharing::Excl {
-                row[n_cons + FLAGS] &= !FLAG_EXCLUSIVE;
+                extra[FLAGS] &= !FLAG_EXCLUSIVE;
             }
         }
     }

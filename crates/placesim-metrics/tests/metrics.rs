@@ -1,6 +1,9 @@
 //! The summary's figures against a hand-worked run, the Parquet tables against the summary,
 //! and byte-identical output for identical input.
 
+// Test helpers unwrap what the test itself set up.
+#![allow(clippy::unwrap_used)]
+
 use placesim_core::{Cluster, ClusterState, ResourceDefs, RunConfig, Simulation, WalltimePolicy};
 use placesim_metrics::{JobSink, RunMeta, RunSummary, Timing, jobs_frame, write_run};
 use placesim_policy::PolicySpec;
@@ -145,4 +148,45 @@ fn identical_input_gives_byte_identical_parquet() {
     let a = std::fs::read(dir.path().join("a/jobs.parquet")).unwrap();
     let c = std::fs::read(dir.path().join("c/jobs.parquet")).unwrap();
     assert!(a == c);
+}
+
+/// More jobs than one row group holds: the table is written in batches, and reads back whole,
+/// in submit order, identically on a second run.
+#[test]
+fn large_jobs_table_is_written_in_row_groups_and_reads_back_whole() {
+    use polars::prelude::{ParquetReader, SerReader};
+    let n = placesim_metrics::JOBS_PER_ROW_GROUP * 2 + 123;
+    let mut text = String::from("; MaxProcs: 8\n");
+    for i in 0..n {
+        // Job i: submit i, size 1 + i % 8, run 1 + i % 5, estimate 10.
+        text.push_str(&format!(
+            "{} {i} -1 {} {} -1 -1 {} 10 -1 1 1 1 -1 1 -1 -1 -1\n",
+            i + 1,
+            1 + i % 5,
+            1 + i % 8,
+            1 + i % 8
+        ));
+    }
+    let trace = read_trace(
+        text.as_bytes(),
+        Path::new("big.swf"),
+        &SwfOptions::default(),
+        &ResourceDefs::default(),
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a", "b"] {
+        let (sink, s) = run(&trace, None);
+        write_run(&dir.path().join(name), &trace.workload, &sink, &s).unwrap();
+    }
+    let a = std::fs::read(dir.path().join("a/jobs.parquet")).unwrap();
+    let b = std::fs::read(dir.path().join("b/jobs.parquet")).unwrap();
+    assert!(a == b);
+    let file = std::fs::File::open(dir.path().join("a/jobs.parquet")).unwrap();
+    let df = ParquetReader::new(file).finish().unwrap();
+    assert_eq!(df.height(), n);
+    let ids = df.column("job_id").unwrap().u64().unwrap();
+    assert_eq!((ids.get(0), ids.get(n - 1)), (Some(1), Some(n as u64)));
+    let submits = df.column("submit_s").unwrap().u64().unwrap();
+    assert!(submits.iter().zip(0u64..).all(|(s, i)| s == Some(i)));
 }

@@ -116,7 +116,8 @@ impl PlacementPolicy for FirstFit {
                     if let Some(pos) = taken_here {
                         free -= alloc.amounts[pos * n_cons + c];
                     }
-                    fit = fit.min(free / amount);
+                    // Most chunks need one unit of a resource: skip the division then.
+                    fit = fit.min(if amount == 1 { free } else { free / amount });
                 }
                 if request.arrangement != Arrangement::Free {
                     fit = fit.min(1);

@@ -1,5 +1,8 @@
 //! Integration tests of the queue disciplines and placement, through the real kernel.
 
+// Test helpers unwrap what the test itself set up.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 mod placement;
 mod real_traces;
