@@ -13,6 +13,7 @@ const KTH_SP2: &[u8] = include_bytes!("../../../workloads/KTH-SP2-1996-2.1-cln.s
 const KTH_NAME: &str = "KTH-SP2-1996-2.1-cln.swf.gz";
 
 pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
+    let _warm = placesim_metrics::warm_up();
     let machine = MachineArgs {
         procs: None,
         procs_per_node: 1,

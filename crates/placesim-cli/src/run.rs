@@ -173,7 +173,7 @@ pub(crate) fn print_figures(summary: &RunSummary, process_wall: Duration) {
         |b| format!("{:.1} MiB", b as f64 / 1048576.0),
     );
     eprintln!(
-        "placesim: {} under {}: {} jobs, {} events simulated in {:.3} s ({:.0} jobs/s, {:.0} events/s); process {:.3} s; peak memory {peak}",
+        "placesim: {} under {}: {} jobs, {} events simulated in {:.3} s ({:.0} jobs/s, {:.0} events/s); {:.3} s elapsed; peak memory {peak}",
         summary.meta.scenario,
         summary.meta.policy,
         summary.jobs_run,

@@ -1,0 +1,18 @@
+# Conveniences only: every recipe is a plain command you can run without just.
+
+# FCFS vs EASY on the shipped KTH-SP2 trace; results and report in results/demo/.
+demo:
+    cargo run --release -- demo
+
+# The whole test suite (what CI runs).
+test:
+    cargo test --workspace
+
+# Whole-process wall time, jobs/s and peak memory on KTH-SP2, CTC-SP2 and HPC2N.
+bench:
+    bash scripts/bench.sh
+
+# Formatting and lints, as strict as review.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
