@@ -227,3 +227,38 @@ pub fn report(dir: &Path) -> Result<String, ReportError> {
     })?;
     Ok(render_table(&rows))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(policy: &str, wait: f64) -> RunRow {
+        RunRow {
+            scenario: "s".into(),
+            policy: policy.into(),
+            seed: 0,
+            jobs_run: 12,
+            skipped: 3,
+            utilization: 0.5,
+            wait_mean_s: wait,
+            wait_median_s: 1.0,
+            wait_p95_s: 2.0,
+            bsd_mean: 1.25,
+            makespan_s: 99,
+            throughput_jobs_per_hour: 1.0,
+        }
+    }
+
+    #[test]
+    fn table_aligns_columns_and_markdown_has_a_row_per_run() {
+        let rows = [row("easy", 10.0), row("fcfs", 12345.6)];
+        let table = render_table(&rows);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{table}");
+        assert!(lines[2].starts_with("fcfs") && lines[2].contains("12345.6"));
+        let md = render_markdown(&rows);
+        assert!(md.starts_with("# placesim report: s\n"));
+        assert!(md.contains("| easy | 12 | 3 | 0.5000 | 10.0 | 1.0 | 2.0 | 1.25 | 99 |"), "{md}");
+    }
+}
