@@ -259,6 +259,9 @@ mod tests {
         assert!(lines[2].starts_with("fcfs") && lines[2].contains("12345.6"));
         let md = render_markdown(&rows);
         assert!(md.starts_with("# placesim report: s\n"));
-        assert!(md.contains("| easy | 12 | 3 | 0.5000 | 10.0 | 1.0 | 2.0 | 1.25 | 99 |"), "{md}");
+        assert!(
+            md.contains("| easy | 12 | 3 | 0.5000 | 10.0 | 1.0 | 2.0 | 1.25 | 99 |"),
+            "{md}"
+        );
     }
 }

@@ -248,30 +248,34 @@ impl ClusterState {
     /// Validates and applies an allocation: the job now holds these resources.
     pub fn allocate(&mut self, alloc: &Allocation) -> Result<(), AllocationError> {
         self.validate(alloc)?;
-        self.exclusive_vnodes += exclusive_count(alloc);
-        apply(
-            &mut self.rows,
-            self.width,
-            &mut self.eligible,
-            &mut self.free_total,
-            &self.cluster,
-            alloc,
-            Direction::Take,
-        );
+        self.apply(alloc, Direction::Take);
         Ok(())
     }
 
     /// Gives an allocation's resources back. The caller guarantees it was allocated before.
     pub fn release(&mut self, alloc: &Allocation) {
-        self.exclusive_vnodes -= exclusive_count(alloc);
+        self.apply(alloc, Direction::Give);
+    }
+
+    fn apply(&mut self, alloc: &Allocation, dir: Direction) {
+        let ClusterState {
+            cluster,
+            width,
+            rows,
+            eligible,
+            free_total,
+            exclusive_vnodes,
+            ..
+        } = self;
         apply(
-            &mut self.rows,
-            self.width,
-            &mut self.eligible,
-            &mut self.free_total,
-            &self.cluster,
+            rows,
+            *width,
+            eligible,
+            free_total,
+            exclusive_vnodes,
+            cluster,
             alloc,
-            Direction::Give,
+            dir,
         );
     }
 }
@@ -356,15 +360,24 @@ fn apply_part(
     row_eligible(row, n_cons, cap_ncpus)
 }
 
+/// Takes or gives back a whole allocation on `rows`, keeping the eligibility bits, the free
+/// totals and the exclusive count in step. Shared by the real state and scratch views, so that
+/// both account identically.
+#[allow(clippy::too_many_arguments)]
 fn apply(
     rows: &mut [u64],
     width: usize,
     eligible: &mut Bitset,
     free_total: &mut [u64],
+    exclusive_vnodes: &mut u64,
     cluster: &Cluster,
     alloc: &Allocation,
     dir: Direction,
 ) {
+    match dir {
+        Direction::Take => *exclusive_vnodes += exclusive_count(alloc),
+        Direction::Give => *exclusive_vnodes -= exclusive_count(alloc),
+    }
     let n_cons = free_total.len();
     for (v, amounts) in alloc.parts(n_cons) {
         let row = &mut rows[v.index() * width..(v.index() + 1) * width];
@@ -462,32 +475,28 @@ impl<'a> Scratch<'a> {
     }
 
     fn apply(&mut self, alloc: &Allocation, dir: Direction) {
-        match dir {
-            Direction::Take => self.buf.exclusive_vnodes += exclusive_count(alloc),
-            Direction::Give => self.buf.exclusive_vnodes -= exclusive_count(alloc),
-        }
-        let n_cons = self.base.width - EXTRA;
-        for (v, amounts) in alloc.parts(n_cons) {
-            let cap_ncpus = self.base.cluster.capacity(v)[0];
-            let w = self.base.width;
-            let range = v.index() * w..(v.index() + 1) * w;
+        // Copy on write: bring every row the allocation touches into this view first.
+        for &v in &alloc.vnodes {
             self.row_mut(v);
-            let ScratchBuf {
-                rows,
-                free_total,
-                eligible,
-                ..
-            } = &mut *self.buf;
-            let ok = apply_part(
-                &mut rows[range],
-                amounts,
-                alloc.sharing,
-                dir,
-                free_total,
-                cap_ncpus,
-            );
-            eligible.set(v.index(), ok);
         }
+        let ScratchBuf {
+            rows,
+            eligible,
+            free_total,
+            exclusive_vnodes,
+            ..
+        } = &mut *self.buf;
+        let (width, cluster) = (self.base.width, &self.base.cluster);
+        apply(
+            rows,
+            width,
+            eligible,
+            free_total,
+            exclusive_vnodes,
+            cluster,
+            alloc,
+            dir,
+        );
     }
 
     /// Takes `alloc` in this view (a job this pass is about to start).
