@@ -67,7 +67,8 @@ pub enum WorkloadError {
 pub struct Workload {
     jobs: Vec<Job>,
     requests: Vec<Request>,
-    request_ncpus: Vec<u64>,
+    /// Total ncpus of each job's request, dense by job id: queue scans read this, not the jobs.
+    job_ncpus: Vec<u64>,
     min_request_ncpus: u64,
 }
 
@@ -100,10 +101,14 @@ impl Workload {
             .map(|r| r.total(ConsumableIdx::NCPUS))
             .collect();
         let min_request_ncpus = request_ncpus.iter().copied().min().unwrap_or(0);
+        let job_ncpus = jobs
+            .iter()
+            .map(|j| request_ncpus[j.request.index()])
+            .collect();
         Ok(Workload {
             jobs,
             requests,
-            request_ncpus,
+            job_ncpus,
             min_request_ncpus,
         })
     }
@@ -131,7 +136,7 @@ impl Workload {
 
     /// The total ncpus a job's request asks for: the cheapest test of whether it can fit.
     pub fn ncpus_of(&self, id: JobId) -> u64 {
-        self.request_ncpus[self.jobs[id.index()].request.index()]
+        self.job_ncpus[id.index()]
     }
 
     /// The request of a job.
