@@ -68,6 +68,8 @@ pub struct Cluster {
     /// Consumable capacities, `n_consumables` per vnode, row-major.
     capacity: Vec<u64>,
     capacity_total: Vec<u64>,
+    /// ncpus capacity per vnode, dense: the eligibility test reads it on every allocation.
+    ncpus_capacity: Vec<u64>,
 }
 
 /// Builds a [`Cluster`] one vnode at a time.
@@ -157,12 +159,18 @@ impl ClusterBuilder {
                 *t += a;
             }
         }
+        let ncpus_capacity = self
+            .capacity
+            .chunks_exact(n_cons)
+            .map(|row| row[ConsumableIdx::NCPUS.index()])
+            .collect();
         Ok(Cluster {
             resources: self.resources,
             hosts: self.hosts,
             vnodes: self.vnodes,
             capacity: self.capacity,
             capacity_total,
+            ncpus_capacity,
         })
     }
 }
@@ -214,6 +222,12 @@ impl Cluster {
     pub fn capacity(&self, v: VnodeId) -> &[u64] {
         let n = self.resources.n_consumables();
         &self.capacity[v.index() * n..(v.index() + 1) * n]
+    }
+
+    /// The ncpus capacity of `v`.
+    #[inline]
+    pub fn ncpus_capacity(&self, v: VnodeId) -> u64 {
+        self.ncpus_capacity[v.index()]
     }
 
     /// The capacity of one consumable summed over all vnodes.

@@ -381,7 +381,7 @@ fn apply(
     let n_cons = free_total.len();
     for (v, amounts) in alloc.parts(n_cons) {
         let row = &mut rows[v.index() * width..(v.index() + 1) * width];
-        let cap_ncpus = cluster.capacity(v)[0];
+        let cap_ncpus = cluster.ncpus_capacity(v);
         let ok = apply_part(row, amounts, alloc.sharing, dir, free_total, cap_ncpus);
         eligible.set(v.index(), ok);
     }

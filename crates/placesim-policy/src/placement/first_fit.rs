@@ -142,7 +142,9 @@ impl PlacementPolicy for FirstFit {
                             .extend(chunk.amounts.iter().map(|&a| u64::from(n) * a));
                     }
                 }
-                self.host_stamp[cluster.vnode(v).host.index()] = generation;
+                if request.arrangement == Arrangement::Scatter {
+                    self.host_stamp[cluster.vnode(v).host.index()] = generation;
+                }
             }
             if remaining > 0 {
                 return None;

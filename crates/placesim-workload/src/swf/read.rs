@@ -228,48 +228,67 @@ impl<R: BufRead> Iterator for SwfReader<R> {
 }
 
 /// Parses one job line of exactly 18 whitespace-separated fields.
+///
+/// Each field is scanned once: plain integers (nearly every SWF field) are accumulated while
+/// scanning; anything else (a fraction, an error) takes the general path on the token.
 pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
     let mut ints = [0i64; 18];
     let mut floats = [0f64; 2];
     let mut n = 0;
     let mut i = 0;
-    while i < line.len() {
-        if line[i].is_ascii_whitespace() {
+    let len = line.len();
+    loop {
+        while i < len && line[i].is_ascii_whitespace() {
             i += 1;
-            continue;
+        }
+        if i == len {
+            break;
         }
         let start = i;
-        while i < line.len() && !line[i].is_ascii_whitespace() {
+        let negative = line[i] == b'-';
+        if negative {
             i += 1;
         }
+        let digits_start = i;
+        let mut value: i64 = 0;
+        while i < len && line[i].is_ascii_digit() && i - digits_start < 18 {
+            value = value * 10 + i64::from(line[i] - b'0');
+            i += 1;
+        }
+        let plain = i > digits_start && (i == len || line[i].is_ascii_whitespace());
+        if !plain {
+            while i < len && !line[i].is_ascii_whitespace() {
+                i += 1;
+            }
+        }
         if n < 18 {
-            let token = &line[start..i];
             let field = n + 1;
-            let name = FIELD_NAMES[n];
-            let text = || String::from_utf8_lossy(token).into_owned();
-            // Fields 6 and 7 are per-processor averages and may be fractional.
+            let plain_value = if negative { -value } else { value };
             if field == 6 || field == 7 {
-                floats[n - 5] = parse_decimal(token).ok_or_else(|| SwfErrorKind::NotANumber {
-                    field,
-                    name,
-                    text: text(),
-                })?;
+                // Per-processor averages: may be fractional.
+                floats[n - 5] = if plain {
+                    plain_value as f64
+                } else {
+                    let token = &line[start..i];
+                    parse_decimal(token).ok_or_else(|| not_a_number(n, token))?
+                };
             } else {
-                ints[n] = parse_whole(token).map_err(|fraction| {
-                    if fraction {
-                        SwfErrorKind::NotAnInteger {
-                            field,
-                            name,
-                            text: text(),
+                ints[n] = if plain {
+                    plain_value
+                } else {
+                    let token = &line[start..i];
+                    parse_whole(token).map_err(|fraction| {
+                        if fraction {
+                            SwfErrorKind::NotAnInteger {
+                                field,
+                                name: FIELD_NAMES[n],
+                                text: String::from_utf8_lossy(token).into_owned(),
+                            }
+                        } else {
+                            not_a_number(n, token)
                         }
-                    } else {
-                        SwfErrorKind::NotANumber {
-                            field,
-                            name,
-                            text: text(),
-                        }
-                    }
-                })?;
+                    })?
+                };
             }
         }
         n += 1;
@@ -297,6 +316,14 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
         preceding_job: ints[16],
         think_time: ints[17],
     })
+}
+
+fn not_a_number(n: usize, token: &[u8]) -> SwfErrorKind {
+    SwfErrorKind::NotANumber {
+        field: n + 1,
+        name: FIELD_NAMES[n],
+        text: String::from_utf8_lossy(token).into_owned(),
+    }
 }
 
 /// An optionally negative run of at most 18 digits: the form of nearly every SWF field.
@@ -363,6 +390,41 @@ mod tests {
         assert_eq!(r.requested_time, 200);
         assert_eq!(r.user_id, 3);
         assert_eq!(r.think_time, -1);
+    }
+
+    #[test]
+    fn general_path_handles_fractions_long_numbers_and_junk() {
+        let with = |field: usize, text: &str| {
+            let mut tokens: Vec<&str> = LINE.split(' ').collect();
+            tokens[field - 1] = text;
+            parse_record(tokens.join(" ").as_bytes())
+        };
+        assert_eq!(with(4, "100.00").unwrap().run_time, 100);
+        assert_eq!(with(6, "-1.5e2").unwrap().avg_cpu_time, -150.0);
+        assert_eq!(
+            with(2, "1234567890123456789").unwrap().submit_time,
+            1_234_567_890_123_456_789
+        );
+        assert_eq!(
+            with(2, "99999999999999999999").unwrap_err().to_string(),
+            "field 2 (submit time): expected a number, found `99999999999999999999`"
+        );
+        assert_eq!(
+            with(3, "-").unwrap_err().to_string(),
+            "field 3 (wait time): expected a number, found `-`"
+        );
+        assert_eq!(
+            with(5, "4x").unwrap_err().to_string(),
+            "field 5 (allocated processors): expected a number, found `4x`"
+        );
+        assert_eq!(
+            with(7, "é").unwrap_err().to_string(),
+            "field 7 (used memory): expected a number, found `é`"
+        );
+        assert_eq!(
+            parse_record(b"1 2 3\t4").unwrap_err().to_string(),
+            "expected 18 whitespace-separated fields, found 4"
+        );
     }
 
     #[test]
