@@ -50,15 +50,7 @@ impl PlacementPolicy for FirstFit {
         request.arrangement == Arrangement::Free
             && request.sharing == Sharing::Shared
             && view.exclusive_vnodes() == 0
-            && request.chunks.iter().all(|ch| {
-                ch.amounts.iter().enumerate().all(|(c, &a)| {
-                    if c == ConsumableIdx::NCPUS.index() {
-                        a == 1
-                    } else {
-                        a == 0
-                    }
-                })
-            })
+            && single_ncpu_chunks(request)
     }
 
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
@@ -71,16 +63,57 @@ impl PlacementPolicy for FirstFit {
         }
         let cluster = view.cluster();
         let n_cons = cluster.resources().n_consumables();
-        self.begin(cluster.n_vnodes(), cluster.hosts().len());
-        let generation = self.generation;
         // At most one part per chunk: reserve that (capped) so starting a job does not regrow.
-        let max_parts =
-            (self.totals[ConsumableIdx::NCPUS.index()] as usize).clamp(1, cluster.n_vnodes());
+        let ncpus = self.totals[ConsumableIdx::NCPUS.index()];
+        let max_parts = (ncpus as usize).clamp(1, cluster.n_vnodes());
         let mut alloc = Allocation {
             vnodes: Vec::with_capacity(max_parts),
             amounts: Vec::with_capacity(max_parts * n_cons),
             sharing: request.sharing,
         };
+        if request.arrangement == Arrangement::Free
+            && request.sharing == Sharing::Shared
+            && single_ncpu_chunks(request)
+        {
+            // The common shape: every chunk is one ncpu. Greedy first fit then takes free
+            // ncpus from eligible vnodes in order, and a later chunk complex resumes on the
+            // vnode where the earlier one stopped: one pass over the merged count gives the
+            // very same vnodes and amounts.
+            let mut remaining = ncpus;
+            for idx in view.eligible().iter() {
+                let v = VnodeId::from_index(idx);
+                let free = view.free(v, ConsumableIdx::NCPUS);
+                if free == 0 {
+                    continue;
+                }
+                let take = free.min(remaining);
+                alloc.vnodes.push(v);
+                alloc.amounts.push(take);
+                alloc.amounts.resize(alloc.amounts.len() + n_cons - 1, 0);
+                remaining -= take;
+                if remaining == 0 {
+                    return Some(alloc);
+                }
+            }
+            return None;
+        }
+        self.place_chunks(request, view, alloc)
+    }
+}
+
+impl FirstFit {
+    /// The general greedy pass: chunk complexes in order, each chunk on the first vnode that
+    /// can hold it under the request's arrangement and sharing.
+    fn place_chunks(
+        &mut self,
+        request: &Request,
+        view: &Scratch<'_>,
+        mut alloc: Allocation,
+    ) -> Option<Allocation> {
+        let cluster = view.cluster();
+        let n_cons = cluster.resources().n_consumables();
+        self.begin(cluster.n_vnodes(), cluster.hosts().len());
+        let generation = self.generation;
         for chunk in &request.chunks {
             let mut remaining = chunk.count;
             for idx in view.eligible().iter() {
@@ -151,5 +184,91 @@ impl PlacementPolicy for FirstFit {
             }
         }
         Some(alloc)
+    }
+}
+
+/// Whether every chunk of `request` needs exactly one ncpu and nothing else.
+fn single_ncpu_chunks(request: &Request) -> bool {
+    request.chunks.iter().all(|ch| {
+        ch.amounts
+            .iter()
+            .enumerate()
+            .all(|(c, &a)| a == u64::from(c == ConsumableIdx::NCPUS.index()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use placesim_core::{Chunk, ClusterBuilder, ClusterState, ResourceDefs, ScratchBuf};
+
+    /// A small deterministic generator, so the test needs no random-number crate.
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    /// The single-ncpu fast path and the general pass choose the same vnodes and amounts, on
+    /// many partly used clusters of mixed vnode sizes, for one or several chunk complexes.
+    #[test]
+    fn fast_path_agrees_with_the_general_pass() {
+        let mut rng = Lcg(42);
+        let mut outcomes = [0u32; 2];
+        for _ in 0..300 {
+            let mut b = ClusterBuilder::new(ResourceDefs::default());
+            let n_hosts = 1 + rng.below(6);
+            for h in 0..n_hosts {
+                let host = b.add_host(format!("h{h}"));
+                for v in 0..1 + rng.below(3) {
+                    let ncpus = rng.below(4);
+                    b.add_vnode(format!("h{h}v{v}"), host, 1.0, &[ncpus, 0, 0], Vec::new())
+                        .unwrap();
+                }
+            }
+            let cluster = b.build().unwrap();
+            let mut state = ClusterState::new(cluster.clone());
+            // Occupy some ncpus with other jobs.
+            for v in 0..cluster.n_vnodes() {
+                let id = VnodeId::from_index(v);
+                let cap = cluster.capacity(id)[0];
+                let used = if cap == 0 { 0 } else { rng.below(cap + 1) };
+                if used > 0 {
+                    let mut a = Allocation::new(Sharing::Shared);
+                    a.add(id, &[used, 0, 0]);
+                    state.allocate(&a).unwrap();
+                }
+            }
+            let n_complexes = 1 + rng.below(3);
+            let request = Request {
+                chunks: (0..n_complexes)
+                    .map(|_| Chunk {
+                        count: 1 + rng.below(5) as u32,
+                        amounts: vec![1, 0, 0],
+                    })
+                    .collect(),
+                arrangement: Arrangement::Free,
+                sharing: Sharing::Shared,
+            };
+            let mut buf = ScratchBuf::default();
+            let view = Scratch::new(&state, &mut buf);
+            let mut ff = FirstFit::default();
+            let fast = ff.place(&request, &view);
+            let general = ff.place_chunks(&request, &view, Allocation::new(Sharing::Shared));
+            assert_eq!(
+                fast.as_ref().map(|a| (&a.vnodes, &a.amounts)),
+                general.as_ref().map(|a| (&a.vnodes, &a.amounts))
+            );
+            outcomes[usize::from(fast.is_some())] += 1;
+        }
+        assert!(
+            outcomes[0] > 30 && outcomes[1] > 30,
+            "both outcomes are exercised: {outcomes:?}"
+        );
     }
 }
