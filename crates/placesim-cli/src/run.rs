@@ -4,7 +4,7 @@ use crate::cli::{MachineArgs, RunArgs, WalltimeArg};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use placesim_core::{Cluster, ClusterState, Progress, RunConfig, Simulation, WalltimePolicy};
-use placesim_metrics::{JobSink, RunMeta, RunSummary, Timing, write_run};
+use placesim_metrics::{RunMeta, RunSummary, StreamingJobSink, Timing, write_summary};
 use placesim_policy::PolicySpec;
 use placesim_workload::{SwfOptions, Trace};
 use std::io::IsTerminal;
@@ -103,15 +103,6 @@ pub(crate) fn execute(
         },
     };
     let workload = &trace.workload;
-    let mut sink = JobSink::new(workload);
-    let mut policy_impl = policy.build();
-    let bar = LazyBar::new(workload.jobs().len() as u64);
-    let started = Instant::now();
-    let stats = Simulation::new(workload, ClusterState::new(cluster), config)
-        .run(policy_impl.as_mut(), &mut sink, &mut |p| bar.update(p))
-        .with_context(|| format!("simulating {} under {policy}", trace.path.display()))?;
-    let wall = started.elapsed();
-    bar.finish();
     let meta = RunMeta {
         scenario: scenario.to_owned(),
         policy: policy.to_string(),
@@ -119,6 +110,18 @@ pub(crate) fn execute(
         trace: trace.path.display().to_string(),
         procs: trace.procs,
     };
+    // jobs.parquet is written while the run goes on, a row group at a time.
+    let mut streaming = StreamingJobSink::new(out, meta.clone(), workload)?;
+    let mut policy_impl = policy.build();
+    let bar = LazyBar::new(workload.jobs().len() as u64);
+    let started = Instant::now();
+    let stats = Simulation::new(workload, ClusterState::new(cluster), config)
+        .run(policy_impl.as_mut(), &mut streaming, &mut |p| bar.update(p))
+        .with_context(|| format!("simulating {} under {policy}", trace.path.display()))?;
+    let wall = started.elapsed();
+    bar.finish();
+    let writing = Instant::now();
+    let sink = streaming.finish()?;
     let skipped = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
     let timing = timed.then_some(Timing {
         wall_seconds: wall.as_secs_f64(),
@@ -132,10 +135,9 @@ pub(crate) fn execute(
         skipped,
         timing,
     );
-    let writing = Instant::now();
-    write_run(out, workload, &sink, &summary)?;
+    write_summary(out, &summary)?;
     eprintln!(
-        "placesim: results written to {} in {:.3} s",
+        "placesim: results written to {} in {:.3} s after the simulation",
         out.display(),
         writing.elapsed().as_secs_f64()
     );

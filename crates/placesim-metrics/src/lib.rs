@@ -11,6 +11,6 @@ mod write;
 pub use sink::JobSink;
 pub use summary::{BSD_TAU_SECS, RunMeta, RunSummary, SkipColumn, Timing};
 pub use write::{
-    JOBS_PER_ROW_GROUP, MetricsError, jobs_frame, summary_frame, warm_up, write_jobs, write_run,
-    write_summary,
+    JOBS_PER_ROW_GROUP, MetricsError, StreamingJobSink, jobs_frame, summary_frame, warm_up,
+    write_jobs, write_run, write_summary,
 };

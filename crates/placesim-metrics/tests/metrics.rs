@@ -190,3 +190,115 @@ fn large_jobs_table_is_written_in_row_groups_and_reads_back_whole() {
     let submits = df.column("submit_s").unwrap().u64().unwrap();
     assert!(submits.iter().zip(0u64..).all(|(s, i)| s == Some(i)));
 }
+
+/// Writing jobs.parquet during the run gives the same bytes as writing it afterwards: for one
+/// row group, for several, and for a run with a job that never starts.
+#[test]
+fn streaming_jobs_writer_matches_the_after_run_writer() {
+    use placesim_metrics::{StreamingJobSink, write_jobs};
+    let big = {
+        let n = placesim_metrics::JOBS_PER_ROW_GROUP * 2 + 5;
+        let mut text = String::from("; MaxProcs: 8\n");
+        for i in 0..n {
+            text.push_str(&format!(
+                "{} {i} -1 {} 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n",
+                i + 1,
+                1 + i % 7
+            ));
+        }
+        read_trace(
+            text.as_bytes(),
+            Path::new("big.swf"),
+            &SwfOptions::default(),
+            &ResourceDefs::default(),
+        )
+        .unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (name, trace) in [("small", hand_trace()), ("big", big)] {
+        let meta = RunMeta {
+            scenario: name.into(),
+            policy: "fcfs".into(),
+            seed: 1,
+            trace: "t".into(),
+            procs: trace.procs,
+        };
+        let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
+        let streamed_dir = dir.path().join(format!("{name}-streamed"));
+        let mut streaming =
+            StreamingJobSink::new(&streamed_dir, meta.clone(), &trace.workload).unwrap();
+        let mut policy = PolicySpec::Fcfs.build();
+        Simulation::new(
+            &trace.workload,
+            ClusterState::new(cluster),
+            RunConfig {
+                walltime: WalltimePolicy::Kill,
+            },
+        )
+        .run(policy.as_mut(), &mut streaming, &mut |_| {})
+        .unwrap();
+        let sink = streaming.finish().unwrap();
+        let after_dir = dir.path().join(format!("{name}-after"));
+        std::fs::create_dir_all(&after_dir).unwrap();
+        write_jobs(&after_dir, &meta, &trace.workload, &sink).unwrap();
+        let a = std::fs::read(streamed_dir.join("jobs.parquet")).unwrap();
+        let b = std::fs::read(after_dir.join("jobs.parquet")).unwrap();
+        assert!(a == b, "{name}");
+    }
+}
+
+/// A job that never starts has no row and does not hold back the rows after it; a workload
+/// with no jobs still gets a jobs.parquet holding the schema and no rows.
+#[test]
+fn jobs_that_never_end_leave_no_row_and_do_not_stall_the_file() {
+    use placesim_metrics::StreamingJobSink;
+    use polars::prelude::{ParquetReader, SerReader};
+    let trace = hand_trace();
+    let dir = tempfile::tempdir().unwrap();
+    let meta = RunMeta {
+        scenario: "s".into(),
+        policy: "fcfs".into(),
+        seed: 0,
+        trace: "t".into(),
+        procs: 2,
+    };
+    // Two processors: J2 (size 4) can never run; FCFS passes it over.
+    let cluster = Cluster::homogeneous(2, 1).unwrap();
+    let mut streaming = StreamingJobSink::new(dir.path(), meta, &trace.workload).unwrap();
+    let mut policy = PolicySpec::Fcfs.build();
+    let stats = Simulation::new(
+        &trace.workload,
+        ClusterState::new(cluster),
+        RunConfig {
+            walltime: WalltimePolicy::Kill,
+        },
+    )
+    .run(policy.as_mut(), &mut streaming, &mut |_| {})
+    .unwrap();
+    assert_eq!(stats.never_started.len(), 1);
+    streaming.finish().unwrap();
+    let df = ParquetReader::new(std::fs::File::open(dir.path().join("jobs.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    let ids: Vec<Option<u64>> = df.column("job_id").unwrap().u64().unwrap().iter().collect();
+    assert_eq!(ids, vec![Some(1), Some(3), Some(4)]);
+    // An empty workload: the file holds the schema and no rows.
+    let empty = placesim_core::Workload::new(Vec::new(), Vec::new()).unwrap();
+    let edir = dir.path().join("empty");
+    let meta = RunMeta {
+        scenario: "e".into(),
+        policy: "fcfs".into(),
+        seed: 0,
+        trace: "t".into(),
+        procs: 1,
+    };
+    StreamingJobSink::new(&edir, meta, &empty)
+        .unwrap()
+        .finish()
+        .unwrap();
+    let df = ParquetReader::new(std::fs::File::open(edir.join("jobs.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    assert_eq!(df.height(), 0);
+    assert!(df.column("bounded_slowdown").is_ok());
+}
