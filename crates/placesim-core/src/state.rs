@@ -441,16 +441,16 @@ impl<'a> Scratch<'a> {
     /// Makes this view equal to another scratch view over the same state.
     pub fn copy_from(&mut self, other: &Scratch<'_>) {
         self.reset();
-        for v in 0..other.buf.stamp.len() {
-            if other.buf.stamp[v] == other.buf.generation {
-                let w = self.base.width;
-                self.buf.rows[v * w..(v + 1) * w]
-                    .copy_from_slice(&other.buf.rows[v * w..(v + 1) * w]);
-                self.buf.stamp[v] = self.buf.generation;
-            }
+        let w = self.base.width;
+        for &v in &other.buf.touched {
+            let v = v as usize;
+            self.buf.rows[v * w..(v + 1) * w].copy_from_slice(&other.buf.rows[v * w..(v + 1) * w]);
+            self.buf.stamp[v] = self.buf.generation;
         }
+        self.buf.touched.clone_from(&other.buf.touched);
         self.buf.eligible.copy_from(&other.buf.eligible);
         self.buf.free_total.clone_from(&other.buf.free_total);
+        self.buf.exclusive_vnodes = other.buf.exclusive_vnodes;
     }
 
     #[inline]

@@ -48,7 +48,6 @@ pub struct Easy<P> {
     now_buf: ScratchBuf,
     shadow_buf: ScratchBuf,
     ends: Vec<(SimTime, JobId, usize)>,
-    long_backfills: Vec<usize>,
 }
 
 /// The reservation as a pass holds it: on totals, or on vnodes in the shadow view.
@@ -70,7 +69,6 @@ impl<P: PlacementPolicy> Easy<P> {
             now_buf: ScratchBuf::default(),
             shadow_buf: ScratchBuf::default(),
             ends: Vec::new(),
-            long_backfills: Vec::new(),
         }
     }
 
@@ -129,7 +127,6 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
         let head_by_totals = self.placement.fits_by_totals(head_request, &now_view);
         let mut shadow_view = Scratch::new(ctx.state, &mut self.shadow_buf);
         let mut held = Held::Unknown;
-        self.long_backfills.clear();
         for &job in &ctx.queue[scan_from..] {
             let free_now = now_view.free_total(ConsumableIdx::NCPUS);
             if min_need > 0 && free_now == 0 {
@@ -151,8 +148,9 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
                 held = Held::Totals { time, free_ncpus };
             }
             if !by_totals && !matches!(held, Held::Vnodes(_)) {
-                // Switch to (or start in) the vnode form: the reservation with its vnodes, with
-                // this pass's long backfills taken at the shadow time.
+                // Switch to (or start in) the vnode form. This pass's long backfills count as
+                // running jobs that end after the shadow time; the head fits at that time (they
+                // were admitted on that condition), so the search stops before releasing them.
                 let found = reserve(
                     ctx,
                     &mut self.placement,
@@ -164,21 +162,14 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
                 );
                 // The head can run on the empty cluster, so releasing every running job always
                 // finds a reservation; if it ever does not, backfill nothing more.
-                let Some(mut r) = found else { break };
-                for &idx in &self.long_backfills {
-                    let Decision::Start { allocation, .. } = &decisions[idx];
-                    shadow_view.take(allocation);
-                }
-                if !self.long_backfills.is_empty() {
-                    match self.placement.place(head_request, &shadow_view) {
-                        Some(moved) => r.allocation = moved,
-                        None => break,
-                    }
-                }
+                let Some(r) = found else { break };
                 held = Held::Vnodes(r);
             }
             match &mut held {
-                Held::Unknown => unreachable_held(),
+                Held::Unknown => {
+                    debug_assert!(false, "reservation used before it was computed");
+                    break;
+                }
                 Held::Totals { time, free_ncpus } => {
                     let ends_by_shadow = ctx.now + ctx.workload.job(job).estimate <= *time;
                     if !ends_by_shadow && need + head_need > *free_ncpus {
@@ -189,7 +180,6 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
                     };
                     if !ends_by_shadow {
                         *free_ncpus -= need;
-                        self.long_backfills.push(decisions.len());
                     }
                     start(job, allocation, &mut now_view, decisions);
                 }
@@ -225,13 +215,6 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
             }
         }
     }
-}
-
-/// `Held::Unknown` is replaced before it is matched; reaching it would be a logic error, and
-/// the safe reaction is to start nothing more in this pass.
-#[cold]
-fn unreachable_held() {
-    debug_assert!(false, "reservation used before it was computed");
 }
 
 /// Step 2 on totals: the first estimated end at which the ncpus free reach the head's need, and

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+mod mixed;
 mod placement;
 mod real_traces;
 mod reservation;
