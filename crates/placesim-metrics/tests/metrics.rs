@@ -20,19 +20,28 @@ const TRACE: &str = "\
 4 2 -1 4 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
 ";
 
-fn run(trace: &Trace, timing: Option<Timing>) -> (JobSink, RunSummary) {
-    let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
-    let mut sink = JobSink::new(&trace.workload);
+/// Replays `workload` under FCFS on `cluster` into `sink`.
+fn simulate(
+    workload: &placesim_core::Workload,
+    cluster: Cluster,
+    sink: &mut dyn placesim_core::MetricsSink,
+) -> placesim_core::RunStats {
     let mut policy = PolicySpec::Fcfs.build();
-    let stats = Simulation::new(
-        &trace.workload,
+    Simulation::new(
+        workload,
         ClusterState::new(cluster),
         RunConfig {
             walltime: WalltimePolicy::Kill,
         },
     )
-    .run(policy.as_mut(), &mut sink, &mut |_| {})
-    .unwrap();
+    .run(policy.as_mut(), sink, &mut |_| {})
+    .unwrap()
+}
+
+fn run(trace: &Trace, timing: Option<Timing>) -> (JobSink, RunSummary) {
+    let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
+    let mut sink = JobSink::new(&trace.workload);
+    let stats = simulate(&trace.workload, cluster, &mut sink);
     let meta = RunMeta {
         scenario: "hand".into(),
         policy: "fcfs".into(),
@@ -227,16 +236,7 @@ fn streaming_jobs_writer_matches_the_after_run_writer() {
         let streamed_dir = dir.path().join(format!("{name}-streamed"));
         let mut streaming =
             StreamingJobSink::new(&streamed_dir, meta.clone(), &trace.workload).unwrap();
-        let mut policy = PolicySpec::Fcfs.build();
-        Simulation::new(
-            &trace.workload,
-            ClusterState::new(cluster),
-            RunConfig {
-                walltime: WalltimePolicy::Kill,
-            },
-        )
-        .run(policy.as_mut(), &mut streaming, &mut |_| {})
-        .unwrap();
+        simulate(&trace.workload, cluster, &mut streaming);
         let sink = streaming.finish().unwrap();
         let after_dir = dir.path().join(format!("{name}-after"));
         std::fs::create_dir_all(&after_dir).unwrap();
@@ -265,16 +265,7 @@ fn jobs_that_never_end_leave_no_row_and_do_not_stall_the_file() {
     // Two processors: J2 (size 4) can never run; FCFS passes it over.
     let cluster = Cluster::homogeneous(2, 1).unwrap();
     let mut streaming = StreamingJobSink::new(dir.path(), meta, &trace.workload).unwrap();
-    let mut policy = PolicySpec::Fcfs.build();
-    let stats = Simulation::new(
-        &trace.workload,
-        ClusterState::new(cluster),
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    )
-    .run(policy.as_mut(), &mut streaming, &mut |_| {})
-    .unwrap();
+    let stats = simulate(&trace.workload, cluster, &mut streaming);
     assert_eq!(stats.never_started.len(), 1);
     streaming.finish().unwrap();
     let df = ParquetReader::new(std::fs::File::open(dir.path().join("jobs.parquet")).unwrap())
