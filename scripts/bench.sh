@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Replays whole traces under FCFS and EASY and prints, per run, the whole-process wall time
-# (median of 3), jobs/s over that time, peak resident memory, and peak memory per job above a
+# (median of BENCH_RUNS runs, default 11: this machine's run-to-run noise is a few ms), jobs/s over that time, peak resident memory, and peak memory per job above a
 # one-job baseline run. Builds with the bench-release profile (fat LTO, one codegen unit:
 # about 10% faster than release), or the profile named by BENCH_PROFILE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 profile=${BENCH_PROFILE:-bench-release}
+runs=${BENCH_RUNS:-11}
 cargo build --quiet --profile "$profile" -p placesim-cli
 bin=target/$profile/placesim
 tmp=$(mktemp -d)
@@ -31,13 +32,13 @@ for trace in "${traces[@]}"; do
   name=$(basename "$trace" .swf.gz)
   for policy in fcfs easy; do
     walls=()
-    for _ in 1 2 3; do
+    for _ in $(seq 1 "$runs"); do
       start=$(date +%s%N)
       "$bin" run --trace "$trace" --policy "$policy" --out "$tmp/$name-$policy" > /dev/null 2> "$tmp/err"
       end=$(date +%s%N)
       walls+=("$(( (end - start) / 1000 ))")
     done
-    wall_us=$(printf '%s\n' "${walls[@]}" | sort -n | sed -n 2p)
+    wall_us=$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")
     jobs=$(sed -n 's/.* under [a-z]*: \([0-9]*\) jobs.*/\1/p' "$tmp/err")
     peak=$(peak_mib "$tmp/err")
     awk -v n="$name" -v p="$policy" -v j="$jobs" -v w="$wall_us" -v pk="$peak" -v b="$baseline" 'BEGIN {

@@ -121,21 +121,17 @@ pub(crate) fn execute(
     let wall = started.elapsed();
     bar.finish();
     let writing = Instant::now();
-    let sink = streaming.finish()?;
     let skipped = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
     let timing = timed.then_some(Timing {
         wall_seconds: wall.as_secs_f64(),
     });
-    let summary = RunSummary::compute(
-        meta,
-        workload,
-        &sink,
-        &stats,
-        trace.records,
-        skipped,
-        timing,
-    );
-    write_summary(out, &summary)?;
+    // The summary is computed and written while the last row groups of jobs.parquet encode.
+    let (_, summary) = streaming.finish_with(|sink| {
+        let summary =
+            RunSummary::compute(meta, workload, sink, &stats, trace.records, skipped, timing);
+        write_summary(out, &summary).map(|()| summary)
+    })?;
+    let summary = summary?;
     eprintln!(
         "placesim: results written to {} in {:.3} s after the simulation",
         out.display(),

@@ -277,7 +277,16 @@ impl<'w> StreamingJobSink<'w> {
     }
 
     /// Hands over the remaining row groups, waits for the file, and returns the per-job data.
-    pub fn finish(mut self) -> Result<JobSink, MetricsError> {
+    pub fn finish(self) -> Result<JobSink, MetricsError> {
+        self.finish_with(|_| ()).map(|(sink, ())| sink)
+    }
+
+    /// As [`StreamingJobSink::finish`], running `during` on the per-job data while the writer
+    /// thread encodes the last row groups (the run's summary, say).
+    pub fn finish_with<T>(
+        mut self,
+        during: impl FnOnce(&JobSink) -> T,
+    ) -> Result<(JobSink, T), MetricsError> {
         let n = self.workload.jobs().len();
         let rest: Vec<_> = row_group_ranges(n)
             .filter(|r| r.start >= self.sent_upto)
@@ -286,6 +295,7 @@ impl<'w> StreamingJobSink<'w> {
             self.send(ids);
         }
         self.groups = None;
+        let out = during(&self.inner);
         let written = self.writer.join().unwrap_or_else(|_| {
             Err(MetricsError::Io {
                 path: self.path.clone(),
@@ -294,7 +304,7 @@ impl<'w> StreamingJobSink<'w> {
         });
         match self.failed {
             Some(e) => Err(e),
-            None => written.map(|()| self.inner),
+            None => written.map(|()| (self.inner, out)),
         }
     }
 }
