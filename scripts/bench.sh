@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Replays whole traces under FCFS and EASY and prints, per run, the whole-process wall time
-# (median of BENCH_RUNS runs, default 11: this machine's run-to-run noise is a few ms), jobs/s over that time, peak resident memory, and peak memory per job above a
-# one-job baseline run. Builds with the bench-release profile (fat LTO, one codegen unit:
+# (the median of BENCH_RUNS runs, default 11: run-to-run noise here is a few ms), jobs/s over
+# that time, peak resident memory, and peak memory per job above a one-job baseline run. Builds with the bench-release profile (fat LTO, one codegen unit:
 # about 10% faster than release), or the profile named by BENCH_PROFILE.
 set -euo pipefail
 cd "$(dirname "$0")/.."

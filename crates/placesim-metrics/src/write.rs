@@ -167,8 +167,9 @@ fn parquet_writer<W: std::io::Write>(out: W) -> ParquetWriter<W> {
 }
 
 /// Rows per row group of jobs.parquet: the table is built and written this many jobs at a
-/// time, so its memory does not grow with the trace.
-pub const JOBS_PER_ROW_GROUP: usize = 16_384;
+/// time, so its memory does not grow with the trace. Groups this small let most of the encoding
+/// happen during the run (KTH-SP2: 3 ms faster whole-process than with 16,384).
+pub const JOBS_PER_ROW_GROUP: usize = 8_192;
 
 /// The ranges of job ids that make the row groups of jobs.parquet: fixed multiples of
 /// [`JOBS_PER_ROW_GROUP`], so the file is the same however it is written. An empty workload

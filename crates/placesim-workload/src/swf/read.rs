@@ -235,59 +235,58 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
     let mut ints = [0i64; 18];
     let mut floats = [0f64; 2];
     let mut n = 0;
-    let mut i = 0;
-    let len = line.len();
+    let mut rest = line;
     loop {
-        while i < len && line[i].is_ascii_whitespace() {
-            i += 1;
+        // Skip blanks; slice patterns keep the loops free of bounds checks.
+        while let [b, tail @ ..] = rest {
+            if !b.is_ascii_whitespace() {
+                break;
+            }
+            rest = tail;
         }
-        if i == len {
+        if rest.is_empty() {
             break;
         }
-        let start = i;
-        let negative = line[i] == b'-';
+        let token_start = rest;
+        let negative = rest[0] == b'-';
         if negative {
-            i += 1;
+            rest = &rest[1..];
         }
-        let digits_start = i;
         let mut value: i64 = 0;
-        while i < len && line[i].is_ascii_digit() && i - digits_start < 18 {
-            value = value * 10 + i64::from(line[i] - b'0');
-            i += 1;
+        let mut digits = 0usize;
+        while let [b, tail @ ..] = rest {
+            let d = b.wrapping_sub(b'0');
+            if d >= 10 || digits == 18 {
+                break;
+            }
+            value = value * 10 + i64::from(d);
+            digits += 1;
+            rest = tail;
         }
-        let plain = i > digits_start && (i == len || line[i].is_ascii_whitespace());
+        let plain = digits > 0 && rest.first().is_none_or(|b| b.is_ascii_whitespace());
         if !plain {
-            while i < len && !line[i].is_ascii_whitespace() {
-                i += 1;
+            while let [b, tail @ ..] = rest {
+                if b.is_ascii_whitespace() {
+                    break;
+                }
+                rest = tail;
             }
         }
         if n < 18 {
-            let field = n + 1;
-            let plain_value = if negative { -value } else { value };
-            if field == 6 || field == 7 {
-                // Per-processor averages: may be fractional.
+            let value = if negative { -value } else { value };
+            let token = &token_start[..token_start.len() - rest.len()];
+            if n == 5 || n == 6 {
+                // Fields 6 and 7 are per-processor averages and may be fractional.
                 floats[n - 5] = if plain {
-                    plain_value as f64
+                    value as f64
                 } else {
-                    let token = &line[start..i];
                     parse_decimal(token).ok_or_else(|| not_a_number(n, token))?
                 };
             } else {
                 ints[n] = if plain {
-                    plain_value
+                    value
                 } else {
-                    let token = &line[start..i];
-                    parse_whole(token).map_err(|fraction| {
-                        if fraction {
-                            SwfErrorKind::NotAnInteger {
-                                field,
-                                name: FIELD_NAMES[n],
-                                text: String::from_utf8_lossy(token).into_owned(),
-                            }
-                        } else {
-                            not_a_number(n, token)
-                        }
-                    })?
+                    parse_whole_field(n, token)?
                 };
             }
         }
@@ -315,6 +314,22 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
         partition: ints[15],
         preceding_job: ints[16],
         think_time: ints[17],
+    })
+}
+
+/// Field `n` (0-based) through the general path: a whole number, possibly written `12.00`.
+#[cold]
+fn parse_whole_field(n: usize, token: &[u8]) -> Result<i64, SwfErrorKind> {
+    parse_whole(token).map_err(|fraction| {
+        if fraction {
+            SwfErrorKind::NotAnInteger {
+                field: n + 1,
+                name: FIELD_NAMES[n],
+                text: String::from_utf8_lossy(token).into_owned(),
+            }
+        } else {
+            not_a_number(n, token)
+        }
     })
 }
 
