@@ -70,6 +70,8 @@ pub struct Cluster {
     capacity_total: Vec<u64>,
     /// ncpus capacity per vnode, dense: the eligibility test reads it on every allocation.
     ncpus_capacity: Vec<u64>,
+    /// The vnodes of each host, in cluster order.
+    host_vnodes: Vec<Vec<VnodeId>>,
 }
 
 /// Builds a [`Cluster`] one vnode at a time.
@@ -164,7 +166,12 @@ impl ClusterBuilder {
             .chunks_exact(n_cons)
             .map(|row| row[ConsumableIdx::NCPUS.index()])
             .collect();
+        let mut host_vnodes = vec![Vec::new(); self.hosts.len()];
+        for (i, v) in self.vnodes.iter().enumerate() {
+            host_vnodes[v.host.index()].push(VnodeId::from_index(i));
+        }
         Ok(Cluster {
+            host_vnodes,
             resources: self.resources,
             hosts: self.hosts,
             vnodes: self.vnodes,
@@ -216,6 +223,11 @@ impl Cluster {
     /// Host names, by host id.
     pub fn hosts(&self) -> &[String] {
         &self.hosts
+    }
+
+    /// The vnodes of host `h`, in cluster order: what `pack` and `exclhost` work with.
+    pub fn host_vnodes(&self, h: HostId) -> &[VnodeId] {
+        &self.host_vnodes[h.index()]
     }
 
     /// The consumable capacities of `v`, one per slot.

@@ -32,9 +32,12 @@ pub use event::{Event, EventKey, EventQueue};
 pub use ids::{HostId, JobId, RequestId, ResourceId, VnodeId};
 pub use job::{Job, Workload, WorkloadError};
 pub use policy::{Decision, PlacementPolicy, RunningJob, SchedContext, SchedulingPolicy};
-pub use request::{Arrangement, Chunk, Request, Sharing};
+pub use request::{
+    Arrangement, Chunk, Constraint, FilterExpr, NodeSetAttribute, NodeSetPolicy, NodeSetRequest,
+    NodeSetValue, Request, Sharing, chunks_total, chunks_totals_into,
+};
 pub use resource::{
-    AttrValue, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
+    AttrValue, CmpOp, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
 };
 pub use sim::{Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
 pub use sink::{JobOutcome, MetricsSink, VecSink};

@@ -76,6 +76,13 @@ pub trait PlacementPolicy: Send {
     /// The vnodes `request` would take in `view`, or `None` if it does not fit there now.
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation>;
 
+    /// What part of `request` this policy cannot honour, if any, so that a run refuses such a
+    /// request before it starts instead of placing it wrongly. The default honours everything.
+    fn unsupported(&self, request: &Request) -> Option<&'static str> {
+        let _ = request;
+        None
+    }
+
     /// Whether, in `view`, `place` succeeds exactly when the view's free totals cover the
     /// request's totals, and taking the request lowers the totals by exactly its totals. When
     /// it holds for the jobs involved, queue disciplines may reason on totals alone and place
@@ -104,5 +111,8 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     }
     fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
         (**self).fits_by_totals(request, view)
+    }
+    fn unsupported(&self, request: &Request) -> Option<&'static str> {
+        (**self).unsupported(request)
     }
 }

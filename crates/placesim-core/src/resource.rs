@@ -94,6 +94,117 @@ impl AttrValue {
     }
 }
 
+impl AttrValue {
+    /// A consumable amount (in the base unit of `kind`) as a value, so that node filters can
+    /// compare amounts and properties alike.
+    pub fn from_amount(kind: ResourceKind, amount: u64) -> AttrValue {
+        match kind {
+            ResourceKind::Size => AttrValue::SizeKib(amount),
+            ResourceKind::Float => AttrValue::Float(amount as f64 / 1000.0),
+            _ => AttrValue::Long(i64::try_from(amount).unwrap_or(i64::MAX)),
+        }
+    }
+
+    /// Orders two values of the same kind: strings alphanumerically (byte order, as PBS's
+    /// string comparison), numbers numerically, `false < true`. `None` for values of different
+    /// kinds, or for string_arrays, which have no single value to order.
+    pub fn partial_order(&self, other: &AttrValue) -> Option<std::cmp::Ordering> {
+        use AttrValue::*;
+        match (self, other) {
+            (Str(a), Str(b)) => Some(a.as_str().cmp(b.as_str())),
+            (Bool(a), Bool(b)) => Some(a.cmp(b)),
+            (Long(a), Long(b)) => Some(a.cmp(b)),
+            (SizeKib(a), SizeKib(b)) => Some(a.cmp(b)),
+            (Float(a), Float(b)) => a.partial_cmp(b),
+            (Long(a), Float(b)) => (*a as f64).partial_cmp(b),
+            (Float(a), Long(b)) => a.partial_cmp(&(*b as f64)),
+            _ => None,
+        }
+    }
+}
+
+/// A comparison operator in a chunk condition or a node_filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// `=` in a select, `==` in a node_filter.
+    Eq,
+    /// `!=`.
+    Ne,
+    /// `<`.
+    Lt,
+    /// `>`.
+    Gt,
+    /// `<=`.
+    Le,
+    /// `>=`.
+    Ge,
+}
+
+impl CmpOp {
+    /// The operator as written in a select statement (`=` for equality).
+    pub fn select_symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "=",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Gt => ">",
+            CmpOp::Le => "<=",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    /// The operator as written in a node_filter (`==` for equality).
+    pub fn filter_symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            other => other.select_symbol(),
+        }
+    }
+
+    /// Whether `have` (a vnode's value; `None` when unset) satisfies `have OP want`.
+    ///
+    /// - A string_array satisfies `=` when any element equals the string, and the ordering
+    ///   operators when any element does; it satisfies `!=` when no element is equal.
+    /// - An unset boolean reads as false, as in PBS; other unset values satisfy only `!=`.
+    /// - Values of different kinds never compare equal.
+    pub fn matches(self, have: Option<&AttrValue>, want: &AttrValue) -> bool {
+        let unset_bool = AttrValue::Bool(false);
+        let have = match (have, want) {
+            (None, AttrValue::Bool(_)) => &unset_bool,
+            (None, _) => return self == CmpOp::Ne,
+            (Some(h), _) => h,
+        };
+        if let AttrValue::StrArray(values) = have {
+            let any = |op: CmpOp| {
+                values
+                    .iter()
+                    .any(|v| op.holds(AttrValue::Str(v.clone()).partial_order(want)))
+            };
+            return match self {
+                CmpOp::Ne => !any(CmpOp::Eq),
+                op => any(op),
+            };
+        }
+        self.holds(have.partial_order(want))
+    }
+
+    /// Whether an ordering (of have against want) satisfies this operator; an incomparable
+    /// pair satisfies only `!=`.
+    fn holds(self, ord: Option<std::cmp::Ordering>) -> bool {
+        use std::cmp::Ordering::*;
+        match (self, ord) {
+            (CmpOp::Ne, None) => true,
+            (_, None) => false,
+            (CmpOp::Eq, Some(o)) => o == Equal,
+            (CmpOp::Ne, Some(o)) => o != Equal,
+            (CmpOp::Lt, Some(o)) => o == Less,
+            (CmpOp::Gt, Some(o)) => o == Greater,
+            (CmpOp::Le, Some(o)) => o != Greater,
+            (CmpOp::Ge, Some(o)) => o != Less,
+        }
+    }
+}
+
 /// The position of a consumable resource in every per-vnode amount vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ConsumableIdx(pub u8);

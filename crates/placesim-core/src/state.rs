@@ -131,7 +131,7 @@ pub trait StateView {
         if !self.eligible().contains(v.index()) {
             return false;
         }
-        if sharing == Sharing::Excl && self.n_jobs(v) > 0 {
+        if sharing.is_exclusive() && self.n_jobs(v) > 0 {
             return false;
         }
         amounts
@@ -228,7 +228,7 @@ impl ClusterState {
                 return Err(AllocationError::NotEligible(v));
             }
             let row = self.row(v);
-            if alloc.sharing == Sharing::Excl && row[n_cons + JOBS] > 0 {
+            if alloc.sharing.is_exclusive() && row[n_cons + JOBS] > 0 {
                 return Err(AllocationError::NotEmpty(v));
             }
             for (slot, (&asked, &free)) in amounts.iter().zip(row).enumerate() {
@@ -309,7 +309,7 @@ impl StateView for ClusterState {
 
 /// How many vnodes an allocation holds exclusively.
 fn exclusive_count(alloc: &Allocation) -> u64 {
-    if alloc.sharing == Sharing::Excl {
+    if alloc.sharing.is_exclusive() {
         alloc.vnodes.len() as u64
     } else {
         0
@@ -342,7 +342,7 @@ fn apply_part(
                 *t -= a;
             }
             extra[JOBS] += 1;
-            if sharing == Sharing::Excl {
+            if sharing.is_exclusive() {
                 extra[FLAGS] |= FLAG_EXCLUSIVE;
             }
         }
@@ -352,7 +352,7 @@ fn apply_part(
                 *t += a;
             }
             extra[JOBS] -= 1;
-            if sharing == Sharing::Excl {
+            if sharing.is_exclusive() {
                 extra[FLAGS] &= !FLAG_EXCLUSIVE;
             }
         }

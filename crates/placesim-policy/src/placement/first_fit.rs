@@ -1,8 +1,8 @@
 //! First fit over vnodes in cluster order, as PBS places chunks inside a set.
 
 use placesim_core::{
-    Allocation, Arrangement, ConsumableIdx, PlacementPolicy, Request, Scratch, Sharing, StateView,
-    VnodeId,
+    Allocation, Arrangement, AttrValue, Chunk, ConsumableIdx, FilterExpr, HostId, PlacementPolicy,
+    Request, Scratch, Sharing, StateView, VnodeId, chunks_totals_into,
 };
 
 /// Places chunk complexes in select order, each chunk on the first eligible vnode (in cluster
@@ -43,19 +43,62 @@ impl PlacementPolicy for FirstFit {
         "first-fit".to_owned()
     }
 
-    /// Exact for `place=free:shared` requests whose chunks each need one ncpu and nothing
-    /// else, while no vnode is held exclusively: every vnode with a free ncpu is then eligible
-    /// and can take a chunk, so N chunks fit exactly when N ncpus are free.
+    /// Exact for plain `place=free:shared` requests whose chunks each need one ncpu and
+    /// nothing else, while no vnode is held exclusively: every vnode with a free ncpu is then
+    /// eligible and can take a chunk, so N chunks fit exactly when N ncpus are free.
     fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
         request.arrangement == Arrangement::Free
             && request.sharing == Sharing::Shared
             && view.exclusive_vnodes() == 0
-            && single_ncpu_chunks(request)
+            && request.is_plain()
+            && single_ncpu_chunks(&request.chunks)
+    }
+
+    fn unsupported(&self, request: &Request) -> Option<&'static str> {
+        if request.group.is_some() || request.chunks_or_alternatives_group() {
+            Some("placement sets (place=group= or a per-chunk group=)")
+        } else if request.nodeset.is_some() {
+            Some("Moab node sets (nodeset=)")
+        } else {
+            None
+        }
     }
 
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
+        if request.node_filter.is_empty() {
+            return self.place_selects(request, view, None);
+        }
+        // node_filter alternatives are tried one by one, each over all the vnodes (seed 003).
+        request
+            .node_filter
+            .iter()
+            .find_map(|filter| self.place_selects(request, view, Some(filter)))
+    }
+}
+
+impl FirstFit {
+    /// The select specifications in order (`||` alternatives, seed 001): the first that fits.
+    fn place_selects(
+        &mut self,
+        request: &Request,
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+    ) -> Option<Allocation> {
+        request.selects().find_map(|chunks| {
+            let shape = Shape {
+                chunks,
+                arrangement: request.arrangement,
+                sharing: request.sharing,
+                filter,
+            };
+            self.place_shape(&shape, view)
+        })
+    }
+
+    /// Places one select specification under the request's arrangement and sharing.
+    fn place_shape(&mut self, shape: &Shape<'_>, view: &Scratch<'_>) -> Option<Allocation> {
         // The aggregate check first: it rejects most jobs that cannot start in O(consumables).
-        request.totals_into(&mut self.totals);
+        chunks_totals_into(shape.chunks, &mut self.totals);
         for (c, &need) in self.totals.iter().enumerate() {
             if need > view.free_total(ConsumableIdx(c as u8)) {
                 return None;
@@ -66,65 +109,81 @@ impl PlacementPolicy for FirstFit {
         // At most one part per chunk: reserve that (capped) so starting a job does not regrow.
         let ncpus = self.totals[ConsumableIdx::NCPUS.index()];
         let max_parts = (ncpus as usize).clamp(1, cluster.n_vnodes());
-        let mut alloc = Allocation {
+        let alloc = Allocation {
             vnodes: Vec::with_capacity(max_parts),
             amounts: Vec::with_capacity(max_parts * n_cons),
-            sharing: request.sharing,
+            sharing: shape.sharing,
         };
-        if request.arrangement == Arrangement::Free
-            && request.sharing == Sharing::Shared
-            && single_ncpu_chunks(request)
-        {
-            // The common shape: every chunk is one ncpu. Greedy first fit then takes free
-            // ncpus from eligible vnodes in order, and a later chunk complex resumes on the
-            // vnode where the earlier one stopped: one pass over the merged count gives the
-            // very same vnodes and amounts.
-            let mut remaining = ncpus;
-            for idx in view.eligible().iter() {
-                let v = VnodeId::from_index(idx);
-                let free = view.free(v, ConsumableIdx::NCPUS);
-                if free == 0 {
-                    continue;
+        if shape.arrangement == Arrangement::Pack {
+            // Every chunk on one host: hosts in order of their first vnode, the first that
+            // takes them all wins.
+            return (0..cluster.hosts().len()).find_map(|h| {
+                let vnodes = cluster.host_vnodes(HostId::from_index(h));
+                if vnodes.is_empty() {
+                    return None;
                 }
-                let take = free.min(remaining);
-                alloc.vnodes.push(v);
-                alloc.amounts.push(take);
-                alloc.amounts.resize(alloc.amounts.len() + n_cons - 1, 0);
-                remaining -= take;
-                if remaining == 0 {
-                    return Some(alloc);
-                }
-            }
-            return None;
+                self.place_chunks(shape, view, alloc.clone(), Some(vnodes))
+            });
         }
-        self.place_chunks(request, view, alloc)
+        if shape.arrangement == Arrangement::Free
+            && shape.sharing == Sharing::Shared
+            && shape.filter.is_none()
+            && single_ncpu_chunks(shape.chunks)
+            && shape.chunks.iter().all(|c| c.constraints.is_empty())
+        {
+            return single_ncpu_pass(ncpus, view, alloc);
+        }
+        self.place_chunks(shape, view, alloc, None)
     }
-}
 
-impl FirstFit {
-    /// The general greedy pass: chunk complexes in order, each chunk on the first vnode that
-    /// can hold it under the request's arrangement and sharing.
+    /// The general greedy pass: chunk complexes in order, each chunk on the first vnode (of
+    /// `within`, or of the cluster) that can hold it under the arrangement and sharing.
     fn place_chunks(
         &mut self,
-        request: &Request,
+        shape: &Shape<'_>,
         view: &Scratch<'_>,
         mut alloc: Allocation,
+        within: Option<&[VnodeId]>,
     ) -> Option<Allocation> {
         let cluster = view.cluster();
         let n_cons = cluster.resources().n_consumables();
         self.begin(cluster.n_vnodes(), cluster.hosts().len());
         let generation = self.generation;
-        for chunk in &request.chunks {
+        let eligible = view.eligible();
+        // A restricted search (one host, a node filter, whole empty hosts) walks a list made
+        // once; the plain search walks the eligibility bitset a word at a time.
+        let restricted =
+            within.is_some() || shape.filter.is_some() || shape.sharing == Sharing::ExclHost;
+        let list: Vec<usize> = if restricted {
+            let keep = |&i: &usize| {
+                let v = VnodeId::from_index(i);
+                eligible.contains(i)
+                    && shape.filter.is_none_or(|f| filter_holds(f, view, v))
+                    && (shape.sharing != Sharing::ExclHost || host_is_empty(view, v))
+            };
+            match within {
+                Some(vnodes) => vnodes.iter().map(|v| v.index()).filter(keep).collect(),
+                None => eligible.iter().filter(keep).collect(),
+            }
+        } else {
+            Vec::new()
+        };
+        for chunk in shape.chunks {
             let mut remaining = chunk.count;
-            for idx in view.eligible().iter() {
+            let iter: Box<dyn Iterator<Item = usize>> = if restricted {
+                Box::new(list.iter().copied())
+            } else {
+                Box::new(eligible.iter())
+            };
+            for idx in iter {
                 if remaining == 0 {
                     break;
                 }
                 let v = VnodeId::from_index(idx);
                 let taken_here =
                     (self.slot_stamp[idx] == generation).then(|| self.slot[idx] as usize);
-                match request.arrangement {
-                    Arrangement::Free => {}
+                match shape.arrangement {
+                    Arrangement::Free | Arrangement::Pack => {}
                     Arrangement::VScatter => {
                         if taken_here.is_some() {
                             continue;
@@ -136,7 +195,15 @@ impl FirstFit {
                         }
                     }
                 }
-                if request.sharing == Sharing::Excl && view.n_jobs(v) > 0 {
+                if shape.sharing.is_exclusive() && view.n_jobs(v) > 0 {
+                    continue;
+                }
+                let vnode = cluster.vnode(v);
+                if !chunk
+                    .constraints
+                    .iter()
+                    .all(|c| c.matches(vnode.attr(c.resource)))
+                {
                     continue;
                 }
                 // How many chunks of this shape still fit on v, given what this job took there.
@@ -152,7 +219,10 @@ impl FirstFit {
                     // Most chunks need one unit of a resource: skip the division then.
                     fit = fit.min(if amount == 1 { free } else { free / amount });
                 }
-                if request.arrangement != Arrangement::Free {
+                if matches!(
+                    shape.arrangement,
+                    Arrangement::Scatter | Arrangement::VScatter
+                ) {
                     fit = fit.min(1);
                 }
                 if fit == 0 {
@@ -175,21 +245,110 @@ impl FirstFit {
                             .extend(chunk.amounts.iter().map(|&a| u64::from(n) * a));
                     }
                 }
-                if request.arrangement == Arrangement::Scatter {
-                    self.host_stamp[cluster.vnode(v).host.index()] = generation;
-                }
+                self.host_stamp[cluster.vnode(v).host.index()] = generation;
             }
             if remaining > 0 {
                 return None;
+            }
+        }
+        if shape.sharing == Sharing::ExclHost {
+            // Every vnode of each chosen host is the job's, with nothing taken from the rest.
+            let zeros = vec![0; n_cons];
+            for h in 0..cluster.hosts().len() {
+                if self.host_stamp[h] != generation {
+                    continue;
+                }
+                for &v in cluster.host_vnodes(HostId::from_index(h)) {
+                    if self.slot_stamp[v.index()] != generation {
+                        self.slot_stamp[v.index()] = generation;
+                        alloc.vnodes.push(v);
+                        alloc.amounts.extend_from_slice(&zeros);
+                    }
+                }
             }
         }
         Some(alloc)
     }
 }
 
-/// Whether every chunk of `request` needs exactly one ncpu and nothing else.
-fn single_ncpu_chunks(request: &Request) -> bool {
-    request.chunks.iter().all(|ch| {
+/// One select specification with the request's placement: what one greedy pass places.
+struct Shape<'a> {
+    chunks: &'a [Chunk],
+    arrangement: Arrangement,
+    sharing: Sharing,
+    filter: Option<&'a FilterExpr>,
+}
+
+/// The common shape: every chunk is one ncpu. Greedy first fit then takes free ncpus from
+/// eligible vnodes in order, and a later chunk complex resumes on the vnode where the earlier
+/// one stopped: one pass over the merged count gives the very same vnodes and amounts.
+fn single_ncpu_pass(ncpus: u64, view: &Scratch<'_>, mut alloc: Allocation) -> Option<Allocation> {
+    let n_cons = view.cluster().resources().n_consumables();
+    let mut remaining = ncpus;
+    for idx in view.eligible().iter() {
+        let v = VnodeId::from_index(idx);
+        let free = view.free(v, ConsumableIdx::NCPUS);
+        if free == 0 {
+            continue;
+        }
+        let take = free.min(remaining);
+        alloc.vnodes.push(v);
+        alloc.amounts.push(take);
+        alloc.amounts.resize(alloc.amounts.len() + n_cons - 1, 0);
+        remaining -= take;
+        if remaining == 0 {
+            return Some(alloc);
+        }
+    }
+    None
+}
+
+/// Whether every vnode of `v`'s host is free of jobs and eligible: what `exclhost` needs.
+fn host_is_empty(view: &Scratch<'_>, v: VnodeId) -> bool {
+    let cluster = view.cluster();
+    cluster
+        .host_vnodes(cluster.vnode(v).host)
+        .iter()
+        .all(|&w| view.n_jobs(w) == 0 && view.eligible().contains(w.index()))
+}
+
+/// Evaluates a node_filter on vnode `v` in `view`: `resources_available` is the capacity of a
+/// consumable or the value of a property; `resources_assigned` is capacity minus free (a
+/// property is never assigned, so it reads as unset).
+pub fn filter_holds(expr: &FilterExpr, view: &impl StateView, v: VnodeId) -> bool {
+    match expr {
+        FilterExpr::And(a, b) => filter_holds(a, view, v) && filter_holds(b, view, v),
+        FilterExpr::Or(a, b) => filter_holds(a, view, v) || filter_holds(b, view, v),
+        FilterExpr::Not(a) => !filter_holds(a, view, v),
+        FilterExpr::Compare {
+            resource,
+            assigned,
+            op,
+            value,
+        } => {
+            let cluster = view.cluster();
+            let defs = cluster.resources();
+            let have = match defs.consumable_idx(*resource) {
+                Some(c) => {
+                    let cap = cluster.capacity(v)[c.index()];
+                    let amount = if *assigned {
+                        cap - view.free(v, c)
+                    } else {
+                        cap
+                    };
+                    Some(AttrValue::from_amount(defs.def(*resource).kind, amount))
+                }
+                None if *assigned => None,
+                None => cluster.vnode(v).attr(*resource).cloned(),
+            };
+            op.matches(have.as_ref(), value)
+        }
+    }
+}
+
+/// Whether every chunk needs exactly one ncpu and nothing else.
+fn single_ncpu_chunks(chunks: &[Chunk]) -> bool {
+    chunks.iter().all(|ch| {
         ch.amounts
             .iter()
             .enumerate()
@@ -247,19 +406,21 @@ mod tests {
             let n_complexes = 1 + rng.below(3);
             let request = Request {
                 chunks: (0..n_complexes)
-                    .map(|_| Chunk {
-                        count: 1 + rng.below(5) as u32,
-                        amounts: vec![1, 0, 0],
-                    })
+                    .map(|_| Chunk::new(1 + rng.below(5) as u32, vec![1, 0, 0]))
                     .collect(),
-                arrangement: Arrangement::Free,
-                sharing: Sharing::Shared,
+                ..Request::from_chunks(Vec::new())
             };
             let mut buf = ScratchBuf::default();
             let view = Scratch::new(&state, &mut buf);
             let mut ff = FirstFit::default();
             let fast = ff.place(&request, &view);
-            let general = ff.place_chunks(&request, &view, Allocation::new(Sharing::Shared));
+            let shape = Shape {
+                chunks: &request.chunks,
+                arrangement: Arrangement::Free,
+                sharing: Sharing::Shared,
+                filter: None,
+            };
+            let general = ff.place_chunks(&shape, &view, Allocation::new(Sharing::Shared), None);
             assert_eq!(
                 fast.as_ref().map(|a| (&a.vnodes, &a.amounts)),
                 general.as_ref().map(|a| (&a.vnodes, &a.amounts))

@@ -36,12 +36,9 @@ fn cluster() -> Cluster {
 
 fn request(chunks: u32, ncpus: u64, arrangement: Arrangement, sharing: Sharing) -> Request {
     Request {
-        chunks: vec![Chunk {
-            count: chunks,
-            amounts: vec![ncpus, 0, 0],
-        }],
         arrangement,
         sharing,
+        ..Request::from_chunks(vec![Chunk::new(chunks, vec![ncpus, 0, 0])])
     }
 }
 

@@ -21,15 +21,14 @@ fn two_by_two() -> Cluster {
 
 fn request(chunks: &[(u32, u64)], arrangement: Arrangement, sharing: Sharing) -> Request {
     Request {
-        chunks: chunks
-            .iter()
-            .map(|&(count, ncpus)| Chunk {
-                count,
-                amounts: vec![ncpus, 0, 0],
-            })
-            .collect(),
         arrangement,
         sharing,
+        ..Request::from_chunks(
+            chunks
+                .iter()
+                .map(|&(count, ncpus)| Chunk::new(count, vec![ncpus, 0, 0]))
+                .collect(),
+        )
     }
 }
 
