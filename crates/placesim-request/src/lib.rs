@@ -1,0 +1,48 @@
+//! The request language of placesim, as pure functions from text to typed values.
+//!
+//! A request is what a PBS job gives with `-l` and a Moab job with its resource-manager
+//! extensions, written as whitespace-separated `key=value` items:
+//!
+//! ```text
+//! select=2:ncpus=1:group=shape+2:ncpus=1:color!=green||4:ncpus=1 place=scatter:excl
+//!   node_filter="ncpus<=8 and model==skylake or ncpus>=8 and model==haswell"
+//!   nodeset=ONEOF:FEATURE:bigmem,fastos nodesetisoptional=false nodesetdelay=00:10:00
+//! ```
+//!
+//! [`parse_request`] checks every rule against the cluster's resource definitions and reports
+//! the first broken one with its column; [`lower`] turns the result into the kernel's
+//! [`placesim_core::Request`], which is all a policy ever sees. Every [`JobRequest`] prints in
+//! a canonical form that parses back to itself.
+//!
+//! ```
+//! use placesim_core::ResourceDefs;
+//! use placesim_request::parse_request;
+//!
+//! let defs = ResourceDefs::default();
+//! let req = parse_request("select=2:ncpus=1:mem=4GB place=scatter:excl", &defs)?;
+//! assert_eq!(req.to_string(), "select=2:ncpus=1:mem=4gb place=scatter:excl");
+//! let err = parse_request("select=1:ncpus>2", &defs).unwrap_err();
+//! assert_eq!(err.column, 15);
+//! # Ok::<(), placesim_request::RequestError>(())
+//! ```
+
+pub mod ast;
+mod error;
+mod lower;
+mod parse;
+
+pub use ast::{
+    ChunkSpec, Filter, JobRequest, NodeSet, NodeSetAttributeName, NodeSetPolicyName, Place,
+    PlaceArrangement, PlaceSharing, Select, Term, Value,
+};
+pub use error::{RequestError, RequestErrorKind};
+pub use lower::lower;
+pub use parse::{parse_bool, parse_duration, parse_request, parse_size};
+
+/// Parses and lowers in one step: what a loader does with a request string.
+pub fn parse_and_lower(
+    text: &str,
+    defs: &placesim_core::ResourceDefs,
+) -> Result<placesim_core::Request, RequestError> {
+    parse_request(text, defs).map(|r| lower(&r, defs))
+}

@@ -1,0 +1,140 @@
+//! A mutation fuzzer for the parser: no input makes it panic, and whatever parses prints to a
+//! form that parses back to the same request.
+//!
+//! `cargo test -p placesim-request --test it fuzz` runs a short burst; set
+//! `PLACESIM_FUZZ_SECONDS=600` for a long run. It prints how many inputs it tried.
+
+use crate::common::defs;
+use placesim_request::parse_request;
+use std::time::{Duration, Instant};
+
+const SEEDS: &[&str] = &[
+    "select=2:ncpus=1:group=shape+2:ncpus=1",
+    "select=2:ncpus=1:group=color+2:ncpus=1:group=shape place=scatter:excl",
+    "select=1:ncpus=4:color!=green:speed>=1.5||2:ncpus=2:mem=4gb",
+    "select=3:ncpus=2:mem=18gb node_filter=\"ncpus<=8 and model==Skylake or not (ncpus>=8)\"",
+    "select=1:model='a b' nodeset=ONEOF:VARATTR:model=x,switch nodesetisoptional=true nodesetdelay=1:00",
+    "select=4:ncpus=8 place=pack:exclhost:group=switch",
+];
+
+const PIECES: &[&str] = &[
+    "select=",
+    "place=",
+    "node_filter=",
+    "nodeset=",
+    ":",
+    "+",
+    "||",
+    "=",
+    "!=",
+    "<=",
+    ">",
+    "\"",
+    "'",
+    " ",
+    "(",
+    ")",
+    " and ",
+    " or ",
+    "not ",
+    "group=",
+    "ncpus",
+    "mem",
+    "4gb",
+    "0",
+    "-1",
+    "99999999999999999999",
+    "1.5e308",
+    "True",
+    "é",
+    "\u{0}",
+    "resources_assigned.",
+    "ONEOF",
+    "VARATTR",
+    "FEATURE",
+    ",",
+    "tb",
+    "nodesetdelay=",
+    "::",
+];
+
+/// SplitMix64: a seeded, portable generator, so a failure replays.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn mutate(rng: &mut Rng, input: &str) -> String {
+    let mut chars: Vec<char> = input.chars().collect();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(chars.len() + 1);
+        match rng.below(4) {
+            0 if !chars.is_empty() => {
+                let end = (at + 1 + rng.below(6)).min(chars.len());
+                chars.drain(at.min(end)..end);
+            }
+            1 => {
+                let piece = PIECES[rng.below(PIECES.len())];
+                chars.splice(at..at, piece.chars());
+            }
+            2 if !chars.is_empty() => {
+                let i = rng.below(chars.len());
+                chars[i] = char::from_u32(rng.below(128) as u32).unwrap_or('?');
+            }
+            _ => {
+                let other: Vec<char> = SEEDS[rng.below(SEEDS.len())].chars().collect();
+                let from = rng.below(other.len());
+                let to = (from + rng.below(12)).min(other.len());
+                chars.splice(at..at, other[from..to].iter().copied());
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+#[test]
+fn fuzz_parser_never_panics_and_round_trips() {
+    let seconds: f64 = std::env::var("PLACESIM_FUZZ_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2.0);
+    let d = defs();
+    let mut rng = Rng(0x5eed);
+    let mut corpus: Vec<String> = SEEDS.iter().map(|s| s.to_string()).collect();
+    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+    let (mut tried, mut parsed) = (0u64, 0u64);
+    while Instant::now() < deadline {
+        for _ in 0..256 {
+            let base = &corpus[rng.below(corpus.len())];
+            let input = mutate(&mut rng, base);
+            tried += 1;
+            if let Ok(req) = parse_request(&input, &d) {
+                parsed += 1;
+                let text = req.to_string();
+                assert_eq!(
+                    parse_request(&text, &d).as_ref(),
+                    Ok(&req),
+                    "input {input:?} printed as {text:?}"
+                );
+                if corpus.len() < 4096 {
+                    corpus.push(input);
+                }
+            }
+        }
+    }
+    eprintln!(
+        "fuzz: {tried} inputs tried, {parsed} parsed, corpus {}",
+        corpus.len()
+    );
+    assert!(tried > 1000, "the fuzzer ran: {tried} inputs");
+    assert!(parsed > 0, "some mutants are valid requests");
+}
