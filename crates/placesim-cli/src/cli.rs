@@ -20,6 +20,15 @@ pub enum Command {
     Run(RunArgs),
     /// Compare FCFS and EASY on the shipped KTH-SP2 trace, write results and a report.
     Demo(DemoArgs),
+    /// Validate a scenario file and print the cluster it describes and the sets it forms.
+    Check(CheckArgs),
+}
+
+/// `placesim check`.
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// The scenario file (TOML).
+    pub scenario: PathBuf,
 }
 
 /// A queue discipline, as named on the command line.
@@ -57,34 +66,38 @@ pub struct MachineArgs {
     #[arg(long)]
     pub procs: Option<u64>,
     /// Processors per vnode; the last vnode takes the remainder [default: 1].
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    pub procs_per_node: u64,
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub procs_per_node: Option<u64>,
     /// Count malformed trace lines as skipped instead of failing on the first.
     #[arg(long)]
     pub skip_bad_lines: bool,
-    /// What happens at a job's walltime.
-    #[arg(long, value_enum, default_value_t = WalltimeArg::Kill)]
-    pub walltime: WalltimeArg,
+    /// What happens at a job's walltime [default: kill, or the scenario's].
+    #[arg(long, value_enum)]
+    pub walltime: Option<WalltimeArg>,
 }
 
 /// `placesim run`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// The SWF trace, plain or gzipped.
-    #[arg(long)]
-    pub trace: PathBuf,
-    /// The queue discipline.
-    #[arg(long, value_enum)]
-    pub policy: PolicyArg,
+    /// A scenario file (TOML): cluster, workload, requests, discipline and seed come from it.
+    #[arg(long, conflicts_with_all = ["trace", "procs", "procs_per_node"])]
+    pub scenario: Option<PathBuf>,
+    /// The SWF trace, plain or gzipped (without --scenario).
+    #[arg(long, required_unless_present = "scenario")]
+    pub trace: Option<PathBuf>,
+    /// The queue discipline [default with --scenario: the scenario's].
+    #[arg(long, value_enum, required_unless_present = "scenario")]
+    pub policy: Option<PolicyArg>,
     /// Where to write jobs.parquet and summary.parquet.
     #[arg(long)]
     pub out: PathBuf,
-    /// The scenario name recorded in every row [default: the trace's file name, less .swf/.gz].
+    /// The scenario name recorded in every row [default: the scenario's name, else the
+    /// trace's file name, less .swf/.gz].
     #[arg(long)]
-    pub scenario: Option<String>,
-    /// The run's seed, recorded in every row.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    pub name: Option<String>,
+    /// The run's seed, recorded in every row [default: the scenario's, else 0].
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Write the wall-clock columns of summary.parquet as nulls, so that the same input gives
     /// byte-identical files.
     #[arg(long)]

@@ -1,7 +1,7 @@
 //! `placesim demo`: FCFS against EASY on the shipped KTH-SP2 trace, with a report.
 
-use crate::cli::{DemoArgs, MachineArgs, WalltimeArg};
-use crate::run::{execute, print_figures, report_trace};
+use crate::cli::DemoArgs;
+use crate::run::{Plan, execute, print_figures, report_trace};
 use anyhow::Context as _;
 use placesim_policy::PolicySpec;
 use placesim_workload::SwfOptions;
@@ -14,30 +14,28 @@ const KTH_NAME: &str = "KTH-SP2-1996-2.1-cln.swf.gz";
 
 pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
     let _warm = placesim_metrics::warm_up();
-    let machine = MachineArgs {
-        procs: None,
-        procs_per_node: 1,
-        skip_bad_lines: false,
-        walltime: WalltimeArg::Kill,
-    };
     let resources = placesim_core::ResourceDefs::default();
     let reader = std::io::BufReader::new(flate2_reader(KTH_SP2));
     let path = Path::new("workloads").join(KTH_NAME);
     let trace = placesim_workload::read_trace(reader, &path, &SwfOptions::default(), &resources)
         .context("reading the embedded KTH-SP2 trace")?;
     report_trace(&trace);
+    let mut plan = Plan {
+        cluster: placesim_core::Cluster::homogeneous(trace.procs, 1)
+            .context("building the machine")?,
+        trace,
+        policy: PolicySpec::Fcfs,
+        config: placesim_core::RunConfig {
+            walltime: placesim_core::WalltimePolicy::Kill,
+        },
+        name: "KTH-SP2-1996-2.1-cln".to_owned(),
+        seed: 0,
+    };
     for policy in PolicySpec::ALL {
         let started = Instant::now();
         let out = args.out.join(policy.to_string());
-        let summary = execute(
-            &trace,
-            &machine,
-            policy,
-            "KTH-SP2-1996-2.1-cln",
-            0,
-            true,
-            &out,
-        )?;
+        plan.policy = policy;
+        let summary = execute(&plan, true, &out)?;
         print_figures(&summary, started.elapsed());
     }
     let table = placesim_analysis::report(&args.out)?;

@@ -4,6 +4,7 @@
 //! each command turns that into a validated plan (a loaded trace, a built cluster and policy)
 //! before the first event runs. Only this crate prints, shows progress bars, or uses anyhow.
 
+mod check;
 mod cli;
 mod demo;
 mod run;
@@ -16,6 +17,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         cli::Command::Run(args) => run::run_command(&args),
         cli::Command::Demo(args) => demo::demo_command(&args),
+        cli::Command::Check(args) => check::check_command(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

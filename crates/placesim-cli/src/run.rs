@@ -13,29 +13,106 @@ use std::time::{Duration, Instant};
 
 pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    let trace = load(&args.trace, &args.machine)?;
+    let plan = match &args.scenario {
+        Some(path) => scenario_plan(path, args)?,
+        None => trace_plan(args)?,
+    };
     // polars' one-time setup runs on the core the single-threaded simulation leaves idle.
     let _warm = placesim_metrics::warm_up();
     eprintln!(
-        "placesim: trace read in {:.3} s",
+        "placesim: input read in {:.3} s",
         started.elapsed().as_secs_f64()
     );
-    let scenario = args
-        .scenario
-        .clone()
-        .unwrap_or_else(|| trace_stem(&args.trace));
-    let summary = execute(
-        &trace,
-        &args.machine,
-        args.policy.into(),
-        &scenario,
-        args.seed,
-        !args.no_timing,
-        &args.out,
-    )?;
+    let summary = execute(&plan, !args.no_timing, &args.out)?;
     print!("{}", placesim_analysis::render_table(&[row_of(&summary)]));
     print_figures(&summary, started.elapsed());
     Ok(())
+}
+
+/// A validated run: everything `execute` needs, built before the first event.
+pub(crate) struct Plan {
+    pub trace: Trace,
+    pub cluster: Cluster,
+    pub policy: PolicySpec,
+    pub config: RunConfig,
+    pub name: String,
+    pub seed: u64,
+}
+
+fn walltime_of(arg: WalltimeArg) -> WalltimePolicy {
+    match arg {
+        WalltimeArg::Kill => WalltimePolicy::Kill,
+        WalltimeArg::Overrun => WalltimePolicy::Overrun,
+    }
+}
+
+/// `run --trace`: the plain SWF machine.
+fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
+    let (Some(path), Some(policy)) = (&args.trace, args.policy) else {
+        anyhow::bail!("give --scenario FILE, or both --trace FILE and --policy");
+    };
+    let trace = load(path, &args.machine)?;
+    let cluster = Cluster::homogeneous(trace.procs, args.machine.procs_per_node.unwrap_or(1))
+        .context("building the machine")?;
+    Ok(Plan {
+        name: args.name.clone().unwrap_or_else(|| trace_stem(path)),
+        cluster,
+        policy: policy.into(),
+        config: RunConfig {
+            walltime: walltime_of(args.machine.walltime.unwrap_or_default()),
+        },
+        seed: args.seed.unwrap_or(0),
+        trace,
+    })
+}
+
+/// `run --scenario`: cluster, workload, requests and discipline from the scenario file.
+fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
+    let scenario = crate::check::load(path)?;
+    let loaded = scenario.workload()?;
+    let trace = loaded.trace;
+    report_trace(&trace);
+    if loaded.from_file > 0 || !loaded.by_rule.is_empty() {
+        eprintln!(
+            "placesim: requests: {} from the requests file, by rule {:?}, the rest by size",
+            loaded.from_file, loaded.by_rule
+        );
+    }
+    let placement = placesim_policy::placement::FirstFit::default();
+    for (i, request) in trace.workload.requests().iter().enumerate() {
+        if let Some(what) = placesim_core::PlacementPolicy::unsupported(&placement, request) {
+            let job = trace
+                .workload
+                .jobs()
+                .iter()
+                .find(|j| j.request.index() == i)
+                .map_or(0, |j| j.source_id);
+            anyhow::bail!(
+                "{}: job {job} asks for {what}, which the first-fit placement cannot honour",
+                path.display()
+            );
+        }
+    }
+    let policy = match args.policy {
+        Some(p) => p.into(),
+        None => match scenario.run.discipline {
+            placesim_scenario::Discipline::Fcfs => PolicySpec::Fcfs,
+            placesim_scenario::Discipline::Easy => PolicySpec::Easy,
+        },
+    };
+    Ok(Plan {
+        name: args.name.clone().unwrap_or_else(|| scenario.name.clone()),
+        cluster: scenario.cluster,
+        policy,
+        config: RunConfig {
+            walltime: args
+                .machine
+                .walltime
+                .map_or(scenario.run.walltime, walltime_of),
+        },
+        seed: args.seed.unwrap_or(scenario.run.seed),
+        trace,
+    })
 }
 
 /// The trace's file name without `.gz` and `.swf`: the default scenario name.
@@ -47,7 +124,7 @@ pub(crate) fn trace_stem(path: &Path) -> String {
     name.strip_suffix(".swf").unwrap_or(name).to_owned()
 }
 
-pub(crate) fn swf_options(machine: &MachineArgs) -> SwfOptions {
+fn swf_options(machine: &MachineArgs) -> SwfOptions {
     SwfOptions {
         procs: machine.procs,
         skip_bad_lines: machine.skip_bad_lines,
@@ -55,7 +132,7 @@ pub(crate) fn swf_options(machine: &MachineArgs) -> SwfOptions {
 }
 
 /// Reads a trace file and reports what was skipped.
-pub(crate) fn load(path: &Path, machine: &MachineArgs) -> anyhow::Result<Trace> {
+fn load(path: &Path, machine: &MachineArgs) -> anyhow::Result<Trace> {
     let resources = placesim_core::ResourceDefs::default();
     let trace = placesim_workload::load_trace(path, &swf_options(machine), &resources)?;
     report_trace(&trace);
@@ -84,31 +161,23 @@ pub(crate) fn report_trace(trace: &Trace) {
     }
 }
 
-/// Replays `trace` under `policy`, writes the Parquet files into `out`, returns the summary.
-pub(crate) fn execute(
-    trace: &Trace,
-    machine: &MachineArgs,
-    policy: PolicySpec,
-    scenario: &str,
-    seed: u64,
-    timed: bool,
-    out: &Path,
-) -> anyhow::Result<RunSummary> {
-    let cluster = Cluster::homogeneous(trace.procs, machine.procs_per_node)
-        .context("building the machine")?;
-    let config = RunConfig {
-        walltime: match machine.walltime {
-            WalltimeArg::Kill => WalltimePolicy::Kill,
-            WalltimeArg::Overrun => WalltimePolicy::Overrun,
-        },
-    };
+/// Replays a plan, writes the Parquet files into `out`, returns the summary.
+pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<RunSummary> {
+    let Plan {
+        trace,
+        policy,
+        config,
+        ..
+    } = plan;
+    let (policy, config, cluster) = (*policy, *config, plan.cluster.clone());
+    let (scenario, seed) = (plan.name.as_str(), plan.seed);
     let workload = &trace.workload;
     let meta = RunMeta {
         scenario: scenario.to_owned(),
         policy: policy.to_string(),
         seed,
         trace: trace.path.display().to_string(),
-        procs: trace.procs,
+        procs: cluster.capacity_total(placesim_core::ConsumableIdx::NCPUS),
     };
     // jobs.parquet is written while the run goes on, a row group at a time.
     let mut streaming = StreamingJobSink::new(out, meta.clone(), workload)?;

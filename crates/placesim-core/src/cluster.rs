@@ -247,6 +247,39 @@ impl Cluster {
         self.capacity_total[c.index()]
     }
 
+    /// The sets that grouping by non-consumable `res` creates among `vnodes`, as PBS builds a
+    /// placement-set series: one set per value, in order of first appearance; a string_array
+    /// vnode joins the set of each of its values. Vnodes without the resource form the set of
+    /// the empty value (PBS's `res=""`), last, unless `only_explicit` is set.
+    pub fn group_by(
+        &self,
+        res: ResourceId,
+        vnodes: impl IntoIterator<Item = VnodeId>,
+        only_explicit: bool,
+    ) -> Vec<(String, Vec<VnodeId>)> {
+        let mut sets: Vec<(String, Vec<VnodeId>)> = Vec::new();
+        let mut unset = Vec::new();
+        for v in vnodes {
+            let values = self
+                .vnode(v)
+                .attr(res)
+                .map_or(&[][..], AttrValue::string_values);
+            if values.is_empty() {
+                unset.push(v);
+            }
+            for value in values {
+                match sets.iter_mut().find(|(name, _)| name == value) {
+                    Some((_, members)) => members.push(v),
+                    None => sets.push((value.clone(), vec![v])),
+                }
+            }
+        }
+        if !unset.is_empty() && !only_explicit {
+            sets.push((String::new(), unset));
+        }
+        sets
+    }
+
     /// The vnode named `name`.
     pub fn vnode_by_name(&self, name: &str) -> Option<VnodeId> {
         self.vnodes

@@ -22,6 +22,13 @@ pub(crate) struct Runnable {
 }
 
 impl Runnable {
+    /// Whether `job` is already known never to run: a queue scan passes it over without
+    /// trying to place it.
+    pub(crate) fn known_never(&self, ctx: &SchedContext<'_>, job: JobId) -> bool {
+        let request_id = ctx.workload.job(job).request.index();
+        self.verdict.get(request_id) == Some(&2)
+    }
+
     pub(crate) fn can_ever_run(
         &mut self,
         ctx: &SchedContext<'_>,
@@ -64,6 +71,9 @@ pub(crate) fn start_heads(
     decisions: &mut Vec<Decision>,
 ) -> usize {
     for (pos, &job) in ctx.queue.iter().enumerate() {
+        if runnable.known_never(ctx, job) {
+            continue;
+        }
         if let Some(allocation) = try_place(ctx, placement, scratch, job) {
             start(job, allocation, scratch, decisions);
             continue;

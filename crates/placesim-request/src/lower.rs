@@ -26,7 +26,7 @@ pub fn lower(req: &JobRequest, defs: &ResourceDefs) -> Request {
     let nodeset = (req.nodeset.is_some()
         || req.nodeset_is_optional.is_some()
         || req.nodeset_delay_s.is_some())
-    .then(|| lower_nodeset(req, defs));
+    .then(|| lower_job_nodeset(req, defs));
     Request {
         chunks,
         alternatives,
@@ -128,8 +128,26 @@ fn fold(
     })
 }
 
-fn lower_nodeset(req: &JobRequest, defs: &ResourceDefs) -> NodeSetRequest {
-    let ns: Option<&NodeSet> = req.nodeset.as_ref();
+/// Lowers a node-set specification on its own, as a class's `DEFAULT.NODESET` gives it.
+pub fn lower_nodeset(ns: &NodeSet, defs: &ResourceDefs) -> NodeSetRequest {
+    lower_nodeset_parts(Some(ns), None, None, defs)
+}
+
+fn lower_job_nodeset(req: &JobRequest, defs: &ResourceDefs) -> NodeSetRequest {
+    lower_nodeset_parts(
+        req.nodeset.as_ref(),
+        req.nodeset_is_optional,
+        req.nodeset_delay_s,
+        defs,
+    )
+}
+
+fn lower_nodeset_parts(
+    ns: Option<&NodeSet>,
+    is_optional: Option<bool>,
+    delay_s: Option<u64>,
+    defs: &ResourceDefs,
+) -> NodeSetRequest {
     NodeSetRequest {
         policy: ns.map(|n| match n.policy {
             NodeSetPolicyName::OneOf => NodeSetPolicy::OneOf,
@@ -146,8 +164,8 @@ fn lower_nodeset(req: &JobRequest, defs: &ResourceDefs) -> NodeSetRequest {
                 .filter_map(|v| nodeset_value(n.attribute, v, defs))
                 .collect()
         }),
-        is_optional: req.nodeset_is_optional,
-        delay: req.nodeset_delay_s.map(SimDuration),
+        is_optional,
+        delay: delay_s.map(SimDuration),
     }
 }
 

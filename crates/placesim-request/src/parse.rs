@@ -114,6 +114,21 @@ pub fn parse_request(text: &str, defs: &ResourceDefs) -> Result<JobRequest, Requ
     })
 }
 
+/// Parses a Moab node-set specification on its own (`ONEOF:FEATURE:a,b`), as a class's
+/// `DEFAULT.NODESET` gives it.
+pub fn parse_nodeset(text: &str, defs: &ResourceDefs) -> Result<NodeSet, RequestError> {
+    let mut p = Parser {
+        src: text,
+        pos: 0,
+        defs,
+    };
+    let ns = p.nodeset()?;
+    if !p.at_end() {
+        return Err(p.err(K::Expected("the end of the node-set specification")));
+    }
+    Ok(ns)
+}
+
 struct Parser<'a> {
     src: &'a str,
     pos: usize,

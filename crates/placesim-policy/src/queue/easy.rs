@@ -133,7 +133,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
                 break;
             }
             let need = ctx.workload.ncpus_of(job);
-            if need > free_now {
+            if need > free_now || self.runnable.known_never(ctx, job) {
                 continue;
             }
             let request = ctx.workload.request_of(job);

@@ -1,0 +1,638 @@
+//! From TOML text to a checked [`Scenario`].
+
+use crate::schema::{NodeToml, ScenarioToml};
+use crate::{
+    Discipline, MoabClass, MoabSettings, NodeClass, NodeSetPlus, PbsSettings, Placement,
+    PriorityType, QueueSettings, Rule, RunSettings, Scenario, ScenarioError, SizeMapping,
+    WorkloadSettings,
+};
+use placesim_core::{
+    AttrValue, ClusterBuilder, ConsumableIdx, NodeSetAttribute, NodeSetPolicy, ResourceDefs,
+    ResourceId, ResourceKind, SimDuration, WalltimePolicy,
+};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::Path;
+use toml::Spanned;
+
+/// Reads and checks a scenario. `path` names the file in errors and anchors relative paths.
+pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+    let cx = Cx { text, path };
+    let raw: ScenarioToml = toml::from_str(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        cx.error(span, None, e.message().trim_end().to_owned())
+    })?;
+    let resources = cx.resources(&raw)?;
+    let queue_names: Vec<&Spanned<String>> = raw.pbs.queue.iter().map(|q| &q.name).collect();
+    for (i, q) in queue_names.iter().enumerate() {
+        if queue_names[..i].iter().any(|p| p.get_ref() == q.get_ref()) {
+            return Err(cx.at(
+                q,
+                "pbs.queue.name",
+                format!("queue `{}` is defined twice", q.get_ref()),
+            ));
+        }
+    }
+    let (cluster, classes, vnode_queue) = cx.cluster(&raw, resources, &queue_names)?;
+    let defs = cluster.resources().clone();
+    let pbs = PbsSettings {
+        node_group_enable: raw.pbs.node_group_enable,
+        node_group_key: cx.keys(&raw.pbs.node_group_key, &defs, "pbs.node_group_key")?,
+        do_not_span_psets: raw.pbs.do_not_span_psets,
+        only_explicit_psets: raw.pbs.only_explicit_psets,
+        strict_ordering: raw.pbs.strict_ordering,
+        backfill_depth: raw.pbs.backfill_depth,
+        queues: raw
+            .pbs
+            .queue
+            .iter()
+            .map(|q| {
+                Ok(QueueSettings {
+                    name: q.name.get_ref().clone(),
+                    node_group_key: cx.keys(
+                        &q.node_group_key,
+                        &defs,
+                        "pbs.queue.node_group_key",
+                    )?,
+                    swf_queues: q.swf_queues.clone(),
+                })
+            })
+            .collect::<Result<_, ScenarioError>>()?,
+    };
+    let moab = cx.moab(&raw, &defs)?;
+    let run = cx.run(&raw)?;
+    let max_ncpus = (0..cluster.n_vnodes())
+        .map(|v| cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)))
+        .max()
+        .unwrap_or(1);
+    let workload = match &raw.workload {
+        None => None,
+        Some(w) => Some(cx.workload(w, &defs, max_ncpus)?),
+    };
+    let name = raw.name.clone().unwrap_or_else(|| {
+        path.file_stem().map_or_else(
+            || "scenario".to_owned(),
+            |s| s.to_string_lossy().into_owned(),
+        )
+    });
+    Ok(Scenario {
+        name,
+        path: path.to_owned(),
+        run,
+        cluster,
+        classes,
+        vnode_queue,
+        pbs,
+        moab,
+        workload,
+    })
+}
+
+/// The source, for turning spans into lines and columns.
+struct Cx<'a> {
+    text: &'a str,
+    path: &'a Path,
+}
+
+impl Cx<'_> {
+    /// An error at `span`. Without a key, the key is read from the line: the text before `=`,
+    /// or the table header.
+    fn error(&self, span: Range<usize>, key: Option<&str>, message: String) -> ScenarioError {
+        let start = span.start.min(self.text.len());
+        let before = &self.text[..start];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = self.text[line_start..start].chars().count() + 1;
+        let line_text = self.text[line_start..].lines().next().unwrap_or("");
+        let key = key.map_or_else(
+            || {
+                let t = line_text.trim();
+                match t.split_once('=') {
+                    Some((k, _)) => k.trim().to_owned(),
+                    None => t.trim_matches(|c| c == '[' || c == ']').to_owned(),
+                }
+            },
+            str::to_owned,
+        );
+        ScenarioError::At {
+            path: self.path.to_owned(),
+            line,
+            column,
+            key,
+            message,
+        }
+    }
+
+    fn at<T>(&self, spanned: &Spanned<T>, key: &str, message: String) -> ScenarioError {
+        self.error(spanned.span(), Some(key), message)
+    }
+
+    fn resources(&self, raw: &ScenarioToml) -> Result<ResourceDefs, ScenarioError> {
+        let mut defs = ResourceDefs::default();
+        for r in &raw.resource {
+            let kind = match r.kind.get_ref().as_str() {
+                "long" => ResourceKind::Long,
+                "float" => ResourceKind::Float,
+                "size" => ResourceKind::Size,
+                "string" => ResourceKind::String,
+                "string_array" => ResourceKind::StringArray,
+                "boolean" => ResourceKind::Boolean,
+                other => {
+                    return Err(self.at(
+                        &r.kind,
+                        "resource.type",
+                        format!("unknown type `{other}`: expected long, float, size, string, string_array or boolean"),
+                    ));
+                }
+            };
+            if r.name.get_ref() == "group" {
+                return Err(self.at(
+                    &r.name,
+                    "resource.name",
+                    "`group` is reserved for per-chunk grouping in select statements".into(),
+                ));
+            }
+            defs.define(r.name.get_ref(), kind, r.consumable)
+                .map_err(|e| self.at(&r.name, "resource.name", e.to_string()))?;
+        }
+        Ok(defs)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn cluster(
+        &self,
+        raw: &ScenarioToml,
+        defs: ResourceDefs,
+        queues: &[&Spanned<String>],
+    ) -> Result<(placesim_core::Cluster, Vec<NodeClass>, Vec<Option<usize>>), ScenarioError> {
+        let mut b = ClusterBuilder::new(defs.clone());
+        let mut classes = Vec::new();
+        let mut vnode_queue = Vec::new();
+        let mut names: HashMap<String, ()> = HashMap::new();
+        let entries = raw
+            .class
+            .iter()
+            .map(|c| (c, true))
+            .chain(raw.vnode.iter().map(|v| (v, false)));
+        for (node, is_class) in entries {
+            let table = if is_class { "class" } else { "vnode" };
+            let (capacity, attrs) = self.node_values(node, &defs, table)?;
+            let queue = match &node.queue {
+                None => None,
+                Some(q) => Some(
+                    queues
+                        .iter()
+                        .position(|n| n.get_ref() == q.get_ref())
+                        .ok_or_else(|| {
+                            self.at(
+                                q,
+                                &format!("{table}.queue"),
+                                format!(
+                                    "unknown queue `{}`: define it under [[pbs.queue]]",
+                                    q.get_ref()
+                                ),
+                            )
+                        })?,
+                ),
+            };
+            let vnode_names = self.vnode_names(node, is_class)?;
+            let per_host = node.vnodes_per_host.as_ref().map_or(1, |s| *s.get_ref());
+            if per_host == 0 {
+                let span = node.vnodes_per_host.as_ref().map_or(0..0, Spanned::span);
+                return Err(self.error(
+                    span,
+                    Some("class.vnodes_per_host"),
+                    "expected at least 1".into(),
+                ));
+            }
+            let mut members = Vec::new();
+            let mut host = None;
+            for (i, name) in vnode_names.iter().enumerate() {
+                if names.insert(name.clone(), ()).is_some() {
+                    return Err(self.at(
+                        &node.name,
+                        &format!("{table}.name"),
+                        format!("vnode name `{name}` is used twice"),
+                    ));
+                }
+                if i % per_host as usize == 0 {
+                    let host_name = match (&node.host, per_host) {
+                        (Some(h), _) => h.get_ref().clone(),
+                        (None, 1) => name.clone(),
+                        (None, _) => {
+                            format!("{}-h{}", node.name.get_ref(), i / per_host as usize + 1)
+                        }
+                    };
+                    host = Some(b.add_host(host_name));
+                }
+                let Some(h) = host else { continue };
+                let v = b
+                    .add_vnode(name.clone(), h, node.speed, &capacity, attrs.clone())
+                    .map_err(|e| self.at(&node.name, &format!("{table}.name"), e.to_string()))?;
+                members.push(v);
+                vnode_queue.push(queue);
+            }
+            classes.push(NodeClass {
+                name: node.name.get_ref().clone(),
+                vnodes: members,
+            });
+        }
+        let cluster = b.build().map_err(|e| {
+            self.error(
+                0..0,
+                Some("class"),
+                format!("{e}: give at least one [[class]] or [[vnode]]"),
+            )
+        })?;
+        Ok((cluster, classes, vnode_queue))
+    }
+
+    fn vnode_names(&self, node: &NodeToml, is_class: bool) -> Result<Vec<String>, ScenarioError> {
+        let name = node.name.get_ref();
+        if !is_class {
+            for (key, present) in [
+                ("count", node.count.is_some()),
+                ("names", node.names.is_some()),
+                ("vnodes_per_host", node.vnodes_per_host.is_some()),
+            ] {
+                if present {
+                    return Err(self.at(
+                        &node.name,
+                        &format!("vnode.{key}"),
+                        format!("`{key}` belongs to a [[class]], not a single [[vnode]]"),
+                    ));
+                }
+            }
+            return Ok(vec![name.clone()]);
+        }
+        if node.host.is_some() {
+            return Err(self.at(
+                &node.name,
+                "class.host",
+                "`host` belongs to a single [[vnode]]; a class uses vnodes_per_host".into(),
+            ));
+        }
+        let Some(count) = &node.count else {
+            return Err(self.at(
+                &node.name,
+                "class.count",
+                "a class needs `count`, the number of its vnodes".into(),
+            ));
+        };
+        let n = *count.get_ref() as usize;
+        match &node.names {
+            Some(list) if list.get_ref().len() != n => Err(self.at(
+                list,
+                "class.names",
+                format!(
+                    "expected {n} names (the class count), found {}",
+                    list.get_ref().len()
+                ),
+            )),
+            Some(list) => Ok(list.get_ref().clone()),
+            None => Ok((1..=n).map(|i| format!("{name}{i}")).collect()),
+        }
+    }
+
+    /// The consumable capacities and non-consumable properties of a class or vnode.
+    fn node_values(
+        &self,
+        node: &NodeToml,
+        defs: &ResourceDefs,
+        table: &str,
+    ) -> Result<(Vec<u64>, Vec<(ResourceId, AttrValue)>), ScenarioError> {
+        let mut capacity = vec![0u64; defs.n_consumables()];
+        capacity[ConsumableIdx::NCPUS.index()] = u64::from(node.ncpus);
+        capacity[ConsumableIdx::NGPUS.index()] = u64::from(node.ngpus);
+        if let Some(mem) = &node.mem {
+            let bytes = placesim_request::parse_size(mem.get_ref()).ok_or_else(|| {
+                self.at(
+                    mem,
+                    &format!("{table}.mem"),
+                    format!(
+                        "malformed size `{}`: expected digits followed by b, kb, mb, gb or tb",
+                        mem.get_ref()
+                    ),
+                )
+            })?;
+            capacity[ConsumableIdx::MEM.index()] = bytes.div_ceil(1024);
+        }
+        let mut attrs = Vec::new();
+        for (name, value) in &node.resources {
+            let key = format!("{table}.resources.{name}");
+            let id = defs.lookup(name).ok_or_else(|| {
+                self.at(
+                    value,
+                    &key,
+                    format!("unknown resource `{name}`: define it under [[resource]]"),
+                )
+            })?;
+            if matches!(name.as_str(), "ncpus" | "mem" | "ngpus" | "host" | "vnode") {
+                return Err(self.at(
+                    value,
+                    &key,
+                    format!("`{name}` is set by its own key, not under resources"),
+                ));
+            }
+            let def = defs.def(id);
+            let bad = |expected: &str| {
+                self.at(
+                    value,
+                    &key,
+                    format!(
+                        "resource `{name}` is of type {}: expected {expected}, found {}",
+                        def.kind,
+                        value.get_ref().type_str()
+                    ),
+                )
+            };
+            let v = value.get_ref();
+            let attr = match (def.kind, v) {
+                (ResourceKind::String, toml::Value::String(s)) => AttrValue::Str(s.clone()),
+                (ResourceKind::StringArray, toml::Value::String(s)) => {
+                    AttrValue::StrArray(vec![s.clone()])
+                }
+                (ResourceKind::StringArray, toml::Value::Array(items)) => AttrValue::StrArray(
+                    items
+                        .iter()
+                        .map(|x| {
+                            x.as_str()
+                                .map(str::to_owned)
+                                .ok_or_else(|| bad("an array of strings"))
+                        })
+                        .collect::<Result<_, _>>()?,
+                ),
+                (ResourceKind::Boolean, toml::Value::Boolean(x)) => AttrValue::Bool(*x),
+                (ResourceKind::Long, toml::Value::Integer(x)) => AttrValue::Long(*x),
+                (ResourceKind::Float, toml::Value::Float(x)) => AttrValue::Float(*x),
+                (ResourceKind::Float, toml::Value::Integer(x)) => AttrValue::Float(*x as f64),
+                (ResourceKind::Size, toml::Value::String(s)) => AttrValue::SizeKib(
+                    placesim_request::parse_size(s)
+                        .ok_or_else(|| bad("a size such as \"256gb\""))?
+                        .div_ceil(1024),
+                ),
+                (ResourceKind::String, _) => return Err(bad("a string")),
+                (ResourceKind::StringArray, _) => {
+                    return Err(bad("a string or an array of strings"));
+                }
+                (ResourceKind::Boolean, _) => return Err(bad("true or false")),
+                (ResourceKind::Long, _) => return Err(bad("an integer")),
+                (ResourceKind::Float, _) => return Err(bad("a number")),
+                (ResourceKind::Size, _) => return Err(bad("a size such as \"256gb\"")),
+            };
+            match defs.consumable_idx(id) {
+                Some(slot) => {
+                    capacity[slot.index()] = match attr {
+                        AttrValue::Long(x) if x >= 0 => x as u64,
+                        AttrValue::SizeKib(k) => k,
+                        AttrValue::Float(x) if x >= 0.0 => (x * 1000.0).round() as u64,
+                        _ => return Err(bad("an amount of at least 0")),
+                    }
+                }
+                None => attrs.push((id, attr)),
+            }
+        }
+        Ok((capacity, attrs))
+    }
+
+    /// Resolves node_group_key entries: defined, and string or string_array.
+    fn keys(
+        &self,
+        keys: &[Spanned<String>],
+        defs: &ResourceDefs,
+        key: &str,
+    ) -> Result<Vec<ResourceId>, ScenarioError> {
+        keys.iter()
+            .map(|k| {
+                let id = defs.lookup(k.get_ref()).ok_or_else(|| {
+                    self.at(k, key, format!("unknown resource `{}`: define it under [[resource]]", k.get_ref()))
+                })?;
+                let kind = defs.def(id).kind;
+                if !kind.is_stringlike() {
+                    return Err(self.at(k, key, format!("resource `{}` is of type {kind}; a node_group_key must be a string or string_array resource", k.get_ref())));
+                }
+                Ok(id)
+            })
+            .collect()
+    }
+
+    fn choice<T: Copy>(
+        &self,
+        value: Option<&Spanned<String>>,
+        key: &str,
+        options: &[(&str, T)],
+    ) -> Result<Option<T>, ScenarioError> {
+        let Some(v) = value else { return Ok(None) };
+        options
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(v.get_ref()))
+            .map(|(_, t)| Some(*t))
+            .ok_or_else(|| {
+                let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+                self.at(
+                    v,
+                    key,
+                    format!(
+                        "unknown value `{}`: expected one of {}",
+                        v.get_ref(),
+                        names.join(", ")
+                    ),
+                )
+            })
+    }
+
+    fn run(&self, raw: &ScenarioToml) -> Result<RunSettings, ScenarioError> {
+        let r = &raw.run;
+        Ok(RunSettings {
+            discipline: self
+                .choice(
+                    r.discipline.as_ref(),
+                    "run.discipline",
+                    &[("fcfs", Discipline::Fcfs), ("easy", Discipline::Easy)],
+                )?
+                .unwrap_or(Discipline::Easy),
+            placement: self
+                .choice(
+                    r.placement.as_ref(),
+                    "run.placement",
+                    &[("first-fit", Placement::FirstFit)],
+                )?
+                .unwrap_or(Placement::FirstFit),
+            walltime: self
+                .choice(
+                    r.walltime.as_ref(),
+                    "run.walltime",
+                    &[
+                        ("kill", WalltimePolicy::Kill),
+                        ("overrun", WalltimePolicy::Overrun),
+                    ],
+                )?
+                .unwrap_or(WalltimePolicy::Kill),
+            seed: r.seed,
+        })
+    }
+
+    fn moab(&self, raw: &ScenarioToml, defs: &ResourceDefs) -> Result<MoabSettings, ScenarioError> {
+        let m = &raw.moab;
+        let feature_resource = match &m.feature_resource {
+            Some(name) => {
+                Some(self.keys(std::slice::from_ref(name), defs, "moab.feature_resource")?[0])
+            }
+            None => defs
+                .lookup("features")
+                .filter(|&id| defs.def(id).kind.is_stringlike()),
+        };
+        let delay = match &m.nodeset_delay {
+            None => 0,
+            Some(v) => match v.get_ref() {
+                toml::Value::Integer(s) if *s >= 0 => *s as u64,
+                toml::Value::String(s) => placesim_request::parse_duration(s).ok_or_else(|| {
+                    self.at(
+                        v,
+                        "moab.nodeset_delay",
+                        format!("expected a duration [[[DD:]HH:]MM:]SS or seconds, found `{s}`"),
+                    )
+                })?,
+                other => {
+                    return Err(self.at(
+                        v,
+                        "moab.nodeset_delay",
+                        format!(
+                            "expected a duration [[[DD:]HH:]MM:]SS or seconds, found {}",
+                            other.type_str()
+                        ),
+                    ));
+                }
+            },
+        };
+        let classes = m
+            .class
+            .iter()
+            .map(|c| {
+                let ns = placesim_request::parse_nodeset(c.default_nodeset.get_ref(), defs)
+                    .map_err(|e| {
+                        self.at(
+                            &c.default_nodeset,
+                            "moab.class.default_nodeset",
+                            e.to_string(),
+                        )
+                    })?;
+                Ok(MoabClass {
+                    name: c.name.clone(),
+                    default_nodeset: placesim_request::lower_nodeset(&ns, defs),
+                    swf_queues: c.swf_queues.clone(),
+                })
+            })
+            .collect::<Result<_, ScenarioError>>()?;
+        Ok(MoabSettings {
+            policy: self.choice(
+                m.nodeset_policy.as_ref(),
+                "moab.nodeset_policy",
+                &[
+                    ("ONEOF", NodeSetPolicy::OneOf),
+                    ("ANYOF", NodeSetPolicy::AnyOf),
+                    ("FIRSTOF", NodeSetPolicy::FirstOf),
+                ],
+            )?,
+            attribute: self.choice(
+                m.nodeset_attribute.as_ref(),
+                "moab.nodeset_attribute",
+                &[
+                    ("FEATURE", NodeSetAttribute::Feature),
+                    ("VARATTR", NodeSetAttribute::VarAttr),
+                ],
+            )?,
+            list: m.nodeset_list.clone(),
+            feature_resource,
+            // NODESETDELAY > 0 makes sets mandatory unless NODESETISOPTIONAL says otherwise.
+            is_optional: m.nodeset_is_optional.unwrap_or(delay == 0),
+            delay: SimDuration(delay),
+            priority_type: self
+                .choice(
+                    m.nodeset_priority_type.as_ref(),
+                    "moab.nodeset_priority_type",
+                    &[
+                        ("FIRSTFIT", PriorityType::FirstFit),
+                        ("BESTFIT", PriorityType::BestFit),
+                        ("WORSTFIT", PriorityType::WorstFit),
+                        ("MINLOSS", PriorityType::MinLoss),
+                        ("AFFINITY", PriorityType::Affinity),
+                    ],
+                )?
+                .unwrap_or(PriorityType::FirstFit),
+            tolerance: m.nodeset_tolerance,
+            plus: self.choice(
+                m.nodeset_plus.as_ref(),
+                "moab.nodeset_plus",
+                &[
+                    ("DELAY", NodeSetPlus::Delay),
+                    ("SPANEVENLY", NodeSetPlus::SpanEvenly),
+                ],
+            )?,
+            allow_per_job_is_optional: m.allow_per_job_nodeset_is_optional,
+            classes,
+        })
+    }
+
+    fn workload(
+        &self,
+        w: &crate::schema::WorkloadToml,
+        defs: &ResourceDefs,
+        max_ncpus: u64,
+    ) -> Result<WorkloadSettings, ScenarioError> {
+        let dir = self.path.parent().unwrap_or(Path::new(""));
+        let ppn = w.procs_per_node.map_or(max_ncpus, u64::from).max(1) as u32;
+        let size_mapping = match self.choice(
+            w.size_mapping.as_ref(),
+            "workload.size_mapping",
+            &[("ncpus", false), ("nodes", true)],
+        )? {
+            Some(true) => SizeMapping::Nodes {
+                procs_per_node: ppn,
+            },
+            _ => SizeMapping::Ncpus,
+        };
+        let mut rules = Vec::new();
+        for r in &w.rule {
+            let fraction = r.fraction.as_ref().map_or(1.0, |f| *f.get_ref());
+            if !(0.0..=1.0).contains(&fraction) {
+                let f = r.fraction.as_ref().map_or(0..0, Spanned::span);
+                return Err(self.error(
+                    f,
+                    Some("workload.rule.fraction"),
+                    format!("expected a fraction from 0 to 1, found {fraction}"),
+                ));
+            }
+            let rule = Rule {
+                template: r.request.get_ref().clone(),
+                line: self.text[..r.request.span().start.min(self.text.len())]
+                    .matches('\n')
+                    .count()
+                    + 1,
+                size_min: r.size_min.unwrap_or(0),
+                size_max: r.size_max.unwrap_or(u32::MAX),
+                queues: r.queues.clone(),
+                users: r.users.clone(),
+                fraction,
+            };
+            // A template must give a valid request for any size: check it with size 1.
+            let text = crate::requests::instantiate(&rule.template, 1, ppn);
+            placesim_request::parse_request(&text, defs).map_err(|e| {
+                self.at(
+                    &r.request,
+                    "workload.rule.request",
+                    format!("request `{text}` (for a job of size 1): {e}"),
+                )
+            })?;
+            rules.push(rule);
+        }
+        Ok(WorkloadSettings {
+            trace: dir.join(w.trace.get_ref()),
+            skip_bad_lines: w.skip_bad_lines,
+            size_mapping,
+            procs_per_node: ppn,
+            requests_file: w.requests_file.as_ref().map(|f| dir.join(f.get_ref())),
+            rules,
+        })
+    }
+}

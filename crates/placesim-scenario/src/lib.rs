@@ -1,0 +1,278 @@
+//! Scenario files: one TOML file that says everything about a run.
+//!
+//! A scenario defines the resources (as `qmgr create resource` does), the vnodes (by classes
+//! with counts, or one by one, with hosts of several vnodes), the PBS server, scheduler and
+//! queue settings, the Moab node-set parameters and classes, the workload and the rules that
+//! turn its jobs into requests, and the run (queue discipline, placement, walltime, seed).
+//!
+//! [`load_scenario`] reads the text with serde, refusing unknown keys, then checks every
+//! reference (resources, queues, keys, requests). Any error names the file, the line and
+//! column, and the key, and says what was expected. [`Scenario::workload`] reads the trace and
+//! gives every job its request; [`describe`] renders what `placesim check` prints.
+
+mod build;
+mod describe;
+mod requests;
+mod schema;
+
+pub use build::load_scenario;
+pub use describe::{describe, hostlist};
+pub use requests::{ScenarioWorkload, SizeMapping};
+
+use placesim_core::{
+    Cluster, NodeSetAttribute, NodeSetPolicy, NodeSetRequest, ResourceId, SimDuration, VnodeId,
+    WalltimePolicy,
+};
+use std::path::PathBuf;
+
+/// A checked scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Its name, for output rows.
+    pub name: String,
+    /// The file it came from.
+    pub path: PathBuf,
+    /// The run settings.
+    pub run: RunSettings,
+    /// The cluster its vnodes form.
+    pub cluster: Cluster,
+    /// The vnode classes, in file order, then one entry per single vnode.
+    pub classes: Vec<NodeClass>,
+    /// Per vnode, the index in `pbs.queues` of the queue it is associated with.
+    pub vnode_queue: Vec<Option<usize>>,
+    /// PBS settings.
+    pub pbs: PbsSettings,
+    /// Moab settings.
+    pub moab: MoabSettings,
+    /// The workload, if the scenario has one (`check` needs none).
+    pub workload: Option<WorkloadSettings>,
+}
+
+/// The run: which discipline, which placement, walltime handling and the seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunSettings {
+    /// The queue discipline.
+    pub discipline: Discipline,
+    /// The placement policy.
+    pub placement: Placement,
+    /// What happens at a job's walltime.
+    pub walltime: WalltimePolicy,
+    /// The scenario seed: every random choice derives from it.
+    pub seed: u64,
+}
+
+/// A queue discipline, as a scenario names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discipline {
+    /// `fcfs`.
+    Fcfs,
+    /// `easy`.
+    Easy,
+}
+
+/// A placement policy, as a scenario names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// `first-fit`: chunks on the first vnodes that fit, in cluster order, with no grouping.
+    FirstFit,
+}
+
+/// Vnodes that came from one `[[class]]` or `[[vnode]]` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeClass {
+    /// The class (or vnode) name.
+    pub name: String,
+    /// Its vnodes, consecutive in cluster order.
+    pub vnodes: Vec<VnodeId>,
+}
+
+/// PBS server, scheduler and queue settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PbsSettings {
+    /// Server `node_group_enable`.
+    pub node_group_enable: bool,
+    /// Server `node_group_key`.
+    pub node_group_key: Vec<ResourceId>,
+    /// Scheduler `do_not_span_psets`.
+    pub do_not_span_psets: bool,
+    /// Scheduler `only_explicit_psets`.
+    pub only_explicit_psets: bool,
+    /// Scheduler `strict_ordering`.
+    pub strict_ordering: bool,
+    /// Scheduler `backfill_depth`.
+    pub backfill_depth: u32,
+    /// Queues, in file order.
+    pub queues: Vec<QueueSettings>,
+}
+
+/// One PBS queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueueSettings {
+    /// Its name.
+    pub name: String,
+    /// Its own `node_group_key`.
+    pub node_group_key: Vec<ResourceId>,
+    /// SWF queue numbers whose jobs it receives.
+    pub swf_queues: Vec<u32>,
+}
+
+impl Scenario {
+    /// The vnodes a job of queue `queue` may use, by PBS's three association rules: a queue
+    /// with associated vnodes uses only those; otherwise, if any queue has vnodes, the vnodes
+    /// associated with no queue; otherwise every vnode.
+    pub fn queue_pool(&self, queue: Option<usize>) -> Vec<VnodeId> {
+        let all = (0..self.cluster.n_vnodes()).map(VnodeId::from_index);
+        let of = |q: Option<usize>| {
+            all.clone()
+                .filter(move |v| self.vnode_queue[v.index()] == q)
+        };
+        if let Some(q) = queue
+            && self.vnode_queue.contains(&Some(q))
+        {
+            return of(Some(q)).collect();
+        }
+        if self.vnode_queue.iter().any(Option::is_some) {
+            return of(None).collect();
+        }
+        all.collect()
+    }
+}
+
+/// Moab node-set parameters (moab.cfg) and classes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoabSettings {
+    /// NODESETPOLICY; node sets are off when it is unset.
+    pub policy: Option<NodeSetPolicy>,
+    /// NODESETATTRIBUTE.
+    pub attribute: Option<NodeSetAttribute>,
+    /// NODESETLIST.
+    pub list: Vec<String>,
+    /// The string_array resource that holds node features.
+    pub feature_resource: Option<ResourceId>,
+    /// NODESETISOPTIONAL.
+    pub is_optional: bool,
+    /// NODESETDELAY.
+    pub delay: SimDuration,
+    /// NODESETPRIORITYTYPE.
+    pub priority_type: PriorityType,
+    /// NODESETTOLERANCE.
+    pub tolerance: f64,
+    /// NODESETPLUS.
+    pub plus: Option<NodeSetPlus>,
+    /// SCHEDCFG FLAGS=AllowPerJobNodeSetIsOptional.
+    pub allow_per_job_is_optional: bool,
+    /// Classes with a DEFAULT.NODESET.
+    pub classes: Vec<MoabClass>,
+}
+
+/// NODESETPRIORITYTYPE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PriorityType {
+    /// The first feasible set in list order (Moab's default).
+    FirstFit,
+    /// The feasible set with the fewest spare tasks.
+    BestFit,
+    /// The feasible set with the most spare tasks.
+    WorstFit,
+    /// The set losing the least to speed differences.
+    MinLoss,
+    /// The set with the highest node affinity.
+    Affinity,
+}
+
+/// NODESETPLUS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeSetPlus {
+    /// Wait up to NODESETDELAY for one set, then ignore sets.
+    Delay,
+    /// Fit one set, or span sets evenly.
+    SpanEvenly,
+}
+
+/// A Moab class with its default node set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoabClass {
+    /// The class name.
+    pub name: String,
+    /// `DEFAULT.NODESET`.
+    pub default_nodeset: NodeSetRequest,
+    /// SWF queue numbers whose jobs are of this class.
+    pub swf_queues: Vec<u32>,
+}
+
+/// Where the jobs come from and how they become requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadSettings {
+    /// The SWF trace.
+    pub trace: PathBuf,
+    /// Count malformed lines as skipped.
+    pub skip_bad_lines: bool,
+    /// The default request of a job of size N.
+    pub size_mapping: SizeMapping,
+    /// P in request templates (`{ppn}`, `{nodes}` = ceil(N/P)).
+    pub procs_per_node: u32,
+    /// Explicit requests per job id.
+    pub requests_file: Option<PathBuf>,
+    /// Rules tried in order; the first that matches gives the request.
+    pub rules: Vec<Rule>,
+}
+
+/// A request rule: which jobs, and the request template they get.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    /// The template, with `{n}`, `{nodes}` and `{ppn}`.
+    pub template: String,
+    /// Line of the template in the scenario file, for errors.
+    pub line: usize,
+    /// Smallest size matched.
+    pub size_min: u32,
+    /// Largest size matched.
+    pub size_max: u32,
+    /// SWF queues matched (all when empty).
+    pub queues: Vec<u32>,
+    /// SWF users matched (all when empty).
+    pub users: Vec<u32>,
+    /// Fraction of matching jobs chosen, by a hash of the seed, the rule and the job.
+    pub fraction: f64,
+}
+
+/// Why a scenario was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScenarioError {
+    /// A key of the file is wrong: where, which key, and what was expected.
+    #[error("{}:{line}:{column}: key `{key}`: {message}", path.display())]
+    At {
+        /// The scenario file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The key (dotted where it helps).
+        key: String,
+        /// What is wrong and what was expected.
+        message: String,
+    },
+    /// The trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] placesim_workload::SwfError),
+    /// A requests file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A line of a requests file is wrong.
+    #[error("{}:{line}: {message}", path.display())]
+    RequestsFile {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}

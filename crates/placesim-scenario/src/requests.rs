@@ -1,0 +1,203 @@
+//! Requests for trace jobs: SWF carries none, so a scenario gives them by rules.
+//!
+//! For each job, in order of precedence:
+//! 1. its line in the requests file (`JOB_ID REQUEST`, by SWF field 1), if any;
+//! 2. the first rule that matches its size, queue (field 15) and user (field 12), and that
+//!    chooses it: a rule with `fraction = f` chooses a job when a hash of (seed, rule, job
+//!    position) falls below f, so the choice does not depend on any other job;
+//! 3. the size mapping: `select=N:ncpus=1`, or `select=ceil(N/P):ncpus=P place=scatter:excl`.
+
+use crate::{Rule, Scenario, ScenarioError};
+use placesim_core::{Job, Request, RequestId, Workload};
+use placesim_workload::{SwfOptions, Trace};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// How a job of size N becomes a request when no rule or file gives one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeMapping {
+    /// `select=N:ncpus=1`.
+    Ncpus,
+    /// `select=ceil(N/P):ncpus=P place=scatter:excl`.
+    Nodes {
+        /// P.
+        procs_per_node: u32,
+    },
+}
+
+/// A trace read for a scenario, with every job's request and the count of jobs each rule took.
+#[derive(Debug)]
+pub struct ScenarioWorkload {
+    /// The trace, whose workload now holds the scenario's requests.
+    pub trace: Trace,
+    /// Jobs whose request came from the requests file.
+    pub from_file: u64,
+    /// Jobs each rule gave a request, by rule.
+    pub by_rule: Vec<u64>,
+}
+
+/// Fills `{n}`, `{nodes}` (ceil(n / ppn)) and `{ppn}` in a request template.
+pub(crate) fn instantiate(template: &str, n: u32, ppn: u32) -> String {
+    let ppn = ppn.max(1);
+    template
+        .replace("{n}", &n.to_string())
+        .replace("{nodes}", &n.div_ceil(ppn).to_string())
+        .replace("{ppn}", &ppn.to_string())
+}
+
+/// SplitMix64 of the seed, the rule and the job: a uniform draw in [0, 1) that is the same
+/// whatever other jobs there are.
+fn draw(seed: u64, rule: usize, job: usize) -> f64 {
+    let mut z = seed ^ (rule as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (job as u64) << 20;
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 53) as f64
+}
+
+fn matches(rule: &Rule, job: &Job) -> bool {
+    (rule.size_min..=rule.size_max).contains(&job.size)
+        && (rule.queues.is_empty() || job.queue.is_some_and(|q| rule.queues.contains(&q)))
+        && (rule.users.is_empty() || job.user.is_some_and(|u| rule.users.contains(&u)))
+}
+
+impl Scenario {
+    /// Reads the scenario's trace (sizes checked against the cluster's total ncpus) and gives
+    /// every job its request.
+    pub fn workload(&self) -> Result<ScenarioWorkload, ScenarioError> {
+        let Some(w) = &self.workload else {
+            return Err(ScenarioError::At {
+                path: self.path.clone(),
+                line: 1,
+                column: 1,
+                key: "workload".into(),
+                message: "the scenario has no [workload] table: give workload.trace".into(),
+            });
+        };
+        let defs = self.cluster.resources();
+        let total = self
+            .cluster
+            .capacity_total(placesim_core::ConsumableIdx::NCPUS);
+        let opts = SwfOptions {
+            procs: Some(total.max(1)),
+            skip_bad_lines: w.skip_bad_lines,
+        };
+        let mut trace = placesim_workload::load_trace(&w.trace, &opts, defs)?;
+        let explicit = match &w.requests_file {
+            Some(path) => read_requests_file(path, defs)?,
+            None => HashMap::new(),
+        };
+        let ppn = w.procs_per_node;
+        let mut requests: Vec<Request> = Vec::new();
+        let mut interned: HashMap<String, RequestId> = HashMap::new();
+        let mut jobs: Vec<Job> = trace.workload.jobs().to_vec();
+        let mut by_rule = vec![0u64; w.rules.len()];
+        let mut from_file = 0u64;
+        for (index, job) in jobs.iter_mut().enumerate() {
+            let mut line = 1;
+            let text = if let Some(text) = explicit.get(&job.source_id) {
+                from_file += 1;
+                text.clone()
+            } else if let Some(r) = w.rules.iter().enumerate().position(|(i, rule)| {
+                matches(rule, job) && draw(self.run.seed, i, index) < rule.fraction
+            }) {
+                by_rule[r] += 1;
+                line = w.rules[r].line;
+                instantiate(&w.rules[r].template, job.size, ppn)
+            } else {
+                match w.size_mapping {
+                    crate::SizeMapping::Ncpus => format!("select={}:ncpus=1", job.size),
+                    crate::SizeMapping::Nodes { procs_per_node } => format!(
+                        "select={}:ncpus={procs_per_node} place=scatter:excl",
+                        job.size.div_ceil(procs_per_node.max(1))
+                    ),
+                }
+            };
+            job.request = match interned.get(&text) {
+                Some(&id) => id,
+                None => {
+                    let request = placesim_request::parse_and_lower(&text, defs).map_err(|e| {
+                        ScenarioError::At {
+                            path: self.path.clone(),
+                            line,
+                            column: 1,
+                            key: "workload.rule.request".into(),
+                            message: format!("request `{text}` for job {}: {e}", job.source_id),
+                        }
+                    })?;
+                    requests.push(request);
+                    let id = RequestId::from_index(requests.len() - 1);
+                    interned.insert(text, id);
+                    id
+                }
+            };
+        }
+        trace.workload = Workload::new(jobs, requests).map_err(|e| ScenarioError::At {
+            path: self.path.clone(),
+            line: 1,
+            column: 1,
+            key: "workload".into(),
+            message: e.to_string(),
+        })?;
+        Ok(ScenarioWorkload {
+            trace,
+            from_file,
+            by_rule,
+        })
+    }
+}
+
+/// Reads `JOB_ID REQUEST` lines; `#` starts a comment. Every request is checked now.
+fn read_requests_file(
+    path: &Path,
+    defs: &placesim_core::ResourceDefs,
+) -> Result<HashMap<u64, String>, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut out = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let err = |message: String| ScenarioError::RequestsFile {
+            path: path.to_owned(),
+            line: i + 1,
+            message,
+        };
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let (id, request) = line
+            .split_once(char::is_whitespace)
+            .ok_or_else(|| err("expected a job id, a space, and a request".into()))?;
+        let id: u64 = id
+            .parse()
+            .map_err(|_| err(format!("expected a job id (SWF field 1), found `{id}`")))?;
+        let request = request.trim();
+        placesim_request::parse_request(request, defs).map_err(|e| {
+            let RequestErrorAt { column, message } = RequestErrorAt::of(line, request, e);
+            err(format!("column {column}: {message}"))
+        })?;
+        if out.insert(id, request.to_owned()).is_some() {
+            return Err(err(format!("job {id} is given twice")));
+        }
+    }
+    Ok(out)
+}
+
+/// A request error with its column counted from the start of the file's line.
+struct RequestErrorAt {
+    column: usize,
+    message: String,
+}
+
+impl RequestErrorAt {
+    fn of(line: &str, request: &str, e: placesim_request::RequestError) -> Self {
+        let offset = line.len() - request.len();
+        RequestErrorAt {
+            column: line[..offset].chars().count() + e.column,
+            message: e.kind.to_string(),
+        }
+    }
+}

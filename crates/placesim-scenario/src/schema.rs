@@ -1,0 +1,232 @@
+//! The TOML schema of a scenario file, as serde reads it: every table refuses unknown keys.
+//! Values that later checks may refuse carry their span, so errors can name their line.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Spanned;
+
+/// A whole scenario file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioToml {
+    /// The scenario's name in output rows [default: the file name without `.toml`].
+    pub name: Option<String>,
+    /// The run: discipline, placement, walltime, seed.
+    #[serde(default)]
+    pub run: RunToml,
+    /// Custom resources, as `qmgr create resource` defines them.
+    #[serde(default)]
+    pub resource: Vec<ResourceToml>,
+    /// Vnode classes.
+    #[serde(default)]
+    pub class: Vec<NodeToml>,
+    /// Vnodes listed one by one.
+    #[serde(default)]
+    pub vnode: Vec<NodeToml>,
+    /// PBS server, scheduler and queue settings.
+    #[serde(default)]
+    pub pbs: PbsToml,
+    /// Moab node-set parameters and classes.
+    #[serde(default)]
+    pub moab: MoabToml,
+    /// The workload and how its jobs become requests.
+    pub workload: Option<WorkloadToml>,
+}
+
+/// `[run]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RunToml {
+    /// `fcfs` or `easy`.
+    pub discipline: Option<Spanned<String>>,
+    /// `first-fit`.
+    pub placement: Option<Spanned<String>>,
+    /// `kill` or `overrun`.
+    pub walltime: Option<Spanned<String>>,
+    /// The run's seed.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+/// `[[resource]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceToml {
+    /// Its name.
+    pub name: Spanned<String>,
+    /// long, float, size, string, string_array or boolean.
+    #[serde(rename = "type")]
+    pub kind: Spanned<String>,
+    /// Whether jobs consume it [default: false].
+    #[serde(default)]
+    pub consumable: bool,
+}
+
+/// `[[class]]` (`count` vnodes alike) or `[[vnode]]` (one vnode): the same keys, except that
+/// a class has `count`, `names` and `vnodes_per_host`, and a vnode may name its `host`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeToml {
+    /// The class or vnode name; a class's vnodes are `{name}{i}` (from 1) unless `names` is
+    /// given.
+    pub name: Spanned<String>,
+    /// How many vnodes (classes only).
+    pub count: Option<Spanned<u32>>,
+    /// Explicit vnode names, one per vnode (classes only).
+    pub names: Option<Spanned<Vec<String>>>,
+    /// Vnodes per host (classes only) [default: 1]; hosts are `{name}-h{j}` when above 1.
+    pub vnodes_per_host: Option<Spanned<u32>>,
+    /// The host (single vnodes only) [default: the vnode's own name].
+    pub host: Option<Spanned<String>>,
+    /// ncpus [default: 1].
+    #[serde(default = "one")]
+    pub ncpus: u32,
+    /// mem, as a size string ("256gb") [default: 0].
+    pub mem: Option<Spanned<String>>,
+    /// ngpus [default: 0].
+    #[serde(default)]
+    pub ngpus: u32,
+    /// Relative speed [default: 1.0].
+    #[serde(default = "unit_speed")]
+    pub speed: f64,
+    /// The PBS queue the vnode is associated with.
+    pub queue: Option<Spanned<String>>,
+    /// Other resources: consumable amounts and non-consumable properties.
+    #[serde(default)]
+    pub resources: BTreeMap<String, Spanned<toml::Value>>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn unit_speed() -> f64 {
+    1.0
+}
+
+/// `[pbs]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PbsToml {
+    /// Server `node_group_enable`.
+    #[serde(default)]
+    pub node_group_enable: bool,
+    /// Server `node_group_key`: one resource or a list.
+    #[serde(default)]
+    pub node_group_key: Vec<Spanned<String>>,
+    /// Scheduler `do_not_span_psets`.
+    #[serde(default)]
+    pub do_not_span_psets: bool,
+    /// Scheduler `only_explicit_psets`.
+    #[serde(default)]
+    pub only_explicit_psets: bool,
+    /// Scheduler `strict_ordering`.
+    #[serde(default)]
+    pub strict_ordering: bool,
+    /// Scheduler `backfill_depth` [default: 1].
+    #[serde(default = "one")]
+    pub backfill_depth: u32,
+    /// Queues.
+    #[serde(default)]
+    pub queue: Vec<QueueToml>,
+}
+
+/// `[[pbs.queue]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueToml {
+    /// The queue's name, as vnodes' `queue` refers to it.
+    pub name: Spanned<String>,
+    /// The queue's own `node_group_key`.
+    #[serde(default)]
+    pub node_group_key: Vec<Spanned<String>>,
+    /// SWF queue numbers (field 15) whose jobs go to this queue.
+    #[serde(default)]
+    pub swf_queues: Vec<u32>,
+}
+
+/// `[moab]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MoabToml {
+    /// NODESETPOLICY: ONEOF, ANYOF or FIRSTOF.
+    pub nodeset_policy: Option<Spanned<String>>,
+    /// NODESETATTRIBUTE: FEATURE or VARATTR.
+    pub nodeset_attribute: Option<Spanned<String>>,
+    /// NODESETLIST.
+    #[serde(default)]
+    pub nodeset_list: Vec<String>,
+    /// The string_array resource that holds node features [default: `features`].
+    pub feature_resource: Option<Spanned<String>>,
+    /// NODESETISOPTIONAL [default: true].
+    pub nodeset_is_optional: Option<bool>,
+    /// NODESETDELAY, `[[[DD:]HH:]MM:]SS` or seconds.
+    pub nodeset_delay: Option<Spanned<toml::Value>>,
+    /// NODESETPRIORITYTYPE [default: FIRSTFIT].
+    pub nodeset_priority_type: Option<Spanned<String>>,
+    /// NODESETTOLERANCE [default: 0].
+    #[serde(default)]
+    pub nodeset_tolerance: f64,
+    /// NODESETPLUS: DELAY or SPANEVENLY.
+    pub nodeset_plus: Option<Spanned<String>>,
+    /// SCHEDCFG FLAGS=AllowPerJobNodeSetIsOptional.
+    #[serde(default)]
+    pub allow_per_job_nodeset_is_optional: bool,
+    /// Classes with a DEFAULT.NODESET.
+    #[serde(default)]
+    pub class: Vec<MoabClassToml>,
+}
+
+/// `[[moab.class]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoabClassToml {
+    /// The class name.
+    pub name: String,
+    /// `DEFAULT.NODESET=POLICY:ATTR[:v,...]`.
+    pub default_nodeset: Spanned<String>,
+    /// SWF queue numbers (field 15) whose jobs are of this class.
+    #[serde(default)]
+    pub swf_queues: Vec<u32>,
+}
+
+/// `[workload]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadToml {
+    /// An SWF trace, plain or gzipped, relative to the scenario file.
+    pub trace: Spanned<String>,
+    /// Count malformed trace lines as skipped.
+    #[serde(default)]
+    pub skip_bad_lines: bool,
+    /// How sizes become requests: `ncpus` (N chunks of one ncpu) or `nodes`
+    /// (ceil(N/P) chunks of P ncpus, scatter:excl) [default: ncpus].
+    pub size_mapping: Option<Spanned<String>>,
+    /// P for `size_mapping = "nodes"` [default: the largest ncpus of any vnode].
+    pub procs_per_node: Option<u32>,
+    /// A file of explicit requests: `JOB_ID REQUEST` per line.
+    pub requests_file: Option<Spanned<String>>,
+    /// Rules giving requests to chosen jobs, tried in order.
+    #[serde(default)]
+    pub rule: Vec<RuleToml>,
+}
+
+/// `[[workload.rule]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleToml {
+    /// The request template: `{n}` is the job's size, `{nodes}` ceil(n / P), `{ppn}` P.
+    pub request: Spanned<String>,
+    /// Smallest size matched.
+    pub size_min: Option<u32>,
+    /// Largest size matched.
+    pub size_max: Option<u32>,
+    /// SWF queue numbers matched (field 15).
+    #[serde(default)]
+    pub queues: Vec<u32>,
+    /// SWF user numbers matched (field 12).
+    #[serde(default)]
+    pub users: Vec<u32>,
+    /// The fraction of matching jobs chosen at random with the scenario seed [default: 1].
+    pub fraction: Option<Spanned<f64>>,
+}
