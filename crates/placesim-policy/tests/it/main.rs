@@ -7,5 +7,6 @@ mod common;
 mod mixed;
 mod placement;
 mod real_traces;
+mod requests;
 mod reservation;
 mod schedules;

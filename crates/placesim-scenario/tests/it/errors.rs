@@ -1,0 +1,131 @@
+//! Bad scenarios: each error names the file, line, column and key, and what was expected.
+
+use crate::error_of;
+
+const BASE: &str = "[[class]]\nname = \"n\"\ncount = 2\n";
+
+#[test]
+fn a_typo_in_a_key_names_its_line() {
+    let text = "[[class]]\nname = \"n\"\ncuont = 2\n";
+    assert_eq!(
+        error_of(text),
+        "test.toml:3:1: key `cuont`: unknown field `cuont`, expected one of `name`, `count`, `names`, `vnodes_per_host`, `host`, `ncpus`, `mem`, `ngpus`, `speed`, `queue`, `resources`"
+    );
+    let text = format!("{BASE}[pbs]\nnode_group_enabled = true\n");
+    assert_eq!(
+        error_of(&text),
+        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `backfill_depth`, `queue`"
+    );
+}
+
+#[test]
+fn wrong_types_name_the_key() {
+    assert_eq!(
+        error_of("[[class]]\nname = \"n\"\ncount = \"two\"\n"),
+        "test.toml:3:9: key `count`: invalid type: string \"two\", expected u32"
+    );
+    let text = "[[resource]]\nname = \"switch\"\ntype = \"string\"\n[[class]]\nname = \"n\"\ncount = 1\nresources = { switch = 3 }\n";
+    assert_eq!(
+        error_of(text),
+        "test.toml:7:24: key `class.resources.switch`: resource `switch` is of type string: expected a string, found integer"
+    );
+}
+
+#[test]
+fn unknown_and_duplicate_references() {
+    assert_eq!(
+        error_of(&format!("{BASE}resources = {{ colour = \"red\" }}\n")),
+        "test.toml:4:24: key `class.resources.colour`: unknown resource `colour`: define it under [[resource]]"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}queue = \"gpu\"\n")),
+        "test.toml:4:9: key `class.queue`: unknown queue `gpu`: define it under [[pbs.queue]]"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[[class]]\nname = \"m\"\ncount = 1\nnames = [\"n1\"]\n"
+        )),
+        "test.toml:5:8: key `class.name`: vnode name `n1` is used twice"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\nnode_group_key = [\"rack\"]\n")),
+        "test.toml:5:19: key `pbs.node_group_key`: unknown resource `rack`: define it under [[resource]]"
+    );
+    assert_eq!(
+        error_of(
+            "[[resource]]\nname = \"color\"\ntype = \"string\"\n[[resource]]\nname = \"color\"\ntype = \"long\"\n[[class]]\nname = \"n\"\ncount = 1\n"
+        ),
+        "test.toml:5:8: key `resource.name`: resource `color` is defined twice"
+    );
+}
+
+#[test]
+fn node_group_key_on_a_non_string_resource() {
+    let text = "[[resource]]\nname = \"rack\"\ntype = \"long\"\n[[class]]\nname = \"n\"\ncount = 1\n[pbs]\nnode_group_key = [\"rack\"]\n";
+    assert_eq!(
+        error_of(text),
+        "test.toml:8:19: key `pbs.node_group_key`: resource `rack` is of type long; a node_group_key must be a string or string_array resource"
+    );
+}
+
+#[test]
+fn bad_values() {
+    assert_eq!(
+        error_of("[[resource]]\nname = \"x\"\ntype = \"text\"\n"),
+        "test.toml:3:8: key `resource.type`: unknown type `text`: expected long, float, size, string, string_array or boolean"
+    );
+    assert_eq!(
+        error_of("[[resource]]\nname = \"x\"\ntype = \"string\"\nconsumable = true\n"),
+        "test.toml:2:8: key `resource.name`: resource `x` of type string cannot be consumable: only long, float and size can"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}mem = \"4gx\"\n")),
+        "test.toml:4:7: key `class.mem`: malformed size `4gx`: expected digits followed by b, kb, mb, gb or tb"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[run]\ndiscipline = \"sjf\"\n")),
+        "test.toml:5:14: key `run.discipline`: unknown value `sjf`: expected one of fcfs, easy"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[moab]\nnodeset_priority_type = \"FASTEST\"\n"
+        )),
+        "test.toml:5:25: key `moab.nodeset_priority_type`: unknown value `FASTEST`: expected one of FIRSTFIT, BESTFIT, WORSTFIT, MINLOSS, AFFINITY"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[[moab.class]]\nname = \"amd\"\ndefault_nodeset = \"ONEOF:FEATURES:a\"\n"
+        )),
+        "test.toml:6:19: key `moab.class.default_nodeset`: column 7: unknown node-set attribute `FEATURES`: expected FEATURE or VARATTR"
+    );
+    assert_eq!(
+        error_of("[[vnode]]\nname = \"a\"\ncount = 3\n"),
+        "test.toml:2:8: key `vnode.count`: `count` belongs to a [[class]], not a single [[vnode]]"
+    );
+    assert_eq!(
+        error_of("[run]\nseed = 1\n"),
+        "test.toml:1:1: key `class`: a cluster needs at least one vnode: give at least one [[class]] or [[vnode]]"
+    );
+    assert_eq!(
+        error_of("[[class]]\nname = \"n\"\ncount = 1\nspeed = 0.0\n"),
+        "test.toml:2:8: key `class.name`: vnode `n1` has speed 0; speeds must be positive and finite"
+    );
+}
+
+#[test]
+fn request_rules_are_checked_when_loaded() {
+    let text = format!(
+        "{BASE}[workload]\ntrace = \"t.swf\"\n[[workload.rule]]\nrequest = \"select={{n}}:ncpus=1:colour=red\"\n"
+    );
+    assert_eq!(
+        error_of(&text),
+        "test.toml:7:11: key `workload.rule.request`: request `select=1:ncpus=1:colour=red` (for a job of size 1): column 18: unknown resource `colour`"
+    );
+    let text = format!(
+        "{BASE}[workload]\ntrace = \"t.swf\"\n[[workload.rule]]\nrequest = \"select={{n}}:ncpus=1\"\nfraction = 1.5\n"
+    );
+    assert_eq!(
+        error_of(&text),
+        "test.toml:8:12: key `workload.rule.fraction`: expected a fraction from 0 to 1, found 1.5"
+    );
+}

@@ -1,0 +1,164 @@
+//! How trace jobs become requests: size mappings, rules by size, queue, user and fraction,
+//! and the requests file.
+
+use placesim_core::{Arrangement, ConsumableIdx, Sharing};
+use placesim_scenario::load_scenario;
+use std::io::Write as _;
+
+/// Jobs: (id, size, user, queue), submitted one a second.
+fn trace(jobs: &[(u64, u32, u32, u32)]) -> String {
+    let mut s = String::from("; MaxProcs: 64\n");
+    for (i, &(id, size, user, queue)) in jobs.iter().enumerate() {
+        s += &format!("{id} {i} 0 100 {size} -1 -1 {size} 200 -1 1 {user} 1 -1 {queue} -1 -1 -1\n");
+    }
+    s
+}
+
+fn scenario_with(
+    dir: &std::path::Path,
+    workload: &str,
+    jobs: &[(u64, u32, u32, u32)],
+) -> placesim_scenario::ScenarioWorkload {
+    std::fs::write(dir.join("t.swf"), trace(jobs)).unwrap();
+    let text = format!(
+        "[[resource]]\nname = \"switch\"\ntype = \"string\"\n[[class]]\nname = \"n\"\ncount = 8\nncpus = 8\nresources = {{ switch = \"s1\" }}\n[workload]\ntrace = \"t.swf\"\n{workload}"
+    );
+    let path = dir.join("s.toml");
+    let s = load_scenario(&text, &path).unwrap();
+    s.workload().unwrap()
+}
+
+#[test]
+fn default_and_node_size_mappings() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = scenario_with(dir.path(), "", &[(1, 3, 1, 1)]);
+    let r = w.trace.workload.request_of(placesim_core::JobId(0));
+    assert_eq!(r.chunks.len(), 1);
+    assert_eq!(
+        (
+            r.chunks[0].count,
+            r.chunks[0].amounts[ConsumableIdx::NCPUS.index()]
+        ),
+        (3, 1)
+    );
+    let w = scenario_with(
+        dir.path(),
+        "size_mapping = \"nodes\"\nprocs_per_node = 4\n",
+        &[(1, 9, 1, 1)],
+    );
+    let r = w.trace.workload.request_of(placesim_core::JobId(0));
+    // ceil(9 / 4) = 3 chunks of 4 ncpus, one per host, exclusively.
+    assert_eq!((r.chunks[0].count, r.chunks[0].amounts[0]), (3, 4));
+    assert_eq!(
+        (r.arrangement, r.sharing),
+        (Arrangement::Scatter, Sharing::Excl)
+    );
+}
+
+#[test]
+fn rules_match_by_size_queue_and_user_first_match_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = "\
+[[workload.rule]]
+queues = [2]
+request = \"select={n}:ncpus=1 place=group=switch\"
+[[workload.rule]]
+users = [7]
+size_min = 2
+request = \"select={n}:ncpus=1:group=switch\"
+[[workload.rule]]
+size_min = 4
+size_max = 4
+request = \"select={n}:ncpus=1:switch=s1||{n}:ncpus=1\"
+";
+    let jobs = [
+        (1, 1, 7, 2),
+        (2, 3, 7, 1),
+        (3, 1, 7, 1),
+        (4, 4, 1, 1),
+        (5, 5, 1, 1),
+    ];
+    let w = scenario_with(dir.path(), rules, &jobs);
+    let wl = &w.trace.workload;
+    let d = placesim_core::JobId;
+    assert!(wl.request_of(d(0)).group.is_some(), "queue 2: place=group");
+    assert!(
+        wl.request_of(d(1)).chunks[0].group.is_some(),
+        "user 7, size 3: per-chunk group"
+    );
+    assert!(wl.request_of(d(2)).is_plain(), "user 7 but size 1: default");
+    assert_eq!(
+        wl.request_of(d(3)).alternatives.len(),
+        1,
+        "size 4: an alternative"
+    );
+    assert!(wl.request_of(d(4)).is_plain(), "size 5: default");
+    assert_eq!(w.by_rule, vec![1, 1, 1]);
+}
+
+#[test]
+fn a_fraction_chooses_about_that_share_and_the_same_jobs_every_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules =
+        "[[workload.rule]]\nfraction = 0.25\nrequest = \"select={n}:ncpus=1 place=scatter\"\n";
+    let jobs: Vec<_> = (1..=4000).map(|i| (i, 2, 1, 1)).collect();
+    let a = scenario_with(dir.path(), rules, &jobs);
+    let b = scenario_with(dir.path(), rules, &jobs);
+    let chosen = |w: &placesim_scenario::ScenarioWorkload| -> Vec<bool> {
+        (0..4000)
+            .map(|i| {
+                w.trace
+                    .workload
+                    .request_of(placesim_core::JobId(i))
+                    .arrangement
+                    == Arrangement::Scatter
+            })
+            .collect()
+    };
+    assert_eq!(chosen(&a), chosen(&b));
+    let n = a.by_rule[0];
+    assert!(
+        (900..=1100).contains(&n),
+        "{n} of 4000 chosen for a fraction of 0.25"
+    );
+}
+
+#[test]
+fn the_requests_file_overrides_rules_and_reports_bad_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = std::fs::File::create(dir.path().join("req.txt")).unwrap();
+    writeln!(f, "# job id, then its request").unwrap();
+    writeln!(f, "2 select=1:ncpus=8 place=excl").unwrap();
+    drop(f);
+    let w = scenario_with(
+        dir.path(),
+        "requests_file = \"req.txt\"\n[[workload.rule]]\nrequest = \"select={n}:ncpus=1 place=scatter\"\n",
+        &[(1, 2, 1, 1), (2, 2, 1, 1)],
+    );
+    let wl = &w.trace.workload;
+    assert_eq!(
+        wl.request_of(placesim_core::JobId(0)).arrangement,
+        Arrangement::Scatter
+    );
+    let r = wl.request_of(placesim_core::JobId(1));
+    assert_eq!((r.chunks[0].amounts[0], r.sharing), (8, Sharing::Excl));
+    assert_eq!(w.from_file, 1);
+
+    std::fs::write(
+        dir.path().join("req.txt"),
+        "1 select=1:ncpus=1\n3 select=1:nccpus=2\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("t.swf"), trace(&[(1, 1, 1, 1)])).unwrap();
+    let text = "[[class]]\nname = \"n\"\ncount = 1\n[workload]\ntrace = \"t.swf\"\nrequests_file = \"req.txt\"\n";
+    let s = load_scenario(text, &dir.path().join("s.toml")).unwrap();
+    let err = s.workload().unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{}: column 12: unknown resource `nccpus`",
+            dir.path().join("req.txt").display()
+        )
+        .replace(": column", ":2: column")
+    );
+}
