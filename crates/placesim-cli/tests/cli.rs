@@ -183,3 +183,111 @@ fn demo_compares_fcfs_and_easy_on_kth_and_writes_a_report() {
     // EASY waits far less than FCFS on this trace.
     assert!(rows[0].wait_mean_s * 10.0 < rows[1].wait_mean_s);
 }
+
+fn repo_file(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn check_prints_the_color_shape_sets() {
+    let out = placesim(&["check", &repo_file("scenarios/color-shape.toml")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for line in [
+        "    color=blue: 4 vnodes node[1-4]; 4 ncpus, 16gb mem",
+        "    color=red: 4 vnodes node[5-8]; 4 ncpus, 16gb mem",
+        "    shape=square: 4 vnodes node[1-2,5-6]; 4 ncpus, 16gb mem",
+        "    shape=triangle: 4 vnodes node[3-4,7-8]; 4 ncpus, 16gb mem",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing `{line}`:\n{stdout}"
+        );
+    }
+}
+
+#[test]
+fn check_refuses_a_typo_with_its_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(
+        &path,
+        "[[class]]\nname = \"n\"\ncount = 2\n\n[pbs]\nnode_group_kye = [\"x\"]\n",
+    )
+    .unwrap();
+    let out = placesim(&["check", &path.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `backfill_depth`, `queue`\n",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn run_with_a_scenario_uses_its_cluster_rules_and_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), TRACE);
+    let scenario = dir.path().join("s.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "name = \"tiny-two-hosts\"\n[run]\ndiscipline = \"fcfs\"\n[[class]]\nname = \"n\"\ncount = 2\nncpus = 2\n[workload]\ntrace = \"{trace}\"\n[[workload.rule]]\nsize_min = 2\nrequest = \"select={{nodes}}:ncpus={{ppn}} place=scatter:excl\"\n"
+        ),
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let out = placesim(&[
+        "run",
+        "--scenario",
+        &scenario.display().to_string(),
+        "--out",
+        &out_dir.display().to_string(),
+    ]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("machine of 4 processors"), "{stderr}");
+    assert!(stderr.contains("by rule [3]"), "{stderr}");
+    assert!(
+        stderr.contains("tiny-two-hosts under fcfs: 4 jobs"),
+        "{stderr}"
+    );
+    assert!(out_dir.join("jobs.parquet").exists());
+}
+
+#[test]
+fn run_refuses_requests_first_fit_cannot_honour() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), TRACE);
+    let scenario = dir.path().join("s.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "[[resource]]\nname = \"switch\"\ntype = \"string\"\n[[class]]\nname = \"n\"\ncount = 4\n[workload]\ntrace = \"{trace}\"\n[[workload.rule]]\nrequest = \"select={{n}}:ncpus=1 place=group=switch\"\n"
+        ),
+    )
+    .unwrap();
+    let out = placesim(&[
+        "run",
+        "--scenario",
+        &scenario.display().to_string(),
+        "--out",
+        &dir.path().join("out").display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).ends_with(&format!(
+            "placesim: error: {}: job 1 asks for placement sets (place=group= or a per-chunk group=), which the first-fit placement cannot honour\n",
+            scenario.display()
+        )),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!dir.path().join("out").exists());
+}

@@ -33,7 +33,11 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             ));
         }
     }
-    let (cluster, classes, vnode_queue) = cx.cluster(&raw, resources, &queue_names)?;
+    let Nodes {
+        cluster,
+        classes,
+        vnode_queue,
+    } = cx.cluster(&raw, resources, &queue_names)?;
     let defs = cluster.resources().clone();
     let pbs = PbsSettings {
         node_group_enable: raw.pbs.node_group_enable,
@@ -86,6 +90,16 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         moab,
         workload,
     })
+}
+
+/// A vnode's consumable capacities (one per slot) and non-consumable properties.
+type NodeValues = (Vec<u64>, Vec<(ResourceId, AttrValue)>);
+
+/// The vnodes of a scenario: the cluster, the entries they came from, and each vnode's queue.
+struct Nodes {
+    cluster: placesim_core::Cluster,
+    classes: Vec<NodeClass>,
+    vnode_queue: Vec<Option<usize>>,
 }
 
 /// The source, for turning spans into lines and columns.
@@ -158,13 +172,12 @@ impl Cx<'_> {
         Ok(defs)
     }
 
-    #[allow(clippy::type_complexity)]
     fn cluster(
         &self,
         raw: &ScenarioToml,
         defs: ResourceDefs,
         queues: &[&Spanned<String>],
-    ) -> Result<(placesim_core::Cluster, Vec<NodeClass>, Vec<Option<usize>>), ScenarioError> {
+    ) -> Result<Nodes, ScenarioError> {
         let mut b = ClusterBuilder::new(defs.clone());
         let mut classes = Vec::new();
         let mut vnode_queue = Vec::new();
@@ -244,7 +257,11 @@ impl Cx<'_> {
                 format!("{e}: give at least one [[class]] or [[vnode]]"),
             )
         })?;
-        Ok((cluster, classes, vnode_queue))
+        Ok(Nodes {
+            cluster,
+            classes,
+            vnode_queue,
+        })
     }
 
     fn vnode_names(&self, node: &NodeToml, is_class: bool) -> Result<Vec<String>, ScenarioError> {
@@ -300,7 +317,7 @@ impl Cx<'_> {
         node: &NodeToml,
         defs: &ResourceDefs,
         table: &str,
-    ) -> Result<(Vec<u64>, Vec<(ResourceId, AttrValue)>), ScenarioError> {
+    ) -> Result<NodeValues, ScenarioError> {
         let mut capacity = vec![0u64; defs.n_consumables()];
         capacity[ConsumableIdx::NCPUS.index()] = u64::from(node.ncpus);
         capacity[ConsumableIdx::NGPUS.index()] = u64::from(node.ngpus);

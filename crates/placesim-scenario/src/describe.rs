@@ -7,7 +7,9 @@ use std::fmt::Write as _;
 /// Vnode names compressed as a host list: `node[1-4,7]`, names without a numeric suffix as
 /// they are, groups by prefix in order of first appearance.
 pub fn hostlist(names: &[&str]) -> String {
-    let mut groups: Vec<(&str, Vec<(u64, usize)>, Vec<&str>)> = Vec::new();
+    // Per prefix: its numeric suffixes, and its names kept whole.
+    type Group<'a> = (&'a str, Vec<u64>, Vec<&'a str>);
+    let mut groups: Vec<Group<'_>> = Vec::new();
     for name in names {
         let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
         let (prefix, suffix) = name.split_at(name.len() - digits);
@@ -21,7 +23,7 @@ pub fn hostlist(names: &[&str]) -> String {
             }
         };
         match suffix.parse::<u64>() {
-            Ok(n) if numbered => entry.1.push((n, suffix.len())),
+            Ok(n) if numbered => entry.1.push(n),
             _ => entry.2.push(name),
         }
     }
@@ -37,18 +39,18 @@ pub fn hostlist(names: &[&str]) -> String {
         let mut i = 0;
         while i < numbers.len() {
             let mut j = i;
-            while j + 1 < numbers.len() && numbers[j + 1].0 == numbers[j].0 + 1 {
+            while j + 1 < numbers.len() && numbers[j + 1] == numbers[j] + 1 {
                 j += 1;
             }
             ranges.push(if i == j {
-                numbers[i].0.to_string()
+                numbers[i].to_string()
             } else {
-                format!("{}-{}", numbers[i].0, numbers[j].0)
+                format!("{}-{}", numbers[i], numbers[j])
             });
             i = j + 1;
         }
         if numbers.len() == 1 {
-            parts.push(format!("{prefix}{}", numbers[0].0));
+            parts.push(format!("{prefix}{}", numbers[0]));
         } else {
             parts.push(format!("{prefix}[{}]", ranges.join(",")));
         }
