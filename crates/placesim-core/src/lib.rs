@@ -21,6 +21,7 @@ pub mod job;
 pub mod policy;
 pub mod request;
 pub mod resource;
+pub mod runtime;
 pub mod sim;
 pub mod sink;
 pub mod state;
@@ -39,6 +40,7 @@ pub use request::{
 pub use resource::{
     AttrValue, CmpOp, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
 };
+pub use runtime::{CommForm, RuntimeModel, RuntimeSettings, Stretch};
 pub use sim::{Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
 pub use sink::{JobOutcome, MetricsSink, VecSink};
 pub use state::{Allocation, AllocationError, ClusterState, Scratch, ScratchBuf, StateView};

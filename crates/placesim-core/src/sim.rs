@@ -4,8 +4,9 @@ use crate::event::{Event, EventQueue};
 use crate::ids::JobId;
 use crate::job::Workload;
 use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
+use crate::runtime::{RuntimeModel, Stretch};
 use crate::sink::{JobOutcome, MetricsSink};
-use crate::state::{AllocationError, ClusterState};
+use crate::state::{AllocationError, ClusterState, StateView};
 use crate::time::{SimDuration, SimTime};
 
 /// What happens to a job that runs past its walltime request.
@@ -115,7 +116,12 @@ pub struct Simulation<'w> {
     queue: Vec<JobId>,
     queue_head: usize,
     running: Vec<RunningJob>,
+    /// Beside each running job, what only the kernel may know: whether it will be killed,
+    /// and how its placement stretched it.
+    running_fate: Vec<(bool, Stretch)>,
     running_slot: Vec<u32>,
+    runtime_model: Option<&'w RuntimeModel>,
+    stretch_scratch: Vec<u64>,
     started: Vec<bool>,
     stats: RunStats,
     /// Queue length when the previous pass ended.
@@ -138,12 +144,22 @@ impl<'w> Simulation<'w> {
             queue: Vec::new(),
             queue_head: 0,
             running: Vec::new(),
+            running_fate: Vec::new(),
             running_slot: vec![NOT_RUNNING; n],
+            runtime_model: None,
+            stretch_scratch: Vec::new(),
             started: vec![false; n],
             stats: RunStats::default(),
             settled_queue_len: 0,
             freed_since_last_pass: true,
         }
+    }
+
+    /// Stretches runtimes by `model`: each job runs its trace runtime × H × C × ε, where
+    /// the factors depend on the vnodes it got. Without a model, jobs run their trace runtime.
+    pub fn with_runtime_model(mut self, model: &'w RuntimeModel) -> Self {
+        self.runtime_model = Some(model);
+        self
     }
 
     /// The current state of the cluster.
@@ -224,6 +240,7 @@ impl<'w> Simulation<'w> {
                 let slot = self.running_slot[id.index()];
                 debug_assert_ne!(slot, NOT_RUNNING, "job {id} ended without running");
                 let run = self.running.swap_remove(slot as usize);
+                let (killed, stretch) = self.running_fate.swap_remove(slot as usize);
                 if let Some(moved) = self.running.get(slot as usize) {
                     self.running_slot[moved.job.index()] = slot;
                 }
@@ -231,8 +248,6 @@ impl<'w> Simulation<'w> {
                 self.state.release(&run.allocation);
                 self.freed_since_last_pass = true;
                 let job = self.workload.job(id);
-                let killed =
-                    self.config.walltime == WalltimePolicy::Kill && job.runtime > job.estimate;
                 self.stats.jobs_ended += 1;
                 self.stats.jobs_killed += u64::from(killed);
                 sink.job_ended(
@@ -242,6 +257,7 @@ impl<'w> Simulation<'w> {
                         start: run.start,
                         end: self.now,
                         killed,
+                        stretch,
                     },
                 );
             }
@@ -338,10 +354,20 @@ impl<'w> Simulation<'w> {
                     })?;
                     self.started[job.index()] = true;
                     let j = self.workload.job(job);
-                    let runs_for: SimDuration = match self.config.walltime {
-                        WalltimePolicy::Kill => j.runtime.min(j.estimate),
-                        WalltimePolicy::Overrun => j.runtime,
+                    let stretch = match self.runtime_model {
+                        Some(model) => model.stretch(
+                            self.state.cluster(),
+                            job,
+                            &allocation,
+                            &mut self.stretch_scratch,
+                        ),
+                        None => Stretch::NONE,
                     };
+                    let actual = stretch.apply(j.runtime);
+                    let killed =
+                        self.config.walltime == WalltimePolicy::Kill && actual > j.estimate;
+                    let runs_for: SimDuration = if killed { j.estimate } else { actual };
+                    self.running_fate.push((killed, stretch));
                     self.events.push(self.now + runs_for, Event::JobEnd(job));
                     sink.job_started(j, job, self.now, &allocation);
                     self.running_slot[job.index()] = self.running.len() as u32;

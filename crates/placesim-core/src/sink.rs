@@ -3,11 +3,12 @@
 
 use crate::ids::JobId;
 use crate::job::Job;
+use crate::runtime::Stretch;
 use crate::state::Allocation;
 use crate::time::SimTime;
 
 /// How one job ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct JobOutcome {
     /// The job.
     pub job: JobId,
@@ -17,6 +18,8 @@ pub struct JobOutcome {
     pub end: SimTime,
     /// Whether it was killed at its walltime rather than finishing.
     pub killed: bool,
+    /// What the runtime model made of its placement ([`Stretch::NONE`] without a model).
+    pub stretch: Stretch,
 }
 
 /// Receives results as the run produces them. Sinks buffer; writing happens after the run,

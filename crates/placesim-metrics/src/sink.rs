@@ -2,7 +2,7 @@
 
 use placesim_core::{Job, JobOutcome, MetricsSink, SimTime, Workload};
 
-/// Buffers each job's start, end and kill flag by job id, so rows come out in submit order
+/// Buffers each job's start, end, kill flag and runtime-model factors by job id, so rows come out in submit order
 /// whatever order jobs end in.
 #[derive(Debug, Clone)]
 pub struct JobSink {
@@ -10,6 +10,12 @@ pub struct JobSink {
     pub(crate) end: Vec<u64>,
     pub(crate) killed: Vec<bool>,
     pub(crate) ended: Vec<bool>,
+    /// What the runtime model made of each job's placement, kept in f32 (a few bytes a job).
+    pub(crate) speed_factor: Vec<f32>,
+    pub(crate) comm_factor: Vec<f32>,
+    pub(crate) noise: Vec<f32>,
+    pub(crate) speed_spread: Vec<f32>,
+    pub(crate) groups_spanned: Vec<u32>,
 }
 
 impl JobSink {
@@ -21,6 +27,11 @@ impl JobSink {
             end: vec![0; n],
             killed: vec![false; n],
             ended: vec![false; n],
+            speed_factor: vec![1.0; n],
+            comm_factor: vec![1.0; n],
+            noise: vec![1.0; n],
+            speed_spread: vec![0.0; n],
+            groups_spanned: vec![1; n],
         }
     }
 
@@ -42,5 +53,11 @@ impl MetricsSink for JobSink {
         self.end[i] = outcome.end.as_secs();
         self.killed[i] = outcome.killed;
         self.ended[i] = true;
+        let st = &outcome.stretch;
+        self.speed_factor[i] = st.speed_factor as f32;
+        self.comm_factor[i] = st.comm_factor as f32;
+        self.noise[i] = st.noise as f32;
+        self.speed_spread[i] = st.speed_spread as f32;
+        self.groups_spanned[i] = st.groups_spanned;
     }
 }

@@ -67,6 +67,11 @@ fn jobs_frame_range(
     let mut size = Vec::with_capacity(n);
     let mut killed = Vec::with_capacity(n);
     let mut bsd = Vec::with_capacity(n);
+    let mut speed_factor = Vec::with_capacity(n);
+    let mut comm_factor = Vec::with_capacity(n);
+    let mut noise = Vec::with_capacity(n);
+    let mut groups_spanned = Vec::with_capacity(n);
+    let mut speed_spread = Vec::with_capacity(n);
     for i in ids {
         let job = &workload.jobs()[i];
         let Some((s, e)) = sink.span(i) else { continue };
@@ -83,6 +88,11 @@ fn jobs_frame_range(
         size.push(job.size);
         killed.push(sink.killed[i]);
         bsd.push(bounded_slowdown(w, r));
+        speed_factor.push(f64::from(sink.speed_factor[i]));
+        comm_factor.push(f64::from(sink.comm_factor[i]));
+        noise.push(f64::from(sink.noise[i]));
+        groups_spanned.push(sink.groups_spanned[i]);
+        speed_spread.push(f64::from(sink.speed_spread[i]));
     }
     let mut columns = id_columns(meta, n);
     columns.extend([
@@ -97,6 +107,11 @@ fn jobs_frame_range(
         Column::new("size".into(), size),
         Column::new("killed".into(), killed),
         Column::new("bounded_slowdown".into(), bsd),
+        Column::new("speed_factor".into(), speed_factor),
+        Column::new("comm_factor".into(), comm_factor),
+        Column::new("noise".into(), noise),
+        Column::new("groups_spanned".into(), groups_spanned),
+        Column::new("speed_spread".into(), speed_spread),
     ]);
     DataFrame::new(n, columns)
 }

@@ -4,6 +4,7 @@
 //! The conventions that simulators disagree on are pinned in [`swf::convert`] and in the
 //! project README; every record ends up as a job or as a counted skip with a reason.
 
+pub mod generate;
 pub mod swf;
 
 pub use swf::convert::{SkipCounts, SkipReason, SwfOptions, Trace, load_trace, read_trace};

@@ -5,3 +5,4 @@
 
 mod bad_input;
 mod conventions;
+mod generate;
