@@ -16,9 +16,15 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
     let scenario = load(&args.scenario)?;
     print!("{}", placesim_scenario::describe(&scenario));
     if let Some(w) = &scenario.workload {
+        let source = match &w.source {
+            placesim_scenario::WorkloadSource::Trace(path) => path.display().to_string(),
+            placesim_scenario::WorkloadSource::Generator(g) => format!(
+                "generated: {} Lublin & Feitelson jobs, estimates up to {} s",
+                g.jobs, g.max_estimate_s
+            ),
+        };
         println!(
-            "workload: {} ({} request rules{})",
-            w.trace.display(),
+            "workload: {source} ({} request rules{})",
             w.rules.len(),
             w.requests_file
                 .as_ref()
@@ -26,6 +32,32 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
                 .unwrap_or_default()
         );
     }
+    let r = &scenario.runtime;
+    let classes: Vec<String> = r
+        .classes
+        .iter()
+        .map(|c| format!("beta {} for {} of matching jobs", c.beta, c.fraction))
+        .collect();
+    println!(
+        "runtime model: speed reference {}, {}, topology {}, {:?}, noise sigma {}; {}",
+        r.settings
+            .speed_reference
+            .map_or_else(|| "slowest".to_owned(), |s| s.to_string()),
+        if r.settings.balanced {
+            "load-balanced"
+        } else {
+            "slowest node"
+        },
+        r.settings.topology.map_or("none", |t| scenario
+            .cluster
+            .resources()
+            .def(t)
+            .name
+            .as_str()),
+        r.settings.comm,
+        r.noise_sigma,
+        classes.join("; ")
+    );
     println!("ok: {} is valid", args.scenario.display());
     Ok(())
 }

@@ -22,6 +22,48 @@ pub enum Command {
     Demo(DemoArgs),
     /// Validate a scenario file and print the cluster it describes and the sets it forms.
     Check(CheckArgs),
+    /// Generate a synthetic workload (Lublin & Feitelson 2003, Tsafrir 2005 estimates) as SWF.
+    Gen(GenArgs),
+}
+
+/// `placesim gen`.
+#[derive(Debug, Clone, Args)]
+pub struct GenArgs {
+    /// A scenario whose [workload.generator], cluster and seed to use; its requests go to a
+    /// side file OUT.requests.
+    #[arg(long, conflicts_with_all = ["jobs", "procs", "streams", "max_estimate"])]
+    pub scenario: Option<PathBuf>,
+    /// How many jobs (without --scenario).
+    #[arg(long, required_unless_present = "scenario")]
+    pub jobs: Option<u64>,
+    /// The machine's processors: sizes go up to it (without --scenario).
+    #[arg(long, required_unless_present = "scenario", value_parser = clap::value_parser!(u64).range(1..))]
+    pub procs: Option<u64>,
+    /// Job streams (without --scenario).
+    #[arg(long, value_enum, default_value_t = StreamsArg::BatchInteractive)]
+    pub streams: StreamsArg,
+    /// The largest user estimate, [[[DD:]HH:]MM:]SS (without --scenario) [default: 48:00:00].
+    #[arg(long)]
+    pub max_estimate: Option<String>,
+    /// The seed [default: the scenario's, else 0].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The SWF file to write; gzipped when it ends in .gz.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Which Lublin job streams to generate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StreamsArg {
+    /// Batch and interactive, merged (the paper's model).
+    BatchInteractive,
+    /// Batch jobs only.
+    Batch,
+    /// Interactive jobs only.
+    Interactive,
+    /// The typeless whole-sample parameters.
+    Typeless,
 }
 
 /// `placesim check`.

@@ -7,6 +7,7 @@
 mod check;
 mod cli;
 mod demo;
+mod gen_cmd;
 mod run;
 
 use clap::Parser;
@@ -18,6 +19,7 @@ fn main() -> ExitCode {
         cli::Command::Run(args) => run::run_command(&args),
         cli::Command::Demo(args) => demo::demo_command(&args),
         cli::Command::Check(args) => check::check_command(&args),
+        cli::Command::Gen(args) => gen_cmd::gen_command(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -37,6 +37,8 @@ pub(crate) struct Plan {
     pub config: RunConfig,
     pub name: String,
     pub seed: u64,
+    /// Stretches runtimes by placement; none for a plain trace replay.
+    pub runtime: Option<placesim_core::RuntimeModel>,
 }
 
 fn walltime_of(arg: WalltimeArg) -> WalltimePolicy {
@@ -63,12 +65,17 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
         },
         seed: args.seed.unwrap_or(0),
         trace,
+        runtime: None,
     })
 }
 
 /// `run --scenario`: cluster, workload, requests and discipline from the scenario file.
 fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
-    let scenario = crate::check::load(path)?;
+    let mut scenario = crate::check::load(path)?;
+    // The seed drives everything random in a scenario: generation, rules, β and ε.
+    if let Some(seed) = args.seed {
+        scenario.run.seed = seed;
+    }
     let loaded = scenario.workload()?;
     let trace = loaded.trace;
     report_trace(&trace);
@@ -100,6 +107,7 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
             placesim_scenario::Discipline::Easy => PolicySpec::Easy,
         },
     };
+    let runtime = Some(scenario.runtime_model(&trace.workload));
     Ok(Plan {
         name: args.name.clone().unwrap_or_else(|| scenario.name.clone()),
         cluster: scenario.cluster,
@@ -110,7 +118,8 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
                 .walltime
                 .map_or(scenario.run.walltime, walltime_of),
         },
-        seed: args.seed.unwrap_or(scenario.run.seed),
+        seed: scenario.run.seed,
+        runtime,
         trace,
     })
 }
@@ -184,7 +193,11 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     let mut policy_impl = policy.build();
     let bar = LazyBar::new(workload.jobs().len() as u64);
     let started = Instant::now();
-    let stats = Simulation::new(workload, ClusterState::new(cluster), config)
+    let mut simulation = Simulation::new(workload, ClusterState::new(cluster), config);
+    if let Some(model) = &plan.runtime {
+        simulation = simulation.with_runtime_model(model);
+    }
+    let stats = simulation
         .run(policy_impl.as_mut(), &mut streaming, &mut |p| bar.update(p))
         .with_context(|| format!("simulating {} under {policy}", trace.path.display()))?;
     let wall = started.elapsed();

@@ -291,3 +291,98 @@ fn run_refuses_requests_first_fit_cannot_honour() {
     );
     assert!(!dir.path().join("out").exists());
 }
+
+#[test]
+fn a_generated_file_replays_exactly_as_the_generator_scenario() {
+    let dir = tempfile::tempdir().unwrap();
+    let cluster = "[run]\nseed = 4\n[[resource]]\nname = \"switch\"\ntype = \"string\"\n[cluster]\nswitches_of = 8\n[[cluster.generation]]\nname = \"a\"\ncount = 16\nncpus = 4\nspeed = 1.0\n[[cluster.generation]]\nname = \"b\"\ncount = 16\nncpus = 4\nspeed = 1.5\n";
+    let rules = "[[workload.rule]]\nsize_min = 5\nfraction = 0.5\nrequest = \"select={n}:ncpus=1:model=b||{n}:ncpus=1\"\n";
+    let generated = dir.path().join("gen.toml");
+    std::fs::write(
+        &generated,
+        format!("name = \"g\"\n{cluster}[workload.generator]\njobs = 3000\n{rules}"),
+    )
+    .unwrap();
+    let swf = dir.path().join("w.swf.gz");
+    let out = placesim(&[
+        "gen",
+        "--scenario",
+        &generated.display().to_string(),
+        "--out",
+        &swf.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("3000 jobs written to"),
+        "{}",
+        text(&out.stderr)
+    );
+    // The side file holds every job's request, in the requests-file format.
+    let side = std::fs::read_to_string(dir.path().join("w.swf.gz.requests")).unwrap();
+    assert_eq!(side.lines().count(), 3001);
+    assert!(
+        side.lines()
+            .any(|l| l.ends_with(":model=b||") || l.contains(":ncpus=1:model=b||")),
+        "{side}"
+    );
+    let replayed = dir.path().join("replay.toml");
+    std::fs::write(
+        &replayed,
+        format!("name = \"g\"\n{cluster}[workload]\ntrace = \"w.swf.gz\"\n{rules}"),
+    )
+    .unwrap();
+    for (scenario, out_dir) in [(&generated, "a"), (&replayed, "b")] {
+        let out = placesim(&[
+            "run",
+            "--scenario",
+            &scenario.display().to_string(),
+            "--no-timing",
+            "--out",
+            &dir.path().join(out_dir).display().to_string(),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let a = std::fs::read(dir.path().join("a/jobs.parquet")).unwrap();
+    let b = std::fs::read(dir.path().join("b/jobs.parquet")).unwrap();
+    assert!(
+        a == b,
+        "jobs.parquet differs between the generator and its file"
+    );
+}
+
+#[test]
+fn gen_from_flags_and_its_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let swf = dir.path().join("w.swf");
+    let out = placesim(&[
+        "gen",
+        "--jobs",
+        "500",
+        "--procs",
+        "128",
+        "--seed",
+        "9",
+        "--out",
+        &swf.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = std::fs::read_to_string(&swf).unwrap();
+    assert!(body.contains("; MaxProcs: 128\n"));
+    assert_eq!(body.lines().filter(|l| !l.starts_with(';')).count(), 500);
+    let out = placesim(&[
+        "gen",
+        "--jobs",
+        "5",
+        "--procs",
+        "8",
+        "--max-estimate",
+        "10h",
+        "--out",
+        &swf.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "placesim: error: --max-estimate `10h`: expected [[[DD:]HH:]MM:]SS\n"
+    );
+}

@@ -76,8 +76,8 @@ pub struct RuntimeModel {
     /// Per vnode, its group along the topology key (dense ids), if there is a key.
     group_of: Option<Vec<u32>>,
     n_groups: usize,
-    beta: Vec<f32>,
-    noise: Vec<f32>,
+    beta: Vec<f64>,
+    noise: Vec<f64>,
 }
 
 /// Settings of a [`RuntimeModel`] that are not per job.
@@ -99,8 +99,8 @@ impl RuntimeModel {
     pub fn new(
         cluster: &Cluster,
         settings: RuntimeSettings,
-        beta: Vec<f32>,
-        noise: Vec<f32>,
+        beta: Vec<f64>,
+        noise: Vec<f64>,
     ) -> RuntimeModel {
         let slowest = cluster
             .vnodes()
@@ -189,7 +189,7 @@ impl RuntimeModel {
         } else {
             slowest
         };
-        let beta = f64::from(self.beta.get(job.index()).copied().unwrap_or(0.0));
+        let beta = self.beta.get(job.index()).copied().unwrap_or(0.0);
         let comm_factor = if beta == 0.0 || groups_spanned <= 1 {
             1.0
         } else {
@@ -210,7 +210,7 @@ impl RuntimeModel {
         Stretch {
             speed_factor: self.speed_reference / pace,
             comm_factor,
-            noise: f64::from(self.noise.get(job.index()).copied().unwrap_or(1.0)),
+            noise: self.noise.get(job.index()).copied().unwrap_or(1.0),
             groups_spanned: groups_spanned.max(1),
             speed_spread: (fastest - slowest) / slowest,
         }

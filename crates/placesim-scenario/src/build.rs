@@ -1,15 +1,16 @@
 //! From TOML text to a checked [`Scenario`].
 
-use crate::schema::{NodeToml, ScenarioToml};
+use crate::schema::{GeneratorToml, NodeToml, ScenarioToml, StreamToml};
 use crate::{
-    Discipline, MoabClass, MoabSettings, NodeClass, NodeSetPlus, PbsSettings, Placement,
-    PriorityType, QueueSettings, Rule, RunSettings, Scenario, ScenarioError, SizeMapping,
-    WorkloadSettings,
+    Discipline, JobFilter, MoabClass, MoabSettings, NodeClass, NodeSetPlus, PbsSettings, Placement,
+    PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig, Scenario, ScenarioError,
+    SensitivityClass, SizeMapping, WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
-    AttrValue, ClusterBuilder, ConsumableIdx, NodeSetAttribute, NodeSetPolicy, ResourceDefs,
-    ResourceId, ResourceKind, SimDuration, WalltimePolicy,
+    AttrValue, ClusterBuilder, CommForm, ConsumableIdx, NodeSetAttribute, NodeSetPolicy,
+    ResourceDefs, ResourceId, ResourceKind, RuntimeSettings, SimDuration, WalltimePolicy,
 };
+use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
@@ -65,6 +66,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     };
     let moab = cx.moab(&raw, &defs)?;
     let run = cx.run(&raw)?;
+    let runtime = cx.runtime(&raw, &defs)?;
     let max_ncpus = (0..cluster.n_vnodes())
         .map(|v| cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)))
         .max()
@@ -89,6 +91,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         pbs,
         moab,
         workload,
+        runtime,
     })
 }
 
@@ -100,6 +103,90 @@ struct Nodes {
     cluster: placesim_core::Cluster,
     classes: Vec<NodeClass>,
     vnode_queue: Vec<Option<usize>>,
+}
+
+/// The labels a generated cluster gives its n-th node: rack and switch by position.
+struct ClusterLabels {
+    model: Option<ResourceId>,
+    rack: Option<(ResourceId, u32)>,
+    switch: Option<(ResourceId, u32)>,
+}
+
+impl ClusterLabels {
+    fn new(c: Option<&crate::schema::ClusterToml>, defs: &ResourceDefs) -> Self {
+        let per = |v: Option<&Spanned<u32>>, name: &str| {
+            v.and_then(|v| defs.lookup(name).map(|id| (id, (*v.get_ref()).max(1))))
+        };
+        ClusterLabels {
+            model: c.and_then(|_| defs.lookup("model")),
+            rack: c.and_then(|c| per(c.racks_of.as_ref(), "rack")),
+            switch: c.and_then(|c| per(c.switches_of.as_ref(), "switch")),
+        }
+    }
+
+    fn label(&self, n: usize, attrs: &mut Vec<(ResourceId, AttrValue)>) {
+        for (which, prefix) in [(self.rack, "rack"), (self.switch, "switch")] {
+            if let Some((id, per)) = which {
+                attrs.retain(|(a, _)| *a != id);
+                attrs.push((
+                    id,
+                    AttrValue::Str(format!("{prefix}{}", n / per as usize + 1)),
+                ));
+            }
+        }
+    }
+}
+
+/// The spec's default sensitivity: half of all jobs, at random, with β = 0.2.
+fn default_class() -> SensitivityClass {
+    SensitivityClass {
+        filter: filter(None, None, &[], &[]),
+        fraction: 0.5,
+        beta: 0.2,
+    }
+}
+
+fn filter(
+    size_min: Option<u32>,
+    size_max: Option<u32>,
+    queues: &[u32],
+    users: &[u32],
+) -> JobFilter {
+    JobFilter {
+        size_min: size_min.unwrap_or(0),
+        size_max: size_max.unwrap_or(u32::MAX),
+        queues: queues.to_vec(),
+        users: users.to_vec(),
+    }
+}
+
+/// Published parameters with the scenario's overrides.
+fn overrides(mut p: StreamParams, o: Option<&StreamToml>) -> StreamParams {
+    let Some(o) = o else { return p };
+    let set = |field: &mut f64, v: Option<f64>| {
+        if let Some(v) = v {
+            *field = v;
+        }
+    };
+    set(&mut p.serial_prob, o.serial_prob);
+    set(&mut p.pow2_prob, o.pow2_prob);
+    set(&mut p.ulow, o.ulow);
+    set(&mut p.uprob, o.uprob);
+    set(&mut p.a1, o.a1);
+    set(&mut p.b1, o.b1);
+    set(&mut p.a2, o.a2);
+    set(&mut p.b2, o.b2);
+    set(&mut p.pa, o.pa);
+    set(&mut p.pb, o.pb);
+    set(&mut p.aarr, o.aarr);
+    set(&mut p.barr, o.barr);
+    set(&mut p.arar, o.arar);
+    set(&mut p.anum, o.anum);
+    set(&mut p.bnum, o.bnum);
+    if o.umed.is_some() {
+        p.umed = o.umed;
+    }
+    p
 }
 
 /// The source, for turning spans into lines and columns.
@@ -169,6 +256,25 @@ impl Cx<'_> {
             defs.define(r.name.get_ref(), kind, r.consumable)
                 .map_err(|e| self.at(&r.name, "resource.name", e.to_string()))?;
         }
+        // A generated cluster labels its vnodes; define what it uses unless the file did.
+        if let Some(c) = &raw.cluster {
+            let mut wanted = vec![
+                ("model", ResourceKind::String),
+                ("features", ResourceKind::StringArray),
+            ];
+            if c.racks_of.is_some() {
+                wanted.push(("rack", ResourceKind::String));
+            }
+            if c.switches_of.is_some() {
+                wanted.push(("switch", ResourceKind::String));
+            }
+            for (name, kind) in wanted {
+                if defs.lookup(name).is_none() {
+                    // Not defined yet, so this cannot fail.
+                    let _ = defs.define(name, kind, false);
+                }
+            }
+        }
         Ok(defs)
     }
 
@@ -182,14 +288,26 @@ impl Cx<'_> {
         let mut classes = Vec::new();
         let mut vnode_queue = Vec::new();
         let mut names: HashMap<String, ()> = HashMap::new();
+        let generations = raw.cluster.as_ref().map_or(&[][..], |c| &c.generation[..]);
         let entries = raw
             .class
             .iter()
-            .map(|c| (c, true))
-            .chain(raw.vnode.iter().map(|v| (v, false)));
-        for (node, is_class) in entries {
-            let table = if is_class { "class" } else { "vnode" };
-            let (capacity, attrs) = self.node_values(node, &defs, table)?;
+            .map(|c| (c, "class"))
+            .chain(raw.vnode.iter().map(|v| (v, "vnode")))
+            .chain(generations.iter().map(|g| (g, "cluster.generation")));
+        let labels = ClusterLabels::new(raw.cluster.as_ref(), &defs);
+        if let Some(c) = &raw.cluster {
+            self.check_generated(c)?;
+        }
+        let mut generated = 0usize;
+        for (node, table) in entries {
+            let is_class = table != "vnode";
+            let (capacity, mut attrs) = self.node_values(node, &defs, table)?;
+            let is_generation = table == "cluster.generation";
+            if is_generation && let Some(model) = labels.model {
+                attrs.retain(|(id, _)| *id != model);
+                attrs.push((model, AttrValue::Str(node.name.get_ref().clone())));
+            }
             let queue = match &node.queue {
                 None => None,
                 Some(q) => Some(
@@ -239,8 +357,13 @@ impl Cx<'_> {
                     host = Some(b.add_host(host_name));
                 }
                 let Some(h) = host else { continue };
+                let mut attrs = attrs.clone();
+                if is_generation {
+                    labels.label(generated, &mut attrs);
+                    generated += 1;
+                }
                 let v = b
-                    .add_vnode(name.clone(), h, node.speed, &capacity, attrs.clone())
+                    .add_vnode(name.clone(), h, node.speed, &capacity, attrs)
                     .map_err(|e| self.at(&node.name, &format!("{table}.name"), e.to_string()))?;
                 members.push(v);
                 vnode_queue.push(queue);
@@ -262,6 +385,39 @@ impl Cx<'_> {
             classes,
             vnode_queue,
         })
+    }
+
+    /// A generated cluster's counts must add up to `nodes`, and racks and switches hold at
+    /// least one node.
+    fn check_generated(&self, c: &crate::schema::ClusterToml) -> Result<(), ScenarioError> {
+        for (v, key) in [
+            (&c.racks_of, "cluster.racks_of"),
+            (&c.switches_of, "cluster.switches_of"),
+        ] {
+            if let Some(v) = v
+                && *v.get_ref() == 0
+            {
+                return Err(self.at(v, key, "expected at least 1 node".into()));
+            }
+        }
+        let total: u64 = c
+            .generation
+            .iter()
+            .map(|g| g.count.as_ref().map_or(0, |n| u64::from(*n.get_ref())))
+            .sum();
+        if let Some(nodes) = &c.nodes
+            && u64::from(*nodes.get_ref()) != total
+        {
+            return Err(self.at(
+                nodes,
+                "cluster.nodes",
+                format!(
+                    "the generations' counts add up to {total}, not {}",
+                    nodes.get_ref()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn vnode_names(&self, node: &NodeToml, is_class: bool) -> Result<Vec<String>, ScenarioError> {
@@ -591,6 +747,196 @@ impl Cx<'_> {
         })
     }
 
+    /// A fraction in [0, 1] (1 when absent).
+    fn fraction(&self, value: Option<&Spanned<f64>>, key: &str) -> Result<f64, ScenarioError> {
+        let fraction = value.map_or(1.0, |f| *f.get_ref());
+        if !(0.0..=1.0).contains(&fraction) {
+            let span = value.map_or(0..0, Spanned::span);
+            return Err(self.error(
+                span,
+                Some(key),
+                format!("expected a fraction from 0 to 1, found {fraction}"),
+            ));
+        }
+        Ok(fraction)
+    }
+
+    /// A duration given as `[[[DD:]HH:]MM:]SS` or as whole seconds.
+    fn duration(&self, v: &Spanned<toml::Value>, key: &str) -> Result<u64, ScenarioError> {
+        match v.get_ref() {
+            toml::Value::Integer(s) if *s >= 0 => Ok(*s as u64),
+            toml::Value::String(s) => placesim_request::parse_duration(s).ok_or_else(|| {
+                self.at(
+                    v,
+                    key,
+                    format!("expected a duration [[[DD:]HH:]MM:]SS or seconds, found `{s}`"),
+                )
+            }),
+            other => Err(self.at(
+                v,
+                key,
+                format!(
+                    "expected a duration [[[DD:]HH:]MM:]SS or seconds, found {}",
+                    other.type_str()
+                ),
+            )),
+        }
+    }
+
+    fn generator(&self, g: &Spanned<GeneratorToml>) -> Result<GeneratorSpec, ScenarioError> {
+        let span = g.span();
+        let g = g.get_ref();
+        self.choice(
+            g.model.as_ref(),
+            "workload.generator.model",
+            &[("lublin", ())],
+        )?;
+        let jobs = *g.jobs.get_ref();
+        if jobs == 0 {
+            return Err(self.at(
+                &g.jobs,
+                "workload.generator.jobs",
+                "expected at least 1 job".into(),
+            ));
+        }
+        let streams = self
+            .choice(
+                g.streams.as_ref(),
+                "workload.generator.streams",
+                &[
+                    ("batch+interactive", 0u8),
+                    ("batch", 1),
+                    ("interactive", 2),
+                    ("typeless", 3),
+                ],
+            )?
+            .unwrap_or(0);
+        let b = overrides(StreamParams::BATCH, g.batch.as_ref());
+        let i = overrides(StreamParams::INTERACTIVE, g.interactive.as_ref());
+        let t = overrides(StreamParams::TYPELESS, g.typeless.as_ref());
+        let streams = match streams {
+            1 => Streams::Batch(b),
+            2 => Streams::Interactive(i),
+            3 => Streams::Typeless(t),
+            _ => Streams::BatchAndInteractive(b, i),
+        };
+        let max_estimate_s = match &g.max_estimate {
+            Some(v) => self.duration(v, "workload.generator.max_estimate")?,
+            None => GeneratorSpec::lublin(1).max_estimate_s,
+        };
+        if max_estimate_s == 0 {
+            return Err(self.error(
+                span,
+                Some("workload.generator.max_estimate"),
+                "expected a positive duration".into(),
+            ));
+        }
+        Ok(GeneratorSpec {
+            streams,
+            jobs: jobs as usize,
+            max_estimate_s,
+        })
+    }
+
+    fn runtime(
+        &self,
+        raw: &ScenarioToml,
+        defs: &ResourceDefs,
+    ) -> Result<RuntimeConfig, ScenarioError> {
+        let default_topology = defs
+            .lookup("switch")
+            .filter(|&id| defs.def(id).kind.is_stringlike());
+        let Some(r) = &raw.runtime else {
+            return Ok(RuntimeConfig {
+                settings: RuntimeSettings {
+                    speed_reference: None,
+                    balanced: false,
+                    topology: default_topology,
+                    comm: CommForm::PairFraction,
+                },
+                noise_sigma: 0.0,
+                classes: vec![default_class()],
+            });
+        };
+        let speed_reference = match &r.speed_reference {
+            None => None,
+            Some(v) => match v.get_ref() {
+                toml::Value::String(s) if s == "slowest" => None,
+                toml::Value::String(s) if s == "fastest" => Some(
+                    raw.class
+                        .iter()
+                        .chain(&raw.vnode)
+                        .map(|n| n.speed)
+                        .fold(0.0, f64::max),
+                ),
+                toml::Value::Float(x) if *x > 0.0 && x.is_finite() => Some(*x),
+                toml::Value::Integer(x) if *x > 0 => Some(*x as f64),
+                _ => {
+                    return Err(self.at(
+                        v,
+                        "runtime.speed_reference",
+                        "expected slowest, fastest or a positive speed".into(),
+                    ));
+                }
+            },
+        };
+        let topology = match &r.topology {
+            None => default_topology,
+            Some(t) if t.get_ref().is_empty() => None,
+            Some(t) => Some(self.keys(std::slice::from_ref(t), defs, "runtime.topology")?[0]),
+        };
+        let comm = match self.choice(
+            r.comm.as_ref(),
+            "runtime.comm",
+            &[("pairs", false), ("groups", true)],
+        )? {
+            Some(true) => CommForm::GroupsSpanned {
+                alpha: r.alpha.unwrap_or(0.1),
+                cap: r.alpha_cap.unwrap_or(0.4),
+            },
+            _ => CommForm::PairFraction,
+        };
+        if !(r.noise_sigma >= 0.0 && r.noise_sigma.is_finite()) {
+            return Err(self.error(
+                0..0,
+                Some("runtime.noise_sigma"),
+                format!("expected σ ≥ 0, found {}", r.noise_sigma),
+            ));
+        }
+        let classes = if r.class.is_empty() {
+            vec![default_class()]
+        } else {
+            r.class
+                .iter()
+                .map(|c| {
+                    let beta = *c.beta.get_ref();
+                    if !(beta >= 0.0 && beta.is_finite()) {
+                        return Err(self.at(
+                            &c.beta,
+                            "runtime.class.beta",
+                            format!("expected β ≥ 0, found {beta}"),
+                        ));
+                    }
+                    Ok(SensitivityClass {
+                        filter: filter(c.size_min, c.size_max, &c.queues, &c.users),
+                        fraction: self.fraction(c.fraction.as_ref(), "runtime.class.fraction")?,
+                        beta,
+                    })
+                })
+                .collect::<Result<_, ScenarioError>>()?
+        };
+        Ok(RuntimeConfig {
+            settings: RuntimeSettings {
+                speed_reference,
+                balanced: r.balanced,
+                topology,
+                comm,
+            },
+            noise_sigma: r.noise_sigma,
+            classes,
+        })
+    }
+
     fn workload(
         &self,
         w: &crate::schema::WorkloadToml,
@@ -611,25 +957,14 @@ impl Cx<'_> {
         };
         let mut rules = Vec::new();
         for r in &w.rule {
-            let fraction = r.fraction.as_ref().map_or(1.0, |f| *f.get_ref());
-            if !(0.0..=1.0).contains(&fraction) {
-                let f = r.fraction.as_ref().map_or(0..0, Spanned::span);
-                return Err(self.error(
-                    f,
-                    Some("workload.rule.fraction"),
-                    format!("expected a fraction from 0 to 1, found {fraction}"),
-                ));
-            }
+            let fraction = self.fraction(r.fraction.as_ref(), "workload.rule.fraction")?;
             let rule = Rule {
                 template: r.request.get_ref().clone(),
                 line: self.text[..r.request.span().start.min(self.text.len())]
                     .matches('\n')
                     .count()
                     + 1,
-                size_min: r.size_min.unwrap_or(0),
-                size_max: r.size_max.unwrap_or(u32::MAX),
-                queues: r.queues.clone(),
-                users: r.users.clone(),
+                filter: filter(r.size_min, r.size_max, &r.queues, &r.users),
                 fraction,
             };
             // A template must give a valid request for any size: check it with size 1.
@@ -643,8 +978,26 @@ impl Cx<'_> {
             })?;
             rules.push(rule);
         }
+        let source = match (&w.trace, &w.generator) {
+            (Some(trace), None) => WorkloadSource::Trace(dir.join(trace.get_ref())),
+            (None, Some(g)) => WorkloadSource::Generator(Box::new(self.generator(g)?)),
+            (Some(trace), Some(_)) => {
+                return Err(self.at(
+                    trace,
+                    "workload.trace",
+                    "give either `trace` or [workload.generator], not both".into(),
+                ));
+            }
+            (None, None) => {
+                return Err(self.error(
+                    0..0,
+                    Some("workload"),
+                    "expected `trace` or [workload.generator]".into(),
+                ));
+            }
+        };
         Ok(WorkloadSettings {
-            trace: dir.join(w.trace.get_ref()),
+            source,
             skip_bad_lines: w.skip_bad_lines,
             size_mapping,
             procs_per_node: ppn,

@@ -13,6 +13,7 @@
 mod build;
 mod describe;
 mod requests;
+mod runtime;
 mod schema;
 
 pub use build::load_scenario;
@@ -20,9 +21,10 @@ pub use describe::{describe, hostlist};
 pub use requests::{ScenarioWorkload, SizeMapping};
 
 use placesim_core::{
-    Cluster, NodeSetAttribute, NodeSetPolicy, NodeSetRequest, ResourceId, SimDuration, VnodeId,
-    WalltimePolicy,
+    Cluster, NodeSetAttribute, NodeSetPolicy, NodeSetRequest, ResourceId, RuntimeSettings,
+    SimDuration, VnodeId, WalltimePolicy,
 };
+use placesim_workload::generate::GeneratorSpec;
 use std::path::PathBuf;
 
 /// A checked scenario.
@@ -46,6 +48,52 @@ pub struct Scenario {
     pub moab: MoabSettings,
     /// The workload, if the scenario has one (`check` needs none).
     pub workload: Option<WorkloadSettings>,
+    /// The runtime model.
+    pub runtime: RuntimeConfig,
+}
+
+/// The runtime model of a scenario: the kernel's settings, and how per-job β and ε are drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuntimeConfig {
+    /// H and C settings.
+    pub settings: RuntimeSettings,
+    /// σ of the lognormal noise; 0 turns it off.
+    pub noise_sigma: f64,
+    /// Communication-sensitivity classes, first match; a job matching none has β = 0.
+    pub classes: Vec<SensitivityClass>,
+}
+
+/// Jobs of a class get β with probability `fraction`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SensitivityClass {
+    /// Which jobs.
+    pub filter: JobFilter,
+    /// The share of matching jobs chosen, by a hash of (seed, class, job).
+    pub fraction: f64,
+    /// β.
+    pub beta: f64,
+}
+
+/// Which jobs a rule or class matches: by size, SWF queue and SWF user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobFilter {
+    /// Smallest size matched.
+    pub size_min: u32,
+    /// Largest size matched.
+    pub size_max: u32,
+    /// SWF queues matched (all when empty).
+    pub queues: Vec<u32>,
+    /// SWF users matched (all when empty).
+    pub users: Vec<u32>,
+}
+
+impl JobFilter {
+    /// Whether `job` matches.
+    pub fn matches(&self, job: &placesim_core::Job) -> bool {
+        (self.size_min..=self.size_max).contains(&job.size)
+            && (self.queues.is_empty() || job.queue.is_some_and(|q| self.queues.contains(&q)))
+            && (self.users.is_empty() || job.user.is_some_and(|u| self.users.contains(&u)))
+    }
 }
 
 /// The run: which discipline, which placement, walltime handling and the seed.
@@ -200,11 +248,20 @@ pub struct MoabClass {
     pub swf_queues: Vec<u32>,
 }
 
+/// Where the jobs come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorkloadSource {
+    /// An SWF trace.
+    Trace(PathBuf),
+    /// A synthetic workload for the scenario's cluster, seeded by the scenario seed.
+    Generator(Box<GeneratorSpec>),
+}
+
 /// Where the jobs come from and how they become requests.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkloadSettings {
-    /// The SWF trace.
-    pub trace: PathBuf,
+    /// The trace or the generator.
+    pub source: WorkloadSource,
     /// Count malformed lines as skipped.
     pub skip_bad_lines: bool,
     /// The default request of a job of size N.
@@ -224,14 +281,8 @@ pub struct Rule {
     pub template: String,
     /// Line of the template in the scenario file, for errors.
     pub line: usize,
-    /// Smallest size matched.
-    pub size_min: u32,
-    /// Largest size matched.
-    pub size_max: u32,
-    /// SWF queues matched (all when empty).
-    pub queues: Vec<u32>,
-    /// SWF users matched (all when empty).
-    pub users: Vec<u32>,
+    /// Which jobs.
+    pub filter: JobFilter,
     /// Fraction of matching jobs chosen, by a hash of the seed, the rule and the job.
     pub fraction: f64,
 }
@@ -257,6 +308,14 @@ pub enum ScenarioError {
     /// The trace could not be read.
     #[error(transparent)]
     Trace(#[from] placesim_workload::SwfError),
+    /// The generator's parameters are wrong.
+    #[error("{}: [workload.generator]: {source}", path.display())]
+    Generator {
+        /// The scenario file.
+        path: PathBuf,
+        /// Why.
+        source: placesim_workload::generate::ModelError,
+    },
     /// A requests file could not be read.
     #[error("{}: {source}", path.display())]
     Io {

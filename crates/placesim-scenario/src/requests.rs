@@ -7,7 +7,7 @@
 //!    position) falls below f, so the choice does not depend on any other job;
 //! 3. the size mapping: `select=N:ncpus=1`, or `select=ceil(N/P):ncpus=P place=scatter:excl`.
 
-use crate::{Rule, Scenario, ScenarioError};
+use crate::{Scenario, ScenarioError, WorkloadSource};
 use placesim_core::{Job, Request, RequestId, Workload};
 use placesim_workload::{SwfOptions, Trace};
 use std::collections::HashMap;
@@ -34,6 +34,8 @@ pub struct ScenarioWorkload {
     pub from_file: u64,
     /// Jobs each rule gave a request, by rule.
     pub by_rule: Vec<u64>,
+    /// The text of each request in the workload's table, by request id.
+    pub request_texts: Vec<String>,
 }
 
 /// Fills `{n}`, `{nodes}` (ceil(n / ppn)) and `{ppn}` in a request template.
@@ -47,19 +49,13 @@ pub(crate) fn instantiate(template: &str, n: u32, ppn: u32) -> String {
 
 /// SplitMix64 of the seed, the rule and the job: a uniform draw in [0, 1) that is the same
 /// whatever other jobs there are.
-fn draw(seed: u64, rule: usize, job: usize) -> f64 {
+pub(crate) fn draw(seed: u64, rule: usize, job: usize) -> f64 {
     let mut z = seed ^ (rule as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (job as u64) << 20;
     z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;
     (z >> 11) as f64 / (1u64 << 53) as f64
-}
-
-fn matches(rule: &Rule, job: &Job) -> bool {
-    (rule.size_min..=rule.size_max).contains(&job.size)
-        && (rule.queues.is_empty() || job.queue.is_some_and(|q| rule.queues.contains(&q)))
-        && (rule.users.is_empty() || job.user.is_some_and(|u| rule.users.contains(&u)))
 }
 
 impl Scenario {
@@ -83,13 +79,35 @@ impl Scenario {
             procs: Some(total.max(1)),
             skip_bad_lines: w.skip_bad_lines,
         };
-        let mut trace = placesim_workload::load_trace(&w.trace, &opts, defs)?;
+        let mut trace = match &w.source {
+            WorkloadSource::Trace(path) => placesim_workload::load_trace(path, &opts, defs)?,
+            WorkloadSource::Generator(spec) => {
+                let (header, records) =
+                    placesim_workload::generate::generate(spec, total.max(1), self.run.seed)
+                        .map_err(|source| ScenarioError::Generator {
+                            path: self.path.clone(),
+                            source,
+                        })?;
+                // Through SWF text and the reader: a generated workload replays exactly as
+                // the file `placesim gen` writes.
+                let mut text = Vec::new();
+                placesim_workload::write_swf(&mut text, &header, &records).map_err(|source| {
+                    ScenarioError::Io {
+                        path: self.path.clone(),
+                        source,
+                    }
+                })?;
+                let name = format!("{}.generated.swf", self.name);
+                placesim_workload::read_trace(&text[..], Path::new(&name), &opts, defs)?
+            }
+        };
         let explicit = match &w.requests_file {
             Some(path) => read_requests_file(path, defs)?,
             None => HashMap::new(),
         };
         let ppn = w.procs_per_node;
         let mut requests: Vec<Request> = Vec::new();
+        let mut request_texts: Vec<String> = Vec::new();
         let mut interned: HashMap<String, RequestId> = HashMap::new();
         let mut jobs: Vec<Job> = trace.workload.jobs().to_vec();
         let mut by_rule = vec![0u64; w.rules.len()];
@@ -100,7 +118,7 @@ impl Scenario {
                 from_file += 1;
                 text.clone()
             } else if let Some(r) = w.rules.iter().enumerate().position(|(i, rule)| {
-                matches(rule, job) && draw(self.run.seed, i, index) < rule.fraction
+                rule.filter.matches(job) && draw(self.run.seed, i, index) < rule.fraction
             }) {
                 by_rule[r] += 1;
                 line = w.rules[r].line;
@@ -127,6 +145,7 @@ impl Scenario {
                         }
                     })?;
                     requests.push(request);
+                    request_texts.push(text.clone());
                     let id = RequestId::from_index(requests.len() - 1);
                     interned.insert(text, id);
                     id
@@ -144,6 +163,7 @@ impl Scenario {
             trace,
             from_file,
             by_rule,
+            request_texts,
         })
     }
 }

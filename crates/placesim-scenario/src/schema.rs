@@ -23,6 +23,10 @@ pub struct ScenarioToml {
     /// Vnodes listed one by one.
     #[serde(default)]
     pub vnode: Vec<NodeToml>,
+    /// A generated cluster: node generations in racks and under switches.
+    pub cluster: Option<ClusterToml>,
+    /// The runtime model.
+    pub runtime: Option<RuntimeToml>,
     /// PBS server, scheduler and queue settings.
     #[serde(default)]
     pub pbs: PbsToml,
@@ -190,12 +194,119 @@ pub struct MoabClassToml {
     pub swf_queues: Vec<u32>,
 }
 
+/// `[cluster]`: "N nodes in racks of R under switches of S", by generations.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterToml {
+    /// N, if given: must equal the sum of the generations' counts.
+    pub nodes: Option<Spanned<u32>>,
+    /// R: nodes per rack; vnodes get `rack = "rack1"`, ...
+    pub racks_of: Option<Spanned<u32>>,
+    /// S: nodes per switch; vnodes get `switch = "switch1"`, ...
+    pub switches_of: Option<Spanned<u32>>,
+    /// Node generations, in order: the same keys as a `[[class]]`; vnodes also get
+    /// `model = <generation name>`.
+    #[serde(default)]
+    pub generation: Vec<NodeToml>,
+}
+
+/// `[runtime]`: p = p_trace × H × C × ε.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeToml {
+    /// `slowest`, `fastest`, or a speed [default: slowest].
+    pub speed_reference: Option<Spanned<toml::Value>>,
+    /// Treat jobs as load-balanced: the mean speed sets the pace.
+    #[serde(default)]
+    pub balanced: bool,
+    /// The topology key [default: `switch` when defined]; `""` for none.
+    pub topology: Option<Spanned<String>>,
+    /// `pairs` (1 + β·X) or `groups` (1 + min(α·(S − 1), cap)) [default: pairs].
+    pub comm: Option<Spanned<String>>,
+    /// α [default: 0.1].
+    pub alpha: Option<f64>,
+    /// The cap on α·(S − 1) [default: 0.4].
+    pub alpha_cap: Option<f64>,
+    /// σ of the lognormal noise ε [default: 0, off].
+    #[serde(default)]
+    pub noise_sigma: f64,
+    /// Job classes by communication sensitivity, first match [default: half of all jobs,
+    /// chosen at random, with β = 0.2].
+    #[serde(default)]
+    pub class: Vec<RuntimeClassToml>,
+}
+
+/// `[[runtime.class]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeClassToml {
+    /// β for the chosen jobs.
+    pub beta: Spanned<f64>,
+    /// The share of matching jobs chosen at random [default: 1].
+    pub fraction: Option<Spanned<f64>>,
+    /// Smallest size matched.
+    pub size_min: Option<u32>,
+    /// Largest size matched.
+    pub size_max: Option<u32>,
+    /// SWF queues matched.
+    #[serde(default)]
+    pub queues: Vec<u32>,
+    /// SWF users matched.
+    #[serde(default)]
+    pub users: Vec<u32>,
+}
+
+/// `[workload.generator]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratorToml {
+    /// `lublin` [default].
+    pub model: Option<Spanned<String>>,
+    /// How many jobs.
+    pub jobs: Spanned<u64>,
+    /// `batch+interactive` [default], `batch`, `interactive` or `typeless`.
+    pub streams: Option<Spanned<String>>,
+    /// The largest estimate, `[[[DD:]HH:]MM:]SS` or seconds [default: 48:00:00].
+    pub max_estimate: Option<Spanned<toml::Value>>,
+    /// Overrides of the batch stream's parameters.
+    pub batch: Option<StreamToml>,
+    /// Overrides of the interactive stream's parameters.
+    pub interactive: Option<StreamToml>,
+    /// Overrides of the typeless stream's parameters.
+    pub typeless: Option<StreamToml>,
+}
+
+/// Overrides of one Lublin stream's parameters; each left out keeps its published value.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct StreamToml {
+    pub serial_prob: Option<f64>,
+    pub pow2_prob: Option<f64>,
+    pub ulow: Option<f64>,
+    pub umed: Option<f64>,
+    pub uprob: Option<f64>,
+    pub a1: Option<f64>,
+    pub b1: Option<f64>,
+    pub a2: Option<f64>,
+    pub b2: Option<f64>,
+    pub pa: Option<f64>,
+    pub pb: Option<f64>,
+    pub aarr: Option<f64>,
+    pub barr: Option<f64>,
+    pub arar: Option<f64>,
+    pub anum: Option<f64>,
+    pub bnum: Option<f64>,
+}
+
 /// `[workload]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadToml {
-    /// An SWF trace, plain or gzipped, relative to the scenario file.
-    pub trace: Spanned<String>,
+    /// An SWF trace, plain or gzipped, relative to the scenario file (or a generator).
+    pub trace: Option<Spanned<String>>,
+    /// A synthetic workload (or a trace).
+    pub generator: Option<Spanned<GeneratorToml>>,
     /// Count malformed trace lines as skipped.
     #[serde(default)]
     pub skip_bad_lines: bool,

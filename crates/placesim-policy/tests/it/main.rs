@@ -9,4 +9,5 @@ mod placement;
 mod real_traces;
 mod requests;
 mod reservation;
+mod runtime;
 mod schedules;

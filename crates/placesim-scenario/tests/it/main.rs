@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod errors;
+mod generated;
 mod requests;
 mod shipped;
 

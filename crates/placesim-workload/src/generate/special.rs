@@ -90,9 +90,9 @@ mod tests {
         assert!((ln_gamma(5.0) - 24f64.ln()).abs() < 1e-12);
         assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
         // Gamma(1, 1) is Exp(1): P(1, x) = 1 − e^−x.
-        for x in [0.1, 1.0, 3.0, 10.0] {
+        for x in [0.1f64, 1.0, 3.0, 10.0] {
             assert!(
-                (gamma_p(1.0, x) - (1.0 - (-x as f64).exp())).abs() < 1e-12,
+                (gamma_p(1.0, x) - (1.0 - (-x).exp())).abs() < 1e-12,
                 "{x}"
             );
         }

@@ -1,0 +1,125 @@
+//! `placesim gen`: a synthetic workload as standard SWF, and its requests in a side file.
+
+use crate::cli::{GenArgs, StreamsArg};
+use anyhow::Context as _;
+use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams};
+use placesim_workload::{SwfHeader, SwfRecord};
+use std::io::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+pub(crate) fn gen_command(args: &GenArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    match &args.scenario {
+        Some(path) => from_scenario(path, args, started),
+        None => from_flags(args, started),
+    }
+}
+
+fn from_flags(args: &GenArgs, started: Instant) -> anyhow::Result<()> {
+    let (Some(jobs), Some(procs)) = (args.jobs, args.procs) else {
+        anyhow::bail!("give --scenario FILE, or both --jobs N and --procs P");
+    };
+    let max_estimate_s = match &args.max_estimate {
+        Some(text) => placesim_request::parse_duration(text)
+            .with_context(|| format!("--max-estimate `{text}`: expected [[[DD:]HH:]MM:]SS"))?,
+        None => GeneratorSpec::lublin(1).max_estimate_s,
+    };
+    anyhow::ensure!(max_estimate_s > 0, "--max-estimate must be positive");
+    let spec = GeneratorSpec {
+        streams: match args.streams {
+            StreamsArg::BatchInteractive => Streams::default(),
+            StreamsArg::Batch => Streams::Batch(StreamParams::BATCH),
+            StreamsArg::Interactive => Streams::Interactive(StreamParams::INTERACTIVE),
+            StreamsArg::Typeless => Streams::Typeless(StreamParams::TYPELESS),
+        },
+        jobs: usize::try_from(jobs).context("--jobs is too large")?,
+        max_estimate_s,
+    };
+    let (header, records) =
+        placesim_workload::generate::generate(&spec, procs, args.seed.unwrap_or(0))?;
+    write(&args.out, &header, &records)?;
+    report(&args.out, records.len(), started);
+    Ok(())
+}
+
+fn from_scenario(path: &Path, args: &GenArgs, started: Instant) -> anyhow::Result<()> {
+    let mut scenario = crate::check::load(path)?;
+    if let Some(seed) = args.seed {
+        scenario.run.seed = seed;
+    }
+    let Some(w) = &scenario.workload else {
+        anyhow::bail!(
+            "{}: the scenario has no [workload.generator]",
+            path.display()
+        );
+    };
+    let placesim_scenario::WorkloadSource::Generator(spec) = &w.source else {
+        anyhow::bail!(
+            "{}: the scenario's workload is a trace, not a [workload.generator]",
+            path.display()
+        );
+    };
+    let procs = scenario
+        .cluster
+        .capacity_total(placesim_core::ConsumableIdx::NCPUS);
+    let (header, records) = placesim_workload::generate::generate(spec, procs, scenario.run.seed)?;
+    write(&args.out, &header, &records)?;
+    // The requests the scenario's rules give: our extension, in a side file that SWF readers
+    // never see, in the format of a scenario's `requests_file`.
+    let loaded = scenario.workload()?;
+    let side = side_file(&args.out);
+    let mut text = String::from("# placesim requests: JOB_ID REQUEST (SWF field 1)\n");
+    for job in loaded.trace.workload.jobs() {
+        text += &format!(
+            "{} {}\n",
+            job.source_id,
+            loaded.request_texts[job.request.index()]
+        );
+    }
+    write_atomically(&side, text.as_bytes())?;
+    eprintln!("placesim: requests written to {}", side.display());
+    report(&args.out, records.len(), started);
+    Ok(())
+}
+
+/// `OUT.requests`, beside the SWF file.
+fn side_file(out: &Path) -> std::path::PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".requests");
+    name.into()
+}
+
+fn write(out: &Path, header: &SwfHeader, records: &[SwfRecord]) -> anyhow::Result<()> {
+    let mut bytes = Vec::with_capacity(records.len() * 64);
+    if out.extension().is_some_and(|e| e == "gz") {
+        let mut gz = flate2::write::GzEncoder::new(&mut bytes, flate2::Compression::fast());
+        placesim_workload::write_swf(&mut gz, header, records)?;
+        gz.finish()?;
+    } else {
+        placesim_workload::write_swf(&mut bytes, header, records)?;
+    }
+    write_atomically(out, &bytes)
+}
+
+/// Writes to a temporary name beside `path`, then renames: no half-written file is ever seen.
+fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    let mut f =
+        std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    f.write_all(bytes)
+        .with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
+    Ok(())
+}
+
+fn report(out: &Path, jobs: usize, started: Instant) {
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "placesim: {jobs} jobs written to {} in {secs:.3} s ({:.0} jobs/s)",
+        out.display(),
+        jobs as f64 / secs.max(1e-9)
+    );
+}
