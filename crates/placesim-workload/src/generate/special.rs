@@ -91,10 +91,7 @@ mod tests {
         assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
         // Gamma(1, 1) is Exp(1): P(1, x) = 1 − e^−x.
         for x in [0.1f64, 1.0, 3.0, 10.0] {
-            assert!(
-                (gamma_p(1.0, x) - (1.0 - (-x).exp())).abs() < 1e-12,
-                "{x}"
-            );
+            assert!((gamma_p(1.0, x) - (1.0 - (-x).exp())).abs() < 1e-12, "{x}");
         }
         // P(a, x) for integer a: 1 − e^−x Σ_{k<a} x^k / k!.
         let (a, x) = (3.0, 2.5f64);
