@@ -534,33 +534,27 @@ impl<'a> Parser<'a> {
     }
 
     fn filter_or(&mut self) -> Result<Filter, RequestError> {
-        let mut items = vec![self.filter_and()?];
-        loop {
-            let save = self.pos;
-            self.skip_ws();
-            if self.keyword("or") {
-                self.skip_ws();
-                items.push(self.filter_and()?);
-            } else {
-                self.pos = save;
-                break;
-            }
-        }
-        Ok(if items.len() == 1 {
-            items.remove(0)
-        } else {
-            Filter::Or(items)
-        })
+        self.filter_chain("or", Self::filter_and, Filter::Or)
     }
 
     fn filter_and(&mut self) -> Result<Filter, RequestError> {
-        let mut items = vec![self.filter_not()?];
+        self.filter_chain("and", Self::filter_not, Filter::And)
+    }
+
+    /// `item (keyword item)*`: one item as it is, several joined by `join`.
+    fn filter_chain(
+        &mut self,
+        keyword: &str,
+        item: fn(&mut Self) -> Result<Filter, RequestError>,
+        join: fn(Vec<Filter>) -> Filter,
+    ) -> Result<Filter, RequestError> {
+        let mut items = vec![item(self)?];
         loop {
             let save = self.pos;
             self.skip_ws();
-            if self.keyword("and") {
+            if self.keyword(keyword) {
                 self.skip_ws();
-                items.push(self.filter_not()?);
+                items.push(item(self)?);
             } else {
                 self.pos = save;
                 break;
@@ -569,7 +563,7 @@ impl<'a> Parser<'a> {
         Ok(if items.len() == 1 {
             items.remove(0)
         } else {
-            Filter::And(items)
+            join(items)
         })
     }
 

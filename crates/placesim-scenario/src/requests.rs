@@ -9,6 +9,7 @@
 
 use crate::{Scenario, ScenarioError, WorkloadSource};
 use placesim_core::{Job, Request, RequestId, Workload};
+use placesim_workload::generate::stream_seed;
 use placesim_workload::{SwfOptions, Trace};
 use std::collections::HashMap;
 use std::path::Path;
@@ -47,14 +48,10 @@ pub(crate) fn instantiate(template: &str, n: u32, ppn: u32) -> String {
         .replace("{ppn}", &ppn.to_string())
 }
 
-/// SplitMix64 of the seed, the rule and the job: a uniform draw in [0, 1) that is the same
-/// whatever other jobs there are.
+/// A uniform draw in [0, 1) for (seed, rule, job): SplitMix64 twice, so the draw is the same
+/// whatever other jobs and rules there are.
 pub(crate) fn draw(seed: u64, rule: usize, job: usize) -> f64 {
-    let mut z = seed ^ (rule as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (job as u64) << 20;
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
+    let z = stream_seed(stream_seed(seed, rule as u64), job as u64);
     (z >> 11) as f64 / (1u64 << 53) as f64
 }
 
