@@ -76,6 +76,11 @@ pub struct RuntimeModel {
     /// Per vnode, its group along the topology key (dense ids), if there is a key.
     group_of: Option<Vec<u32>>,
     n_groups: usize,
+    /// Per vnode, its speed: read densely on every start.
+    speeds: Vec<f64>,
+    /// Every vnode has the same speed and at most one group: H is the same for every job and
+    /// C is 1, so a start costs nothing beyond the per-job lookups.
+    uniform: Option<f64>,
     beta: Vec<f64>,
     noise: Vec<f64>,
 }
@@ -134,7 +139,11 @@ impl RuntimeModel {
             }
             None => (None, 1),
         };
+        let speeds: Vec<f64> = cluster.vnodes().iter().map(|v| v.speed).collect();
+        let uniform = (n_groups <= 1 && speeds.iter().all(|&s| s == slowest)).then_some(slowest);
         RuntimeModel {
+            speeds,
+            uniform,
             speed_reference: settings.speed_reference.unwrap_or(slowest),
             balanced: settings.balanced,
             comm: settings.comm,
@@ -159,6 +168,18 @@ impl RuntimeModel {
         allocation: &Allocation,
         scratch: &mut Vec<u64>,
     ) -> Stretch {
+        if let Some(speed) = self.uniform {
+            if allocation.vnodes.is_empty() {
+                return Stretch::NONE;
+            }
+            return Stretch {
+                speed_factor: self.speed_reference / speed,
+                comm_factor: 1.0,
+                noise: self.noise.get(job.index()).copied().unwrap_or(1.0),
+                groups_spanned: 1,
+                speed_spread: 0.0,
+            };
+        }
         let n_cons = cluster.resources().n_consumables();
         let (mut slowest, mut fastest) = (f64::INFINITY, 0.0f64);
         let (mut weighted, mut n) = (0.0, 0u64);
@@ -166,11 +187,11 @@ impl RuntimeModel {
         scratch.resize(self.n_groups, 0);
         let mut groups_spanned = 0u32;
         for (v, amounts) in allocation.parts(n_cons) {
-            let vnode = cluster.vnode(v);
+            let speed = self.speeds[v.index()];
             let ncpus = amounts[ConsumableIdx::NCPUS.index()];
-            slowest = slowest.min(vnode.speed);
-            fastest = fastest.max(vnode.speed);
-            weighted += vnode.speed * ncpus as f64;
+            slowest = slowest.min(speed);
+            fastest = fastest.max(speed);
+            weighted += speed * ncpus as f64;
             n += ncpus;
             if let Some(groups) = &self.group_of {
                 let g = groups[v.index()] as usize;
@@ -219,5 +240,63 @@ impl RuntimeModel {
     /// The group of `v` along the topology key, if there is one.
     pub fn group_of(&self, v: VnodeId) -> Option<u32> {
         self.group_of.as_ref().map(|g| g[v.index()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::ClusterBuilder;
+    use crate::request::Sharing;
+    use crate::resource::{ResourceDefs, ResourceKind};
+
+    /// Two vnodes of `speeds`, each on switch `s`; a job holding both.
+    fn case(speeds: [f64; 2], switches: [&str; 2], reference: Option<f64>) -> Stretch {
+        let mut defs = ResourceDefs::default();
+        let switch = defs
+            .define("switch", ResourceKind::String, false)
+            .unwrap_or(ResourceId(0));
+        let mut b = ClusterBuilder::new(defs);
+        for i in 0..2 {
+            let h = b.add_host(format!("h{i}"));
+            let attrs = vec![(switch, AttrValue::Str(switches[i].into()))];
+            let _ = b.add_vnode(format!("v{i}"), h, speeds[i], &[1, 0, 0], attrs);
+        }
+        let Ok(cluster) = b.build() else {
+            return Stretch::NONE;
+        };
+        let settings = RuntimeSettings {
+            speed_reference: reference,
+            balanced: false,
+            topology: Some(switch),
+            comm: CommForm::PairFraction,
+        };
+        let model = RuntimeModel::new(&cluster, settings, vec![0.4], vec![1.25]);
+        let mut alloc = Allocation::new(Sharing::Shared);
+        alloc.add(VnodeId(0), &[1, 0, 0]);
+        alloc.add(VnodeId(1), &[1, 0, 0]);
+        model.stretch(&cluster, JobId(0), &alloc, &mut Vec::new())
+    }
+
+    /// The shortcut for uniform clusters gives what the general pass gives.
+    #[test]
+    fn uniform_clusters_take_the_shortcut_with_the_same_result() {
+        let uniform = case([2.0, 2.0], ["a", "a"], Some(1.0));
+        assert_eq!(
+            uniform,
+            Stretch {
+                speed_factor: 0.5,
+                comm_factor: 1.0,
+                noise: 1.25,
+                groups_spanned: 1,
+                speed_spread: 0.0
+            }
+        );
+        // Nearly uniform (a second switch) goes through the general pass: X = 1/2, β = 0.4.
+        let split = case([2.0, 2.0], ["a", "b"], Some(1.0));
+        assert_eq!((split.speed_factor, split.groups_spanned), (0.5, 2));
+        assert!((split.comm_factor - 1.2).abs() < 1e-12);
+        let mixed = case([2.0, 1.0], ["a", "a"], None);
+        assert_eq!((mixed.speed_factor, mixed.speed_spread), (1.0, 1.0));
     }
 }
