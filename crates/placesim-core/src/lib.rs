@@ -43,5 +43,7 @@ pub use resource::{
 pub use runtime::{CommForm, RuntimeModel, RuntimeSettings, Stretch};
 pub use sim::{Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
 pub use sink::{JobOutcome, MetricsSink, VecSink};
-pub use state::{Allocation, AllocationError, ClusterState, Scratch, ScratchBuf, StateView};
+pub use state::{
+    Allocation, AllocationError, ClusterState, GroupIndex, Scratch, ScratchBuf, StateView,
+};
 pub use time::{SimDuration, SimTime};

@@ -124,6 +124,9 @@ pub trait StateView {
     /// How many vnodes are held exclusively. Their free amounts count in [`Self::free_total`]
     /// but no other job can use them.
     fn exclusive_vnodes(&self) -> u64;
+    /// A tracked group's tallies: the free amount of each consumable on its vnodes that can take
+    /// a job, then how many such vnodes it has (see [`ClusterState::track_groups`]).
+    fn group_free(&self, group: usize) -> &[u64];
 
     /// Whether `v` can take a chunk needing `amounts` with this sharing, ignoring other chunks.
     #[inline]
@@ -141,6 +144,64 @@ pub trait StateView {
     }
 }
 
+/// Groups of vnodes (placement sets, node sets) whose free capacity the state keeps current,
+/// so that a policy reads a group's free amounts in O(consumables) instead of summing its
+/// vnodes. As PBS counts set metadata, a vnode that cannot take a job (job-busy or held
+/// exclusively) contributes nothing free.
+#[derive(Debug, Clone, Default)]
+pub struct GroupIndex {
+    /// Per vnode, its groups: `ids[offsets[v]..offsets[v + 1]]`.
+    offsets: Vec<u32>,
+    ids: Vec<u32>,
+    n_groups: usize,
+}
+
+impl GroupIndex {
+    /// Indexes `groups` (each a list of vnodes; a vnode may be in several) over `n_vnodes`.
+    pub fn new(n_vnodes: usize, groups: &[Vec<VnodeId>]) -> GroupIndex {
+        let mut per_vnode: Vec<Vec<u32>> = vec![Vec::new(); n_vnodes];
+        for (g, members) in groups.iter().enumerate() {
+            for v in members {
+                if let Some(list) = per_vnode.get_mut(v.index())
+                    && list.last() != Some(&(g as u32))
+                {
+                    list.push(g as u32);
+                }
+            }
+        }
+        let mut offsets = Vec::with_capacity(n_vnodes + 1);
+        let mut ids = Vec::new();
+        offsets.push(0);
+        for list in per_vnode {
+            ids.extend(list);
+            offsets.push(ids.len() as u32);
+        }
+        GroupIndex {
+            offsets,
+            ids,
+            n_groups: groups.len(),
+        }
+    }
+
+    /// How many groups there are.
+    pub fn len(&self) -> usize {
+        self.n_groups
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.n_groups == 0
+    }
+
+    #[inline]
+    fn of(&self, v: VnodeId) -> &[u32] {
+        match (self.offsets.get(v.index()), self.offsets.get(v.index() + 1)) {
+            (Some(&a), Some(&b)) => &self.ids[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
 /// The kernel's record of what is free where.
 #[derive(Debug, Clone)]
 pub struct ClusterState {
@@ -153,6 +214,9 @@ pub struct ClusterState {
     seen: Vec<u32>,
     round: u32,
     exclusive_vnodes: u64,
+    groups: GroupIndex,
+    /// Per group: the free amount of each consumable, then the count of free vnodes.
+    group_free: Vec<u64>,
 }
 
 fn row_eligible(row: &[u64], n_cons: usize, cap_ncpus: u64) -> bool {
@@ -188,7 +252,30 @@ impl ClusterState {
             seen,
             round: 0,
             exclusive_vnodes: 0,
+            groups: GroupIndex::default(),
+            group_free: Vec::new(),
         }
+    }
+
+    /// Keeps the free capacity of `groups` current from now on (see [`GroupIndex`]); group
+    /// `i` is `groups[i]`. Replaces any groups tracked before. Scratch views made after this
+    /// call see the groups too.
+    pub fn track_groups(&mut self, groups: &[Vec<VnodeId>]) {
+        let n_cons = self.width - EXTRA;
+        self.groups = GroupIndex::new(self.cluster.n_vnodes(), groups);
+        self.group_free = vec![0; groups.len() * (n_cons + 1)];
+        for v in 0..self.cluster.n_vnodes() {
+            let v = VnodeId::from_index(v);
+            let row = &self.rows[v.index() * self.width..(v.index() + 1) * self.width];
+            if self.eligible.contains(v.index()) {
+                tally(&mut self.group_free, &self.groups, v, row, n_cons, true);
+            }
+        }
+    }
+
+    /// The groups being tracked.
+    pub fn groups(&self) -> &GroupIndex {
+        &self.groups
     }
 
     #[inline]
@@ -258,25 +345,16 @@ impl ClusterState {
     }
 
     fn apply(&mut self, alloc: &Allocation, dir: Direction) {
-        let ClusterState {
-            cluster,
-            width,
-            rows,
-            eligible,
-            free_total,
-            exclusive_vnodes,
-            ..
-        } = self;
-        apply(
-            rows,
-            *width,
-            eligible,
-            free_total,
-            exclusive_vnodes,
-            cluster,
-            alloc,
-            dir,
-        );
+        let books = Books {
+            rows: &mut self.rows,
+            width: self.width,
+            eligible: &mut self.eligible,
+            free_total: &mut self.free_total,
+            exclusive_vnodes: &mut self.exclusive_vnodes,
+            groups: &self.groups,
+            group_free: &mut self.group_free,
+        };
+        apply(books, &self.cluster, alloc, dir);
     }
 }
 
@@ -304,6 +382,11 @@ impl StateView for ClusterState {
     #[inline]
     fn exclusive_vnodes(&self) -> u64 {
         self.exclusive_vnodes
+    }
+    #[inline]
+    fn group_free(&self, group: usize) -> &[u64] {
+        let w = self.width - EXTRA + 1;
+        &self.group_free[group * w..(group + 1) * w]
     }
 }
 
@@ -360,30 +443,76 @@ fn apply_part(
     row_eligible(row, n_cons, cap_ncpus)
 }
 
-/// Takes or gives back a whole allocation on `rows`, keeping the eligibility bits, the free
-/// totals and the exclusive count in step. Shared by the real state and scratch views, so that
-/// both account identically.
-#[allow(clippy::too_many_arguments)]
-fn apply(
-    rows: &mut [u64],
-    width: usize,
-    eligible: &mut Bitset,
-    free_total: &mut [u64],
-    exclusive_vnodes: &mut u64,
-    cluster: &Cluster,
-    alloc: &Allocation,
-    dir: Direction,
+/// Adds (or removes) a free vnode's amounts and itself to the tallies of its groups.
+fn tally(
+    group_free: &mut [u64],
+    groups: &GroupIndex,
+    v: VnodeId,
+    row: &[u64],
+    n_cons: usize,
+    add: bool,
 ) {
+    let w = n_cons + 1;
+    for &g in groups.of(v) {
+        let t = &mut group_free[g as usize * w..(g as usize + 1) * w];
+        for (slot, &free) in t.iter_mut().zip(&row[..n_cons]) {
+            if add {
+                *slot += free;
+            } else {
+                *slot -= free;
+            }
+        }
+        if add {
+            t[n_cons] += 1;
+        } else {
+            t[n_cons] -= 1;
+        }
+    }
+}
+
+/// Everything an allocation changes, in the real state or a scratch view: borrowed together so
+/// that one routine keeps them in step for both.
+struct Books<'a> {
+    rows: &'a mut [u64],
+    width: usize,
+    eligible: &'a mut Bitset,
+    free_total: &'a mut [u64],
+    exclusive_vnodes: &'a mut u64,
+    groups: &'a GroupIndex,
+    group_free: &'a mut [u64],
+}
+
+/// Takes or gives back a whole allocation, keeping the eligibility bits, the free totals, the
+/// exclusive count and the group tallies in step. Shared by the real state and scratch views,
+/// so that both account identically.
+fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction) {
+    let Books {
+        rows,
+        width,
+        eligible,
+        free_total,
+        exclusive_vnodes,
+        groups,
+        group_free,
+    } = books;
     match dir {
         Direction::Take => *exclusive_vnodes += exclusive_count(alloc),
         Direction::Give => *exclusive_vnodes -= exclusive_count(alloc),
     }
     let n_cons = free_total.len();
+    let grouped = !groups.is_empty();
     for (v, amounts) in alloc.parts(n_cons) {
         let row = &mut rows[v.index() * width..(v.index() + 1) * width];
+        let was = eligible.contains(v.index());
+        if grouped && was {
+            tally(group_free, groups, v, row, n_cons, false);
+        }
         let cap_ncpus = cluster.ncpus_capacity(v);
         let ok = apply_part(row, amounts, alloc.sharing, dir, free_total, cap_ncpus);
         eligible.set(v.index(), ok);
+        if grouped && ok {
+            tally(group_free, groups, v, row, n_cons, true);
+        }
     }
 }
 
@@ -399,6 +528,7 @@ pub struct ScratchBuf {
     eligible: Bitset,
     free_total: Vec<u64>,
     exclusive_vnodes: u64,
+    group_free: Vec<u64>,
 }
 
 /// A copy-on-write what-if view of a [`ClusterState`].
@@ -436,6 +566,7 @@ impl<'a> Scratch<'a> {
         self.buf.eligible.copy_from(&self.base.eligible);
         self.buf.free_total.clone_from(&self.base.free_total);
         self.buf.exclusive_vnodes = self.base.exclusive_vnodes;
+        self.buf.group_free.clone_from(&self.base.group_free);
     }
 
     /// Makes this view equal to another scratch view over the same state.
@@ -451,6 +582,7 @@ impl<'a> Scratch<'a> {
         self.buf.eligible.copy_from(&other.buf.eligible);
         self.buf.free_total.clone_from(&other.buf.free_total);
         self.buf.exclusive_vnodes = other.buf.exclusive_vnodes;
+        self.buf.group_free.clone_from(&other.buf.group_free);
     }
 
     #[inline]
@@ -479,24 +611,17 @@ impl<'a> Scratch<'a> {
         for &v in &alloc.vnodes {
             self.row_mut(v);
         }
-        let ScratchBuf {
-            rows,
-            eligible,
-            free_total,
-            exclusive_vnodes,
-            ..
-        } = &mut *self.buf;
-        let (width, cluster) = (self.base.width, &self.base.cluster);
-        apply(
-            rows,
-            width,
-            eligible,
-            free_total,
-            exclusive_vnodes,
-            cluster,
-            alloc,
-            dir,
-        );
+        let buf = &mut *self.buf;
+        let books = Books {
+            rows: &mut buf.rows,
+            width: self.base.width,
+            eligible: &mut buf.eligible,
+            free_total: &mut buf.free_total,
+            exclusive_vnodes: &mut buf.exclusive_vnodes,
+            groups: &self.base.groups,
+            group_free: &mut buf.group_free,
+        };
+        apply(books, &self.base.cluster, alloc, dir);
     }
 
     /// Takes `alloc` in this view (a job this pass is about to start).
@@ -538,5 +663,104 @@ impl StateView for Scratch<'_> {
     #[inline]
     fn exclusive_vnodes(&self) -> u64 {
         self.buf.exclusive_vnodes
+    }
+    #[inline]
+    fn group_free(&self, group: usize) -> &[u64] {
+        let w = self.base.width - EXTRA + 1;
+        &self.buf.group_free[group * w..(group + 1) * w]
+    }
+}
+
+#[cfg(test)]
+mod group_tests {
+    use super::*;
+    use crate::cluster::ClusterBuilder;
+    use crate::resource::ResourceDefs;
+
+    /// What the tallies must be: free amounts and count of the group's eligible vnodes.
+    fn brute(view: &impl StateView, members: &[VnodeId]) -> Vec<u64> {
+        let mut t = vec![0u64; 4];
+        for &v in members {
+            if view.eligible().contains(v.index()) {
+                for (c, slot) in t.iter_mut().enumerate().take(3) {
+                    *slot += view.free(v, ConsumableIdx(c as u8));
+                }
+                t[3] += 1;
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn group_tallies_follow_every_take_and_give() {
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        for i in 0..12 {
+            let h = b.add_host(format!("h{i}"));
+            b.add_vnode(format!("v{i}"), h, 1.0, &[4, 8, 1], Vec::new())
+                .unwrap();
+        }
+        let cluster = b.build().unwrap();
+        // Overlapping groups, as string_array sets make them.
+        let groups: Vec<Vec<VnodeId>> = vec![
+            (0..6).map(VnodeId).collect(),
+            (4..12).map(VnodeId).collect(),
+            vec![VnodeId(1), VnodeId(5), VnodeId(9)],
+        ];
+        let mut state = ClusterState::new(cluster);
+        state.track_groups(&groups);
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let mut held: Vec<Allocation> = Vec::new();
+        for step in 0..400 {
+            if next(3) == 0 && !held.is_empty() {
+                let a = held.swap_remove(next(held.len() as u64) as usize);
+                state.release(&a);
+            } else {
+                let v = VnodeId(next(12) as u32);
+                let sharing = if next(4) == 0 {
+                    Sharing::Excl
+                } else {
+                    Sharing::Shared
+                };
+                let mut a = Allocation::new(sharing);
+                a.add(v, &[1 + next(2), next(3), 0]);
+                if state.allocate(&a).is_ok() {
+                    held.push(a);
+                }
+            }
+            for (g, members) in groups.iter().enumerate() {
+                assert_eq!(
+                    state.group_free(g),
+                    &brute(&state, members)[..],
+                    "step {step}, group {g}"
+                );
+            }
+        }
+        // A scratch view starts equal, and follows its own takes and gives.
+        let mut buf = ScratchBuf::default();
+        let mut view = Scratch::new(&state, &mut buf);
+        for a in held.iter().take(5) {
+            view.give(a);
+        }
+        for (g, members) in groups.iter().enumerate() {
+            assert_eq!(
+                view.group_free(g),
+                &brute(&view, members)[..],
+                "scratch, group {g}"
+            );
+        }
+        view.reset();
+        for (g, members) in groups.iter().enumerate() {
+            assert_eq!(
+                view.group_free(g),
+                &brute(&state, members)[..],
+                "reset, group {g}"
+            );
+        }
     }
 }
