@@ -10,6 +10,7 @@ use crate::job::Workload;
 use crate::request::Request;
 use crate::state::{Allocation, ClusterState, Scratch};
 use crate::time::SimTime;
+use std::sync::Arc;
 
 /// A job that is running, as policies see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +67,13 @@ pub trait SchedulingPolicy: Send {
     /// Decisions are applied one after another, so a policy must account for its own earlier
     /// decisions of the pass (a [`Scratch`] view does that).
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>);
+
+    /// Moves the job comments of the last pass into `out`: why a job did not start, in the
+    /// scheduler's own words (PBS's "Not Running: ...", "Can Never Run: ..."). The kernel
+    /// hands them to the sink. The default has none.
+    fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
+        let _ = out;
+    }
 }
 
 /// A placement rule: where a request would go in a given (possibly what-if) state.
@@ -80,6 +88,12 @@ pub trait PlacementPolicy: Send {
     /// request before it starts instead of placing it wrongly. The default honours everything.
     fn unsupported(&self, request: &Request) -> Option<&'static str> {
         let _ = request;
+        None
+    }
+
+    /// Why the last [`Self::place`] that returned `None` did, as a job comment in the
+    /// scheduler's words, if the policy says. The default says nothing.
+    fn refusal(&self) -> Option<Arc<str>> {
         None
     }
 
@@ -100,6 +114,9 @@ impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         (**self).schedule(ctx, decisions);
     }
+    fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
+        (**self).drain_comments(out);
+    }
 }
 
 impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
@@ -114,5 +131,8 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     }
     fn unsupported(&self, request: &Request) -> Option<&'static str> {
         (**self).unsupported(request)
+    }
+    fn refusal(&self) -> Option<Arc<str>> {
+        (**self).refusal()
     }
 }

@@ -179,6 +179,9 @@ pub struct Request {
     pub node_filter: Vec<FilterExpr>,
     /// The job's Moab node-set request, if any.
     pub nodeset: Option<NodeSetRequest>,
+    /// The PBS queue the job is in (an index into the scenario's queues), which decides the
+    /// vnodes it may use and its placement pool; none for the default queue.
+    pub queue: Option<u32>,
 }
 
 impl Request {
@@ -192,6 +195,7 @@ impl Request {
             group: None,
             node_filter: Vec::new(),
             nodeset: None,
+            queue: None,
         }
     }
 
@@ -206,6 +210,7 @@ impl Request {
     /// no filter, no node set. Every placement policy can place a plain request.
     pub fn is_plain(&self) -> bool {
         self.alternatives.is_empty()
+            && self.queue.is_none()
             && self.group.is_none()
             && self.node_filter.is_empty()
             && self.nodeset.is_none()

@@ -122,6 +122,7 @@ pub struct Simulation<'w> {
     running_slot: Vec<u32>,
     runtime_model: Option<&'w RuntimeModel>,
     stretch_scratch: Vec<u64>,
+    comments: Vec<(JobId, std::sync::Arc<str>)>,
     started: Vec<bool>,
     stats: RunStats,
     /// Queue length when the previous pass ended.
@@ -148,6 +149,7 @@ impl<'w> Simulation<'w> {
             running_slot: vec![NOT_RUNNING; n],
             runtime_model: None,
             stretch_scratch: Vec::new(),
+            comments: Vec::new(),
             started: vec![false; n],
             stats: RunStats::default(),
             settled_queue_len: 0,
@@ -313,6 +315,10 @@ impl<'w> Simulation<'w> {
             freed_since_last_pass: self.freed_since_last_pass,
         };
         policy.schedule(&ctx, decisions);
+        policy.drain_comments(&mut self.comments);
+        for (job, text) in self.comments.drain(..) {
+            sink.job_comment(job, &text);
+        }
         self.freed_since_last_pass = false;
         if decisions.is_empty() {
             self.settled_queue_len = self.queue.len() - self.queue_head;

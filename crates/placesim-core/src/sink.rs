@@ -6,6 +6,7 @@ use crate::job::Job;
 use crate::runtime::Stretch;
 use crate::state::Allocation;
 use crate::time::SimTime;
+use std::sync::Arc;
 
 /// How one job ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,6 +33,12 @@ pub trait MetricsSink {
 
     /// A job ended (finished or was killed).
     fn job_ended(&mut self, job: &Job, outcome: &JobOutcome);
+
+    /// The scheduler commented on a waiting job (why it did not start). The default ignores
+    /// comments.
+    fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
+        let _ = (id, text);
+    }
 }
 
 /// A sink that keeps every outcome in memory, for tests and small runs.
@@ -53,5 +60,8 @@ impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
     }
     fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
         (**self).job_ended(job, outcome);
+    }
+    fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
+        (**self).job_comment(id, text);
     }
 }

@@ -11,6 +11,7 @@ use crate::cluster::Cluster;
 use crate::ids::VnodeId;
 use crate::request::Sharing;
 use crate::resource::ConsumableIdx;
+use std::sync::Arc;
 
 /// The part of a vnode's row after its free amounts: the number of jobs on it.
 const JOBS: usize = 0;
@@ -28,6 +29,9 @@ pub struct Allocation {
     pub amounts: Vec<u64>,
     /// How the vnodes are held.
     pub sharing: Sharing,
+    /// Where a placement policy put the job, for the output: a placement set (`switch=A`),
+    /// `spanned`, or none for placement without sets.
+    pub label: Option<Arc<str>>,
 }
 
 impl Allocation {
@@ -37,6 +41,7 @@ impl Allocation {
             vnodes: Vec::new(),
             amounts: Vec::new(),
             sharing,
+            label: None,
         }
     }
 

@@ -44,6 +44,7 @@ pub fn lower(req: &JobRequest, defs: &ResourceDefs) -> Request {
         group: req.place.group.as_deref().and_then(|g| defs.lookup(g)),
         node_filter,
         nodeset,
+        queue: None,
     }
 }
 

@@ -91,12 +91,38 @@ impl FirstFit {
                 sharing: request.sharing,
                 filter,
             };
-            self.place_shape(&shape, view)
+            self.place_shape(&shape, view, None)
         })
     }
 
-    /// Places one select specification under the request's arrangement and sharing.
-    fn place_shape(&mut self, shape: &Shape<'_>, view: &Scratch<'_>) -> Option<Allocation> {
+    /// Places `chunks` with `request`'s arrangement and sharing on `within` only (vnodes in
+    /// first-fit order), or on the whole cluster: what a placement-set policy does inside a
+    /// set, or when a job spans its pool.
+    pub fn place_within(
+        &mut self,
+        chunks: &[Chunk],
+        request: &Request,
+        filter: Option<&FilterExpr>,
+        view: &Scratch<'_>,
+        within: Option<&[VnodeId]>,
+    ) -> Option<Allocation> {
+        let shape = Shape {
+            chunks,
+            arrangement: request.arrangement,
+            sharing: request.sharing,
+            filter,
+        };
+        self.place_shape(&shape, view, within)
+    }
+
+    /// Places one select specification under the request's arrangement and sharing, on
+    /// `within` if given.
+    fn place_shape(
+        &mut self,
+        shape: &Shape<'_>,
+        view: &Scratch<'_>,
+        within: Option<&[VnodeId]>,
+    ) -> Option<Allocation> {
         // The aggregate check first: it rejects most jobs that cannot start in O(consumables).
         chunks_totals_into(shape.chunks, &mut self.totals);
         for (c, &need) in self.totals.iter().enumerate() {
@@ -113,19 +139,35 @@ impl FirstFit {
             vnodes: Vec::with_capacity(max_parts),
             amounts: Vec::with_capacity(max_parts * n_cons),
             sharing: shape.sharing,
+            label: None,
         };
         if shape.arrangement == Arrangement::Pack {
             // Every chunk on one host: hosts in order of their first vnode, the first that
             // takes them all wins.
-            return (0..cluster.hosts().len()).find_map(|h| {
-                let vnodes = cluster.host_vnodes(HostId::from_index(h));
-                if vnodes.is_empty() {
-                    return None;
+            let Some(vnodes) = within else {
+                return (0..cluster.hosts().len()).find_map(|h| {
+                    let vnodes = cluster.host_vnodes(HostId::from_index(h));
+                    if vnodes.is_empty() {
+                        return None;
+                    }
+                    self.place_chunks(shape, view, alloc.clone(), Some(vnodes))
+                });
+            };
+            // Within a set: its vnodes grouped by host, hosts in order of first appearance.
+            let mut hosts: Vec<(HostId, Vec<VnodeId>)> = Vec::new();
+            for &v in vnodes {
+                let h = cluster.vnode(v).host;
+                match hosts.iter_mut().find(|(x, _)| *x == h) {
+                    Some((_, list)) => list.push(v),
+                    None => hosts.push((h, vec![v])),
                 }
-                self.place_chunks(shape, view, alloc.clone(), Some(vnodes))
-            });
+            }
+            return hosts
+                .iter()
+                .find_map(|(_, list)| self.place_chunks(shape, view, alloc.clone(), Some(list)));
         }
-        if shape.arrangement == Arrangement::Free
+        if within.is_none()
+            && shape.arrangement == Arrangement::Free
             && shape.sharing == Sharing::Shared
             && shape.filter.is_none()
             && single_ncpu_chunks(shape.chunks)
@@ -133,7 +175,7 @@ impl FirstFit {
         {
             return single_ncpu_pass(ncpus, view, alloc);
         }
-        self.place_chunks(shape, view, alloc, None)
+        self.place_chunks(shape, view, alloc, within)
     }
 
     /// The general greedy pass: chunk complexes in order, each chunk on the first vnode (of
