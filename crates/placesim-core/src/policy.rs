@@ -97,6 +97,12 @@ pub trait PlacementPolicy: Send {
         None
     }
 
+    /// Whether [`Self::refusal`] says anything, so that a discipline asks for a blocked job's
+    /// reason even where a cheaper test already told it the job does not fit.
+    fn explains_refusals(&self) -> bool {
+        false
+    }
+
     /// Whether, in `view`, `place` succeeds exactly when the view's free totals cover the
     /// request's totals, and taking the request lowers the totals by exactly its totals. When
     /// it holds for the jobs involved, queue disciplines may reason on totals alone and place
@@ -134,5 +140,8 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     }
     fn refusal(&self) -> Option<Arc<str>> {
         (**self).refusal()
+    }
+    fn explains_refusals(&self) -> bool {
+        (**self).explains_refusals()
     }
 }

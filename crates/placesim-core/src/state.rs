@@ -560,6 +560,11 @@ impl<'a> Scratch<'a> {
         s
     }
 
+    /// The real state this view reads through to.
+    pub fn base(&self) -> &'a ClusterState {
+        self.base
+    }
+
     /// Forgets every change: the view equals the real state again.
     pub fn reset(&mut self) {
         self.buf.generation = self.buf.generation.wrapping_add(1);

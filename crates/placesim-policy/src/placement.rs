@@ -1,5 +1,7 @@
 //! Placement policies: which vnodes a request takes.
 
 mod first_fit;
+mod pbs;
 
-pub use first_fit::FirstFit;
+pub use first_fit::{FirstFit, filter_holds};
+pub use pbs::{PbsPsets, PsetSettings};

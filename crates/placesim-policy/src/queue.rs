@@ -7,21 +7,63 @@ pub use easy::{Easy, Reservation};
 pub use fcfs::Fcfs;
 
 use placesim_core::{
-    Allocation, ClusterState, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext,
-    Scratch, ScratchBuf,
+    Allocation, ClusterState, ConsumableIdx, Decision, JobId, PlacementPolicy, Request,
+    SchedContext, Scratch, ScratchBuf,
 };
+use std::borrow::Cow;
+use std::sync::Arc;
 
-/// Remembers, per request, whether it can be placed on the cluster when nothing runs. A job
-/// whose request cannot can never run, so it must never hold up the queue.
+/// The request a reservation is calendared with: only the first select specification of a
+/// request with `||` alternatives (seed 001).
+pub(crate) fn calendar_request(request: &Request) -> Cow<'_, Request> {
+    if request.alternatives.is_empty() {
+        Cow::Borrowed(request)
+    } else {
+        Cow::Owned(Request {
+            alternatives: Vec::new(),
+            ..request.clone()
+        })
+    }
+}
+
+/// Remembers, per request, whether it can be placed on the cluster when nothing runs (a job
+/// whose request cannot can never run, so it must never hold up the queue), and collects the
+/// comments of a pass: why a blocked head waits, and why a job can never run (once per job).
 #[derive(Debug, Default)]
 pub(crate) struct Runnable {
     empty: Option<ClusterState>,
     buf: ScratchBuf,
     /// Per request id: 0 unknown, 1 can run, 2 never.
     verdict: Vec<u8>,
+    /// Per request id found never to run: why, in the placement's words.
+    never_reason: Vec<Option<Arc<str>>>,
+    /// Per job: whether its never-run comment was given.
+    told: Vec<bool>,
+    /// This pass's comments, for [`placesim_core::SchedulingPolicy::drain_comments`].
+    pub(crate) comments: Vec<(JobId, Arc<str>)>,
 }
 
 impl Runnable {
+    /// Comments once that `job` can never run.
+    pub(crate) fn tell_never(&mut self, ctx: &SchedContext<'_>, job: JobId) {
+        if self.told.len() != ctx.workload.jobs().len() {
+            self.told = vec![false; ctx.workload.jobs().len()];
+        }
+        if std::mem::replace(&mut self.told[job.index()], true) {
+            return;
+        }
+        let request = ctx.workload.job(job).request.index();
+        let reason = self
+            .never_reason
+            .get(request)
+            .cloned()
+            .flatten()
+            .unwrap_or_else(|| {
+                Arc::from("Can Never Run: the request does not fit on the empty cluster")
+            });
+        self.comments.push((job, reason));
+    }
+
     /// Whether `job` is already known never to run: a queue scan passes it over without
     /// trying to place it.
     pub(crate) fn known_never(&self, ctx: &SchedContext<'_>, job: JobId) -> bool {
@@ -54,6 +96,11 @@ impl Runnable {
                 .place(ctx.workload.request_of(job), &view)
                 .is_some();
             self.verdict[request_id] = if fits { 1 } else { 2 };
+            if !fits {
+                self.never_reason
+                    .resize(ctx.workload.requests().len(), None);
+                self.never_reason[request_id] = placement.refusal();
+            }
         }
         self.verdict[request_id] == 1
     }
@@ -70,17 +117,32 @@ pub(crate) fn start_heads(
     scratch: &mut Scratch<'_>,
     decisions: &mut Vec<Decision>,
 ) -> usize {
+    let explains = placement.explains_refusals();
     for (pos, &job) in ctx.queue.iter().enumerate() {
         if runnable.known_never(ctx, job) {
+            runnable.tell_never(ctx, job);
             continue;
         }
-        if let Some(allocation) = try_place(ctx, placement, scratch, job) {
+        // A placement that explains itself is asked even when the totals already say no, so
+        // that the blocked head gets its reason.
+        let placed = if explains {
+            placement.place(ctx.workload.request_of(job), scratch)
+        } else {
+            try_place(ctx, placement, scratch, job)
+        };
+        if let Some(allocation) = placed {
             start(job, allocation, scratch, decisions);
             continue;
         }
+        // Read before the empty-cluster test below makes the placement answer another question.
+        let why = placement.refusal();
         if runnable.can_ever_run(ctx, placement, job) {
+            if let Some(why) = why {
+                runnable.comments.push((job, why));
+            }
             return pos;
         }
+        runnable.tell_never(ctx, job);
     }
     ctx.queue.len()
 }

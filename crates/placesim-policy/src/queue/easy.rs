@@ -1,7 +1,7 @@
 //! EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), with the reservation computed by the
 //! placement policy.
 
-use super::{Runnable, start, start_heads};
+use super::{Runnable, calendar_request, start, start_heads};
 use placesim_core::{
     Allocation, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy,
     Scratch, ScratchBuf, SimTime, StateView,
@@ -103,6 +103,10 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
         "easy".to_owned()
     }
 
+    fn drain_comments(&mut self, out: &mut Vec<(JobId, std::sync::Arc<str>)>) {
+        out.append(&mut self.runnable.comments);
+    }
+
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut now_view = Scratch::new(ctx.state, &mut self.now_buf);
         let head_pos = start_heads(
@@ -122,9 +126,9 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
         };
         let n_cons = ctx.state.cluster_consumables();
         let min_need = ctx.workload.min_request_ncpus();
-        let head_request = ctx.workload.request_of(head);
+        let head_request = calendar_request(ctx.workload.request_of(head));
         let head_need = ctx.workload.ncpus_of(head);
-        let head_by_totals = self.placement.fits_by_totals(head_request, &now_view);
+        let head_by_totals = self.placement.fits_by_totals(&head_request, &now_view);
         let mut shadow_view = Scratch::new(ctx.state, &mut self.shadow_buf);
         let mut held = Held::Unknown;
         for &job in &ctx.queue[scan_from..] {
@@ -201,7 +205,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
                             shadow_view.fits_chunk(v, amounts, r.allocation.sharing)
                         });
                         if !still_fits {
-                            match self.placement.place(head_request, &shadow_view) {
+                            match self.placement.place(&head_request, &shadow_view) {
                                 Some(moved) => r.allocation = moved,
                                 None => {
                                     shadow_view.give(&allocation);
@@ -253,6 +257,7 @@ fn reserve(
     fill_ends(ends, ctx, decisions);
     shadow_view.copy_from(now_view);
     let need = ctx.workload.ncpus_of(head);
+    let request = calendar_request(ctx.workload.request_of(head));
     let mut i = 0;
     while i < ends.len() {
         let t = ends[i].0;
@@ -270,7 +275,7 @@ fn reserve(
         if need > shadow_view.free_total(ConsumableIdx::NCPUS) {
             continue;
         }
-        if let Some(allocation) = placement.place(ctx.workload.request_of(head), shadow_view) {
+        if let Some(allocation) = placement.place(&request, shadow_view) {
             return Some(Reservation {
                 job: head,
                 start: t,

@@ -2,7 +2,7 @@
 
 use super::{Runnable, start_heads};
 use placesim_core::{
-    Decision, PlacementPolicy, SchedContext, SchedulingPolicy, Scratch, ScratchBuf,
+    Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy, Scratch, ScratchBuf,
 };
 
 /// Starts queue heads in order while they fit, and stops at the first that does not: no job
@@ -29,6 +29,10 @@ impl<P: PlacementPolicy> Fcfs<P> {
 impl<P: PlacementPolicy> SchedulingPolicy for Fcfs<P> {
     fn name(&self) -> String {
         "fcfs".to_owned()
+    }
+
+    fn drain_comments(&mut self, out: &mut Vec<(JobId, std::sync::Arc<str>)>) {
+        out.append(&mut self.runnable.comments);
     }
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {

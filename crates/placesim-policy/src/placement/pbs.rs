@@ -1,0 +1,681 @@
+//! PBS placement sets, as OpenPBS implements them (../shared/spec/pbs-placement-sets.md), plus
+//! the design extensions of seeds 000, 001 and 003.
+//!
+//! For a request, in order:
+//! 1. **Node array.** A job in a queue with associated vnodes may use only those; any other job
+//!    only the vnodes associated with no queue (the three association rules, §2.2).
+//! 2. **Whole-pool check** (§1.6): the request's totals against the array's free amounts, then
+//!    its totals. Failing the first: "Not Running: Insufficient amount of resource: ...";
+//!    failing both: "Can Never Run: ...".
+//! 3. **Pool** (§2.1): the job's `place=group=R` sets (even with node_group_enable off), else
+//!    the queue's pool (its own key, or the server key over its vnodes), else the server's
+//!    pool (server key over unassociated vnodes), else none: first fit over the array.
+//!    A pool is one flat list of `res=value` sets over all its keys; string_array values put a
+//!    vnode in several sets; vnodes lacking a key form `res=""` unless only_explicit_psets.
+//! 4. **Order** (§1.3): ascending total ncpus, total mem, free ncpus, free mem; stable, so
+//!    creation order breaks ties. Sets are sorted at every evaluation, on the state evaluated
+//!    (which is how PBS re-sorts after every run and at every simulated event).
+//! 5. **Fit** (§1.4, §1.5): the job runs in the first set that fits dynamically (aggregate
+//!    checks on free amounts and free vnodes) and where first-fit placement on its vnodes
+//!    succeeds. Otherwise, if some set fits statically (the same checks on totals), the job
+//!    waits ("Not Running: Placement set X has too few free resources", X the last set
+//!    examined). Otherwise it spans its node array, or with do_not_span_psets never runs
+//!    ("Can Never Run: can't fit in the largest placement set, and can't span psets").
+//!
+//! Extensions (not in OpenPBS; labelled in the output):
+//! - `||` alternatives (seed 001): each select specification through steps 2-5 in turn, the
+//!   first that places wins. Calendaring uses only the first (the queue discipline asks so).
+//! - node_filter (seed 003): each top-level `or` alternative restricts the vnodes considered,
+//!   one after another.
+//! - per-chunk `group=R` (seed 000): each chunk complex with a group goes in the first set of R
+//!   (over the job's node array, sorted as in step 4) where it fits, complexes without one go
+//!   anywhere in the array; if a complex fits no set even statically, the whole job is placed
+//!   as if it had no per-chunk groups (its pool, then spanning): the tiered spanning.
+//!
+//! Set metadata is read from the state's group tallies (registered with
+//! [`PbsPsets::groups`]), so a decision costs O(sets) plus the first-fit walk inside the
+//! chosen set, not O(vnodes).
+
+use super::FirstFit;
+use super::first_fit::filter_holds;
+use placesim_core::{
+    Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
+    PlacementPolicy, Request, ResourceId, Scratch, ScratchBuf, StateView, VnodeId,
+    chunks_totals_into,
+};
+use std::sync::Arc;
+
+/// The PBS settings a placement-set policy needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PsetSettings {
+    /// Server `node_group_enable`: gates the server and queue keys (not `place=group`).
+    pub node_group_enable: bool,
+    /// Server `node_group_key`.
+    pub server_key: Vec<ResourceId>,
+    /// Each queue's own `node_group_key`, by queue index.
+    pub queue_keys: Vec<Vec<ResourceId>>,
+    /// Per vnode, the queue it is associated with.
+    pub vnode_queue: Vec<Option<usize>>,
+    /// Scheduler `do_not_span_psets`.
+    pub do_not_span: bool,
+    /// Scheduler `only_explicit_psets`.
+    pub only_explicit: bool,
+    /// Resources that jobs name in `place=group=` or a per-chunk `group=`: their sets are
+    /// built up front, over every node array.
+    pub job_keys: Vec<ResourceId>,
+}
+
+/// One placement set (or node array): its vnodes, its totals, and its tally group.
+#[derive(Debug, Clone)]
+struct SetInfo {
+    name: Arc<str>,
+    group: usize,
+    vnodes: Vec<VnodeId>,
+    /// Capacity per consumable over all member vnodes.
+    total: Vec<u64>,
+}
+
+/// PBS placement sets over first-fit placement. See the module docs for the algorithm.
+#[derive(Debug, Clone)]
+pub struct PbsPsets {
+    first_fit: FirstFit,
+    settings: PsetSettings,
+    /// Every tracked group: node arrays, then sets.
+    groups: Vec<Vec<VnodeId>>,
+    /// Node arrays: 0 the unassociated vnodes; then one per queue with vnodes.
+    arrays: Vec<SetInfo>,
+    /// Per queue: its array.
+    array_of_queue: Vec<usize>,
+    /// Whether the unassociated array is the whole cluster (first fit may then skip lists).
+    array0_is_all: bool,
+    sets: Vec<SetInfo>,
+    /// The server pool (over array 0), if any.
+    server_pool: Option<Vec<usize>>,
+    /// Per queue, its pool, if any.
+    queue_pools: Vec<Option<Vec<usize>>>,
+    /// `place=group=R` and per-chunk pools: (R, array) to sets.
+    job_pools: Vec<((ResourceId, usize), Vec<usize>)>,
+    refusal: Option<Arc<str>>,
+    spanned: Arc<str>,
+    order: Vec<(u64, u64, u64, u64, usize)>,
+    totals: Vec<u64>,
+    local: ScratchBuf,
+}
+
+/// What a set offers a request: free (or total) amounts and vnodes.
+struct Offer<'a> {
+    amounts: &'a [u64],
+    vnodes: u64,
+}
+
+impl PbsPsets {
+    /// Builds every set the settings can ask for on `cluster`.
+    pub fn new(cluster: &Cluster, settings: PsetSettings) -> PbsPsets {
+        let n = cluster.n_vnodes();
+        let all: Vec<VnodeId> = (0..n).map(VnodeId::from_index).collect();
+        let vq = |v: &VnodeId| settings.vnode_queue.get(v.index()).copied().flatten();
+        let mut p = PbsPsets {
+            first_fit: FirstFit::default(),
+            groups: Vec::new(),
+            arrays: Vec::new(),
+            array_of_queue: Vec::new(),
+            array0_is_all: false,
+            sets: Vec::new(),
+            server_pool: None,
+            queue_pools: Vec::new(),
+            job_pools: Vec::new(),
+            refusal: None,
+            spanned: Arc::from("spanned"),
+            order: Vec::new(),
+            totals: Vec::new(),
+            local: ScratchBuf::default(),
+            settings: settings.clone(),
+        };
+        let unassoc: Vec<VnodeId> = all.iter().copied().filter(|v| vq(v).is_none()).collect();
+        p.array0_is_all = unassoc.len() == n;
+        p.add_array(cluster, "all", unassoc);
+        for q in 0..settings.queue_keys.len() {
+            let own: Vec<VnodeId> = all.iter().copied().filter(|v| vq(v) == Some(q)).collect();
+            let idx = if own.is_empty() {
+                0
+            } else {
+                p.add_array(cluster, "queue", own)
+            };
+            p.array_of_queue.push(idx);
+        }
+        if settings.node_group_enable && !settings.server_key.is_empty() {
+            p.server_pool = Some(p.add_pool(cluster, &settings.server_key, 0));
+        }
+        for q in 0..settings.queue_keys.len() {
+            let has_vnodes = p.array_of_queue[q] != 0;
+            let key = if settings.queue_keys[q].is_empty() {
+                &settings.server_key
+            } else {
+                &settings.queue_keys[q]
+            };
+            let pool = (settings.node_group_enable
+                && (has_vnodes || !settings.queue_keys[q].is_empty())
+                && !key.is_empty())
+            .then(|| p.add_pool(cluster, &key.clone(), p.array_of_queue[q]));
+            p.queue_pools.push(pool);
+        }
+        for &r in &settings.job_keys {
+            for a in 0..p.arrays.len() {
+                let pool = p.add_pool(cluster, &[r], a);
+                p.job_pools.push(((r, a), pool));
+            }
+        }
+        p
+    }
+
+    /// The vnode groups whose free capacity the state must track for this policy: register
+    /// them with [`ClusterState::track_groups`] before the run.
+    pub fn groups(&self) -> &[Vec<VnodeId>] {
+        &self.groups
+    }
+
+    /// Registers this policy's groups with `state`.
+    pub fn track(&self, state: &mut ClusterState) {
+        state.track_groups(&self.groups);
+    }
+
+    fn info(&mut self, cluster: &Cluster, name: String, vnodes: Vec<VnodeId>) -> SetInfo {
+        let n_cons = cluster.resources().n_consumables();
+        let mut total = vec![0u64; n_cons];
+        for &v in &vnodes {
+            for (t, a) in total.iter_mut().zip(cluster.capacity(v)) {
+                *t += a;
+            }
+        }
+        self.groups.push(vnodes.clone());
+        SetInfo {
+            name: Arc::from(name),
+            group: self.groups.len() - 1,
+            vnodes,
+            total,
+        }
+    }
+
+    fn add_array(&mut self, cluster: &Cluster, name: &str, vnodes: Vec<VnodeId>) -> usize {
+        let info = self.info(cluster, name.to_owned(), vnodes);
+        self.arrays.push(info);
+        self.arrays.len() - 1
+    }
+
+    /// The sets `keys` form over array `a`, in creation order: keys in order, values by first
+    /// appearance.
+    fn add_pool(&mut self, cluster: &Cluster, keys: &[ResourceId], a: usize) -> Vec<usize> {
+        let members = self.arrays[a].vnodes.clone();
+        let mut pool = Vec::new();
+        for &key in keys {
+            let key_name = cluster.resources().def(key).name.clone();
+            for (value, vnodes) in
+                cluster.group_by(key, members.iter().copied(), self.settings.only_explicit)
+            {
+                let name = if value.is_empty() {
+                    format!("{key_name}=\"\"")
+                } else {
+                    format!("{key_name}={value}")
+                };
+                let info = self.info(cluster, name, vnodes);
+                self.sets.push(info);
+                pool.push(self.sets.len() - 1);
+            }
+        }
+        pool
+    }
+
+    fn job_pool(&self, key: ResourceId, array: usize) -> Option<&[usize]> {
+        self.job_pools
+            .iter()
+            .find(|((r, a), _)| *r == key && *a == array)
+            .map(|(_, p)| p.as_slice())
+    }
+
+    fn refuse(&mut self, text: String) {
+        self.refusal = Some(Arc::from(text));
+    }
+
+    /// The four aggregate checks of §1.4 against one offer (free or total); `self.totals`
+    /// holds the request's totals.
+    fn fits(
+        &self,
+        cluster: &Cluster,
+        set: &SetInfo,
+        offer: &Offer<'_>,
+        request: &Request,
+        chunks: &[Chunk],
+    ) -> bool {
+        if offer.vnodes == 0 {
+            return false;
+        }
+        let n_chunks: u64 = chunks.iter().map(|c| u64::from(c.count)).sum();
+        if matches!(
+            request.arrangement,
+            Arrangement::Scatter | Arrangement::VScatter
+        ) && offer.vnodes < n_chunks
+        {
+            return false;
+        }
+        if self
+            .totals
+            .iter()
+            .zip(offer.amounts)
+            .any(|(need, have)| need > have)
+        {
+            return false;
+        }
+        // Non-consumables against the union of the set's values.
+        chunks.iter().all(|c| {
+            c.constraints.iter().all(|k| {
+                set.vnodes
+                    .iter()
+                    .any(|&v| k.matches(cluster.vnode(v).attr(k.resource)))
+            })
+        })
+    }
+
+    /// A set's free offer in `view`: its tallies, or with a node filter, a sum over the
+    /// vnodes that pass it.
+    fn free_offer(
+        &self,
+        set: &SetInfo,
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+        buf: &mut Vec<u64>,
+    ) -> u64 {
+        let n_cons = view.cluster().resources().n_consumables();
+        match filter {
+            None => {
+                let t = view.group_free(set.group);
+                buf.clear();
+                buf.extend_from_slice(&t[..n_cons]);
+                t[n_cons]
+            }
+            Some(f) => {
+                buf.clear();
+                buf.resize(n_cons, 0);
+                let mut n = 0;
+                for &v in &set.vnodes {
+                    if view.eligible().contains(v.index()) && filter_holds(f, view, v) {
+                        for (c, slot) in buf.iter_mut().enumerate() {
+                            *slot += view.free(v, ConsumableIdx(c as u8));
+                        }
+                        n += 1;
+                    }
+                }
+                n
+            }
+        }
+    }
+
+    /// One select specification on one node array: steps 2 to 5, or the per-chunk extension.
+    fn place_select(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        array: usize,
+        filter: Option<&FilterExpr>,
+    ) -> Option<Allocation> {
+        let cluster = view.cluster();
+        chunks_totals_into(chunks, &mut self.totals);
+        // Step 2: the whole-pool check.
+        let arr = &self.arrays[array];
+        let mut free = Vec::new();
+        let free_vnodes = self.free_offer(arr, view, filter, &mut free);
+        let now = Offer {
+            amounts: &free,
+            vnodes: free_vnodes,
+        };
+        if !self.fits(cluster, arr, &now, request, chunks) {
+            let ever = Offer {
+                amounts: &arr.total,
+                vnodes: arr.vnodes.len() as u64,
+            };
+            let never = !self.fits(cluster, arr, &ever, request, chunks);
+            self.refuse(insufficient(
+                cluster,
+                &self.totals,
+                &free,
+                &arr.total,
+                free_vnodes,
+                never,
+            ));
+            return None;
+        }
+        if chunks.iter().any(|c| c.group.is_some()) {
+            return self.place_per_chunk(request, chunks, view, array, filter);
+        }
+        let pool = match request.group {
+            Some(key) => self.job_pool(key, array).map(<[usize]>::to_vec),
+            None => match request.queue.map(|q| q as usize) {
+                Some(q) if self.queue_pools.get(q).is_some_and(Option::is_some) => {
+                    self.queue_pools[q].clone()
+                }
+                // A queue with vnodes but no pool gets no grouping; others the server's.
+                Some(q) if self.array_of_queue.get(q).is_some_and(|&a| a != 0) => None,
+                _ => self.server_pool.clone(),
+            },
+        };
+        match pool {
+            None => self.place_on_array(request, chunks, view, array, filter, None),
+            Some(sets) => self.place_in_pool(request, chunks, view, array, filter, &sets),
+        }
+    }
+
+    /// First fit over the whole node array, with `label`.
+    fn place_on_array(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        array: usize,
+        filter: Option<&FilterExpr>,
+        label: Option<Arc<str>>,
+    ) -> Option<Allocation> {
+        let within = (array != 0 || !self.array0_is_all).then(|| self.arrays[array].vnodes.clone());
+        let placed = self
+            .first_fit
+            .place_within(chunks, request, filter, view, within.as_deref());
+        match placed {
+            Some(mut a) => {
+                a.label = label;
+                Some(a)
+            }
+            None => {
+                self.refuse("Not Running: No available resources on nodes".to_owned());
+                None
+            }
+        }
+    }
+
+    /// The sets of `pool` in PBS's order on `view`: ascending total ncpus, total mem, free
+    /// ncpus, free mem, then creation.
+    fn sorted(
+        &mut self,
+        pool: &[usize],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+    ) -> Vec<usize> {
+        let (ncpus, mem) = (ConsumableIdx::NCPUS.index(), ConsumableIdx::MEM.index());
+        let mut free = Vec::new();
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        for &s in pool {
+            let set = &self.sets[s];
+            self.free_offer(set, view, filter, &mut free);
+            order.push((set.total[ncpus], set.total[mem], free[ncpus], free[mem], s));
+        }
+        order.sort_unstable();
+        let out = order.iter().map(|o| o.4).collect();
+        self.order = order;
+        out
+    }
+
+    /// Steps 4 and 5 over one pool.
+    fn place_in_pool(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        array: usize,
+        filter: Option<&FilterExpr>,
+        pool: &[usize],
+    ) -> Option<Allocation> {
+        let cluster = view.cluster();
+        let mut can_fit = false;
+        let mut last = None;
+        let mut free = Vec::new();
+        for s in self.sorted(pool, view, filter) {
+            let set = &self.sets[s];
+            let free_vnodes = self.free_offer(set, view, filter, &mut free);
+            let now = Offer {
+                amounts: &free,
+                vnodes: free_vnodes,
+            };
+            if self.fits(cluster, set, &now, request, chunks) {
+                let vnodes = set.vnodes.clone();
+                if let Some(mut a) =
+                    self.first_fit
+                        .place_within(chunks, request, filter, view, Some(&vnodes))
+                {
+                    a.label = Some(self.sets[s].name.clone());
+                    return Some(a);
+                }
+            }
+            let set = &self.sets[s];
+            if !can_fit {
+                let ever = Offer {
+                    amounts: &set.total,
+                    vnodes: set.vnodes.len() as u64,
+                };
+                can_fit = self.fits(cluster, set, &ever, request, chunks);
+            }
+            last = Some(s);
+        }
+        if can_fit {
+            let name = last.map_or_else(String::new, |s| self.sets[s].name.to_string());
+            self.refuse(format!(
+                "Not Running: Placement set {name} has too few free resources"
+            ));
+            return None;
+        }
+        if self.settings.do_not_span {
+            self.refuse(
+                "Can Never Run: can't fit in the largest placement set, and can't span psets"
+                    .to_owned(),
+            );
+            return None;
+        }
+        let spanned = self.spanned.clone();
+        self.place_on_array(request, chunks, view, array, filter, Some(spanned))
+    }
+
+    /// The per-chunk extension (seed 000), with tiered spanning.
+    fn place_per_chunk(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        array: usize,
+        filter: Option<&FilterExpr>,
+    ) -> Option<Allocation> {
+        let cluster = view.cluster();
+        let n_cons = cluster.resources().n_consumables();
+        let mut buf = std::mem::take(&mut self.local);
+        let mut local = Scratch::new(view.base(), &mut buf);
+        local.copy_from(view);
+        let mut whole = Allocation::new(request.sharing);
+        let mut names: Vec<String> = Vec::new();
+        let mut outcome = Tier::Placed;
+        for chunk in chunks {
+            let one = std::slice::from_ref(chunk);
+            chunks_totals_into(one, &mut self.totals);
+            let placed = match chunk.group {
+                None => {
+                    let within = (array != 0 || !self.array0_is_all)
+                        .then(|| self.arrays[array].vnodes.clone());
+                    self.first_fit
+                        .place_within(one, request, filter, &local, within.as_deref())
+                        .map(|a| (a, "any".to_owned()))
+                }
+                Some(key) => {
+                    let pool = self
+                        .job_pool(key, array)
+                        .map(<[usize]>::to_vec)
+                        .unwrap_or_default();
+                    let mut found = None;
+                    let mut can_fit = false;
+                    let mut free = Vec::new();
+                    for s in self.sorted(&pool, &local, filter) {
+                        let set = &self.sets[s];
+                        let free_vnodes = self.free_offer(set, &local, filter, &mut free);
+                        let now = Offer {
+                            amounts: &free,
+                            vnodes: free_vnodes,
+                        };
+                        if self.fits(cluster, set, &now, request, one) {
+                            let vnodes = set.vnodes.clone();
+                            if let Some(a) = self.first_fit.place_within(
+                                one,
+                                request,
+                                filter,
+                                &local,
+                                Some(&vnodes),
+                            ) {
+                                found = Some((a, self.sets[s].name.to_string()));
+                                break;
+                            }
+                        }
+                        let set = &self.sets[s];
+                        let ever = Offer {
+                            amounts: &set.total,
+                            vnodes: set.vnodes.len() as u64,
+                        };
+                        can_fit |= self.fits(cluster, set, &ever, request, one);
+                    }
+                    if found.is_none() {
+                        outcome = if can_fit { Tier::Wait } else { Tier::Span };
+                    }
+                    found
+                }
+            };
+            match placed {
+                Some((a, name)) => {
+                    local.take(&a);
+                    for (v, amounts) in a.parts(n_cons) {
+                        whole.add(v, amounts);
+                    }
+                    names.push(name);
+                }
+                None => {
+                    if matches!(outcome, Tier::Placed) {
+                        outcome = Tier::Wait;
+                    }
+                    break;
+                }
+            }
+        }
+        drop(local);
+        self.local = buf;
+        match outcome {
+            Tier::Placed => {
+                whole.label = Some(Arc::from(format!("per-chunk: {}", names.join("+"))));
+                Some(whole)
+            }
+            Tier::Wait => {
+                self.refuse(
+                    "Not Running: a chunk complex's placement sets have too few free resources (per-chunk group extension)".to_owned(),
+                );
+                None
+            }
+            Tier::Span => {
+                // Tiered spanning: the whole job as if it had no per-chunk groups.
+                let plain: Vec<Chunk> = chunks
+                    .iter()
+                    .map(|c| Chunk {
+                        group: None,
+                        ..c.clone()
+                    })
+                    .collect();
+                self.place_select(request, &plain, view, array, filter)
+            }
+        }
+    }
+}
+
+/// What became of the per-chunk placement.
+enum Tier {
+    Placed,
+    Wait,
+    Span,
+}
+
+/// PBS's whole-pool message: the first consumable short, as `R: requested A: available
+/// T: total`, or the vnode count.
+fn insufficient(
+    cluster: &Cluster,
+    need: &[u64],
+    free: &[u64],
+    total: &[u64],
+    free_vnodes: u64,
+    never: bool,
+) -> String {
+    let prefix = if never {
+        "Can Never Run"
+    } else {
+        "Not Running"
+    };
+    let defs = cluster.resources();
+    for (slot, &r) in need.iter().enumerate() {
+        let (a, t) = (
+            free.get(slot).copied().unwrap_or(0),
+            total.get(slot).copied().unwrap_or(0),
+        );
+        if r > if never { t } else { a } {
+            let name = &defs.def(defs.consumables()[slot]).name;
+            return format!(
+                "{prefix}: Insufficient amount of resource: {name} (R: {r} A: {a} T: {t})"
+            );
+        }
+    }
+    if never {
+        format!("{prefix}: Not enough total nodes available")
+    } else if free_vnodes == 0 {
+        format!("{prefix}: Not enough free nodes available")
+    } else {
+        format!("{prefix}: Insufficient amount of resource on the vnodes of the pool")
+    }
+}
+
+impl PlacementPolicy for PbsPsets {
+    fn name(&self) -> String {
+        "pbs-psets".to_owned()
+    }
+
+    fn unsupported(&self, request: &Request) -> Option<&'static str> {
+        if request.nodeset.is_some() {
+            return Some("Moab node sets (nodeset=)");
+        }
+        let keys = request
+            .group
+            .into_iter()
+            .chain(request.selects().flatten().filter_map(|c| c.group));
+        for key in keys {
+            if !self.settings.job_keys.contains(&key) {
+                return Some("a group= key the placement-set policy was not built with");
+            }
+        }
+        None
+    }
+
+    fn refusal(&self) -> Option<Arc<str>> {
+        self.refusal.clone()
+    }
+
+    fn explains_refusals(&self) -> bool {
+        true
+    }
+
+    fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
+        self.refusal = None;
+        let array = request
+            .queue
+            .and_then(|q| self.array_of_queue.get(q as usize).copied())
+            .unwrap_or(0);
+        let filters: Vec<Option<&FilterExpr>> = if request.node_filter.is_empty() {
+            vec![None]
+        } else {
+            request.node_filter.iter().map(Some).collect()
+        };
+        for filter in filters {
+            for chunks in request.selects() {
+                if let Some(a) = self.place_select(request, chunks, view, array, filter) {
+                    return Some(a);
+                }
+            }
+        }
+        None
+    }
+}
