@@ -266,9 +266,23 @@ impl ClusterState {
     /// `i` is `groups[i]`. Replaces any groups tracked before. Scratch views made after this
     /// call see the groups too.
     pub fn track_groups(&mut self, groups: &[Vec<VnodeId>]) {
-        let n_cons = self.width - EXTRA;
         self.groups = GroupIndex::new(self.cluster.n_vnodes(), groups);
-        self.group_free = vec![0; groups.len() * (n_cons + 1)];
+        self.retally();
+    }
+
+    /// The same cluster with nothing running, tracking the same groups: what "could this ever
+    /// run" questions are asked of.
+    pub fn idle_copy(&self) -> ClusterState {
+        let mut idle = ClusterState::new(self.cluster.clone());
+        idle.groups = self.groups.clone();
+        idle.retally();
+        idle
+    }
+
+    /// Recomputes every group tally from the rows.
+    fn retally(&mut self) {
+        let n_cons = self.width - EXTRA;
+        self.group_free = vec![0; self.groups.len() * (n_cons + 1)];
         for v in 0..self.cluster.n_vnodes() {
             let v = VnodeId::from_index(v);
             let row = &self.rows[v.index() * self.width..(v.index() + 1) * self.width];

@@ -1,6 +1,8 @@
 //! The in-memory sink: a few bytes per job, filled as jobs end.
 
-use placesim_core::{Job, JobOutcome, MetricsSink, SimTime, Workload};
+use placesim_core::{Allocation, Job, JobId, JobOutcome, MetricsSink, SimTime, Workload};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Buffers each job's start, end, kill flag and runtime-model factors by job id, so rows come out in submit order
 /// whatever order jobs end in.
@@ -16,6 +18,14 @@ pub struct JobSink {
     pub(crate) noise: Vec<f32>,
     pub(crate) speed_spread: Vec<f32>,
     pub(crate) groups_spanned: Vec<u32>,
+    /// Per job, where it was placed (a placement set, `spanned`), as an index into `texts`;
+    /// 0 for none.
+    pub(crate) label: Vec<u32>,
+    /// Per job, the scheduler's last comment before it started (or ever, if it never did).
+    pub(crate) comment: Vec<u32>,
+    /// Distinct labels and comments; entry 0 is unused.
+    pub(crate) texts: Vec<Arc<str>>,
+    text_ids: HashMap<Arc<str>, u32>,
 }
 
 impl JobSink {
@@ -32,6 +42,10 @@ impl JobSink {
             noise: vec![1.0; n],
             speed_spread: vec![0.0; n],
             groups_spanned: vec![1; n],
+            label: vec![0; n],
+            comment: vec![0; n],
+            texts: vec![Arc::from("")],
+            text_ids: HashMap::new(),
         }
     }
 
@@ -46,7 +60,37 @@ impl JobSink {
     }
 }
 
+impl JobSink {
+    fn intern(&mut self, text: &Arc<str>) -> u32 {
+        if let Some(&id) = self.text_ids.get(text) {
+            return id;
+        }
+        self.texts.push(text.clone());
+        let id = (self.texts.len() - 1) as u32;
+        self.text_ids.insert(text.clone(), id);
+        id
+    }
+
+    /// A job's label or comment text, if any.
+    pub(crate) fn text(&self, id: u32) -> Option<&str> {
+        (id != 0).then(|| &*self.texts[id as usize])
+    }
+}
+
 impl MetricsSink for JobSink {
+    fn job_started(&mut self, _job: &Job, id: JobId, _start: SimTime, allocation: &Allocation) {
+        if let Some(label) = &allocation.label {
+            self.label[id.index()] = self.intern(label);
+        }
+    }
+
+    fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
+        // A comment after the start would be about another run; only waiting jobs get them.
+        if !self.ended[id.index()] {
+            self.comment[id.index()] = self.intern(text);
+        }
+    }
+
     fn job_ended(&mut self, _job: &Job, outcome: &JobOutcome) {
         let i = outcome.job.index();
         self.start[i] = outcome.start.as_secs();

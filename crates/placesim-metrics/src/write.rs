@@ -55,7 +55,7 @@ fn jobs_frame_range(
     sink: &JobSink,
     ids: std::ops::Range<usize>,
 ) -> PolarsResult<DataFrame> {
-    let n = ids.clone().filter(|&i| sink.span(i).is_some()).count();
+    let n = ids.len();
     let mut job_id = Vec::with_capacity(n);
     let mut submit = Vec::with_capacity(n);
     let mut start = Vec::with_capacity(n);
@@ -72,27 +72,34 @@ fn jobs_frame_range(
     let mut noise = Vec::with_capacity(n);
     let mut groups_spanned = Vec::with_capacity(n);
     let mut speed_spread = Vec::with_capacity(n);
+    let mut placement_set: Vec<Option<&str>> = Vec::with_capacity(n);
+    let mut comment: Vec<Option<&str>> = Vec::with_capacity(n);
     for i in ids {
         let job = &workload.jobs()[i];
-        let Some((s, e)) = sink.span(i) else { continue };
-        let w = s.as_secs() - job.submit.as_secs();
-        let r = e.as_secs() - s.as_secs();
         job_id.push(job.source_id);
         submit.push(job.submit.as_secs());
-        start.push(s.as_secs());
-        end.push(e.as_secs());
-        wait.push(w);
-        runtime.push(r);
         trace_runtime.push(job.runtime.as_secs());
         estimate.push(job.estimate.as_secs());
         size.push(job.size);
-        killed.push(sink.killed[i]);
-        bsd.push(bounded_slowdown(w, r));
-        speed_factor.push(f64::from(sink.speed_factor[i]));
-        comm_factor.push(f64::from(sink.comm_factor[i]));
-        noise.push(f64::from(sink.noise[i]));
-        groups_spanned.push(sink.groups_spanned[i]);
-        speed_spread.push(f64::from(sink.speed_spread[i]));
+        placement_set.push(sink.text(sink.label[i]));
+        comment.push(sink.text(sink.comment[i]));
+        // A job that never started has a row too, with nulls where a run would have values.
+        let ran = sink.span(i).map(|(s, e)| {
+            let w = s.as_secs() - job.submit.as_secs();
+            let r = e.as_secs() - s.as_secs();
+            (s.as_secs(), e.as_secs(), w, r)
+        });
+        start.push(ran.map(|x| x.0));
+        end.push(ran.map(|x| x.1));
+        wait.push(ran.map(|x| x.2));
+        runtime.push(ran.map(|x| x.3));
+        killed.push(ran.map(|_| sink.killed[i]));
+        bsd.push(ran.map(|x| bounded_slowdown(x.2, x.3)));
+        speed_factor.push(ran.map(|_| f64::from(sink.speed_factor[i])));
+        comm_factor.push(ran.map(|_| f64::from(sink.comm_factor[i])));
+        noise.push(ran.map(|_| f64::from(sink.noise[i])));
+        groups_spanned.push(ran.map(|_| sink.groups_spanned[i]));
+        speed_spread.push(ran.map(|_| f64::from(sink.speed_spread[i])));
     }
     let mut columns = id_columns(meta, n);
     columns.extend([
@@ -112,6 +119,8 @@ fn jobs_frame_range(
         Column::new("noise".into(), noise),
         Column::new("groups_spanned".into(), groups_spanned),
         Column::new("speed_spread".into(), speed_spread),
+        Column::new("placement_set".into(), placement_set),
+        Column::new("comment".into(), comment),
     ]);
     DataFrame::new(n, columns)
 }
@@ -326,6 +335,20 @@ impl<'w> StreamingJobSink<'w> {
 }
 
 impl placesim_core::MetricsSink for StreamingJobSink<'_> {
+    fn job_started(
+        &mut self,
+        job: &placesim_core::Job,
+        id: placesim_core::JobId,
+        start: placesim_core::SimTime,
+        allocation: &placesim_core::Allocation,
+    ) {
+        self.inner.job_started(job, id, start, allocation);
+    }
+
+    fn job_comment(&mut self, id: placesim_core::JobId, text: &std::sync::Arc<str>) {
+        self.inner.job_comment(id, text);
+    }
+
     fn job_ended(&mut self, job: &placesim_core::Job, outcome: &placesim_core::JobOutcome) {
         self.inner.job_ended(job, outcome);
         let n = self.workload.jobs().len();

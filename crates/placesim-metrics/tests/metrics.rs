@@ -247,10 +247,11 @@ fn streaming_jobs_writer_matches_the_after_run_writer() {
     }
 }
 
-/// A job that never starts has no row and does not hold back the rows after it; a workload
-/// with no jobs still gets a jobs.parquet holding the schema and no rows.
+/// A job that never starts has a row with null times and the scheduler's comment, and does
+/// not hold back the rows after it; a workload with no jobs still gets a jobs.parquet holding
+/// the schema and no rows.
 #[test]
-fn jobs_that_never_end_leave_no_row_and_do_not_stall_the_file() {
+fn jobs_that_never_start_get_a_row_with_their_comment() {
     use placesim_metrics::StreamingJobSink;
     use polars::prelude::{ParquetReader, SerReader};
     let trace = hand_trace();
@@ -272,7 +273,32 @@ fn jobs_that_never_end_leave_no_row_and_do_not_stall_the_file() {
         .finish()
         .unwrap();
     let ids: Vec<Option<u64>> = df.column("job_id").unwrap().u64().unwrap().iter().collect();
-    assert_eq!(ids, vec![Some(1), Some(3), Some(4)]);
+    assert_eq!(ids, vec![Some(1), Some(2), Some(3), Some(4)]);
+    let starts: Vec<Option<u64>> = df
+        .column("start_s")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(starts[1], None);
+    assert!(starts[0].is_some() && starts[2].is_some() && starts[3].is_some());
+    let comments: Vec<Option<&str>> = df
+        .column("comment")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(
+        comments,
+        vec![
+            None,
+            Some("Can Never Run: the request does not fit on the empty cluster"),
+            None,
+            None
+        ]
+    );
     // An empty workload: the file holds the schema and no rows.
     let empty = placesim_core::Workload::new(Vec::new(), Vec::new()).unwrap();
     let edir = dir.path().join("empty");

@@ -85,11 +85,12 @@ impl Runnable {
             let cluster = placesim_core::StateView::cluster(ctx.state);
             let empty = match &mut self.empty {
                 Some(e)
-                    if placesim_core::StateView::cluster(e).n_vnodes() == cluster.n_vnodes() =>
+                    if placesim_core::StateView::cluster(e).n_vnodes() == cluster.n_vnodes()
+                        && e.groups().len() == ctx.state.groups().len() =>
                 {
                     e
                 }
-                slot => slot.insert(ClusterState::new(cluster.clone())),
+                slot => slot.insert(ctx.state.idle_copy()),
             };
             let view = Scratch::new(empty, &mut self.buf);
             let fits = placement

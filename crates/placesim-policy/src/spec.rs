@@ -2,7 +2,7 @@
 
 use crate::placement::FirstFit;
 use crate::queue::{Easy, Fcfs};
-use placesim_core::SchedulingPolicy;
+use placesim_core::{PlacementPolicy, SchedulingPolicy};
 use std::fmt;
 use std::str::FromStr;
 
@@ -19,11 +19,16 @@ impl PolicySpec {
     /// Every policy, in a stable order.
     pub const ALL: [PolicySpec; 2] = [PolicySpec::Fcfs, PolicySpec::Easy];
 
-    /// A fresh policy instance for one run.
+    /// A fresh policy instance for one run, with first-fit placement.
     pub fn build(self) -> Box<dyn SchedulingPolicy> {
+        self.build_with(Box::new(FirstFit::default()))
+    }
+
+    /// A fresh policy instance for one run, with `placement`.
+    pub fn build_with(self, placement: Box<dyn PlacementPolicy>) -> Box<dyn SchedulingPolicy> {
         match self {
-            PolicySpec::Fcfs => Box::new(Fcfs::new(FirstFit::default())),
-            PolicySpec::Easy => Box::new(Easy::new(FirstFit::default())),
+            PolicySpec::Fcfs => Box::new(Fcfs::new(placement)),
+            PolicySpec::Easy => Box::new(Easy::new(placement)),
         }
     }
 }

@@ -628,7 +628,7 @@ impl Cx<'_> {
                 .choice(
                     r.placement.as_ref(),
                     "run.placement",
-                    &[("first-fit", Placement::FirstFit)],
+                    &[("first-fit", Placement::FirstFit), ("pbs", Placement::Pbs)],
                 )?
                 .unwrap_or(Placement::FirstFit),
             walltime: self

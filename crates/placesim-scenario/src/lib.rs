@@ -123,6 +123,9 @@ pub enum Discipline {
 pub enum Placement {
     /// `first-fit`: chunks on the first vnodes that fit, in cluster order, with no grouping.
     FirstFit,
+    /// `pbs`: PBS placement sets from `[pbs]` and the jobs' `place=group=` (first fit inside
+    /// a set).
+    Pbs,
 }
 
 /// Vnodes that came from one `[[class]]` or `[[vnode]]` entry.
@@ -165,6 +168,16 @@ pub struct QueueSettings {
 }
 
 impl Scenario {
+    /// The PBS queue a job of SWF queue `swf_queue` (field 15) is in: the first
+    /// `[[pbs.queue]]` listing it in `swf_queues`, else none (the default queue).
+    pub fn pbs_queue_of(&self, swf_queue: Option<u32>) -> Option<usize> {
+        let q = swf_queue?;
+        self.pbs
+            .queues
+            .iter()
+            .position(|queue| queue.swf_queues.contains(&q))
+    }
+
     /// The vnodes a job of queue `queue` may use, by PBS's three association rules: a queue
     /// with associated vnodes uses only those; otherwise, if any queue has vnodes, the vnodes
     /// associated with no queue; otherwise every vnode.

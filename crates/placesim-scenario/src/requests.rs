@@ -105,7 +105,7 @@ impl Scenario {
         let ppn = w.procs_per_node;
         let mut requests: Vec<Request> = Vec::new();
         let mut request_texts: Vec<String> = Vec::new();
-        let mut interned: HashMap<String, RequestId> = HashMap::new();
+        let mut interned: HashMap<(String, Option<usize>), RequestId> = HashMap::new();
         let mut jobs: Vec<Job> = trace.workload.jobs().to_vec();
         let mut by_rule = vec![0u64; w.rules.len()];
         let mut from_file = 0u64;
@@ -129,22 +129,28 @@ impl Scenario {
                     ),
                 }
             };
-            job.request = match interned.get(&text) {
+            // The PBS queue is part of what a job asks: it decides the vnodes it may use.
+            let queue = self.pbs_queue_of(job.queue);
+            let key = (text, queue);
+            job.request = match interned.get(&key) {
                 Some(&id) => id,
                 None => {
-                    let request = placesim_request::parse_and_lower(&text, defs).map_err(|e| {
-                        ScenarioError::At {
-                            path: self.path.clone(),
-                            line,
-                            column: 1,
-                            key: "workload.rule.request".into(),
-                            message: format!("request `{text}` for job {}: {e}", job.source_id),
-                        }
-                    })?;
+                    let text = &key.0;
+                    let mut request =
+                        placesim_request::parse_and_lower(text, defs).map_err(|e| {
+                            ScenarioError::At {
+                                path: self.path.clone(),
+                                line,
+                                column: 1,
+                                key: "workload.rule.request".into(),
+                                message: format!("request `{text}` for job {}: {e}", job.source_id),
+                            }
+                        })?;
+                    request.queue = queue.map(|q| q as u32);
                     requests.push(request);
                     request_texts.push(text.clone());
                     let id = RequestId::from_index(requests.len() - 1);
-                    interned.insert(text, id);
+                    interned.insert(key, id);
                     id
                 }
             };
