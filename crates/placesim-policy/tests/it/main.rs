@@ -6,6 +6,7 @@
 mod common;
 mod mixed;
 mod placement;
+mod psets;
 mod real_traces;
 mod requests;
 mod reservation;

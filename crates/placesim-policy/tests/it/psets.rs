@@ -1,0 +1,526 @@
+//! PBS placement sets: the seed documents' examples, every outcome of the spec's §1.7 table,
+//! pool precedence, only_explicit_psets, string_array overlap, queue association, the exact
+//! comment texts, and a reservation in the set that frees first. Each asserts the set and the
+//! vnodes chosen.
+
+use placesim_core::{
+    Allocation, ClusterState, PlacementPolicy, Request, Scratch, ScratchBuf, Sharing, StateView,
+};
+use placesim_policy::placement::{PbsPsets, PsetSettings};
+use placesim_scenario::{Scenario, load_scenario};
+use std::path::Path;
+
+const COLOR_SHAPE: &str = "
+[[resource]]
+name = \"color\"
+type = \"string\"
+[[resource]]
+name = \"shape\"
+type = \"string\"
+[[class]]
+name = \"bs\"
+count = 2
+names = [\"node1\", \"node2\"]
+resources = { color = \"blue\", shape = \"square\" }
+[[class]]
+name = \"bt\"
+count = 2
+names = [\"node3\", \"node4\"]
+resources = { color = \"blue\", shape = \"triangle\" }
+[[class]]
+name = \"rs\"
+count = 2
+names = [\"node5\", \"node6\"]
+resources = { color = \"red\", shape = \"square\" }
+[[class]]
+name = \"rt\"
+count = 2
+names = [\"node7\", \"node8\"]
+resources = { color = \"red\", shape = \"triangle\" }
+[pbs]
+node_group_enable = true
+node_group_key = [\"color\"]
+";
+
+/// The two-switch cluster of seed 002: 10 vnodes on Switch1, 14 on Switch2, 8 ncpus each.
+fn two_switch(extra: &str) -> String {
+    format!(
+        "[[resource]]\nname = \"switch\"\ntype = \"string\"\n\
+         [[class]]\nname = \"a\"\ncount = 10\nncpus = 8\nmem = \"32gb\"\nresources = {{ switch = \"Switch1\" }}\n\
+         [[class]]\nname = \"b\"\ncount = 14\nncpus = 8\nmem = \"32gb\"\nresources = {{ switch = \"Switch2\" }}\n\
+         [pbs]\nnode_group_enable = true\nnode_group_key = [\"switch\"]\n{extra}"
+    )
+}
+
+fn scenario(text: &str) -> Scenario {
+    load_scenario(text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The policy for `s`, with `job_keys` usable in `place=group=` and per-chunk `group=`.
+fn psets(s: &Scenario, job_keys: &[&str]) -> PbsPsets {
+    let defs = s.cluster.resources();
+    PbsPsets::new(
+        &s.cluster,
+        PsetSettings {
+            node_group_enable: s.pbs.node_group_enable,
+            server_key: s.pbs.node_group_key.clone(),
+            queue_keys: s
+                .pbs
+                .queues
+                .iter()
+                .map(|q| q.node_group_key.clone())
+                .collect(),
+            vnode_queue: s.vnode_queue.clone(),
+            do_not_span: s.pbs.do_not_span_psets,
+            only_explicit: s.pbs.only_explicit_psets,
+            job_keys: job_keys.iter().map(|k| defs.lookup(k).unwrap()).collect(),
+        },
+    )
+}
+
+/// A state of `s` where other jobs hold all of each named vnode, with `p`'s groups tracked.
+fn state(s: &Scenario, p: &PbsPsets, busy: &[&str]) -> ClusterState {
+    let mut state = ClusterState::new(s.cluster.clone());
+    p.track(&mut state);
+    for name in busy {
+        let v = s.cluster.vnode_by_name(name).unwrap();
+        let mut a = Allocation::new(Sharing::Shared);
+        a.add(v, s.cluster.capacity(v));
+        state.allocate(&a).unwrap();
+    }
+    state
+}
+
+/// What placing `text` (in PBS queue `queue`) gives: the vnodes and the set, or the comment.
+fn place(
+    s: &Scenario,
+    p: &mut PbsPsets,
+    st: &ClusterState,
+    text: &str,
+    queue: Option<u32>,
+) -> Result<(Vec<String>, String), String> {
+    let mut request: Request = placesim_request::parse_and_lower(text, s.cluster.resources())
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
+    request.queue = queue;
+    let mut buf = ScratchBuf::default();
+    let view = Scratch::new(st, &mut buf);
+    match p.place(&request, &view) {
+        Some(a) => Ok((
+            a.vnodes
+                .iter()
+                .map(|&v| s.cluster.vnode(v).name.clone())
+                .collect(),
+            a.label.as_deref().unwrap_or("").to_owned(),
+        )),
+        None => Err(p.refusal().as_deref().unwrap_or("").to_owned()),
+    }
+}
+
+fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn seed_000_example_1_per_chunk_group_beside_an_ungrouped_complex() {
+    let s = scenario(COLOR_SHAPE);
+    let mut p = psets(&s, &["shape", "color"]);
+    let st = state(&s, &p, &[]);
+    // shape=square and shape=triangle tie on every key: creation order puts square first.
+    // The ungrouped complex goes anywhere the job may run: the next free vnodes.
+    assert_eq!(
+        place(
+            &s,
+            &mut p,
+            &st,
+            "select=2:ncpus=1:group=shape+2:ncpus=1",
+            None
+        ),
+        Ok((
+            names(&["node1", "node2", "node3", "node4"]),
+            "per-chunk: shape=square+any".into()
+        ))
+    );
+}
+
+#[test]
+fn seed_000_example_2_complexes_with_different_groups() {
+    let s = scenario(COLOR_SHAPE);
+    let mut p = psets(&s, &["shape", "color"]);
+    let st = state(&s, &p, &[]);
+    // color=blue takes node1-2; then shape=square has 2 free ncpus (node5-6) against
+    // triangle's 4, so the best fit, square, comes first.
+    assert_eq!(
+        place(
+            &s,
+            &mut p,
+            &st,
+            "select=2:ncpus=1:group=color+2:ncpus=1:group=shape",
+            None
+        ),
+        Ok((
+            names(&["node1", "node2", "node5", "node6"]),
+            "per-chunk: color=blue+shape=square".into()
+        ))
+    );
+}
+
+#[test]
+fn seed_000_example_3_same_group_may_land_in_different_sets() {
+    let s = scenario(COLOR_SHAPE);
+    let mut p = psets(&s, &["color"]);
+    // With node3 and node4 busy, blue has 2 free, red 4: the first complex fills blue, and
+    // the second, which no longer fits there, goes to red. place=group=color could not.
+    let st = state(&s, &p, &["node3", "node4"]);
+    assert_eq!(
+        place(
+            &s,
+            &mut p,
+            &st,
+            "select=2:ncpus=1:group=color+2:ncpus=1:group=color",
+            None
+        ),
+        Ok((
+            names(&["node1", "node2", "node5", "node6"]),
+            "per-chunk: color=blue+color=red".into()
+        ))
+    );
+    assert_eq!(
+        place(
+            &s,
+            &mut p,
+            &st,
+            "select=2:ncpus=1+2:ncpus=1 place=group=color",
+            None
+        ),
+        Ok((
+            names(&["node5", "node6", "node7", "node8"]),
+            "color=red".into()
+        ))
+    );
+}
+
+#[test]
+fn seed_002_select_4_ncpus_8_lands_in_switch_2() {
+    let s = scenario(&two_switch(""));
+    let mut p = psets(&s, &[]);
+    // Four running jobs leave 3 free vnodes on Switch1 and 6 on Switch2.
+    let busy = [
+        "a1", "a2", "a3", "a4", "a5", "a6", "a7", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8",
+    ];
+    let st = state(&s, &p, &busy);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=4:ncpus=8", None),
+        Ok((names(&["b9", "b10", "b11", "b12"]), "switch=Switch2".into()))
+    );
+}
+
+#[test]
+fn outcome_runs_in_the_first_set_in_sort_order() {
+    let s = scenario(&two_switch(""));
+    let mut p = psets(&s, &[]);
+    // Switch1 is smaller, so it comes first and takes the job when it fits.
+    let st = state(&s, &p, &[]);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=2:ncpus=8", None),
+        Ok((names(&["a1", "a2"]), "switch=Switch1".into()))
+    );
+}
+
+#[test]
+fn outcome_waits_when_some_set_fits_statically_whatever_do_not_span() {
+    for span in ["false", "true"] {
+        let s = scenario(&two_switch(&format!("do_not_span_psets = {span}\n")));
+        let mut p = psets(&s, &[]);
+        // 12 vnodes fit Switch2 (14) statically, but only 10 of its vnodes are free now;
+        // Switch1 (10 vnodes) cannot hold 12 even empty.
+        let st = state(&s, &p, &["b1", "b2", "b3", "b4"]);
+        assert_eq!(
+            place(&s, &mut p, &st, "select=12:ncpus=8", None),
+            Err("Not Running: Placement set switch=Switch2 has too few free resources".into()),
+            "do_not_span_psets = {span}"
+        );
+    }
+}
+
+#[test]
+fn outcome_spans_or_can_never_run_when_no_set_fits_statically() {
+    let s = scenario(&two_switch(""));
+    let mut p = psets(&s, &[]);
+    let st = state(&s, &p, &[]);
+    let (vnodes, label) = place(&s, &mut p, &st, "select=16:ncpus=8", None).unwrap();
+    assert_eq!(label, "spanned");
+    assert_eq!(vnodes.len(), 16);
+    assert_eq!(
+        &vnodes[..11],
+        &names(&[
+            "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10", "b1"
+        ])[..]
+    );
+    let s = scenario(&two_switch("do_not_span_psets = true\n"));
+    let mut p = psets(&s, &[]);
+    let st = state(&s, &p, &[]);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=16:ncpus=8", None),
+        Err("Can Never Run: can't fit in the largest placement set, and can't span psets".into())
+    );
+}
+
+#[test]
+fn the_whole_pool_check_comes_first_with_pbs_texts() {
+    let s = scenario(&two_switch("do_not_span_psets = true\n"));
+    let mut p = psets(&s, &[]);
+    // Larger than the whole machine: the whole-pool message wins over CANT_SPAN_PSET.
+    let st = state(&s, &p, &[]);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=25:ncpus=8", None),
+        Err("Can Never Run: Insufficient amount of resource: ncpus (R: 200 A: 192 T: 192)".into())
+    );
+    let busy: Vec<String> = (1..=14).map(|i| format!("b{i}")).collect();
+    let busy: Vec<&str> = busy.iter().map(String::as_str).collect();
+    let st = state(&s, &p, &busy);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=11:ncpus=8", None),
+        Err("Not Running: Insufficient amount of resource: ncpus (R: 88 A: 80 T: 192)".into())
+    );
+}
+
+#[test]
+fn pool_precedence_job_group_then_queue_then_server() {
+    let text = format!(
+        "{}[[pbs.queue]]\nname = \"q\"\nnode_group_key = [\"shape\"]\n",
+        COLOR_SHAPE.replace("node_group_enable = true", "node_group_enable = true")
+    );
+    let s = scenario(&text);
+    let mut p = psets(&s, &["shape", "color"]);
+    let st = state(&s, &p, &[]);
+    // Server pool (color) for the default queue.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=3:ncpus=1", None).map(|x| x.1),
+        Ok("color=blue".into())
+    );
+    // The queue's own key beats the server's.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=3:ncpus=1", Some(0)).map(|x| x.1),
+        Ok("shape=square".into())
+    );
+    // place=group beats both.
+    assert_eq!(
+        place(
+            &s,
+            &mut p,
+            &st,
+            "select=3:ncpus=1 place=group=color",
+            Some(0)
+        )
+        .map(|x| x.1),
+        Ok("color=blue".into())
+    );
+    // With node_group_enable off, only place=group groups.
+    let s = scenario(&text.replace("node_group_enable = true", "node_group_enable = false"));
+    let mut p = psets(&s, &["shape"]);
+    let st = state(&s, &p, &[]);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=3:ncpus=1", Some(0)).map(|x| x.1),
+        Ok(String::new())
+    );
+    assert_eq!(
+        place(&s, &mut p, &st, "select=3:ncpus=1 place=group=shape", None),
+        Ok((names(&["node1", "node2", "node5"]), "shape=square".into()))
+    );
+}
+
+#[test]
+fn vnodes_lacking_the_key_and_only_explicit_psets() {
+    let text = two_switch("[[vnode]]\nname = \"loose\"\nncpus = 128\n");
+    let s = scenario(&text);
+    let mut p = psets(&s, &[]);
+    let st = state(&s, &p, &[]);
+    // The vnode without a switch forms switch="" (128 ncpus, sorted after 80 and 112).
+    assert_eq!(
+        place(&s, &mut p, &st, "select=1:ncpus=120", None),
+        Ok((names(&["loose"]), "switch=\"\"".into()))
+    );
+    let s = scenario(&text.replace(
+        "node_group_key = [\"switch\"]",
+        "node_group_key = [\"switch\"]\nonly_explicit_psets = true",
+    ));
+    let mut p = psets(&s, &[]);
+    let st = state(&s, &p, &[]);
+    // Now it is in no set: no set holds 120 ncpus even empty, and spanning reaches it.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=1:ncpus=120", None),
+        Ok((names(&["loose"]), "spanned".into()))
+    );
+    // The aggregate trap of §1.4: a 64-ncpu chunk "statically fits" Switch2 (112 ncpus in
+    // all, though no vnode has more than 8), so the job waits rather than span to `loose`.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=1:ncpus=64", None),
+        Err("Not Running: Placement set switch=Switch2 has too few free resources".into())
+    );
+}
+
+#[test]
+fn string_array_values_put_a_vnode_in_several_sets() {
+    let text = "[[resource]]\nname = \"net\"\ntype = \"string_array\"\n\
+        [[class]]\nname = \"x\"\ncount = 2\nresources = { net = [\"A\"] }\n\
+        [[class]]\nname = \"y\"\ncount = 1\nresources = { net = [\"A\", \"B\"] }\n\
+        [[class]]\nname = \"z\"\ncount = 2\nresources = { net = [\"B\"] }\n\
+        [pbs]\nnode_group_enable = true\nnode_group_key = [\"net\"]\n";
+    let s = scenario(text);
+    let mut p = psets(&s, &[]);
+    // y1 is in both: net=A = {x1, x2, y1}, net=B = {y1, z1, z2}.
+    let st = state(&s, &p, &["x1", "x2"]);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=1:ncpus=1", None),
+        Ok((names(&["y1"]), "net=A".into()))
+    );
+    let st = state(&s, &p, &["y1"]);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=2:ncpus=1", None),
+        Ok((names(&["x1", "x2"]), "net=A".into()))
+    );
+    assert_eq!(
+        place(&s, &mut p, &st, "select=3:ncpus=1", None),
+        Err("Not Running: Placement set net=B has too few free resources".into())
+    );
+}
+
+#[test]
+fn queue_association_rules() {
+    let text = two_switch("[[pbs.queue]]\nname = \"big\"\n[[pbs.queue]]\nname = \"other\"\n")
+        .replace(
+            "name = \"b\"\ncount = 14\n",
+            "name = \"b\"\ncount = 14\nqueue = \"big\"\n",
+        );
+    let s = scenario(&text);
+    let mut p = psets(&s, &[]);
+    let st = state(&s, &p, &[]);
+    // Rule 1: a job of `big` uses only big's vnodes (Switch2), in the server key's sets.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=1:ncpus=8", Some(0)),
+        Ok((names(&["b1"]), "switch=Switch2".into()))
+    );
+    // Rules 2 and 3: a job of a queue without vnodes, or of no queue, never gets big's.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=1:ncpus=8", Some(1)).map(|x| x.0),
+        Ok(names(&["a1"]))
+    );
+    assert_eq!(
+        place(&s, &mut p, &st, "select=11:ncpus=8", None),
+        Err("Can Never Run: Insufficient amount of resource: ncpus (R: 88 A: 80 T: 80)".into())
+    );
+}
+
+#[test]
+fn extensions_alternatives_conditions_and_node_filters() {
+    let s = scenario(&two_switch(""));
+    let mut p = psets(&s, &[]);
+    let st = state(&s, &p, &[]);
+    // `||`: a first alternative that fits no vnode, then the second, in its set.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=1:ncpus=16||2:ncpus=8", None),
+        Ok((names(&["a1", "a2"]), "switch=Switch1".into()))
+    );
+    // A condition no Switch1 vnode meets: the sets' union check skips Switch1.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=1:ncpus=8:switch!=Switch1", None),
+        Ok((names(&["b1"]), "switch=Switch2".into()))
+    );
+    // node_filter alternatives: the first matches no vnode, the second only Switch2's.
+    assert_eq!(
+        place(
+            &s,
+            &mut p,
+            &st,
+            "select=1:ncpus=8 node_filter=\"switch==none or switch==Switch2\"",
+            None
+        ),
+        Ok((names(&["b1"]), "switch=Switch2".into()))
+    );
+}
+
+#[test]
+fn a_reservation_goes_in_the_set_that_frees_first() {
+    use placesim_core::{JobId, RunConfig, SimTime, Simulation, VecSink, WalltimePolicy, Workload};
+    use placesim_policy::queue::Easy;
+    // Both switches full: Switch1's jobs end at 100, Switch2's at 50. The head (10 vnodes)
+    // fits either; it is reserved at 50 in Switch2, though Switch1 sorts first.
+    let s = scenario(&two_switch(""));
+    let p = psets(&s, &[]);
+    let defs = s.cluster.resources();
+    let req = |t: &str| placesim_request::parse_and_lower(t, defs).unwrap();
+    let requests = vec![
+        req("select=10:ncpus=8 place=group=switch"),
+        req("select=14:ncpus=8"),
+        req("select=10:ncpus=8"),
+    ];
+    let job = |i: u64, submit, runtime, r| placesim_core::Job {
+        source_id: i,
+        submit: SimTime(submit),
+        runtime: placesim_core::SimDuration(runtime),
+        estimate: placesim_core::SimDuration(runtime),
+        size: 0,
+        request: placesim_core::RequestId(r),
+        user: None,
+        group: None,
+        queue: None,
+        partition: None,
+    };
+    // Job 1 fills Switch1 until 100, job 2 Switch2 until 50; job 3 waits.
+    let jobs = vec![job(1, 0, 100, 2), job(2, 0, 50, 1), job(3, 1, 10, 2)];
+    let workload = Workload::new(jobs, requests).unwrap();
+    let mut state = ClusterState::new(s.cluster.clone());
+    p.track(&mut state);
+    let mut easy = Easy::new(p);
+    let mut sink = VecSink::default();
+    Simulation::new(
+        &workload,
+        state.clone(),
+        RunConfig {
+            walltime: WalltimePolicy::Kill,
+        },
+    )
+    .run(&mut easy, &mut sink, &mut |_| {})
+    .unwrap();
+    sink.outcomes.sort_by_key(|o| o.job);
+    assert_eq!(sink.outcomes[2].start, SimTime(50));
+    // And the reservation itself, computed at t = 1.
+    let mut sim_state = state;
+    let mut running = Vec::new();
+    let mut buf = ScratchBuf::default();
+    let mut p2 = psets(&s, &[]);
+    for (j, end) in [(0usize, 100u64), (1, 50)] {
+        let view = Scratch::new(&sim_state, &mut buf);
+        let a = p2
+            .place(workload.request_of(JobId(j as u32)), &view)
+            .unwrap();
+        drop(view);
+        sim_state.allocate(&a).unwrap();
+        running.push(placesim_core::RunningJob {
+            job: JobId(j as u32),
+            start: SimTime(0),
+            estimated_end: SimTime(end),
+            allocation: a,
+        });
+    }
+    let ctx = placesim_core::SchedContext {
+        now: SimTime(1),
+        state: &sim_state,
+        workload: &workload,
+        queue: &[JobId(2)],
+        running: &running,
+        fresh_from: 0,
+        freed_since_last_pass: true,
+    };
+    let r = Easy::new(p2).reservation(&ctx).unwrap();
+    assert_eq!(r.start, SimTime(50));
+    assert_eq!(r.allocation.label.as_deref(), Some("switch=Switch2"));
+    let names: Vec<&str> = r
+        .allocation
+        .vnodes
+        .iter()
+        .map(|&v| s.cluster.vnode(v).name.as_str())
+        .collect();
+    assert_eq!(&names[..3], &["b1", "b2", "b3"]);
+    assert!(sim_state.eligible().iter().count() == 0);
+}
