@@ -520,17 +520,40 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
     }
     let n_cons = free_total.len();
     let grouped = !groups.is_empty();
+    let mut before = [0u64; 8];
     for (v, amounts) in alloc.parts(n_cons) {
         let row = &mut rows[v.index() * width..(v.index() + 1) * width];
         let was = eligible.contains(v.index());
-        if grouped && was {
+        // Keep the old free amounts, to move the group tallies by the difference afterwards.
+        let small = grouped && was && n_cons <= before.len();
+        if small {
+            before[..n_cons].copy_from_slice(&row[..n_cons]);
+        } else if grouped && was {
             tally(group_free, groups, v, row, n_cons, false);
         }
         let cap_ncpus = cluster.ncpus_capacity(v);
         let ok = apply_part(row, amounts, alloc.sharing, dir, free_total, cap_ncpus);
         eligible.set(v.index(), ok);
-        if grouped && ok {
-            tally(group_free, groups, v, row, n_cons, true);
+        if !grouped {
+            continue;
+        }
+        match (small, ok) {
+            (true, true) => shift(group_free, groups, v, &before[..n_cons], &row[..n_cons]),
+            (true, false) => tally(group_free, groups, v, &before, n_cons, false),
+            (false, true) => tally(group_free, groups, v, row, n_cons, true),
+            (false, false) => {}
+        }
+    }
+}
+
+/// Moves the tallies of `v`'s groups from the free amounts `old` to `new` (the vnode was and
+/// stays free): one pass instead of a removal and an addition.
+fn shift(group_free: &mut [u64], groups: &GroupIndex, v: VnodeId, old: &[u64], new: &[u64]) {
+    let w = old.len() + 1;
+    for &g in groups.of(v) {
+        let t = &mut group_free[g as usize * w..g as usize * w + old.len()];
+        for ((slot, &o), &n) in t.iter_mut().zip(old).zip(new) {
+            *slot = *slot - o + n;
         }
     }
 }

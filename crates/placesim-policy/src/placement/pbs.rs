@@ -95,11 +95,13 @@ pub struct PbsPsets {
     queue_pools: Vec<Option<Vec<usize>>>,
     /// `place=group=R` and per-chunk pools: (R, array) to sets.
     job_pools: Vec<((ResourceId, usize), Vec<usize>)>,
-    refusal: Option<Arc<str>>,
+    refusal: Option<Refusal>,
     spanned: Arc<str>,
     order: Vec<(u64, u64, u64, u64, usize)>,
     totals: Vec<u64>,
     local: ScratchBuf,
+    /// The cluster's resource definitions, to name resources in comments.
+    defs: Option<placesim_core::ResourceDefs>,
 }
 
 /// What a set offers a request: free (or total) amounts and vnodes.
@@ -129,6 +131,7 @@ impl PbsPsets {
             order: Vec::new(),
             totals: Vec::new(),
             local: ScratchBuf::default(),
+            defs: Some(cluster.resources().clone()),
             settings: settings.clone(),
         };
         let unassoc: Vec<VnodeId> = all.iter().copied().filter(|v| vq(v).is_none()).collect();
@@ -232,8 +235,8 @@ impl PbsPsets {
             .map(|(_, p)| p.as_slice())
     }
 
-    fn refuse(&mut self, text: String) {
-        self.refusal = Some(Arc::from(text));
+    fn refuse(&mut self, why: Refusal) {
+        self.refusal = Some(why);
     }
 
     /// The four aggregate checks of §1.4 against one offer (free or total); `self.totals`
@@ -335,7 +338,6 @@ impl PbsPsets {
             };
             let never = !self.fits(cluster, arr, &ever, request, chunks);
             self.refuse(insufficient(
-                cluster,
                 &self.totals,
                 &free,
                 &arr.total,
@@ -374,17 +376,18 @@ impl PbsPsets {
         filter: Option<&FilterExpr>,
         label: Option<Arc<str>>,
     ) -> Option<Allocation> {
-        let within = (array != 0 || !self.array0_is_all).then(|| self.arrays[array].vnodes.clone());
+        let within =
+            (array != 0 || !self.array0_is_all).then(|| self.arrays[array].vnodes.as_slice());
         let placed = self
             .first_fit
-            .place_within(chunks, request, filter, view, within.as_deref());
+            .place_within(chunks, request, filter, view, within);
         match placed {
             Some(mut a) => {
                 a.label = label;
                 Some(a)
             }
             None => {
-                self.refuse("Not Running: No available resources on nodes".to_owned());
+                self.refuse(Refusal::NoResources);
                 None
             }
         }
@@ -435,12 +438,11 @@ impl PbsPsets {
                 vnodes: free_vnodes,
             };
             if self.fits(cluster, set, &now, request, chunks) {
-                let vnodes = set.vnodes.clone();
+                let (first_fit, set) = (&mut self.first_fit, &self.sets[s]);
                 if let Some(mut a) =
-                    self.first_fit
-                        .place_within(chunks, request, filter, view, Some(&vnodes))
+                    first_fit.place_within(chunks, request, filter, view, Some(&set.vnodes))
                 {
-                    a.label = Some(self.sets[s].name.clone());
+                    a.label = Some(set.name.clone());
                     return Some(a);
                 }
             }
@@ -455,17 +457,11 @@ impl PbsPsets {
             last = Some(s);
         }
         if can_fit {
-            let name = last.map_or_else(String::new, |s| self.sets[s].name.to_string());
-            self.refuse(format!(
-                "Not Running: Placement set {name} has too few free resources"
-            ));
+            self.refuse(Refusal::SetTooSmall(last.unwrap_or(0)));
             return None;
         }
         if self.settings.do_not_span {
-            self.refuse(
-                "Can Never Run: can't fit in the largest placement set, and can't span psets"
-                    .to_owned(),
-            );
+            self.refuse(Refusal::CantSpan);
             return None;
         }
         let spanned = self.spanned.clone();
@@ -565,9 +561,7 @@ impl PbsPsets {
                 Some(whole)
             }
             Tier::Wait => {
-                self.refuse(
-                    "Not Running: a chunk complex's placement sets have too few free resources (per-chunk group extension)".to_owned(),
-                );
+                self.refuse(Refusal::ChunkSetsTooSmall);
                 None
             }
             Tier::Span => {
@@ -592,40 +586,90 @@ enum Tier {
     Span,
 }
 
-/// PBS's whole-pool message: the first consumable short, as `R: requested A: available
+/// Why the last placement failed; the text is built only when asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// The whole-pool check: consumable `slot` short, with requested, available and total;
+    /// or (slot none) the vnodes.
+    Insufficient {
+        slot: Option<usize>,
+        r: u64,
+        a: u64,
+        t: u64,
+        never: bool,
+        free_vnodes: u64,
+    },
+    /// Some set fits statically; this set was the last examined.
+    SetTooSmall(usize),
+    /// No set fits statically and spanning is off.
+    CantSpan,
+    /// First fit failed on the node array.
+    NoResources,
+    /// A per-chunk complex's sets have too few free resources now.
+    ChunkSetsTooSmall,
+}
+
+/// The whole-pool refusal: the first consumable short, as `R: requested A: available
 /// T: total`, or the vnode count.
 fn insufficient(
-    cluster: &Cluster,
     need: &[u64],
     free: &[u64],
     total: &[u64],
     free_vnodes: u64,
     never: bool,
-) -> String {
-    let prefix = if never {
-        "Can Never Run"
-    } else {
-        "Not Running"
-    };
-    let defs = cluster.resources();
+) -> Refusal {
     for (slot, &r) in need.iter().enumerate() {
         let (a, t) = (
             free.get(slot).copied().unwrap_or(0),
             total.get(slot).copied().unwrap_or(0),
         );
         if r > if never { t } else { a } {
-            let name = &defs.def(defs.consumables()[slot]).name;
-            return format!(
-                "{prefix}: Insufficient amount of resource: {name} (R: {r} A: {a} T: {t})"
-            );
+            return Refusal::Insufficient {
+                slot: Some(slot),
+                r,
+                a,
+                t,
+                never,
+                free_vnodes,
+            };
         }
     }
-    if never {
-        format!("{prefix}: Not enough total nodes available")
-    } else if free_vnodes == 0 {
-        format!("{prefix}: Not enough free nodes available")
-    } else {
-        format!("{prefix}: Insufficient amount of resource on the vnodes of the pool")
+    Refusal::Insufficient {
+        slot: None,
+        r: 0,
+        a: 0,
+        t: 0,
+        never,
+        free_vnodes,
+    }
+}
+
+impl PbsPsets {
+    /// PBS's comment text for a refusal.
+    fn text(&self, why: Refusal, cluster_defs: Option<&placesim_core::ResourceDefs>) -> String {
+        match why {
+            Refusal::Insufficient { slot, r, a, t, never, free_vnodes } => {
+                let prefix = if never { "Can Never Run" } else { "Not Running" };
+                match (slot, cluster_defs) {
+                    (Some(slot), Some(defs)) => {
+                        let name = &defs.def(defs.consumables()[slot]).name;
+                        format!("{prefix}: Insufficient amount of resource: {name} (R: {r} A: {a} T: {t})")
+                    }
+                    _ if never => format!("{prefix}: Not enough total nodes available"),
+                    _ if free_vnodes == 0 => format!("{prefix}: Not enough free nodes available"),
+                    _ => format!("{prefix}: Insufficient amount of resource on the vnodes of the pool"),
+                }
+            }
+            Refusal::SetTooSmall(s) => format!(
+                "Not Running: Placement set {} has too few free resources",
+                self.sets.get(s).map_or("", |x| &*x.name)
+            ),
+            Refusal::CantSpan => {
+                "Can Never Run: can't fit in the largest placement set, and can't span psets".to_owned()
+            }
+            Refusal::NoResources => "Not Running: No available resources on nodes".to_owned(),
+            Refusal::ChunkSetsTooSmall => "Not Running: a chunk complex's placement sets have too few free resources (per-chunk group extension)".to_owned(),
+        }
     }
 }
 
@@ -651,7 +695,8 @@ impl PlacementPolicy for PbsPsets {
     }
 
     fn refusal(&self) -> Option<Arc<str>> {
-        self.refusal.clone()
+        self.refusal
+            .map(|why| Arc::from(self.text(why, self.defs.as_ref())))
     }
 
     fn explains_refusals(&self) -> bool {
