@@ -553,7 +553,6 @@ impl PbsPsets {
                 }
             }
         }
-        drop(local);
         self.local = buf;
         match outcome {
             Tier::Placed => {

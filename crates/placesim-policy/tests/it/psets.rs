@@ -288,7 +288,7 @@ fn the_whole_pool_check_comes_first_with_pbs_texts() {
 fn pool_precedence_job_group_then_queue_then_server() {
     let text = format!(
         "{}[[pbs.queue]]\nname = \"q\"\nnode_group_key = [\"shape\"]\n",
-        COLOR_SHAPE.replace("node_group_enable = true", "node_group_enable = true")
+        COLOR_SHAPE
     );
     let s = scenario(&text);
     let mut p = psets(&s, &["shape", "color"]);
