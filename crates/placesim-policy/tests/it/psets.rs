@@ -490,11 +490,12 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
     let mut buf = ScratchBuf::default();
     let mut p2 = psets(&s, &[]);
     for (j, end) in [(0usize, 100u64), (1, 50)] {
-        let view = Scratch::new(&sim_state, &mut buf);
         let a = p2
-            .place(workload.request_of(JobId(j as u32)), &view)
+            .place(
+                workload.request_of(JobId(j as u32)),
+                &Scratch::new(&sim_state, &mut buf),
+            )
             .unwrap();
-        drop(view);
         sim_state.allocate(&a).unwrap();
         running.push(placesim_core::RunningJob {
             job: JobId(j as u32),
