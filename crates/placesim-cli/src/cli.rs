@@ -31,7 +31,7 @@ pub enum Command {
 pub struct GenArgs {
     /// A scenario whose [workload.generator], cluster and seed to use; its requests go to a
     /// side file OUT.requests.
-    #[arg(long, conflicts_with_all = ["jobs", "procs", "streams", "max_estimate"])]
+    #[arg(long, conflicts_with_all = ["jobs", "procs", "streams", "max_estimate", "load"])]
     pub scenario: Option<PathBuf>,
     /// How many jobs (without --scenario).
     #[arg(long, required_unless_present = "scenario")]
@@ -45,6 +45,10 @@ pub struct GenArgs {
     /// The largest user estimate, [[[DD:]HH:]MM:]SS (without --scenario) [default: 48:00:00].
     #[arg(long)]
     pub max_estimate: Option<String>,
+    /// A target offered load, Σ size × runtime / (procs × submit span) (without --scenario)
+    /// [default: the published arrival rate].
+    #[arg(long)]
+    pub load: Option<f64>,
     /// The seed [default: the scenario's, else 0].
     #[arg(long)]
     pub seed: Option<u64>,

@@ -26,6 +26,12 @@ fn from_flags(args: &GenArgs, started: Instant) -> anyhow::Result<()> {
         None => GeneratorSpec::lublin(1).max_estimate_s,
     };
     anyhow::ensure!(max_estimate_s > 0, "--max-estimate must be positive");
+    if let Some(load) = args.load {
+        anyhow::ensure!(
+            load > 0.0 && load.is_finite(),
+            "--load must be a positive number, not {load}"
+        );
+    }
     let spec = GeneratorSpec {
         streams: match args.streams {
             StreamsArg::BatchInteractive => Streams::default(),
@@ -35,6 +41,7 @@ fn from_flags(args: &GenArgs, started: Instant) -> anyhow::Result<()> {
         },
         jobs: usize::try_from(jobs).context("--jobs is too large")?,
         max_estimate_s,
+        load: args.load,
     };
     let (header, records) =
         placesim_workload::generate::generate(&spec, procs, args.seed.unwrap_or(0))?;

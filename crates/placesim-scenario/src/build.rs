@@ -831,10 +831,21 @@ impl Cx<'_> {
                 "expected a positive duration".into(),
             ));
         }
+        let load = match &g.load {
+            Some(l) if !(*l.get_ref() > 0.0 && l.get_ref().is_finite()) => {
+                return Err(self.at(
+                    l,
+                    "workload.generator.load",
+                    format!("expected a positive load, found {}", l.get_ref()),
+                ));
+            }
+            l => l.as_ref().map(|l| *l.get_ref()),
+        };
         Ok(GeneratorSpec {
             streams,
             jobs: jobs as usize,
             max_estimate_s,
+            load,
         })
     }
 

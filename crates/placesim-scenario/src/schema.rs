@@ -268,6 +268,8 @@ pub struct GeneratorToml {
     pub streams: Option<Spanned<String>>,
     /// The largest estimate, `[[[DD:]HH:]MM:]SS` or seconds [default: 48:00:00].
     pub max_estimate: Option<Spanned<toml::Value>>,
+    /// A target offered load on the cluster [default: the published arrival rate].
+    pub load: Option<Spanned<f64>>,
     /// Overrides of the batch stream's parameters.
     pub batch: Option<StreamToml>,
     /// Overrides of the interactive stream's parameters.

@@ -286,13 +286,13 @@ impl Stream {
         (v.exp().round() as u64).max(1)
     }
 
-    /// Advances the clock by one warped inter-arrival.
-    fn advance(&mut self, rng: &mut Pcg64Mcg) {
+    /// Advances the clock by one warped inter-arrival, its points scaled by `scale`.
+    fn advance(&mut self, rng: &mut Pcg64Mcg, scale: f64) {
         let mut g = self.arrival.sample(rng);
         while g > 13.0 {
             g = self.arrival.sample(rng);
         }
-        let mut points = g.exp() / 1800.0;
+        let mut points = g.exp() / 1800.0 * scale;
         // Bounded: every day has positive weight in total, so points run out.
         loop {
             let bucket = ((self.t / 1800.0).floor() as u64 % 48) as usize;
@@ -316,6 +316,20 @@ pub fn generate(
     machine_procs: u64,
     rng: &mut Pcg64Mcg,
 ) -> Result<Vec<LublinJob>, ModelError> {
+    generate_scaled(streams, n_jobs, machine_procs, rng, 1.0)
+}
+
+/// As [`generate`], with every inter-arrival's points multiplied by `arrival_scale`: gaps
+/// stretch (or shrink) in the warped time of the daily cycle, so the cycle keeps its shape
+/// while the offered load changes by about 1 / `arrival_scale`. The draws are the same for any
+/// scale, so sizes and runtimes do not change.
+pub fn generate_scaled(
+    streams: Streams,
+    n_jobs: usize,
+    machine_procs: u64,
+    rng: &mut Pcg64Mcg,
+    arrival_scale: f64,
+) -> Result<Vec<LublinJob>, ModelError> {
     let mut list = match streams {
         Streams::BatchAndInteractive(b, i) => vec![
             Stream::new(b, 1, machine_procs)?,
@@ -326,7 +340,7 @@ pub fn generate(
         Streams::Typeless(t) => vec![Stream::new(t, 0, machine_procs)?],
     };
     for s in &mut list {
-        s.advance(rng);
+        s.advance(rng, arrival_scale);
     }
     let mut jobs = Vec::with_capacity(n_jobs);
     while jobs.len() < n_jobs {
@@ -343,7 +357,7 @@ pub fn generate(
             runtime,
             queue: s.queue,
         });
-        s.advance(rng);
+        s.advance(rng, arrival_scale);
     }
     Ok(jobs)
 }

@@ -207,3 +207,49 @@ fn bad_parameters_are_refused() {
         "Lublin model parameter uprob = 1.5 is invalid: a probability from 0 to 1"
     );
 }
+
+#[test]
+fn a_target_load_scales_arrivals_and_keeps_jobs_and_the_daily_cycle() {
+    let plain = GeneratorSpec {
+        streams: Streams::Typeless(StreamParams::TYPELESS),
+        ..GeneratorSpec::lublin(50_000)
+    };
+    let loaded = GeneratorSpec {
+        load: Some(0.8),
+        ..plain
+    };
+    let (_, a) = generate(&plain, 4096, 3).unwrap();
+    let (_, b) = generate(&loaded, 4096, 3).unwrap();
+    // The same jobs, arriving at other times.
+    let shape = |r: &[placesim_workload::SwfRecord]| -> Vec<(i64, i64)> {
+        r.iter().map(|x| (x.requested_procs, x.run_time)).collect()
+    };
+    assert_eq!(shape(&a), shape(&b));
+    let load = |r: &[placesim_workload::SwfRecord]| {
+        let work: f64 = r
+            .iter()
+            .map(|x| x.requested_procs as f64 * x.run_time as f64)
+            .sum();
+        let span = (r.last().unwrap().submit_time - r[0].submit_time) as f64;
+        work / (4096.0 * span)
+    };
+    assert!(
+        (load(&a) - 0.8).abs() > 0.15,
+        "the published rate gives another load: {}",
+        load(&a)
+    );
+    assert!((load(&b) - 0.8).abs() < 0.04, "offered load {}", load(&b));
+    // The daily cycle keeps its shape.
+    let w = StreamParams::TYPELESS.daily_weights();
+    let mut hist = [0f64; 48];
+    for r in &b {
+        hist[((r.submit_time / 1800) % 48) as usize] += 1.0;
+    }
+    let tv: f64 = hist
+        .iter()
+        .zip(&w)
+        .map(|(h, w)| (h / b.len() as f64 - w / 48.0).abs())
+        .sum::<f64>()
+        / 2.0;
+    assert!(tv < 0.04, "total variation from the daily cycle {tv}");
+}
