@@ -525,3 +525,95 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
     assert_eq!(&names[..3], &["b1", "b2", "b3"]);
     assert!(sim_state.eligible().iter().count() == 0);
 }
+
+#[test]
+fn ctc_sp2_on_switch_sets_with_and_without_placement_sets() {
+    use crate::common::CheckingSink;
+    use placesim_core::{RunConfig, Simulation, WalltimePolicy};
+    use placesim_policy::placement::FirstFit;
+    use placesim_policy::queue::Easy;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz");
+    if !path.is_file() {
+        eprintln!(
+            "skipped: {} is absent (../shared/traces is not beside the project)",
+            path.display()
+        );
+        return;
+    }
+    let trace = placesim_workload::load_trace(
+        &path,
+        &placesim_workload::SwfOptions::default(),
+        &placesim_core::ResourceDefs::default(),
+    )
+    .unwrap();
+    // CTC-SP2's 430 processors as one-ncpu vnodes under switches of 64: 6 sets of 64, one of 46.
+    let s = scenario(&format!(
+        "[cluster]\nswitches_of = 64\n[[cluster.generation]]\nname = \"n\"\ncount = {}\n\
+         [pbs]\nnode_group_enable = true\nnode_group_key = [\"switch\"]\n",
+        trace.procs
+    ));
+    let n = trace.workload.jobs().len();
+    let mut starts = Vec::new();
+    for with_sets in [false, true] {
+        let mut state = ClusterState::new(s.cluster.clone());
+        let p = psets(&s, &[]);
+        let mut sink = CheckingSink::default();
+        let config = RunConfig {
+            walltime: WalltimePolicy::Kill,
+        };
+        let stats = if with_sets {
+            p.track(&mut state);
+            Simulation::new(&trace.workload, state, config).run(
+                &mut Easy::new(p),
+                &mut sink,
+                &mut |_| {},
+            )
+        } else {
+            Simulation::new(&trace.workload, state, config).run(
+                &mut Easy::new(FirstFit::default()),
+                &mut sink,
+                &mut |_| {},
+            )
+        }
+        .unwrap();
+        // Every job is accounted for: it ran, or never started (and has a comment then).
+        assert_eq!(sink.ends.len() + stats.never_started.len(), n);
+        assert_eq!(n as u64 + trace.skipped.total(), trace.records);
+        assert!(sink.started_twice.is_empty() && sink.ended_twice.is_empty());
+        assert_eq!(sink.first_oversubscription(&s.cluster), None);
+        if with_sets {
+            // Every job ran in its set, or spanned; the label says which.
+            let switch = s.cluster.resources().lookup("switch").unwrap();
+            let mut in_sets = 0;
+            for (start, alloc) in sink.starts.values() {
+                let label = alloc
+                    .label
+                    .as_deref()
+                    .unwrap_or_else(|| panic!("unlabelled start at {start}"));
+                if label == "spanned" {
+                    continue;
+                }
+                let value = label.strip_prefix("switch=").unwrap();
+                for &v in &alloc.vnodes {
+                    let have = s.cluster.vnode(v).attr(switch);
+                    assert_eq!(
+                        have,
+                        Some(&placesim_core::AttrValue::Str(value.into())),
+                        "job at {start} outside {label}"
+                    );
+                }
+                in_sets += 1;
+            }
+            assert!(in_sets > n / 2, "{in_sets} of {n} jobs in one set");
+        }
+        starts.push(
+            sink.starts
+                .iter()
+                .map(|(j, (t, _))| (*j, *t))
+                .collect::<Vec<_>>(),
+        );
+    }
+    // Placement sets change the schedule.
+    assert_ne!(starts[0], starts[1]);
+}
