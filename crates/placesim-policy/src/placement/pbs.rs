@@ -80,8 +80,8 @@ struct SetInfo {
 pub struct PbsPsets {
     first_fit: FirstFit,
     settings: PsetSettings,
-    /// Every tracked group: node arrays, then sets.
-    groups: Vec<Vec<VnodeId>>,
+    /// How many tally groups the arrays and sets use (their `group` ids are 0..this).
+    n_groups: usize,
     /// Node arrays: 0 the unassociated vnodes; then one per queue with vnodes.
     arrays: Vec<SetInfo>,
     /// Per queue: its array.
@@ -101,7 +101,7 @@ pub struct PbsPsets {
     totals: Vec<u64>,
     local: ScratchBuf,
     /// The cluster's resource definitions, to name resources in comments.
-    defs: Option<placesim_core::ResourceDefs>,
+    defs: placesim_core::ResourceDefs,
 }
 
 /// What a set offers a request: free (or total) amounts and vnodes.
@@ -118,7 +118,7 @@ impl PbsPsets {
         let vq = |v: &VnodeId| settings.vnode_queue.get(v.index()).copied().flatten();
         let mut p = PbsPsets {
             first_fit: FirstFit::default(),
-            groups: Vec::new(),
+            n_groups: 0,
             arrays: Vec::new(),
             array_of_queue: Vec::new(),
             array0_is_all: false,
@@ -131,7 +131,7 @@ impl PbsPsets {
             order: Vec::new(),
             totals: Vec::new(),
             local: ScratchBuf::default(),
-            defs: Some(cluster.resources().clone()),
+            defs: cluster.resources().clone(),
             settings: settings.clone(),
         };
         let unassoc: Vec<VnodeId> = all.iter().copied().filter(|v| vq(v).is_none()).collect();
@@ -171,15 +171,20 @@ impl PbsPsets {
         p
     }
 
-    /// The vnode groups whose free capacity the state must track for this policy: register
-    /// them with [`ClusterState::track_groups`] before the run.
-    pub fn groups(&self) -> &[Vec<VnodeId>] {
-        &self.groups
+    /// The vnode groups whose free capacity the state must track for this policy, by group
+    /// id: every node array and every set.
+    pub fn groups(&self) -> Vec<Vec<VnodeId>> {
+        let mut groups = vec![Vec::new(); self.n_groups];
+        for info in self.arrays.iter().chain(&self.sets) {
+            groups[info.group].clone_from(&info.vnodes);
+        }
+        groups
     }
 
-    /// Registers this policy's groups with `state`.
+    /// Registers this policy's groups with `state`, before the run: set metadata is read from
+    /// the state's tallies.
     pub fn track(&self, state: &mut ClusterState) {
-        state.track_groups(&self.groups);
+        state.track_groups(&self.groups());
     }
 
     fn info(&mut self, cluster: &Cluster, name: String, vnodes: Vec<VnodeId>) -> SetInfo {
@@ -190,10 +195,10 @@ impl PbsPsets {
                 *t += a;
             }
         }
-        self.groups.push(vnodes.clone());
+        self.n_groups += 1;
         SetInfo {
             name: Arc::from(name),
-            group: self.groups.len() - 1,
+            group: self.n_groups - 1,
             vnodes,
             total,
         }
@@ -337,13 +342,7 @@ impl PbsPsets {
                 vnodes: arr.vnodes.len() as u64,
             };
             let never = !self.fits(cluster, arr, &ever, request, chunks);
-            self.refuse(insufficient(
-                &self.totals,
-                &free,
-                &arr.total,
-                free_vnodes,
-                never,
-            ));
+            self.refuse(insufficient(&self.totals, &free, &arr.total, never));
             return None;
         }
         if chunks.iter().any(|c| c.group.is_some()) {
@@ -596,7 +595,6 @@ enum Refusal {
         a: u64,
         t: u64,
         never: bool,
-        free_vnodes: u64,
     },
     /// Some set fits statically; this set was the last examined.
     SetTooSmall(usize),
@@ -610,13 +608,7 @@ enum Refusal {
 
 /// The whole-pool refusal: the first consumable short, as `R: requested A: available
 /// T: total`, or the vnode count.
-fn insufficient(
-    need: &[u64],
-    free: &[u64],
-    total: &[u64],
-    free_vnodes: u64,
-    never: bool,
-) -> Refusal {
+fn insufficient(need: &[u64], free: &[u64], total: &[u64], never: bool) -> Refusal {
     for (slot, &r) in need.iter().enumerate() {
         let (a, t) = (
             free.get(slot).copied().unwrap_or(0),
@@ -629,7 +621,6 @@ fn insufficient(
                 a,
                 t,
                 never,
-                free_vnodes,
             };
         }
     }
@@ -639,24 +630,27 @@ fn insufficient(
         a: 0,
         t: 0,
         never,
-        free_vnodes,
     }
 }
 
 impl PbsPsets {
     /// PBS's comment text for a refusal.
-    fn text(&self, why: Refusal, cluster_defs: Option<&placesim_core::ResourceDefs>) -> String {
+    fn text(&self, why: Refusal) -> String {
         match why {
-            Refusal::Insufficient { slot, r, a, t, never, free_vnodes } => {
+            Refusal::Insufficient {
+                slot, r, a, t, never, ..
+            } => {
                 let prefix = if never { "Can Never Run" } else { "Not Running" };
-                match (slot, cluster_defs) {
-                    (Some(slot), Some(defs)) => {
+                match slot {
+                    Some(slot) => {
+                        let defs = &self.defs;
                         let name = &defs.def(defs.consumables()[slot]).name;
                         format!("{prefix}: Insufficient amount of resource: {name} (R: {r} A: {a} T: {t})")
                     }
+                    // Too few vnodes (none free, or fewer than scatter's chunks), or no vnode
+                    // with a requested property: PBS's node-count texts.
                     _ if never => format!("{prefix}: Not enough total nodes available"),
-                    _ if free_vnodes == 0 => format!("{prefix}: Not enough free nodes available"),
-                    _ => format!("{prefix}: Insufficient amount of resource on the vnodes of the pool"),
+                    _ => format!("{prefix}: Not enough free nodes available"),
                 }
             }
             Refusal::SetTooSmall(s) => format!(
@@ -694,8 +688,7 @@ impl PlacementPolicy for PbsPsets {
     }
 
     fn refusal(&self) -> Option<Arc<str>> {
-        self.refusal
-            .map(|why| Arc::from(self.text(why, self.defs.as_ref())))
+        self.refusal.map(|why| Arc::from(self.text(why)))
     }
 
     fn explains_refusals(&self) -> bool {
