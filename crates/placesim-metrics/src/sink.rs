@@ -37,13 +37,15 @@ impl JobSink {
             end: vec![0; n],
             killed: vec![false; n],
             ended: vec![false; n],
-            speed_factor: vec![1.0; n],
-            comm_factor: vec![1.0; n],
-            noise: vec![1.0; n],
-            speed_spread: vec![0.0; n],
-            groups_spanned: vec![1; n],
-            label: vec![0; n],
-            comment: vec![0; n],
+            // Filled only once a job has something other than the default, so that plain runs
+            // pay nothing for them.
+            speed_factor: Vec::new(),
+            comm_factor: Vec::new(),
+            noise: Vec::new(),
+            speed_spread: Vec::new(),
+            groups_spanned: Vec::new(),
+            label: Vec::new(),
+            comment: Vec::new(),
             texts: vec![Arc::from("")],
             text_ids: HashMap::new(),
         }
@@ -75,19 +77,53 @@ impl JobSink {
     pub(crate) fn text(&self, id: u32) -> Option<&str> {
         (id != 0).then(|| &*self.texts[id as usize])
     }
+
+    /// Job `i`'s label and comment ids (0 for none).
+    pub(crate) fn notes(&self, i: usize) -> (u32, u32) {
+        (
+            self.label.get(i).copied().unwrap_or(0),
+            self.comment.get(i).copied().unwrap_or(0),
+        )
+    }
+
+    /// Job `i`'s runtime-model factors: H, C, ε, speed spread, groups spanned.
+    pub(crate) fn factors(&self, i: usize) -> (f32, f32, f32, f32, u32) {
+        (
+            self.speed_factor.get(i).copied().unwrap_or(1.0),
+            self.comm_factor.get(i).copied().unwrap_or(1.0),
+            self.noise.get(i).copied().unwrap_or(1.0),
+            self.speed_spread.get(i).copied().unwrap_or(0.0),
+            self.groups_spanned.get(i).copied().unwrap_or(1),
+        )
+    }
+
+    /// Sets `v[i] = x`, first sizing `v` for every job when `x` is not the default.
+    fn put<T: Copy + PartialEq>(v: &mut Vec<T>, n: usize, i: usize, x: T, default: T) {
+        if v.is_empty() {
+            if x == default {
+                return;
+            }
+            v.resize(n, default);
+        }
+        v[i] = x;
+    }
 }
 
 impl MetricsSink for JobSink {
     fn job_started(&mut self, _job: &Job, id: JobId, _start: SimTime, allocation: &Allocation) {
         if let Some(label) = &allocation.label {
-            self.label[id.index()] = self.intern(label);
+            let x = self.intern(label);
+            let n = self.ended.len();
+            Self::put(&mut self.label, n, id.index(), x, 0);
         }
     }
 
     fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
         // A comment after the start would be about another run; only waiting jobs get them.
         if !self.ended[id.index()] {
-            self.comment[id.index()] = self.intern(text);
+            let x = self.intern(text);
+            let n = self.ended.len();
+            Self::put(&mut self.comment, n, id.index(), x, 0);
         }
     }
 
@@ -98,10 +134,11 @@ impl MetricsSink for JobSink {
         self.killed[i] = outcome.killed;
         self.ended[i] = true;
         let st = &outcome.stretch;
-        self.speed_factor[i] = st.speed_factor as f32;
-        self.comm_factor[i] = st.comm_factor as f32;
-        self.noise[i] = st.noise as f32;
-        self.speed_spread[i] = st.speed_spread as f32;
-        self.groups_spanned[i] = st.groups_spanned;
+        let n = self.ended.len();
+        Self::put(&mut self.speed_factor, n, i, st.speed_factor as f32, 1.0);
+        Self::put(&mut self.comm_factor, n, i, st.comm_factor as f32, 1.0);
+        Self::put(&mut self.noise, n, i, st.noise as f32, 1.0);
+        Self::put(&mut self.speed_spread, n, i, st.speed_spread as f32, 0.0);
+        Self::put(&mut self.groups_spanned, n, i, st.groups_spanned, 1);
     }
 }

@@ -81,8 +81,10 @@ fn jobs_frame_range(
         trace_runtime.push(job.runtime.as_secs());
         estimate.push(job.estimate.as_secs());
         size.push(job.size);
-        placement_set.push(sink.text(sink.label[i]));
-        comment.push(sink.text(sink.comment[i]));
+        let (label, note) = sink.notes(i);
+        placement_set.push(sink.text(label));
+        comment.push(sink.text(note));
+        let (h, c, e, spread, groups) = sink.factors(i);
         // A job that never started has a row too, with nulls where a run would have values.
         let ran = sink.span(i).map(|(s, e)| {
             let w = s.as_secs() - job.submit.as_secs();
@@ -95,11 +97,11 @@ fn jobs_frame_range(
         runtime.push(ran.map(|x| x.3));
         killed.push(ran.map(|_| sink.killed[i]));
         bsd.push(ran.map(|x| bounded_slowdown(x.2, x.3)));
-        speed_factor.push(ran.map(|_| f64::from(sink.speed_factor[i])));
-        comm_factor.push(ran.map(|_| f64::from(sink.comm_factor[i])));
-        noise.push(ran.map(|_| f64::from(sink.noise[i])));
-        groups_spanned.push(ran.map(|_| sink.groups_spanned[i]));
-        speed_spread.push(ran.map(|_| f64::from(sink.speed_spread[i])));
+        speed_factor.push(ran.map(|_| f64::from(h)));
+        comm_factor.push(ran.map(|_| f64::from(c)));
+        noise.push(ran.map(|_| f64::from(e)));
+        groups_spanned.push(ran.map(|_| groups));
+        speed_spread.push(ran.map(|_| f64::from(spread)));
     }
     let mut columns = id_columns(meta, n);
     columns.extend([
