@@ -56,74 +56,131 @@ fn jobs_frame_range(
     ids: std::ops::Range<usize>,
 ) -> PolarsResult<DataFrame> {
     let n = ids.len();
-    let mut job_id = Vec::with_capacity(n);
-    let mut submit = Vec::with_capacity(n);
-    let mut start = Vec::with_capacity(n);
-    let mut end = Vec::with_capacity(n);
-    let mut wait = Vec::with_capacity(n);
-    let mut runtime = Vec::with_capacity(n);
-    let mut trace_runtime = Vec::with_capacity(n);
-    let mut estimate = Vec::with_capacity(n);
-    let mut size = Vec::with_capacity(n);
-    let mut killed = Vec::with_capacity(n);
-    let mut bsd = Vec::with_capacity(n);
-    let mut speed_factor = Vec::with_capacity(n);
-    let mut comm_factor = Vec::with_capacity(n);
-    let mut noise = Vec::with_capacity(n);
-    let mut groups_spanned = Vec::with_capacity(n);
-    let mut speed_spread = Vec::with_capacity(n);
-    let mut placement_set: Vec<Option<&str>> = Vec::with_capacity(n);
-    let mut comment: Vec<Option<&str>> = Vec::with_capacity(n);
-    for i in ids {
-        let job = &workload.jobs()[i];
-        job_id.push(job.source_id);
-        submit.push(job.submit.as_secs());
-        trace_runtime.push(job.runtime.as_secs());
-        estimate.push(job.estimate.as_secs());
-        size.push(job.size);
-        let (label, note) = sink.notes(i);
-        placement_set.push(sink.text(label));
-        comment.push(sink.text(note));
-        let (h, c, e, spread, groups) = sink.factors(i);
-        // A job that never started has a row too, with nulls where a run would have values.
-        let ran = sink.span(i).map(|(s, e)| {
-            let w = s.as_secs() - job.submit.as_secs();
-            let r = e.as_secs() - s.as_secs();
-            (s.as_secs(), e.as_secs(), w, r)
-        });
-        start.push(ran.map(|x| x.0));
-        end.push(ran.map(|x| x.1));
-        wait.push(ran.map(|x| x.2));
-        runtime.push(ran.map(|x| x.3));
-        killed.push(ran.map(|_| sink.killed[i]));
-        bsd.push(ran.map(|x| bounded_slowdown(x.2, x.3)));
-        speed_factor.push(ran.map(|_| f64::from(h)));
-        comm_factor.push(ran.map(|_| f64::from(c)));
-        noise.push(ran.map(|_| f64::from(e)));
-        groups_spanned.push(ran.map(|_| groups));
-        speed_spread.push(ran.map(|_| f64::from(spread)));
-    }
+    let jobs = &workload.jobs()[ids.clone()];
+    let ran: Vec<Option<(u64, u64)>> = ids
+        .clone()
+        .map(|i| sink.span(i).map(|(s, e)| (s.as_secs(), e.as_secs())))
+        .collect();
+    // Columns are nullable only in row groups that hold a job that never started, and the
+    // runtime-model and note columns are constants or nulls in groups where every job has the
+    // default: the choice depends on the group's own jobs only, so a group comes out the same
+    // whether it is written during the run or after it.
+    let all_ran = ran.iter().all(Option::is_some);
+    let per_run = |name: &str, f: &dyn Fn(usize, u64, u64) -> u64| -> Column {
+        if all_ran {
+            let v: Vec<u64> = ran
+                .iter()
+                .enumerate()
+                .map(|(k, r)| r.map_or(0, |(s, e)| f(k, s, e)))
+                .collect();
+            Column::new(name.into(), v)
+        } else {
+            let v: Vec<Option<u64>> = ran
+                .iter()
+                .enumerate()
+                .map(|(k, r)| r.map(|(s, e)| f(k, s, e)))
+                .collect();
+            Column::new(name.into(), v)
+        }
+    };
+    let submit = |k: usize| jobs[k].submit.as_secs();
     let mut columns = id_columns(meta, n);
-    columns.extend([
-        Column::new("job_id".into(), job_id),
-        Column::new("submit_s".into(), submit),
-        Column::new("start_s".into(), start),
-        Column::new("end_s".into(), end),
-        Column::new("wait_s".into(), wait),
-        Column::new("runtime_s".into(), runtime),
-        Column::new("trace_runtime_s".into(), trace_runtime),
-        Column::new("estimate_s".into(), estimate),
-        Column::new("size".into(), size),
-        Column::new("killed".into(), killed),
-        Column::new("bounded_slowdown".into(), bsd),
-        Column::new("speed_factor".into(), speed_factor),
-        Column::new("comm_factor".into(), comm_factor),
-        Column::new("noise".into(), noise),
-        Column::new("groups_spanned".into(), groups_spanned),
-        Column::new("speed_spread".into(), speed_spread),
-        Column::new("placement_set".into(), placement_set),
-        Column::new("comment".into(), comment),
-    ]);
+    columns.push(Column::new(
+        "job_id".into(),
+        jobs.iter().map(|j| j.source_id).collect::<Vec<u64>>(),
+    ));
+    columns.push(Column::new(
+        "submit_s".into(),
+        jobs.iter()
+            .map(|j| j.submit.as_secs())
+            .collect::<Vec<u64>>(),
+    ));
+    columns.push(per_run("start_s", &|_, s, _| s));
+    columns.push(per_run("end_s", &|_, _, e| e));
+    columns.push(per_run("wait_s", &|k, s, _| s - submit(k)));
+    columns.push(per_run("runtime_s", &|_, s, e| e - s));
+    columns.push(Column::new(
+        "trace_runtime_s".into(),
+        jobs.iter()
+            .map(|j| j.runtime.as_secs())
+            .collect::<Vec<u64>>(),
+    ));
+    columns.push(Column::new(
+        "estimate_s".into(),
+        jobs.iter()
+            .map(|j| j.estimate.as_secs())
+            .collect::<Vec<u64>>(),
+    ));
+    columns.push(Column::new(
+        "size".into(),
+        jobs.iter().map(|j| j.size).collect::<Vec<u32>>(),
+    ));
+    let killed = ids
+        .clone()
+        .zip(&ran)
+        .map(|(i, r)| r.map(|_| sink.killed[i]));
+    let bsd = ran
+        .iter()
+        .enumerate()
+        .map(|(k, r)| r.map(|(s, e)| bounded_slowdown(s - submit(k), e - s)));
+    if all_ran {
+        columns.push(Column::new(
+            "killed".into(),
+            killed.flatten().collect::<Vec<bool>>(),
+        ));
+        columns.push(Column::new(
+            "bounded_slowdown".into(),
+            bsd.flatten().collect::<Vec<f64>>(),
+        ));
+    } else {
+        columns.push(Column::new(
+            "killed".into(),
+            killed.collect::<Vec<Option<bool>>>(),
+        ));
+        columns.push(Column::new(
+            "bounded_slowdown".into(),
+            bsd.collect::<Vec<Option<f64>>>(),
+        ));
+    }
+    // The runtime model's factors: H, C, ε, groups spanned, speed spread.
+    let factors: Vec<(f32, f32, f32, f32, u32)> = ids.clone().map(|i| sink.factors(i)).collect();
+    let plain = all_ran && factors.iter().all(|f| *f == (1.0, 1.0, 1.0, 0.0, 1));
+    let factor = |name: &str, default: f64, pick: &dyn Fn(&(f32, f32, f32, f32, u32)) -> f32| {
+        if plain {
+            return Column::new_scalar(name.into(), Scalar::from(default), n);
+        }
+        let v: Vec<Option<f64>> = factors
+            .iter()
+            .zip(&ran)
+            .map(|(f, r)| r.map(|_| f64::from(pick(f))))
+            .collect();
+        Column::new(name.into(), v)
+    };
+    columns.push(factor("speed_factor", 1.0, &|f| f.0));
+    columns.push(factor("comm_factor", 1.0, &|f| f.1));
+    columns.push(factor("noise", 1.0, &|f| f.2));
+    columns.push(if plain {
+        Column::new_scalar("groups_spanned".into(), Scalar::from(1u32), n)
+    } else {
+        let v: Vec<Option<u32>> = factors
+            .iter()
+            .zip(&ran)
+            .map(|(f, r)| r.map(|_| f.4))
+            .collect();
+        Column::new("groups_spanned".into(), v)
+    });
+    columns.push(factor("speed_spread", 0.0, &|f| f.3));
+    // Where each job was placed, and the scheduler's comment.
+    let notes: Vec<(u32, u32)> = ids.clone().map(|i| sink.notes(i)).collect();
+    for (name, pick) in [("placement_set", 0usize), ("comment", 1)] {
+        let id = |x: &(u32, u32)| if pick == 0 { x.0 } else { x.1 };
+        columns.push(if notes.iter().all(|x| id(x) == 0) {
+            Column::full_null(name.into(), n, &DataType::String)
+        } else {
+            let v: Vec<Option<&str>> = notes.iter().map(|x| sink.text(id(x))).collect();
+            Column::new(name.into(), v)
+        });
+    }
     DataFrame::new(n, columns)
 }
 
