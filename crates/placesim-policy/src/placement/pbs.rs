@@ -425,9 +425,36 @@ impl PbsPsets {
         filter: Option<&FilterExpr>,
         pool: &[usize],
     ) -> Option<Allocation> {
+        match self.search_pool(request, chunks, view, filter, pool) {
+            Search::Placed(a) => return Some(a),
+            Search::Wait(last) => {
+                self.refuse(Refusal::SetTooSmall(last));
+                return None;
+            }
+            Search::NoStaticFit => {}
+        }
+        if self.settings.do_not_span {
+            self.refuse(Refusal::CantSpan);
+            return None;
+        }
+        let spanned = self.spanned.clone();
+        self.place_on_array(request, chunks, view, array, filter, Some(spanned))
+    }
+
+    /// Walks `pool` in PBS's order on `view`: the first set that fits dynamically and where
+    /// first fit places `chunks` (the allocation labelled with the set); otherwise whether some
+    /// set fits statically, with the last set examined.
+    fn search_pool(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+        pool: &[usize],
+    ) -> Search {
         let cluster = view.cluster();
         let mut can_fit = false;
-        let mut last = None;
+        let mut last = 0;
         let mut free = Vec::new();
         for s in self.sorted(pool, view, filter) {
             let set = &self.sets[s];
@@ -442,7 +469,7 @@ impl PbsPsets {
                     first_fit.place_within(chunks, request, filter, view, Some(&set.vnodes))
                 {
                     a.label = Some(set.name.clone());
-                    return Some(a);
+                    return Search::Placed(a);
                 }
             }
             let set = &self.sets[s];
@@ -453,18 +480,13 @@ impl PbsPsets {
                 };
                 can_fit = self.fits(cluster, set, &ever, request, chunks);
             }
-            last = Some(s);
+            last = s;
         }
         if can_fit {
-            self.refuse(Refusal::SetTooSmall(last.unwrap_or(0)));
-            return None;
+            Search::Wait(last)
+        } else {
+            Search::NoStaticFit
         }
-        if self.settings.do_not_span {
-            self.refuse(Refusal::CantSpan);
-            return None;
-        }
-        let spanned = self.spanned.clone();
-        self.place_on_array(request, chunks, view, array, filter, Some(spanned))
     }
 
     /// The per-chunk extension (seed 000), with tiered spanning.
@@ -489,10 +511,11 @@ impl PbsPsets {
             chunks_totals_into(one, &mut self.totals);
             let placed = match chunk.group {
                 None => {
+                    let (first_fit, arrays) = (&mut self.first_fit, &self.arrays);
                     let within = (array != 0 || !self.array0_is_all)
-                        .then(|| self.arrays[array].vnodes.clone());
-                    self.first_fit
-                        .place_within(one, request, filter, &local, within.as_deref())
+                        .then(|| arrays[array].vnodes.as_slice());
+                    first_fit
+                        .place_within(one, request, filter, &local, within)
                         .map(|a| (a, "any".to_owned()))
                 }
                 Some(key) => {
@@ -500,40 +523,20 @@ impl PbsPsets {
                         .job_pool(key, array)
                         .map(<[usize]>::to_vec)
                         .unwrap_or_default();
-                    let mut found = None;
-                    let mut can_fit = false;
-                    let mut free = Vec::new();
-                    for s in self.sorted(&pool, &local, filter) {
-                        let set = &self.sets[s];
-                        let free_vnodes = self.free_offer(set, &local, filter, &mut free);
-                        let now = Offer {
-                            amounts: &free,
-                            vnodes: free_vnodes,
-                        };
-                        if self.fits(cluster, set, &now, request, one) {
-                            let vnodes = set.vnodes.clone();
-                            if let Some(a) = self.first_fit.place_within(
-                                one,
-                                request,
-                                filter,
-                                &local,
-                                Some(&vnodes),
-                            ) {
-                                found = Some((a, self.sets[s].name.to_string()));
-                                break;
-                            }
+                    match self.search_pool(request, one, &local, filter, &pool) {
+                        Search::Placed(a) => {
+                            let name = a.label.as_deref().unwrap_or("").to_owned();
+                            Some((a, name))
                         }
-                        let set = &self.sets[s];
-                        let ever = Offer {
-                            amounts: &set.total,
-                            vnodes: set.vnodes.len() as u64,
-                        };
-                        can_fit |= self.fits(cluster, set, &ever, request, one);
+                        Search::Wait(_) => {
+                            outcome = Tier::Wait;
+                            None
+                        }
+                        Search::NoStaticFit => {
+                            outcome = Tier::Span;
+                            None
+                        }
                     }
-                    if found.is_none() {
-                        outcome = if can_fit { Tier::Wait } else { Tier::Span };
-                    }
-                    found
                 }
             };
             match placed {
@@ -575,6 +578,16 @@ impl PbsPsets {
             }
         }
     }
+}
+
+/// What a walk over a pool found.
+enum Search {
+    /// Placed in a set.
+    Placed(Allocation),
+    /// Nothing now, but some set fits statically; the last set examined.
+    Wait(usize),
+    /// No set fits even statically.
+    NoStaticFit,
 }
 
 /// What became of the per-chunk placement.
