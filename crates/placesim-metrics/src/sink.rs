@@ -62,6 +62,27 @@ impl JobSink {
     }
 }
 
+/// What the runtime model made of one job, as the sink keeps it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Factors {
+    pub(crate) speed: f32,
+    pub(crate) comm: f32,
+    pub(crate) noise: f32,
+    pub(crate) spread: f32,
+    pub(crate) groups: u32,
+}
+
+impl Factors {
+    /// A job without a runtime model.
+    pub(crate) const NONE: Factors = Factors {
+        speed: 1.0,
+        comm: 1.0,
+        noise: 1.0,
+        spread: 0.0,
+        groups: 1,
+    };
+}
+
 impl JobSink {
     fn intern(&mut self, text: &Arc<str>) -> u32 {
         if let Some(&id) = self.text_ids.get(text) {
@@ -86,15 +107,15 @@ impl JobSink {
         )
     }
 
-    /// Job `i`'s runtime-model factors: H, C, ε, speed spread, groups spanned.
-    pub(crate) fn factors(&self, i: usize) -> (f32, f32, f32, f32, u32) {
-        (
-            self.speed_factor.get(i).copied().unwrap_or(1.0),
-            self.comm_factor.get(i).copied().unwrap_or(1.0),
-            self.noise.get(i).copied().unwrap_or(1.0),
-            self.speed_spread.get(i).copied().unwrap_or(0.0),
-            self.groups_spanned.get(i).copied().unwrap_or(1),
-        )
+    /// Job `i`'s runtime-model factors.
+    pub(crate) fn factors(&self, i: usize) -> Factors {
+        Factors {
+            speed: self.speed_factor.get(i).copied().unwrap_or(1.0),
+            comm: self.comm_factor.get(i).copied().unwrap_or(1.0),
+            noise: self.noise.get(i).copied().unwrap_or(1.0),
+            spread: self.speed_spread.get(i).copied().unwrap_or(0.0),
+            groups: self.groups_spanned.get(i).copied().unwrap_or(1),
+        }
     }
 
     /// Sets `v[i] = x`, first sizing `v` for every job when `x` is not the default.

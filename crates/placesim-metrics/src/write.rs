@@ -1,6 +1,7 @@
 //! Parquet output, written atomically: each file goes to a temporary name in the same
 //! directory and is renamed into place, so a reader never sees half a file.
 
+use crate::sink::Factors;
 use crate::sink::JobSink;
 use crate::summary::{RunMeta, RunSummary, bounded_slowdown};
 use placesim_core::Workload;
@@ -143,9 +144,9 @@ fn jobs_frame_range(
         ));
     }
     // The runtime model's factors: H, C, ε, groups spanned, speed spread.
-    let factors: Vec<(f32, f32, f32, f32, u32)> = ids.clone().map(|i| sink.factors(i)).collect();
-    let plain = all_ran && factors.iter().all(|f| *f == (1.0, 1.0, 1.0, 0.0, 1));
-    let factor = |name: &str, default: f64, pick: &dyn Fn(&(f32, f32, f32, f32, u32)) -> f32| {
+    let factors: Vec<Factors> = ids.clone().map(|i| sink.factors(i)).collect();
+    let plain = all_ran && factors.iter().all(|f| *f == Factors::NONE);
+    let factor = |name: &str, default: f64, pick: &dyn Fn(&Factors) -> f32| {
         if plain {
             return Column::new_scalar(name.into(), Scalar::from(default), n);
         }
@@ -156,20 +157,20 @@ fn jobs_frame_range(
             .collect();
         Column::new(name.into(), v)
     };
-    columns.push(factor("speed_factor", 1.0, &|f| f.0));
-    columns.push(factor("comm_factor", 1.0, &|f| f.1));
-    columns.push(factor("noise", 1.0, &|f| f.2));
+    columns.push(factor("speed_factor", 1.0, &|f| f.speed));
+    columns.push(factor("comm_factor", 1.0, &|f| f.comm));
+    columns.push(factor("noise", 1.0, &|f| f.noise));
     columns.push(if plain {
         Column::new_scalar("groups_spanned".into(), Scalar::from(1u32), n)
     } else {
         let v: Vec<Option<u32>> = factors
             .iter()
             .zip(&ran)
-            .map(|(f, r)| r.map(|_| f.4))
+            .map(|(f, r)| r.map(|_| f.groups))
             .collect();
         Column::new("groups_spanned".into(), v)
     });
-    columns.push(factor("speed_spread", 0.0, &|f| f.3));
+    columns.push(factor("speed_spread", 0.0, &|f| f.spread));
     // Where each job was placed, and the scheduler's comment.
     let notes: Vec<(u32, u32)> = ids.clone().map(|i| sink.notes(i)).collect();
     for (name, pick) in [("placement_set", 0usize), ("comment", 1)] {
