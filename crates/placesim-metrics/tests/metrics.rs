@@ -319,3 +319,111 @@ fn jobs_that_never_start_get_a_row_with_their_comment() {
     assert_eq!(df.height(), 0);
     assert!(df.column("bounded_slowdown").is_ok());
 }
+
+/// Under PBS placement sets, jobs.parquet says where each job ran (a set, or `spanned`) and
+/// carries PBS's comments: the last one before a job started, and why a job never did.
+#[test]
+fn placement_sets_and_comments_reach_jobs_parquet() {
+    use placesim_core::{
+        AttrValue, ClusterBuilder, Job, Request, RequestId, ResourceKind, SimDuration, SimTime,
+        Workload,
+    };
+    use placesim_metrics::StreamingJobSink;
+    use placesim_policy::placement::{PbsPsets, PsetSettings};
+    use placesim_policy::queue::Fcfs;
+    use polars::prelude::{ParquetReader, SerReader};
+    // Four one-ncpu vnodes: v0, v1 on switch S1; v2, v3 on S2.
+    let mut defs = ResourceDefs::default();
+    let switch = defs.define("switch", ResourceKind::String, false).unwrap();
+    let mut b = ClusterBuilder::new(defs);
+    for (i, sw) in ["S1", "S1", "S2", "S2"].iter().enumerate() {
+        let h = b.add_host(format!("v{i}"));
+        b.add_vnode(
+            format!("v{i}"),
+            h,
+            1.0,
+            &[1, 0, 0],
+            vec![(switch, AttrValue::Str((*sw).into()))],
+        )
+        .unwrap();
+    }
+    let cluster = b.build().unwrap();
+    // J1 (2 procs) fits S1; J2 (3) waits for the whole pool, then spans; J3 (5) never runs.
+    let job = |id: u64, size: u32| Job {
+        source_id: id,
+        submit: SimTime(0),
+        runtime: SimDuration(10),
+        estimate: SimDuration(10),
+        size,
+        request: RequestId(id as u32 - 1),
+        user: None,
+        group: None,
+        queue: None,
+        partition: None,
+    };
+    let requests = [2, 3, 5].map(|n| Request::processors(n, 3)).to_vec();
+    let workload = Workload::new(vec![job(1, 2), job(2, 3), job(3, 5)], requests).unwrap();
+    let psets = PbsPsets::new(
+        &cluster,
+        PsetSettings {
+            node_group_enable: true,
+            server_key: vec![switch],
+            vnode_queue: vec![None; 4],
+            ..PsetSettings::default()
+        },
+    );
+    let mut state = ClusterState::new(cluster);
+    psets.track(&mut state);
+    let dir = tempfile::tempdir().unwrap();
+    let meta = RunMeta {
+        scenario: "s".into(),
+        policy: "fcfs+pbs-psets".into(),
+        seed: 0,
+        trace: "t".into(),
+        procs: 4,
+    };
+    let mut sink = StreamingJobSink::new(dir.path(), meta, &workload).unwrap();
+    let mut fcfs = Fcfs::new(psets);
+    Simulation::new(
+        &workload,
+        state,
+        RunConfig {
+            walltime: WalltimePolicy::Kill,
+        },
+    )
+    .run(&mut fcfs, &mut sink, &mut |_| {})
+    .unwrap();
+    sink.finish().unwrap();
+    let df = ParquetReader::new(std::fs::File::open(dir.path().join("jobs.parquet")).unwrap())
+        .finish()
+        .unwrap();
+    let strings = |name: &str| -> Vec<Option<String>> {
+        df.column(name)
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .map(|s| s.map(str::to_owned))
+            .collect()
+    };
+    let starts: Vec<Option<u64>> = df
+        .column("start_s")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(starts, vec![Some(0), Some(10), None]);
+    assert_eq!(
+        strings("placement_set"),
+        vec![Some("switch=S1".into()), Some("spanned".into()), None]
+    );
+    assert_eq!(
+        strings("comment"),
+        vec![
+            None,
+            Some("Not Running: Insufficient amount of resource: ncpus (R: 3 A: 2 T: 4)".into()),
+            Some("Can Never Run: Insufficient amount of resource: ncpus (R: 5 A: 4 T: 4)".into()),
+        ]
+    );
+}
