@@ -1,11 +1,11 @@
-//! A mutation fuzzer for the parser: no input makes it panic, and whatever parses prints to a
-//! form that parses back to the same request.
+//! A mutation fuzzer for the parsers: no input makes any of them panic, and whatever parses as
+//! a request prints to a form that parses back to the same request.
 //!
 //! `cargo test -p placesim-request --test it fuzz` runs a short burst; set
 //! `PLACESIM_FUZZ_SECONDS=600` for a long run. It prints how many inputs it tried.
 
 use crate::common::defs;
-use placesim_request::parse_request;
+use placesim_request::{parse_bool, parse_duration, parse_nodeset, parse_request, parse_size};
 use std::time::{Duration, Instant};
 
 const SEEDS: &[&str] = &[
@@ -117,6 +117,17 @@ fn fuzz_parser_never_panics_and_round_trips() {
             let base = &corpus[rng.below(corpus.len())];
             let input = mutate(&mut rng, base);
             tried += 1;
+            // The parsers that stand on their own (a class's DEFAULT.NODESET, scenario sizes
+            // and durations) get every mutant too: none may panic.
+            let _ = (
+                parse_nodeset(&input, &d),
+                parse_size(&input),
+                parse_duration(&input),
+                parse_bool(&input),
+            );
+            if let Some(tail) = input.split_once("nodeset=").map(|(_, t)| t) {
+                let _ = parse_nodeset(tail, &d);
+            }
             if let Ok(req) = parse_request(&input, &d) {
                 parsed += 1;
                 let text = req.to_string();
