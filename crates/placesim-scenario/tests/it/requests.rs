@@ -70,6 +70,13 @@ request = \"select={n}:ncpus=1:group=switch\"
 size_min = 4
 size_max = 4
 request = \"select={n}:ncpus=1:switch=s1||{n}:ncpus=1\"
+[[workload.rule]]
+size_min = 6
+size_max = 6
+request = 'select={n}:ncpus=1 node_filter=\"ncpus>=8 or switch==s1\"'
+[[workload.rule]]
+users = [9]
+request = \"select={n}:ncpus=1 nodeset=ONEOF:VARATTR:switch\"
 ";
     let jobs = [
         (1, 1, 7, 2),
@@ -77,6 +84,8 @@ request = \"select={n}:ncpus=1:switch=s1||{n}:ncpus=1\"
         (3, 1, 7, 1),
         (4, 4, 1, 1),
         (5, 5, 1, 1),
+        (6, 6, 1, 1),
+        (7, 2, 9, 1),
     ];
     let w = scenario_with(dir.path(), rules, &jobs);
     let wl = &w.trace.workload;
@@ -93,7 +102,18 @@ request = \"select={n}:ncpus=1:switch=s1||{n}:ncpus=1\"
         "size 4: an alternative"
     );
     assert!(wl.request_of(d(4)).is_plain(), "size 5: default");
-    assert_eq!(w.by_rule, vec![1, 1, 1]);
+    assert_eq!(
+        wl.request_of(d(5)).node_filter.len(),
+        2,
+        "size 6: node_filter alternatives"
+    );
+    let ns = wl
+        .request_of(d(6))
+        .nodeset
+        .clone()
+        .expect("user 9: a node set");
+    assert_eq!(ns.policy, Some(placesim_core::NodeSetPolicy::OneOf));
+    assert_eq!(w.by_rule, vec![1, 1, 1, 1, 1]);
 }
 
 #[test]
