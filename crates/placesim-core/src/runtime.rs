@@ -81,6 +81,8 @@ pub struct RuntimeModel {
     /// Every vnode has the same speed and at most one group: H is the same for every job and
     /// C is 1, so a start costs nothing beyond the per-job lookups.
     uniform: Option<f64>,
+    /// Consumable slots per allocation part.
+    n_cons: usize,
     beta: Vec<f64>,
     noise: Vec<f64>,
 }
@@ -142,6 +144,7 @@ impl RuntimeModel {
         let speeds: Vec<f64> = cluster.vnodes().iter().map(|v| v.speed).collect();
         let uniform = (n_groups <= 1 && speeds.iter().all(|&s| s == slowest)).then_some(slowest);
         RuntimeModel {
+            n_cons: cluster.resources().n_consumables(),
             speeds,
             uniform,
             speed_reference: settings.speed_reference.unwrap_or(slowest),
@@ -161,13 +164,7 @@ impl RuntimeModel {
 
     /// What the model makes of `job` running on `allocation`. `scratch` holds one counter
     /// per group between calls, so the computation allocates nothing.
-    pub fn stretch(
-        &self,
-        cluster: &Cluster,
-        job: JobId,
-        allocation: &Allocation,
-        scratch: &mut Vec<u64>,
-    ) -> Stretch {
+    pub fn stretch(&self, job: JobId, allocation: &Allocation, scratch: &mut Vec<u64>) -> Stretch {
         if let Some(speed) = self.uniform {
             if allocation.vnodes.is_empty() {
                 return Stretch::NONE;
@@ -180,7 +177,7 @@ impl RuntimeModel {
                 speed_spread: 0.0,
             };
         }
-        let n_cons = cluster.resources().n_consumables();
+        let n_cons = self.n_cons;
         let (mut slowest, mut fastest) = (f64::INFINITY, 0.0f64);
         let (mut weighted, mut n) = (0.0, 0u64);
         scratch.clear();
@@ -275,7 +272,7 @@ mod tests {
         let mut alloc = Allocation::new(Sharing::Shared);
         alloc.add(VnodeId(0), &[1, 0, 0]);
         alloc.add(VnodeId(1), &[1, 0, 0]);
-        model.stretch(&cluster, JobId(0), &alloc, &mut Vec::new())
+        model.stretch(JobId(0), &alloc, &mut Vec::new())
     }
 
     /// The shortcut for uniform clusters gives what the general pass gives.

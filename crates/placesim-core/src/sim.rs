@@ -6,7 +6,7 @@ use crate::job::Workload;
 use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
 use crate::runtime::{RuntimeModel, Stretch};
 use crate::sink::{JobOutcome, MetricsSink};
-use crate::state::{AllocationError, ClusterState, StateView};
+use crate::state::{AllocationError, ClusterState};
 use crate::time::{SimDuration, SimTime};
 
 /// What happens to a job that runs past its walltime request.
@@ -361,12 +361,7 @@ impl<'w> Simulation<'w> {
                     self.started[job.index()] = true;
                     let j = self.workload.job(job);
                     let stretch = match self.runtime_model {
-                        Some(model) => model.stretch(
-                            self.state.cluster(),
-                            job,
-                            &allocation,
-                            &mut self.stretch_scratch,
-                        ),
+                        Some(model) => model.stretch(job, &allocation, &mut self.stretch_scratch),
                         None => Stretch::NONE,
                     };
                     let actual = stretch.apply(j.runtime);

@@ -84,15 +84,9 @@ impl FirstFit {
         view: &Scratch<'_>,
         filter: Option<&FilterExpr>,
     ) -> Option<Allocation> {
-        request.selects().find_map(|chunks| {
-            let shape = Shape {
-                chunks,
-                arrangement: request.arrangement,
-                sharing: request.sharing,
-                filter,
-            };
-            self.place_shape(&shape, view, None)
-        })
+        request
+            .selects()
+            .find_map(|chunks| self.place_within(chunks, request, filter, view, None))
     }
 
     /// Places `chunks` with `request`'s arrangement and sharing on `within` only (vnodes in
