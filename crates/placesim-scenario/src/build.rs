@@ -11,7 +11,7 @@ use placesim_core::{
     ResourceDefs, ResourceId, ResourceKind, RuntimeSettings, SimDuration, WalltimePolicy,
 };
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams};
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
@@ -287,7 +287,7 @@ impl Cx<'_> {
         let mut b = ClusterBuilder::new(defs.clone());
         let mut classes = Vec::new();
         let mut vnode_queue = Vec::new();
-        let mut names: HashMap<String, ()> = HashMap::new();
+        let mut names: HashSet<String> = HashSet::new();
         let generations = raw.cluster.as_ref().map_or(&[][..], |c| &c.generation[..]);
         let entries = raw
             .class
@@ -301,7 +301,6 @@ impl Cx<'_> {
         }
         let mut generated = 0usize;
         for (node, table) in entries {
-            let is_class = table != "vnode";
             let (capacity, mut attrs) = self.node_values(node, &defs, table)?;
             let is_generation = table == "cluster.generation";
             if is_generation && let Some(model) = labels.model {
@@ -326,20 +325,20 @@ impl Cx<'_> {
                         })?,
                 ),
             };
-            let vnode_names = self.vnode_names(node, is_class)?;
+            let vnode_names = self.vnode_names(node, table)?;
             let per_host = node.vnodes_per_host.as_ref().map_or(1, |s| *s.get_ref());
             if per_host == 0 {
                 let span = node.vnodes_per_host.as_ref().map_or(0..0, Spanned::span);
                 return Err(self.error(
                     span,
-                    Some("class.vnodes_per_host"),
+                    Some(&format!("{table}.vnodes_per_host")),
                     "expected at least 1".into(),
                 ));
             }
             let mut members = Vec::new();
             let mut host = None;
             for (i, name) in vnode_names.iter().enumerate() {
-                if names.insert(name.clone(), ()).is_some() {
+                if !names.insert(name.clone()) {
                     return Err(self.at(
                         &node.name,
                         &format!("{table}.name"),
@@ -420,9 +419,10 @@ impl Cx<'_> {
         Ok(())
     }
 
-    fn vnode_names(&self, node: &NodeToml, is_class: bool) -> Result<Vec<String>, ScenarioError> {
+    /// The names of an entry's vnodes; `table` is `class`, `vnode` or `cluster.generation`.
+    fn vnode_names(&self, node: &NodeToml, table: &str) -> Result<Vec<String>, ScenarioError> {
         let name = node.name.get_ref();
-        if !is_class {
+        if table == "vnode" {
             for (key, present) in [
                 ("count", node.count.is_some()),
                 ("names", node.names.is_some()),
@@ -441,14 +441,14 @@ impl Cx<'_> {
         if node.host.is_some() {
             return Err(self.at(
                 &node.name,
-                "class.host",
+                &format!("{table}.host"),
                 "`host` belongs to a single [[vnode]]; a class uses vnodes_per_host".into(),
             ));
         }
         let Some(count) = &node.count else {
             return Err(self.at(
                 &node.name,
-                "class.count",
+                &format!("{table}.count"),
                 "a class needs `count`, the number of its vnodes".into(),
             ));
         };
@@ -456,7 +456,7 @@ impl Cx<'_> {
         match &node.names {
             Some(list) if list.get_ref().len() != n => Err(self.at(
                 list,
-                "class.names",
+                &format!("{table}.names"),
                 format!(
                     "expected {n} names (the class count), found {}",
                     list.get_ref().len()

@@ -98,6 +98,10 @@ fn generated_cluster_errors() {
         error_of("[cluster]\nracks_of = 0\n[[cluster.generation]]\nname = \"a\"\ncount = 4\n"),
         "test.toml:2:12: key `cluster.racks_of`: expected at least 1 node"
     );
+    assert_eq!(
+        error_of("[cluster]\n[[cluster.generation]]\nname = \"a\"\n"),
+        "test.toml:3:8: key `cluster.generation.count`: a class needs `count`, the number of its vnodes"
+    );
 }
 
 #[test]
