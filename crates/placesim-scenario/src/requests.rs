@@ -109,30 +109,45 @@ impl Scenario {
         let mut jobs: Vec<Job> = trace.workload.jobs().to_vec();
         let mut by_rule = vec![0u64; w.rules.len()];
         let mut from_file = 0u64;
+        // A rule's or the size mapping's text depends only on the job's size, so each
+        // (rule, size, queue) is formatted and parsed once; texts still share ids across rules.
+        let mut by_shape: HashMap<(Option<usize>, u32, Option<usize>), RequestId> = HashMap::new();
         for (index, job) in jobs.iter_mut().enumerate() {
-            let mut line = 1;
-            let text = if let Some(text) = explicit.get(&job.source_id) {
-                from_file += 1;
-                text.clone()
-            } else if let Some(r) = w.rules.iter().enumerate().position(|(i, rule)| {
-                rule.filter.matches(job) && draw(self.run.seed, i, index) < rule.fraction
-            }) {
-                by_rule[r] += 1;
-                line = w.rules[r].line;
-                instantiate(&w.rules[r].template, job.size, ppn)
-            } else {
-                match w.size_mapping {
+            // The PBS queue is part of what a job asks: it decides the vnodes it may use.
+            let queue = self.pbs_queue_of(job.queue);
+            let (rule, text) = match explicit.get(&job.source_id) {
+                Some(text) => {
+                    from_file += 1;
+                    (None, Some(text.clone()))
+                }
+                None => {
+                    let rule = w.rules.iter().enumerate().position(|(i, rule)| {
+                        rule.filter.matches(job) && draw(self.run.seed, i, index) < rule.fraction
+                    });
+                    if let Some(r) = rule {
+                        by_rule[r] += 1;
+                    }
+                    if let Some(&id) = by_shape.get(&(rule, job.size, queue)) {
+                        job.request = id;
+                        continue;
+                    }
+                    (rule, None)
+                }
+            };
+            let line = rule.map_or(1, |r| w.rules[r].line);
+            let text = text.unwrap_or_else(|| match rule {
+                Some(r) => instantiate(&w.rules[r].template, job.size, ppn),
+                None => match w.size_mapping {
                     crate::SizeMapping::Ncpus => format!("select={}:ncpus=1", job.size),
                     crate::SizeMapping::Nodes { procs_per_node } => format!(
                         "select={}:ncpus={procs_per_node} place=scatter:excl",
                         job.size.div_ceil(procs_per_node.max(1))
                     ),
-                }
-            };
-            // The PBS queue is part of what a job asks: it decides the vnodes it may use.
-            let queue = self.pbs_queue_of(job.queue);
+                },
+            });
+            let is_explicit = explicit.contains_key(&job.source_id);
             let key = (text, queue);
-            job.request = match interned.get(&key) {
+            let id = match interned.get(&key) {
                 Some(&id) => id,
                 None => {
                     let text = &key.0;
@@ -154,6 +169,10 @@ impl Scenario {
                     id
                 }
             };
+            if !is_explicit {
+                by_shape.insert((rule, job.size, queue), id);
+            }
+            job.request = id;
         }
         trace.workload = Workload::new(jobs, requests).map_err(|e| ScenarioError::At {
             path: self.path.clone(),
