@@ -155,7 +155,9 @@ pub trait StateView {
 /// exclusively) contributes nothing free.
 #[derive(Debug, Clone, Default)]
 pub struct GroupIndex {
-    /// Per vnode, its groups: `ids[offsets[v]..offsets[v + 1]]`.
+    /// Per vnode, its signature: vnodes in exactly the same groups share one.
+    signature: Vec<u32>,
+    /// Per signature, its groups: `ids[offsets[s]..offsets[s + 1]]`.
     offsets: Vec<u32>,
     ids: Vec<u32>,
     n_groups: usize,
@@ -174,14 +176,21 @@ impl GroupIndex {
                 }
             }
         }
-        let mut offsets = Vec::with_capacity(n_vnodes + 1);
+        let mut known: std::collections::HashMap<Vec<u32>, u32> = std::collections::HashMap::new();
+        let mut signature = Vec::with_capacity(n_vnodes);
+        let mut offsets = vec![0];
         let mut ids = Vec::new();
-        offsets.push(0);
         for list in per_vnode {
-            ids.extend(list);
-            offsets.push(ids.len() as u32);
+            let next = known.len() as u32;
+            let sig = *known.entry(list).or_insert_with_key(|list| {
+                ids.extend_from_slice(list);
+                offsets.push(ids.len() as u32);
+                next
+            });
+            signature.push(sig);
         }
         GroupIndex {
+            signature,
             offsets,
             ids,
             n_groups: groups.len(),
@@ -198,12 +207,25 @@ impl GroupIndex {
         self.n_groups == 0
     }
 
+    /// `v`'s signature: equal for two vnodes exactly when they are in the same groups.
     #[inline]
-    fn of(&self, v: VnodeId) -> &[u32] {
-        match (self.offsets.get(v.index()), self.offsets.get(v.index() + 1)) {
+    fn signature(&self, v: VnodeId) -> u32 {
+        self.signature.get(v.index()).copied().unwrap_or(u32::MAX)
+    }
+
+    /// The groups of signature `sig`.
+    #[inline]
+    fn groups_of(&self, sig: u32) -> &[u32] {
+        let s = sig as usize;
+        match (self.offsets.get(s), self.offsets.get(s + 1)) {
             (Some(&a), Some(&b)) => &self.ids[a as usize..b as usize],
             _ => &[],
         }
+    }
+
+    #[inline]
+    fn of(&self, v: VnodeId) -> &[u32] {
+        self.groups_of(self.signature(v))
     }
 }
 
@@ -501,9 +523,17 @@ struct Books<'a> {
     group_free: &'a mut [u64],
 }
 
+/// How many group-tally slots (consumables + the vnode count) the batched update handles.
+const DELTA_SLOTS: usize = 9;
+
 /// Takes or gives back a whole allocation, keeping the eligibility bits, the free totals, the
 /// exclusive count and the group tallies in step. Shared by the real state and scratch views,
 /// so that both account identically.
+///
+/// Consecutive vnodes of an allocation usually belong to the same groups (one set), so their
+/// tally changes are summed in a local delta and written to the groups once per run of
+/// vnodes with the same groups, instead of once per vnode. The delta uses wrapping
+/// arithmetic: it may go below zero in between, and the tallies it lands on never do.
 fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction) {
     let Books {
         rows,
@@ -519,43 +549,58 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
         Direction::Give => *exclusive_vnodes -= exclusive_count(alloc),
     }
     let n_cons = free_total.len();
+    let w = n_cons + 1;
     let grouped = !groups.is_empty();
-    let mut before = [0u64; 8];
+    let batched = grouped && w <= DELTA_SLOTS;
+    let mut delta = [0u64; DELTA_SLOTS];
+    let mut pending = u32::MAX;
     for (v, amounts) in alloc.parts(n_cons) {
         let row = &mut rows[v.index() * width..(v.index() + 1) * width];
         let was = eligible.contains(v.index());
-        // Keep the old free amounts, to move the group tallies by the difference afterwards.
-        let small = grouped && was && n_cons <= before.len();
-        if small {
-            before[..n_cons].copy_from_slice(&row[..n_cons]);
+        if batched {
+            let sig = groups.signature(v);
+            if sig != pending {
+                flush(group_free, groups.groups_of(pending), &mut delta[..w]);
+                pending = sig;
+            }
+            if was {
+                for (d, &free) in delta.iter_mut().zip(&row[..n_cons]) {
+                    *d = d.wrapping_sub(free);
+                }
+                delta[n_cons] = delta[n_cons].wrapping_sub(1);
+            }
         } else if grouped && was {
             tally(group_free, groups, v, row, n_cons, false);
         }
         let cap_ncpus = cluster.ncpus_capacity(v);
         let ok = apply_part(row, amounts, alloc.sharing, dir, free_total, cap_ncpus);
         eligible.set(v.index(), ok);
-        if !grouped {
-            continue;
+        if batched {
+            if ok {
+                for (d, &free) in delta.iter_mut().zip(&row[..n_cons]) {
+                    *d = d.wrapping_add(free);
+                }
+                delta[n_cons] = delta[n_cons].wrapping_add(1);
+            }
+        } else if grouped && ok {
+            tally(group_free, groups, v, row, n_cons, true);
         }
-        match (small, ok) {
-            (true, true) => shift(group_free, groups, v, &before[..n_cons], &row[..n_cons]),
-            (true, false) => tally(group_free, groups, v, &before, n_cons, false),
-            (false, true) => tally(group_free, groups, v, row, n_cons, true),
-            (false, false) => {}
-        }
+    }
+    if batched {
+        flush(group_free, groups.groups_of(pending), &mut delta[..w]);
     }
 }
 
-/// Moves the tallies of `v`'s groups from the free amounts `old` to `new` (the vnode was and
-/// stays free): one pass instead of a removal and an addition.
-fn shift(group_free: &mut [u64], groups: &GroupIndex, v: VnodeId, old: &[u64], new: &[u64]) {
-    let w = old.len() + 1;
-    for &g in groups.of(v) {
-        let t = &mut group_free[g as usize * w..g as usize * w + old.len()];
-        for ((slot, &o), &n) in t.iter_mut().zip(old).zip(new) {
-            *slot = *slot - o + n;
+/// Adds a (wrapping) delta to the tallies of `groups`, and clears it.
+fn flush(group_free: &mut [u64], groups: &[u32], delta: &mut [u64]) {
+    let w = delta.len();
+    for &g in groups {
+        let t = &mut group_free[g as usize * w..(g as usize + 1) * w];
+        for (slot, &d) in t.iter_mut().zip(delta.iter()) {
+            *slot = slot.wrapping_add(d);
         }
     }
+    delta.fill(0);
 }
 
 /// The buffers behind a [`Scratch`], kept by a policy between passes so that a scratch view
@@ -616,8 +661,22 @@ impl<'a> Scratch<'a> {
         self.buf.group_free.clone_from(&self.base.group_free);
     }
 
+    /// Makes this view read through to `base` instead, equal to it: `base` must be a state of
+    /// the same cluster (for instance its idle copy), so that a what-if state far from the real
+    /// one is built from whichever is nearer.
+    pub fn reset_to(&mut self, base: &'a ClusterState) {
+        debug_assert_eq!(base.cluster.n_vnodes(), self.base.cluster.n_vnodes());
+        debug_assert_eq!(base.width, self.base.width);
+        self.base = base;
+        self.reset();
+    }
+
     /// Makes this view equal to another scratch view over the same state.
     pub fn copy_from(&mut self, other: &Scratch<'_>) {
+        debug_assert!(
+            std::ptr::eq(self.base, other.base),
+            "copy_from needs views over the same state"
+        );
         self.reset();
         let w = self.base.width;
         for &v in &other.buf.touched {

@@ -19,6 +19,8 @@ pub struct FirstFit {
     host_stamp: Vec<u32>,
     generation: u32,
     totals: Vec<u64>,
+    /// The vnodes a restricted search walks, kept between calls to save the allocation.
+    list: Vec<usize>,
 }
 
 impl FirstFit {
@@ -52,6 +54,11 @@ impl PlacementPolicy for FirstFit {
             && view.exclusive_vnodes() == 0
             && request.is_plain()
             && single_ncpu_chunks(&request.chunks)
+    }
+
+    /// First fit reads only the view.
+    fn depends_only_on_state(&self) -> bool {
+        true
     }
 
     fn unsupported(&self, request: &Request) -> Option<&'static str> {
@@ -178,19 +185,19 @@ impl FirstFit {
         &mut self,
         shape: &Shape<'_>,
         view: &Scratch<'_>,
-        mut alloc: Allocation,
+        alloc: Allocation,
         within: Option<&[VnodeId]>,
     ) -> Option<Allocation> {
         let cluster = view.cluster();
-        let n_cons = cluster.resources().n_consumables();
         self.begin(cluster.n_vnodes(), cluster.hosts().len());
-        let generation = self.generation;
         let eligible = view.eligible();
         // A restricted search (one host, a node filter, whole empty hosts) walks a list made
         // once; the plain search walks the eligibility bitset a word at a time.
         let restricted =
             within.is_some() || shape.filter.is_some() || shape.sharing == Sharing::ExclHost;
-        let list: Vec<usize> = if restricted {
+        let mut list = std::mem::take(&mut self.list);
+        list.clear();
+        if restricted {
             let keep = |&i: &usize| {
                 let v = VnodeId::from_index(i);
                 eligible.contains(i)
@@ -198,18 +205,33 @@ impl FirstFit {
                     && (shape.sharing != Sharing::ExclHost || host_is_empty(view, v))
             };
             match within {
-                Some(vnodes) => vnodes.iter().map(|v| v.index()).filter(keep).collect(),
-                None => eligible.iter().filter(keep).collect(),
+                Some(vnodes) => list.extend(vnodes.iter().map(|v| v.index()).filter(keep)),
+                None => list.extend(eligible.iter().filter(keep)),
             }
-        } else {
-            Vec::new()
-        };
+        }
+        let placed = self.greedy(shape, view, alloc, restricted.then_some(list.as_slice()));
+        self.list = list;
+        placed
+    }
+
+    /// The greedy walk of [`Self::place_chunks`] over `list` (restricted) or every eligible
+    /// vnode.
+    fn greedy(
+        &mut self,
+        shape: &Shape<'_>,
+        view: &Scratch<'_>,
+        mut alloc: Allocation,
+        list: Option<&[usize]>,
+    ) -> Option<Allocation> {
+        let cluster = view.cluster();
+        let n_cons = cluster.resources().n_consumables();
+        let generation = self.generation;
+        let eligible = view.eligible();
         for chunk in shape.chunks {
             let mut remaining = chunk.count;
-            let iter: Box<dyn Iterator<Item = usize>> = if restricted {
-                Box::new(list.iter().copied())
-            } else {
-                Box::new(eligible.iter())
+            let iter: Box<dyn Iterator<Item = usize>> = match list {
+                Some(list) => Box::new(list.iter().copied()),
+                None => Box::new(eligible.iter()),
             };
             for idx in iter {
                 if remaining == 0 {
@@ -329,10 +351,17 @@ fn single_ncpu_pass(ncpus: u64, view: &Scratch<'_>, mut alloc: Allocation) -> Op
         }
         let take = free.min(remaining);
         alloc.vnodes.push(v);
+        // The ncpus taken for now; spread into rows of `n_cons` amounts once at the end.
         alloc.amounts.push(take);
-        alloc.amounts.resize(alloc.amounts.len() + n_cons - 1, 0);
         remaining -= take;
         if remaining == 0 {
+            if n_cons > 1 {
+                let takes = std::mem::take(&mut alloc.amounts);
+                alloc.amounts = vec![0; takes.len() * n_cons];
+                for (row, take) in alloc.amounts.chunks_exact_mut(n_cons).zip(takes) {
+                    row[ConsumableIdx::NCPUS.index()] = take;
+                }
+            }
             return Some(alloc);
         }
     }
