@@ -111,6 +111,13 @@ pub trait PlacementPolicy: Send {
         let _ = (request, view);
         false
     }
+
+    /// Whether [`Self::place`]'s answer depends only on the request and the state of the view
+    /// (not on the time, nor on earlier calls), so that a discipline may reuse an answer for
+    /// the same request in the same state. The default, `false`, is always safe.
+    fn depends_only_on_state(&self) -> bool {
+        false
+    }
 }
 
 impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
@@ -143,5 +150,8 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     }
     fn explains_refusals(&self) -> bool {
         (**self).explains_refusals()
+    }
+    fn depends_only_on_state(&self) -> bool {
+        (**self).depends_only_on_state()
     }
 }

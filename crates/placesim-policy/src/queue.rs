@@ -3,7 +3,7 @@
 mod easy;
 mod fcfs;
 
-pub use easy::{Easy, Reservation};
+pub use easy::{Easy, Reservation, Shortcuts};
 pub use fcfs::Fcfs;
 
 use placesim_core::{
@@ -82,16 +82,7 @@ impl Runnable {
             self.verdict = vec![0; ctx.workload.requests().len()];
         }
         if self.verdict[request_id] == 0 {
-            let cluster = placesim_core::StateView::cluster(ctx.state);
-            let empty = match &mut self.empty {
-                Some(e)
-                    if placesim_core::StateView::cluster(e).n_vnodes() == cluster.n_vnodes()
-                        && e.groups().len() == ctx.state.groups().len() =>
-                {
-                    e
-                }
-                slot => slot.insert(ctx.state.idle_copy()),
-            };
+            let empty = idle_of(&mut self.empty, ctx.state);
             let view = Scratch::new(empty, &mut self.buf);
             let fits = placement
                 .place(ctx.workload.request_of(job), &view)
@@ -105,6 +96,23 @@ impl Runnable {
         }
         self.verdict[request_id] == 1
     }
+}
+
+/// The idle copy of `state` kept in `slot` (made on first use, and again if the cluster or
+/// its tracked groups are not the ones it was made from).
+pub(crate) fn idle_of<'a>(
+    slot: &'a mut Option<ClusterState>,
+    state: &ClusterState,
+) -> &'a ClusterState {
+    let n_vnodes = placesim_core::StateView::cluster(state).n_vnodes();
+    let stale = slot.as_ref().is_some_and(|e| {
+        placesim_core::StateView::cluster(e).n_vnodes() != n_vnodes
+            || e.groups().len() != state.groups().len()
+    });
+    if stale {
+        *slot = None;
+    }
+    slot.get_or_insert_with(|| state.idle_copy())
 }
 
 /// Starts queue heads in order while they fit, taking each from `scratch` and appending a

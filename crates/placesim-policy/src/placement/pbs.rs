@@ -708,6 +708,11 @@ impl PlacementPolicy for PbsPsets {
         true
     }
 
+    /// Set order, fit and first fit all read only the view.
+    fn depends_only_on_state(&self) -> bool {
+        true
+    }
+
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
         self.refusal = None;
         let array = request

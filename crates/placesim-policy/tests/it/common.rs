@@ -155,4 +155,7 @@ impl<P: placesim_core::PlacementPolicy> placesim_core::PlacementPolicy for Vnode
     ) -> Option<Allocation> {
         self.0.place(request, view)
     }
+    fn depends_only_on_state(&self) -> bool {
+        self.0.depends_only_on_state()
+    }
 }

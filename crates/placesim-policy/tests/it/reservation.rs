@@ -138,3 +138,109 @@ fn reservation_waits_for_the_end_at_which_the_head_can_be_placed() {
     easy.schedule(&ctx, &mut decisions);
     assert!(decisions.is_empty());
 }
+
+/// A generated workload (Lublin jobs, Tsafrir estimates, offered load 0.9) on 64 four-ncpu
+/// vnodes in four switch sets, so vnodes are shared by several jobs; every fifth job asks for
+/// its vnodes exclusively. The jobs, their vnodes and their start times.
+fn shared_vnode_run(
+    placement: &str,
+    shortcuts: bool,
+) -> (
+    Vec<(JobId, u64, Allocation)>,
+    placesim_policy::queue::Shortcuts,
+) {
+    use crate::common::{CheckingSink, VnodesOnly};
+    use placesim_core::{PlacementPolicy, RunConfig, Simulation, WalltimePolicy};
+    use placesim_policy::placement::{PbsPsets, PsetSettings};
+    use placesim_workload::generate::{GeneratorSpec, generate};
+    let spec = GeneratorSpec {
+        load: Some(0.9),
+        ..GeneratorSpec::lublin(1500)
+    };
+    let (_, records) = generate(&spec, 256, 5).unwrap();
+    let mut requests: Vec<Request> = Vec::new();
+    let mut jobs = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        let mut request = Request::processors(r.allocated_procs as u32, 3);
+        if i % 5 == 0 {
+            request.sharing = Sharing::Excl;
+        }
+        let id = requests
+            .iter()
+            .position(|x| *x == request)
+            .unwrap_or_else(|| {
+                requests.push(request);
+                requests.len() - 1
+            });
+        jobs.push(Job {
+            runtime: SimDuration(r.run_time as u64),
+            ..job(r.submit_time as u64, r.requested_time as u64, id as u32)
+        });
+    }
+    let workload = Workload::new(jobs, requests).unwrap();
+    let s = placesim_scenario::load_scenario(
+        "[cluster]\nswitches_of = 16\n[[cluster.generation]]\nname = \"n\"\ncount = 64\nncpus = 4\n\
+         [pbs]\nnode_group_enable = true\nnode_group_key = [\"switch\"]\n",
+        std::path::Path::new("t.toml"),
+    )
+    .unwrap();
+    let switch = s.cluster.resources().lookup("switch").unwrap();
+    let mut state = ClusterState::new(s.cluster.clone());
+    let policy: Box<dyn PlacementPolicy> = if placement == "pbs" {
+        let p = PbsPsets::new(
+            &s.cluster,
+            PsetSettings {
+                node_group_enable: true,
+                server_key: vec![switch],
+                ..PsetSettings::default()
+            },
+        );
+        p.track(&mut state);
+        Box::new(p)
+    } else {
+        // Never vouches for totals, so every reservation is found on vnodes.
+        Box::new(VnodesOnly(placesim_policy::placement::FirstFit::default()))
+    };
+    let mut easy = if shortcuts {
+        Easy::new(policy)
+    } else {
+        Easy::without_shortcuts(policy)
+    };
+    let mut sink = CheckingSink::default();
+    let config = RunConfig {
+        walltime: WalltimePolicy::Kill,
+    };
+    Simulation::new(&workload, state, config)
+        .run(&mut easy, &mut sink, &mut |_| {})
+        .unwrap();
+    assert_eq!(sink.first_oversubscription(&s.cluster), None);
+    let starts = sink
+        .starts
+        .into_iter()
+        .map(|(j, (t, a))| (j, t, a))
+        .collect();
+    (starts, easy.shortcuts())
+}
+
+/// Building the shadow state from the idle cluster and reusing the last reservation are
+/// shortcuts: on shared and exclusive vnodes, with and without placement sets, every job
+/// starts at the same time on the same vnodes as with the plain walk. Both shortcuts are
+/// taken many times, so the comparison is not vacuous.
+#[test]
+fn reservation_shortcuts_change_no_decision() {
+    for placement in ["pbs", "first-fit"] {
+        let (fast, taken) = shared_vnode_run(placement, true);
+        let (plain, none) = shared_vnode_run(placement, false);
+        assert_eq!(fast.len(), 1500, "{placement}: every job starts");
+        assert!(
+            fast == plain,
+            "{placement}: the shortcuts changed a decision: first difference at {:?}",
+            fast.iter().zip(&plain).find(|(a, b)| a != b)
+        );
+        assert!(
+            taken.idle_builds > 50 && taken.reuses > 50,
+            "{placement}: shortcuts taken {taken:?}"
+        );
+        assert_eq!((none.idle_builds, none.reuses), (0, 0));
+    }
+}
