@@ -40,13 +40,18 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         vnode_queue,
     } = cx.cluster(&raw, resources, &queue_names)?;
     let defs = cluster.resources().clone();
+    let run = cx.run(&raw)?;
     let pbs = PbsSettings {
         node_group_enable: raw.pbs.node_group_enable,
         node_group_key: cx.keys(&raw.pbs.node_group_key, &defs, "pbs.node_group_key")?,
         do_not_span_psets: raw.pbs.do_not_span_psets,
         only_explicit_psets: raw.pbs.only_explicit_psets,
-        strict_ordering: raw.pbs.strict_ordering,
-        backfill_depth: raw.pbs.backfill_depth,
+        // Both modelled disciplines keep strict order; FCFS backfills nothing, EASY one job deep.
+        strict_ordering: true,
+        backfill_depth: match run.discipline {
+            Discipline::Fcfs => 0,
+            Discipline::Easy => 1,
+        },
         queues: raw
             .pbs
             .queue
@@ -65,7 +70,6 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             .collect::<Result<_, ScenarioError>>()?,
     };
     let moab = cx.moab(&raw, &defs)?;
-    let run = cx.run(&raw)?;
     let runtime = cx.runtime(&raw, &defs)?;
     let max_ncpus = (0..cluster.n_vnodes())
         .map(|v| cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)))
@@ -614,16 +618,71 @@ impl Cx<'_> {
             })
     }
 
+    /// The discipline PBS's `strict_ordering` and `backfill_depth` name, if either is given.
+    fn pbs_discipline(&self, raw: &ScenarioToml) -> Result<Option<Discipline>, ScenarioError> {
+        let (strict, depth) = (&raw.pbs.strict_ordering, &raw.pbs.backfill_depth);
+        if let Some(s) = strict
+            && !*s.get_ref()
+        {
+            return Err(self.at(
+                s,
+                "pbs.strict_ordering",
+                "strict_ordering = false (PBS's pass that starts any job that fits, with no \
+                 reservation) is not modelled: set it to true, or leave it out and choose \
+                 run.discipline"
+                    .to_owned(),
+            ));
+        }
+        Ok(match (strict, depth) {
+            (None, None) => None,
+            (_, Some(d)) => match *d.get_ref() {
+                0 => Some(Discipline::Fcfs),
+                1 => Some(Discipline::Easy),
+                n => {
+                    return Err(self.at(
+                        d,
+                        "pbs.backfill_depth",
+                        format!(
+                            "backfill_depth {n} is not modelled: 0 (no backfill, fcfs) or 1 (one \
+                             reservation, easy)"
+                        ),
+                    ));
+                }
+            },
+            // PBS's default backfill_depth is 1.
+            (Some(_), None) => Some(Discipline::Easy),
+        })
+    }
+
     fn run(&self, raw: &ScenarioToml) -> Result<RunSettings, ScenarioError> {
         let r = &raw.run;
-        Ok(RunSettings {
-            discipline: self
-                .choice(
-                    r.discipline.as_ref(),
+        let named = self.choice(
+            r.discipline.as_ref(),
+            "run.discipline",
+            &[("fcfs", Discipline::Fcfs), ("easy", Discipline::Easy)],
+        )?;
+        let from_pbs = self.pbs_discipline(raw)?;
+        let discipline = match (named, from_pbs, &r.discipline) {
+            (Some(a), Some(b), Some(at)) if a != b => {
+                return Err(self.at(
+                    at,
                     "run.discipline",
-                    &[("fcfs", Discipline::Fcfs), ("easy", Discipline::Easy)],
-                )?
-                .unwrap_or(Discipline::Easy),
+                    format!(
+                        "`{}` contradicts [pbs] strict_ordering / backfill_depth, which name {}",
+                        at.get_ref(),
+                        match b {
+                            Discipline::Fcfs => "fcfs (backfill_depth = 0)",
+                            Discipline::Easy => "easy (backfill_depth = 1)",
+                        }
+                    ),
+                ));
+            }
+            (Some(a), _, _) => a,
+            (None, Some(b), _) => b,
+            (None, None, _) => Discipline::Easy,
+        };
+        Ok(RunSettings {
+            discipline,
             placement: self
                 .choice(
                     r.placement.as_ref(),

@@ -100,10 +100,6 @@ pub struct NodeToml {
     pub resources: BTreeMap<String, Spanned<toml::Value>>,
 }
 
-fn one() -> u32 {
-    1
-}
-
 fn unit_speed() -> f64 {
     1.0
 }
@@ -124,12 +120,10 @@ pub struct PbsToml {
     /// Scheduler `only_explicit_psets`.
     #[serde(default)]
     pub only_explicit_psets: bool,
-    /// Scheduler `strict_ordering`.
-    #[serde(default)]
-    pub strict_ordering: bool,
-    /// Scheduler `backfill_depth` [default: 1].
-    #[serde(default = "one")]
-    pub backfill_depth: u32,
+    /// Scheduler `strict_ordering`: with `backfill_depth`, another way to name the discipline.
+    pub strict_ordering: Option<Spanned<bool>>,
+    /// Scheduler `backfill_depth`: 0 is FCFS, 1 is EASY.
+    pub backfill_depth: Option<Spanned<u32>>,
     /// Queues.
     #[serde(default)]
     pub queue: Vec<QueueToml>,
@@ -342,4 +336,8 @@ pub struct RuleToml {
     pub users: Vec<u32>,
     /// The fraction of matching jobs chosen at random with the scenario seed [default: 1].
     pub fraction: Option<Spanned<f64>>,
+}
+
+fn one() -> u32 {
+    1
 }

@@ -129,3 +129,42 @@ fn request_rules_are_checked_when_loaded() {
         "test.toml:8:12: key `workload.rule.fraction`: expected a fraction from 0 to 1, found 1.5"
     );
 }
+
+/// PBS's `strict_ordering` and `backfill_depth` name the discipline; a value placesim does
+/// not model, or one that contradicts `run.discipline`, is an error at that key.
+#[test]
+fn pbs_ordering_names_the_discipline_or_is_refused() {
+    use placesim_scenario::Discipline;
+    let discipline = |extra: &str| {
+        placesim_scenario::load_scenario(&format!("{BASE}{extra}"), std::path::Path::new("t.toml"))
+            .map(|s| (s.run.discipline, s.pbs.backfill_depth))
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    assert_eq!(discipline(""), (Discipline::Easy, 1));
+    assert_eq!(
+        discipline("[pbs]\nstrict_ordering = true\n"),
+        (Discipline::Easy, 1)
+    );
+    assert_eq!(
+        discipline("[pbs]\nstrict_ordering = true\nbackfill_depth = 0\n"),
+        (Discipline::Fcfs, 0)
+    );
+    assert_eq!(
+        discipline("[run]\ndiscipline = \"fcfs\"\n"),
+        (Discipline::Fcfs, 0)
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\nstrict_ordering = false\n")),
+        "test.toml:5:19: key `pbs.strict_ordering`: strict_ordering = false (PBS's pass that starts any job that fits, with no reservation) is not modelled: set it to true, or leave it out and choose run.discipline"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\nbackfill_depth = 3\n")),
+        "test.toml:5:18: key `pbs.backfill_depth`: backfill_depth 3 is not modelled: 0 (no backfill, fcfs) or 1 (one reservation, easy)"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "[run]\ndiscipline = \"easy\"\n{BASE}[pbs]\nbackfill_depth = 0\n"
+        )),
+        "test.toml:2:14: key `run.discipline`: `easy` contradicts [pbs] strict_ordering / backfill_depth, which name fcfs (backfill_depth = 0)"
+    );
+}
