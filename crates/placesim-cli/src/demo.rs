@@ -31,7 +31,7 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
         name: "KTH-SP2-1996-2.1-cln".to_owned(),
         seed: 0,
         runtime: None,
-        psets: None,
+        placement: placesim_policy::PlacementSpec::FirstFit,
     };
     for policy in PolicySpec::ALL {
         let started = Instant::now();

@@ -6,8 +6,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use placesim_core::PlacementPolicy;
 use placesim_core::{Cluster, ClusterState, Progress, RunConfig, Simulation, WalltimePolicy};
 use placesim_metrics::{RunMeta, RunSummary, StreamingJobSink, Timing, write_summary};
+use placesim_policy::PlacementSpec;
 use placesim_policy::PolicySpec;
-use placesim_policy::placement::{PbsPsets, PsetSettings};
 use placesim_workload::{SwfOptions, Trace};
 use std::io::IsTerminal;
 use std::path::Path;
@@ -41,8 +41,8 @@ pub(crate) struct Plan {
     pub seed: u64,
     /// Stretches runtimes by placement; none for a plain trace replay.
     pub runtime: Option<placesim_core::RuntimeModel>,
-    /// PBS placement sets, when the scenario asks for them (else first fit).
-    pub psets: Option<PbsPsets>,
+    /// The placement: first fit, PBS placement sets or Moab node sets.
+    pub placement: PlacementSpec,
 }
 
 fn walltime_of(arg: WalltimeArg) -> WalltimePolicy {
@@ -70,41 +70,8 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
         seed: args.seed.unwrap_or(0),
         trace,
         runtime: None,
-        psets: None,
+        placement: PlacementSpec::FirstFit,
     })
-}
-
-/// The PBS settings of a scenario, with the keys its jobs name in `group=`.
-fn pset_settings(
-    s: &placesim_scenario::Scenario,
-    workload: &placesim_core::Workload,
-) -> PsetSettings {
-    let mut job_keys: Vec<placesim_core::ResourceId> = Vec::new();
-    for r in workload.requests() {
-        let keys = r
-            .group
-            .into_iter()
-            .chain(r.selects().flatten().filter_map(|c| c.group));
-        for k in keys {
-            if !job_keys.contains(&k) {
-                job_keys.push(k);
-            }
-        }
-    }
-    PsetSettings {
-        node_group_enable: s.pbs.node_group_enable,
-        server_key: s.pbs.node_group_key.clone(),
-        queue_keys: s
-            .pbs
-            .queues
-            .iter()
-            .map(|q| q.node_group_key.clone())
-            .collect(),
-        vnode_queue: s.vnode_queue.clone(),
-        do_not_span: s.pbs.do_not_span_psets,
-        only_explicit: s.pbs.only_explicit_psets,
-        job_keys,
-    }
 }
 
 /// `run --scenario`: cluster, workload, requests and discipline from the scenario file.
@@ -123,12 +90,9 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
             loaded.from_file, loaded.by_rule
         );
     }
-    let psets = (scenario.run.placement == placesim_scenario::Placement::Pbs)
-        .then(|| PbsPsets::new(&scenario.cluster, pset_settings(&scenario, &trace.workload)));
-    let placement: Box<dyn PlacementPolicy> = match &psets {
-        Some(p) => Box::new(p.clone()),
-        None => Box::new(placesim_policy::placement::FirstFit::default()),
-    };
+    let spec = scenario.placement(&trace.workload);
+    let placement: Box<dyn PlacementPolicy> =
+        spec.instance(&mut ClusterState::new(scenario.cluster.clone()));
     let placement_name = placement.name();
     for (i, request) in trace.workload.requests().iter().enumerate() {
         if let Some(what) = placement.unsupported(request) {
@@ -165,7 +129,7 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
         seed: scenario.run.seed,
         runtime,
         trace,
-        psets,
+        placement: spec,
     })
 }
 
@@ -228,10 +192,7 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     let (scenario, seed) = (plan.name.as_str(), plan.seed);
     let workload = &trace.workload;
     // The placement is part of the policy's name when it is not plain first fit.
-    let policy_name = match &plan.psets {
-        Some(_) => format!("{policy}+pbs-psets"),
-        None => policy.to_string(),
-    };
+    let policy_name = format!("{policy}{}", plan.placement.suffix());
     let meta = RunMeta {
         scenario: scenario.to_owned(),
         policy: policy_name,
@@ -241,13 +202,7 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     };
     // jobs.parquet is written while the run goes on, a row group at a time.
     let mut streaming = StreamingJobSink::new(out, meta.clone(), workload)?;
-    let mut policy_impl = match &plan.psets {
-        Some(psets) => {
-            psets.track(&mut state);
-            policy.build_with(Box::new(psets.clone()))
-        }
-        None => policy.build(),
-    };
+    let mut policy_impl = policy.build_with(plan.placement.instance(&mut state));
     let bar = LazyBar::new(workload.jobs().len() as u64);
     let started = Instant::now();
     let mut simulation = Simulation::new(workload, state, config);

@@ -32,7 +32,9 @@ pub use cluster::{Cluster, ClusterBuilder, ClusterError, Vnode};
 pub use event::{Event, EventKey, EventQueue};
 pub use ids::{HostId, JobId, RequestId, ResourceId, VnodeId};
 pub use job::{Job, Workload, WorkloadError};
-pub use policy::{Decision, PlacementPolicy, RunningJob, SchedContext, SchedulingPolicy};
+pub use policy::{
+    Decision, PlacementPolicy, Relaxation, RunningJob, SchedContext, SchedulingPolicy,
+};
 pub use request::{
     Arrangement, Chunk, Constraint, FilterExpr, NodeSetAttribute, NodeSetPolicy, NodeSetRequest,
     NodeSetValue, Request, Sharing, chunks_total, chunks_totals_into,

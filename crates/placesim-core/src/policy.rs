@@ -118,6 +118,32 @@ pub trait PlacementPolicy: Send {
     fn depends_only_on_state(&self) -> bool {
         false
     }
+
+    /// Whether `request` has a constraint this policy may drop after a bounded wait (Moab's
+    /// NODESETPLUS DELAY and SPANEVENLY): the discipline then compares the earliest start with
+    /// [`Self::place`] against the earliest with [`Self::place_relaxed`], and waits for the
+    /// first only while it is within `delay` of the second. The default has none.
+    fn relaxation(&self, request: &Request) -> Option<Relaxation> {
+        let _ = request;
+        None
+    }
+
+    /// Where `request` would go in `view` with its droppable constraint dropped. The default
+    /// is [`Self::place`].
+    fn place_relaxed(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
+        self.place(request, view)
+    }
+}
+
+/// A constraint a placement may drop after a bounded wait (see
+/// [`PlacementPolicy::relaxation`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relaxation {
+    /// How much later than the relaxed start the constrained start may be.
+    pub delay: crate::time::SimDuration,
+    /// Whether dropping it is for good (SPANEVENLY erases the job's node sets) rather than
+    /// decided again at every pass (DELAY).
+    pub sticky: bool,
 }
 
 impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
@@ -153,5 +179,11 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     }
     fn depends_only_on_state(&self) -> bool {
         (**self).depends_only_on_state()
+    }
+    fn relaxation(&self, request: &Request) -> Option<Relaxation> {
+        (**self).relaxation(request)
+    }
+    fn place_relaxed(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
+        (**self).place_relaxed(request, view)
     }
 }

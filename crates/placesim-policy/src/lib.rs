@@ -46,4 +46,4 @@ pub mod placement;
 pub mod queue;
 pub mod spec;
 
-pub use spec::{PolicySpec, UnknownPolicy};
+pub use spec::{PlacementSpec, PolicySpec, UnknownPolicy};

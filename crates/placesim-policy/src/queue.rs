@@ -1,11 +1,14 @@
 //! Queue disciplines: which waiting jobs start now.
 
+mod calendar;
 mod easy;
 mod fcfs;
 
-pub use easy::{Easy, Reservation, Shortcuts};
+pub use calendar::Shortcuts;
+pub use easy::{Easy, Reservation};
 pub use fcfs::Fcfs;
 
+use calendar::{Calendar, place_on};
 use placesim_core::{
     Allocation, ClusterState, ConsumableIdx, Decision, JobId, PlacementPolicy, Request,
     SchedContext, Scratch, ScratchBuf,
@@ -41,6 +44,20 @@ pub(crate) struct Runnable {
     told: Vec<bool>,
     /// This pass's comments, for [`placesim_core::SchedulingPolicy::drain_comments`].
     pub(crate) comments: Vec<(JobId, Arc<str>)>,
+    /// Per job: whether its relaxable constraint was dropped for good (SPANEVENLY).
+    erased: Vec<bool>,
+    /// For relaxation decisions: earliest starts with and without the constraint.
+    calendar: Calendar,
+}
+
+/// Where a job goes now, and on which footing.
+pub(crate) struct PlacedNow {
+    /// The vnodes, if it fits now.
+    pub(crate) allocation: Option<Allocation>,
+    /// Whether it is placed (or waits) with its relaxable constraint dropped.
+    pub(crate) relaxed: bool,
+    /// Why it does not fit, in the placement's words.
+    pub(crate) why: Option<Arc<str>>,
 }
 
 impl Runnable {
@@ -71,6 +88,78 @@ impl Runnable {
         self.verdict.get(request_id) == Some(&2)
     }
 
+    /// Whether `job` is placed with its relaxable constraint dropped for good.
+    pub(crate) fn erased(&self, job: JobId) -> bool {
+        self.erased.get(job.index()).copied().unwrap_or(false)
+    }
+
+    /// Where `job` goes in `now_view`, honouring a relaxation (NODESETPLUS DELAY or
+    /// SPANEVENLY): when its own placement fails now, the constraint is dropped if the
+    /// earliest start with it is more than the relaxation's delay after the earliest start
+    /// without it (or it has none); SPANEVENLY drops it for good. `cheap_first` tries the
+    /// ncpus total before placing.
+    pub(crate) fn place_now(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        placement: &mut dyn PlacementPolicy,
+        job: JobId,
+        now_view: &Scratch<'_>,
+        decisions: &[Decision],
+        cheap_first: bool,
+    ) -> PlacedNow {
+        let request = ctx.workload.request_of(job);
+        let relaxed = self.erased(job);
+        let allocation = if cheap_first && !relaxed {
+            try_place(ctx, placement, now_view, job)
+        } else {
+            place_on(placement, request, now_view, relaxed)
+        };
+        let why = if allocation.is_none() {
+            placement.refusal()
+        } else {
+            None
+        };
+        let rx = placement.relaxation(request);
+        let Some(rx) = rx.filter(|_| allocation.is_none() && !relaxed) else {
+            return PlacedNow {
+                allocation,
+                relaxed,
+                why,
+            };
+        };
+        let (mut walk, mut shadow) = self.calendar.open(ctx.state);
+        let strict = walk.earliest(ctx, placement, job, false, now_view, &mut shadow, decisions);
+        let relaxed_now = placement.place_relaxed(request, now_view);
+        let relaxed_at = if relaxed_now.is_some() {
+            Some(ctx.now)
+        } else {
+            walk.earliest(ctx, placement, job, true, now_view, &mut shadow, decisions)
+        };
+        let drop_constraint = match (strict, relaxed_at) {
+            (Some(s), Some(r)) => s > r + rx.delay,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        if !drop_constraint {
+            return PlacedNow {
+                allocation: None,
+                relaxed: false,
+                why,
+            };
+        }
+        if rx.sticky {
+            if self.erased.len() != ctx.workload.jobs().len() {
+                self.erased = vec![false; ctx.workload.jobs().len()];
+            }
+            self.erased[job.index()] = true;
+        }
+        PlacedNow {
+            why: relaxed_now.is_none().then(|| placement.refusal()).flatten(),
+            allocation: relaxed_now,
+            relaxed: true,
+        }
+    }
+
     pub(crate) fn can_ever_run(
         &mut self,
         ctx: &SchedContext<'_>,
@@ -84,9 +173,10 @@ impl Runnable {
         if self.verdict[request_id] == 0 {
             let empty = idle_of(&mut self.empty, ctx.state);
             let view = Scratch::new(empty, &mut self.buf);
-            let fits = placement
-                .place(ctx.workload.request_of(job), &view)
-                .is_some();
+            let request = ctx.workload.request_of(job);
+            let fits = placement.place(request, &view).is_some()
+                || (placement.relaxation(request).is_some()
+                    && placement.place_relaxed(request, &view).is_some());
             self.verdict[request_id] = if fits { 1 } else { 2 };
             if !fits {
                 self.never_reason
@@ -117,43 +207,37 @@ pub(crate) fn idle_of<'a>(
 
 /// Starts queue heads in order while they fit, taking each from `scratch` and appending a
 /// decision; a job that can never run is passed over. Returns the position of the first job
-/// that could run but does not fit now (the queue length if there is none). Step 1 of FCFS and
-/// of EASY.
+/// that could run but does not fit now (the queue length if there is none), and whether it
+/// waits with its relaxable constraint dropped. Step 1 of FCFS and of EASY.
 pub(crate) fn start_heads(
     ctx: &SchedContext<'_>,
     placement: &mut dyn PlacementPolicy,
     runnable: &mut Runnable,
     scratch: &mut Scratch<'_>,
     decisions: &mut Vec<Decision>,
-) -> usize {
-    let explains = placement.explains_refusals();
+) -> (usize, bool) {
+    // A placement that explains itself is asked even when the totals already say no, so
+    // that the blocked head gets its reason.
+    let cheap_first = !placement.explains_refusals();
     for (pos, &job) in ctx.queue.iter().enumerate() {
         if runnable.known_never(ctx, job) {
             runnable.tell_never(ctx, job);
             continue;
         }
-        // A placement that explains itself is asked even when the totals already say no, so
-        // that the blocked head gets its reason.
-        let placed = if explains {
-            placement.place(ctx.workload.request_of(job), scratch)
-        } else {
-            try_place(ctx, placement, scratch, job)
-        };
-        if let Some(allocation) = placed {
+        let placed = runnable.place_now(ctx, placement, job, scratch, decisions, cheap_first);
+        if let Some(allocation) = placed.allocation {
             start(job, allocation, scratch, decisions);
             continue;
         }
-        // Read before the empty-cluster test below makes the placement answer another question.
-        let why = placement.refusal();
         if runnable.can_ever_run(ctx, placement, job) {
-            if let Some(why) = why {
+            if let Some(why) = placed.why {
                 runnable.comments.push((job, why));
             }
-            return pos;
+            return (pos, placed.relaxed);
         }
         runnable.tell_never(ctx, job);
     }
-    ctx.queue.len()
+    (ctx.queue.len(), false)
 }
 
 /// Where `job` would go in `scratch` now, trying the cheap ncpus total first.

@@ -1,8 +1,8 @@
 //! Typed selection of a policy by name, for the CLI and scenario files.
 
-use crate::placement::FirstFit;
+use crate::placement::{FirstFit, MoabNodeSets, PbsPsets};
 use crate::queue::{Easy, Fcfs};
-use placesim_core::{PlacementPolicy, SchedulingPolicy};
+use placesim_core::{ClusterState, PlacementPolicy, SchedulingPolicy};
 use std::fmt;
 use std::str::FromStr;
 
@@ -61,5 +61,42 @@ impl FromStr for PolicySpec {
             .into_iter()
             .find(|p| p.to_string() == s)
             .ok_or_else(|| UnknownPolicy(s.to_owned()))
+    }
+}
+
+/// A placement policy built for one cluster (its sets made up front), cloned into each run.
+#[derive(Debug, Clone)]
+pub enum PlacementSpec {
+    /// First fit, no grouping.
+    FirstFit,
+    /// PBS placement sets.
+    Pbs(PbsPsets),
+    /// Moab node sets.
+    Moab(MoabNodeSets),
+}
+
+impl PlacementSpec {
+    /// A fresh instance for one run over `state`, with the groups it reads registered there.
+    pub fn instance(&self, state: &mut ClusterState) -> Box<dyn PlacementPolicy> {
+        match self {
+            PlacementSpec::FirstFit => Box::new(FirstFit::default()),
+            PlacementSpec::Pbs(p) => {
+                p.track(state);
+                Box::new(p.clone())
+            }
+            PlacementSpec::Moab(m) => {
+                m.track(state);
+                Box::new(m.clone())
+            }
+        }
+    }
+
+    /// What the placement adds to the policy's name in output rows (nothing for first fit).
+    pub fn suffix(&self) -> &'static str {
+        match self {
+            PlacementSpec::FirstFit => "",
+            PlacementSpec::Pbs(_) => "+pbs-psets",
+            PlacementSpec::Moab(_) => "+moab-nodesets",
+        }
     }
 }

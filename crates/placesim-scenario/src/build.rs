@@ -2,13 +2,14 @@
 
 use crate::schema::{GeneratorToml, NodeToml, ScenarioToml, StreamToml};
 use crate::{
-    Discipline, JobFilter, MoabClass, MoabSettings, NodeClass, NodeSetPlus, PbsSettings, Placement,
-    PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig, Scenario, ScenarioError,
-    SensitivityClass, SizeMapping, WorkloadSettings, WorkloadSource,
+    Discipline, JobFilter, MinLossMode, MoabClass, MoabSettings, NodeClass, NodeSetPlus,
+    PbsSettings, Placement, PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig,
+    Scenario, ScenarioError, SensitivityClass, SizeMapping, WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
     AttrValue, ClusterBuilder, CommForm, ConsumableIdx, NodeSetAttribute, NodeSetPolicy,
-    ResourceDefs, ResourceId, ResourceKind, RuntimeSettings, SimDuration, WalltimePolicy,
+    NodeSetValue, ResourceDefs, ResourceId, ResourceKind, RuntimeSettings, SimDuration,
+    WalltimePolicy,
 };
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams};
 use std::collections::HashSet;
@@ -687,7 +688,11 @@ impl Cx<'_> {
                 .choice(
                     r.placement.as_ref(),
                     "run.placement",
-                    &[("first-fit", Placement::FirstFit), ("pbs", Placement::Pbs)],
+                    &[
+                        ("first-fit", Placement::FirstFit),
+                        ("pbs", Placement::Pbs),
+                        ("moab", Placement::Moab),
+                    ],
                 )?
                 .unwrap_or(Placement::FirstFit),
             walltime: self
@@ -756,6 +761,37 @@ impl Cx<'_> {
                 })
             })
             .collect::<Result<_, ScenarioError>>()?;
+        let attribute = self.choice(
+            m.nodeset_attribute.as_ref(),
+            "moab.nodeset_attribute",
+            &[
+                ("FEATURE", NodeSetAttribute::Feature),
+                ("VARATTR", NodeSetAttribute::VarAttr),
+            ],
+        )?;
+        let list_values = m
+            .nodeset_list
+            .iter()
+            .map(|entry| match attribute {
+                Some(NodeSetAttribute::VarAttr) => {
+                    let text = format!("ONEOF:VARATTR:{}", entry.get_ref());
+                    let parsed = placesim_request::parse_nodeset(&text, defs)
+                        .map_err(|e| self.at(entry, "moab.nodeset_list", e.to_string()))?;
+                    let lowered = placesim_request::lower_nodeset(&parsed, defs);
+                    lowered.values.into_iter().next().ok_or_else(|| {
+                        self.at(
+                            entry,
+                            "moab.nodeset_list",
+                            format!(
+                                "expected a VARATTR entry `name=value` or `name`, found `{}`",
+                                entry.get_ref()
+                            ),
+                        )
+                    })
+                }
+                _ => Ok(NodeSetValue::Feature(entry.get_ref().clone())),
+            })
+            .collect::<Result<Vec<_>, ScenarioError>>()?;
         Ok(MoabSettings {
             policy: self.choice(
                 m.nodeset_policy.as_ref(),
@@ -766,15 +802,9 @@ impl Cx<'_> {
                     ("FIRSTOF", NodeSetPolicy::FirstOf),
                 ],
             )?,
-            attribute: self.choice(
-                m.nodeset_attribute.as_ref(),
-                "moab.nodeset_attribute",
-                &[
-                    ("FEATURE", NodeSetAttribute::Feature),
-                    ("VARATTR", NodeSetAttribute::VarAttr),
-                ],
-            )?,
-            list: m.nodeset_list.clone(),
+            attribute,
+            list: m.nodeset_list.iter().map(|e| e.get_ref().clone()).collect(),
+            list_values,
             feature_resource,
             // NODESETDELAY > 0 makes sets mandatory unless NODESETISOPTIONAL says otherwise.
             is_optional: m.nodeset_is_optional.unwrap_or(delay == 0),
@@ -803,6 +833,18 @@ impl Cx<'_> {
             )?,
             allow_per_job_is_optional: m.allow_per_job_nodeset_is_optional,
             classes,
+            firstof_forces_firstfit: m.firstof_forces_firstfit,
+            minloss: self
+                .choice(
+                    m.minloss.as_ref(),
+                    "moab.minloss",
+                    &[
+                        ("last-feasible", MinLossMode::LastFeasible),
+                        ("first-feasible", MinLossMode::FirstFeasible),
+                        ("speed", MinLossMode::Speed),
+                    ],
+                )?
+                .unwrap_or(MinLossMode::LastFeasible),
         })
     }
 

@@ -12,17 +12,19 @@
 
 mod build;
 mod describe;
+mod placement;
 mod requests;
 mod runtime;
 mod schema;
 
 pub use build::load_scenario;
 pub use describe::{describe, hostlist};
+pub use placement::{nodeset_settings, pset_settings};
 pub use requests::{ScenarioWorkload, SizeMapping};
 
 use placesim_core::{
-    Cluster, NodeSetAttribute, NodeSetPolicy, NodeSetRequest, ResourceId, RuntimeSettings,
-    SimDuration, VnodeId, WalltimePolicy,
+    Cluster, NodeSetAttribute, NodeSetPolicy, NodeSetRequest, NodeSetValue, ResourceId,
+    RuntimeSettings, SimDuration, VnodeId, WalltimePolicy,
 };
 use placesim_workload::generate::GeneratorSpec;
 use std::path::PathBuf;
@@ -126,6 +128,8 @@ pub enum Placement {
     /// `pbs`: PBS placement sets from `[pbs]` and the jobs' `place=group=` (first fit inside
     /// a set).
     Pbs,
+    /// `moab`: Moab node sets from `[moab]`, class defaults and the jobs' `nodeset=`.
+    Moab,
 }
 
 /// Vnodes that came from one `[[class]]` or `[[vnode]]` entry.
@@ -168,6 +172,16 @@ pub struct QueueSettings {
 }
 
 impl Scenario {
+    /// The Moab class a job of SWF queue `swf_queue` (field 15) is in: the first
+    /// `[[moab.class]]` listing it in `swf_queues`, else none.
+    pub fn moab_class_of(&self, swf_queue: Option<u32>) -> Option<usize> {
+        let q = swf_queue?;
+        self.moab
+            .classes
+            .iter()
+            .position(|class| class.swf_queues.contains(&q))
+    }
+
     /// The PBS queue a job of SWF queue `swf_queue` (field 15) is in: the first
     /// `[[pbs.queue]]` listing it in `swf_queues`, else none (the default queue).
     pub fn pbs_queue_of(&self, swf_queue: Option<u32>) -> Option<usize> {
@@ -206,8 +220,10 @@ pub struct MoabSettings {
     pub policy: Option<NodeSetPolicy>,
     /// NODESETATTRIBUTE.
     pub attribute: Option<NodeSetAttribute>,
-    /// NODESETLIST.
+    /// NODESETLIST, as written.
     pub list: Vec<String>,
+    /// NODESETLIST, resolved: features, or VARATTR `name=value` / `name` entries.
+    pub list_values: Vec<NodeSetValue>,
     /// The string_array resource that holds node features.
     pub feature_resource: Option<ResourceId>,
     /// NODESETISOPTIONAL.
@@ -224,6 +240,21 @@ pub struct MoabSettings {
     pub allow_per_job_is_optional: bool,
     /// Classes with a DEFAULT.NODESET.
     pub classes: Vec<MoabClass>,
+    /// Option: FIRSTOF ignores NODESETPRIORITYTYPE and takes sets in list order.
+    pub firstof_forces_firstfit: bool,
+    /// Option: what MINLOSS means on feature and VARATTR sets.
+    pub minloss: MinLossMode,
+}
+
+/// What MINLOSS means on feature and VARATTR sets (the spec's option `minloss_plain`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MinLossMode {
+    /// `last-feasible`: the last feasible set, as Moab's and Maui's code do [default].
+    LastFeasible,
+    /// `first-feasible`: the first feasible set.
+    FirstFeasible,
+    /// `speed`: Maui's speed-loss algorithm with NODESETTOLERANCE.
+    Speed,
 }
 
 /// NODESETPRIORITYTYPE.

@@ -105,16 +105,20 @@ impl Scenario {
         let ppn = w.procs_per_node;
         let mut requests: Vec<Request> = Vec::new();
         let mut request_texts: Vec<String> = Vec::new();
-        let mut interned: HashMap<(String, Option<usize>), RequestId> = HashMap::new();
+        let mut interned: HashMap<(String, Option<usize>, Option<usize>), RequestId> =
+            HashMap::new();
         let mut jobs: Vec<Job> = trace.workload.jobs().to_vec();
         let mut by_rule = vec![0u64; w.rules.len()];
         let mut from_file = 0u64;
         // A rule's or the size mapping's text depends only on the job's size, so each
         // (rule, size, queue) is formatted and parsed once; texts still share ids across rules.
-        let mut by_shape: HashMap<(Option<usize>, u32, Option<usize>), RequestId> = HashMap::new();
+        type Shape = (Option<usize>, u32, Option<usize>, Option<usize>);
+        let mut by_shape: HashMap<Shape, RequestId> = HashMap::new();
         for (index, job) in jobs.iter_mut().enumerate() {
             // The PBS queue is part of what a job asks: it decides the vnodes it may use.
             let queue = self.pbs_queue_of(job.queue);
+            // So is the Moab class, whose DEFAULT.NODESET applies when the job asks for none.
+            let class = self.moab_class_of(job.queue);
             let (rule, text) = match explicit.get(&job.source_id) {
                 Some(text) => {
                     from_file += 1;
@@ -127,7 +131,7 @@ impl Scenario {
                     if let Some(r) = rule {
                         by_rule[r] += 1;
                     }
-                    if let Some(&id) = by_shape.get(&(rule, job.size, queue)) {
+                    if let Some(&id) = by_shape.get(&(rule, job.size, queue, class)) {
                         job.request = id;
                         continue;
                     }
@@ -146,7 +150,7 @@ impl Scenario {
                 },
             });
             let is_explicit = explicit.contains_key(&job.source_id);
-            let key = (text, queue);
+            let key = (text, queue, class);
             let id = match interned.get(&key) {
                 Some(&id) => id,
                 None => {
@@ -162,6 +166,11 @@ impl Scenario {
                             }
                         })?;
                     request.queue = queue.map(|q| q as u32);
+                    if let Some(c) = class
+                        && request.nodeset.is_none()
+                    {
+                        request.nodeset = Some(self.moab.classes[c].default_nodeset.clone());
+                    }
                     requests.push(request);
                     request_texts.push(text.clone());
                     let id = RequestId::from_index(requests.len() - 1);
@@ -170,7 +179,7 @@ impl Scenario {
                 }
             };
             if !is_explicit {
-                by_shape.insert((rule, job.size, queue), id);
+                by_shape.insert((rule, job.size, queue, class), id);
             }
             job.request = id;
         }

@@ -153,7 +153,7 @@ pub struct MoabToml {
     pub nodeset_attribute: Option<Spanned<String>>,
     /// NODESETLIST.
     #[serde(default)]
-    pub nodeset_list: Vec<String>,
+    pub nodeset_list: Vec<Spanned<String>>,
     /// The string_array resource that holds node features [default: `features`].
     pub feature_resource: Option<Spanned<String>>,
     /// NODESETISOPTIONAL [default: true].
@@ -170,6 +170,11 @@ pub struct MoabToml {
     /// SCHEDCFG FLAGS=AllowPerJobNodeSetIsOptional.
     #[serde(default)]
     pub allow_per_job_nodeset_is_optional: bool,
+    /// Option: FIRSTOF ignores NODESETPRIORITYTYPE and takes sets in list order.
+    #[serde(default)]
+    pub firstof_forces_firstfit: bool,
+    /// Option: what MINLOSS means on feature and VARATTR sets [default: last-feasible].
+    pub minloss: Option<Spanned<String>>,
     /// Classes with a DEFAULT.NODESET.
     #[serde(default)]
     pub class: Vec<MoabClassToml>,

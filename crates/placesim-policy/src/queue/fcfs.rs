@@ -37,7 +37,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for Fcfs<P> {
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut scratch = Scratch::new(ctx.state, &mut self.buf);
-        start_heads(
+        let _blocked = start_heads(
             ctx,
             &mut self.placement,
             &mut self.runnable,

@@ -59,21 +59,12 @@ fn scenario(text: &str) -> Scenario {
 /// The policy for `s`, with `job_keys` usable in `place=group=` and per-chunk `group=`.
 fn psets(s: &Scenario, job_keys: &[&str]) -> PbsPsets {
     let defs = s.cluster.resources();
+    let no_jobs = placesim_core::Workload::new(Vec::new(), Vec::new()).unwrap();
     PbsPsets::new(
         &s.cluster,
         PsetSettings {
-            node_group_enable: s.pbs.node_group_enable,
-            server_key: s.pbs.node_group_key.clone(),
-            queue_keys: s
-                .pbs
-                .queues
-                .iter()
-                .map(|q| q.node_group_key.clone())
-                .collect(),
-            vnode_queue: s.vnode_queue.clone(),
-            do_not_span: s.pbs.do_not_span_psets,
-            only_explicit: s.pbs.only_explicit_psets,
             job_keys: job_keys.iter().map(|k| defs.lookup(k).unwrap()).collect(),
+            ..placesim_scenario::pset_settings(s, &no_jobs)
         },
     )
 }

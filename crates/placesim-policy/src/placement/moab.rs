@@ -1,0 +1,802 @@
+//! Moab node sets (../shared/spec/moab-node-sets.md, seed 004) as a placement policy.
+//!
+//! For a request, in order:
+//! 1. **Effective settings** (R3, R4): the job's own `nodeset=` fields, else the global
+//!    parameters, field by field (a class's DEFAULT.NODESET arrives as the job's own request,
+//!    when the job asked for nothing). No policy, or VARATTR with no values: no node sets.
+//! 2. **Candidate sets** (R5), in list order: one per listed feature (a feature no vnode has is
+//!    dropped; the vnode named `GLOBAL` is in every feature set), one per `name=value`, one per
+//!    value of a bare VARATTR `name`; an empty FEATURE list is every feature, in order of first
+//!    appearance over the vnodes.
+//! 3. **Size** (R1): the tasks of this job that fit on the set's eligible vnodes now, and
+//!    those vnodes. A set is feasible when the tasks of every chunk complex fit (R1, §1.3).
+//! 4. **Choice** (R10): FIRSTFIT the first feasible set; BESTFIT the fewest fitting tasks,
+//!    WORSTFIT the most (ties to list order); AFFINITY the first feasible set (no vnode has
+//!    negative affinity: the simulator has no standing reservations); MINLOSS the last
+//!    feasible set ([`MinLoss::LastFeasible`], as the source does), or by speed loss with
+//!    NODESETTOLERANCE ([`MinLoss::Speed`], §5). FIRSTOF is ONEOF (R8) unless
+//!    [`NodeSetSettings::firstof_forces_firstfit`]. ANYOF takes the union of the listed sets,
+//!    each vnode once (R9).
+//! 5. **Allocation** (R11): first fit (ascending vnode index) inside the chosen set.
+//! 6. **Mandatory or optional** (R12, R13): with no feasible set, a mandatory job waits; an
+//!    optional one is placed by first fit over every vnode, labelled `spanned`.
+//!
+//! NODESETPLUS DELAY and SPANEVENLY (§7, §8) need time: the policy gives such a request a
+//! [`Relaxation`], and the queue discipline compares the earliest start in a set with the
+//! earliest start without sets (see `queue`).
+
+use super::FirstFit;
+use super::first_fit::filter_holds;
+use placesim_core::{
+    Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
+    NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy, Relaxation, Request,
+    ResourceId, Scratch, ScratchBuf, Sharing, SimDuration, StateView, VnodeId,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// NODESETPRIORITYTYPE: which feasible set wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PriorityType {
+    /// The first feasible set in list order (Moab's default).
+    #[default]
+    FirstFit,
+    /// The feasible set with the fewest fitting tasks.
+    BestFit,
+    /// The feasible set with the most fitting tasks.
+    WorstFit,
+    /// See [`MinLoss`].
+    MinLoss,
+    /// The first feasible set without negative-affinity vnodes.
+    Affinity,
+}
+
+/// What MINLOSS means on feature and VARATTR sets (the spec's option `minloss_plain`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MinLoss {
+    /// The last feasible set, as Moab's and Maui's code do on plain sets [default].
+    #[default]
+    LastFeasible,
+    /// The first feasible set.
+    FirstFeasible,
+    /// Maui's speed algorithm (§5): each set's speed is its slowest vnode's; a set may borrow
+    /// vnodes from later sets up to NODESETTOLERANCE faster, and the set wasting the least
+    /// speed (Σ speed difference × borrowed tasks) wins, first on ties.
+    Speed,
+}
+
+/// NODESETPLUS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeSetPlus {
+    /// Wait for a set only while that start is within NODESETDELAY of the start without sets.
+    Delay,
+    /// ANYOF jobs: one set, or the same share of tasks in each of k sets.
+    SpanEvenly,
+}
+
+/// The moab.cfg parameters a node-set policy needs.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodeSetSettings {
+    /// NODESETPOLICY; node sets are off for jobs that give none either.
+    pub policy: Option<NodeSetPolicy>,
+    /// NODESETATTRIBUTE.
+    pub attribute: Option<NodeSetAttribute>,
+    /// NODESETLIST.
+    pub list: Vec<NodeSetValue>,
+    /// The string_array resource that holds node features.
+    pub feature_resource: Option<ResourceId>,
+    /// NODESETISOPTIONAL (after NODESETDELAY's side effect).
+    pub is_optional: bool,
+    /// NODESETDELAY.
+    pub delay: SimDuration,
+    /// NODESETPRIORITYTYPE.
+    pub priority_type: PriorityType,
+    /// NODESETTOLERANCE.
+    pub tolerance: f64,
+    /// NODESETPLUS.
+    pub plus: Option<NodeSetPlus>,
+    /// SCHEDCFG FLAGS=AllowPerJobNodeSetIsOptional: jobs may set nodesetisoptional and
+    /// nodesetdelay.
+    pub allow_per_job_is_optional: bool,
+    /// Option `firstof_forces_firstfit`: FIRSTOF ignores the priority type.
+    pub firstof_forces_firstfit: bool,
+    /// Option `minloss_plain`.
+    pub minloss: MinLoss,
+}
+
+/// One node set.
+#[derive(Debug, Clone)]
+struct NodeSet {
+    name: Arc<str>,
+    /// Its tally group in the cluster state.
+    group: usize,
+    vnodes: Vec<VnodeId>,
+    /// Its slowest vnode's speed (MINLOSS by speed).
+    speed: f64,
+}
+
+/// The settings in force for one request.
+#[derive(Debug, Clone, Copy)]
+struct Effective<'a> {
+    policy: NodeSetPolicy,
+    values: &'a [NodeSetValue],
+    optional: bool,
+    delay: SimDuration,
+}
+
+/// Moab node sets over first-fit allocation. See the module docs.
+#[derive(Debug, Clone)]
+pub struct MoabNodeSets {
+    settings: NodeSetSettings,
+    first_fit: FirstFit,
+    sets: Vec<NodeSet>,
+    /// The sets each list value stands for, in order.
+    by_value: HashMap<NodeSetValue, Vec<usize>>,
+    /// Every feature set, in order of first appearance (FEATURE with an empty list).
+    all_features: Vec<usize>,
+    /// Capacity per consumable over the whole cluster: a view with all of it free is idle.
+    capacity: Vec<u64>,
+    refusal: Option<Refusal>,
+    spanned: Arc<str>,
+    local: ScratchBuf,
+    candidates: Vec<usize>,
+    union: Vec<VnodeId>,
+}
+
+/// Why the last placement failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// Mandatory sets: none feasible now (`never`: not even on the idle cluster).
+    NoSet { never: bool },
+    /// No vnodes can take the job now (optional sets, or no sets).
+    NoResources { never: bool },
+}
+
+/// How a set (or union) fits a request: tasks that fit, summed over chunk complexes, and
+/// whether every complex fits.
+#[derive(Debug, Clone, Copy)]
+struct Fit {
+    tasks: u64,
+    feasible: bool,
+}
+
+impl MoabNodeSets {
+    /// Builds every set the settings and `requests` can ask for on `cluster`.
+    pub fn new(cluster: &Cluster, settings: NodeSetSettings, requests: &[Request]) -> Self {
+        let n_cons = cluster.resources().n_consumables();
+        let mut capacity = vec![0u64; n_cons];
+        for v in 0..cluster.n_vnodes() {
+            for (t, a) in capacity
+                .iter_mut()
+                .zip(cluster.capacity(VnodeId::from_index(v)))
+            {
+                *t += a;
+            }
+        }
+        let mut p = MoabNodeSets {
+            first_fit: FirstFit::default(),
+            sets: Vec::new(),
+            by_value: HashMap::new(),
+            all_features: Vec::new(),
+            capacity,
+            refusal: None,
+            spanned: Arc::from("spanned"),
+            local: ScratchBuf::default(),
+            candidates: Vec::new(),
+            union: Vec::new(),
+            settings,
+        };
+        let globals: Vec<VnodeId> = (0..cluster.n_vnodes())
+            .map(VnodeId::from_index)
+            .filter(|&v| cluster.vnode(v).name == "GLOBAL")
+            .collect();
+        if let Some(r) = p.settings.feature_resource {
+            let all = (0..cluster.n_vnodes()).map(VnodeId::from_index);
+            for (value, vnodes) in cluster.group_by(r, all, true) {
+                let index = p.add_set(cluster, value.clone(), with_globals(vnodes, &globals));
+                p.all_features.push(index);
+                p.by_value.insert(NodeSetValue::Feature(value), vec![index]);
+            }
+        }
+        let mut values: Vec<NodeSetValue> = p.settings.list.clone();
+        for r in requests {
+            if let Some(ns) = &r.nodeset {
+                values.extend(ns.values.iter().cloned());
+            }
+        }
+        for value in values {
+            if p.by_value.contains_key(&value) {
+                continue;
+            }
+            let all = (0..cluster.n_vnodes()).map(VnodeId::from_index);
+            let sets = match &value {
+                // A feature no vnode has is dropped (R5).
+                NodeSetValue::Feature(_) => Vec::new(),
+                NodeSetValue::VarAttrValue(r, wanted) => {
+                    let members: Vec<VnodeId> = all
+                        .filter(|&v| {
+                            cluster
+                                .vnode(v)
+                                .attr(*r)
+                                .is_some_and(|a| a.string_values().iter().any(|s| s == wanted))
+                        })
+                        .collect();
+                    if members.is_empty() {
+                        Vec::new()
+                    } else {
+                        let name = format!("{}={wanted}", cluster.resources().def(*r).name);
+                        vec![p.add_set(cluster, name, members)]
+                    }
+                }
+                NodeSetValue::VarAttrAny(r) => cluster
+                    .group_by(*r, all, true)
+                    .into_iter()
+                    .map(|(v, members)| {
+                        let name = format!("{}={v}", cluster.resources().def(*r).name);
+                        p.add_set(cluster, name, members)
+                    })
+                    .collect(),
+            };
+            p.by_value.insert(value, sets);
+        }
+        p
+    }
+
+    fn add_set(&mut self, cluster: &Cluster, name: String, vnodes: Vec<VnodeId>) -> usize {
+        let speed = vnodes
+            .iter()
+            .map(|&v| cluster.vnode(v).speed)
+            .fold(f64::INFINITY, f64::min);
+        self.sets.push(NodeSet {
+            name: Arc::from(name),
+            group: self.sets.len(),
+            vnodes,
+            speed,
+        });
+        self.sets.len() - 1
+    }
+
+    /// The vnode groups whose free capacity the state must track: every set, by index.
+    pub fn groups(&self) -> Vec<Vec<VnodeId>> {
+        self.sets.iter().map(|s| s.vnodes.clone()).collect()
+    }
+
+    /// Registers this policy's sets with `state`, before the run.
+    pub fn track(&self, state: &mut ClusterState) {
+        state.track_groups(&self.groups());
+    }
+
+    /// The settings in force for `request`, or `None` when node sets are off for it.
+    fn effective<'a>(&'a self, request: &'a Request) -> Option<Effective<'a>> {
+        let job = request.nodeset.as_ref();
+        let g = &self.settings;
+        let policy = job.and_then(|n| n.policy).or(g.policy)?;
+        let attribute = job.and_then(|n| n.attribute).or(g.attribute);
+        let values: &[NodeSetValue] = match job {
+            Some(n) if !n.values.is_empty() => &n.values,
+            _ => &g.list,
+        };
+        let varattr = matches!(attribute, Some(NodeSetAttribute::VarAttr))
+            || (attribute.is_none()
+                && values
+                    .iter()
+                    .any(|v| !matches!(v, NodeSetValue::Feature(_))));
+        if varattr && values.is_empty() {
+            // A VARATTR node set with no values: as if the job asked for none (R5).
+            return None;
+        }
+        let allowed = |f: Option<bool>| f.filter(|_| g.allow_per_job_is_optional);
+        let job_delay = job
+            .and_then(|n| n.delay)
+            .filter(|_| g.allow_per_job_is_optional);
+        let optional = allowed(job.and_then(|n| n.is_optional))
+            .or(job_delay.map(|d| d.0 == 0))
+            .unwrap_or(g.is_optional);
+        Some(Effective {
+            policy,
+            values,
+            optional,
+            delay: job_delay.unwrap_or(g.delay),
+        })
+    }
+
+    /// The candidate sets of `values`, in list order, into `self.candidates`.
+    fn fill_candidates(&mut self, values: &[NodeSetValue]) {
+        self.candidates.clear();
+        if values.is_empty() {
+            self.candidates.extend_from_slice(&self.all_features);
+            return;
+        }
+        for value in values {
+            if let Some(sets) = self.by_value.get(value) {
+                self.candidates.extend_from_slice(sets);
+            }
+        }
+    }
+
+    /// How `chunks` fit on `vnodes` in `view`; `group` gives the tallies for the fast case.
+    fn fit(
+        &self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+        vnodes: &[VnodeId],
+        group: Option<usize>,
+    ) -> Fit {
+        let n_cons = view.cluster().resources().n_consumables();
+        // The common shape, one ncpu per task and nothing else, reads the set's tallies.
+        if let (Some(g), [chunk]) = (group, chunks)
+            && filter.is_none()
+            && request.sharing == Sharing::Shared
+            && matches!(request.arrangement, Arrangement::Free | Arrangement::Pack)
+            && chunk.constraints.is_empty()
+            && chunk
+                .amounts
+                .iter()
+                .enumerate()
+                .all(|(c, &a)| a == u64::from(c == ConsumableIdx::NCPUS.index()))
+        {
+            let tasks = view.group_free(g)[ConsumableIdx::NCPUS.index()];
+            return Fit {
+                tasks,
+                feasible: tasks >= u64::from(chunk.count),
+            };
+        }
+        let cluster = view.cluster();
+        let mut total = 0;
+        let mut feasible = true;
+        for chunk in chunks {
+            let mut tasks = 0u64;
+            for &v in vnodes {
+                if !view.eligible().contains(v.index())
+                    || (request.sharing.is_exclusive() && view.n_jobs(v) > 0)
+                    || !chunk
+                        .constraints
+                        .iter()
+                        .all(|k| k.matches(cluster.vnode(v).attr(k.resource)))
+                    || filter.is_some_and(|f| !filter_holds(f, view, v))
+                {
+                    continue;
+                }
+                let mut here = u64::from(chunk.count);
+                for (c, &need) in chunk.amounts.iter().enumerate().take(n_cons) {
+                    if let Some(n) = view.free(v, ConsumableIdx(c as u8)).checked_div(need) {
+                        here = here.min(n);
+                    }
+                }
+                if matches!(
+                    request.arrangement,
+                    Arrangement::Scatter | Arrangement::VScatter
+                ) {
+                    here = here.min(1);
+                }
+                tasks += here;
+            }
+            feasible &= tasks >= u64::from(chunk.count);
+            total += tasks;
+        }
+        Fit {
+            tasks: total,
+            feasible,
+        }
+    }
+
+    /// Whether `view` has everything free: a refusal there means "never".
+    fn idle(&self, view: &Scratch<'_>) -> bool {
+        view.exclusive_vnodes() == 0
+            && self
+                .capacity
+                .iter()
+                .enumerate()
+                .all(|(c, &cap)| view.free_total(ConsumableIdx(c as u8)) == cap)
+    }
+
+    /// One select specification under one node filter.
+    fn place_select(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+        relaxed: bool,
+    ) -> Option<Allocation> {
+        let effective = if relaxed {
+            None
+        } else {
+            self.effective(request)
+        };
+        let Some(eff) = effective else {
+            return self.anywhere(request, chunks, view, filter, None);
+        };
+        let (policy, optional, values) = (eff.policy, eff.optional, eff.values.to_vec());
+        self.fill_candidates(&values);
+        let plus = self.settings.plus;
+        let placed = match policy {
+            NodeSetPolicy::AnyOf if plus == Some(NodeSetPlus::SpanEvenly) => {
+                self.span_evenly(request, chunks, view, filter)
+            }
+            NodeSetPolicy::AnyOf => self.any_of(request, chunks, view, filter),
+            NodeSetPolicy::OneOf | NodeSetPolicy::FirstOf => {
+                let first_fit_only =
+                    policy == NodeSetPolicy::FirstOf && self.settings.firstof_forces_firstfit;
+                self.one_of(request, chunks, view, filter, first_fit_only)
+            }
+        };
+        if placed.is_some() {
+            return placed;
+        }
+        // Under DELAY or SPANEVENLY the fallback is the discipline's to choose (a relaxation).
+        let timed = self.relaxation_of(request).is_some();
+        if optional && !timed {
+            let spanned = self.spanned.clone();
+            return self.anywhere(request, chunks, view, filter, Some(spanned));
+        }
+        self.refusal = Some(Refusal::NoSet {
+            never: self.idle(view),
+        });
+        None
+    }
+
+    /// First fit over every vnode.
+    fn anywhere(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+        label: Option<Arc<str>>,
+    ) -> Option<Allocation> {
+        match self
+            .first_fit
+            .place_within(chunks, request, filter, view, None)
+        {
+            Some(mut a) => {
+                a.label = label;
+                Some(a)
+            }
+            None => {
+                self.refusal = Some(Refusal::NoResources {
+                    never: self.idle(view),
+                });
+                None
+            }
+        }
+    }
+
+    /// ONEOF / FIRSTOF: the set the priority type chooses among the feasible ones (R6, R10).
+    fn one_of(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+        first_fit_only: bool,
+    ) -> Option<Allocation> {
+        let ptype = if first_fit_only {
+            PriorityType::FirstFit
+        } else {
+            self.settings.priority_type
+        };
+        if ptype == PriorityType::MinLoss && self.settings.minloss == MinLoss::Speed {
+            return self.min_loss_by_speed(request, chunks, view, filter);
+        }
+        let mut best: Option<(usize, u64)> = None;
+        for i in 0..self.candidates.len() {
+            let set = &self.sets[self.candidates[i]];
+            let fit = self.fit(request, chunks, view, filter, &set.vnodes, Some(set.group));
+            if !fit.feasible {
+                continue;
+            }
+            let better = match (best, ptype) {
+                (None, _) => true,
+                (Some((_, b)), PriorityType::BestFit) => fit.tasks < b,
+                (Some((_, b)), PriorityType::WorstFit) => fit.tasks > b,
+                (Some(_), PriorityType::MinLoss) => self.settings.minloss == MinLoss::LastFeasible,
+                (Some(_), PriorityType::FirstFit | PriorityType::Affinity) => false,
+            };
+            if better {
+                best = Some((self.candidates[i], fit.tasks));
+            }
+            if ptype == PriorityType::FirstFit || ptype == PriorityType::Affinity {
+                break;
+            }
+        }
+        let (s, _) = best?;
+        let (first_fit, set) = (&mut self.first_fit, &self.sets[s]);
+        let mut a = first_fit.place_within(chunks, request, filter, view, Some(&set.vnodes))?;
+        a.label = Some(set.name.clone());
+        Some(a)
+    }
+
+    /// MINLOSS by speed (§5), with the documented upper bound on borrowed vnodes' speed.
+    fn min_loss_by_speed(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+    ) -> Option<Allocation> {
+        let need: u64 = chunks.iter().map(|c| u64::from(c.count)).sum();
+        let tol = self.settings.tolerance.max(0.0);
+        let fits: Vec<u64> = self
+            .candidates
+            .iter()
+            .map(|&s| {
+                let set = &self.sets[s];
+                self.fit(request, chunks, view, filter, &set.vnodes, Some(set.group))
+                    .tasks
+            })
+            .collect();
+        let mut best: Option<(usize, f64, usize)> = None;
+        for i in 0..self.candidates.len() {
+            let v_i = self.sets[self.candidates[i]].speed;
+            let (mut eff, mut loss, mut last) = (fits[i], 0.0, i);
+            if tol > 0.0 {
+                for (k, (&s, &fit_k)) in self.candidates.iter().zip(&fits).enumerate().skip(i + 1) {
+                    let v_k = self.sets[s].speed;
+                    if (v_k - v_i) / v_i > tol {
+                        break;
+                    }
+                    if eff < need {
+                        loss += (v_k - v_i) * fit_k.min(need - eff) as f64;
+                    }
+                    eff += fit_k;
+                    last = k;
+                }
+            }
+            if eff >= need && best.is_none_or(|(_, l, _)| loss < l) {
+                best = Some((i, loss, last));
+            }
+        }
+        let (i, _, last) = best?;
+        let v_i = self.sets[self.candidates[i]].speed;
+        let cluster = view.cluster();
+        self.union.clear();
+        for &s in &self.candidates[i..=last] {
+            self.union
+                .extend(self.sets[s].vnodes.iter().copied().filter(|&v| {
+                    let speed = cluster.vnode(v).speed;
+                    speed >= v_i && speed <= v_i * (1.0 + tol)
+                }));
+        }
+        self.union.sort_unstable();
+        self.union.dedup();
+        let union = std::mem::take(&mut self.union);
+        let placed = self
+            .first_fit
+            .place_within(chunks, request, filter, view, Some(&union));
+        self.union = union;
+        let mut a = placed?;
+        a.label = Some(self.sets[self.candidates[i]].name.clone());
+        Some(a)
+    }
+
+    /// The union of the candidate sets, each vnode once, in vnode order.
+    fn fill_union(&mut self) {
+        self.union.clear();
+        for &s in &self.candidates {
+            self.union.extend_from_slice(&self.sets[s].vnodes);
+        }
+        self.union.sort_unstable();
+        self.union.dedup();
+    }
+
+    /// ANYOF: the union of the listed sets (R9).
+    fn any_of(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+    ) -> Option<Allocation> {
+        self.fill_union();
+        let union = std::mem::take(&mut self.union);
+        let placed = if self
+            .fit(request, chunks, view, filter, &union, None)
+            .feasible
+        {
+            self.first_fit
+                .place_within(chunks, request, filter, view, Some(&union))
+        } else {
+            None
+        };
+        self.union = union;
+        let mut a = placed?;
+        a.label = Some(self.names_used(&a));
+        Some(a)
+    }
+
+    /// The listed sets an ANYOF allocation uses, each vnode counted in the first it is in.
+    fn names_used(&self, a: &Allocation) -> Arc<str> {
+        let mut used = vec![false; self.candidates.len()];
+        for &v in &a.vnodes {
+            if let Some(i) = self
+                .candidates
+                .iter()
+                .position(|&s| self.sets[s].vnodes.binary_search(&v).is_ok())
+            {
+                used[i] = true;
+            }
+        }
+        let names: Vec<&str> = self
+            .candidates
+            .iter()
+            .zip(&used)
+            .filter(|(_, u)| **u)
+            .map(|(&s, _)| &*self.sets[s].name)
+            .collect();
+        Arc::from(names.join("+"))
+    }
+
+    /// SPANEVENLY (R21): for k = 1, 2, ... dividing the task count, the first k sets (in
+    /// priority-type order) that each still hold the share; exactly the share from each.
+    fn span_evenly(
+        &mut self,
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+    ) -> Option<Allocation> {
+        // Evenness is counted in tasks; a request of several chunk shapes is split as a whole.
+        let [chunk] = chunks else {
+            return None;
+        };
+        let n = chunk.count;
+        let mut order: Vec<(u64, usize)> = self
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| {
+                let set = &self.sets[s];
+                let fit = self.fit(request, chunks, view, filter, &set.vnodes, Some(set.group));
+                (fit.tasks, i)
+            })
+            .collect();
+        match self.settings.priority_type {
+            PriorityType::BestFit => order.sort_by_key(|&(t, i)| (t, i)),
+            PriorityType::WorstFit => order.sort_by_key(|&(t, i)| (std::cmp::Reverse(t), i)),
+            _ => {}
+        }
+        let n_cons = view.cluster().resources().n_consumables();
+        let mut buf = std::mem::take(&mut self.local);
+        let mut result = None;
+        for k in (1..=self.candidates.len() as u32).filter(|k| n % k == 0) {
+            let share = Chunk {
+                count: n / k,
+                ..chunk.clone()
+            };
+            let mut local = Scratch::new(view.base(), &mut buf);
+            local.copy_from(view);
+            let mut whole = Allocation::new(request.sharing);
+            let mut names = Vec::new();
+            for &(_, i) in &order {
+                let set = &self.sets[self.candidates[i]];
+                let placed = self.first_fit.place_within(
+                    std::slice::from_ref(&share),
+                    request,
+                    filter,
+                    &local,
+                    Some(&set.vnodes),
+                );
+                if let Some(a) = placed {
+                    local.take(&a);
+                    for (v, amounts) in a.parts(n_cons) {
+                        whole.add(v, amounts);
+                    }
+                    names.push(&*set.name);
+                    if names.len() == k as usize {
+                        break;
+                    }
+                }
+            }
+            if names.len() == k as usize {
+                whole.label = Some(Arc::from(names.join("+")));
+                result = Some(whole);
+                break;
+            }
+        }
+        self.local = buf;
+        result
+    }
+
+    /// The relaxation (DELAY or SPANEVENLY) of `request`, if it has one.
+    fn relaxation_of(&self, request: &Request) -> Option<Relaxation> {
+        let eff = self.effective(request)?;
+        match self.settings.plus? {
+            NodeSetPlus::Delay if eff.delay.0 > 0 => Some(Relaxation {
+                delay: eff.delay,
+                sticky: false,
+            }),
+            NodeSetPlus::SpanEvenly if eff.policy == NodeSetPolicy::AnyOf => Some(Relaxation {
+                delay: eff.delay,
+                sticky: true,
+            }),
+            _ => None,
+        }
+    }
+
+    fn place_any(
+        &mut self,
+        request: &Request,
+        view: &Scratch<'_>,
+        relaxed: bool,
+    ) -> Option<Allocation> {
+        self.refusal = None;
+        let filters: Vec<Option<&FilterExpr>> = if request.node_filter.is_empty() {
+            vec![None]
+        } else {
+            request.node_filter.iter().map(Some).collect()
+        };
+        for filter in filters {
+            for chunks in request.selects() {
+                if let Some(a) = self.place_select(request, chunks, view, filter, relaxed) {
+                    return Some(a);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// `vnodes` with the GLOBAL vnodes added, in vnode order.
+fn with_globals(mut vnodes: Vec<VnodeId>, globals: &[VnodeId]) -> Vec<VnodeId> {
+    vnodes.extend_from_slice(globals);
+    vnodes.sort_unstable();
+    vnodes.dedup();
+    vnodes
+}
+
+impl PlacementPolicy for MoabNodeSets {
+    fn name(&self) -> String {
+        "moab-nodesets".to_owned()
+    }
+
+    fn unsupported(&self, request: &Request) -> Option<&'static str> {
+        if request.group.is_some() || request.chunks_or_alternatives_group() {
+            Some("placement sets (place=group= or a per-chunk group=)")
+        } else {
+            None
+        }
+    }
+
+    fn refusal(&self) -> Option<Arc<str>> {
+        self.refusal.map(|r| {
+            Arc::from(match r {
+                Refusal::NoSet { never: false } => {
+                    "Not Running: cannot alloc nodeset: no node set can hold the job now"
+                }
+                Refusal::NoSet { never: true } => {
+                    "Can Never Run: no node set could ever hold the job"
+                }
+                Refusal::NoResources { never: false } => "Not Running: not enough free resources",
+                Refusal::NoResources { never: true } => {
+                    "Can Never Run: the job does not fit on the cluster"
+                }
+            })
+        })
+    }
+
+    fn explains_refusals(&self) -> bool {
+        true
+    }
+
+    /// Set sizes, the choice and first fit all read only the view.
+    fn depends_only_on_state(&self) -> bool {
+        true
+    }
+
+    fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
+        self.place_any(request, view, false)
+    }
+
+    fn relaxation(&self, request: &Request) -> Option<Relaxation> {
+        self.relaxation_of(request)
+    }
+
+    fn place_relaxed(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
+        let mut a = self.place_any(request, view, true)?;
+        a.label = Some(self.spanned.clone());
+        Some(a)
+    }
+}

@@ -1,0 +1,276 @@
+//! The calendar walk: the earliest estimated end of running jobs at which a job can be placed,
+//! and where. EASY's reservation (step 2) and the relaxation decisions of NODESETPLUS DELAY and
+//! SPANEVENLY both ask it.
+
+use super::{calendar_request, idle_of};
+use placesim_core::{
+    Allocation, ClusterState, ConsumableIdx, Decision, JobId, PlacementPolicy, Request,
+    SchedContext, Scratch, ScratchBuf, SimTime, StateView,
+};
+
+/// Which calendar shortcuts are on, and how often each was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shortcuts {
+    /// Whether shadow states may be built from the idle cluster, and placements reused.
+    pub enabled: bool,
+    /// Shadow states built from the idle cluster.
+    pub idle_builds: u64,
+    /// Placements reused from the previous walk.
+    pub reuses: u64,
+}
+
+/// A running job (or one this pass starts) in order of estimated end: `(end, job, index,
+/// ncpus held)`, where `index` counts `ctx.running` first, then the pass's decisions.
+pub(crate) type End = (SimTime, JobId, usize, u64);
+
+/// The last walk's placement, and the state it was placed in: the jobs still holding
+/// resources then, as `(estimated end, job)`. That state is the idle cluster less those jobs'
+/// allocations, so the same job (on the same footing) in the same state gets the same vnodes
+/// from a placement whose answer depends only on the state
+/// ([`PlacementPolicy::depends_only_on_state`]): reused instead of placed again. A big head
+/// waits through many passes, and placing it costs O(its vnodes) each time.
+#[derive(Debug, Default)]
+struct Memo {
+    key: Option<(JobId, bool)>,
+    still_held: Vec<(SimTime, JobId)>,
+    allocation: Allocation,
+}
+
+/// What the walk keeps between passes.
+#[derive(Debug)]
+pub(crate) struct Calendar {
+    ends: Vec<End>,
+    /// Per job: the ncpus its allocation holds, with the start it was read at.
+    held: Vec<(SimTime, u64)>,
+    /// The cluster with nothing running, to build shadow states from when that is nearer.
+    idle: Option<ClusterState>,
+    memo: Memo,
+    pub(crate) shortcuts: Shortcuts,
+    shadow_buf: ScratchBuf,
+}
+
+/// A calendar opened for one pass: its lists, and the idle state shadow views may be built on.
+pub(crate) struct Walk<'a> {
+    pub(crate) ends: &'a mut Vec<End>,
+    held: &'a mut Vec<(SimTime, u64)>,
+    idle: &'a ClusterState,
+    memo: &'a mut Memo,
+    shortcuts: &'a mut Shortcuts,
+}
+
+impl Default for Calendar {
+    fn default() -> Calendar {
+        Calendar::new(true)
+    }
+}
+
+impl Calendar {
+    /// A calendar with the shortcuts on or off.
+    pub(crate) fn new(shortcuts: bool) -> Calendar {
+        Calendar {
+            ends: Vec::new(),
+            held: Vec::new(),
+            idle: None,
+            memo: Memo::default(),
+            shortcuts: Shortcuts {
+                enabled: shortcuts,
+                idle_builds: 0,
+                reuses: 0,
+            },
+            shadow_buf: ScratchBuf::default(),
+        }
+    }
+
+    /// Opens the calendar over `state`: the walk, and a shadow view for it to fill.
+    pub(crate) fn open<'a>(&'a mut self, state: &'a ClusterState) -> (Walk<'a>, Scratch<'a>) {
+        let idle = idle_of(&mut self.idle, state);
+        let walk = Walk {
+            ends: &mut self.ends,
+            held: &mut self.held,
+            idle,
+            memo: &mut self.memo,
+            shortcuts: &mut self.shortcuts,
+        };
+        (walk, Scratch::new(state, &mut self.shadow_buf))
+    }
+
+    /// The vnodes the last successful walk found.
+    pub(crate) fn found(&self) -> &Allocation {
+        &self.memo.allocation
+    }
+}
+
+/// How many entries of `ends` must be released (a whole distinct end time at a time) before
+/// the ncpus free, from `free_now`, reach `need`; and the ncpus free then.
+pub(crate) fn first_time_with(ends: &[End], need: u64, free_now: u64) -> Option<(usize, u64)> {
+    let mut avail = free_now;
+    let mut i = 0;
+    while i < ends.len() {
+        let t = ends[i].0;
+        while i < ends.len() && ends[i].0 == t {
+            avail += ends[i].3;
+            i += 1;
+        }
+        if avail >= need {
+            return Some((i, avail));
+        }
+    }
+    None
+}
+
+/// The allocation of entry `index` of the ends list.
+fn allocation_at<'a>(
+    ctx: &'a SchedContext<'_>,
+    decisions: &'a [Decision],
+    index: usize,
+) -> &'a Allocation {
+    match ctx.running.get(index) {
+        Some(run) => &run.allocation,
+        None => match &decisions[index - ctx.running.len()] {
+            Decision::Start { allocation, .. } => allocation,
+        },
+    }
+}
+
+/// Where `request` goes in `view`, on its own footing or relaxed.
+pub(crate) fn place_on(
+    placement: &mut dyn PlacementPolicy,
+    request: &Request,
+    view: &Scratch<'_>,
+    relaxed: bool,
+) -> Option<Allocation> {
+    if relaxed {
+        placement.place_relaxed(request, view)
+    } else {
+        placement.place(request, view)
+    }
+}
+
+impl<'s> Walk<'s> {
+    /// The earliest estimated end after now at which `job` can be placed (relaxed or not),
+    /// with its vnodes left in the calendar ([`Calendar::found`]). `shadow_view` ends as the
+    /// state then.
+    ///
+    /// Placing cannot succeed before the ncpus free reach the job's need, so the walk starts
+    /// at that time, found on totals. The state then is built from the nearer side: the view
+    /// now with the allocations released by then given back, or the idle cluster with the
+    /// allocations still held then taken (the same state: it depends only on what is held). A
+    /// big job's time is late, when few jobs still run, so this costs the smaller of the two,
+    /// not every running job's vnodes. From there the walk gives back one end time at a time.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn earliest(
+        &mut self,
+        ctx: &SchedContext<'s>,
+        placement: &mut dyn PlacementPolicy,
+        job: JobId,
+        relaxed: bool,
+        now_view: &Scratch<'_>,
+        shadow_view: &mut Scratch<'s>,
+        decisions: &[Decision],
+    ) -> Option<SimTime> {
+        self.fill_ends(ctx, decisions);
+        let ends = &*self.ends;
+        let need = ctx.workload.ncpus_of(job);
+        let request = calendar_request(ctx.workload.request_of(job));
+        let free_now = now_view.free_total(ConsumableIdx::NCPUS);
+        let (mut i, _avail) = first_time_with(ends, need, free_now)?;
+        let vnodes_of = |range: &[End]| -> usize {
+            range
+                .iter()
+                .map(|e| allocation_at(ctx, decisions, e.2).vnodes.len())
+                .sum()
+        };
+        let enabled = self.shortcuts.enabled;
+        if enabled && vnodes_of(&ends[i..]) < vnodes_of(&ends[..i]) {
+            self.shortcuts.idle_builds += 1;
+            shadow_view.reset_to(self.idle);
+            for e in &ends[i..] {
+                shadow_view.take(allocation_at(ctx, decisions, e.2));
+            }
+        } else {
+            shadow_view.reset_to(ctx.state);
+            shadow_view.copy_from(now_view);
+            for e in &ends[..i] {
+                shadow_view.give(allocation_at(ctx, decisions, e.2));
+            }
+        }
+        debug_assert_eq!(
+            shadow_view.free_total(ConsumableIdx::NCPUS),
+            _avail,
+            "the state must be the idle cluster less what is held"
+        );
+        let memo = &mut *self.memo;
+        let same_state = enabled
+            && memo.key == Some((job, relaxed))
+            && placement.depends_only_on_state()
+            && memo.still_held.len() == ends.len() - i
+            && memo
+                .still_held
+                .iter()
+                .zip(&ends[i..])
+                .all(|(&(end, job), e)| end == e.0 && job == e.1);
+        if same_state {
+            self.shortcuts.reuses += 1;
+            return Some(ends[i - 1].0);
+        }
+        let first = i;
+        loop {
+            if let Some(allocation) = place_on(placement, &request, shadow_view, relaxed) {
+                // Remembered only for a first-attempt success: then the state at `first` alone
+                // decides it.
+                memo.key = (i == first).then_some((job, relaxed));
+                memo.still_held.clear();
+                memo.still_held.extend(ends[i..].iter().map(|e| (e.0, e.1)));
+                memo.allocation = allocation;
+                return Some(ends[i - 1].0);
+            }
+            let Some(next) = ends.get(i) else {
+                memo.key = None;
+                return None;
+            };
+            let t = next.0;
+            while i < ends.len() && ends[i].0 == t {
+                shadow_view.give(allocation_at(ctx, decisions, ends[i].2));
+                i += 1;
+            }
+        }
+    }
+
+    /// Lists running jobs, and the jobs this pass has decided to start, by estimated end (ties
+    /// by job id), with the ncpus each holds (read from its allocation once per start).
+    /// A job already past its estimate (possible only when jobs may overrun) counts as ending
+    /// now.
+    pub(crate) fn fill_ends(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) {
+        let (ends, held) = (&mut *self.ends, &mut *self.held);
+        ends.clear();
+        let n_cons = ctx.state.cluster_consumables();
+        let jobs = ctx.workload.jobs().len();
+        if held.len() != jobs {
+            held.clear();
+            held.resize(jobs, (SimTime(u64::MAX), 0));
+        }
+        let mut ncpus_held = |job: JobId, start: SimTime, allocation: &Allocation| {
+            let entry = &mut held[job.index()];
+            if entry.0 != start {
+                *entry = (start, allocation.total(n_cons, ConsumableIdx::NCPUS));
+            }
+            entry.1
+        };
+        for (i, run) in ctx.running.iter().enumerate() {
+            let ncpus = ncpus_held(run.job, run.start, &run.allocation);
+            ends.push((run.estimated_end.max(ctx.now), run.job, i, ncpus));
+        }
+        for (i, d) in decisions.iter().enumerate() {
+            let Decision::Start { job, allocation } = d;
+            let end = ctx.now + ctx.workload.job(*job).estimate;
+            let ncpus = ncpus_held(*job, ctx.now, allocation);
+            ends.push((end, *job, ctx.running.len() + i, ncpus));
+        }
+        ends.sort_unstable();
+    }
+
+    /// The vnodes the last successful walk found.
+    pub(crate) fn found(&self) -> &Allocation {
+        &self.memo.allocation
+    }
+}
