@@ -5,6 +5,7 @@
 
 mod common;
 mod mixed;
+mod nodesets;
 mod placement;
 mod psets;
 mod real_traces;

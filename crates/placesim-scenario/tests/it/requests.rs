@@ -182,3 +182,45 @@ fn the_requests_file_overrides_rules_and_reports_bad_lines() {
         .replace(": column", ":2: column")
     );
 }
+
+/// A Moab class's DEFAULT.NODESET becomes the request of its jobs (by SWF queue) that ask for
+/// no node set themselves; a job's own `nodeset=` wins; other queues' jobs get none.
+#[test]
+fn class_default_nodesets_apply_to_jobs_that_ask_for_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = "\
+[[workload.rule]]
+users = [2]
+request = \"select={n}:ncpus=1 nodeset=ANYOF:FEATURE:own\"
+[moab]
+[[moab.class]]
+name = \"amd\"
+default_nodeset = \"ONEOF:FEATURE:ATHLON,OPTERON\"
+swf_queues = [3]
+";
+    let w = scenario_with(
+        dir.path(),
+        extra,
+        &[(1, 2, 1, 3), (2, 2, 2, 3), (3, 2, 1, 1)],
+    );
+    let nodeset = |j: u32| {
+        w.trace
+            .workload
+            .request_of(placesim_core::JobId(j))
+            .nodeset
+            .clone()
+    };
+    let feature = |f: &str| placesim_core::NodeSetValue::Feature(f.to_owned());
+    let class = nodeset(0).expect("the class default");
+    assert_eq!(class.policy, Some(placesim_core::NodeSetPolicy::OneOf));
+    assert_eq!(class.values, vec![feature("ATHLON"), feature("OPTERON")]);
+    let own = nodeset(1).expect("the job's own");
+    assert_eq!(
+        (own.policy, own.values),
+        (
+            Some(placesim_core::NodeSetPolicy::AnyOf),
+            vec![feature("own")]
+        )
+    );
+    assert_eq!(nodeset(2), None);
+}
