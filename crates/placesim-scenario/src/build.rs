@@ -2,9 +2,9 @@
 
 use crate::schema::{GeneratorToml, NodeToml, ScenarioToml, StreamToml};
 use crate::{
-    Discipline, JobFilter, MinLossMode, MoabClass, MoabSettings, NodeClass, NodeSetPlus,
-    PbsSettings, Placement, PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig,
-    Scenario, ScenarioError, SensitivityClass, SizeMapping, WorkloadSettings, WorkloadSource,
+    Discipline, JobFilter, MinLoss, MoabClass, MoabSettings, NodeClass, NodeSetPlus, PbsSettings,
+    Placement, PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig, Scenario,
+    ScenarioError, SensitivityClass, SizeMapping, WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
     AttrValue, ClusterBuilder, CommForm, ConsumableIdx, NodeSetAttribute, NodeSetPolicy,
@@ -839,12 +839,12 @@ impl Cx<'_> {
                     m.minloss.as_ref(),
                     "moab.minloss",
                     &[
-                        ("last-feasible", MinLossMode::LastFeasible),
-                        ("first-feasible", MinLossMode::FirstFeasible),
-                        ("speed", MinLossMode::Speed),
+                        ("last-feasible", MinLoss::LastFeasible),
+                        ("first-feasible", MinLoss::FirstFeasible),
+                        ("speed", MinLoss::Speed),
                     ],
                 )?
-                .unwrap_or(MinLossMode::LastFeasible),
+                .unwrap_or(MinLoss::LastFeasible),
         })
     }
 

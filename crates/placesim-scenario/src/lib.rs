@@ -20,6 +20,7 @@ mod schema;
 pub use build::load_scenario;
 pub use describe::{describe, hostlist};
 pub use placement::{nodeset_settings, pset_settings};
+pub use placesim_policy::placement::{MinLoss, NodeSetPlus, PriorityType};
 pub use requests::{ScenarioWorkload, SizeMapping};
 
 use placesim_core::{
@@ -243,42 +244,7 @@ pub struct MoabSettings {
     /// Option: FIRSTOF ignores NODESETPRIORITYTYPE and takes sets in list order.
     pub firstof_forces_firstfit: bool,
     /// Option: what MINLOSS means on feature and VARATTR sets.
-    pub minloss: MinLossMode,
-}
-
-/// What MINLOSS means on feature and VARATTR sets (the spec's option `minloss_plain`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MinLossMode {
-    /// `last-feasible`: the last feasible set, as Moab's and Maui's code do [default].
-    LastFeasible,
-    /// `first-feasible`: the first feasible set.
-    FirstFeasible,
-    /// `speed`: Maui's speed-loss algorithm with NODESETTOLERANCE.
-    Speed,
-}
-
-/// NODESETPRIORITYTYPE.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PriorityType {
-    /// The first feasible set in list order (Moab's default).
-    FirstFit,
-    /// The feasible set with the fewest spare tasks.
-    BestFit,
-    /// The feasible set with the most spare tasks.
-    WorstFit,
-    /// The set losing the least to speed differences.
-    MinLoss,
-    /// The set with the highest node affinity.
-    Affinity,
-}
-
-/// NODESETPLUS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeSetPlus {
-    /// Wait up to NODESETDELAY for one set, then ignore sets.
-    Delay,
-    /// Fit one set, or span sets evenly.
-    SpanEvenly,
+    pub minloss: MinLoss,
 }
 
 /// A Moab class with its default node set.

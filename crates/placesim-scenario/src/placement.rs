@@ -2,9 +2,7 @@
 
 use crate::Scenario;
 use placesim_policy::PlacementSpec;
-use placesim_policy::placement::{
-    MinLoss, MoabNodeSets, NodeSetPlus, NodeSetSettings, PbsPsets, PriorityType, PsetSettings,
-};
+use placesim_policy::placement::{MoabNodeSets, NodeSetSettings, PbsPsets, PsetSettings};
 
 impl Scenario {
     /// The placement `run.placement` names, with its sets built for this cluster and the
@@ -64,24 +62,11 @@ pub fn nodeset_settings(s: &Scenario) -> NodeSetSettings {
         feature_resource: m.feature_resource,
         is_optional: m.is_optional,
         delay: m.delay,
-        priority_type: match m.priority_type {
-            crate::PriorityType::FirstFit => PriorityType::FirstFit,
-            crate::PriorityType::BestFit => PriorityType::BestFit,
-            crate::PriorityType::WorstFit => PriorityType::WorstFit,
-            crate::PriorityType::MinLoss => PriorityType::MinLoss,
-            crate::PriorityType::Affinity => PriorityType::Affinity,
-        },
+        priority_type: m.priority_type,
         tolerance: m.tolerance,
-        plus: m.plus.map(|p| match p {
-            crate::NodeSetPlus::Delay => NodeSetPlus::Delay,
-            crate::NodeSetPlus::SpanEvenly => NodeSetPlus::SpanEvenly,
-        }),
+        plus: m.plus,
         allow_per_job_is_optional: m.allow_per_job_is_optional,
         firstof_forces_firstfit: m.firstof_forces_firstfit,
-        minloss: match m.minloss {
-            crate::MinLossMode::LastFeasible => MinLoss::LastFeasible,
-            crate::MinLossMode::FirstFeasible => MinLoss::FirstFeasible,
-            crate::MinLossMode::Speed => MinLoss::Speed,
-        },
+        minloss: m.minloss,
     }
 }

@@ -72,30 +72,13 @@ impl PlacementPolicy for FirstFit {
     }
 
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
-        if request.node_filter.is_empty() {
-            return self.place_selects(request, view, None);
-        }
-        // node_filter alternatives are tried one by one, each over all the vnodes (seed 003).
-        request
-            .node_filter
-            .iter()
-            .find_map(|filter| self.place_selects(request, view, Some(filter)))
+        super::first_alternative(request, |chunks, filter| {
+            self.place_within(chunks, request, filter, view, None)
+        })
     }
 }
 
 impl FirstFit {
-    /// The select specifications in order (`||` alternatives, seed 001): the first that fits.
-    fn place_selects(
-        &mut self,
-        request: &Request,
-        view: &Scratch<'_>,
-        filter: Option<&FilterExpr>,
-    ) -> Option<Allocation> {
-        request
-            .selects()
-            .find_map(|chunks| self.place_within(chunks, request, filter, view, None))
-    }
-
     /// Places `chunks` with `request`'s arrangement and sharing on `within` only (vnodes in
     /// first-fit order), or on the whole cluster: what a placement-set policy does inside a
     /// set, or when a job spans its pool.

@@ -723,19 +723,9 @@ impl MoabNodeSets {
         relaxed: bool,
     ) -> Option<Allocation> {
         self.refusal = None;
-        let filters: Vec<Option<&FilterExpr>> = if request.node_filter.is_empty() {
-            vec![None]
-        } else {
-            request.node_filter.iter().map(Some).collect()
-        };
-        for filter in filters {
-            for chunks in request.selects() {
-                if let Some(a) = self.place_select(request, chunks, view, filter, relaxed) {
-                    return Some(a);
-                }
-            }
-        }
-        None
+        super::first_alternative(request, |chunks, filter| {
+            self.place_select(request, chunks, view, filter, relaxed)
+        })
     }
 }
 

@@ -719,18 +719,8 @@ impl PlacementPolicy for PbsPsets {
             .queue
             .and_then(|q| self.array_of_queue.get(q as usize).copied())
             .unwrap_or(0);
-        let filters: Vec<Option<&FilterExpr>> = if request.node_filter.is_empty() {
-            vec![None]
-        } else {
-            request.node_filter.iter().map(Some).collect()
-        };
-        for filter in filters {
-            for chunks in request.selects() {
-                if let Some(a) = self.place_select(request, chunks, view, array, filter) {
-                    return Some(a);
-                }
-            }
-        }
-        None
+        super::first_alternative(request, |chunks, filter| {
+            self.place_select(request, chunks, view, array, filter)
+        })
     }
 }
