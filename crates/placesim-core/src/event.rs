@@ -60,6 +60,9 @@ pub enum Event {
     JobEnd(JobId),
     /// A job arrives in the queue.
     JobSubmit(JobId),
+    /// A scheduling policy asked for a pass at this instant (see
+    /// [`crate::SchedulingPolicy::wakeup`]); nothing else happens.
+    Wakeup(SimTime),
 }
 
 impl Event {
@@ -68,6 +71,7 @@ impl Event {
         match self {
             Event::JobEnd(_) => 0,
             Event::JobSubmit(_) => 1,
+            Event::Wakeup(_) => 2,
         }
     }
 }

@@ -41,8 +41,8 @@ pub struct SchedContext<'a> {
     /// Where in `queue` the jobs that arrived since the previous pass begin: jobs before it
     /// were in the queue when the previous pass ended.
     pub fresh_from: usize,
-    /// Whether any job ended since the previous pass. When none did, nothing was freed and a
-    /// policy may keep conclusions about the older jobs.
+    /// Whether any job ended (or a policy's wake-up came) since the previous pass. When none
+    /// did, nothing was freed and a policy may keep conclusions about the older jobs.
     pub freed_since_last_pass: bool,
 }
 
@@ -73,6 +73,12 @@ pub trait SchedulingPolicy: Send {
     /// hands them to the sink. The default has none.
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
         let _ = out;
+    }
+
+    /// The next instant at which this policy wants a pass even if no job arrives or ends (an
+    /// anchored NODESETDELAY running out), asked after each pass. The default wants none.
+    fn wakeup(&self) -> Option<SimTime> {
+        None
     }
 }
 
@@ -144,6 +150,12 @@ pub struct Relaxation {
     /// Whether dropping it is for good (SPANEVENLY erases the job's node sets) rather than
     /// decided again at every pass (DELAY).
     pub sticky: bool,
+    /// Whether `delay` counts from now rather than from the earliest relaxed start.
+    pub from_now: bool,
+    /// Whether the wait is anchored (Slurm's `--switches` model): it starts the first time the
+    /// job could run relaxed now, and the constraint is dropped once `delay` has passed since
+    /// then, instead of being predicted from estimated ends.
+    pub anchored: bool,
 }
 
 impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
@@ -155,6 +167,9 @@ impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
     }
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
         (**self).drain_comments(out);
+    }
+    fn wakeup(&self) -> Option<SimTime> {
+        (**self).wakeup()
     }
 }
 

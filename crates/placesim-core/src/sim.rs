@@ -127,8 +127,11 @@ pub struct Simulation<'w> {
     stats: RunStats,
     /// Queue length when the previous pass ended.
     settled_queue_len: usize,
-    /// Whether a job ended since the previous pass.
+    /// Whether a job ended (or a wake-up came) since the previous pass.
     freed_since_last_pass: bool,
+    /// The latest wake-up put in the event queue, so that passes asking for the same
+    /// instant again add no more events.
+    pending_wakeup: Option<SimTime>,
 }
 
 impl<'w> Simulation<'w> {
@@ -154,6 +157,7 @@ impl<'w> Simulation<'w> {
             stats: RunStats::default(),
             settled_queue_len: 0,
             freed_since_last_pass: true,
+            pending_wakeup: None,
         }
     }
 
@@ -208,6 +212,7 @@ impl<'w> Simulation<'w> {
             }
             if self.queue_head < self.queue.len() {
                 self.pass(policy, &mut decisions, sink)?;
+                self.schedule_wakeup(policy.wakeup());
             }
             if self.stats.events % PROGRESS_EVERY < 2 {
                 progress(self.progress());
@@ -217,6 +222,21 @@ impl<'w> Simulation<'w> {
         self.stats.never_started = self.queue.split_off(self.queue_head);
         self.stats.last_event = self.now;
         Ok(self.stats)
+    }
+
+    /// Puts the policy's wake-up in the event queue unless one at or before it is still
+    /// ahead (when that one comes, the policy is asked again).
+    fn schedule_wakeup(&mut self, wanted: Option<SimTime>) {
+        let Some(at) = wanted.filter(|&t| t > self.now) else {
+            return;
+        };
+        let covered = self
+            .pending_wakeup
+            .is_some_and(|pending| pending > self.now && pending <= at);
+        if !covered {
+            self.events.push(at, Event::Wakeup(at));
+            self.pending_wakeup = Some(at);
+        }
     }
 
     fn progress(&self) -> Progress {
@@ -238,6 +258,9 @@ impl<'w> Simulation<'w> {
                     .max_queue_len
                     .max(self.queue.len() - self.queue_head);
             }
+            // A policy's own deadline passed: its next pass must look at every waiting job, as
+            // after a job end.
+            Event::Wakeup(_) => self.freed_since_last_pass = true,
             Event::JobEnd(id) => {
                 let slot = self.running_slot[id.index()];
                 debug_assert_ne!(slot, NOT_RUNNING, "job {id} ended without running");
@@ -384,5 +407,82 @@ impl<'w> Simulation<'w> {
         self.remove_started(n_started);
         self.settled_queue_len = self.queue.len() - self.queue_head;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod wakeup_tests {
+    use super::*;
+    use crate::cluster::ClusterBuilder;
+    use crate::ids::RequestId;
+    use crate::job::Job;
+    use crate::request::Request;
+    use crate::resource::ResourceDefs;
+    use crate::sink::VecSink;
+
+    /// Never starts anything; asks for a pass at each of `wanted` still ahead, and records
+    /// when it was asked to schedule.
+    struct Alarm {
+        wanted: Vec<SimTime>,
+        passes: Vec<SimTime>,
+    }
+
+    impl SchedulingPolicy for Alarm {
+        fn name(&self) -> String {
+            "alarm".into()
+        }
+        fn schedule(&mut self, ctx: &SchedContext<'_>, _decisions: &mut Vec<Decision>) {
+            self.passes.push(ctx.now);
+            assert!(ctx.freed_since_last_pass || ctx.fresh_from < ctx.queue.len());
+        }
+        fn wakeup(&self) -> Option<SimTime> {
+            let last = self.passes.last().copied().unwrap_or(SimTime::ZERO);
+            self.wanted.iter().copied().filter(|&t| t > last).min()
+        }
+    }
+
+    /// The kernel passes at each wanted instant once, however often it is asked for, and
+    /// not for instants already past; the run then ends with the job never started.
+    #[test]
+    fn a_policy_wakeup_is_one_pass_at_that_instant() {
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        let h = b.add_host("h");
+        b.add_vnode("v", h, 1.0, &[1, 0, 0], Vec::new()).unwrap();
+        let cluster = b.build().unwrap();
+        let job = |submit: u64| Job {
+            source_id: submit,
+            submit: SimTime(submit),
+            runtime: SimDuration(10),
+            estimate: SimDuration(10),
+            size: 1,
+            request: RequestId(0),
+            user: None,
+            group: None,
+            queue: None,
+            partition: None,
+        };
+        let workload =
+            Workload::new(vec![job(0), job(5)], vec![Request::processors(2, 3)]).unwrap();
+        let mut policy = Alarm {
+            wanted: vec![SimTime(3), SimTime(40), SimTime(40), SimTime(90)],
+            passes: Vec::new(),
+        };
+        let stats = Simulation::new(
+            &workload,
+            ClusterState::new(cluster),
+            RunConfig {
+                walltime: WalltimePolicy::Kill,
+            },
+        )
+        .run(&mut policy, &mut VecSink::default(), &mut |_| {})
+        .unwrap();
+        assert_eq!(
+            policy.passes,
+            [0, 3, 5, 40, 90].map(SimTime).to_vec(),
+            "a pass at each submit and at each wanted instant"
+        );
+        // Two submits and three wake-ups: asking again at 0 and 3 for 40 added nothing.
+        assert_eq!(stats.events, 5);
+        assert_eq!(stats.never_started.len(), 2);
     }
 }

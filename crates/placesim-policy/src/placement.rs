@@ -5,7 +5,9 @@ mod moab;
 mod pbs;
 
 pub use first_fit::{FirstFit, filter_holds};
-pub use moab::{MinLoss, MoabNodeSets, NodeSetPlus, NodeSetSettings, PriorityType};
+pub use moab::{
+    DelayMode, DelayReference, MinLoss, MoabNodeSets, NodeSetPlus, NodeSetSettings, PriorityType,
+};
 pub use pbs::{PbsPsets, PsetSettings};
 
 use placesim_core::{Allocation, Chunk, FilterExpr, Request};

@@ -46,6 +46,10 @@ pub(crate) struct Runnable {
     pub(crate) comments: Vec<(JobId, Arc<str>)>,
     /// Per job: whether its relaxable constraint was dropped for good (SPANEVENLY).
     erased: Vec<bool>,
+    /// Per job: when an anchored relaxation's wait began.
+    anchor: Vec<Option<placesim_core::SimTime>>,
+    /// The earliest anchored deadline still ahead, found in this pass: when to wake up.
+    pub(crate) next_wakeup: Option<placesim_core::SimTime>,
     /// For relaxation decisions: earliest starts with and without the constraint.
     calendar: Calendar,
 }
@@ -96,8 +100,10 @@ impl Runnable {
     /// Where `job` goes in `now_view`, honouring a relaxation (NODESETPLUS DELAY or
     /// SPANEVENLY): when its own placement fails now, the constraint is dropped if the
     /// earliest start with it is more than the relaxation's delay after the earliest start
-    /// without it (or it has none); SPANEVENLY drops it for good. `cheap_first` tries the
-    /// ncpus total before placing.
+    /// without it, or now when `from_now` (or it has none); SPANEVENLY drops it for good.
+    /// An anchored relaxation instead drops it once `delay` has passed since the job could
+    /// first have run without it, and asks for a wake-up at that instant. `cheap_first`
+    /// tries the ncpus total before placing.
     pub(crate) fn place_now(
         &mut self,
         ctx: &SchedContext<'_>,
@@ -127,18 +133,45 @@ impl Runnable {
                 why,
             };
         };
-        let (mut walk, mut shadow) = self.calendar.open(ctx.state);
-        let strict = walk.earliest(ctx, placement, job, false, now_view, &mut shadow, decisions);
         let relaxed_now = placement.place_relaxed(request, now_view);
-        let relaxed_at = if relaxed_now.is_some() {
-            Some(ctx.now)
+        let drop_constraint = if rx.anchored {
+            // The wait starts the first time the job could run without the constraint; once
+            // it has lasted `delay`, the constraint is gone (the job also reserves without it).
+            if self.anchor.len() != ctx.workload.jobs().len() {
+                self.anchor = vec![None; ctx.workload.jobs().len()];
+            }
+            let anchor = match self.anchor[job.index()] {
+                Some(anchor) => Some(anchor),
+                None if relaxed_now.is_some() => Some(ctx.now),
+                None => None,
+            };
+            self.anchor[job.index()] = anchor;
+            anchor.is_some_and(|anchor| {
+                let deadline = anchor + rx.delay;
+                if ctx.now < deadline {
+                    self.next_wakeup = Some(self.next_wakeup.map_or(deadline, |t| t.min(deadline)));
+                }
+                ctx.now >= deadline
+            })
         } else {
-            walk.earliest(ctx, placement, job, true, now_view, &mut shadow, decisions)
-        };
-        let drop_constraint = match (strict, relaxed_at) {
-            (Some(s), Some(r)) => s > r + rx.delay,
-            (None, Some(_)) => true,
-            (_, None) => false,
+            let (mut walk, mut shadow) = self.calendar.open(ctx.state);
+            let strict =
+                walk.earliest(ctx, placement, job, false, now_view, &mut shadow, decisions);
+            let relaxed_at = if relaxed_now.is_some() {
+                Some(ctx.now)
+            } else {
+                walk.earliest(ctx, placement, job, true, now_view, &mut shadow, decisions)
+            };
+            let reference = if rx.from_now {
+                relaxed_at.map(|_| ctx.now)
+            } else {
+                relaxed_at
+            };
+            match (strict, reference) {
+                (Some(s), Some(r)) => s > r + rx.delay,
+                (None, Some(_)) => true,
+                (_, None) => false,
+            }
         };
         if !drop_constraint {
             return PlacedNow {
@@ -219,6 +252,7 @@ pub(crate) fn start_heads(
     // A placement that explains itself is asked even when the totals already say no, so
     // that the blocked head gets its reason.
     let cheap_first = !placement.explains_refusals();
+    runnable.next_wakeup = None;
     for (pos, &job) in ctx.queue.iter().enumerate() {
         if runnable.known_never(ctx, job) {
             runnable.tell_never(ctx, job);

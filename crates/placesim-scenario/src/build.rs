@@ -2,9 +2,10 @@
 
 use crate::schema::{GeneratorToml, NodeToml, ScenarioToml, StreamToml};
 use crate::{
-    Discipline, JobFilter, MinLoss, MoabClass, MoabSettings, NodeClass, NodeSetPlus, PbsSettings,
-    Placement, PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig, Scenario,
-    ScenarioError, SensitivityClass, SizeMapping, WorkloadSettings, WorkloadSource,
+    DelayMode, DelayReference, Discipline, JobFilter, MinLoss, MoabClass, MoabSettings, NodeClass,
+    NodeSetPlus, PbsSettings, Placement, PriorityType, QueueSettings, Rule, RunSettings,
+    RuntimeConfig, Scenario, ScenarioError, SensitivityClass, SizeMapping, WorkloadSettings,
+    WorkloadSource,
 };
 use placesim_core::{
     AttrValue, ClusterBuilder, CommForm, ConsumableIdx, NodeSetAttribute, NodeSetPolicy,
@@ -845,6 +846,30 @@ impl Cx<'_> {
                     ],
                 )?
                 .unwrap_or(MinLoss::LastFeasible),
+            delay_reference: self
+                .choice(
+                    m.delay_reference.as_ref(),
+                    "moab.delay_reference",
+                    &[
+                        (
+                            "earliest-unconstrained",
+                            DelayReference::EarliestUnconstrained,
+                        ),
+                        ("now", DelayReference::Now),
+                    ],
+                )?
+                .unwrap_or_default(),
+            delay_mode: self
+                .choice(
+                    m.delay_mode.as_ref(),
+                    "moab.delay_mode",
+                    &[
+                        ("predictive", DelayMode::Predictive),
+                        ("anchored", DelayMode::Anchored),
+                    ],
+                )?
+                .unwrap_or_default(),
+            job_optional_skips_sets: m.job_optional_skips_sets,
         })
     }
 

@@ -20,7 +20,9 @@ mod schema;
 pub use build::load_scenario;
 pub use describe::{describe, hostlist};
 pub use placement::{nodeset_settings, pset_settings};
-pub use placesim_policy::placement::{MinLoss, NodeSetPlus, PriorityType};
+pub use placesim_policy::placement::{
+    DelayMode, DelayReference, MinLoss, NodeSetPlus, PriorityType,
+};
 pub use requests::{ScenarioWorkload, SizeMapping};
 
 use placesim_core::{
@@ -245,6 +247,12 @@ pub struct MoabSettings {
     pub firstof_forces_firstfit: bool,
     /// Option: what MINLOSS means on feature and VARATTR sets.
     pub minloss: MinLoss,
+    /// Option: what NODESETDELAY counts from under NODESETPLUS DELAY.
+    pub delay_reference: DelayReference,
+    /// Option: how NODESETPLUS DELAY is timed.
+    pub delay_mode: DelayMode,
+    /// Option (Q4): a job's own `nodesetisoptional=true` skips node sets altogether.
+    pub job_optional_skips_sets: bool,
 }
 
 /// A Moab class with its default node set.

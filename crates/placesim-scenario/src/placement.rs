@@ -68,5 +68,8 @@ pub fn nodeset_settings(s: &Scenario) -> NodeSetSettings {
         allow_per_job_is_optional: m.allow_per_job_is_optional,
         firstof_forces_firstfit: m.firstof_forces_firstfit,
         minloss: m.minloss,
+        delay_reference: m.delay_reference,
+        delay_mode: m.delay_mode,
+        job_optional_skips_sets: m.job_optional_skips_sets,
     }
 }

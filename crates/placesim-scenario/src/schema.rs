@@ -175,6 +175,14 @@ pub struct MoabToml {
     pub firstof_forces_firstfit: bool,
     /// Option: what MINLOSS means on feature and VARATTR sets [default: last-feasible].
     pub minloss: Option<Spanned<String>>,
+    /// Option: what NODESETDELAY counts from under NODESETPLUS DELAY
+    /// [default: earliest-unconstrained].
+    pub delay_reference: Option<Spanned<String>>,
+    /// Option: how NODESETPLUS DELAY is timed [default: predictive].
+    pub delay_mode: Option<Spanned<String>>,
+    /// Option (Q4): a job's own `nodesetisoptional=true` skips node sets altogether.
+    #[serde(default)]
+    pub job_optional_skips_sets: bool,
     /// Classes with a DEFAULT.NODESET.
     #[serde(default)]
     pub class: Vec<MoabClassToml>,

@@ -74,6 +74,28 @@ pub enum NodeSetPlus {
     SpanEvenly,
 }
 
+/// What NODESETDELAY is measured from under NODESETPLUS DELAY (the spec's option
+/// `delay_reference`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DelayReference {
+    /// The earliest start ignoring node sets: how long the set would delay the job [default].
+    #[default]
+    EarliestUnconstrained,
+    /// Now.
+    Now,
+}
+
+/// How NODESETPLUS DELAY is timed (the spec's option `delay_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DelayMode {
+    /// Moab's: predicted from estimated ends and decided again at every pass [default].
+    #[default]
+    Predictive,
+    /// Slurm's `--switches`: the clock starts the first time the job could run without sets,
+    /// and after NODESETDELAY it runs without them.
+    Anchored,
+}
+
 /// The moab.cfg parameters a node-set policy needs.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NodeSetSettings {
@@ -102,6 +124,13 @@ pub struct NodeSetSettings {
     pub firstof_forces_firstfit: bool,
     /// Option `minloss_plain`.
     pub minloss: MinLoss,
+    /// Option `delay_reference`.
+    pub delay_reference: DelayReference,
+    /// Option `delay_mode`.
+    pub delay_mode: DelayMode,
+    /// Option (Q4): a job's own `nodesetisoptional=true` skips node sets altogether, as Moab's
+    /// code does, instead of the best effort of global optional sets [default: false].
+    pub job_optional_skips_sets: bool,
 }
 
 /// One node set.
@@ -286,6 +315,9 @@ impl MoabNodeSets {
             return None;
         }
         let allowed = |f: Option<bool>| f.filter(|_| g.allow_per_job_is_optional);
+        if g.job_optional_skips_sets && allowed(job.and_then(|n| n.is_optional)) == Some(true) {
+            return None;
+        }
         let job_delay = job
             .and_then(|n| n.delay)
             .filter(|_| g.allow_per_job_is_optional);
@@ -707,10 +739,14 @@ impl MoabNodeSets {
             NodeSetPlus::Delay if eff.delay.0 > 0 => Some(Relaxation {
                 delay: eff.delay,
                 sticky: false,
+                from_now: self.settings.delay_reference == DelayReference::Now,
+                anchored: self.settings.delay_mode == DelayMode::Anchored,
             }),
             NodeSetPlus::SpanEvenly if eff.policy == NodeSetPolicy::AnyOf => Some(Relaxation {
                 delay: eff.delay,
                 sticky: true,
+                from_now: false,
+                anchored: false,
             }),
             _ => None,
         }

@@ -134,6 +134,10 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
         out.append(&mut self.runnable.comments);
     }
 
+    fn wakeup(&self) -> Option<placesim_core::SimTime> {
+        self.runnable.next_wakeup
+    }
+
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut now_view = Scratch::new(ctx.state, &mut self.now_buf);
         let (head_pos, head_relaxed) = start_heads(

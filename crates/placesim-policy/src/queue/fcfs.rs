@@ -35,6 +35,10 @@ impl<P: PlacementPolicy> SchedulingPolicy for Fcfs<P> {
         out.append(&mut self.runnable.comments);
     }
 
+    fn wakeup(&self) -> Option<placesim_core::SimTime> {
+        self.runnable.next_wakeup
+    }
+
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut scratch = Scratch::new(ctx.state, &mut self.buf);
         let _blocked = start_heads(

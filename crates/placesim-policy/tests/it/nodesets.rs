@@ -338,6 +338,32 @@ fn a_jobs_own_nodeset_overrides_the_global_policy_field_by_field() {
     );
 }
 
+/// A job's own `nodesetisoptional=true` (Q4): by default the best effort of optional sets
+/// (BESTFIT picks C), with the option no node sets at all (first fit from n2, no label).
+#[test]
+fn a_jobs_own_optional_flag_is_best_effort_unless_the_option_skips_sets() {
+    let s = abc(&format!(
+        "{ONEOF_ABC}nodeset_priority_type = \"BESTFIT\"\nallow_per_job_nodeset_is_optional = true\n"
+    ));
+    let text = "select=6:ncpus=1 nodesetisoptional=true";
+    let mut p = policy(&s, &[], |_| {});
+    let st = state(&s, &p, N1_BUSY);
+    assert_eq!(
+        place(&s, &mut p, &st, text),
+        on(&[("n11", 4), ("n12", 2)], "C")
+    );
+    let mut p = policy(&s, &[], |g| g.job_optional_skips_sets = true);
+    assert_eq!(
+        place(&s, &mut p, &st, text),
+        on(&[("n2", 4), ("n3", 2)], "")
+    );
+    // Without the job's flag, the option changes nothing.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=6:ncpus=1"),
+        on(&[("n11", 4), ("n12", 2)], "C")
+    );
+}
+
 /// Seed 004's nested sets: blades (2 nodes), quads (4), octets (8), sixteen, listed smallest
 /// first under FIRSTFIT. A job goes in the smallest level that can hold it.
 #[test]
@@ -420,20 +446,26 @@ fn minloss_by_speed_with_tolerance() {
 /// Runs `jobs` (submit, runtime = estimate, request text) under EASY with `s`'s node sets;
 /// returns each job's start and label (none if it never started), in job order.
 fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> Vec<Option<(u64, String)>> {
+    let jobs: Vec<_> = jobs.iter().map(|&(a, b, c)| (a, b, b, c)).collect();
+    simulate_estimated(s, &jobs)
+}
+
+/// As [`simulate`], with jobs as (submit, runtime, estimate, request text).
+fn simulate_estimated(s: &Scenario, jobs: &[(u64, u64, u64, &str)]) -> Vec<Option<(u64, String)>> {
     use crate::common::CheckingSink;
     use placesim_core::{
         Job, JobId, RequestId, RunConfig, SimDuration, SimTime, Simulation, WalltimePolicy,
         Workload,
     };
-    let requests: Vec<Request> = jobs.iter().map(|j| request(s, j.2)).collect();
+    let requests: Vec<Request> = jobs.iter().map(|j| request(s, j.3)).collect();
     let list: Vec<Job> = jobs
         .iter()
         .enumerate()
-        .map(|(i, &(submit, runtime, _))| Job {
+        .map(|(i, &(submit, runtime, estimate, _))| Job {
             source_id: i as u64 + 1,
             submit: SimTime(submit),
             runtime: SimDuration(runtime),
-            estimate: SimDuration(runtime),
+            estimate: SimDuration(estimate),
             size: 0,
             request: RequestId(i as u32),
             user: None,
@@ -466,19 +498,31 @@ fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> Vec<Option<(u64, String)
         .collect()
 }
 
-/// Two sets of 8 ncpus (A = n1-n2, B = n3-n4). Jobs of 6 take most of each; at t = 10 a job of
-/// 4 finds no set with 4 free, but 4 free across both. NODESETDELAY 100 s: it waits for A if A
-/// frees no later than 10 + 100, and spans at once if A frees one second later.
+/// Two sets of 8 ncpus (A = n1-n2, B = n3-n4) under ONEOF / FIRSTFIT with NODESETPLUS DELAY
+/// and NODESETDELAY 100 s, plus `options` in `[moab]`.
+fn two_sets_with_delay(options: &str) -> Scenario {
+    let text = format!(
+        "[[resource]]\nname = \"features\"\ntype = \"string_array\"\n\
+        [[class]]\nname = \"a\"\ncount = 2\nnames = [\"n1\", \"n2\"]\nncpus = 4\nresources = {{ features = [\"A\"] }}\n\
+        [[class]]\nname = \"b\"\ncount = 2\nnames = [\"n3\", \"n4\"]\nncpus = 4\nresources = {{ features = [\"B\"] }}\n\
+        [moab]\nnodeset_policy = \"ONEOF\"\nnodeset_attribute = \"FEATURE\"\nnodeset_list = [\"A\", \"B\"]\n\
+        nodeset_plus = \"DELAY\"\nnodeset_delay = \"00:01:40\"\n{options}"
+    );
+    load_scenario(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn at(t: u64, label: &str) -> Option<(u64, String)> {
+    Some((t, label.to_owned()))
+}
+
+/// Jobs of 6 take most of each set; at t = 10 a job of 4 finds no set with 4 free, but 4 free
+/// across both. It waits for A if A frees no later than 10 + 100, and spans at once if A frees
+/// one second later.
 #[test]
 fn delay_expires_at_the_exact_simulated_second() {
-    let cluster = "[[resource]]\nname = \"features\"\ntype = \"string_array\"\n\
-        [[class]]\nname = \"a\"\ncount = 2\nnames = [\"n1\", \"n2\"]\nncpus = 4\nresources = { features = [\"A\"] }\n\
-        [[class]]\nname = \"b\"\ncount = 2\nnames = [\"n3\", \"n4\"]\nncpus = 4\nresources = { features = [\"B\"] }\n\
-        [moab]\nnodeset_policy = \"ONEOF\"\nnodeset_attribute = \"FEATURE\"\nnodeset_list = [\"A\", \"B\"]\n\
-        nodeset_plus = \"DELAY\"\nnodeset_delay = \"00:01:40\"\n";
-    let s = load_scenario(cluster, Path::new("t.toml")).unwrap();
+    let s = two_sets_with_delay("");
     assert!(!s.moab.is_optional, "NODESETDELAY > 0 makes sets mandatory");
-    for (a_ends, want) in [(110, (110, "A")), (111, (10, "spanned"))] {
+    for (a_ends, want) in [(110, at(110, "A")), (111, at(10, "spanned"))] {
         let starts = simulate(
             &s,
             &[
@@ -487,10 +531,63 @@ fn delay_expires_at_the_exact_simulated_second() {
                 (10, 50, "select=4:ncpus=1"),
             ],
         );
-        let at = |t: u64, label: &str| Some((t, label.to_owned()));
         assert_eq!(starts[0], at(0, "A"));
         assert_eq!(starts[1], at(0, "B"));
-        assert_eq!(starts[2], at(want.0, want.1), "A frees at {a_ends}");
+        assert_eq!(starts[2], want, "A frees at {a_ends}");
+    }
+}
+
+/// The anchored option (Slurm's `--switches`): the job of 4 could run across both sets from
+/// t = 10, so it waits for a set until 110 and then spans, at that very second, when no job
+/// ends then; a set that frees before 110 still takes it. Predictive timing would span at 10.
+#[test]
+fn anchored_delay_waits_from_the_first_chance_to_span() {
+    let s = two_sets_with_delay("delay_mode = \"anchored\"\n");
+    for (a_ends, want) in [
+        (80, at(80, "A")),
+        (110, at(110, "A")),
+        (150, at(110, "spanned")),
+    ] {
+        let starts = simulate(
+            &s,
+            &[
+                (0, a_ends, "select=6:ncpus=1"),
+                (0, 500, "select=6:ncpus=1"),
+                (10, 50, "select=4:ncpus=1"),
+            ],
+        );
+        assert_eq!(starts[2], want, "A frees at {a_ends}");
+    }
+}
+
+/// `delay_reference`: at t = 10 the job of 4 (J3) can start without sets at 50 (when the job
+/// of 2 on A ends) and in A at 140. Against the unconstrained start (50 + 100 >= 140) it keeps
+/// its set and reserves A, so the job of 2 submitted at 11 backfills on B at once; against now
+/// (10 + 100 < 140) it reserves without sets at 50, across A and B, which the job of 2 would
+/// delay, so that one waits until 50, when J3, now able to span, is back within its delay and
+/// reserves A; the job of 2 then takes A's two free ncpus (A still holds J3's 4 at 140).
+#[test]
+fn delay_reference_unconstrained_start_or_now() {
+    for (reference, backfill) in [
+        ("earliest-unconstrained", at(11, "B")),
+        ("now", at(50, "A")),
+    ] {
+        let s = two_sets_with_delay(&format!("delay_reference = \"{reference}\"\n"));
+        let starts = simulate(
+            &s,
+            &[
+                (0, 140, "select=6:ncpus=1"),
+                (0, 500, "select=6:ncpus=1"),
+                (0, 50, "select=2:ncpus=1"),
+                (10, 50, "select=4:ncpus=1"),
+                (11, 100, "select=2:ncpus=1"),
+            ],
+        );
+        assert_eq!(
+            starts,
+            vec![at(0, "A"), at(0, "B"), at(0, "A"), at(140, "A"), backfill],
+            "delay_reference = {reference}"
+        );
     }
 }
 
@@ -611,8 +708,9 @@ fn ctc_sp2_on_heterogeneous_feature_sets_with_and_without_node_sets() {
 /// SPANEVENLY's even split, with the regression lines of the design note: four CUs of two
 /// vnodes; 2 tasks in one CU, 3 across 3, 4 in 2 CUs if two have room (else across 4), 6
 /// across 3.
-#[test]
-fn spanevenly_splits_evenly() {
+/// Four computational units of two one-ncpu vnodes (cu1 = c1a, c1b; ...) under ANYOF /
+/// SPANEVENLY, mandatory, with NODESETDELAY `delay_s`.
+fn four_cus(delay_s: u64) -> Scenario {
     let mut text = String::from("[[resource]]\nname = \"features\"\ntype = \"string_array\"\n");
     for cu in 1..=4 {
         text.push_str(&format!(
@@ -620,12 +718,17 @@ fn spanevenly_splits_evenly() {
              resources = {{ features = [\"cu{cu}\"] }}\n"
         ));
     }
-    text.push_str(
+    text.push_str(&format!(
         "[moab]\nnodeset_policy = \"ANYOF\"\nnodeset_attribute = \"FEATURE\"\n\
          nodeset_list = [\"cu1\", \"cu2\", \"cu3\", \"cu4\"]\nnodeset_plus = \"SPANEVENLY\"\n\
-         nodeset_delay = 600\nnodeset_is_optional = false\n",
-    );
-    let s = load_scenario(&text, Path::new("t.toml")).unwrap();
+         nodeset_delay = {delay_s}\nnodeset_is_optional = false\n",
+    ));
+    load_scenario(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn spanevenly_splits_evenly() {
+    let s = four_cus(600);
     let mut p = policy(&s, &[], |_| {});
     let idle = state(&s, &p, &[]);
     let vnodes = |r: Result<(Vec<(String, u64)>, String), String>| {
@@ -668,6 +771,31 @@ fn spanevenly_splits_evenly() {
     let rx = p.relaxation(&r).expect("SPANEVENLY relaxes ANYOF jobs");
     assert!(rx.sticky);
     assert_eq!(rx.delay.0, 600);
+}
+
+/// SPANEVENLY's erasure is for good. At t = 1 a job of 4 (J4) has 3 vnodes free; by the
+/// estimates, 4 free come at 20 (c3a) but an even split (cu3 + cu4) only at 200, more than
+/// NODESETDELAY 10 s later, so its node sets are erased. J3 ends early, at 15: 4 vnodes are
+/// free and J4 spans at once by first fit, although the even split is now only 5 s away (at
+/// 20, within the delay: sets not erased would wait for it). With a long delay its sets are
+/// never erased and it takes cu3 + cu4 at 20.
+#[test]
+fn spanevenly_erasure_is_sticky() {
+    let jobs = [
+        (0, 1000, 1000, "select=2:ncpus=1 nodeset=ONEOF:FEATURE:cu1"),
+        (0, 1000, 1000, "select=1:ncpus=1 nodeset=ONEOF:FEATURE:cu2"),
+        (0, 20, 20, "select=1:ncpus=1 nodeset=ONEOF:FEATURE:cu3"),
+        (0, 15, 200, "select=1:ncpus=1 nodeset=ONEOF:FEATURE:cu4"),
+        (1, 50, 50, "select=4:ncpus=1"),
+    ];
+    let starts = simulate_estimated(&four_cus(10), &jobs);
+    assert_eq!(
+        starts[..4],
+        [at(0, "cu1"), at(0, "cu2"), at(0, "cu3"), at(0, "cu4")]
+    );
+    assert_eq!(starts[4], at(15, "spanned"));
+    let starts = simulate_estimated(&four_cus(600), &jobs);
+    assert_eq!(starts[4], at(20, "cu3+cu4"));
 }
 
 /// Optional against mandatory sets on the same jobs (the spec's §6): mandatory jobs always run

@@ -93,6 +93,14 @@ fn bad_values() {
         "test.toml:5:25: key `moab.nodeset_priority_type`: unknown value `FASTEST`: expected one of FIRSTFIT, BESTFIT, WORSTFIT, MINLOSS, AFFINITY"
     );
     assert_eq!(
+        error_of(&format!("{BASE}[moab]\ndelay_mode = \"Slurm\"\n")),
+        "test.toml:5:14: key `moab.delay_mode`: unknown value `Slurm`: expected one of predictive, anchored"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[moab]\ndelay_reference = \"start\"\n")),
+        "test.toml:5:19: key `moab.delay_reference`: unknown value `start`: expected one of earliest-unconstrained, now"
+    );
+    assert_eq!(
         error_of(&format!(
             "{BASE}[[moab.class]]\nname = \"amd\"\ndefault_nodeset = \"ONEOF:FEATURES:a\"\n"
         )),
