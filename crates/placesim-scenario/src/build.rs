@@ -808,7 +808,18 @@ impl Cx<'_> {
             list_values,
             feature_resource,
             // NODESETDELAY > 0 makes sets mandatory unless NODESETISOPTIONAL says otherwise.
-            is_optional: m.nodeset_is_optional.unwrap_or(delay == 0),
+            is_optional: match &m.nodeset_is_optional {
+                // Q8: by default an explicit NODESETISOPTIONAL wins; in config order, a
+                // later NODESETDELAY > 0 makes the sets mandatory again.
+                Some(explicit) => {
+                    let delay_after = m
+                        .nodeset_delay
+                        .as_ref()
+                        .is_some_and(|d| d.span().start > explicit.span().start);
+                    *explicit.get_ref() && !(m.isoptional_config_order && delay_after && delay > 0)
+                }
+                None => delay == 0,
+            },
             delay: SimDuration(delay),
             priority_type: self
                 .choice(
@@ -870,6 +881,11 @@ impl Cx<'_> {
                 )?
                 .unwrap_or_default(),
             job_optional_skips_sets: m.job_optional_skips_sets,
+            tolerance_unbounded: m.tolerance_unbounded,
+            delay_sticky: m.delay_sticky,
+            mandatory_fallback: m.mandatory_fallback,
+            spanevenly_list_order: m.spanevenly_list_order,
+            refuse_per_job_delay: m.refuse_per_job_delay,
         })
     }
 

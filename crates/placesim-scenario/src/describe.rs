@@ -1,6 +1,6 @@
 //! What `placesim check` prints: the cluster a scenario describes and the sets it would form.
 
-use crate::Scenario;
+use crate::{DelayMode, DelayReference, MinLoss, Scenario};
 use placesim_core::{Cluster, ConsumableIdx, ResourceId, VnodeId};
 use std::fmt::Write as _;
 
@@ -176,6 +176,33 @@ pub fn describe(s: &Scenario) -> String {
                 "mandatory"
             }
         );
+        let m = &s.moab;
+        let mut options: Vec<String> = Vec::new();
+        if let Some(plus) = m.plus {
+            options.push(format!("plus {plus:?}, delay {} s", m.delay.0));
+        }
+        let flags = [
+            (m.firstof_forces_firstfit, "firstof_forces_firstfit"),
+            (m.job_optional_skips_sets, "job_optional_skips_sets"),
+            (m.tolerance_unbounded, "tolerance_unbounded"),
+            (m.delay_sticky, "delay_sticky"),
+            (m.mandatory_fallback, "mandatory_fallback"),
+            (m.spanevenly_list_order, "spanevenly_list_order"),
+            (m.refuse_per_job_delay, "refuse_per_job_delay"),
+        ];
+        options.extend(flags.iter().filter(|f| f.0).map(|f| f.1.to_owned()));
+        if m.minloss != MinLoss::default() {
+            options.push(format!("minloss {:?}", m.minloss));
+        }
+        if m.delay_reference != DelayReference::default() {
+            options.push(format!("delay_reference {:?}", m.delay_reference));
+        }
+        if m.delay_mode != DelayMode::default() {
+            options.push(format!("delay_mode {:?}", m.delay_mode));
+        }
+        if !options.is_empty() {
+            let _ = writeln!(out, "  options: {}", options.join(", "));
+        }
         if let Some(feature) = s.moab.feature_resource {
             let all = (0..c.n_vnodes()).map(VnodeId::from_index);
             let mut sets = c.group_by(feature, all, true);

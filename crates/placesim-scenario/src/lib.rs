@@ -253,6 +253,16 @@ pub struct MoabSettings {
     pub delay_mode: DelayMode,
     /// Option (Q4): a job's own `nodesetisoptional=true` skips node sets altogether.
     pub job_optional_skips_sets: bool,
+    /// Option (Q2): MINLOSS by speed keeps every vnode at or above the base speed.
+    pub tolerance_unbounded: bool,
+    /// Option: dropping the sets under NODESETPLUS DELAY is for good.
+    pub delay_sticky: bool,
+    /// Option (Q5): a mandatory job that cannot be allocated inside a feasible set spans.
+    pub mandatory_fallback: bool,
+    /// Option: SPANEVENLY takes sets in list order, not priority-type order.
+    pub spanevenly_list_order: bool,
+    /// Option: a job's own `nodesetdelay=` is ignored even with the per-job flag.
+    pub refuse_per_job_delay: bool,
 }
 
 /// A Moab class with its default node set.

@@ -157,7 +157,7 @@ pub struct MoabToml {
     /// The string_array resource that holds node features [default: `features`].
     pub feature_resource: Option<Spanned<String>>,
     /// NODESETISOPTIONAL [default: true].
-    pub nodeset_is_optional: Option<bool>,
+    pub nodeset_is_optional: Option<Spanned<bool>>,
     /// NODESETDELAY, `[[[DD:]HH:]MM:]SS` or seconds.
     pub nodeset_delay: Option<Spanned<toml::Value>>,
     /// NODESETPRIORITYTYPE [default: FIRSTFIT].
@@ -183,6 +183,26 @@ pub struct MoabToml {
     /// Option (Q4): a job's own `nodesetisoptional=true` skips node sets altogether.
     #[serde(default)]
     pub job_optional_skips_sets: bool,
+    /// Option (Q8): NODESETDELAY > 0 makes sets mandatory when its line comes after
+    /// NODESETISOPTIONAL, as moab.cfg's order decides, instead of an explicit
+    /// NODESETISOPTIONAL always winning.
+    #[serde(default)]
+    pub isoptional_config_order: bool,
+    /// Option (Q2): MINLOSS by speed keeps every vnode at or above the base speed.
+    #[serde(default)]
+    pub tolerance_unbounded: bool,
+    /// Option: dropping the sets under NODESETPLUS DELAY is for good.
+    #[serde(default)]
+    pub delay_sticky: bool,
+    /// Option (Q5): a mandatory job that cannot be allocated inside a feasible set spans.
+    #[serde(default)]
+    pub mandatory_fallback: bool,
+    /// Option: SPANEVENLY takes sets in list order, not priority-type order.
+    #[serde(default)]
+    pub spanevenly_list_order: bool,
+    /// Option: a job's own `nodesetdelay=` is ignored even with the per-job flag.
+    #[serde(default)]
+    pub refuse_per_job_delay: bool,
     /// Classes with a DEFAULT.NODESET.
     #[serde(default)]
     pub class: Vec<MoabClassToml>,

@@ -131,6 +131,22 @@ pub struct NodeSetSettings {
     /// Option (Q4): a job's own `nodesetisoptional=true` skips node sets altogether, as Moab's
     /// code does, instead of the best effort of global optional sets [default: false].
     pub job_optional_skips_sets: bool,
+    /// Option (Q2): MINLOSS by speed keeps every vnode at or above the base speed, as Maui's
+    /// final filter does in effect, instead of the documented upper bound `v·(1+tol)`
+    /// [default: false].
+    pub tolerance_unbounded: bool,
+    /// Option: under NODESETPLUS DELAY, dropping the sets is for good once decided, instead
+    /// of decided again at every pass [default: false].
+    pub delay_sticky: bool,
+    /// Option (Q5): when allocation inside a feasible set fails, a mandatory job falls back
+    /// to every vnode, as Moab's pass 1 does, instead of waiting [default: false].
+    pub mandatory_fallback: bool,
+    /// Option: SPANEVENLY takes sets in list order instead of priority-type order
+    /// [default: false].
+    pub spanevenly_list_order: bool,
+    /// Option: a job's own `nodesetdelay=` is ignored even with the per-job flag, as the
+    /// Moab 9 documentation says users may not set it [default: false].
+    pub refuse_per_job_delay: bool,
 }
 
 /// One node set.
@@ -170,6 +186,9 @@ pub struct MoabNodeSets {
     local: ScratchBuf,
     candidates: Vec<usize>,
     union: Vec<VnodeId>,
+    /// Whether the last ONEOF choice found a feasible set but could not allocate in it
+    /// (Q5); read and cleared by the caller.
+    failed_inside_feasible_set: bool,
 }
 
 /// Why the last placement failed.
@@ -213,6 +232,7 @@ impl MoabNodeSets {
             local: ScratchBuf::default(),
             candidates: Vec::new(),
             union: Vec::new(),
+            failed_inside_feasible_set: false,
             settings,
         };
         let globals: Vec<VnodeId> = (0..cluster.n_vnodes())
@@ -320,7 +340,7 @@ impl MoabNodeSets {
         }
         let job_delay = job
             .and_then(|n| n.delay)
-            .filter(|_| g.allow_per_job_is_optional);
+            .filter(|_| g.allow_per_job_is_optional && !g.refuse_per_job_delay);
         let optional = allowed(job.and_then(|n| n.is_optional))
             .or(job_delay.map(|d| d.0 == 0))
             .unwrap_or(g.is_optional);
@@ -460,7 +480,8 @@ impl MoabNodeSets {
         }
         // Under DELAY or SPANEVENLY the fallback is the discipline's to choose (a relaxation).
         let timed = self.relaxation_of(request).is_some();
-        if optional && !timed {
+        let failed_inside = std::mem::take(&mut self.failed_inside_feasible_set);
+        if !timed && (optional || (failed_inside && self.settings.mandatory_fallback)) {
             let spanned = self.spanned.clone();
             return self.anywhere(request, chunks, view, filter, Some(spanned));
         }
@@ -536,12 +557,15 @@ impl MoabNodeSets {
         }
         let (s, _) = best?;
         let (first_fit, set) = (&mut self.first_fit, &self.sets[s]);
-        let mut a = first_fit.place_within(chunks, request, filter, view, Some(&set.vnodes))?;
+        let placed = first_fit.place_within(chunks, request, filter, view, Some(&set.vnodes));
+        self.failed_inside_feasible_set = placed.is_none();
+        let mut a = placed?;
         a.label = Some(set.name.clone());
         Some(a)
     }
 
-    /// MINLOSS by speed (§5), with the documented upper bound on borrowed vnodes' speed.
+    /// MINLOSS by speed (§5), with the documented upper bound on borrowed vnodes' speed
+    /// (unless [`NodeSetSettings::tolerance_unbounded`]).
     fn min_loss_by_speed(
         &mut self,
         request: &Request,
@@ -583,13 +607,14 @@ impl MoabNodeSets {
         }
         let (i, _, last) = best?;
         let v_i = self.sets[self.candidates[i]].speed;
+        let unbounded = self.settings.tolerance_unbounded;
         let cluster = view.cluster();
         self.union.clear();
         for &s in &self.candidates[i..=last] {
             self.union
                 .extend(self.sets[s].vnodes.iter().copied().filter(|&v| {
                     let speed = cluster.vnode(v).speed;
-                    speed >= v_i && speed <= v_i * (1.0 + tol)
+                    speed >= v_i && (unbounded || speed <= v_i * (1.0 + tol))
                 }));
         }
         self.union.sort_unstable();
@@ -599,6 +624,7 @@ impl MoabNodeSets {
             .first_fit
             .place_within(chunks, request, filter, view, Some(&union));
         self.union = union;
+        self.failed_inside_feasible_set = placed.is_none();
         let mut a = placed?;
         a.label = Some(self.sets[self.candidates[i]].name.clone());
         Some(a)
@@ -628,8 +654,11 @@ impl MoabNodeSets {
             .fit(request, chunks, view, filter, &union, None)
             .feasible
         {
-            self.first_fit
-                .place_within(chunks, request, filter, view, Some(&union))
+            let placed = self
+                .first_fit
+                .place_within(chunks, request, filter, view, Some(&union));
+            self.failed_inside_feasible_set = placed.is_none();
+            placed
         } else {
             None
         };
@@ -685,7 +714,12 @@ impl MoabNodeSets {
                 (fit.tasks, i)
             })
             .collect();
-        match self.settings.priority_type {
+        let ptype = if self.settings.spanevenly_list_order {
+            PriorityType::FirstFit
+        } else {
+            self.settings.priority_type
+        };
+        match ptype {
             PriorityType::BestFit => order.sort_by_key(|&(t, i)| (t, i)),
             PriorityType::WorstFit => order.sort_by_key(|&(t, i)| (std::cmp::Reverse(t), i)),
             _ => {}
@@ -738,7 +772,7 @@ impl MoabNodeSets {
         match self.settings.plus? {
             NodeSetPlus::Delay if eff.delay.0 > 0 => Some(Relaxation {
                 delay: eff.delay,
-                sticky: false,
+                sticky: self.settings.delay_sticky,
                 from_now: self.settings.delay_reference == DelayReference::Now,
                 anchored: self.settings.delay_mode == DelayMode::Anchored,
             }),

@@ -443,6 +443,79 @@ fn minloss_by_speed_with_tolerance() {
     );
 }
 
+/// Q2: the set `slow` holds a vnode (x1) far faster than its speed. With the documented
+/// upper bound MINLOSS may not use x1 (1.0 × 1.25 < 3.0), so 6 tasks do not fit in `slow` and
+/// the optional job spans; Maui's unbounded filter keeps x1 and the job runs in `slow`.
+#[test]
+fn minloss_tolerance_upper_bound_or_unbounded() {
+    let text = "[[resource]]\nname = \"features\"\ntype = \"string_array\"\n\
+        [[class]]\nname = \"s\"\ncount = 2\nnames = [\"s1\", \"s2\"]\nncpus = 2\nspeed = 1.0\nresources = { features = [\"slow\"] }\n\
+        [[class]]\nname = \"x\"\ncount = 1\nnames = [\"x1\"]\nncpus = 2\nspeed = 3.0\nresources = { features = [\"slow\"] }\n\
+        [moab]\nnodeset_policy = \"ONEOF\"\nnodeset_attribute = \"FEATURE\"\nnodeset_list = [\"slow\"]\n\
+        nodeset_priority_type = \"MINLOSS\"\nminloss = \"speed\"\nnodeset_tolerance = 0.25\n";
+    let s = load_scenario(text, Path::new("t.toml")).unwrap();
+    let all = [("s1", 2), ("s2", 2), ("x1", 2)];
+    let mut p = policy(&s, &[], |_| {});
+    let st = state(&s, &p, &[]);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=6:ncpus=1"),
+        on(&all, "spanned")
+    );
+    let mut p = policy(&s, &[], |g| g.tolerance_unbounded = true);
+    assert_eq!(place(&s, &mut p, &st, "select=6:ncpus=1"), on(&all, "slow"));
+}
+
+/// Q5: `select=1:ncpus=4+1:ncpus=3` with only n4 free in A: each chunk complex fits A on its
+/// own, so A is feasible, but both cannot be allocated there. A mandatory job waits; with
+/// the option it falls back to every vnode, as Moab's pass 1 does.
+#[test]
+fn mandatory_fallback_after_a_failed_allocation_in_a_feasible_set() {
+    let s = abc(
+        "nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"FEATURE\"\nnodeset_list = [\"A\"]\n\
+         nodeset_is_optional = false\n",
+    );
+    let busy = [("n1", 4), ("n2", 4), ("n3", 4)];
+    let text = "select=1:ncpus=4+1:ncpus=3";
+    let mut p = policy(&s, &[], |_| {});
+    let st = state(&s, &p, &busy);
+    assert_eq!(
+        place(&s, &mut p, &st, text),
+        Err("Not Running: cannot alloc nodeset: no node set can hold the job now".to_owned())
+    );
+    let mut p = policy(&s, &[], |g| g.mandatory_fallback = true);
+    assert_eq!(
+        place(&s, &mut p, &st, text),
+        on(&[("n4", 4), ("n5", 3)], "spanned")
+    );
+    // No feasible set at all: still no fallback for a mandatory job.
+    let st = state(&s, &p, &[("n1", 4), ("n2", 4), ("n3", 4), ("n4", 4)]);
+    assert_eq!(
+        place(&s, &mut p, &st, text),
+        Err("Not Running: cannot alloc nodeset: no node set can hold the job now".to_owned())
+    );
+}
+
+/// A job's own `nodesetdelay=` makes it mandatory (with the per-job flag) unless the option
+/// follows the Moab 9 documentation and ignores it.
+#[test]
+fn per_job_nodeset_delay_counts_unless_refused() {
+    let s = abc(&format!(
+        "{ONEOF_ABC}allow_per_job_nodeset_is_optional = true\n"
+    ));
+    let text = "select=30:ncpus=1 nodesetdelay=100";
+    let mut p = policy(&s, &[], |_| {});
+    let st = state(&s, &p, N1_BUSY);
+    assert_eq!(
+        place(&s, &mut p, &st, text),
+        Err("Not Running: cannot alloc nodeset: no node set can hold the job now".to_owned())
+    );
+    let mut p = policy(&s, &[], |g| g.refuse_per_job_delay = true);
+    assert_eq!(
+        place(&s, &mut p, &st, text).map(|x| x.1),
+        Ok("spanned".to_owned())
+    );
+}
+
 /// Runs `jobs` (submit, runtime = estimate, request text) under EASY with `s`'s node sets;
 /// returns each job's start and label (none if it never started), in job order.
 fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> Vec<Option<(u64, String)>> {
@@ -711,6 +784,11 @@ fn ctc_sp2_on_heterogeneous_feature_sets_with_and_without_node_sets() {
 /// Four computational units of two one-ncpu vnodes (cu1 = c1a, c1b; ...) under ANYOF /
 /// SPANEVENLY, mandatory, with NODESETDELAY `delay_s`.
 fn four_cus(delay_s: u64) -> Scenario {
+    four_cus_with(delay_s, "")
+}
+
+/// As [`four_cus`], with more `[moab]` lines.
+fn four_cus_with(delay_s: u64, moab: &str) -> Scenario {
     let mut text = String::from("[[resource]]\nname = \"features\"\ntype = \"string_array\"\n");
     for cu in 1..=4 {
         text.push_str(&format!(
@@ -721,7 +799,7 @@ fn four_cus(delay_s: u64) -> Scenario {
     text.push_str(&format!(
         "[moab]\nnodeset_policy = \"ANYOF\"\nnodeset_attribute = \"FEATURE\"\n\
          nodeset_list = [\"cu1\", \"cu2\", \"cu3\", \"cu4\"]\nnodeset_plus = \"SPANEVENLY\"\n\
-         nodeset_delay = {delay_s}\nnodeset_is_optional = false\n",
+         nodeset_delay = {delay_s}\nnodeset_is_optional = false\n{moab}",
     ));
     load_scenario(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -796,6 +874,50 @@ fn spanevenly_erasure_is_sticky() {
     assert_eq!(starts[4], at(15, "spanned"));
     let starts = simulate_estimated(&four_cus(600), &jobs);
     assert_eq!(starts[4], at(20, "cu3+cu4"));
+}
+
+/// The sticky option under DELAY: at t = 10 the job of 4 (J3) drops its set (A by the
+/// estimates at 300, more than 100 s after 50, when it could span). J0 ends early, at 40, and
+/// A has room: by default J3 takes A then; with the option its sets are gone and it spans.
+#[test]
+fn delay_fallback_is_decided_again_unless_sticky() {
+    let jobs = [
+        (0, 40, 300, "select=6:ncpus=1"),
+        (0, 1000, 1000, "select=6:ncpus=1"),
+        (0, 50, 50, "select=2:ncpus=1"),
+        (10, 50, 50, "select=4:ncpus=1"),
+    ];
+    for (options, want) in [
+        ("", at(40, "A")),
+        ("delay_sticky = true\n", at(40, "spanned")),
+    ] {
+        let starts = simulate_estimated(&two_sets_with_delay(options), &jobs);
+        assert_eq!(
+            starts[..3],
+            [at(0, "A"), at(0, "B"), at(0, "A")],
+            "options: {options}"
+        );
+        assert_eq!(starts[3], want, "options: {options}");
+    }
+}
+
+/// SPANEVENLY takes sets in priority-type order (BESTFIT: cu2, with one vnode free, first), or
+/// in list order with the option.
+#[test]
+fn spanevenly_set_order_priority_type_or_list() {
+    let text = "nodeset_priority_type = \"BESTFIT\"\n";
+    let s = four_cus_with(600, text);
+    let mut p = policy(&s, &[], |_| {});
+    let st = state(&s, &p, &[("c2a", 1)]);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=1:ncpus=1"),
+        on(&[("c2b", 1)], "cu2")
+    );
+    let mut p = policy(&s, &[], |g| g.spanevenly_list_order = true);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=1:ncpus=1"),
+        on(&[("c1a", 1)], "cu1")
+    );
 }
 
 /// Optional against mandatory sets on the same jobs (the spec's §6): mandatory jobs always run
