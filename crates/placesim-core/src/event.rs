@@ -62,7 +62,7 @@ pub enum Event {
     JobSubmit(JobId),
     /// A scheduling policy asked for a pass at this instant (see
     /// [`crate::SchedulingPolicy::wakeup`]); nothing else happens.
-    Wakeup(SimTime),
+    Wakeup,
 }
 
 impl Event {
@@ -71,7 +71,7 @@ impl Event {
         match self {
             Event::JobEnd(_) => 0,
             Event::JobSubmit(_) => 1,
-            Event::Wakeup(_) => 2,
+            Event::Wakeup => 2,
         }
     }
 }

@@ -234,7 +234,7 @@ impl<'w> Simulation<'w> {
             .pending_wakeup
             .is_some_and(|pending| pending > self.now && pending <= at);
         if !covered {
-            self.events.push(at, Event::Wakeup(at));
+            self.events.push(at, Event::Wakeup);
             self.pending_wakeup = Some(at);
         }
     }
@@ -260,7 +260,7 @@ impl<'w> Simulation<'w> {
             }
             // A policy's own deadline passed: its next pass must look at every waiting job, as
             // after a job end.
-            Event::Wakeup(_) => self.freed_since_last_pass = true,
+            Event::Wakeup => self.freed_since_last_pass = true,
             Event::JobEnd(id) => {
                 let slot = self.running_slot[id.index()];
                 debug_assert_ne!(slot, NOT_RUNNING, "job {id} ended without running");
