@@ -18,6 +18,7 @@ pub mod cluster;
 pub mod event;
 pub mod ids;
 pub mod job;
+pub mod outage;
 pub mod policy;
 pub mod request;
 pub mod resource;
@@ -32,6 +33,7 @@ pub use cluster::{Cluster, ClusterBuilder, ClusterError, Vnode};
 pub use event::{Event, EventKey, EventQueue};
 pub use ids::{HostId, JobId, RequestId, ResourceId, VnodeId};
 pub use job::{Job, Workload, WorkloadError};
+pub use outage::{NodeFailurePolicy, Outage};
 pub use policy::{
     Decision, PlacementPolicy, Relaxation, RunningJob, SchedContext, SchedulingPolicy,
 };

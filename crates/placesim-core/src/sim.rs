@@ -1,12 +1,13 @@
 //! The kernel: the clock, the event loop, and the application of policy decisions.
 
 use crate::event::{Event, EventQueue};
-use crate::ids::JobId;
+use crate::ids::{JobId, VnodeId};
 use crate::job::Workload;
+use crate::outage::{Edge, NodeFailurePolicy, Outage};
 use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
 use crate::runtime::{RuntimeModel, Stretch};
 use crate::sink::{JobOutcome, MetricsSink};
-use crate::state::{AllocationError, ClusterState};
+use crate::state::{AllocationError, ClusterState, StateView};
 use crate::time::{SimDuration, SimTime};
 
 /// What happens to a job that runs past its walltime request.
@@ -56,6 +57,28 @@ pub struct RunStats {
     pub last_event: SimTime,
     /// The longest the queue got.
     pub max_queue_len: usize,
+    /// Times a vnode failure sent a job back to the queue.
+    pub requeues: u64,
+    /// Jobs ended by a vnode failure ([`NodeFailurePolicy::Kill`]).
+    pub jobs_failed: u64,
+    /// Core-seconds of runs cut short by vnode failures.
+    pub lost_core_seconds: u64,
+    /// ncpus × seconds that vnodes were down, from the first submit to the last event.
+    pub down_ncpu_seconds: u64,
+    /// ncpus × seconds of the whole cluster over the same window.
+    pub capacity_ncpu_seconds: u64,
+}
+
+impl RunStats {
+    /// The share of the cluster's ncpu-seconds in service, from the first submit to the last
+    /// event (1 without outages).
+    pub fn availability(&self) -> f64 {
+        if self.capacity_ncpu_seconds == 0 {
+            1.0
+        } else {
+            1.0 - self.down_ncpu_seconds as f64 / self.capacity_ncpu_seconds as f64
+        }
+    }
 }
 
 /// A run that went wrong. These mean a policy bug, never bad input.
@@ -98,6 +121,16 @@ pub enum SimError {
         /// What the request asks.
         want: u64,
     },
+    /// A vnode could not be taken out of service (the kernel's own bug).
+    #[error("at {now}: vnode {vnode} could not go down: {source}")]
+    Outage {
+        /// The clock.
+        now: SimTime,
+        /// The vnode.
+        vnode: VnodeId,
+        /// What was wrong.
+        source: AllocationError,
+    },
 }
 
 const NOT_RUNNING: u32 = u32::MAX;
@@ -132,6 +165,16 @@ pub struct Simulation<'w> {
     /// The latest wake-up put in the event queue, so that passes asking for the same
     /// instant again add no more events.
     pending_wakeup: Option<SimTime>,
+    /// Outage ends in order, merged into the clock like arrivals; `next_edge` is the next.
+    edges: Vec<Edge>,
+    next_edge: usize,
+    on_failure: NodeFailurePolicy,
+    /// Per vnode: outages in force (overlapping outages nest), and since when it is down.
+    down_count: Vec<u32>,
+    down_since: Vec<SimTime>,
+    /// Per job (sized only once a failure happens): requeues and core-seconds lost.
+    requeues: Vec<u32>,
+    lost_core_seconds: Vec<u64>,
 }
 
 impl<'w> Simulation<'w> {
@@ -158,7 +201,26 @@ impl<'w> Simulation<'w> {
             settled_queue_len: 0,
             freed_since_last_pass: true,
             pending_wakeup: None,
+            edges: Vec::new(),
+            next_edge: 0,
+            on_failure: NodeFailurePolicy::Requeue,
+            down_count: Vec::new(),
+            down_since: Vec::new(),
+            requeues: Vec::new(),
+            lost_core_seconds: Vec::new(),
         }
+    }
+
+    /// Takes vnodes out of service during `outages`; a job running on a vnode that goes down
+    /// is requeued or killed, as `on_failure` says. Outages with `up <= down` are ignored.
+    pub fn with_outages(mut self, outages: &[Outage], on_failure: NodeFailurePolicy) -> Self {
+        self.edges = crate::outage::edges(outages);
+        self.next_edge = 0;
+        self.on_failure = on_failure;
+        let n_vnodes = self.state.cluster().n_vnodes();
+        self.down_count = vec![0; n_vnodes];
+        self.down_since = vec![SimTime::ZERO; n_vnodes];
+        self
     }
 
     /// Stretches runtimes by `model`: each job runs its trace runtime × H × C × ε, where
@@ -182,14 +244,22 @@ impl<'w> Simulation<'w> {
     ) -> Result<RunStats, SimError> {
         let mut decisions = Vec::new();
         let jobs = self.workload.jobs();
+        let first_submit = jobs.first().map_or(SimTime::ZERO, |j| j.submit);
         loop {
             let next_end = self.events.peek_key().map(|k| k.time);
             let next_submit = jobs.get(self.next_arrival).map(|j| j.submit);
-            let now = match (next_end, next_submit) {
-                (None, None) => break,
-                (Some(a), None) => a,
-                (None, Some(b)) => b,
-                (Some(a), Some(b)) => a.min(b),
+            // Outages matter only while there is work: a waiting job may need a vnode back.
+            let work_left = next_end.is_some()
+                || next_submit.is_some()
+                || self.queue_head < self.queue.len();
+            let next_edge = self
+                .edges
+                .get(self.next_edge)
+                .map(|e| e.time)
+                .filter(|_| work_left);
+            let Some(now) = [next_end, next_submit, next_edge].into_iter().flatten().min()
+            else {
+                break;
             };
             debug_assert!(now >= self.now, "the clock ran backwards");
             self.now = now;
@@ -201,6 +271,14 @@ impl<'w> Simulation<'w> {
                 if let Some((_, event)) = self.events.pop() {
                     self.dispatch(event, sink);
                 }
+            }
+            // Then vnodes coming back and going down (their jobs requeued or killed).
+            while let Some(&edge) = self.edges.get(self.next_edge) {
+                if edge.time != now {
+                    break;
+                }
+                self.next_edge += 1;
+                self.apply_edge(edge, first_submit, sink)?;
             }
             while let Some(job) = jobs.get(self.next_arrival) {
                 if job.submit != now {
@@ -221,6 +299,18 @@ impl<'w> Simulation<'w> {
         progress(self.progress());
         self.stats.never_started = self.queue.split_off(self.queue_head);
         self.stats.last_event = self.now;
+        // Vnodes still down count until the last event.
+        for v in 0..self.down_count.len() {
+            if self.down_count[v] > 0 {
+                self.add_down_time(VnodeId::from_index(v));
+            }
+        }
+        let window = self.now.as_secs().saturating_sub(first_submit.as_secs());
+        self.stats.capacity_ncpu_seconds = self
+            .state
+            .cluster()
+            .capacity_total(crate::resource::ConsumableIdx::NCPUS)
+            * window;
         Ok(self.stats)
     }
 
@@ -262,31 +352,136 @@ impl<'w> Simulation<'w> {
             // after a job end.
             Event::Wakeup => self.freed_since_last_pass = true,
             Event::JobEnd(id) => {
-                let slot = self.running_slot[id.index()];
-                debug_assert_ne!(slot, NOT_RUNNING, "job {id} ended without running");
-                let run = self.running.swap_remove(slot as usize);
-                let (killed, stretch) = self.running_fate.swap_remove(slot as usize);
-                if let Some(moved) = self.running.get(slot as usize) {
-                    self.running_slot[moved.job.index()] = slot;
-                }
-                self.running_slot[id.index()] = NOT_RUNNING;
-                self.state.release(&run.allocation);
-                self.freed_since_last_pass = true;
-                let job = self.workload.job(id);
-                self.stats.jobs_ended += 1;
+                let (run, killed, stretch) = self.take_running(id);
                 self.stats.jobs_killed += u64::from(killed);
-                sink.job_ended(
-                    job,
-                    &JobOutcome {
-                        job: id,
-                        start: run.start,
-                        end: self.now,
-                        killed,
-                        stretch,
-                    },
-                );
+                self.report_end(id, run.start, killed, false, stretch, sink);
             }
         }
+    }
+
+    /// Takes job `id` off the running list and gives its resources back.
+    fn take_running(&mut self, id: JobId) -> (RunningJob, bool, Stretch) {
+        let slot = self.running_slot[id.index()];
+        debug_assert_ne!(slot, NOT_RUNNING, "job {id} ended without running");
+        let run = self.running.swap_remove(slot as usize);
+        let (killed, stretch) = self.running_fate.swap_remove(slot as usize);
+        if let Some(moved) = self.running.get(slot as usize) {
+            self.running_slot[moved.job.index()] = slot;
+        }
+        self.running_slot[id.index()] = NOT_RUNNING;
+        self.state.release(&run.allocation);
+        self.freed_since_last_pass = true;
+        (run, killed, stretch)
+    }
+
+    /// Tells the sink job `id` ended now.
+    fn report_end(
+        &mut self,
+        id: JobId,
+        start: SimTime,
+        killed: bool,
+        failed: bool,
+        stretch: Stretch,
+        sink: &mut dyn MetricsSink,
+    ) {
+        self.stats.jobs_ended += 1;
+        sink.job_ended(
+            self.workload.job(id),
+            &JobOutcome {
+                job: id,
+                start,
+                end: self.now,
+                killed,
+                stretch,
+                failed,
+                requeues: self.requeues.get(id.index()).copied().unwrap_or(0),
+                lost_core_seconds: self.lost_core_seconds.get(id.index()).copied().unwrap_or(0),
+            },
+        );
+    }
+
+    /// Applies one outage end: a vnode going down (its jobs requeued or killed first) or
+    /// coming back.
+    fn apply_edge(
+        &mut self,
+        edge: Edge,
+        first_submit: SimTime,
+        sink: &mut dyn MetricsSink,
+    ) -> Result<(), SimError> {
+        self.stats.events += 1;
+        self.freed_since_last_pass = true;
+        let v = edge.vnode;
+        let count = &mut self.down_count[v.index()];
+        if !edge.down {
+            *count -= 1;
+            if *count == 0 {
+                self.add_down_time(v);
+                self.state.set_up(v);
+            }
+            return Ok(());
+        }
+        *count += 1;
+        if *count > 1 {
+            return Ok(());
+        }
+        let mut victims: Vec<JobId> = self
+            .running
+            .iter()
+            .filter(|r| r.allocation.vnodes.contains(&v))
+            .map(|r| r.job)
+            .collect();
+        victims.sort_unstable();
+        for id in victims {
+            self.events.cancel(&Event::JobEnd(id));
+            let (run, _, stretch) = self.take_running(id);
+            let n_cons = self.state.cluster_consumables();
+            let ncpus = run
+                .allocation
+                .total(n_cons, crate::resource::ConsumableIdx::NCPUS);
+            let lost = ncpus * (self.now.as_secs() - run.start.as_secs());
+            let n_jobs = self.workload.jobs().len();
+            if self.requeues.is_empty() {
+                self.requeues = vec![0; n_jobs];
+                self.lost_core_seconds = vec![0; n_jobs];
+            }
+            self.lost_core_seconds[id.index()] += lost;
+            self.stats.lost_core_seconds += lost;
+            match self.on_failure {
+                NodeFailurePolicy::Requeue => {
+                    self.requeues[id.index()] += 1;
+                    self.stats.requeues += 1;
+                    self.started[id.index()] = false;
+                    // Back in its place by submit time: the queue is in job order.
+                    let at = self.queue_head
+                        + self.queue[self.queue_head..].partition_point(|&j| j < id);
+                    self.queue.insert(at, id);
+                    sink.job_requeued(
+                        id,
+                        self.requeues[id.index()],
+                        self.lost_core_seconds[id.index()],
+                    );
+                }
+                NodeFailurePolicy::Kill => {
+                    self.stats.jobs_failed += 1;
+                    self.report_end(id, run.start, false, true, stretch, sink);
+                }
+            }
+        }
+        self.down_since[v.index()] = self.now.max(first_submit);
+        self.state
+            .set_down(v)
+            .map_err(|source| SimError::Outage {
+                now: self.now,
+                vnode: v,
+                source,
+            })
+    }
+
+    /// Adds the time `v` has been down so far to the run's down ncpu-seconds.
+    fn add_down_time(&mut self, v: VnodeId) {
+        let since = self.down_since[v.index()];
+        let secs = self.now.as_secs().saturating_sub(since.as_secs());
+        self.stats.down_ncpu_seconds += self.state.cluster().ncpus_capacity(v) * secs;
     }
 
     /// Drops started jobs from the queue, keeping order: a started prefix costs O(1), other

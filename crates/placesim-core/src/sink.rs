@@ -21,6 +21,13 @@ pub struct JobOutcome {
     pub killed: bool,
     /// What the runtime model made of its placement ([`Stretch::NONE`] without a model).
     pub stretch: Stretch,
+    /// Whether it ended because a vnode it ran on went down (under
+    /// [`crate::NodeFailurePolicy::Kill`]).
+    pub failed: bool,
+    /// How often a vnode failure sent it back to the queue.
+    pub requeues: u32,
+    /// The core-seconds of its runs cut short by vnode failures (ncpus × time run).
+    pub lost_core_seconds: u64,
 }
 
 /// Receives results as the run produces them. Sinks buffer; writing happens after the run,
@@ -33,6 +40,13 @@ pub trait MetricsSink {
 
     /// A job ended (finished or was killed).
     fn job_ended(&mut self, job: &Job, outcome: &JobOutcome);
+
+    /// A vnode failure sent a running job back to the queue; `requeues` and
+    /// `lost_core_seconds` are its totals so far. The default ignores requeues (the job's
+    /// end reports the same totals, if it ends).
+    fn job_requeued(&mut self, id: JobId, requeues: u32, lost_core_seconds: u64) {
+        let _ = (id, requeues, lost_core_seconds);
+    }
 
     /// The scheduler commented on a waiting job (why it did not start). The default ignores
     /// comments.
@@ -63,5 +77,8 @@ impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
     }
     fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
         (**self).job_comment(id, text);
+    }
+    fn job_requeued(&mut self, id: JobId, requeues: u32, lost_core_seconds: u64) {
+        (**self).job_requeued(id, requeues, lost_core_seconds);
     }
 }

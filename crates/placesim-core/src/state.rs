@@ -244,6 +244,11 @@ pub struct ClusterState {
     groups: GroupIndex,
     /// Per group: the free amount of each consumable, then the count of free vnodes.
     group_free: Vec<u64>,
+    /// Vnodes out of service. A down vnode holds an exclusive allocation of its whole
+    /// capacity, so placement, free totals and group tallies all see it as taken.
+    down: Bitset,
+    /// Bumped at every vnode going down or up: what-if states built earlier are stale.
+    outage_epoch: u64,
 }
 
 fn row_eligible(row: &[u64], n_cons: usize, cap_ncpus: u64) -> bool {
@@ -270,6 +275,7 @@ impl ClusterState {
             eligible.set(v, row_eligible(&rows[v * width..], n_cons, cap[0]));
         }
         let seen = vec![0; cluster.n_vnodes()];
+        let n_vnodes = cluster.n_vnodes();
         ClusterState {
             cluster,
             width,
@@ -281,6 +287,8 @@ impl ClusterState {
             exclusive_vnodes: 0,
             groups: GroupIndex::default(),
             group_free: Vec::new(),
+            down: Bitset::new(n_vnodes),
+            outage_epoch: 0,
         }
     }
 
@@ -299,6 +307,53 @@ impl ClusterState {
         idle.groups = self.groups.clone();
         idle.retally();
         idle
+    }
+
+    /// The same cluster with no job running, but the vnodes down now still down: the state a
+    /// calendar of estimated ends starts from (an outage has no estimated end).
+    pub fn unoccupied_copy(&self) -> ClusterState {
+        let mut copy = self.idle_copy();
+        for v in self.down.iter() {
+            copy.apply(&down_allocation(&self.cluster, VnodeId::from_index(v)), Direction::Take);
+            copy.down.set(v, true);
+        }
+        copy.outage_epoch = self.outage_epoch;
+        copy
+    }
+
+    /// Takes `v` out of service. Its jobs must have been taken off first.
+    pub fn set_down(&mut self, v: VnodeId) -> Result<(), AllocationError> {
+        if self.down.contains(v.index()) {
+            return Err(AllocationError::NotEligible(v));
+        }
+        self.allocate(&down_allocation(&self.cluster, v))?;
+        self.down.set(v.index(), true);
+        self.outage_epoch += 1;
+        Ok(())
+    }
+
+    /// Puts `v`, down before, back in service.
+    pub fn set_up(&mut self, v: VnodeId) {
+        if self.down.contains(v.index()) {
+            self.release(&down_allocation(&self.cluster, v));
+            self.down.set(v.index(), false);
+            self.outage_epoch += 1;
+        }
+    }
+
+    /// Whether `v` is out of service.
+    pub fn is_down(&self, v: VnodeId) -> bool {
+        self.down.contains(v.index())
+    }
+
+    /// The vnodes out of service.
+    pub fn down(&self) -> &Bitset {
+        &self.down
+    }
+
+    /// Counts vnodes going down or up: a state with the same count has the same outages.
+    pub fn outage_epoch(&self) -> u64 {
+        self.outage_epoch
     }
 
     /// Recomputes every group tally from the rows.
@@ -429,6 +484,13 @@ impl StateView for ClusterState {
         let w = self.width - EXTRA + 1;
         &self.group_free[group * w..(group + 1) * w]
     }
+}
+
+/// What an outage holds on `v`: all of it, exclusively.
+fn down_allocation(cluster: &Cluster, v: VnodeId) -> Allocation {
+    let mut a = Allocation::new(Sharing::Excl);
+    a.add(v, cluster.capacity(v));
+    a
 }
 
 /// How many vnodes an allocation holds exclusively.

@@ -18,6 +18,11 @@ pub struct JobSink {
     pub(crate) noise: Vec<f32>,
     pub(crate) speed_spread: Vec<f32>,
     pub(crate) groups_spanned: Vec<u32>,
+    /// Per job (sized only once a vnode failure touches a job): requeues, core-seconds lost,
+    /// and whether a failure ended it.
+    pub(crate) requeues: Vec<u32>,
+    pub(crate) lost_core_seconds: Vec<u64>,
+    pub(crate) failed: Vec<bool>,
     /// Per job, where it was placed (a placement set, `spanned`), as an index into `texts`;
     /// 0 for none.
     pub(crate) label: Vec<u32>,
@@ -44,6 +49,9 @@ impl JobSink {
             noise: Vec::new(),
             speed_spread: Vec::new(),
             groups_spanned: Vec::new(),
+            requeues: Vec::new(),
+            lost_core_seconds: Vec::new(),
+            failed: Vec::new(),
             label: Vec::new(),
             comment: Vec::new(),
             texts: vec![Arc::from("")],
@@ -107,6 +115,15 @@ impl JobSink {
         )
     }
 
+    /// Job `i`'s requeues, core-seconds lost to vnode failures, and whether one ended it.
+    pub(crate) fn failures(&self, i: usize) -> (u32, u64, bool) {
+        (
+            self.requeues.get(i).copied().unwrap_or(0),
+            self.lost_core_seconds.get(i).copied().unwrap_or(0),
+            self.failed.get(i).copied().unwrap_or(false),
+        )
+    }
+
     /// Job `i`'s runtime-model factors.
     pub(crate) fn factors(&self, i: usize) -> Factors {
         Factors {
@@ -132,11 +149,10 @@ impl JobSink {
 
 impl MetricsSink for JobSink {
     fn job_started(&mut self, _job: &Job, id: JobId, _start: SimTime, allocation: &Allocation) {
-        if let Some(label) = &allocation.label {
-            let x = self.intern(label);
-            let n = self.ended.len();
-            Self::put(&mut self.label, n, id.index(), x, 0);
-        }
+        // A requeued job starts again: its last start's label is the one kept.
+        let x = allocation.label.as_ref().map_or(0, |label| self.intern(label));
+        let n = self.ended.len();
+        Self::put(&mut self.label, n, id.index(), x, 0);
     }
 
     fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
@@ -161,5 +177,14 @@ impl MetricsSink for JobSink {
         Self::put(&mut self.noise, n, i, st.noise as f32, 1.0);
         Self::put(&mut self.speed_spread, n, i, st.speed_spread as f32, 0.0);
         Self::put(&mut self.groups_spanned, n, i, st.groups_spanned, 1);
+        Self::put(&mut self.requeues, n, i, outcome.requeues, 0);
+        Self::put(&mut self.lost_core_seconds, n, i, outcome.lost_core_seconds, 0);
+        Self::put(&mut self.failed, n, i, outcome.failed, false);
+    }
+
+    fn job_requeued(&mut self, id: JobId, requeues: u32, lost_core_seconds: u64) {
+        let (n, i) = (self.ended.len(), id.index());
+        Self::put(&mut self.requeues, n, i, requeues, 0);
+        Self::put(&mut self.lost_core_seconds, n, i, lost_core_seconds, 0);
     }
 }

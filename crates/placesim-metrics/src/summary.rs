@@ -45,6 +45,14 @@ pub struct RunSummary {
     pub jobs_killed: u64,
     /// Jobs that never started (the policy could not place them).
     pub jobs_never_started: u64,
+    /// Jobs ended by a vnode failure (when failures kill rather than requeue).
+    pub jobs_failed: u64,
+    /// Times a vnode failure sent a job back to the queue.
+    pub requeues: u64,
+    /// Core-seconds of runs cut short by vnode failures.
+    pub lost_core_s: u64,
+    /// 1 − down ncpu-seconds / (cluster ncpus × (last event − first submit)).
+    pub availability: f64,
     /// Records skipped, by reason.
     pub skipped: Vec<SkipColumn>,
     /// max end − min submit over jobs run, seconds.
@@ -108,6 +116,10 @@ impl RunSummary {
             jobs_run: n as u64,
             jobs_killed: stats.jobs_killed,
             jobs_never_started: stats.never_started.len() as u64,
+            jobs_failed: stats.jobs_failed,
+            requeues: stats.requeues,
+            lost_core_s: stats.lost_core_seconds,
+            availability: stats.availability(),
             skipped,
             makespan_s: makespan,
             utilization: if makespan == 0 || meta.procs == 0 {

@@ -171,6 +171,30 @@ fn jobs_frame_range(
         Column::new("groups_spanned".into(), v)
     });
     columns.push(factor("speed_spread", 0.0, &|f| f.spread));
+    // Vnode failures: requeues and lost work (known for every job), and whether one ended it.
+    let failures: Vec<(u32, u64, bool)> = ids.clone().map(|i| sink.failures(i)).collect();
+    if failures.iter().all(|f| *f == (0, 0, false)) && all_ran {
+        columns.push(Column::new_scalar("requeues".into(), Scalar::from(0u32), n));
+        columns.push(Column::new_scalar("lost_core_s".into(), Scalar::from(0u64), n));
+        columns.push(Column::new_scalar("failed".into(), Scalar::from(false), n));
+    } else {
+        columns.push(Column::new(
+            "requeues".into(),
+            failures.iter().map(|f| f.0).collect::<Vec<u32>>(),
+        ));
+        columns.push(Column::new(
+            "lost_core_s".into(),
+            failures.iter().map(|f| f.1).collect::<Vec<u64>>(),
+        ));
+        columns.push(Column::new(
+            "failed".into(),
+            failures
+                .iter()
+                .zip(&ran)
+                .map(|(f, r)| r.map(|_| f.2))
+                .collect::<Vec<Option<bool>>>(),
+        ));
+    }
     // Where each job was placed, and the scheduler's comment.
     let notes: Vec<(u32, u32)> = ids.clone().map(|i| sink.notes(i)).collect();
     for (name, pick) in [("placement_set", 0usize), ("comment", 1)] {
@@ -197,6 +221,10 @@ pub fn summary_frame(s: &RunSummary) -> PolarsResult<DataFrame> {
         "jobs_never_started".into(),
         [s.jobs_never_started],
     ));
+    columns.push(Column::new("jobs_failed".into(), [s.jobs_failed]));
+    columns.push(Column::new("requeues".into(), [s.requeues]));
+    columns.push(Column::new("lost_core_s".into(), [s.lost_core_s]));
+    columns.push(Column::new("availability".into(), [s.availability]));
     for (reason, count) in &s.skipped {
         columns.push(Column::new(format!("skipped_{reason}").into(), [*count]));
     }
@@ -407,6 +435,10 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
 
     fn job_comment(&mut self, id: placesim_core::JobId, text: &std::sync::Arc<str>) {
         self.inner.job_comment(id, text);
+    }
+
+    fn job_requeued(&mut self, id: placesim_core::JobId, requeues: u32, lost_core_seconds: u64) {
+        self.inner.job_requeued(id, requeues, lost_core_seconds);
     }
 
     fn job_ended(&mut self, job: &placesim_core::Job, outcome: &placesim_core::JobOutcome) {

@@ -204,7 +204,7 @@ impl Runnable {
             self.verdict = vec![0; ctx.workload.requests().len()];
         }
         if self.verdict[request_id] == 0 {
-            let empty = idle_of(&mut self.empty, ctx.state);
+            let empty = idle_of(&mut self.empty, ctx.state, false);
             let view = Scratch::new(empty, &mut self.buf);
             let request = ctx.workload.request_of(job);
             let fits = placement.place(request, &view).is_some()
@@ -221,21 +221,31 @@ impl Runnable {
     }
 }
 
-/// The idle copy of `state` kept in `slot` (made on first use, and again if the cluster or
-/// its tracked groups are not the ones it was made from).
+/// The idle copy of `state` kept in `slot`: with nothing running and, when `keep_outages`,
+/// the vnodes down now still down (what estimated ends lead to), else all up (what "could
+/// this ever run" is asked of). Made on first use, and again if the cluster, its tracked
+/// groups or (when kept) its outages are not the ones it was made from.
 pub(crate) fn idle_of<'a>(
     slot: &'a mut Option<ClusterState>,
     state: &ClusterState,
+    keep_outages: bool,
 ) -> &'a ClusterState {
     let n_vnodes = placesim_core::StateView::cluster(state).n_vnodes();
     let stale = slot.as_ref().is_some_and(|e| {
         placesim_core::StateView::cluster(e).n_vnodes() != n_vnodes
             || e.groups().len() != state.groups().len()
+            || (keep_outages && e.outage_epoch() != state.outage_epoch())
     });
     if stale {
         *slot = None;
     }
-    slot.get_or_insert_with(|| state.idle_copy())
+    slot.get_or_insert_with(|| {
+        if keep_outages {
+            state.unoccupied_copy()
+        } else {
+            state.idle_copy()
+        }
+    })
 }
 
 /// Starts queue heads in order while they fit, taking each from `scratch` and appending a

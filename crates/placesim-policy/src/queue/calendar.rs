@@ -31,7 +31,8 @@ pub(crate) type End = (SimTime, JobId, usize, u64);
 /// waits through many passes, and placing it costs O(its vnodes) each time.
 #[derive(Debug, Default)]
 struct Memo {
-    key: Option<(JobId, bool)>,
+    /// The job, whether relaxed, and the outages in force ([`ClusterState::outage_epoch`]).
+    key: Option<(JobId, bool, u64)>,
     still_held: Vec<(SimTime, JobId)>,
     allocation: Allocation,
 }
@@ -42,7 +43,8 @@ pub(crate) struct Calendar {
     ends: Vec<End>,
     /// Per job: the ncpus its allocation holds, with the start it was read at.
     held: Vec<(SimTime, u64)>,
-    /// The cluster with nothing running, to build shadow states from when that is nearer.
+    /// The cluster with nothing running (vnodes down now still down), to build shadow states
+    /// from when that is nearer.
     idle: Option<ClusterState>,
     memo: Memo,
     pub(crate) shortcuts: Shortcuts,
@@ -83,7 +85,7 @@ impl Calendar {
 
     /// Opens the calendar over `state`: the walk, and a shadow view for it to fill.
     pub(crate) fn open<'a>(&'a mut self, state: &'a ClusterState) -> (Walk<'a>, Scratch<'a>) {
-        let idle = idle_of(&mut self.idle, state);
+        let idle = idle_of(&mut self.idle, state, true);
         let walk = Walk {
             ends: &mut self.ends,
             held: &mut self.held,
@@ -201,7 +203,7 @@ impl<'s> Walk<'s> {
         );
         let memo = &mut *self.memo;
         let same_state = enabled
-            && memo.key == Some((job, relaxed))
+            && memo.key == Some((job, relaxed, ctx.state.outage_epoch()))
             && placement.depends_only_on_state()
             && memo.still_held.len() == ends.len() - i
             && memo
@@ -218,7 +220,7 @@ impl<'s> Walk<'s> {
             if let Some(allocation) = place_on(placement, &request, shadow_view, relaxed) {
                 // Remembered only for a first-attempt success: then the state at `first` alone
                 // decides it.
-                memo.key = (i == first).then_some((job, relaxed));
+                memo.key = (i == first).then_some((job, relaxed, ctx.state.outage_epoch()));
                 memo.still_held.clear();
                 memo.still_held.extend(ends[i..].iter().map(|e| (e.0, e.1)));
                 memo.allocation = allocation;
