@@ -32,6 +32,8 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
         seed: 0,
         runtime: None,
         placement: placesim_policy::PlacementSpec::FirstFit,
+        outages: Vec::new(),
+        on_failure: placesim_core::NodeFailurePolicy::default(),
     };
     for policy in PolicySpec::ALL {
         let started = Instant::now();

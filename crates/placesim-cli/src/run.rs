@@ -43,6 +43,9 @@ pub(crate) struct Plan {
     pub runtime: Option<placesim_core::RuntimeModel>,
     /// The placement: first fit, PBS placement sets or Moab node sets.
     pub placement: PlacementSpec,
+    /// Vnode outages, and what they do to running jobs.
+    pub outages: Vec<placesim_core::Outage>,
+    pub on_failure: placesim_core::NodeFailurePolicy,
 }
 
 fn walltime_of(arg: WalltimeArg) -> WalltimePolicy {
@@ -71,6 +74,8 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
         trace,
         runtime: None,
         placement: PlacementSpec::FirstFit,
+        outages: Vec::new(),
+        on_failure: placesim_core::NodeFailurePolicy::default(),
     })
 }
 
@@ -116,7 +121,13 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
         },
     };
     let runtime = Some(scenario.runtime_model(&trace.workload));
+    let outages = scenario.outages(&trace.workload);
+    if !outages.is_empty() {
+        eprintln!("placesim: {} vnode outages", outages.len());
+    }
     Ok(Plan {
+        outages,
+        on_failure: scenario.failures.on_failure,
         name: args.name.clone().unwrap_or_else(|| scenario.name.clone()),
         cluster: scenario.cluster,
         policy,
@@ -209,6 +220,9 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     if let Some(model) = &plan.runtime {
         simulation = simulation.with_runtime_model(model);
     }
+    if !plan.outages.is_empty() {
+        simulation = simulation.with_outages(&plan.outages, plan.on_failure);
+    }
     let stats = simulation
         .run(policy_impl.as_mut(), &mut streaming, &mut |p| bar.update(p))
         .with_context(|| format!("simulating {} under {policy}", trace.path.display()))?;
@@ -231,6 +245,12 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
         out.display(),
         writing.elapsed().as_secs_f64()
     );
+    if summary.requeues > 0 || summary.jobs_failed > 0 || summary.availability < 1.0 {
+        eprintln!(
+            "placesim: vnode failures: availability {:.4}, {} requeues, {} jobs failed, {} core-seconds lost",
+            summary.availability, summary.requeues, summary.jobs_failed, summary.lost_core_s
+        );
+    }
     if summary.jobs_never_started > 0 {
         eprintln!(
             "placesim: {} jobs never started: the policy could not place them on this machine",

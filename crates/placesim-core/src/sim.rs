@@ -249,15 +249,17 @@ impl<'w> Simulation<'w> {
             let next_end = self.events.peek_key().map(|k| k.time);
             let next_submit = jobs.get(self.next_arrival).map(|j| j.submit);
             // Outages matter only while there is work: a waiting job may need a vnode back.
-            let work_left = next_end.is_some()
-                || next_submit.is_some()
-                || self.queue_head < self.queue.len();
+            let work_left =
+                next_end.is_some() || next_submit.is_some() || self.queue_head < self.queue.len();
             let next_edge = self
                 .edges
                 .get(self.next_edge)
                 .map(|e| e.time)
                 .filter(|_| work_left);
-            let Some(now) = [next_end, next_submit, next_edge].into_iter().flatten().min()
+            let Some(now) = [next_end, next_submit, next_edge]
+                .into_iter()
+                .flatten()
+                .min()
             else {
                 break;
             };
@@ -468,13 +470,11 @@ impl<'w> Simulation<'w> {
             }
         }
         self.down_since[v.index()] = self.now.max(first_submit);
-        self.state
-            .set_down(v)
-            .map_err(|source| SimError::Outage {
-                now: self.now,
-                vnode: v,
-                source,
-            })
+        self.state.set_down(v).map_err(|source| SimError::Outage {
+            now: self.now,
+            vnode: v,
+            source,
+        })
     }
 
     /// Adds the time `v` has been down so far to the run's down ncpu-seconds.

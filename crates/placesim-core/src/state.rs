@@ -314,7 +314,10 @@ impl ClusterState {
     pub fn unoccupied_copy(&self) -> ClusterState {
         let mut copy = self.idle_copy();
         for v in self.down.iter() {
-            copy.apply(&down_allocation(&self.cluster, VnodeId::from_index(v)), Direction::Take);
+            copy.apply(
+                &down_allocation(&self.cluster, VnodeId::from_index(v)),
+                Direction::Take,
+            );
             copy.down.set(v, true);
         }
         copy.outage_epoch = self.outage_epoch;

@@ -150,7 +150,10 @@ impl JobSink {
 impl MetricsSink for JobSink {
     fn job_started(&mut self, _job: &Job, id: JobId, _start: SimTime, allocation: &Allocation) {
         // A requeued job starts again: its last start's label is the one kept.
-        let x = allocation.label.as_ref().map_or(0, |label| self.intern(label));
+        let x = allocation
+            .label
+            .as_ref()
+            .map_or(0, |label| self.intern(label));
         let n = self.ended.len();
         Self::put(&mut self.label, n, id.index(), x, 0);
     }
@@ -178,7 +181,13 @@ impl MetricsSink for JobSink {
         Self::put(&mut self.speed_spread, n, i, st.speed_spread as f32, 0.0);
         Self::put(&mut self.groups_spanned, n, i, st.groups_spanned, 1);
         Self::put(&mut self.requeues, n, i, outcome.requeues, 0);
-        Self::put(&mut self.lost_core_seconds, n, i, outcome.lost_core_seconds, 0);
+        Self::put(
+            &mut self.lost_core_seconds,
+            n,
+            i,
+            outcome.lost_core_seconds,
+            0,
+        );
         Self::put(&mut self.failed, n, i, outcome.failed, false);
     }
 

@@ -175,7 +175,11 @@ fn jobs_frame_range(
     let failures: Vec<(u32, u64, bool)> = ids.clone().map(|i| sink.failures(i)).collect();
     if failures.iter().all(|f| *f == (0, 0, false)) && all_ran {
         columns.push(Column::new_scalar("requeues".into(), Scalar::from(0u32), n));
-        columns.push(Column::new_scalar("lost_core_s".into(), Scalar::from(0u64), n));
+        columns.push(Column::new_scalar(
+            "lost_core_s".into(),
+            Scalar::from(0u64),
+            n,
+        ));
         columns.push(Column::new_scalar("failed".into(), Scalar::from(false), n));
     } else {
         columns.push(Column::new(

@@ -1,16 +1,16 @@
 //! From TOML text to a checked [`Scenario`].
 
-use crate::schema::{GeneratorToml, NodeToml, ScenarioToml, StreamToml};
+use crate::schema::{FailuresToml, GeneratorToml, NodeToml, ScenarioToml, StreamToml};
 use crate::{
-    DelayMode, DelayReference, Discipline, JobFilter, MinLoss, MoabClass, MoabSettings, NodeClass,
-    NodeSetPlus, PbsSettings, Placement, PriorityType, QueueSettings, Rule, RunSettings,
-    RuntimeConfig, Scenario, ScenarioError, SensitivityClass, SizeMapping, WorkloadSettings,
-    WorkloadSource,
+    DelayMode, DelayReference, Discipline, FailureModel, FailureSettings, JobFilter, MinLoss,
+    MoabClass, MoabSettings, NodeClass, NodeSetPlus, PbsSettings, Placement, PriorityType,
+    QueueSettings, Rule, RunSettings, RuntimeConfig, Scenario, ScenarioError, SensitivityClass,
+    SizeMapping, WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
-    AttrValue, ClusterBuilder, CommForm, ConsumableIdx, NodeSetAttribute, NodeSetPolicy,
-    NodeSetValue, ResourceDefs, ResourceId, ResourceKind, RuntimeSettings, SimDuration,
-    WalltimePolicy,
+    AttrValue, ClusterBuilder, CommForm, ConsumableIdx, NodeFailurePolicy, NodeSetAttribute,
+    NodeSetPolicy, NodeSetValue, Outage, ResourceDefs, ResourceId, ResourceKind, RuntimeSettings,
+    SimDuration, SimTime, WalltimePolicy,
 };
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams};
 use std::collections::HashSet;
@@ -73,6 +73,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     };
     let moab = cx.moab(&raw, &defs)?;
     let runtime = cx.runtime(&raw, &defs)?;
+    let failures = cx.failures(&raw.failures, &cluster, &classes)?;
     let max_ncpus = (0..cluster.n_vnodes())
         .map(|v| cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)))
         .max()
@@ -98,6 +99,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         moab,
         workload,
         runtime,
+        failures,
     })
 }
 
@@ -901,6 +903,100 @@ impl Cx<'_> {
             ));
         }
         Ok(fraction)
+    }
+
+    fn failures(
+        &self,
+        f: &FailuresToml,
+        cluster: &placesim_core::Cluster,
+        classes: &[NodeClass],
+    ) -> Result<FailureSettings, ScenarioError> {
+        let class_of = |name: &Spanned<String>, key: &str| {
+            classes
+                .iter()
+                .find(|c| &c.name == name.get_ref())
+                .map(|c| c.vnodes.clone())
+                .ok_or_else(|| {
+                    self.at(
+                        name,
+                        key,
+                        format!(
+                            "unknown class `{}`: define it under [[class]] or [[cluster.generation]]",
+                            name.get_ref()
+                        ),
+                    )
+                })
+        };
+        let mut outages = Vec::new();
+        for o in &f.outage {
+            let vnodes = match (&o.vnode, &o.class) {
+                (Some(v), None) => vec![cluster.vnode_by_name(v.get_ref()).ok_or_else(|| {
+                    self.at(
+                        v,
+                        "failures.outage.vnode",
+                        format!("unknown vnode `{}`", v.get_ref()),
+                    )
+                })?],
+                (None, Some(c)) => class_of(c, "failures.outage.class")?,
+                (Some(v), Some(_)) => {
+                    return Err(self.at(
+                        v,
+                        "failures.outage",
+                        "give `vnode` or `class`, not both".to_owned(),
+                    ));
+                }
+                (None, None) => {
+                    return Err(self.at(
+                        &o.down,
+                        "failures.outage",
+                        "expected `vnode` or `class`: which vnodes go down".to_owned(),
+                    ));
+                }
+            };
+            let down = self.duration(&o.down, "failures.outage.down")?;
+            let up = self.duration(&o.up, "failures.outage.up")?;
+            if up <= down {
+                return Err(self.at(
+                    &o.up,
+                    "failures.outage.up",
+                    format!("expected a time after `down` ({down} s), found {up} s"),
+                ));
+            }
+            outages.extend(vnodes.into_iter().map(|vnode| Outage {
+                vnode,
+                down: SimTime(down),
+                up: SimTime(up),
+            }));
+        }
+        let mut models = Vec::new();
+        for m in &f.model {
+            let positive = |v: &Spanned<toml::Value>, key: &str| {
+                let secs = self.duration(v, key)?;
+                if secs == 0 {
+                    return Err(self.at(v, key, "expected a duration above 0".to_owned()));
+                }
+                Ok(secs)
+            };
+            models.push(FailureModel {
+                vnodes: class_of(&m.class, "failures.model.class")?,
+                mtbf_s: positive(&m.mtbf, "failures.model.mtbf")?,
+                mttr_s: positive(&m.mttr, "failures.model.mttr")?,
+            });
+        }
+        Ok(FailureSettings {
+            on_failure: self
+                .choice(
+                    f.on_failure.as_ref(),
+                    "failures.on_failure",
+                    &[
+                        ("requeue", NodeFailurePolicy::Requeue),
+                        ("kill", NodeFailurePolicy::Kill),
+                    ],
+                )?
+                .unwrap_or_default(),
+            outages,
+            models,
+        })
     }
 
     /// A duration given as `[[[DD:]HH:]MM:]SS` or as whole seconds.

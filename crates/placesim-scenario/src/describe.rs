@@ -220,6 +220,26 @@ pub fn describe(s: &Scenario) -> String {
             }
         }
     }
+    let f = &s.failures;
+    if !f.outages.is_empty() || !f.models.is_empty() {
+        let _ = write!(
+            out,
+            "failures: {:?} jobs of failing vnodes; {} outages listed",
+            f.on_failure,
+            f.outages.len()
+        );
+        for m in &f.models {
+            let _ = write!(
+                out,
+                "; model over {} vnodes {}, mtbf {} s, mttr {} s",
+                m.vnodes.len(),
+                names_of(c, &m.vnodes),
+                m.mtbf_s,
+                m.mttr_s
+            );
+        }
+        out.push('\n');
+    }
     out
 }
 

@@ -12,6 +12,7 @@
 
 mod build;
 mod describe;
+mod failures;
 mod placement;
 mod requests;
 mod runtime;
@@ -26,8 +27,8 @@ pub use placesim_policy::placement::{
 pub use requests::{ScenarioWorkload, SizeMapping};
 
 use placesim_core::{
-    Cluster, NodeSetAttribute, NodeSetPolicy, NodeSetRequest, NodeSetValue, ResourceId,
-    RuntimeSettings, SimDuration, VnodeId, WalltimePolicy,
+    Cluster, NodeFailurePolicy, NodeSetAttribute, NodeSetPolicy, NodeSetRequest, NodeSetValue,
+    Outage, ResourceId, RuntimeSettings, SimDuration, VnodeId, WalltimePolicy,
 };
 use placesim_workload::generate::GeneratorSpec;
 use std::path::PathBuf;
@@ -55,6 +56,30 @@ pub struct Scenario {
     pub workload: Option<WorkloadSettings>,
     /// The runtime model.
     pub runtime: RuntimeConfig,
+    /// Vnode outages.
+    pub failures: FailureSettings,
+}
+
+/// Vnode outages of a scenario, and what they do to running jobs.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FailureSettings {
+    /// Requeue or kill the jobs of a vnode that goes down.
+    pub on_failure: NodeFailurePolicy,
+    /// Outages listed in the file.
+    pub outages: Vec<Outage>,
+    /// MTBF/MTTR models: the vnodes, mean seconds between failures, mean seconds to repair.
+    pub models: Vec<FailureModel>,
+}
+
+/// Outages drawn for each vnode of a class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailureModel {
+    /// The class's vnodes.
+    pub vnodes: Vec<VnodeId>,
+    /// Mean time between failures, seconds.
+    pub mtbf_s: u64,
+    /// Mean time to repair, seconds.
+    pub mttr_s: u64,
 }
 
 /// The runtime model of a scenario: the kernel's settings, and how per-job β and ε are drawn.

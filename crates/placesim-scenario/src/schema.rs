@@ -35,6 +35,50 @@ pub struct ScenarioToml {
     pub moab: MoabToml,
     /// The workload and how its jobs become requests.
     pub workload: Option<WorkloadToml>,
+    /// Vnode outages and what they do to jobs.
+    #[serde(default)]
+    pub failures: FailuresToml,
+}
+
+/// `[failures]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FailuresToml {
+    /// `requeue` [default] or `kill`.
+    pub on_failure: Option<Spanned<String>>,
+    /// Outages listed one by one.
+    #[serde(default)]
+    pub outage: Vec<OutageToml>,
+    /// Outages drawn from an MTBF/MTTR model, per class.
+    #[serde(default)]
+    pub model: Vec<FailureModelToml>,
+}
+
+/// `[[failures.outage]]`: one vnode, or every vnode of a class, down from `down` to `up`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutageToml {
+    /// A vnode name.
+    pub vnode: Option<Spanned<String>>,
+    /// A class name.
+    pub class: Option<Spanned<String>>,
+    /// When it goes down, `[[[DD:]HH:]MM:]SS` or seconds of simulated time.
+    pub down: Spanned<toml::Value>,
+    /// When it comes back.
+    pub up: Spanned<toml::Value>,
+}
+
+/// `[[failures.model]]`: each vnode of `class` fails after exponential times with mean
+/// `mtbf` and is repaired after exponential times with mean `mttr`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailureModelToml {
+    /// A class name.
+    pub class: Spanned<String>,
+    /// Mean time between failures, per vnode.
+    pub mtbf: Spanned<toml::Value>,
+    /// Mean time to repair.
+    pub mttr: Spanned<toml::Value>,
 }
 
 /// `[run]`.

@@ -60,6 +60,8 @@ pub mod purpose {
     pub const NOISE: u64 = 2;
     /// Which jobs are communication-sensitive.
     pub const SENSITIVITY: u64 = 3;
+    /// Vnode failures and repairs.
+    pub const FAILURES: u64 = 4;
 }
 
 /// Σ size × runtime / (processors × (last submit − first submit)): the load the jobs offer.

@@ -6,6 +6,7 @@
 mod common;
 mod mixed;
 mod nodesets;
+mod outages;
 mod placement;
 mod psets;
 mod real_traces;

@@ -176,3 +176,42 @@ fn pbs_ordering_names_the_discipline_or_is_refused() {
         "test.toml:2:14: key `run.discipline`: `easy` contradicts [pbs] strict_ordering / backfill_depth, which name fcfs (backfill_depth = 0)"
     );
 }
+
+#[test]
+fn outage_and_failure_model_errors_name_their_key() {
+    let outage = |body: &str| error_of(&format!("{BASE}[[failures.outage]]\n{body}\n"));
+    assert_eq!(
+        outage("vnode = \"n9\"\ndown = 0\nup = 10"),
+        "test.toml:5:9: key `failures.outage.vnode`: unknown vnode `n9`"
+    );
+    assert_eq!(
+        outage("class = \"m\"\ndown = 0\nup = 10"),
+        "test.toml:5:9: key `failures.outage.class`: unknown class `m`: define it under [[class]] or [[cluster.generation]]"
+    );
+    assert_eq!(
+        outage("vnode = \"n1\"\ndown = 10\nup = 10"),
+        "test.toml:7:6: key `failures.outage.up`: expected a time after `down` (10 s), found 10 s"
+    );
+    assert_eq!(
+        outage("vnode = \"n1\"\nclass = \"n\"\ndown = 0\nup = 10"),
+        "test.toml:5:9: key `failures.outage`: give `vnode` or `class`, not both"
+    );
+    assert_eq!(
+        outage("down = 0\nup = 10"),
+        "test.toml:5:8: key `failures.outage`: expected `vnode` or `class`: which vnodes go down"
+    );
+    assert_eq!(
+        outage("vnode = \"n1\"\ndown = \"1:xx\"\nup = 10"),
+        "test.toml:6:8: key `failures.outage.down`: expected a duration [[[DD:]HH:]MM:]SS or seconds, found `1:xx`"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[[failures.model]]\nclass = \"n\"\nmtbf = 0\nmttr = 5\n"
+        )),
+        "test.toml:6:8: key `failures.model.mtbf`: expected a duration above 0"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[failures]\non_failure = \"retry\"\n")),
+        "test.toml:5:14: key `failures.on_failure`: unknown value `retry`: expected one of requeue, kill"
+    );
+}

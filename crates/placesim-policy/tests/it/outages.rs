@@ -1,0 +1,329 @@
+//! Vnode outages: requeue in submit order with lost work counted, or kill; waiting for a vnode
+//! to come back; `||` alternatives evaluated again after a requeue (seed 001); down vnodes
+//! count as assigned in PBS placement-set order and are not eligible for Moab node sets.
+
+use placesim_core::{
+    Allocation, ClusterState, Job, JobId, JobOutcome, MetricsSink, RequestId, RunConfig, RunStats,
+    SimDuration, SimTime, Simulation, StateView, WalltimePolicy, Workload,
+};
+use placesim_scenario::{Scenario, load_scenario};
+use std::path::Path;
+
+/// What a run reported, in order.
+#[derive(Debug, Default)]
+struct Record {
+    /// Every start: job, time, vnodes, label.
+    starts: Vec<(u32, u64, String, String)>,
+    ends: Vec<JobOutcome>,
+    requeued: Vec<(u32, u32, u64)>,
+}
+
+impl MetricsSink for Record {
+    fn job_started(&mut self, _job: &Job, id: JobId, start: SimTime, a: &Allocation) {
+        self.starts.push((
+            id.0,
+            start.as_secs(),
+            format!("{:?}", a.vnodes.iter().map(|v| v.0).collect::<Vec<_>>()),
+            a.label.as_deref().unwrap_or("").to_owned(),
+        ));
+    }
+    fn job_ended(&mut self, _job: &Job, outcome: &JobOutcome) {
+        self.ends.push(*outcome);
+    }
+    fn job_requeued(&mut self, id: JobId, requeues: u32, lost: u64) {
+        self.requeued.push((id.0, requeues, lost));
+    }
+}
+
+fn scenario(text: &str) -> Scenario {
+    load_scenario(text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `jobs` (submit, runtime = estimate, request) as a workload on `s`'s resources.
+fn workload_of(s: &Scenario, jobs: &[(u64, u64, &str)]) -> Workload {
+    let defs = s.cluster.resources();
+    let requests = jobs
+        .iter()
+        .map(|j| placesim_request::parse_and_lower(j.2, defs).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let list = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(submit, runtime, _))| Job {
+            source_id: i as u64,
+            submit: SimTime(submit),
+            runtime: SimDuration(runtime),
+            estimate: SimDuration(runtime),
+            size: 0,
+            request: RequestId(i as u32),
+            user: None,
+            group: None,
+            queue: None,
+            partition: None,
+        })
+        .collect();
+    Workload::new(list, requests).unwrap()
+}
+
+/// Runs `jobs` on `s` with its placement, discipline and outages.
+fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> (Record, RunStats) {
+    let workload = workload_of(s, jobs);
+    let mut state = ClusterState::new(s.cluster.clone());
+    let placement = s.placement(&workload).instance(&mut state);
+    let mut policy = match s.run.discipline {
+        placesim_scenario::Discipline::Fcfs => placesim_policy::PolicySpec::Fcfs,
+        placesim_scenario::Discipline::Easy => placesim_policy::PolicySpec::Easy,
+    }
+    .build_with(placement);
+    let mut record = Record::default();
+    let stats = Simulation::new(
+        &workload,
+        state,
+        RunConfig {
+            walltime: WalltimePolicy::Kill,
+        },
+    )
+    .with_outages(&s.outages(&workload), s.failures.on_failure)
+    .run(policy.as_mut(), &mut record, &mut |_| {})
+    .unwrap();
+    (record, stats)
+}
+
+/// Two 4-ncpu vnodes n1, n2 (ids 0, 1), and `more` scenario lines.
+fn two_vnodes(more: &str) -> Scenario {
+    scenario(&format!(
+        "[[class]]\nname = \"n\"\ncount = 2\nnames = [\"n1\", \"n2\"]\nncpus = 4\n{more}"
+    ))
+}
+
+const THREE_JOBS: [(u64, u64, &str); 3] = [
+    (0, 100, "select=1:ncpus=4"),
+    (1, 50, "select=1:ncpus=4"),
+    (10, 10, "select=1:ncpus=4"),
+];
+
+/// n1 goes down at 30 under J0 (started at 0): J0 is requeued with 4 × 30 core-seconds lost,
+/// and goes back ahead of J2 (submitted at 10, after J0), so it restarts first, on n2, when
+/// J1 ends; J2 follows when J0 ends, n1 being still down.
+#[test]
+fn a_failed_vnode_requeues_its_job_in_submit_order() {
+    let s = two_vnodes("[[failures.outage]]\nvnode = \"n1\"\ndown = 30\nup = 500\n");
+    let (record, stats) = simulate(&s, &THREE_JOBS);
+    let starts: Vec<(u32, u64, &str)> = record
+        .starts
+        .iter()
+        .map(|(j, t, v, _)| (*j, *t, v.as_str()))
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            (0, 0, "[0]"),
+            (1, 1, "[1]"),
+            (0, 51, "[1]"),
+            (2, 151, "[1]")
+        ]
+    );
+    assert_eq!(record.requeued, [(0, 1, 120)]);
+    let ends: Vec<(u32, u64, u64, u32, u64, bool)> = record
+        .ends
+        .iter()
+        .map(|o| {
+            (
+                o.job.0,
+                o.start.as_secs(),
+                o.end.as_secs(),
+                o.requeues,
+                o.lost_core_seconds,
+                o.failed,
+            )
+        })
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            (1, 1, 51, 0, 0, false),
+            (0, 51, 151, 1, 120, false),
+            (2, 151, 161, 0, 0, false)
+        ]
+    );
+    assert_eq!((stats.requeues, stats.jobs_failed), (1, 0));
+    assert_eq!(stats.lost_core_seconds, 120);
+    // n1 down from 30 to the last event (161): 4 × 131 of 8 × 161 ncpu-seconds.
+    assert_eq!(stats.down_ncpu_seconds, 524);
+    assert_eq!(stats.capacity_ncpu_seconds, 1288);
+    assert!((stats.availability() - (1.0 - 524.0 / 1288.0)).abs() < 1e-12);
+}
+
+/// With `on_failure = "kill"` J0 ends at 30, failed, and J2 takes n2 when J1 ends.
+#[test]
+fn a_failed_vnode_kills_its_job_when_asked() {
+    let s = two_vnodes(
+        "[failures]\non_failure = \"kill\"\n[[failures.outage]]\nvnode = \"n1\"\ndown = 30\nup = 500\n",
+    );
+    let (record, stats) = simulate(&s, &THREE_JOBS);
+    let ends: Vec<(u32, u64, u64, bool, u64)> = record
+        .ends
+        .iter()
+        .map(|o| {
+            (
+                o.job.0,
+                o.start.as_secs(),
+                o.end.as_secs(),
+                o.failed,
+                o.lost_core_seconds,
+            )
+        })
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            (0, 0, 30, true, 120),
+            (1, 1, 51, false, 0),
+            (2, 51, 61, false, 0)
+        ]
+    );
+    assert!(record.requeued.is_empty());
+    assert_eq!(
+        (stats.requeues, stats.jobs_failed, stats.jobs_ended),
+        (0, 1, 3)
+    );
+}
+
+/// A job that needs both vnodes waits while n1 is down (two overlapping outages, 0–100 and
+/// 50–150, nest: n1 is back at 150), though no job runs and none arrives: the outage's end
+/// alone starts it. A class outage takes down every vnode of the class.
+#[test]
+fn a_waiting_job_starts_when_the_vnode_comes_back() {
+    let s = two_vnodes(
+        "[[failures.outage]]\nvnode = \"n1\"\ndown = 0\nup = 100\n\
+         [[failures.outage]]\nvnode = \"n1\"\ndown = \"00:00:50\"\nup = \"00:02:30\"\n",
+    );
+    let (record, stats) = simulate(&s, &[(0, 10, "select=2:ncpus=4")]);
+    assert_eq!(record.starts[0].1, 150);
+    assert_eq!(stats.down_ncpu_seconds, 4 * 150);
+    let s = two_vnodes("[[failures.outage]]\nclass = \"n\"\ndown = 5\nup = 40\n");
+    let (record, _) = simulate(
+        &s,
+        &[(0, 10, "select=1:ncpus=4"), (0, 10, "select=1:ncpus=4")],
+    );
+    let starts: Vec<(u32, u64)> = record.starts.iter().map(|s| (s.0, s.1)).collect();
+    assert_eq!(starts, [(0, 0), (1, 0), (0, 40), (1, 40)]);
+}
+
+/// Seed 001: a requeued job with `||` alternatives is evaluated again against all of them. It
+/// started on the first (a red vnode); the red vnode fails, and it restarts at once on the
+/// second (blue).
+#[test]
+fn a_requeued_job_tries_every_alternative_again() {
+    let s = scenario(
+        "[[resource]]\nname = \"color\"\ntype = \"string\"\n\
+         [[vnode]]\nname = \"red1\"\nncpus = 4\nresources = { color = \"red\" }\n\
+         [[vnode]]\nname = \"blue1\"\nncpus = 4\nresources = { color = \"blue\" }\n\
+         [run]\nplacement = \"pbs\"\n\
+         [[failures.outage]]\nvnode = \"red1\"\ndown = 30\nup = 1000\n",
+    );
+    let (record, stats) = simulate(
+        &s,
+        &[(0, 100, "select=1:ncpus=4:color=red||1:ncpus=4:color=blue")],
+    );
+    let starts: Vec<(u32, u64, &str)> = record
+        .starts
+        .iter()
+        .map(|(j, t, v, _)| (*j, *t, v.as_str()))
+        .collect();
+    assert_eq!(starts, [(0, 0, "[0]"), (0, 30, "[1]")]);
+    assert_eq!(record.ends[0].end, SimTime(130));
+    assert_eq!(stats.requeues, 1);
+}
+
+/// PBS: a down vnode counts as assigned in its set's metadata. Sets switch=s1 (n1, n2) and
+/// switch=s2 (n3, n4) tie on totals; with n3 down, s2 has fewer free ncpus and goes first
+/// (smallest first), so a 4-ncpu job lands on n4. All up, the tie goes to creation order: n1.
+#[test]
+fn pbs_down_vnodes_count_as_assigned_in_set_order() {
+    let text = |outage: &str| {
+        format!(
+            "[[resource]]\nname = \"switch\"\ntype = \"string\"\n\
+             [[class]]\nname = \"a\"\ncount = 2\nnames = [\"n1\", \"n2\"]\nncpus = 4\nresources = {{ switch = \"s1\" }}\n\
+             [[class]]\nname = \"b\"\ncount = 2\nnames = [\"n3\", \"n4\"]\nncpus = 4\nresources = {{ switch = \"s2\" }}\n\
+             [run]\nplacement = \"pbs\"\n[pbs]\nnode_group_enable = true\nnode_group_key = [\"switch\"]\n{outage}"
+        )
+    };
+    let job = [(1, 10, "select=1:ncpus=4")];
+    let (record, _) = simulate(&scenario(&text("")), &job);
+    assert_eq!(record.starts[0].2, "[0]");
+    assert_eq!(record.starts[0].3, "switch=s1");
+    let down = "[[failures.outage]]\nvnode = \"n3\"\ndown = 0\nup = 1000\n";
+    let (record, _) = simulate(&scenario(&text(down)), &job);
+    assert_eq!(record.starts[0].2, "[3]");
+    assert_eq!(record.starts[0].3, "switch=s2");
+}
+
+/// Moab: a down vnode is not eligible for node sets. Under BESTFIT 6 tasks go to C (n11, n12:
+/// 8 tasks); with n11 down C holds 4, too few, and the job goes to the next best, A.
+#[test]
+fn moab_down_vnodes_are_not_eligible_for_sets() {
+    let text = |outage: &str| {
+        let mut t = String::from("[[resource]]\nname = \"features\"\ntype = \"string_array\"\n");
+        for (set, names) in [
+            ("A", "\"n1\", \"n2\", \"n3\", \"n4\""),
+            ("B", "\"n5\", \"n6\", \"n7\", \"n8\", \"n9\", \"n10\""),
+            ("C", "\"n11\", \"n12\""),
+        ] {
+            let count = names.split(',').count();
+            t.push_str(&format!(
+                "[[class]]\nname = \"{set}\"\ncount = {count}\nnames = [{names}]\nncpus = 4\nresources = {{ features = [\"{set}\"] }}\n"
+            ));
+        }
+        t.push_str(
+            "[run]\nplacement = \"moab\"\n[moab]\nnodeset_policy = \"ONEOF\"\nnodeset_attribute = \"FEATURE\"\n\
+             nodeset_list = [\"A\", \"B\", \"C\"]\nnodeset_priority_type = \"BESTFIT\"\n",
+        );
+        t.push_str(outage);
+        t
+    };
+    let job = [(1, 10, "select=6:ncpus=1")];
+    let (record, _) = simulate(&scenario(&text("")), &job);
+    assert_eq!(record.starts[0].3, "C");
+    assert_eq!(record.starts[0].2, "[10, 11]");
+    let down = "[[failures.outage]]\nvnode = \"n11\"\ndown = 0\nup = 1000\n";
+    let (record, _) = simulate(&scenario(&text(down)), &job);
+    assert_eq!(record.starts[0].3, "A");
+    assert_eq!(record.starts[0].2, "[0, 1]");
+}
+
+/// The MTBF/MTTR model: outages per vnode of the class, within the horizon (last submit +
+/// longest estimate), the same for the same seed, different for another, none elsewhere.
+#[test]
+fn mtbf_model_outages_are_seeded_per_vnode() {
+    let text = |seed: u64| {
+        format!(
+            "[run]\nseed = {seed}\n\
+             [[class]]\nname = \"flaky\"\ncount = 3\nncpus = 4\n\
+             [[class]]\nname = \"solid\"\ncount = 1\nncpus = 4\n\
+             [[failures.model]]\nclass = \"flaky\"\nmtbf = \"01:00:00\"\nmttr = 600\n"
+        )
+    };
+    let jobs: Vec<(u64, u64, &str)> = (0..50)
+        .map(|i| (i * 1000, 500, "select=1:ncpus=4"))
+        .collect();
+    let s = scenario(&text(1));
+    let w = workload_of(&s, &jobs);
+    let outages = s.outages(&w);
+    let horizon = 49_000 + 500;
+    // About horizon / (mtbf + mttr) = 49,500 / 4,200 ≈ 12 per vnode.
+    for v in 0..3u32 {
+        let n = outages.iter().filter(|o| o.vnode.0 == v).count();
+        assert!((4..=30).contains(&n), "vnode {v}: {n} outages");
+    }
+    assert!(outages.iter().all(|o| o.vnode.0 < 3));
+    assert!(
+        outages
+            .iter()
+            .all(|o| o.down.as_secs() < horizon && o.up > o.down)
+    );
+    assert_eq!(outages, scenario(&text(1)).outages(&w));
+    assert_ne!(outages, scenario(&text(2)).outages(&w));
+    let (_, stats) = simulate(&s, &jobs);
+    assert!(stats.availability() < 1.0 && stats.availability() > 0.6);
+}
