@@ -148,6 +148,11 @@ pub struct RunArgs {
     /// byte-identical files.
     #[arg(long)]
     pub no_timing: bool,
+    /// Check the kernel's invariants at every event (no vnode oversubscribed, no start before
+    /// submit or outside the chosen set, the clock never backwards, every job ended once);
+    /// a broken one stops the run with the event and the state. Slower; on in debug builds.
+    #[arg(long)]
+    pub check_invariants: bool,
     /// Machine and trace conversion.
     #[command(flatten)]
     pub machine: MachineArgs,

@@ -34,6 +34,7 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
         placement: placesim_policy::PlacementSpec::FirstFit,
         outages: Vec::new(),
         on_failure: placesim_core::NodeFailurePolicy::default(),
+        check_invariants: false,
     };
     for policy in PolicySpec::ALL {
         let started = Instant::now();

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
     let started = Instant::now();
-    let plan = match &args.scenario {
+    let mut plan = match &args.scenario {
         Some(path) => scenario_plan(path, args)?,
         None => trace_plan(args)?,
     };
@@ -25,6 +25,7 @@ pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
         "placesim: input read in {:.3} s",
         started.elapsed().as_secs_f64()
     );
+    plan.check_invariants |= args.check_invariants;
     let summary = execute(&plan, !args.no_timing, &args.out)?;
     print!("{}", placesim_analysis::render_table(&[row_of(&summary)]));
     print_figures(&summary, started.elapsed());
@@ -46,6 +47,8 @@ pub(crate) struct Plan {
     /// Vnode outages, and what they do to running jobs.
     pub outages: Vec<placesim_core::Outage>,
     pub on_failure: placesim_core::NodeFailurePolicy,
+    /// Check the kernel's invariants at every event (always, in debug builds).
+    pub check_invariants: bool,
 }
 
 fn walltime_of(arg: WalltimeArg) -> WalltimePolicy {
@@ -76,6 +79,7 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
         placement: PlacementSpec::FirstFit,
         outages: Vec::new(),
         on_failure: placesim_core::NodeFailurePolicy::default(),
+        check_invariants: false,
     })
 }
 
@@ -128,6 +132,7 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
     Ok(Plan {
         outages,
         on_failure: scenario.failures.on_failure,
+        check_invariants: false,
         name: args.name.clone().unwrap_or_else(|| scenario.name.clone()),
         cluster: scenario.cluster,
         policy,
@@ -222,6 +227,9 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     }
     if !plan.outages.is_empty() {
         simulation = simulation.with_outages(&plan.outages, plan.on_failure);
+    }
+    if plan.check_invariants {
+        simulation = simulation.with_invariant_checks(true);
     }
     let stats = simulation
         .run(policy_impl.as_mut(), &mut streaming, &mut |p| bar.update(p))

@@ -17,6 +17,7 @@ pub mod bitset;
 pub mod cluster;
 pub mod event;
 pub mod ids;
+mod invariants;
 pub mod job;
 pub mod outage;
 pub mod policy;

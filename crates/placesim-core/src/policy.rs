@@ -80,6 +80,14 @@ pub trait SchedulingPolicy: Send {
     fn wakeup(&self) -> Option<SimTime> {
         None
     }
+
+    /// For the kernel's invariant checks: whether `allocation`, which this policy chose for
+    /// `request`, lies inside the set its label names (or spans by its own rules). The
+    /// default finds nothing wrong.
+    fn check_start(&self, request: &Request, allocation: &Allocation) -> Result<(), String> {
+        let _ = (request, allocation);
+        Ok(())
+    }
 }
 
 /// A placement rule: where a request would go in a given (possibly what-if) state.
@@ -123,6 +131,14 @@ pub trait PlacementPolicy: Send {
     /// the same request in the same state. The default, `false`, is always safe.
     fn depends_only_on_state(&self) -> bool {
         false
+    }
+
+    /// For the kernel's invariant checks: whether `allocation`, which this placement chose for
+    /// `request`, lies inside the set its label names (a job that spanned passes). The
+    /// default finds nothing wrong.
+    fn check_within_label(&self, request: &Request, allocation: &Allocation) -> Result<(), String> {
+        let _ = (request, allocation);
+        Ok(())
     }
 
     /// Whether `request` has a constraint this policy may drop after a bounded wait (Moab's
@@ -171,6 +187,9 @@ impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
     fn wakeup(&self) -> Option<SimTime> {
         (**self).wakeup()
     }
+    fn check_start(&self, request: &Request, allocation: &Allocation) -> Result<(), String> {
+        (**self).check_start(request, allocation)
+    }
 }
 
 impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
@@ -194,6 +213,9 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     }
     fn depends_only_on_state(&self) -> bool {
         (**self).depends_only_on_state()
+    }
+    fn check_within_label(&self, request: &Request, allocation: &Allocation) -> Result<(), String> {
+        (**self).check_within_label(request, allocation)
     }
     fn relaxation(&self, request: &Request) -> Option<Relaxation> {
         (**self).relaxation(request)

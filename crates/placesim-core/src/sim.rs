@@ -2,6 +2,7 @@
 
 use crate::event::{Event, EventQueue};
 use crate::ids::{JobId, VnodeId};
+use crate::invariants::Invariants;
 use crate::job::Workload;
 use crate::outage::{Edge, NodeFailurePolicy, Outage};
 use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
@@ -121,6 +122,17 @@ pub enum SimError {
         /// What the request asks.
         want: u64,
     },
+    /// An invariant check failed (`--check-invariants`, and every debug build): a bug in the
+    /// kernel, the state or a policy.
+    #[error("at {now}, {event}: invariant broken: {detail}")]
+    Invariant {
+        /// The clock.
+        now: SimTime,
+        /// The event being processed.
+        event: String,
+        /// What broke, with the state involved.
+        detail: String,
+    },
     /// A vnode could not be taken out of service (the kernel's own bug).
     #[error("at {now}: vnode {vnode} could not go down: {source}")]
     Outage {
@@ -175,12 +187,15 @@ pub struct Simulation<'w> {
     /// Per job (sized only once a failure happens): requeues and core-seconds lost.
     requeues: Vec<u32>,
     lost_core_seconds: Vec<u64>,
+    /// The independent checks, when on.
+    invariants: Option<Invariants>,
 }
 
 impl<'w> Simulation<'w> {
     /// A run at time zero with an idle cluster.
     pub fn new(workload: &'w Workload, state: ClusterState, config: RunConfig) -> Self {
         let n = workload.jobs().len();
+        let invariants = cfg!(debug_assertions).then(|| Invariants::new(state.cluster(), n));
         Simulation {
             workload,
             config,
@@ -208,7 +223,20 @@ impl<'w> Simulation<'w> {
             down_since: Vec::new(),
             requeues: Vec::new(),
             lost_core_seconds: Vec::new(),
+            invariants,
         }
+    }
+
+    /// Turns the invariant checks on or off (on by default in debug builds): at every event
+    /// the kernel checks, against its own tally kept apart from the state, that no vnode is
+    /// oversubscribed and the state's free amounts agree, that no job starts before its
+    /// submit or outside the set its placement names (unless it spanned), that the clock
+    /// never runs backwards, and at the end that every job ended exactly once or never
+    /// started. A broken invariant stops the run with [`SimError::Invariant`].
+    pub fn with_invariant_checks(mut self, on: bool) -> Self {
+        self.invariants =
+            on.then(|| Invariants::new(self.state.cluster(), self.workload.jobs().len()));
+        self
     }
 
     /// Takes vnodes out of service during `outages`; a job running on a vnode that goes down
@@ -263,7 +291,7 @@ impl<'w> Simulation<'w> {
             else {
                 break;
             };
-            debug_assert!(now >= self.now, "the clock ran backwards");
+            self.check(|| "the next instant".to_owned(), |inv, _| inv.tick(now))?;
             self.now = now;
             // Ends first, then submits: the total order of events at one instant.
             while let Some(key) = self.events.peek_key() {
@@ -271,7 +299,7 @@ impl<'w> Simulation<'w> {
                     break;
                 }
                 if let Some((_, event)) = self.events.pop() {
-                    self.dispatch(event, sink);
+                    self.dispatch(event, sink)?;
                 }
             }
             // Then vnodes coming back and going down (their jobs requeued or killed).
@@ -288,7 +316,7 @@ impl<'w> Simulation<'w> {
                 }
                 let id = JobId::from_index(self.next_arrival);
                 self.next_arrival += 1;
-                self.dispatch(Event::JobSubmit(id), sink);
+                self.dispatch(Event::JobSubmit(id), sink)?;
             }
             if self.queue_head < self.queue.len() {
                 self.pass(policy, &mut decisions, sink)?;
@@ -301,6 +329,12 @@ impl<'w> Simulation<'w> {
         progress(self.progress());
         self.stats.never_started = self.queue.split_off(self.queue_head);
         self.stats.last_event = self.now;
+        let waiting = std::mem::take(&mut self.stats.never_started);
+        self.check(
+            || "the end of the run".to_owned(),
+            |inv, _| inv.finish(&waiting),
+        )?;
+        self.stats.never_started = waiting;
         // Vnodes still down count until the last event.
         for v in 0..self.down_count.len() {
             if self.down_count[v] > 0 {
@@ -340,7 +374,23 @@ impl<'w> Simulation<'w> {
         }
     }
 
-    fn dispatch(&mut self, event: Event, sink: &mut dyn MetricsSink) {
+    /// Runs one invariant check, if checks are on; `event` names what was being done.
+    fn check(
+        &mut self,
+        event: impl FnOnce() -> String,
+        f: impl FnOnce(&mut Invariants, &ClusterState) -> Result<(), String>,
+    ) -> Result<(), SimError> {
+        match self.invariants.as_mut() {
+            Some(inv) => f(inv, &self.state).map_err(|detail| SimError::Invariant {
+                now: self.now,
+                event: event(),
+                detail,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn dispatch(&mut self, event: Event, sink: &mut dyn MetricsSink) -> Result<(), SimError> {
         self.stats.events += 1;
         match event {
             Event::JobSubmit(id) => {
@@ -355,10 +405,15 @@ impl<'w> Simulation<'w> {
             Event::Wakeup => self.freed_since_last_pass = true,
             Event::JobEnd(id) => {
                 let (run, killed, stretch) = self.take_running(id);
+                self.check(
+                    || format!("the end of job {id}"),
+                    |inv, state| inv.stop(state, id, &run.allocation, true),
+                )?;
                 self.stats.jobs_killed += u64::from(killed);
                 self.report_end(id, run.start, killed, false, stretch, sink);
             }
         }
+        Ok(())
     }
 
     /// Takes job `id` off the running list and gives its resources back.
@@ -419,6 +474,11 @@ impl<'w> Simulation<'w> {
             if *count == 0 {
                 self.add_down_time(v);
                 self.state.set_up(v);
+                let outage = crate::state::down_allocation(self.state.cluster(), v);
+                self.check(
+                    || format!("vnode {v} coming back"),
+                    |inv, state| inv.give(state, &outage),
+                )?;
             }
             return Ok(());
         }
@@ -436,6 +496,11 @@ impl<'w> Simulation<'w> {
         for id in victims {
             self.events.cancel(&Event::JobEnd(id));
             let (run, _, stretch) = self.take_running(id);
+            let ended = self.on_failure == NodeFailurePolicy::Kill;
+            self.check(
+                || format!("vnode {v} going down under job {id}"),
+                |inv, state| inv.stop(state, id, &run.allocation, ended),
+            )?;
             let n_cons = self.state.cluster_consumables();
             let ncpus = run
                 .allocation
@@ -474,7 +539,12 @@ impl<'w> Simulation<'w> {
             now: self.now,
             vnode: v,
             source,
-        })
+        })?;
+        let outage = crate::state::down_allocation(self.state.cluster(), v);
+        self.check(
+            || format!("vnode {v} going down"),
+            |inv, state| inv.take(state, &outage, "an outage"),
+        )
     }
 
     /// Adds the time `v` has been down so far to the run's down ncpu-seconds.
@@ -578,6 +648,16 @@ impl<'w> Simulation<'w> {
                     })?;
                     self.started[job.index()] = true;
                     let j = self.workload.job(job);
+                    if self.invariants.is_some() {
+                        let inside = policy.check_start(self.workload.request_of(job), &allocation);
+                        self.check(
+                            || format!("the start of job {job}"),
+                            |inv, state| {
+                                inside?;
+                                inv.start(state, job, j.submit, &allocation)
+                            },
+                        )?;
+                    }
                     let stretch = match self.runtime_model {
                         Some(model) => model.stretch(job, &allocation, &mut self.stretch_scratch),
                         None => Stretch::NONE,
@@ -679,5 +759,76 @@ mod wakeup_tests {
         // Two submits and three wake-ups: asking again at 0 and 3 for 40 added nothing.
         assert_eq!(stats.events, 5);
         assert_eq!(stats.never_started.len(), 2);
+    }
+}
+
+#[cfg(test)]
+mod invariant_tests {
+    use super::*;
+    use crate::cluster::ClusterBuilder;
+    use crate::ids::RequestId;
+    use crate::job::Job;
+    use crate::request::Request;
+    use crate::request::Sharing;
+    use crate::resource::ResourceDefs;
+    use crate::sink::VecSink;
+    use crate::state::Allocation;
+
+    /// Starts every waiting job on vnode 0, and says its start lies outside the set it names.
+    struct Outsider;
+
+    impl SchedulingPolicy for Outsider {
+        fn name(&self) -> String {
+            "outsider".into()
+        }
+        fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+            for &job in ctx.queue {
+                let mut allocation = Allocation::new(Sharing::Shared);
+                allocation.add(VnodeId(0), &[1, 0, 0]);
+                decisions.push(Decision::Start { job, allocation });
+            }
+        }
+        fn check_start(&self, _request: &Request, _allocation: &Allocation) -> Result<(), String> {
+            Err("vnode v0 of the allocation lies outside its set switch=B".to_owned())
+        }
+    }
+
+    /// A start the policy's own check rejects stops the run, naming the event; with the checks
+    /// off the same run goes through.
+    #[test]
+    fn a_start_outside_its_set_stops_the_run() {
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        let h = b.add_host("h");
+        b.add_vnode("v", h, 1.0, &[1, 0, 0], Vec::new()).unwrap();
+        let cluster = b.build().unwrap();
+        let job = Job {
+            source_id: 1,
+            submit: SimTime(5),
+            runtime: SimDuration(10),
+            estimate: SimDuration(10),
+            size: 1,
+            request: RequestId(0),
+            user: None,
+            group: None,
+            queue: None,
+            partition: None,
+        };
+        let workload = Workload::new(vec![job], vec![Request::processors(1, 3)]).unwrap();
+        let run = |checks: bool| {
+            Simulation::new(
+                &workload,
+                ClusterState::new(cluster.clone()),
+                RunConfig {
+                    walltime: WalltimePolicy::Kill,
+                },
+            )
+            .with_invariant_checks(checks)
+            .run(&mut Outsider, &mut VecSink::default(), &mut |_| {})
+        };
+        assert_eq!(
+            run(true).unwrap_err().to_string(),
+            "at 5s, the start of job 0: invariant broken: vnode v0 of the allocation lies outside its set switch=B"
+        );
+        assert_eq!(run(false).unwrap().jobs_ended, 1);
     }
 }

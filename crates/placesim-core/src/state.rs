@@ -490,7 +490,7 @@ impl StateView for ClusterState {
 }
 
 /// What an outage holds on `v`: all of it, exclusively.
-fn down_allocation(cluster: &Cluster, v: VnodeId) -> Allocation {
+pub(crate) fn down_allocation(cluster: &Cluster, v: VnodeId) -> Allocation {
     let mut a = Allocation::new(Sharing::Excl);
     a.add(v, cluster.capacity(v));
     a

@@ -27,3 +27,24 @@ pub(crate) fn first_alternative(
         .iter()
         .find_map(|f| request.selects().find_map(|chunks| place(chunks, Some(f))))
 }
+
+/// For invariant checks: whether every vnode of `allocation` lies in one of the sets named
+/// `names`, given every set as (name, vnodes in ascending order).
+pub(crate) fn within_named_sets<'a>(
+    allocation: &Allocation,
+    names: &[&str],
+    sets: impl Iterator<Item = (&'a str, &'a [placesim_core::VnodeId])> + Clone,
+) -> Result<(), String> {
+    for &v in &allocation.vnodes {
+        let inside = sets
+            .clone()
+            .any(|(name, vnodes)| names.contains(&name) && vnodes.binary_search(&v).is_ok());
+        if !inside {
+            return Err(format!(
+                "vnode {v} of the allocation lies outside its set {}",
+                names.join("+")
+            ));
+        }
+    }
+    Ok(())
+}

@@ -846,6 +846,29 @@ impl PlacementPolicy for MoabNodeSets {
         true
     }
 
+    /// A job labelled with sets (`A`, or `cu1+cu2` under ANYOF) runs inside them; `spanned`
+    /// jobs may span, and MINLOSS by speed may borrow vnodes from other sets.
+    fn check_within_label(
+        &self,
+        _request: &Request,
+        allocation: &Allocation,
+    ) -> Result<(), String> {
+        let borrows = self.settings.priority_type == PriorityType::MinLoss
+            && self.settings.minloss == MinLoss::Speed;
+        match allocation.label.as_deref() {
+            None => Ok(()),
+            Some(label) if label == &*self.spanned || borrows => Ok(()),
+            Some(label) => {
+                let names: Vec<&str> = label.split('+').collect();
+                super::within_named_sets(
+                    allocation,
+                    &names,
+                    self.sets.iter().map(|s| (&*s.name, s.vnodes.as_slice())),
+                )
+            }
+        }
+    }
+
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
         self.place_any(request, view, false)
     }

@@ -713,6 +713,23 @@ impl PlacementPolicy for PbsPsets {
         true
     }
 
+    /// A job labelled with a set runs inside it; `spanned` and per-chunk jobs may span.
+    fn check_within_label(
+        &self,
+        _request: &Request,
+        allocation: &Allocation,
+    ) -> Result<(), String> {
+        match allocation.label.as_deref() {
+            None => Ok(()),
+            Some(label) if label == &*self.spanned || label.starts_with("per-chunk") => Ok(()),
+            Some(label) => super::within_named_sets(
+                allocation,
+                &[label],
+                self.sets.iter().map(|s| (&*s.name, s.vnodes.as_slice())),
+            ),
+        }
+    }
+
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
         self.refusal = None;
         let array = request

@@ -138,6 +138,14 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
         self.runnable.next_wakeup
     }
 
+    fn check_start(
+        &self,
+        request: &placesim_core::Request,
+        allocation: &placesim_core::Allocation,
+    ) -> Result<(), String> {
+        self.placement.check_within_label(request, allocation)
+    }
+
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut now_view = Scratch::new(ctx.state, &mut self.now_buf);
         let (head_pos, head_relaxed) = start_heads(

@@ -39,6 +39,14 @@ impl<P: PlacementPolicy> SchedulingPolicy for Fcfs<P> {
         self.runnable.next_wakeup
     }
 
+    fn check_start(
+        &self,
+        request: &placesim_core::Request,
+        allocation: &placesim_core::Allocation,
+    ) -> Result<(), String> {
+        self.placement.check_within_label(request, allocation)
+    }
+
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut scratch = Scratch::new(ctx.state, &mut self.buf);
         let _blocked = start_heads(
