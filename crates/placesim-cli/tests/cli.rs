@@ -386,3 +386,47 @@ fn gen_from_flags_and_its_bad_input() {
         "placesim: error: --max-estimate `10h`: expected [[[DD:]HH:]MM:]SS\n"
     );
 }
+
+/// Unsorted submits are sorted, and said so; an absurd value is refused at its field with
+/// exit code 1, before anything is written.
+#[test]
+fn unsorted_submits_are_reported_and_absurd_values_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "; MaxProcs: 4\n1 50 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n2 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n",
+    );
+    let out = dir.path().join("out");
+    let args = |trace: &str| {
+        placesim(&[
+            "run",
+            "--trace",
+            trace,
+            "--policy",
+            "fcfs",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = args(&trace);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        text(&o.stderr).contains(
+            "placesim: submit times were out of order; jobs were sorted stably by submit time\n"
+        ),
+        "{}",
+        text(&o.stderr)
+    );
+    let absurd = write_trace(
+        dir.path(),
+        "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 99999999999999 -1 1 1 1 -1 1 -1 -1 -1\n",
+    );
+    let o = args(&absurd);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "placesim: error: {absurd}:2: field 9 (requested time): expected at most 1099511627776, found 99999999999999\n"
+        )
+    );
+}

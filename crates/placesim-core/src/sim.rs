@@ -346,7 +346,7 @@ impl<'w> Simulation<'w> {
             .state
             .cluster()
             .capacity_total(crate::resource::ConsumableIdx::NCPUS)
-            * window;
+            .saturating_mul(window);
         Ok(self.stats)
     }
 
@@ -505,14 +505,15 @@ impl<'w> Simulation<'w> {
             let ncpus = run
                 .allocation
                 .total(n_cons, crate::resource::ConsumableIdx::NCPUS);
-            let lost = ncpus * (self.now.as_secs() - run.start.as_secs());
+            let lost = ncpus.saturating_mul(self.now.as_secs() - run.start.as_secs());
             let n_jobs = self.workload.jobs().len();
             if self.requeues.is_empty() {
                 self.requeues = vec![0; n_jobs];
                 self.lost_core_seconds = vec![0; n_jobs];
             }
-            self.lost_core_seconds[id.index()] += lost;
-            self.stats.lost_core_seconds += lost;
+            let job_lost = &mut self.lost_core_seconds[id.index()];
+            *job_lost = job_lost.saturating_add(lost);
+            self.stats.lost_core_seconds = self.stats.lost_core_seconds.saturating_add(lost);
             match self.on_failure {
                 NodeFailurePolicy::Requeue => {
                     self.requeues[id.index()] += 1;
@@ -551,7 +552,8 @@ impl<'w> Simulation<'w> {
     fn add_down_time(&mut self, v: VnodeId) {
         let since = self.down_since[v.index()];
         let secs = self.now.as_secs().saturating_sub(since.as_secs());
-        self.stats.down_ncpu_seconds += self.state.cluster().ncpus_capacity(v) * secs;
+        let down = self.state.cluster().ncpus_capacity(v).saturating_mul(secs);
+        self.stats.down_ncpu_seconds = self.stats.down_ncpu_seconds.saturating_add(down);
     }
 
     /// Drops started jobs from the queue, keeping order: a started prefix costs O(1), other
@@ -667,13 +669,17 @@ impl<'w> Simulation<'w> {
                         self.config.walltime == WalltimePolicy::Kill && actual > j.estimate;
                     let runs_for: SimDuration = if killed { j.estimate } else { actual };
                     self.running_fate.push((killed, stretch));
-                    self.events.push(self.now + runs_for, Event::JobEnd(job));
+                    // Saturating: a runtime model may stretch a runtime without bound.
+                    let end = SimTime(self.now.as_secs().saturating_add(runs_for.as_secs()));
+                    self.events.push(end, Event::JobEnd(job));
                     sink.job_started(j, job, self.now, &allocation);
                     self.running_slot[job.index()] = self.running.len() as u32;
                     self.running.push(RunningJob {
                         job,
                         start: self.now,
-                        estimated_end: self.now + j.estimate,
+                        estimated_end: SimTime(
+                            self.now.as_secs().saturating_add(j.estimate.as_secs()),
+                        ),
                         allocation,
                     });
                 }

@@ -135,6 +135,19 @@ pub enum SwfErrorKind {
         /// What was there.
         text: String,
     },
+    /// A field is beyond what any real trace holds, and beyond what the simulator can add up
+    /// without overflowing (times up to 2^40 s, about 34,800 years; processors up to 2^31).
+    #[error("field {field} ({name}): expected at most {max}, found {value}")]
+    OutOfRange {
+        /// 1-based field number.
+        field: usize,
+        /// The field's name.
+        name: &'static str,
+        /// What was there.
+        value: i64,
+        /// The largest value accepted.
+        max: i64,
+    },
     /// A line holds bytes that are not UTF-8 text.
     #[error("the line is not UTF-8 text")]
     NotText,

@@ -295,6 +295,24 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
     if n != 18 {
         return Err(SwfErrorKind::FieldCount(n));
     }
+    // Times and sizes the simulator adds and multiplies must leave room: no real trace comes
+    // near these.
+    for (n, max) in [
+        (1, MAX_SECONDS),
+        (3, MAX_SECONDS),
+        (8, MAX_SECONDS),
+        (4, MAX_PROCS),
+        (7, MAX_PROCS),
+    ] {
+        if ints[n] > max {
+            return Err(SwfErrorKind::OutOfRange {
+                field: n + 1,
+                name: FIELD_NAMES[n],
+                value: ints[n],
+                max,
+            });
+        }
+    }
     Ok(SwfRecord {
         job_number: ints[0],
         submit_time: ints[1],
@@ -316,6 +334,11 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
         think_time: ints[17],
     })
 }
+
+/// The largest submit, run or requested time accepted: 2^40 s, about 34,800 years.
+pub const MAX_SECONDS: i64 = 1 << 40;
+/// The largest processor count accepted.
+pub const MAX_PROCS: i64 = 1 << 31;
 
 /// Field `n` (0-based) through the general path: a whole number, possibly written `12.00`.
 #[cold]
@@ -417,9 +440,22 @@ mod tests {
         assert_eq!(with(4, "100.00").unwrap().run_time, 100);
         assert_eq!(with(6, "-1.5e2").unwrap().avg_cpu_time, -150.0);
         assert_eq!(
-            with(2, "1234567890123456789").unwrap().submit_time,
-            1_234_567_890_123_456_789
+            with(2, "123456789012").unwrap().submit_time,
+            123_456_789_012
         );
+        assert_eq!(
+            with(2, "1234567890123456789").unwrap_err().to_string(),
+            "field 2 (submit time): expected at most 1099511627776, found 1234567890123456789"
+        );
+        assert_eq!(
+            with(9, "1099511627777").unwrap_err().to_string(),
+            "field 9 (requested time): expected at most 1099511627776, found 1099511627777"
+        );
+        assert_eq!(
+            with(5, "4294967296").unwrap_err().to_string(),
+            "field 5 (allocated processors): expected at most 2147483648, found 4294967296"
+        );
+        assert_eq!(with(4, "1099511627776").unwrap().run_time, 1 << 40);
         assert_eq!(
             with(2, "99999999999999999999").unwrap_err().to_string(),
             "field 2 (submit time): expected a number, found `99999999999999999999`"

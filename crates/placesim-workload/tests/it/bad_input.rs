@@ -191,3 +191,57 @@ fn skip_bad_lines_counts_and_reports_them() {
         ]
     );
 }
+
+#[test]
+fn line_with_19_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("; MaxProcs: 4\n{GOOD}1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1 9\n");
+    let path = write(dir.path(), "long.swf", text.as_bytes());
+    assert_eq!(
+        error_of(&path, SwfOptions::default()),
+        format!(
+            "{}:3: expected 18 whitespace-separated fields, found 19",
+            path.display()
+        )
+    );
+}
+
+/// Values no real trace holds (a run time of 285 million years, 2^32 processors) are an
+/// error at their field, not an overflow later; negative ones are skipped with their reason
+/// and counted.
+#[test]
+fn absurd_values_are_refused_and_negative_ones_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "; MaxProcs: 4\n{GOOD}2 5 -1 9000000000000000 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n"
+    );
+    let path = write(dir.path(), "absurd.swf", text.as_bytes());
+    assert_eq!(
+        error_of(&path, SwfOptions::default()),
+        format!(
+            "{}:3: field 4 (run time): expected at most 1099511627776, found 9000000000000000",
+            path.display()
+        )
+    );
+    let text =
+        format!("; MaxProcs: 4\n{GOOD}2 5 -1 10 4294967296 -1 -1 -1 20 -1 1 1 1 -1 1 -1 -1 -1\n");
+    let path = write(dir.path(), "procs.swf", text.as_bytes());
+    assert_eq!(
+        error_of(&path, SwfOptions::default()),
+        format!(
+            "{}:3: field 5 (allocated processors): expected at most 2147483648, found 4294967296",
+            path.display()
+        )
+    );
+    let text = format!(
+        "; MaxProcs: 4\n{GOOD}2 -5 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n3 5 -1 -10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n"
+    );
+    let path = write(dir.path(), "negative.swf", text.as_bytes());
+    let trace = load_trace(&path, &SwfOptions::default(), &ResourceDefs::default()).unwrap();
+    assert_eq!(trace.records, 3);
+    assert_eq!(trace.workload.jobs().len(), 1);
+    assert_eq!(
+        trace.skipped.to_string(),
+        "negative_runtime: 1, negative_submit: 1"
+    );
+}
