@@ -288,20 +288,28 @@ pub(crate) fn row_of(s: &RunSummary) -> placesim_analysis::RunRow {
 
 /// Prints the speed figures: jobs/s and events/s of the simulation, and peak memory.
 pub(crate) fn print_figures(summary: &RunSummary, process_wall: Duration) {
-    let sim_wall = summary.timing.map_or(0.0, |t| t.wall_seconds);
     let peak = peak_rss_bytes().map_or_else(
         || "unknown".to_owned(),
         |b| format!("{:.1} MiB", b as f64 / 1048576.0),
     );
+    let speed = match summary.timing {
+        Some(t) => {
+            let sim_wall = t.wall_seconds.max(1e-9);
+            format!(
+                "simulated in {:.3} s ({:.0} jobs/s, {:.0} events/s)",
+                t.wall_seconds,
+                summary.jobs_run as f64 / sim_wall,
+                summary.events as f64 / sim_wall,
+            )
+        }
+        None => "simulated (not timed: --no-timing)".to_owned(),
+    };
     eprintln!(
-        "placesim: {} under {}: {} jobs, {} events simulated in {:.3} s ({:.0} jobs/s, {:.0} events/s); {:.3} s elapsed; peak memory {peak}",
+        "placesim: {} under {}: {} jobs, {} events {speed}; {:.3} s elapsed; peak memory {peak}",
         summary.meta.scenario,
         summary.meta.policy,
         summary.jobs_run,
         summary.events,
-        sim_wall,
-        summary.jobs_run as f64 / sim_wall.max(1e-9),
-        summary.events as f64 / sim_wall.max(1e-9),
         process_wall.as_secs_f64(),
     );
 }

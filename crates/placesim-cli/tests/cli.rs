@@ -143,6 +143,13 @@ fn no_timing_runs_are_byte_identical() {
             out.to_str().unwrap(),
         ]);
         assert!(o.status.success());
+        // No speed is claimed for an untimed run.
+        let stderr = text(&o.stderr);
+        assert!(
+            stderr.contains("events simulated (not timed: --no-timing);")
+                && !stderr.contains("jobs/s"),
+            "{stderr}"
+        );
     }
     for file in ["jobs.parquet", "summary.parquet"] {
         let a = std::fs::read(dir.path().join("a").join(file)).unwrap();
