@@ -691,14 +691,46 @@ impl<'w> Simulation<'w> {
     }
 }
 
+/// What the kernel's own tests run on.
 #[cfg(test)]
-mod wakeup_tests {
-    use super::*;
-    use crate::cluster::ClusterBuilder;
+mod test_support {
+    use crate::cluster::{Cluster, ClusterBuilder};
     use crate::ids::RequestId;
     use crate::job::Job;
-    use crate::request::Request;
     use crate::resource::ResourceDefs;
+    use crate::time::{SimDuration, SimTime};
+
+    /// One vnode with one ncpu.
+    pub(super) fn one_vnode_cluster() -> Cluster {
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        let h = b.add_host("h");
+        b.add_vnode("v", h, 1.0, &[1, 0, 0], Vec::new())
+            .expect("a valid vnode");
+        b.build().expect("a valid cluster")
+    }
+
+    /// A job of request 0 submitted at `submit`, running (and estimated at) 10 s.
+    pub(super) fn ten_second_job(submit: u64) -> Job {
+        Job {
+            source_id: submit,
+            submit: SimTime(submit),
+            runtime: SimDuration(10),
+            estimate: SimDuration(10),
+            size: 1,
+            request: RequestId(0),
+            user: None,
+            group: None,
+            queue: None,
+            partition: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod wakeup_tests {
+    use super::test_support::{one_vnode_cluster, ten_second_job};
+    use super::*;
+    use crate::request::Request;
     use crate::sink::VecSink;
 
     /// Never starts anything; asks for a pass at each of `wanted` still ahead, and records
@@ -726,24 +758,12 @@ mod wakeup_tests {
     /// not for instants already past; the run then ends with the job never started.
     #[test]
     fn a_policy_wakeup_is_one_pass_at_that_instant() {
-        let mut b = ClusterBuilder::new(ResourceDefs::default());
-        let h = b.add_host("h");
-        b.add_vnode("v", h, 1.0, &[1, 0, 0], Vec::new()).unwrap();
-        let cluster = b.build().unwrap();
-        let job = |submit: u64| Job {
-            source_id: submit,
-            submit: SimTime(submit),
-            runtime: SimDuration(10),
-            estimate: SimDuration(10),
-            size: 1,
-            request: RequestId(0),
-            user: None,
-            group: None,
-            queue: None,
-            partition: None,
-        };
-        let workload =
-            Workload::new(vec![job(0), job(5)], vec![Request::processors(2, 3)]).unwrap();
+        let cluster = one_vnode_cluster();
+        let workload = Workload::new(
+            vec![ten_second_job(0), ten_second_job(5)],
+            vec![Request::processors(2, 3)],
+        )
+        .unwrap();
         let mut policy = Alarm {
             wanted: vec![SimTime(3), SimTime(40), SimTime(40), SimTime(90)],
             passes: Vec::new(),
@@ -770,13 +790,10 @@ mod wakeup_tests {
 
 #[cfg(test)]
 mod invariant_tests {
+    use super::test_support::{one_vnode_cluster, ten_second_job};
     use super::*;
-    use crate::cluster::ClusterBuilder;
-    use crate::ids::RequestId;
-    use crate::job::Job;
     use crate::request::Request;
     use crate::request::Sharing;
-    use crate::resource::ResourceDefs;
     use crate::sink::VecSink;
     use crate::state::Allocation;
 
@@ -803,23 +820,9 @@ mod invariant_tests {
     /// off the same run goes through.
     #[test]
     fn a_start_outside_its_set_stops_the_run() {
-        let mut b = ClusterBuilder::new(ResourceDefs::default());
-        let h = b.add_host("h");
-        b.add_vnode("v", h, 1.0, &[1, 0, 0], Vec::new()).unwrap();
-        let cluster = b.build().unwrap();
-        let job = Job {
-            source_id: 1,
-            submit: SimTime(5),
-            runtime: SimDuration(10),
-            estimate: SimDuration(10),
-            size: 1,
-            request: RequestId(0),
-            user: None,
-            group: None,
-            queue: None,
-            partition: None,
-        };
-        let workload = Workload::new(vec![job], vec![Request::processors(1, 3)]).unwrap();
+        let cluster = one_vnode_cluster();
+        let workload =
+            Workload::new(vec![ten_second_job(5)], vec![Request::processors(1, 3)]).unwrap();
         let run = |checks: bool| {
             Simulation::new(
                 &workload,

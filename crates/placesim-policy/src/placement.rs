@@ -6,7 +6,8 @@ mod pbs;
 
 pub use first_fit::{FirstFit, filter_holds};
 pub use moab::{
-    DelayMode, DelayReference, MinLoss, MoabNodeSets, NodeSetPlus, NodeSetSettings, PriorityType,
+    DelayMode, DelayReference, MinLoss, MoabNodeSets, NodeSetOptions, NodeSetPlus, NodeSetSettings,
+    PriorityType,
 };
 pub use pbs::{PbsPsets, PsetSettings};
 

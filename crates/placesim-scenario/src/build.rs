@@ -3,9 +3,9 @@
 use crate::schema::{FailuresToml, GeneratorToml, NodeToml, ScenarioToml, StreamToml};
 use crate::{
     DelayMode, DelayReference, Discipline, FailureModel, FailureSettings, JobFilter, MinLoss,
-    MoabClass, MoabSettings, NodeClass, NodeSetPlus, PbsSettings, Placement, PriorityType,
-    QueueSettings, Rule, RunSettings, RuntimeConfig, Scenario, ScenarioError, SensitivityClass,
-    SizeMapping, WorkloadSettings, WorkloadSource,
+    MoabClass, MoabSettings, NodeClass, NodeSetOptions, NodeSetPlus, PbsSettings, Placement,
+    PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig, Scenario, ScenarioError,
+    SensitivityClass, SizeMapping, WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
     AttrValue, ClusterBuilder, CommForm, ConsumableIdx, NodeFailurePolicy, NodeSetAttribute,
@@ -847,47 +847,49 @@ impl Cx<'_> {
             )?,
             allow_per_job_is_optional: m.allow_per_job_nodeset_is_optional,
             classes,
-            firstof_forces_firstfit: m.firstof_forces_firstfit,
-            minloss: self
-                .choice(
-                    m.minloss.as_ref(),
-                    "moab.minloss",
-                    &[
-                        ("last-feasible", MinLoss::LastFeasible),
-                        ("first-feasible", MinLoss::FirstFeasible),
-                        ("speed", MinLoss::Speed),
-                    ],
-                )?
-                .unwrap_or(MinLoss::LastFeasible),
-            delay_reference: self
-                .choice(
-                    m.delay_reference.as_ref(),
-                    "moab.delay_reference",
-                    &[
-                        (
-                            "earliest-unconstrained",
-                            DelayReference::EarliestUnconstrained,
-                        ),
-                        ("now", DelayReference::Now),
-                    ],
-                )?
-                .unwrap_or_default(),
-            delay_mode: self
-                .choice(
-                    m.delay_mode.as_ref(),
-                    "moab.delay_mode",
-                    &[
-                        ("predictive", DelayMode::Predictive),
-                        ("anchored", DelayMode::Anchored),
-                    ],
-                )?
-                .unwrap_or_default(),
-            job_optional_skips_sets: m.job_optional_skips_sets,
-            tolerance_unbounded: m.tolerance_unbounded,
-            delay_sticky: m.delay_sticky,
-            mandatory_fallback: m.mandatory_fallback,
-            spanevenly_list_order: m.spanevenly_list_order,
-            refuse_per_job_delay: m.refuse_per_job_delay,
+            options: NodeSetOptions {
+                firstof_forces_firstfit: m.firstof_forces_firstfit,
+                minloss: self
+                    .choice(
+                        m.minloss.as_ref(),
+                        "moab.minloss",
+                        &[
+                            ("last-feasible", MinLoss::LastFeasible),
+                            ("first-feasible", MinLoss::FirstFeasible),
+                            ("speed", MinLoss::Speed),
+                        ],
+                    )?
+                    .unwrap_or(MinLoss::LastFeasible),
+                delay_reference: self
+                    .choice(
+                        m.delay_reference.as_ref(),
+                        "moab.delay_reference",
+                        &[
+                            (
+                                "earliest-unconstrained",
+                                DelayReference::EarliestUnconstrained,
+                            ),
+                            ("now", DelayReference::Now),
+                        ],
+                    )?
+                    .unwrap_or_default(),
+                delay_mode: self
+                    .choice(
+                        m.delay_mode.as_ref(),
+                        "moab.delay_mode",
+                        &[
+                            ("predictive", DelayMode::Predictive),
+                            ("anchored", DelayMode::Anchored),
+                        ],
+                    )?
+                    .unwrap_or_default(),
+                job_optional_skips_sets: m.job_optional_skips_sets,
+                tolerance_unbounded: m.tolerance_unbounded,
+                delay_sticky: m.delay_sticky,
+                mandatory_fallback: m.mandatory_fallback,
+                spanevenly_list_order: m.spanevenly_list_order,
+                refuse_per_job_delay: m.refuse_per_job_delay,
+            },
         })
     }
 

@@ -182,23 +182,23 @@ pub fn describe(s: &Scenario) -> String {
             options.push(format!("plus {plus:?}, delay {} s", m.delay.0));
         }
         let flags = [
-            (m.firstof_forces_firstfit, "firstof_forces_firstfit"),
-            (m.job_optional_skips_sets, "job_optional_skips_sets"),
-            (m.tolerance_unbounded, "tolerance_unbounded"),
-            (m.delay_sticky, "delay_sticky"),
-            (m.mandatory_fallback, "mandatory_fallback"),
-            (m.spanevenly_list_order, "spanevenly_list_order"),
-            (m.refuse_per_job_delay, "refuse_per_job_delay"),
+            (m.options.firstof_forces_firstfit, "firstof_forces_firstfit"),
+            (m.options.job_optional_skips_sets, "job_optional_skips_sets"),
+            (m.options.tolerance_unbounded, "tolerance_unbounded"),
+            (m.options.delay_sticky, "delay_sticky"),
+            (m.options.mandatory_fallback, "mandatory_fallback"),
+            (m.options.spanevenly_list_order, "spanevenly_list_order"),
+            (m.options.refuse_per_job_delay, "refuse_per_job_delay"),
         ];
         options.extend(flags.iter().filter(|f| f.0).map(|f| f.1.to_owned()));
-        if m.minloss != MinLoss::default() {
-            options.push(format!("minloss {:?}", m.minloss));
+        if m.options.minloss != MinLoss::default() {
+            options.push(format!("minloss {:?}", m.options.minloss));
         }
-        if m.delay_reference != DelayReference::default() {
-            options.push(format!("delay_reference {:?}", m.delay_reference));
+        if m.options.delay_reference != DelayReference::default() {
+            options.push(format!("delay_reference {:?}", m.options.delay_reference));
         }
-        if m.delay_mode != DelayMode::default() {
-            options.push(format!("delay_mode {:?}", m.delay_mode));
+        if m.options.delay_mode != DelayMode::default() {
+            options.push(format!("delay_mode {:?}", m.options.delay_mode));
         }
         if !options.is_empty() {
             let _ = writeln!(out, "  options: {}", options.join(", "));

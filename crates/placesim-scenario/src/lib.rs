@@ -22,7 +22,7 @@ pub use build::load_scenario;
 pub use describe::{describe, hostlist};
 pub use placement::{nodeset_settings, pset_settings};
 pub use placesim_policy::placement::{
-    DelayMode, DelayReference, MinLoss, NodeSetPlus, PriorityType,
+    DelayMode, DelayReference, MinLoss, NodeSetOptions, NodeSetPlus, PriorityType,
 };
 pub use requests::{ScenarioWorkload, SizeMapping};
 
@@ -268,26 +268,8 @@ pub struct MoabSettings {
     pub allow_per_job_is_optional: bool,
     /// Classes with a DEFAULT.NODESET.
     pub classes: Vec<MoabClass>,
-    /// Option: FIRSTOF ignores NODESETPRIORITYTYPE and takes sets in list order.
-    pub firstof_forces_firstfit: bool,
-    /// Option: what MINLOSS means on feature and VARATTR sets.
-    pub minloss: MinLoss,
-    /// Option: what NODESETDELAY counts from under NODESETPLUS DELAY.
-    pub delay_reference: DelayReference,
-    /// Option: how NODESETPLUS DELAY is timed.
-    pub delay_mode: DelayMode,
-    /// Option (Q4): a job's own `nodesetisoptional=true` skips node sets altogether.
-    pub job_optional_skips_sets: bool,
-    /// Option (Q2): MINLOSS by speed keeps every vnode at or above the base speed.
-    pub tolerance_unbounded: bool,
-    /// Option: dropping the sets under NODESETPLUS DELAY is for good.
-    pub delay_sticky: bool,
-    /// Option (Q5): a mandatory job that cannot be allocated inside a feasible set spans.
-    pub mandatory_fallback: bool,
-    /// Option: SPANEVENLY takes sets in list order, not priority-type order.
-    pub spanevenly_list_order: bool,
-    /// Option: a job's own `nodesetdelay=` is ignored even with the per-job flag.
-    pub refuse_per_job_delay: bool,
+    /// The options for the spec's recorded choices.
+    pub options: NodeSetOptions,
 }
 
 /// A Moab class with its default node set.

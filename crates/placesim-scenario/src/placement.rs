@@ -66,15 +66,6 @@ pub fn nodeset_settings(s: &Scenario) -> NodeSetSettings {
         tolerance: m.tolerance,
         plus: m.plus,
         allow_per_job_is_optional: m.allow_per_job_is_optional,
-        firstof_forces_firstfit: m.firstof_forces_firstfit,
-        minloss: m.minloss,
-        delay_reference: m.delay_reference,
-        delay_mode: m.delay_mode,
-        job_optional_skips_sets: m.job_optional_skips_sets,
-        tolerance_unbounded: m.tolerance_unbounded,
-        delay_sticky: m.delay_sticky,
-        mandatory_fallback: m.mandatory_fallback,
-        spanevenly_list_order: m.spanevenly_list_order,
-        refuse_per_job_delay: m.refuse_per_job_delay,
+        options: m.options,
     }
 }

@@ -120,6 +120,14 @@ pub struct NodeSetSettings {
     /// SCHEDCFG FLAGS=AllowPerJobNodeSetIsOptional: jobs may set nodesetisoptional and
     /// nodesetdelay.
     pub allow_per_job_is_optional: bool,
+    /// The spec's recorded choices, each switchable.
+    pub options: NodeSetOptions,
+}
+
+/// Where the spec records a choice it made, the choice is the default and the alternative
+/// is one of these options (docs/scenarios.md lists them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NodeSetOptions {
     /// Option `firstof_forces_firstfit`: FIRSTOF ignores the priority type.
     pub firstof_forces_firstfit: bool,
     /// Option `minloss_plain`.
@@ -335,12 +343,14 @@ impl MoabNodeSets {
             return None;
         }
         let allowed = |f: Option<bool>| f.filter(|_| g.allow_per_job_is_optional);
-        if g.job_optional_skips_sets && allowed(job.and_then(|n| n.is_optional)) == Some(true) {
+        if g.options.job_optional_skips_sets
+            && allowed(job.and_then(|n| n.is_optional)) == Some(true)
+        {
             return None;
         }
         let job_delay = job
             .and_then(|n| n.delay)
-            .filter(|_| g.allow_per_job_is_optional && !g.refuse_per_job_delay);
+            .filter(|_| g.allow_per_job_is_optional && !g.options.refuse_per_job_delay);
         let optional = allowed(job.and_then(|n| n.is_optional))
             .or(job_delay.map(|d| d.0 == 0))
             .unwrap_or(g.is_optional);
@@ -470,8 +480,8 @@ impl MoabNodeSets {
             }
             NodeSetPolicy::AnyOf => self.any_of(request, chunks, view, filter),
             NodeSetPolicy::OneOf | NodeSetPolicy::FirstOf => {
-                let first_fit_only =
-                    policy == NodeSetPolicy::FirstOf && self.settings.firstof_forces_firstfit;
+                let first_fit_only = policy == NodeSetPolicy::FirstOf
+                    && self.settings.options.firstof_forces_firstfit;
                 self.one_of(request, chunks, view, filter, first_fit_only)
             }
         };
@@ -481,7 +491,7 @@ impl MoabNodeSets {
         // Under DELAY or SPANEVENLY the fallback is the discipline's to choose (a relaxation).
         let timed = self.relaxation_of(request).is_some();
         let failed_inside = std::mem::take(&mut self.failed_inside_feasible_set);
-        if !timed && (optional || (failed_inside && self.settings.mandatory_fallback)) {
+        if !timed && (optional || (failed_inside && self.settings.options.mandatory_fallback)) {
             let spanned = self.spanned.clone();
             return self.anywhere(request, chunks, view, filter, Some(spanned));
         }
@@ -531,7 +541,7 @@ impl MoabNodeSets {
         } else {
             self.settings.priority_type
         };
-        if ptype == PriorityType::MinLoss && self.settings.minloss == MinLoss::Speed {
+        if ptype == PriorityType::MinLoss && self.settings.options.minloss == MinLoss::Speed {
             return self.min_loss_by_speed(request, chunks, view, filter);
         }
         let mut best: Option<(usize, u64)> = None;
@@ -545,7 +555,9 @@ impl MoabNodeSets {
                 (None, _) => true,
                 (Some((_, b)), PriorityType::BestFit) => fit.tasks < b,
                 (Some((_, b)), PriorityType::WorstFit) => fit.tasks > b,
-                (Some(_), PriorityType::MinLoss) => self.settings.minloss == MinLoss::LastFeasible,
+                (Some(_), PriorityType::MinLoss) => {
+                    self.settings.options.minloss == MinLoss::LastFeasible
+                }
                 (Some(_), PriorityType::FirstFit | PriorityType::Affinity) => false,
             };
             if better {
@@ -607,7 +619,7 @@ impl MoabNodeSets {
         }
         let (i, _, last) = best?;
         let v_i = self.sets[self.candidates[i]].speed;
-        let unbounded = self.settings.tolerance_unbounded;
+        let unbounded = self.settings.options.tolerance_unbounded;
         let cluster = view.cluster();
         self.union.clear();
         for &s in &self.candidates[i..=last] {
@@ -714,7 +726,7 @@ impl MoabNodeSets {
                 (fit.tasks, i)
             })
             .collect();
-        let ptype = if self.settings.spanevenly_list_order {
+        let ptype = if self.settings.options.spanevenly_list_order {
             PriorityType::FirstFit
         } else {
             self.settings.priority_type
@@ -772,9 +784,9 @@ impl MoabNodeSets {
         match self.settings.plus? {
             NodeSetPlus::Delay if eff.delay.0 > 0 => Some(Relaxation {
                 delay: eff.delay,
-                sticky: self.settings.delay_sticky,
-                from_now: self.settings.delay_reference == DelayReference::Now,
-                anchored: self.settings.delay_mode == DelayMode::Anchored,
+                sticky: self.settings.options.delay_sticky,
+                from_now: self.settings.options.delay_reference == DelayReference::Now,
+                anchored: self.settings.options.delay_mode == DelayMode::Anchored,
             }),
             NodeSetPlus::SpanEvenly if eff.policy == NodeSetPolicy::AnyOf => Some(Relaxation {
                 delay: eff.delay,
@@ -854,7 +866,7 @@ impl PlacementPolicy for MoabNodeSets {
         allocation: &Allocation,
     ) -> Result<(), String> {
         let borrows = self.settings.priority_type == PriorityType::MinLoss
-            && self.settings.minloss == MinLoss::Speed;
+            && self.settings.options.minloss == MinLoss::Speed;
         match allocation.label.as_deref() {
             None => Ok(()),
             Some(label) if label == &*self.spanned || borrows => Ok(()),

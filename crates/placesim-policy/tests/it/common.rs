@@ -159,3 +159,33 @@ impl<P: placesim_core::PlacementPolicy> placesim_core::PlacementPolicy for Vnode
         self.0.depends_only_on_state()
     }
 }
+
+/// A workload of `jobs` (submit, runtime, estimate, request text) on the resources `defs`;
+/// job i has source id i + 1 and request i.
+pub fn workload_of(
+    defs: &placesim_core::ResourceDefs,
+    jobs: &[(u64, u64, u64, &str)],
+) -> placesim_core::Workload {
+    use placesim_core::{RequestId, SimDuration, SimTime};
+    let requests = jobs
+        .iter()
+        .map(|j| placesim_request::parse_and_lower(j.3, defs).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let list = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(submit, runtime, estimate, _))| Job {
+            source_id: i as u64 + 1,
+            submit: SimTime(submit),
+            runtime: SimDuration(runtime),
+            estimate: SimDuration(estimate),
+            size: 0,
+            request: RequestId(i as u32),
+            user: None,
+            group: None,
+            queue: None,
+            partition: None,
+        })
+        .collect();
+    placesim_core::Workload::new(list, requests).expect("a valid workload")
+}

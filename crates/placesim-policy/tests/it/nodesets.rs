@@ -154,7 +154,7 @@ fn oneof_under_each_priority_type() {
     for (ptype, minloss, text, want, why) in cases {
         let mut p = policy(&s, &[], |g| {
             g.priority_type = ptype;
-            g.minloss = minloss;
+            g.options.minloss = minloss;
         });
         let st = state(&s, &p, N1_BUSY);
         assert_eq!(
@@ -176,7 +176,7 @@ fn firstof_is_oneof_unless_the_option_forces_list_order() {
     );
     let mut p = policy(&s, &[], |g| {
         g.priority_type = PriorityType::BestFit;
-        g.firstof_forces_firstfit = true;
+        g.options.firstof_forces_firstfit = true;
     });
     assert_eq!(
         place(&s, &mut p, &st, "select=6:ncpus=1"),
@@ -352,7 +352,7 @@ fn a_jobs_own_optional_flag_is_best_effort_unless_the_option_skips_sets() {
         place(&s, &mut p, &st, text),
         on(&[("n11", 4), ("n12", 2)], "C")
     );
-    let mut p = policy(&s, &[], |g| g.job_optional_skips_sets = true);
+    let mut p = policy(&s, &[], |g| g.options.job_optional_skips_sets = true);
     assert_eq!(
         place(&s, &mut p, &st, text),
         on(&[("n2", 4), ("n3", 2)], "")
@@ -461,7 +461,7 @@ fn minloss_tolerance_upper_bound_or_unbounded() {
         place(&s, &mut p, &st, "select=6:ncpus=1"),
         on(&all, "spanned")
     );
-    let mut p = policy(&s, &[], |g| g.tolerance_unbounded = true);
+    let mut p = policy(&s, &[], |g| g.options.tolerance_unbounded = true);
     assert_eq!(place(&s, &mut p, &st, "select=6:ncpus=1"), on(&all, "slow"));
 }
 
@@ -482,7 +482,7 @@ fn mandatory_fallback_after_a_failed_allocation_in_a_feasible_set() {
         place(&s, &mut p, &st, text),
         Err("Not Running: cannot alloc nodeset: no node set can hold the job now".to_owned())
     );
-    let mut p = policy(&s, &[], |g| g.mandatory_fallback = true);
+    let mut p = policy(&s, &[], |g| g.options.mandatory_fallback = true);
     assert_eq!(
         place(&s, &mut p, &st, text),
         on(&[("n4", 4), ("n5", 3)], "spanned")
@@ -509,7 +509,7 @@ fn per_job_nodeset_delay_counts_unless_refused() {
         place(&s, &mut p, &st, text),
         Err("Not Running: cannot alloc nodeset: no node set can hold the job now".to_owned())
     );
-    let mut p = policy(&s, &[], |g| g.refuse_per_job_delay = true);
+    let mut p = policy(&s, &[], |g| g.options.refuse_per_job_delay = true);
     assert_eq!(
         place(&s, &mut p, &st, text).map(|x| x.1),
         Ok("spanned".to_owned())
@@ -526,28 +526,8 @@ fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> Vec<Option<(u64, String)
 /// As [`simulate`], with jobs as (submit, runtime, estimate, request text).
 fn simulate_estimated(s: &Scenario, jobs: &[(u64, u64, u64, &str)]) -> Vec<Option<(u64, String)>> {
     use crate::common::CheckingSink;
-    use placesim_core::{
-        Job, JobId, RequestId, RunConfig, SimDuration, SimTime, Simulation, WalltimePolicy,
-        Workload,
-    };
-    let requests: Vec<Request> = jobs.iter().map(|j| request(s, j.3)).collect();
-    let list: Vec<Job> = jobs
-        .iter()
-        .enumerate()
-        .map(|(i, &(submit, runtime, estimate, _))| Job {
-            source_id: i as u64 + 1,
-            submit: SimTime(submit),
-            runtime: SimDuration(runtime),
-            estimate: SimDuration(estimate),
-            size: 0,
-            request: RequestId(i as u32),
-            user: None,
-            group: None,
-            queue: None,
-            partition: None,
-        })
-        .collect();
-    let workload = Workload::new(list, requests).unwrap();
+    use placesim_core::{JobId, RunConfig, Simulation, WalltimePolicy};
+    let workload = crate::common::workload_of(s.cluster.resources(), jobs);
     let p = policy(s, workload.requests(), |_| {});
     let mut state = ClusterState::new(s.cluster.clone());
     p.track(&mut state);
@@ -913,7 +893,7 @@ fn spanevenly_set_order_priority_type_or_list() {
         place(&s, &mut p, &st, "select=1:ncpus=1"),
         on(&[("c2b", 1)], "cu2")
     );
-    let mut p = policy(&s, &[], |g| g.spanevenly_list_order = true);
+    let mut p = policy(&s, &[], |g| g.options.spanevenly_list_order = true);
     assert_eq!(
         place(&s, &mut p, &st, "select=1:ncpus=1"),
         on(&[("c1a", 1)], "cu1")

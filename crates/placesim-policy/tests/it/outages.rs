@@ -3,8 +3,8 @@
 //! count as assigned in PBS placement-set order and are not eligible for Moab node sets.
 
 use placesim_core::{
-    Allocation, ClusterState, Job, JobId, JobOutcome, MetricsSink, RequestId, RunConfig, RunStats,
-    SimDuration, SimTime, Simulation, StateView, WalltimePolicy, Workload,
+    Allocation, ClusterState, Job, JobId, JobOutcome, MetricsSink, RunConfig, RunStats, SimTime,
+    Simulation, WalltimePolicy, Workload,
 };
 use placesim_scenario::{Scenario, load_scenario};
 use std::path::Path;
@@ -41,28 +41,8 @@ fn scenario(text: &str) -> Scenario {
 
 /// `jobs` (submit, runtime = estimate, request) as a workload on `s`'s resources.
 fn workload_of(s: &Scenario, jobs: &[(u64, u64, &str)]) -> Workload {
-    let defs = s.cluster.resources();
-    let requests = jobs
-        .iter()
-        .map(|j| placesim_request::parse_and_lower(j.2, defs).unwrap_or_else(|e| panic!("{e}")))
-        .collect();
-    let list = jobs
-        .iter()
-        .enumerate()
-        .map(|(i, &(submit, runtime, _))| Job {
-            source_id: i as u64,
-            submit: SimTime(submit),
-            runtime: SimDuration(runtime),
-            estimate: SimDuration(runtime),
-            size: 0,
-            request: RequestId(i as u32),
-            user: None,
-            group: None,
-            queue: None,
-            partition: None,
-        })
-        .collect();
-    Workload::new(list, requests).unwrap()
+    let jobs: Vec<_> = jobs.iter().map(|&(a, b, c)| (a, b, b, c)).collect();
+    crate::common::workload_of(s.cluster.resources(), &jobs)
 }
 
 /// Runs `jobs` on `s` with its placement, discipline and outages.
@@ -249,14 +229,29 @@ fn pbs_down_vnodes_count_as_assigned_in_set_order() {
              [run]\nplacement = \"pbs\"\n[pbs]\nnode_group_enable = true\nnode_group_key = [\"switch\"]\n{outage}"
         )
     };
-    let job = [(1, 10, "select=1:ncpus=4")];
-    let (record, _) = simulate(&scenario(&text("")), &job);
-    assert_eq!(record.starts[0].2, "[0]");
-    assert_eq!(record.starts[0].3, "switch=s1");
-    let down = "[[failures.outage]]\nvnode = \"n3\"\ndown = 0\nup = 1000\n";
-    let (record, _) = simulate(&scenario(&text(down)), &job);
-    assert_eq!(record.starts[0].2, "[3]");
-    assert_eq!(record.starts[0].3, "switch=s2");
+    assert_eq!(
+        first_start_all_up_and_with_one_down(text, "select=1:ncpus=4", "n3"),
+        [pair("[0]", "switch=s1"), pair("[3]", "switch=s2")]
+    );
+}
+
+fn pair(vnodes: &str, label: &str) -> (String, String) {
+    (vnodes.to_owned(), label.to_owned())
+}
+
+/// The vnodes and label of a job submitted at 1 on the scenario `text` makes, with all vnodes
+/// up, then with `vnode` down throughout.
+fn first_start_all_up_and_with_one_down(
+    text: impl Fn(&str) -> String,
+    request: &str,
+    vnode: &str,
+) -> [(String, String); 2] {
+    let down = format!("[[failures.outage]]\nvnode = \"{vnode}\"\ndown = 0\nup = 1000\n");
+    [String::new(), down].map(|outage| {
+        let (record, _) = simulate(&scenario(&text(&outage)), &[(1, 10, request)]);
+        let (_, _, vnodes, label) = &record.starts[0];
+        (vnodes.clone(), label.clone())
+    })
 }
 
 /// Moab: a down vnode is not eligible for node sets. Under BESTFIT 6 tasks go to C (n11, n12:
@@ -282,14 +277,10 @@ fn moab_down_vnodes_are_not_eligible_for_sets() {
         t.push_str(outage);
         t
     };
-    let job = [(1, 10, "select=6:ncpus=1")];
-    let (record, _) = simulate(&scenario(&text("")), &job);
-    assert_eq!(record.starts[0].3, "C");
-    assert_eq!(record.starts[0].2, "[10, 11]");
-    let down = "[[failures.outage]]\nvnode = \"n11\"\ndown = 0\nup = 1000\n";
-    let (record, _) = simulate(&scenario(&text(down)), &job);
-    assert_eq!(record.starts[0].3, "A");
-    assert_eq!(record.starts[0].2, "[0, 1]");
+    assert_eq!(
+        first_start_all_up_and_with_one_down(text, "select=6:ncpus=1", "n11"),
+        [pair("[10, 11]", "C"), pair("[0, 1]", "A")]
+    );
 }
 
 /// The MTBF/MTTR model: outages per vnode of the class, within the horizon (last submit +
