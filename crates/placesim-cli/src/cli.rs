@@ -24,6 +24,28 @@ pub enum Command {
     Check(CheckArgs),
     /// Generate a synthetic workload (Lublin & Feitelson 2003, Tsafrir 2005 estimates) as SWF.
     Gen(GenArgs),
+    /// Run a grid of scenario variants and seeds in parallel into a hive-partitioned dataset.
+    Sweep(SweepArgs),
+}
+
+/// `placesim sweep`.
+#[derive(Debug, Clone, Args)]
+pub struct SweepArgs {
+    /// The sweep file (TOML): a base scenario, axes of changes to it, and replicates.
+    pub sweep: PathBuf,
+    /// Threads, one simulation each [default: one per core].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+    /// Skip runs that finished before (their run.toml, written last, exists).
+    #[arg(long)]
+    pub resume: bool,
+    /// Run only shard K of N (0 <= K < N), runs taken round-robin [default: from
+    /// SLURM_ARRAY_TASK_ID/COUNT, or PBS_ARRAY_INDEX with PLACESIM_SHARDS, else all].
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Where the dataset goes [default: results/NAME].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// `placesim gen`.

@@ -9,6 +9,7 @@ mod cli;
 mod demo;
 mod gen_cmd;
 mod run;
+mod sweep;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -20,6 +21,7 @@ fn main() -> ExitCode {
         cli::Command::Demo(args) => demo::demo_command(&args),
         cli::Command::Check(args) => check::check_command(&args),
         cli::Command::Gen(args) => gen_cmd::gen_command(&args),
+        cli::Command::Sweep(args) => sweep::sweep_command(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -49,6 +49,8 @@ pub(crate) struct Plan {
     pub on_failure: placesim_core::NodeFailurePolicy,
     /// Check the kernel's invariants at every event (always, in debug builds).
     pub check_invariants: bool,
+    /// Print nothing and show no progress bar (a sweep shows its own).
+    pub quiet: bool,
 }
 
 fn walltime_of(arg: WalltimeArg) -> WalltimePolicy {
@@ -80,6 +82,7 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
         outages: Vec::new(),
         on_failure: placesim_core::NodeFailurePolicy::default(),
         check_invariants: false,
+        quiet: false,
     })
 }
 
@@ -90,10 +93,31 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
     if let Some(seed) = args.seed {
         scenario.run.seed = seed;
     }
+    let policy = args.policy.map(PolicySpec::from);
+    let mut plan = plan_of_scenario(scenario, path, policy, true)?;
+    if let Some(name) = &args.name {
+        plan.name = name.clone();
+    }
+    if let Some(walltime) = args.machine.walltime {
+        plan.config.walltime = walltime_of(walltime);
+    }
+    Ok(plan)
+}
+
+/// The plan of a loaded scenario (read from `path`): its workload, placement, discipline
+/// (unless `policy` overrides it), runtime model and outages. `verbose` reports the trace.
+pub(crate) fn plan_of_scenario(
+    scenario: placesim_scenario::Scenario,
+    path: &Path,
+    policy: Option<PolicySpec>,
+    verbose: bool,
+) -> anyhow::Result<Plan> {
     let loaded = scenario.workload()?;
     let trace = loaded.trace;
-    report_trace(&trace);
-    if loaded.from_file > 0 || !loaded.by_rule.is_empty() {
+    if verbose {
+        report_trace(&trace);
+    }
+    if verbose && (loaded.from_file > 0 || !loaded.by_rule.is_empty()) {
         eprintln!(
             "placesim: requests: {} from the requests file, by rule {:?}, the rest by size",
             loaded.from_file, loaded.by_rule
@@ -117,8 +141,8 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
             );
         }
     }
-    let policy = match args.policy {
-        Some(p) => p.into(),
+    let policy = match policy {
+        Some(p) => p,
         None => match scenario.run.discipline {
             placesim_scenario::Discipline::Fcfs => PolicySpec::Fcfs,
             placesim_scenario::Discipline::Easy => PolicySpec::Easy,
@@ -126,21 +150,19 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
     };
     let runtime = Some(scenario.runtime_model(&trace.workload));
     let outages = scenario.outages(&trace.workload);
-    if !outages.is_empty() {
+    if verbose && !outages.is_empty() {
         eprintln!("placesim: {} vnode outages", outages.len());
     }
     Ok(Plan {
         outages,
         on_failure: scenario.failures.on_failure,
         check_invariants: false,
-        name: args.name.clone().unwrap_or_else(|| scenario.name.clone()),
+        quiet: false,
+        name: scenario.name.clone(),
         cluster: scenario.cluster,
         policy,
         config: RunConfig {
-            walltime: args
-                .machine
-                .walltime
-                .map_or(scenario.run.walltime, walltime_of),
+            walltime: scenario.run.walltime,
         },
         seed: scenario.run.seed,
         runtime,
@@ -232,7 +254,11 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
         simulation = simulation.with_invariant_checks(true);
     }
     let stats = simulation
-        .run(policy_impl.as_mut(), &mut streaming, &mut |p| bar.update(p))
+        .run(policy_impl.as_mut(), &mut streaming, &mut |p| {
+            if !plan.quiet {
+                bar.update(p);
+            }
+        })
         .with_context(|| format!("simulating {} under {policy}", trace.path.display()))?;
     let wall = started.elapsed();
     bar.finish();
@@ -248,6 +274,9 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
         write_summary(out, &summary).map(|()| summary)
     })?;
     let summary = summary?;
+    if plan.quiet {
+        return Ok(summary);
+    }
     eprintln!(
         "placesim: results written to {} in {:.3} s after the simulation",
         out.display(),

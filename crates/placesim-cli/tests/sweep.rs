@@ -1,0 +1,172 @@
+//! `placesim sweep` end to end: the same results on 1 and 2 threads, a sweep killed with
+//! SIGKILL and resumed equal to an uninterrupted one, shards that add up to the whole, and a
+//! bad entry refused before any run.
+
+// Test helpers unwrap what the test itself set up.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn placesim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_placesim"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn sweep_file() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios/two-switch-sweep.toml")
+        .display()
+        .to_string()
+}
+
+/// Every file under `dir`, by relative path, with its bytes.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).unwrap().to_owned();
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn sweep(out: &Path, extra: &[&str]) -> Output {
+    let sweep = sweep_file();
+    let mut args = vec!["sweep", sweep.as_str(), "--out", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = placesim(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+#[test]
+fn one_and_two_threads_give_byte_identical_results_and_shards_add_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        dir.path().join("a"),
+        dir.path().join("b"),
+        dir.path().join("c"),
+    );
+    sweep(&a, &["--threads", "1"]);
+    sweep(&b, &["--threads", "2"]);
+    let one = files(&a);
+    // 2 disciplines × 2 placements × 1 noise × 2 replicates, 3 files each.
+    assert_eq!(one.len(), 8 * 3);
+    assert!(one.contains_key(Path::new(
+        "discipline=easy/sets=pbs/noise=0.1/replicate=1/summary.parquet"
+    )));
+    assert!(one == files(&b), "1 and 2 threads differ");
+    sweep(&c, &["--shard", "0/3"]);
+    assert_eq!(files(&c).len(), 3 * 3, "runs 0, 3, 6");
+    sweep(&c, &["--shard", "1/3"]);
+    sweep(&c, &["--shard", "2/3"]);
+    assert!(one == files(&c), "the shards together are the whole sweep");
+}
+
+#[test]
+fn a_sweep_killed_mid_run_and_resumed_equals_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, killed) = (dir.path().join("whole"), dir.path().join("killed"));
+    sweep(&whole, &["--threads", "1"]);
+    let sweep_path = sweep_file();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_placesim"))
+        .args([
+            "sweep",
+            &sweep_path,
+            "--threads",
+            "1",
+            "--out",
+            killed.to_str().unwrap(),
+        ])
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it (SIGKILL) once the first run has finished and before the last.
+    let finished = |d: &Path| files(d).keys().filter(|p| p.ends_with("run.toml")).count();
+    let waiting = std::time::Instant::now();
+    loop {
+        if killed.exists() && finished(&killed) >= 1 {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the sweep ended before it could be killed"
+        );
+        assert!(
+            waiting.elapsed().as_secs() < 300,
+            "no run finished in 300 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let done = finished(&killed);
+    assert!((1..8).contains(&done), "killed after {done} of 8 runs");
+    let o = sweep(&killed, &["--threads", "2", "--resume"]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains(&format!("{} to do (--resume)", 8 - done)),
+        "{stderr}"
+    );
+    let resumed: BTreeMap<_, _> = files(&killed)
+        .into_iter()
+        .filter(|(p, _)| !p.to_string_lossy().ends_with(".tmp"))
+        .collect();
+    let whole = files(&whole);
+    let differing: Vec<_> = whole
+        .keys()
+        .chain(resumed.keys())
+        .filter(|p| whole.get(*p) != resumed.get(*p))
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "resumed differs from uninterrupted: {differing:?}"
+    );
+}
+
+#[test]
+fn a_bad_entry_fails_before_any_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/two-switch.toml");
+    std::fs::copy(&base, dir.path().join("two-switch.toml")).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/KTH-SP2-1996-2.1-cln.swf.gz"),
+        dir.path().join("kth.swf.gz"),
+    )
+    .unwrap();
+    let text = "scenario = \"two-switch.toml\"\n\
+        [[axis]]\nname = \"sets\"\n\
+        [[axis.value]]\nlabel = \"pbs\"\nset = { run = { placement = \"pbs\" } }\n\
+        [[axis.value]]\nlabel = \"typo\"\nset = { run = { placement = \"psb\" } }\n";
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, text).unwrap();
+    let out = dir.path().join("out");
+    let o = placesim(&[
+        "sweep",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "placesim: error: {}: the run sets=typo: ",
+            path.display()
+        )) && stderr.contains("key `run.placement`: unknown value `psb`"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "no run started");
+}
