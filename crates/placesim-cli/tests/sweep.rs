@@ -9,9 +9,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The binary, outside any job array (those variables would pick a shard).
 fn placesim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_placesim"))
         .args(args)
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("PBS_ARRAY_INDEX")
         .output()
         .expect("binary runs")
 }
@@ -81,6 +84,8 @@ fn a_sweep_killed_mid_run_and_resumed_equals_an_uninterrupted_one() {
     sweep(&whole, &["--threads", "1"]);
     let sweep_path = sweep_file();
     let mut child = Command::new(env!("CARGO_BIN_EXE_placesim"))
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("PBS_ARRAY_INDEX")
         .args([
             "sweep",
             &sweep_path,
@@ -169,4 +174,41 @@ fn a_bad_entry_fails_before_any_run() {
         "{stderr}"
     );
     assert!(!out.exists(), "no run started");
+}
+
+/// A Slurm or PBS job array picks the shard from its environment.
+#[test]
+fn job_array_variables_pick_the_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let sweep = sweep_file();
+    let run = |vars: &[(&str, &str)]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_placesim"))
+            .args(["sweep", &sweep, "--out", out.to_str().unwrap()])
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .env_remove("PBS_ARRAY_INDEX")
+            .envs(vars.iter().copied())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let slurm = run(&[
+        ("SLURM_ARRAY_TASK_ID", "3"),
+        ("SLURM_ARRAY_TASK_MIN", "1"),
+        ("SLURM_ARRAY_TASK_COUNT", "3"),
+    ]);
+    assert!(
+        slurm.contains("8 runs, this shard (2 of 3) 2, 2 to do"),
+        "{slurm}"
+    );
+    let pbs = run(&[("PBS_ARRAY_INDEX", "0"), ("PLACESIM_SHARDS", "2")]);
+    assert!(
+        pbs.contains("8 runs, this shard (0 of 2) 4, 4 to do"),
+        "{pbs}"
+    );
+    let bad = run(&[("PBS_ARRAY_INDEX", "2"), ("PLACESIM_SHARDS", "2")]);
+    assert!(
+        bad.contains("placesim: error: shard 2 of 2: expected 0 <= K < N"),
+        "{bad}"
+    );
 }
