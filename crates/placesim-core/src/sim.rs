@@ -44,7 +44,7 @@ pub struct Progress {
 /// Counters of a finished run.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct RunStats {
-    /// Events processed (submits and ends).
+    /// Events processed (submits, ends, vnodes going down or up, wake-ups).
     pub events: u64,
     /// Scheduling passes run.
     pub passes: u64,
@@ -293,7 +293,8 @@ impl<'w> Simulation<'w> {
             };
             self.check(|| "the next instant".to_owned(), |inv, _| inv.tick(now))?;
             self.now = now;
-            // Ends first, then submits: the total order of events at one instant.
+            // Ends first, then wake-ups (the queue's class order), then outage ends, then
+            // submits: the total order of events at one instant.
             while let Some(key) = self.events.peek_key() {
                 if key.time != now {
                     break;
