@@ -155,6 +155,25 @@ pub trait PlacementPolicy: Send {
     fn place_relaxed(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
         self.place(request, view)
     }
+
+    /// What starting `request` on `allocation` binds the job to for good, if anything: a Moab
+    /// VARATTR value, which the job keeps across a requeue. The default binds nothing.
+    fn binding(&self, request: &Request, allocation: &Allocation) -> Option<Arc<str>> {
+        let _ = (request, allocation);
+        None
+    }
+
+    /// Where `request` goes in `view` once an earlier start bound it to `bound` (see
+    /// [`Self::binding`]). The default ignores the binding.
+    fn place_bound(
+        &mut self,
+        request: &Request,
+        view: &Scratch<'_>,
+        bound: &str,
+    ) -> Option<Allocation> {
+        let _ = bound;
+        self.place(request, view)
+    }
 }
 
 /// A constraint a placement may drop after a bounded wait (see
@@ -222,5 +241,16 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     }
     fn place_relaxed(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
         (**self).place_relaxed(request, view)
+    }
+    fn binding(&self, request: &Request, allocation: &Allocation) -> Option<Arc<str>> {
+        (**self).binding(request, allocation)
+    }
+    fn place_bound(
+        &mut self,
+        request: &Request,
+        view: &Scratch<'_>,
+        bound: &str,
+    ) -> Option<Allocation> {
+        (**self).place_bound(request, view, bound)
     }
 }

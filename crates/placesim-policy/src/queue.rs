@@ -52,6 +52,9 @@ pub(crate) struct Runnable {
     pub(crate) next_wakeup: Option<placesim_core::SimTime>,
     /// For relaxation decisions: earliest starts with and without the constraint.
     calendar: Calendar,
+    /// Per job (sized at the first binding): what an earlier start bound it to (a Moab
+    /// VARATTR value), honoured when a requeued job is placed again.
+    bound: Vec<Option<Arc<str>>>,
 }
 
 /// Where a job goes now, and on which footing.
@@ -92,6 +95,40 @@ impl Runnable {
         self.verdict.get(request_id) == Some(&2)
     }
 
+    /// Records what this pass's starts bind their jobs to ([`PlacementPolicy::binding`]); a
+    /// job keeps its first binding.
+    pub(crate) fn record_bindings(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        placement: &dyn PlacementPolicy,
+        decisions: &[Decision],
+    ) {
+        for Decision::Start { job, allocation } in decisions {
+            let Some(binding) = placement.binding(ctx.workload.request_of(*job), allocation) else {
+                continue;
+            };
+            if self.bound.len() != ctx.workload.jobs().len() {
+                self.bound = vec![None; ctx.workload.jobs().len()];
+            }
+            self.bound[job.index()].get_or_insert(binding);
+        }
+    }
+
+    /// Where `job` goes in `view` by its request alone (no relaxation), honouring a binding.
+    pub(crate) fn place_plain(
+        &self,
+        ctx: &SchedContext<'_>,
+        placement: &mut dyn PlacementPolicy,
+        job: JobId,
+        view: &Scratch<'_>,
+    ) -> Option<Allocation> {
+        let request = ctx.workload.request_of(job);
+        match self.bound.get(job.index()).and_then(Option::as_deref) {
+            Some(bound) => placement.place_bound(request, view, bound),
+            None => placement.place(request, view),
+        }
+    }
+
     /// Whether `job` is placed with its relaxable constraint dropped for good.
     pub(crate) fn erased(&self, job: JobId) -> bool {
         self.erased.get(job.index()).copied().unwrap_or(false)
@@ -114,6 +151,15 @@ impl Runnable {
         cheap_first: bool,
     ) -> PlacedNow {
         let request = ctx.workload.request_of(job);
+        if let Some(bound) = self.bound.get(job.index()).and_then(Option::as_deref) {
+            // A bound job goes where its binding says, or waits: no relaxation.
+            let allocation = placement.place_bound(request, now_view, bound);
+            return PlacedNow {
+                why: allocation.is_none().then(|| placement.refusal()).flatten(),
+                allocation,
+                relaxed: false,
+            };
+        }
         let relaxed = self.erased(job);
         let allocation = if cheap_first && !relaxed {
             try_place(ctx, placement, now_view, job)

@@ -175,6 +175,8 @@ struct Effective<'a> {
     values: &'a [NodeSetValue],
     optional: bool,
     delay: SimDuration,
+    /// Whether the sets are VARATTR values (whose chosen value binds the job).
+    varattr: bool,
 }
 
 /// Moab node sets over first-fit allocation. See the module docs.
@@ -197,6 +199,8 @@ pub struct MoabNodeSets {
     /// Whether the last ONEOF choice found a feasible set but could not allocate in it
     /// (Q5); read and cleared by the caller.
     failed_inside_feasible_set: bool,
+    /// During [`PlacementPolicy::place_bound`]: the only set the job may use.
+    bound: Option<Arc<str>>,
 }
 
 /// Why the last placement failed.
@@ -241,6 +245,7 @@ impl MoabNodeSets {
             candidates: Vec::new(),
             union: Vec::new(),
             failed_inside_feasible_set: false,
+            bound: None,
             settings,
         };
         let globals: Vec<VnodeId> = (0..cluster.n_vnodes())
@@ -359,20 +364,26 @@ impl MoabNodeSets {
             values,
             optional,
             delay: job_delay.unwrap_or(g.delay),
+            varattr,
         })
     }
 
-    /// The candidate sets of `values`, in list order, into `self.candidates`.
+    /// The candidate sets of `values`, in list order, into `self.candidates`; only the bound
+    /// set, if the job is bound to one.
     fn fill_candidates(&mut self, values: &[NodeSetValue]) {
         self.candidates.clear();
         if values.is_empty() {
             self.candidates.extend_from_slice(&self.all_features);
-            return;
-        }
-        for value in values {
-            if let Some(sets) = self.by_value.get(value) {
-                self.candidates.extend_from_slice(sets);
+        } else {
+            for value in values {
+                if let Some(sets) = self.by_value.get(value) {
+                    self.candidates.extend_from_slice(sets);
+                }
             }
+        }
+        if let Some(bound) = &self.bound {
+            let sets = &self.sets;
+            self.candidates.retain(|&c| sets[c].name == *bound);
         }
     }
 
@@ -491,7 +502,9 @@ impl MoabNodeSets {
         // Under DELAY or SPANEVENLY the fallback is the discipline's to choose (a relaxation).
         let timed = self.relaxation_of(request).is_some();
         let failed_inside = std::mem::take(&mut self.failed_inside_feasible_set);
-        if !timed && (optional || (failed_inside && self.settings.options.mandatory_fallback)) {
+        let may_span = self.bound.is_none()
+            && (optional || (failed_inside && self.settings.options.mandatory_fallback));
+        if !timed && may_span {
             let spanned = self.spanned.clone();
             return self.anywhere(request, chunks, view, filter, Some(spanned));
         }
@@ -856,6 +869,28 @@ impl PlacementPolicy for MoabNodeSets {
     /// Set sizes, the choice and first fit all read only the view.
     fn depends_only_on_state(&self) -> bool {
         true
+    }
+
+    /// A VARATTR job is bound to the value it started with (`name=value`), kept across a
+    /// requeue (the spec's REQATTR binding).
+    fn binding(&self, request: &Request, allocation: &Allocation) -> Option<Arc<str>> {
+        let label = allocation.label.as_ref()?;
+        (self.effective(request).is_some_and(|eff| eff.varattr)
+            && self.sets.iter().any(|s| s.name == *label))
+        .then(|| label.clone())
+    }
+
+    /// Only the bound set, and no spanning.
+    fn place_bound(
+        &mut self,
+        request: &Request,
+        view: &Scratch<'_>,
+        bound: &str,
+    ) -> Option<Allocation> {
+        self.bound = Some(Arc::from(bound));
+        let placed = self.place(request, view);
+        self.bound = None;
+        placed
     }
 
     /// A job labelled with sets (`A`, or `cu1+cu2` under ANYOF) runs inside them; `spanned`

@@ -147,6 +147,21 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
     }
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        self.pass(ctx, decisions);
+        self.runnable
+            .record_bindings(ctx, &self.placement, decisions);
+    }
+}
+
+/// Step 2 on totals: the first estimated end at which the ncpus free reach the head's need, and
+/// the ncpus free then.
+fn shadow_by_totals(ends: &[End], head_need: u64, free_now: u64) -> Option<(SimTime, u64)> {
+    first_time_with(ends, head_need, free_now).map(|(i, avail)| (ends[i - 1].0, avail))
+}
+
+impl<P: PlacementPolicy> Easy<P> {
+    /// One scheduling pass; [`SchedulingPolicy::schedule`] then records the starts' bindings.
+    fn pass(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut now_view = Scratch::new(ctx.state, &mut self.now_buf);
         let (head_pos, head_relaxed) = start_heads(
             ctx,
@@ -218,7 +233,10 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
                     if !ends_by_shadow && need + head_need > *free_ncpus {
                         continue;
                     }
-                    let Some(allocation) = self.placement.place(request, &now_view) else {
+                    let Some(allocation) =
+                        self.runnable
+                            .place_plain(ctx, &mut self.placement, job, &now_view)
+                    else {
                         continue;
                     };
                     if !ends_by_shadow {
@@ -276,10 +294,4 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
             }
         }
     }
-}
-
-/// Step 2 on totals: the first estimated end at which the ncpus free reach the head's need, and
-/// the ncpus free then.
-fn shadow_by_totals(ends: &[End], head_need: u64, free_now: u64) -> Option<(SimTime, u64)> {
-    first_time_with(ends, head_need, free_now).map(|(i, avail)| (ends[i - 1].0, avail))
 }

@@ -48,6 +48,15 @@ impl<P: PlacementPolicy> SchedulingPolicy for Fcfs<P> {
     }
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        self.pass(ctx, decisions);
+        self.runnable
+            .record_bindings(ctx, &self.placement, decisions);
+    }
+}
+
+impl<P: PlacementPolicy> Fcfs<P> {
+    /// One scheduling pass; [`SchedulingPolicy::schedule`] then records the starts' bindings.
+    fn pass(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut scratch = Scratch::new(ctx.state, &mut self.buf);
         let _blocked = start_heads(
             ctx,

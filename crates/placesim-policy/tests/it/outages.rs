@@ -318,3 +318,48 @@ fn mtbf_model_outages_are_seeded_per_vnode() {
     let (_, stats) = simulate(&s, &jobs);
     assert!(stats.availability() < 1.0 && stats.availability() > 0.6);
 }
+
+/// Moab VARATTR: the value a job started with is bound to it (the spec's REQATTR binding)
+/// and kept across a requeue. J0 starts in rack=r1 on n1; n1 fails at 10 while J1 holds n2,
+/// the rest of r1. Free to choose again it would take rack=r2 at once; bound, it waits for
+/// r1 and restarts on n2 when J1 ends at 100. A FEATURE job is not bound: it moves.
+#[test]
+fn a_requeued_varattr_job_keeps_its_value() {
+    let text = |attribute: &str, list: &str| {
+        format!(
+            "[[resource]]\nname = \"rack\"\ntype = \"string\"\n\
+             [[resource]]\nname = \"features\"\ntype = \"string_array\"\n\
+             [[class]]\nname = \"a\"\ncount = 2\nnames = [\"n1\", \"n2\"]\nncpus = 4\nresources = {{ rack = \"r1\", features = [\"r1\"] }}\n\
+             [[class]]\nname = \"b\"\ncount = 2\nnames = [\"n3\", \"n4\"]\nncpus = 4\nresources = {{ rack = \"r2\", features = [\"r2\"] }}\n\
+             [run]\nplacement = \"moab\"\n\
+             [moab]\nnodeset_policy = \"ONEOF\"\nnodeset_attribute = \"{attribute}\"\nnodeset_list = [{list}]\n\
+             [[failures.outage]]\nvnode = \"n1\"\ndown = 10\nup = 1000\n"
+        )
+    };
+    let jobs = [(0, 500, "select=4:ncpus=1"), (0, 100, "select=1:ncpus=4")];
+    let starts = |s: &Scenario| {
+        let (record, _) = simulate(s, &jobs);
+        record
+            .starts
+            .iter()
+            .map(|(j, t, v, label)| (*j, *t, v.clone(), label.clone()))
+            .collect::<Vec<_>>()
+    };
+    let at = |j: u32, t: u64, v: &str, label: &str| (j, t, v.to_owned(), label.to_owned());
+    assert_eq!(
+        starts(&scenario(&text("VARATTR", "\"rack\""))),
+        [
+            at(0, 0, "[0]", "rack=r1"),
+            at(1, 0, "[1]", "rack=r1"),
+            at(0, 100, "[1]", "rack=r1")
+        ]
+    );
+    assert_eq!(
+        starts(&scenario(&text("FEATURE", "\"r1\", \"r2\""))),
+        [
+            at(0, 0, "[0]", "r1"),
+            at(1, 0, "[1]", "r1"),
+            at(0, 10, "[2]", "r2")
+        ]
+    );
+}
