@@ -161,20 +161,21 @@ fn plan_sweep(path: &Path) -> anyhow::Result<(String, PathBuf, Vec<SweepRun>)> {
         }
         let config = toml::to_string(&merged)
             .map_err(|e| anyhow::anyhow!("{}: {}: {e}", path.display(), partitions.join(", ")))?;
+        // One load per cell: replicates differ only in their seed.
+        let cell_scenario = placesim_scenario::load_scenario(&config, &base_path).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: the run {}: {e}",
+                path.display(),
+                if partitions.is_empty() {
+                    "of the base scenario".to_owned()
+                } else {
+                    partitions.join(", ")
+                }
+            )
+        })?;
         for k in 0..sweep.replicates {
             let id = fnv1a(format!("{config}\nreplicate={k}").as_bytes());
-            let mut scenario =
-                placesim_scenario::load_scenario(&config, &base_path).map_err(|e| {
-                    anyhow::anyhow!(
-                        "{}: the run {}: {e}",
-                        path.display(),
-                        if partitions.is_empty() {
-                            "of the base scenario".to_owned()
-                        } else {
-                            partitions.join(", ")
-                        }
-                    )
-                })?;
+            let mut scenario = cell_scenario.clone();
             scenario.run.seed = placesim_workload::generate::stream_seed(
                 id,
                 placesim_workload::generate::purpose::WORKLOAD,

@@ -123,10 +123,15 @@ impl Runnable {
         view: &Scratch<'_>,
     ) -> Option<Allocation> {
         let request = ctx.workload.request_of(job);
-        match self.bound.get(job.index()).and_then(Option::as_deref) {
+        match self.bound_to(job) {
             Some(bound) => placement.place_bound(request, view, bound),
             None => placement.place(request, view),
         }
+    }
+
+    /// What an earlier start bound `job` to, if anything.
+    fn bound_to(&self, job: JobId) -> Option<&str> {
+        self.bound.get(job.index()).and_then(Option::as_deref)
     }
 
     /// Whether `job` is placed with its relaxable constraint dropped for good.
@@ -151,9 +156,9 @@ impl Runnable {
         cheap_first: bool,
     ) -> PlacedNow {
         let request = ctx.workload.request_of(job);
-        if let Some(bound) = self.bound.get(job.index()).and_then(Option::as_deref) {
+        if self.bound_to(job).is_some() {
             // A bound job goes where its binding says, or waits: no relaxation.
-            let allocation = placement.place_bound(request, now_view, bound);
+            let allocation = self.place_plain(ctx, placement, job, now_view);
             return PlacedNow {
                 why: allocation.is_none().then(|| placement.refusal()).flatten(),
                 allocation,

@@ -15,7 +15,7 @@
 //!    negative affinity: the simulator has no standing reservations); MINLOSS the last
 //!    feasible set ([`MinLoss::LastFeasible`], as the source does), or by speed loss with
 //!    NODESETTOLERANCE ([`MinLoss::Speed`], §5). FIRSTOF is ONEOF (R8) unless
-//!    [`NodeSetSettings::firstof_forces_firstfit`]. ANYOF takes the union of the listed sets,
+//!    [`NodeSetOptions::firstof_forces_firstfit`]. ANYOF takes the union of the listed sets,
 //!    each vnode once (R9).
 //! 5. **Allocation** (R11): first fit (ascending vnode index) inside the chosen set.
 //! 6. **Mandatory or optional** (R12, R13): with no feasible set, a mandatory job waits; an
@@ -590,7 +590,7 @@ impl MoabNodeSets {
     }
 
     /// MINLOSS by speed (§5), with the documented upper bound on borrowed vnodes' speed
-    /// (unless [`NodeSetSettings::tolerance_unbounded`]).
+    /// (unless [`NodeSetOptions::tolerance_unbounded`]).
     fn min_loss_by_speed(
         &mut self,
         request: &Request,

@@ -153,12 +153,6 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
     }
 }
 
-/// Step 2 on totals: the first estimated end at which the ncpus free reach the head's need, and
-/// the ncpus free then.
-fn shadow_by_totals(ends: &[End], head_need: u64, free_now: u64) -> Option<(SimTime, u64)> {
-    first_time_with(ends, head_need, free_now).map(|(i, avail)| (ends[i - 1].0, avail))
-}
-
 impl<P: PlacementPolicy> Easy<P> {
     /// One scheduling pass; [`SchedulingPolicy::schedule`] then records the starts' bindings.
     fn pass(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
@@ -294,4 +288,10 @@ impl<P: PlacementPolicy> Easy<P> {
             }
         }
     }
+}
+
+/// Step 2 on totals: the first estimated end at which the ncpus free reach the head's need, and
+/// the ncpus free then.
+fn shadow_by_totals(ends: &[End], head_need: u64, free_now: u64) -> Option<(SimTime, u64)> {
+    first_time_with(ends, head_need, free_now).map(|(i, avail)| (ends[i - 1].0, avail))
 }
