@@ -35,7 +35,7 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
         outages: Vec::new(),
         on_failure: placesim_core::NodeFailurePolicy::default(),
         check_invariants: false,
-        quiet: false,
+        in_sweep: false,
     };
     for policy in PolicySpec::ALL {
         let started = Instant::now();

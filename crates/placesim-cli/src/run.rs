@@ -5,7 +5,9 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use placesim_core::PlacementPolicy;
 use placesim_core::{Cluster, ClusterState, Progress, RunConfig, Simulation, WalltimePolicy};
-use placesim_metrics::{RunMeta, RunSummary, StreamingJobSink, Timing, write_summary};
+use placesim_metrics::{
+    JobSink, RunMeta, RunSummary, StreamingJobSink, Timing, write_run, write_summary,
+};
 use placesim_policy::PlacementSpec;
 use placesim_policy::PolicySpec;
 use placesim_workload::{SwfOptions, Trace};
@@ -49,8 +51,10 @@ pub(crate) struct Plan {
     pub on_failure: placesim_core::NodeFailurePolicy,
     /// Check the kernel's invariants at every event (always, in debug builds).
     pub check_invariants: bool,
-    /// Print nothing and show no progress bar (a sweep shows its own).
-    pub quiet: bool,
+    /// One run of a sweep: print nothing, show no progress bar (the sweep shows its own), and
+    /// keep to one thread (jobs.parquet is written after the run, not streamed by a helper
+    /// thread), since the sweep runs one simulation per core.
+    pub in_sweep: bool,
 }
 
 fn walltime_of(arg: WalltimeArg) -> WalltimePolicy {
@@ -82,7 +86,7 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
         outages: Vec::new(),
         on_failure: placesim_core::NodeFailurePolicy::default(),
         check_invariants: false,
-        quiet: false,
+        in_sweep: false,
     })
 }
 
@@ -94,7 +98,8 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
         scenario.run.seed = seed;
     }
     let policy = args.policy.map(PolicySpec::from);
-    let mut plan = plan_of_scenario(scenario, path, policy, true)?;
+    let texts = placesim_scenario::TraceTexts::new();
+    let mut plan = plan_of_scenario(scenario, path, policy, &texts, true)?;
     if let Some(name) = &args.name {
         plan.name = name.clone();
     }
@@ -105,14 +110,16 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
 }
 
 /// The plan of a loaded scenario (read from `path`): its workload, placement, discipline
-/// (unless `policy` overrides it), runtime model and outages. `verbose` reports the trace.
+/// (unless `policy` overrides it), runtime model and outages. Traces already in `texts` are
+/// parsed from there. `verbose` reports the trace.
 pub(crate) fn plan_of_scenario(
     scenario: placesim_scenario::Scenario,
     path: &Path,
     policy: Option<PolicySpec>,
+    texts: &placesim_scenario::TraceTexts,
     verbose: bool,
 ) -> anyhow::Result<Plan> {
-    let loaded = scenario.workload()?;
+    let loaded = scenario.workload_with(texts)?;
     let trace = loaded.trace;
     if verbose {
         report_trace(&trace);
@@ -157,7 +164,7 @@ pub(crate) fn plan_of_scenario(
         outages,
         on_failure: scenario.failures.on_failure,
         check_invariants: false,
-        quiet: false,
+        in_sweep: false,
         name: scenario.name.clone(),
         cluster: scenario.cluster,
         policy,
@@ -238,11 +245,8 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
         trace: trace.path.display().to_string(),
         procs: cluster.capacity_total(placesim_core::ConsumableIdx::NCPUS),
     };
-    // jobs.parquet is written while the run goes on, a row group at a time.
-    let mut streaming = StreamingJobSink::new(out, meta.clone(), workload)?;
     let mut policy_impl = policy.build_with(plan.placement.instance(&mut state));
     let bar = LazyBar::new(workload.jobs().len() as u64);
-    let started = Instant::now();
     let mut simulation = Simulation::new(workload, state, config);
     if let Some(model) = &plan.runtime {
         simulation = simulation.with_runtime_model(model);
@@ -253,28 +257,53 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     if plan.check_invariants {
         simulation = simulation.with_invariant_checks(true);
     }
-    let stats = simulation
-        .run(policy_impl.as_mut(), &mut streaming, &mut |p| {
-            if !plan.quiet {
-                bar.update(p);
-            }
-        })
-        .with_context(|| format!("simulating {} under {policy}", trace.path.display()))?;
-    let wall = started.elapsed();
-    bar.finish();
-    let writing = Instant::now();
-    let skipped = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
-    let timing = timed.then_some(Timing {
-        wall_seconds: wall.as_secs_f64(),
-    });
-    // The summary is computed and written while the last row groups of jobs.parquet encode.
-    let (_, summary) = streaming.finish_with(|sink| {
-        let summary =
-            RunSummary::compute(meta, workload, sink, &stats, trace.records, skipped, timing);
-        write_summary(out, &summary).map(|()| summary)
-    })?;
-    let summary = summary?;
-    if plan.quiet {
+    let skipped: Vec<_> = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
+    let summarise = |sink: &JobSink, stats: &placesim_core::RunStats, wall: Duration| {
+        let timing = timed.then_some(Timing {
+            wall_seconds: wall.as_secs_f64(),
+        });
+        RunSummary::compute(
+            meta.clone(),
+            workload,
+            sink,
+            stats,
+            trace.records,
+            skipped.clone(),
+            timing,
+        )
+    };
+    let simulating = || format!("simulating {} under {policy}", trace.path.display());
+    let writing;
+    let summary = if plan.in_sweep {
+        // One thread: the sweep runs one simulation per core.
+        let mut sink = JobSink::new(workload);
+        let started = Instant::now();
+        let stats = simulation
+            .run(policy_impl.as_mut(), &mut sink, &mut |_| {})
+            .with_context(simulating)?;
+        let summary = summarise(&sink, &stats, started.elapsed());
+        writing = Instant::now();
+        write_run(out, workload, &sink, &summary)?;
+        summary
+    } else {
+        // jobs.parquet is written while the run goes on, a row group at a time.
+        let mut streaming = StreamingJobSink::new(out, meta.clone(), workload)?;
+        let started = Instant::now();
+        let stats = simulation
+            .run(policy_impl.as_mut(), &mut streaming, &mut |p| bar.update(p))
+            .with_context(simulating)?;
+        let wall = started.elapsed();
+        bar.finish();
+        writing = Instant::now();
+        // The summary is computed and written while the last row groups of jobs.parquet
+        // encode.
+        let (_, summary) = streaming.finish_with(|sink| {
+            let summary = summarise(sink, &stats, wall);
+            write_summary(out, &summary).map(|()| summary)
+        })?;
+        summary?
+    };
+    if plan.in_sweep {
         return Ok(summary);
     }
     eprintln!(

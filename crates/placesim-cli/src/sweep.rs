@@ -16,6 +16,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Deserialize;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -232,6 +233,30 @@ fn shard_of(arg: Option<&str>) -> anyhow::Result<(u64, u64)> {
     Ok((k, n))
 }
 
+/// Reads and decompresses each distinct trace the runs replay, once, so that runs parse it
+/// from memory, each on its own core.
+fn read_traces(runs: &[&SweepRun]) -> anyhow::Result<placesim_scenario::TraceTexts> {
+    let mut texts = placesim_scenario::TraceTexts::new();
+    for r in runs {
+        let Some(placesim_scenario::WorkloadSettings {
+            source: placesim_scenario::WorkloadSource::Trace(path),
+            ..
+        }) = &r.scenario.workload
+        else {
+            continue;
+        };
+        if texts.contains_key(path) {
+            continue;
+        }
+        let mut text = Vec::new();
+        placesim_workload::swf::open(path)?
+            .read_to_end(&mut text)
+            .with_context(|| format!("reading {}", path.display()))?;
+        texts.insert(path.clone(), text.into());
+    }
+    Ok(texts)
+}
+
 /// Writes `text` to `path` through a temporary name.
 fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
     let tmp = path.with_extension("toml.tmp");
@@ -272,6 +297,7 @@ pub(crate) fn sweep_command(args: &SweepArgs) -> anyhow::Result<()> {
     ) {
         bar.set_style(style);
     }
+    let texts = read_traces(&todo)?;
     let jobs_done = AtomicU64::new(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.map_or(0, usize::from))
@@ -283,12 +309,19 @@ pub(crate) fn sweep_command(args: &SweepArgs) -> anyhow::Result<()> {
                 let dir = dir_of(r);
                 std::fs::create_dir_all(&dir)
                     .with_context(|| format!("creating {}", dir.display()))?;
-                let mut plan: Plan = plan_of_scenario(r.scenario.clone(), &base_path, None, false)?;
+                let mut plan: Plan =
+                    plan_of_scenario(r.scenario.clone(), &base_path, None, &texts, false)?;
                 plan.name = name.clone();
-                plan.quiet = true;
+                plan.in_sweep = true;
                 // Untimed, so that a sweep's files do not depend on the machine or threads.
-                let summary = execute(&plan, false, &dir)
-                    .with_context(|| format!("run {}", r.partitions.join(", ")))?;
+                // On a thread of its own, which the rayon worker waits for: polars writes the
+                // Parquet files through its own rayon pool, and a rayon worker waiting on
+                // another pool takes up more of its own pool's work meanwhile, so runs would
+                // nest inside runs and finish together at the end, one core idle.
+                let summary =
+                    std::thread::scope(|s| s.spawn(|| execute(&plan, false, &dir)).join())
+                        .map_err(|_| anyhow::anyhow!("run {}: panicked", r.partitions.join(", ")))?
+                        .with_context(|| format!("run {}", r.partitions.join(", ")))?;
                 // Last: the mark of a finished run.
                 write_atomic(
                     &dir.join("run.toml"),

@@ -24,7 +24,7 @@ pub use placement::{nodeset_settings, pset_settings};
 pub use placesim_policy::placement::{
     DelayMode, DelayReference, MinLoss, NodeSetOptions, NodeSetPlus, PriorityType,
 };
-pub use requests::{ScenarioWorkload, SizeMapping};
+pub use requests::{ScenarioWorkload, SizeMapping, TraceTexts};
 
 use placesim_core::{
     Cluster, NodeFailurePolicy, NodeSetAttribute, NodeSetPolicy, NodeSetRequest, NodeSetValue,

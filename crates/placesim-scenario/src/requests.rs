@@ -26,6 +26,9 @@ pub enum SizeMapping {
     },
 }
 
+/// Trace files already read (and decompressed), by the path a scenario names them with.
+pub type TraceTexts = HashMap<std::path::PathBuf, std::sync::Arc<[u8]>>;
+
 /// A trace read for a scenario, with every job's request and the count of jobs each rule took.
 #[derive(Debug)]
 pub struct ScenarioWorkload {
@@ -59,6 +62,13 @@ impl Scenario {
     /// Reads the scenario's trace (sizes checked against the cluster's total ncpus) and gives
     /// every job its request.
     pub fn workload(&self) -> Result<ScenarioWorkload, ScenarioError> {
+        self.workload_with(&TraceTexts::new())
+    }
+
+    /// As [`Scenario::workload`], but a trace whose path is in `texts` is parsed from the
+    /// text held there rather than read and decompressed again: a sweep reads each trace once
+    /// for all its runs, and each run then uses one core.
+    pub fn workload_with(&self, texts: &TraceTexts) -> Result<ScenarioWorkload, ScenarioError> {
         let Some(w) = &self.workload else {
             return Err(ScenarioError::At {
                 path: self.path.clone(),
@@ -77,7 +87,10 @@ impl Scenario {
             skip_bad_lines: w.skip_bad_lines,
         };
         let mut trace = match &w.source {
-            WorkloadSource::Trace(path) => placesim_workload::load_trace(path, &opts, defs)?,
+            WorkloadSource::Trace(path) => match texts.get(path) {
+                Some(text) => placesim_workload::read_trace(&text[..], path, &opts, defs)?,
+                None => placesim_workload::load_trace(path, &opts, defs)?,
+            },
             WorkloadSource::Generator(spec) => {
                 let (header, records) =
                     placesim_workload::generate::generate(spec, total.max(1), self.run.seed)
