@@ -156,7 +156,7 @@ pub struct RunArgs {
     /// The queue discipline [default with --scenario: the scenario's].
     #[arg(long, value_enum, required_unless_present = "scenario")]
     pub policy: Option<PolicyArg>,
-    /// Where to write jobs.parquet and summary.parquet.
+    /// Where to write jobs.parquet, summary.parquet and timeseries.parquet.
     #[arg(long)]
     pub out: PathBuf,
     /// The scenario name recorded in every row [default: the scenario's name, else the
@@ -175,6 +175,18 @@ pub struct RunArgs {
     /// a broken one stops the run with the event and the state. Slower; on in debug builds.
     #[arg(long)]
     pub check_invariants: bool,
+    /// Δt of timeseries.parquet, `[[[DD:]HH:]MM:]SS` or seconds; 0 for no samples
+    /// [default: the scenario's `metrics.sample_every`, else 1 hour].
+    #[arg(long, value_name = "DURATION")]
+    pub sample_every: Option<String>,
+    /// Leave the start out of the measurement window: a duration after the first submit, or
+    /// `N%` of the jobs [default: the scenario's `metrics.warmup`, else nothing].
+    #[arg(long, value_name = "DURATION|N%")]
+    pub warmup: Option<String>,
+    /// Leave the end out of the measurement window: a duration before the last submit, or
+    /// `N%` of the jobs [default: the scenario's `metrics.cooldown`, else nothing].
+    #[arg(long, value_name = "DURATION|N%")]
+    pub cooldown: Option<String>,
     /// Machine and trace conversion.
     #[command(flatten)]
     pub machine: MachineArgs,

@@ -35,6 +35,8 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
         outages: Vec::new(),
         on_failure: placesim_core::NodeFailurePolicy::default(),
         check_invariants: false,
+        metrics: placesim_scenario::MetricsSettings::default(),
+        topology: None,
         in_sweep: false,
     };
     for policy in PolicySpec::ALL {

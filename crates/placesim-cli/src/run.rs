@@ -7,6 +7,7 @@ use placesim_core::PlacementPolicy;
 use placesim_core::{Cluster, ClusterState, Progress, RunConfig, Simulation, WalltimePolicy};
 use placesim_metrics::{
     JobSink, RunMeta, RunSummary, StreamingJobSink, Timing, write_run, write_summary,
+    write_timeseries,
 };
 use placesim_policy::PlacementSpec;
 use placesim_policy::PolicySpec;
@@ -28,6 +29,7 @@ pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
     plan.check_invariants |= args.check_invariants;
+    apply_metrics_args(&mut plan.metrics, args)?;
     let summary = execute(&plan, !args.no_timing, &args.out)?;
     print!("{}", placesim_analysis::render_table(&[row_of(&summary)]));
     print_figures(&summary, started.elapsed());
@@ -51,6 +53,10 @@ pub(crate) struct Plan {
     pub on_failure: placesim_core::NodeFailurePolicy,
     /// Check the kernel's invariants at every event (always, in debug builds).
     pub check_invariants: bool,
+    /// Samples and the measurement window.
+    pub metrics: placesim_scenario::MetricsSettings,
+    /// The sets fragmentation is measured over: the runtime model's topology key.
+    pub topology: Option<placesim_core::ResourceId>,
     /// One run of a sweep: print nothing, show no progress bar (the sweep shows its own), and
     /// keep to one thread (jobs.parquet is written after the run, not streamed by a helper
     /// thread), since the sweep runs one simulation per core.
@@ -86,6 +92,8 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
         outages: Vec::new(),
         on_failure: placesim_core::NodeFailurePolicy::default(),
         check_invariants: false,
+        metrics: placesim_scenario::MetricsSettings::default(),
+        topology: None,
         in_sweep: false,
     })
 }
@@ -164,6 +172,8 @@ pub(crate) fn plan_of_scenario(
         outages,
         on_failure: scenario.failures.on_failure,
         check_invariants: false,
+        metrics: scenario.metrics,
+        topology: scenario.runtime.settings.topology,
         in_sweep: false,
         name: scenario.name.clone(),
         cluster: scenario.cluster,
@@ -176,6 +186,34 @@ pub(crate) fn plan_of_scenario(
         trace,
         placement: spec,
     })
+}
+
+/// `--sample-every`, `--warmup` and `--cooldown` over the scenario's `[metrics]`.
+fn apply_metrics_args(
+    metrics: &mut placesim_scenario::MetricsSettings,
+    args: &RunArgs,
+) -> anyhow::Result<()> {
+    use placesim_scenario::Trim;
+    if let Some(text) = &args.sample_every {
+        let secs = placesim_request::parse_duration(text).with_context(|| {
+            format!(
+                "--sample-every: expected a duration [[[DD:]HH:]MM:]SS or seconds, found `{text}`"
+            )
+        })?;
+        metrics.sample_every = (secs > 0).then_some(secs);
+    }
+    let trim = |text: &str, flag: &str| {
+        Trim::parse(text).with_context(|| {
+            format!("{flag}: expected a duration [[[DD:]HH:]MM:]SS or a share of the jobs N% (below 50%), found `{text}`")
+        })
+    };
+    if let Some(text) = &args.warmup {
+        metrics.warmup = trim(text, "--warmup")?;
+    }
+    if let Some(text) = &args.cooldown {
+        metrics.cooldown = trim(text, "--cooldown")?;
+    }
+    Ok(())
 }
 
 /// The trace's file name without `.gz` and `.swf`: the default scenario name.
@@ -257,6 +295,18 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     if plan.check_invariants {
         simulation = simulation.with_invariant_checks(true);
     }
+    let monitor = plan
+        .metrics
+        .monitor_config(&cluster, plan.topology, workload);
+    let set_ncpus = {
+        let mut ncpus = vec![0u64; monitor.sets.len()];
+        for (v, &set) in monitor.sets.set_of.iter().enumerate() {
+            ncpus[set as usize] += cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v));
+        }
+        ncpus
+    };
+    let set_names = monitor.sets.names.clone();
+    simulation = simulation.with_monitor(monitor);
     let skipped: Vec<_> = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
     let summarise = |sink: &JobSink, stats: &placesim_core::RunStats, wall: Duration| {
         let timing = timed.then_some(Timing {
@@ -277,6 +327,7 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     let summary = if plan.in_sweep {
         // One thread: the sweep runs one simulation per core.
         let mut sink = JobSink::new(workload);
+        sink.set_sets(set_names, set_ncpus);
         let started = Instant::now();
         let stats = simulation
             .run(policy_impl.as_mut(), &mut sink, &mut |_| {})
@@ -288,6 +339,7 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     } else {
         // jobs.parquet is written while the run goes on, a row group at a time.
         let mut streaming = StreamingJobSink::new(out, meta.clone(), workload)?;
+        streaming.sink_mut().set_sets(set_names, set_ncpus);
         let started = Instant::now();
         let stats = simulation
             .run(policy_impl.as_mut(), &mut streaming, &mut |p| bar.update(p))
@@ -299,6 +351,7 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
         // encode.
         let (_, summary) = streaming.finish_with(|sink| {
             let summary = summarise(sink, &stats, wall);
+            write_timeseries(out, &summary.meta, sink)?;
             write_summary(out, &summary).map(|()| summary)
         })?;
         summary?

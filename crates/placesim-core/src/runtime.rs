@@ -13,7 +13,7 @@
 
 use crate::cluster::Cluster;
 use crate::ids::{JobId, ResourceId, VnodeId};
-use crate::resource::{AttrValue, ConsumableIdx};
+use crate::resource::ConsumableIdx;
 use crate::state::Allocation;
 use crate::time::SimDuration;
 
@@ -45,6 +45,9 @@ pub struct Stretch {
     pub groups_spanned: u32,
     /// (fastest − slowest) / slowest speed among the job's vnodes.
     pub speed_spread: f64,
+    /// X = 1 − Σ_k (a_k / n)²: the share of rank pairs that cross a group boundary
+    /// (a_k: the job's ncpus in group k of the topology key; 0 without a key).
+    pub cross_group_pairs: f64,
 }
 
 impl Stretch {
@@ -55,6 +58,7 @@ impl Stretch {
         noise: 1.0,
         groups_spanned: 1,
         speed_spread: 0.0,
+        cross_group_pairs: 0.0,
     };
 
     /// The stretched runtime, rounded to the nearest second.
@@ -116,28 +120,9 @@ impl RuntimeModel {
             .fold(f64::INFINITY, f64::min);
         let (group_of, n_groups) = match settings.topology {
             Some(key) => {
-                let mut names: Vec<&str> = Vec::new();
-                let groups = cluster
-                    .vnodes()
-                    .iter()
-                    .map(|v| {
-                        let name = match v.attr(key) {
-                            Some(AttrValue::Str(s)) => s.as_str(),
-                            Some(AttrValue::StrArray(items)) => {
-                                items.first().map_or("", String::as_str)
-                            }
-                            _ => "",
-                        };
-                        match names.iter().position(|n| *n == name) {
-                            Some(i) => i as u32,
-                            None => {
-                                names.push(name);
-                                (names.len() - 1) as u32
-                            }
-                        }
-                    })
-                    .collect();
-                (Some(groups), names.len())
+                let sets = crate::monitor::SetPartition::by_key(cluster, key);
+                let n = sets.len();
+                (Some(sets.set_of), n)
             }
             None => (None, 1),
         };
@@ -175,6 +160,7 @@ impl RuntimeModel {
                 noise: self.noise.get(job.index()).copied().unwrap_or(1.0),
                 groups_spanned: 1,
                 speed_spread: 0.0,
+                cross_group_pairs: 0.0,
             };
         }
         let n_cons = self.n_cons;
@@ -207,19 +193,22 @@ impl RuntimeModel {
         } else {
             slowest
         };
+        let cross_group_pairs = if groups_spanned <= 1 {
+            0.0
+        } else {
+            let total: u64 = scratch.iter().sum();
+            let same: f64 = scratch
+                .iter()
+                .map(|&a| (a as f64 / total as f64).powi(2))
+                .sum();
+            1.0 - same
+        };
         let beta = self.beta.get(job.index()).copied().unwrap_or(0.0);
         let comm_factor = if beta == 0.0 || groups_spanned <= 1 {
             1.0
         } else {
             match self.comm {
-                CommForm::PairFraction => {
-                    let total: u64 = scratch.iter().sum();
-                    let same: f64 = scratch
-                        .iter()
-                        .map(|&a| (a as f64 / total as f64).powi(2))
-                        .sum();
-                    1.0 + beta * (1.0 - same)
-                }
+                CommForm::PairFraction => 1.0 + beta * cross_group_pairs,
                 CommForm::GroupsSpanned { alpha, cap } => {
                     1.0 + (alpha * f64::from(groups_spanned - 1)).min(cap)
                 }
@@ -231,6 +220,7 @@ impl RuntimeModel {
             noise: self.noise.get(job.index()).copied().unwrap_or(1.0),
             groups_spanned: groups_spanned.max(1),
             speed_spread: (fastest - slowest) / slowest,
+            cross_group_pairs,
         }
     }
 
@@ -245,7 +235,7 @@ mod tests {
     use super::*;
     use crate::cluster::ClusterBuilder;
     use crate::request::Sharing;
-    use crate::resource::{ResourceDefs, ResourceKind};
+    use crate::resource::{AttrValue, ResourceDefs, ResourceKind};
 
     /// Two vnodes of `speeds`, each on switch `s`; a job holding both.
     fn case(speeds: [f64; 2], switches: [&str; 2], reference: Option<f64>) -> Stretch {
@@ -286,13 +276,15 @@ mod tests {
                 comm_factor: 1.0,
                 noise: 1.25,
                 groups_spanned: 1,
-                speed_spread: 0.0
+                speed_spread: 0.0,
+                cross_group_pairs: 0.0,
             }
         );
         // Nearly uniform (a second switch) goes through the general pass: X = 1/2, β = 0.4.
         let split = case([2.0, 2.0], ["a", "b"], Some(1.0));
         assert_eq!((split.speed_factor, split.groups_spanned), (0.5, 2));
         assert!((split.comm_factor - 1.2).abs() < 1e-12);
+        assert_eq!(split.cross_group_pairs, 0.5);
         let mixed = case([2.0, 1.0], ["a", "a"], None);
         assert_eq!((mixed.speed_factor, mixed.speed_spread), (1.0, 1.0));
     }

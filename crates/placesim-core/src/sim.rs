@@ -4,6 +4,7 @@ use crate::event::{Event, EventQueue};
 use crate::ids::{JobId, VnodeId};
 use crate::invariants::Invariants;
 use crate::job::Workload;
+use crate::monitor::{Monitor, MonitorConfig, OccupancyStats};
 use crate::outage::{Edge, NodeFailurePolicy, Outage};
 use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
 use crate::runtime::{RuntimeModel, Stretch};
@@ -42,7 +43,7 @@ pub struct Progress {
 }
 
 /// Counters of a finished run.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunStats {
     /// Events processed (submits, ends, vnodes going down or up, wake-ups).
     pub events: u64,
@@ -68,6 +69,8 @@ pub struct RunStats {
     pub down_ncpu_seconds: u64,
     /// ncpus × seconds of the whole cluster over the same window.
     pub capacity_ncpu_seconds: u64,
+    /// The monitor's integrals, when the run had one ([`Simulation::with_monitor`]).
+    pub occupancy: Option<OccupancyStats>,
 }
 
 impl RunStats {
@@ -189,6 +192,8 @@ pub struct Simulation<'w> {
     lost_core_seconds: Vec<u64>,
     /// The independent checks, when on.
     invariants: Option<Invariants>,
+    /// The occupancy and fragmentation monitor, when on.
+    monitor: Option<Monitor>,
 }
 
 impl<'w> Simulation<'w> {
@@ -224,7 +229,15 @@ impl<'w> Simulation<'w> {
             requeues: Vec::new(),
             lost_core_seconds: Vec::new(),
             invariants,
+            monitor: None,
         }
+    }
+
+    /// Measures occupancy and fragmentation over `config`'s sets and window: the integrals
+    /// come back in [`RunStats::occupancy`], and samples go to [`MetricsSink::sample`].
+    pub fn with_monitor(mut self, config: MonitorConfig) -> Self {
+        self.monitor = Some(Monitor::new(config, &self.state));
+        self
     }
 
     /// Turns the invariant checks on or off (on by default in debug builds): at every event
@@ -293,6 +306,9 @@ impl<'w> Simulation<'w> {
             };
             self.check(|| "the next instant".to_owned(), |inv, _| inv.tick(now))?;
             self.now = now;
+            if let Some(monitor) = &mut self.monitor {
+                monitor.advance(now, &mut |sample| sink.sample(sample));
+            }
             // Ends first, then wake-ups (the queue's class order), then outage ends, then
             // submits: the total order of events at one instant.
             while let Some(key) = self.events.peek_key() {
@@ -323,6 +339,13 @@ impl<'w> Simulation<'w> {
                 self.pass(policy, &mut decisions, sink)?;
                 self.schedule_wakeup(policy.wakeup());
             }
+            if let Some(monitor) = &mut self.monitor {
+                let head = self.queue.get(self.queue_head);
+                monitor.settle(
+                    head.map(|&j| self.workload.ncpus_of(j)),
+                    self.queue.len() - self.queue_head,
+                );
+            }
             if self.stats.events % PROGRESS_EVERY < 2 {
                 progress(self.progress());
             }
@@ -336,6 +359,9 @@ impl<'w> Simulation<'w> {
             |inv, _| inv.finish(&waiting),
         )?;
         self.stats.never_started = waiting;
+        if let Some(monitor) = self.monitor.take() {
+            self.stats.occupancy = Some(monitor.finish(self.now));
+        }
         // Vnodes still down count until the last event.
         for v in 0..self.down_count.len() {
             if self.down_count[v] > 0 {
@@ -396,6 +422,9 @@ impl<'w> Simulation<'w> {
         match event {
             Event::JobSubmit(id) => {
                 self.queue.push(id);
+                if let Some(monitor) = &mut self.monitor {
+                    monitor.enqueued(self.workload.ncpus_of(id));
+                }
                 self.stats.max_queue_len = self
                     .stats
                     .max_queue_len
@@ -428,6 +457,10 @@ impl<'w> Simulation<'w> {
         }
         self.running_slot[id.index()] = NOT_RUNNING;
         self.state.release(&run.allocation);
+        if let Some(monitor) = &mut self.monitor {
+            monitor.touch_all(&self.state, &run.allocation.vnodes);
+            monitor.stopped(self.workload.ncpus_of(id));
+        }
         self.freed_since_last_pass = true;
         (run, killed, stretch)
     }
@@ -475,6 +508,9 @@ impl<'w> Simulation<'w> {
             if *count == 0 {
                 self.add_down_time(v);
                 self.state.set_up(v);
+                if let Some(monitor) = &mut self.monitor {
+                    monitor.vnode_down(&self.state, v, false);
+                }
                 let outage = crate::state::down_allocation(self.state.cluster(), v);
                 self.check(
                     || format!("vnode {v} coming back"),
@@ -524,6 +560,9 @@ impl<'w> Simulation<'w> {
                     let at = self.queue_head
                         + self.queue[self.queue_head..].partition_point(|&j| j < id);
                     self.queue.insert(at, id);
+                    if let Some(monitor) = &mut self.monitor {
+                        monitor.enqueued(self.workload.ncpus_of(id));
+                    }
                     sink.job_requeued(
                         id,
                         self.requeues[id.index()],
@@ -542,6 +581,9 @@ impl<'w> Simulation<'w> {
             vnode: v,
             source,
         })?;
+        if let Some(monitor) = &mut self.monitor {
+            monitor.vnode_down(&self.state, v, true);
+        }
         let outage = crate::state::down_allocation(self.state.cluster(), v);
         self.check(
             || format!("vnode {v} going down"),
@@ -650,6 +692,10 @@ impl<'w> Simulation<'w> {
                         }
                     })?;
                     self.started[job.index()] = true;
+                    if let Some(monitor) = &mut self.monitor {
+                        monitor.touch_all(&self.state, &allocation.vnodes);
+                        monitor.started(want);
+                    }
                     let j = self.workload.job(job);
                     if self.invariants.is_some() {
                         let inside = policy.check_start(self.workload.request_of(job), &allocation);

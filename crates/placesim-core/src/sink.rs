@@ -48,6 +48,12 @@ pub trait MetricsSink {
         let _ = (id, requeues, lost_core_seconds);
     }
 
+    /// The cluster at a sampled instant ([`crate::Simulation::with_monitor`]). The default
+    /// ignores samples.
+    fn sample(&mut self, sample: &crate::monitor::Sample<'_>) {
+        let _ = sample;
+    }
+
     /// The scheduler commented on a waiting job (why it did not start). The default ignores
     /// comments.
     fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
@@ -80,5 +86,8 @@ impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
     }
     fn job_requeued(&mut self, id: JobId, requeues: u32, lost_core_seconds: u64) {
         (**self).job_requeued(id, requeues, lost_core_seconds);
+    }
+    fn sample(&mut self, sample: &crate::monitor::Sample<'_>) {
+        (**self).sample(sample);
     }
 }

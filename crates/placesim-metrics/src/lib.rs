@@ -1,6 +1,6 @@
 //! Metrics for placesim runs: a [`JobSink`] that buffers per-job results in columns during a
 //! run, a [`RunSummary`] computed from them, and Parquet output (`jobs.parquet`,
-//! `summary.parquet`) written atomically with polars.
+//! `summary.parquet`, `timeseries.parquet`) written atomically with polars.
 //!
 //! Every column, with its unit and formula, is documented in `docs/output-schema.md`.
 
@@ -9,8 +9,8 @@ mod summary;
 mod write;
 
 pub use sink::JobSink;
-pub use summary::{BSD_TAU_SECS, RunMeta, RunSummary, SkipColumn, Timing};
+pub use summary::{BSD_TAU_SECS, RunMeta, RunSummary, SkipColumn, Timing, WindowMetrics};
 pub use write::{
-    JOBS_PER_ROW_GROUP, MetricsError, StreamingJobSink, jobs_frame, summary_frame, warm_up,
-    write_jobs, write_run, write_summary,
+    JOBS_PER_ROW_GROUP, MetricsError, StreamingJobSink, jobs_frame, summary_frame,
+    timeseries_frame, warm_up, write_jobs, write_run, write_summary, write_timeseries,
 };

@@ -18,6 +18,9 @@ pub struct JobSink {
     pub(crate) noise: Vec<f32>,
     pub(crate) speed_spread: Vec<f32>,
     pub(crate) groups_spanned: Vec<u32>,
+    pub(crate) cross_set_pairs: Vec<f32>,
+    /// Per job, R: maximal runs of consecutive vnode indices in its (last) allocation.
+    pub(crate) contiguity_runs: Vec<u32>,
     /// Per job (sized only once a vnode failure touches a job): requeues, core-seconds lost,
     /// and whether a failure ended it.
     pub(crate) requeues: Vec<u32>,
@@ -31,6 +34,25 @@ pub struct JobSink {
     /// Distinct labels and comments; entry 0 is unused.
     pub(crate) texts: Vec<Arc<str>>,
     text_ids: HashMap<Arc<str>, u32>,
+    /// The sets fragmentation is measured over: names and ncpus (empty: the whole cluster).
+    pub(crate) set_names: Vec<String>,
+    pub(crate) set_ncpus: Vec<u64>,
+    /// Samples of the cluster, in time order, and their per-set free ncpus, flattened.
+    pub(crate) samples: Vec<SampleRow>,
+    pub(crate) sample_set_free: Vec<u64>,
+}
+
+/// One sample, as the sink keeps it (the per-set free ncpus go to a flat vector beside it).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SampleRow {
+    pub(crate) time: u64,
+    pub(crate) job_ncpus: u64,
+    pub(crate) down_ncpus: u64,
+    pub(crate) free_ncpus: u64,
+    pub(crate) queue_len: u64,
+    pub(crate) head_blocked: bool,
+    pub(crate) fragmentation: Option<f64>,
+    pub(crate) largest_free_share: Option<f64>,
 }
 
 impl JobSink {
@@ -49,6 +71,8 @@ impl JobSink {
             noise: Vec::new(),
             speed_spread: Vec::new(),
             groups_spanned: Vec::new(),
+            cross_set_pairs: Vec::new(),
+            contiguity_runs: Vec::new(),
             requeues: Vec::new(),
             lost_core_seconds: Vec::new(),
             failed: Vec::new(),
@@ -56,7 +80,35 @@ impl JobSink {
             comment: Vec::new(),
             texts: vec![Arc::from("")],
             text_ids: HashMap::new(),
+            set_names: Vec::new(),
+            set_ncpus: Vec::new(),
+            samples: Vec::new(),
+            sample_set_free: Vec::new(),
         }
+    }
+
+    /// Names the sets that samples report free ncpus for, with their ncpus; with more than
+    /// one set, jobs.parquet's `size_class` tells jobs that fit in the largest from the rest.
+    pub fn set_sets(&mut self, names: Vec<String>, ncpus: Vec<u64>) {
+        self.set_names = names;
+        self.set_ncpus = ncpus;
+    }
+
+    /// Job `i`'s size class: `serial`, `one set` (fits the largest set) or `multi-set`, or
+    /// `parallel` when there is only one set.
+    pub(crate) fn size_class(&self, size: u32) -> &'static str {
+        let largest = self.set_ncpus.iter().copied().max().unwrap_or(u64::MAX);
+        match size {
+            0 | 1 => "serial",
+            _ if self.set_ncpus.len() <= 1 => "parallel",
+            n if u64::from(n) <= largest => "one set",
+            _ => "multi-set",
+        }
+    }
+
+    /// Job `i`'s contiguity runs (1 for a job that never started).
+    pub(crate) fn contiguity_runs(&self, i: usize) -> u32 {
+        self.contiguity_runs.get(i).copied().unwrap_or(1)
     }
 
     /// How many jobs have ended.
@@ -78,6 +130,7 @@ pub(crate) struct Factors {
     pub(crate) noise: f32,
     pub(crate) spread: f32,
     pub(crate) groups: u32,
+    pub(crate) cross: f32,
 }
 
 impl Factors {
@@ -88,6 +141,7 @@ impl Factors {
         noise: 1.0,
         spread: 0.0,
         groups: 1,
+        cross: 0.0,
     };
 }
 
@@ -132,6 +186,7 @@ impl JobSink {
             noise: self.noise.get(i).copied().unwrap_or(1.0),
             spread: self.speed_spread.get(i).copied().unwrap_or(0.0),
             groups: self.groups_spanned.get(i).copied().unwrap_or(1),
+            cross: self.cross_set_pairs.get(i).copied().unwrap_or(0.0),
         }
     }
 
@@ -156,6 +211,25 @@ impl MetricsSink for JobSink {
             .map_or(0, |label| self.intern(label));
         let n = self.ended.len();
         Self::put(&mut self.label, n, id.index(), x, 0);
+        let runs = contiguity_runs(&allocation.vnodes);
+        Self::put(&mut self.contiguity_runs, n, id.index(), runs, 1);
+    }
+
+    fn sample(&mut self, sample: &placesim_core::Sample<'_>) {
+        self.samples.push(SampleRow {
+            time: sample.time.as_secs(),
+            job_ncpus: sample.job_ncpus,
+            down_ncpus: sample.down_ncpus,
+            free_ncpus: sample.free_ncpus,
+            queue_len: sample.queue_len,
+            head_blocked: sample.head_blocked,
+            fragmentation: sample.fragmentation,
+            largest_free_share: sample.largest_free_share,
+        });
+        if self.set_names.len() > 1 {
+            self.sample_set_free
+                .extend_from_slice(sample.set_free_ncpus);
+        }
     }
 
     fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
@@ -180,6 +254,8 @@ impl MetricsSink for JobSink {
         Self::put(&mut self.noise, n, i, st.noise as f32, 1.0);
         Self::put(&mut self.speed_spread, n, i, st.speed_spread as f32, 0.0);
         Self::put(&mut self.groups_spanned, n, i, st.groups_spanned, 1);
+        let cross = st.cross_group_pairs as f32;
+        Self::put(&mut self.cross_set_pairs, n, i, cross, 0.0);
         Self::put(&mut self.requeues, n, i, outcome.requeues, 0);
         Self::put(
             &mut self.lost_core_seconds,
@@ -195,5 +271,36 @@ impl MetricsSink for JobSink {
         let (n, i) = (self.ended.len(), id.index());
         Self::put(&mut self.requeues, n, i, requeues, 0);
         Self::put(&mut self.lost_core_seconds, n, i, lost_core_seconds, 0);
+    }
+}
+
+/// R: how many maximal runs of consecutive vnode indices `vnodes` makes (0 for none).
+pub(crate) fn contiguity_runs(vnodes: &[placesim_core::VnodeId]) -> u32 {
+    let mut sorted: Vec<usize> = vnodes.iter().map(|v| v.index()).collect();
+    sorted.sort_unstable();
+    let breaks = sorted.windows(2).filter(|w| w[1] != w[0] + 1).count();
+    if sorted.is_empty() {
+        0
+    } else {
+        breaks as u32 + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contiguity_runs;
+    use placesim_core::VnodeId;
+
+    #[test]
+    fn contiguity_runs_count_maximal_runs_whatever_the_order() {
+        let v = |ids: &[usize]| {
+            ids.iter()
+                .map(|&i| VnodeId::from_index(i))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(contiguity_runs(&v(&[])), 0);
+        assert_eq!(contiguity_runs(&v(&[4])), 1);
+        assert_eq!(contiguity_runs(&v(&[3, 1, 2])), 1);
+        assert_eq!(contiguity_runs(&v(&[0, 1, 5, 7, 6, 9])), 3);
     }
 }

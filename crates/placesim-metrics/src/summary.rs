@@ -1,7 +1,7 @@
 //! The per-run summary, computed in plain Rust so that it can be printed without polars.
 
 use crate::sink::JobSink;
-use placesim_core::{RunStats, Workload};
+use placesim_core::{OccupancyStats, RunStats, SimTime, Workload};
 
 /// The τ of bounded slowdown, in seconds (Feitelson et al. 1997; Mu'alem & Feitelson 2001).
 pub const BSD_TAU_SECS: u64 = 10;
@@ -69,12 +69,77 @@ pub struct RunSummary {
     pub bsd_mean: f64,
     /// Jobs run per hour of makespan.
     pub throughput_jobs_per_hour: f64,
+    /// The measurement window and what was measured in it.
+    pub window: WindowMetrics,
     /// Simulated events processed.
     pub events: u64,
     /// Scheduling passes run.
     pub passes: u64,
     /// Wall-clock figures, if measured.
     pub timing: Option<Timing>,
+}
+
+/// The metrics over the measurement window [t₀, t₁] (the whole run unless a warm-up or a
+/// cool-down is trimmed): job statistics over the jobs submitted in it, system metrics from
+/// the monitor's integrals over it. Formulas in docs/output-schema.md.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WindowMetrics {
+    /// t₀, seconds.
+    pub start_s: u64,
+    /// t₁, seconds.
+    pub end_s: u64,
+    /// Jobs submitted in [t₀, t₁] that ran: the population of the job statistics below.
+    pub jobs: u64,
+    /// Their wait: mean, median, 95th and 99th percentiles (nearest rank), seconds.
+    pub wait_mean_s: f64,
+    /// Median wait.
+    pub wait_median_s: f64,
+    /// 95th percentile wait.
+    pub wait_p95_s: f64,
+    /// 99th percentile wait.
+    pub wait_p99_s: f64,
+    /// Their bounded slowdown: mean, median, 95th and 99th percentiles.
+    pub bsd_mean: f64,
+    /// Median bounded slowdown.
+    pub bsd_median: f64,
+    /// 95th percentile bounded slowdown.
+    pub bsd_p95: f64,
+    /// 99th percentile bounded slowdown.
+    pub bsd_p99: f64,
+    /// Share of them killed at their walltime.
+    pub killed_fraction: f64,
+    /// Share of them spanning more than one set (S > 1).
+    pub spanning_fraction: f64,
+    /// Mean S.
+    pub sets_spanned_mean: f64,
+    /// Mean X.
+    pub cross_set_pairs_mean: f64,
+    /// Jobs ending in the window per hour.
+    pub throughput_jobs_per_hour: f64,
+    /// Work done in the window, in core-hours (trace runtime) per hour.
+    pub work_core_hours_per_hour: f64,
+    /// U_alloc: ncpus held by jobs, time-averaged, over the cluster's ncpus.
+    pub utilization_allocated: f64,
+    /// U_useful: work in trace-runtime ncpu-seconds over the cluster's ncpu-seconds.
+    pub utilization_useful: f64,
+    /// η = U_useful / U_alloc.
+    pub efficiency: f64,
+    /// LoC: idle vnodes' ncpus while jobs wait, over N (t₁ − t₀).
+    pub loss_of_capacity: f64,
+    /// LoC_frag: the same, counted only while some waiting job would fit the idle ncpus.
+    pub loss_of_capacity_frag: f64,
+    /// B: free ncpus while the head waits, over N (t₁ − t₀).
+    pub head_blocked_idle: f64,
+    /// E_set: share of the window with F ≥ n_h but no set holding n_h free ncpus.
+    pub set_fragmentation_time: f64,
+    /// E_set weighted by F / N.
+    pub set_fragmentation_ncpu: f64,
+    /// Φ averaged over the time with F > 0 (null in the table when F was never > 0).
+    pub fragmentation_mean: Option<f64>,
+    /// L averaged over the same time.
+    pub largest_free_share_mean: Option<f64>,
+    /// Mean queue length.
+    pub queue_length_mean: f64,
 }
 
 impl RunSummary {
@@ -136,6 +201,7 @@ impl RunSummary {
             } else {
                 n as f64 * 3600.0 / makespan as f64
             },
+            window: WindowMetrics::compute(workload, sink, stats, meta.procs),
             events: stats.events,
             passes: stats.passes,
             timing,
@@ -156,6 +222,112 @@ impl RunSummary {
     }
 }
 
+impl WindowMetrics {
+    fn compute(workload: &Workload, sink: &JobSink, stats: &RunStats, procs: u64) -> Self {
+        let jobs = workload.jobs();
+        let first_submit = jobs.first().map_or(0, |j| j.submit.as_secs());
+        let occupancy = stats.occupancy.unwrap_or(OccupancyStats {
+            window_start: SimTime(first_submit),
+            window_end: stats.last_event.max(SimTime(first_submit)),
+            capacity_ncpus: procs,
+            ..OccupancyStats::default()
+        });
+        let (t0, t1) = (
+            occupancy.window_start.as_secs(),
+            occupancy.window_end.as_secs(),
+        );
+        let span = t1.saturating_sub(t0);
+        let mut waits = Vec::new();
+        let mut bsds = Vec::new();
+        let (mut killed, mut spanning, mut sets_sum, mut cross_sum) = (0u64, 0u64, 0u64, 0.0);
+        let (mut ended_in, mut useful) = (0u64, 0.0f64);
+        for (i, job) in jobs.iter().enumerate() {
+            let Some((start, end)) = sink.span(i) else {
+                continue;
+            };
+            let (start, end) = (start.as_secs(), end.as_secs());
+            let factors = sink.factors(i);
+            // Work: the time run in the window, at the pace the runtime model allowed.
+            let overlap = end.min(t1).saturating_sub(start.max(t0));
+            let stretch =
+                f64::from(factors.speed) * f64::from(factors.comm) * f64::from(factors.noise);
+            useful += f64::from(job.size) * overlap as f64 / stretch.max(f64::MIN_POSITIVE);
+            if end >= t0 && end <= t1 {
+                ended_in += 1;
+            }
+            let submit = job.submit.as_secs();
+            if submit < t0 || submit > t1 {
+                continue;
+            }
+            let (wait, run) = (start - submit, end - start);
+            waits.push(wait);
+            bsds.push(bounded_slowdown(wait, run));
+            killed += u64::from(sink.killed[i]);
+            spanning += u64::from(factors.groups > 1);
+            sets_sum += u64::from(factors.groups);
+            cross_sum += f64::from(factors.cross);
+        }
+        let n = waits.len();
+        let per_job = |x: f64| if n == 0 { 0.0 } else { x / n as f64 };
+        let wait_mean = per_job(waits.iter().map(|&w| w as f64).sum());
+        let bsd_mean = per_job(bsds.iter().sum());
+        waits.sort_unstable();
+        bsds.sort_unstable_by(f64::total_cmp);
+        let capacity = occupancy.capacity_ncpus as f64 * span as f64;
+        let of_capacity = |x: u128| {
+            if capacity > 0.0 {
+                x as f64 / capacity
+            } else {
+                0.0
+            }
+        };
+        let per_second = |x: f64| if span > 0 { x / span as f64 } else { 0.0 };
+        let utilization_allocated = of_capacity(occupancy.job_ncpu_seconds);
+        let utilization_useful = if capacity > 0.0 {
+            useful / capacity
+        } else {
+            0.0
+        };
+        let while_free =
+            |x: f64| (occupancy.free_seconds > 0).then(|| x / occupancy.free_seconds as f64);
+        WindowMetrics {
+            start_s: t0,
+            end_s: t1,
+            jobs: n as u64,
+            wait_mean_s: wait_mean,
+            wait_median_s: median(&waits),
+            wait_p95_s: nearest_rank(&waits, 0.95),
+            wait_p99_s: nearest_rank(&waits, 0.99),
+            bsd_mean,
+            bsd_median: median_f(&bsds),
+            bsd_p95: nearest_rank_f(&bsds, 0.95),
+            bsd_p99: nearest_rank_f(&bsds, 0.99),
+            killed_fraction: per_job(killed as f64),
+            spanning_fraction: per_job(spanning as f64),
+            sets_spanned_mean: per_job(sets_sum as f64),
+            cross_set_pairs_mean: per_job(cross_sum),
+            throughput_jobs_per_hour: per_second(ended_in as f64 * 3600.0),
+            // Core-seconds per second = core-hours per hour.
+            work_core_hours_per_hour: per_second(useful),
+            utilization_allocated,
+            utilization_useful,
+            efficiency: if utilization_allocated > 0.0 {
+                utilization_useful / utilization_allocated
+            } else {
+                0.0
+            },
+            loss_of_capacity: of_capacity(occupancy.idle_while_waiting_ncpu_seconds),
+            loss_of_capacity_frag: of_capacity(occupancy.idle_while_fitting_ncpu_seconds),
+            head_blocked_idle: of_capacity(occupancy.head_blocked_free_ncpu_seconds),
+            set_fragmentation_time: per_second(occupancy.set_blocked_seconds as f64),
+            set_fragmentation_ncpu: of_capacity(occupancy.set_blocked_free_ncpu_seconds),
+            fragmentation_mean: while_free(occupancy.fragmentation_seconds),
+            largest_free_share_mean: while_free(occupancy.largest_free_share_seconds),
+            queue_length_mean: per_second(occupancy.queue_job_seconds as f64),
+        }
+    }
+}
+
 /// max((wait + run) / max(run, τ), 1).
 pub(crate) fn bounded_slowdown(wait: u64, run: u64) -> f64 {
     ((wait + run) as f64 / run.max(BSD_TAU_SECS) as f64).max(1.0)
@@ -171,11 +343,24 @@ fn median(sorted: &[u64]) -> f64 {
 
 /// The value at rank ceil(q·n) (1-based) of a sorted list.
 fn nearest_rank(sorted: &[u64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
+    rank_of(sorted.len(), q).map_or(0.0, |r| sorted[r] as f64)
+}
+
+/// The 0-based index of rank ceil(q·n), if the list is not empty.
+fn rank_of(n: usize, q: f64) -> Option<usize> {
+    (n > 0).then(|| ((q * n as f64).ceil() as usize).clamp(1, n) - 1)
+}
+
+fn nearest_rank_f(sorted: &[f64], q: f64) -> f64 {
+    rank_of(sorted.len(), q).map_or(0.0, |r| sorted[r])
+}
+
+fn median_f(sorted: &[f64]) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1] as f64
 }
 
 #[cfg(test)]

@@ -171,6 +171,20 @@ fn jobs_frame_range(
         Column::new("groups_spanned".into(), v)
     });
     columns.push(factor("speed_spread", 0.0, &|f| f.spread));
+    columns.push(factor("cross_set_pairs", 0.0, &|f| f.cross));
+    columns.push(Column::new(
+        "contiguity_runs".into(),
+        ids.clone()
+            .zip(&ran)
+            .map(|(i, r)| r.map(|_| sink.contiguity_runs(i)))
+            .collect::<Vec<Option<u32>>>(),
+    ));
+    columns.push(Column::new(
+        "size_class".into(),
+        jobs.iter()
+            .map(|j| sink.size_class(j.size))
+            .collect::<Vec<&str>>(),
+    ));
     // Vnode failures: requeues and lost work (known for every job), and whether one ended it.
     let failures: Vec<(u32, u64, bool)> = ids.clone().map(|i| sink.failures(i)).collect();
     if failures.iter().all(|f| *f == (0, 0, false)) && all_ran {
@@ -243,6 +257,46 @@ pub fn summary_frame(s: &RunSummary) -> PolarsResult<DataFrame> {
             "throughput_jobs_per_hour".into(),
             [s.throughput_jobs_per_hour],
         ),
+    ]);
+    let w = &s.window;
+    columns.extend([
+        Column::new("window_start_s".into(), [w.start_s]),
+        Column::new("window_end_s".into(), [w.end_s]),
+        Column::new("window_jobs".into(), [w.jobs]),
+        Column::new("window_wait_mean_s".into(), [w.wait_mean_s]),
+        Column::new("window_wait_median_s".into(), [w.wait_median_s]),
+        Column::new("window_wait_p95_s".into(), [w.wait_p95_s]),
+        Column::new("window_wait_p99_s".into(), [w.wait_p99_s]),
+        Column::new("window_bsd_mean".into(), [w.bsd_mean]),
+        Column::new("window_bsd_median".into(), [w.bsd_median]),
+        Column::new("window_bsd_p95".into(), [w.bsd_p95]),
+        Column::new("window_bsd_p99".into(), [w.bsd_p99]),
+        Column::new("killed_fraction".into(), [w.killed_fraction]),
+        Column::new("spanning_fraction".into(), [w.spanning_fraction]),
+        Column::new("sets_spanned_mean".into(), [w.sets_spanned_mean]),
+        Column::new("cross_set_pairs_mean".into(), [w.cross_set_pairs_mean]),
+        Column::new(
+            "window_throughput_jobs_per_hour".into(),
+            [w.throughput_jobs_per_hour],
+        ),
+        Column::new(
+            "work_core_hours_per_hour".into(),
+            [w.work_core_hours_per_hour],
+        ),
+        Column::new("utilization_allocated".into(), [w.utilization_allocated]),
+        Column::new("utilization_useful".into(), [w.utilization_useful]),
+        Column::new("efficiency".into(), [w.efficiency]),
+        Column::new("loss_of_capacity".into(), [w.loss_of_capacity]),
+        Column::new("loss_of_capacity_frag".into(), [w.loss_of_capacity_frag]),
+        Column::new("head_blocked_idle".into(), [w.head_blocked_idle]),
+        Column::new("set_fragmentation_time".into(), [w.set_fragmentation_time]),
+        Column::new("set_fragmentation_ncpu".into(), [w.set_fragmentation_ncpu]),
+        Column::new("fragmentation_mean".into(), [w.fragmentation_mean]),
+        Column::new(
+            "largest_free_share_mean".into(),
+            [w.largest_free_share_mean],
+        ),
+        Column::new("queue_length_mean".into(), [w.queue_length_mean]),
         Column::new("events".into(), [s.events]),
         Column::new("passes".into(), [s.passes]),
         Column::new("wall_seconds".into(), [s.timing.map(|t| t.wall_seconds)]),
@@ -375,6 +429,11 @@ impl<'w> StreamingJobSink<'w> {
         })
     }
 
+    /// The per-job data so far, to name the sets before the run ([`JobSink::set_sets`]).
+    pub fn sink_mut(&mut self) -> &mut JobSink {
+        &mut self.inner
+    }
+
     fn send(&mut self, ids: std::ops::Range<usize>) {
         if self.failed.is_some() {
             return;
@@ -441,6 +500,10 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
         self.inner.job_comment(id, text);
     }
 
+    fn sample(&mut self, sample: &placesim_core::Sample<'_>) {
+        self.inner.sample(sample);
+    }
+
     fn job_requeued(&mut self, id: placesim_core::JobId, requeues: u32, lost_core_seconds: u64) {
         self.inner.job_requeued(id, requeues, lost_core_seconds);
     }
@@ -467,7 +530,7 @@ pub fn write_summary(dir: &Path, summary: &RunSummary) -> Result<(), MetricsErro
     })
 }
 
-/// Creates `dir` if needed and writes both tables of a run into it.
+/// Creates `dir` if needed and writes the three tables of a run into it.
 pub fn write_run(
     dir: &Path,
     workload: &Workload,
@@ -479,7 +542,103 @@ pub fn write_run(
         source,
     })?;
     write_jobs(dir, &summary.meta, workload, sink)?;
+    write_timeseries(dir, &summary.meta, sink)?;
     write_summary(dir, summary)
+}
+
+/// Samples per row group of timeseries.parquet: the table is built this many samples at a
+/// time, so its memory stays small however many sets and samples there are.
+const SAMPLES_PER_ROW_GROUP: usize = 2_048;
+
+/// Builds the time-series table: per sample, a row for the whole cluster (`set` null), then,
+/// with more than one set, a row per set.
+pub fn timeseries_frame(meta: &RunMeta, sink: &JobSink) -> PolarsResult<DataFrame> {
+    timeseries_frame_range(meta, sink, 0..sink.samples.len())
+}
+
+fn timeseries_frame_range(
+    meta: &RunMeta,
+    sink: &JobSink,
+    samples: std::ops::Range<usize>,
+) -> PolarsResult<DataFrame> {
+    let k = if sink.set_names.len() > 1 {
+        sink.set_names.len()
+    } else {
+        0
+    };
+    let n = samples.len() * (1 + k);
+    let capacity = meta.procs;
+    let (mut time, mut set, mut free, mut ncpus) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut util, mut queue, mut down, mut frag, mut largest, mut blocked) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    for (i, row) in sink.samples[samples.clone()]
+        .iter()
+        .enumerate()
+        .map(|(i, row)| (samples.start + i, row))
+    {
+        time.push(row.time);
+        set.push(None);
+        free.push(row.free_ncpus);
+        ncpus.push(capacity);
+        util.push(Some(if capacity == 0 {
+            0.0
+        } else {
+            row.job_ncpus as f64 / capacity as f64
+        }));
+        queue.push(Some(row.queue_len));
+        down.push(Some(row.down_ncpus));
+        frag.push(row.fragmentation);
+        largest.push(row.largest_free_share);
+        blocked.push(Some(row.head_blocked));
+        for s in 0..k {
+            time.push(row.time);
+            set.push(Some(sink.set_names[s].as_str()));
+            free.push(sink.sample_set_free[i * k + s]);
+            ncpus.push(sink.set_ncpus[s]);
+            util.push(None);
+            queue.push(None);
+            down.push(None);
+            frag.push(None);
+            largest.push(None);
+            blocked.push(None);
+        }
+    }
+    let mut columns = id_columns(meta, n);
+    columns.extend([
+        Column::new("time_s".into(), time),
+        Column::new("set".into(), set),
+        Column::new("free_ncpus".into(), free),
+        Column::new("ncpus".into(), ncpus),
+        Column::new("utilization".into(), util),
+        Column::new("queue_length".into(), queue),
+        Column::new("down_ncpus".into(), down),
+        Column::new("fragmentation".into(), frag),
+        Column::new("largest_free_share".into(), largest),
+        Column::new("head_blocked".into(), blocked),
+    ]);
+    DataFrame::new(n, columns)
+}
+
+/// Writes `timeseries.parquet` into `dir` (empty when the run took no samples).
+pub fn write_timeseries(dir: &Path, meta: &RunMeta, sink: &JobSink) -> Result<(), MetricsError> {
+    let n = sink.samples.len();
+    write_atomic(&dir.join("timeseries.parquet"), |out| {
+        let frames = (0..n.max(1))
+            .step_by(SAMPLES_PER_ROW_GROUP)
+            .map(|s| timeseries_frame_range(meta, sink, s..n.min(s + SAMPLES_PER_ROW_GROUP)));
+        write_row_groups(out, frames)
+    })
 }
 
 /// Does polars' one-time setup (its thread pool, its shared zero buffer) on a helper thread, so

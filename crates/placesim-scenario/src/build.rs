@@ -1,11 +1,11 @@
 //! From TOML text to a checked [`Scenario`].
 
-use crate::schema::{FailuresToml, GeneratorToml, NodeToml, ScenarioToml, StreamToml};
+use crate::schema::{FailuresToml, GeneratorToml, MetricsToml, NodeToml, ScenarioToml, StreamToml};
 use crate::{
-    DelayMode, DelayReference, Discipline, FailureModel, FailureSettings, JobFilter, MinLoss,
-    MoabClass, MoabSettings, NodeClass, NodeSetOptions, NodeSetPlus, PbsSettings, Placement,
-    PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig, Scenario, ScenarioError,
-    SensitivityClass, SizeMapping, WorkloadSettings, WorkloadSource,
+    DelayMode, DelayReference, Discipline, FailureModel, FailureSettings, JobFilter,
+    MetricsSettings, MinLoss, MoabClass, MoabSettings, NodeClass, NodeSetOptions, NodeSetPlus,
+    PbsSettings, Placement, PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig,
+    Scenario, ScenarioError, SensitivityClass, SizeMapping, Trim, WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
     AttrValue, ClusterBuilder, CommForm, ConsumableIdx, NodeFailurePolicy, NodeSetAttribute,
@@ -74,6 +74,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     let moab = cx.moab(&raw, &defs)?;
     let runtime = cx.runtime(&raw, &defs)?;
     let failures = cx.failures(&raw.failures, &cluster, &classes)?;
+    let metrics = cx.metrics(&raw.metrics)?;
     let max_ncpus = (0..cluster.n_vnodes())
         .map(|v| cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)))
         .max()
@@ -100,6 +101,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         workload,
         runtime,
         failures,
+        metrics,
     })
 }
 
@@ -999,6 +1001,36 @@ impl Cx<'_> {
             outages,
             models,
         })
+    }
+
+    fn metrics(&self, m: &MetricsToml) -> Result<MetricsSettings, ScenarioError> {
+        let mut settings = MetricsSettings::default();
+        if let Some(v) = &m.sample_every {
+            let secs = self.duration(v, "metrics.sample_every")?;
+            settings.sample_every = (secs > 0).then_some(secs);
+        }
+        let trim = |v: &Option<Spanned<toml::Value>>, key: &str| -> Result<Trim, ScenarioError> {
+            let Some(v) = v else {
+                return Ok(Trim::None);
+            };
+            let text = match v.get_ref() {
+                toml::Value::String(s) => s.clone(),
+                toml::Value::Integer(i) if *i >= 0 => i.to_string(),
+                other => other.type_str().to_owned(),
+            };
+            Trim::parse(&text).ok_or_else(|| {
+                self.at(
+                    v,
+                    key,
+                    format!(
+                        "expected a duration [[[DD:]HH:]MM:]SS or a share of the jobs \"N%\" (below 50%), found `{text}`"
+                    ),
+                )
+            })
+        };
+        settings.warmup = trim(&m.warmup, "metrics.warmup")?;
+        settings.cooldown = trim(&m.cooldown, "metrics.cooldown")?;
+        Ok(settings)
     }
 
     /// A duration given as `[[[DD:]HH:]MM:]SS` or as whole seconds.

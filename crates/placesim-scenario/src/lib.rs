@@ -58,6 +58,109 @@ pub struct Scenario {
     pub runtime: RuntimeConfig,
     /// Vnode outages.
     pub failures: FailureSettings,
+    /// Sampling and the measurement window.
+    pub metrics: MetricsSettings,
+}
+
+/// `[metrics]`: how often timeseries.parquet samples the cluster, and what is trimmed from
+/// the measurement window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MetricsSettings {
+    /// Δt in seconds; `None` for no samples.
+    pub sample_every: Option<u64>,
+    /// Trimmed from the start.
+    pub warmup: Trim,
+    /// Trimmed from the end.
+    pub cooldown: Trim,
+}
+
+impl Default for MetricsSettings {
+    fn default() -> Self {
+        MetricsSettings {
+            sample_every: Some(3600),
+            warmup: Trim::None,
+            cooldown: Trim::None,
+        }
+    }
+}
+
+/// A warm-up or cool-down: how much of a run the statistics leave out (metrics-and-models
+/// §1.5, §7.1: drop the first and last 5 % of jobs, or a day).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Trim {
+    /// Nothing: the window runs from the first submit to the last event.
+    #[default]
+    None,
+    /// Seconds after the first submit (warm-up) or before the last submit (cool-down).
+    Seconds(u64),
+    /// A share of the jobs, by submit order: the window starts at the submit of the first job
+    /// kept (warm-up) or ends at the submit of the last one kept (cool-down).
+    JobShare(f64),
+}
+
+impl Trim {
+    /// Parses `"5%"` (a share of the jobs), a duration `[[[DD:]HH:]MM:]SS`, or `"0"`.
+    pub fn parse(text: &str) -> Option<Trim> {
+        let text = text.trim();
+        if let Some(pct) = text.strip_suffix('%') {
+            let p: f64 = pct.trim().parse().ok()?;
+            return (0.0..50.0).contains(&p).then_some(if p == 0.0 {
+                Trim::None
+            } else {
+                Trim::JobShare(p / 100.0)
+            });
+        }
+        let secs = placesim_request::parse_duration(text)?;
+        Some(if secs == 0 {
+            Trim::None
+        } else {
+            Trim::Seconds(secs)
+        })
+    }
+}
+
+impl MetricsSettings {
+    /// The monitor for a run of `workload` on `cluster`: the sets are the runtime model's
+    /// topology groups (`topology`; the whole cluster without one), the window is trimmed as
+    /// set, samples every Δt.
+    pub fn monitor_config(
+        &self,
+        cluster: &Cluster,
+        topology: Option<ResourceId>,
+        workload: &placesim_core::Workload,
+    ) -> placesim_core::MonitorConfig {
+        let sets = match topology {
+            Some(key) => placesim_core::SetPartition::by_key(cluster, key),
+            None => placesim_core::SetPartition::whole(cluster),
+        };
+        let jobs = workload.jobs();
+        let submit_at = |i: usize| jobs.get(i).map(|j| j.submit);
+        let n = jobs.len();
+        let window_start = match self.warmup {
+            Trim::None => None,
+            Trim::Seconds(s) => {
+                submit_at(0).map(|t| placesim_core::SimTime(t.as_secs().saturating_add(s)))
+            }
+            Trim::JobShare(f) => submit_at((f * n as f64).floor() as usize),
+        };
+        let window_end = match self.cooldown {
+            Trim::None => None,
+            Trim::Seconds(s) => n
+                .checked_sub(1)
+                .and_then(submit_at)
+                .map(|t| placesim_core::SimTime(t.as_secs().saturating_sub(s))),
+            Trim::JobShare(f) => {
+                let kept = n - (f * n as f64).floor() as usize;
+                kept.checked_sub(1).and_then(submit_at)
+            }
+        };
+        placesim_core::MonitorConfig {
+            sets,
+            window_start,
+            window_end,
+            sample_every: self.sample_every.map(SimDuration),
+        }
+    }
 }
 
 /// Vnode outages of a scenario, and what they do to running jobs.

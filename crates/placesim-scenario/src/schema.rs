@@ -38,6 +38,21 @@ pub struct ScenarioToml {
     /// Vnode outages and what they do to jobs.
     #[serde(default)]
     pub failures: FailuresToml,
+    /// Sampling and the measurement window.
+    #[serde(default)]
+    pub metrics: MetricsToml,
+}
+
+/// `[metrics]`.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsToml {
+    /// Δt of timeseries.parquet [default: 1 hour]; 0 for no samples.
+    pub sample_every: Option<Spanned<toml::Value>>,
+    /// Trimmed from the start: a duration after the first submit, or `"N%"` of the jobs.
+    pub warmup: Option<Spanned<toml::Value>>,
+    /// Trimmed from the end: a duration before the last submit, or `"N%"` of the jobs.
+    pub cooldown: Option<Spanned<toml::Value>>,
 }
 
 /// `[failures]`.
