@@ -1,8 +1,20 @@
-//! Reports over placesim results: reads `summary.parquet` files back with polars and compares
-//! runs side by side, as a terminal table and as a Markdown report.
+//! Reports over placesim results: reads the Parquet files back with polars and compares runs,
+//! as a terminal table, a Markdown table and a self-contained HTML report with SVG plots
+//! ([`compare`], [`render_html`]).
 //!
 //! Reading the files back (rather than reusing in-memory summaries) means the report shows
 //! exactly what the Parquet output holds.
+
+mod compare;
+mod html;
+mod stats;
+pub mod svg;
+
+pub use compare::{
+    Comparison, ConfigRow, METRICS, Metric, RunDir, SizeClassRow, compare, discover,
+};
+pub use html::{render_html, render_terminal};
+pub use stats::{MeanCi, t_975};
 
 use polars::prelude::*;
 use std::fmt::Write as _;
@@ -226,6 +238,18 @@ pub fn report(dir: &Path) -> Result<String, ReportError> {
         source,
     })?;
     Ok(render_table(&rows))
+}
+
+/// Compares every run under `dir` (at any depth), writes the HTML report to `html`, and
+/// returns the comparison and its terminal table.
+pub fn html_report(dir: &Path, html: &Path) -> Result<(Comparison, String), ReportError> {
+    let comparison = compare(dir)?;
+    fs::write(html, render_html(&comparison)).map_err(|source| ReportError::Io {
+        path: html.to_owned(),
+        source,
+    })?;
+    let table = render_terminal(&comparison);
+    Ok((comparison, table))
 }
 
 #[cfg(test)]

@@ -26,6 +26,20 @@ pub enum Command {
     Gen(GenArgs),
     /// Run a grid of scenario variants and seeds in parallel into a hive-partitioned dataset.
     Sweep(SweepArgs),
+    /// Compare the runs under a results directory (a sweep's, the demo's, or one run's):
+    /// means and 95 % CIs over replicates, as a table and a self-contained HTML report.
+    Report(ReportArgs),
+}
+
+/// `placesim report`.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// The results directory; every directory below it holding a summary.parquet is a run,
+    /// grouped by its path's partitions other than `replicate=`.
+    pub results: PathBuf,
+    /// Where to write the HTML report [default: RESULTS/report.html].
+    #[arg(long)]
+    pub html: Option<PathBuf>,
 }
 
 /// `placesim sweep`.

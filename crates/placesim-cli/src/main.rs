@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         cli::Command::Check(args) => check::check_command(&args),
         cli::Command::Gen(args) => gen_cmd::gen_command(&args),
         cli::Command::Sweep(args) => sweep::sweep_command(&args),
+        cli::Command::Report(args) => report_command(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -30,4 +31,21 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `placesim report`: the comparison table on stdout, the HTML report beside the results.
+fn report_command(args: &cli::ReportArgs) -> anyhow::Result<()> {
+    let html = args
+        .html
+        .clone()
+        .unwrap_or_else(|| args.results.join("report.html"));
+    let (comparison, table) = placesim_analysis::html_report(&args.results, &html)?;
+    print!("{table}");
+    eprintln!(
+        "placesim: {} runs in {} configurations compared; report: {}",
+        comparison.runs,
+        comparison.configs.len(),
+        html.display()
+    );
+    Ok(())
 }

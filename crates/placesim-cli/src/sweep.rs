@@ -9,6 +9,7 @@
 //! `jobs.parquet`, `summary.parquet` and `run.toml` (the merged scenario and the run id).
 //! Every file is written to a temporary name and renamed, and `run.toml` comes last, once
 //! both tables are in place, so its presence marks a finished run: `--resume` skips those.
+//! `OUT/configs.txt` lists the grid's cells in order, one per line, for `placesim report`.
 
 use crate::cli::SweepArgs;
 use crate::run::{Plan, execute, plan_of_scenario, row_of};
@@ -259,7 +260,7 @@ fn read_traces(runs: &[&SweepRun]) -> anyhow::Result<placesim_scenario::TraceTex
 
 /// Writes `text` to `path` through a temporary name.
 fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    let tmp = path.with_extension("toml.tmp");
+    let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("renaming {}", tmp.display()))
 }
@@ -297,6 +298,16 @@ pub(crate) fn sweep_command(args: &SweepArgs) -> anyhow::Result<()> {
     ) {
         bar.set_style(style);
     }
+    // The grid's order, for reports (which otherwise order runs by path).
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let mut order: Vec<String> = Vec::new();
+    for r in &runs {
+        let config = r.partitions[..r.partitions.len() - 1].join(" ");
+        if !order.contains(&config) {
+            order.push(config);
+        }
+    }
+    write_atomic(&out.join("configs.txt"), &(order.join("\n") + "\n"))?;
     let texts = read_traces(&todo)?;
     let jobs_done = AtomicU64::new(0);
     let pool = rayon::ThreadPoolBuilder::new()

@@ -517,3 +517,69 @@ fn requeues_lost_work_and_availability_reach_the_tables() {
     let availability = s.column("availability").unwrap().f64().unwrap().get(0);
     assert_eq!(availability, Some(1.0 - 95.0 / 436.0));
 }
+
+/// The window metrics of the hand-worked FCFS schedule (4 processors, one set):
+/// [0,10) J1 holds 2, J2 (4) heads the queue, J3 (1) and J4 (2) join at 1 and 2;
+/// [10,15) J2 holds 4; [15,18) J3 and J4; [18,19) J4.
+#[test]
+fn window_metrics_match_the_hand_worked_schedule() {
+    let trace = hand_trace();
+    let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
+    let monitor = placesim_core::MonitorConfig {
+        sets: placesim_core::SetPartition::whole(&cluster),
+        window_start: None,
+        window_end: None,
+        sample_every: Some(placesim_core::SimDuration(5)),
+    };
+    let mut sink = JobSink::new(&trace.workload);
+    let mut policy = PolicySpec::Fcfs.build();
+    let stats = Simulation::new(
+        &trace.workload,
+        ClusterState::new(cluster),
+        RunConfig {
+            walltime: WalltimePolicy::Kill,
+        },
+    )
+    .with_monitor(monitor)
+    .run(policy.as_mut(), &mut sink, &mut |_| {})
+    .unwrap();
+    let meta = RunMeta {
+        scenario: "hand".into(),
+        policy: "fcfs".into(),
+        seed: 7,
+        trace: "t.swf".into(),
+        procs: 4,
+    };
+    let s = RunSummary::compute(meta, &trace.workload, &sink, &stats, 4, Vec::new(), None);
+    let w = &s.window;
+    let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-12, "{a} != {b}");
+    assert_eq!((w.start_s, w.end_s, w.jobs), (0, 19, 4));
+    // 2·10 + 4·5 + 1·3 + 2·4 ncpu-seconds over 4 × 19.
+    close(w.utilization_allocated, 51.0 / 76.0);
+    // No runtime model: useful work is the allocated work.
+    close(w.utilization_useful, 51.0 / 76.0);
+    close(w.efficiency, 1.0);
+    // Two idle processors while jobs wait, [0,10).
+    close(w.loss_of_capacity, 20.0 / 76.0);
+    // ... of which [1,10) with J3 (1 processor) waiting, small enough to fit.
+    close(w.loss_of_capacity_frag, 18.0 / 76.0);
+    // The head J2 blocked over 2 free processors, [0,10); J3 over none, [10,15).
+    close(w.head_blocked_idle, 20.0 / 76.0);
+    // One set: never set-fragmented, Φ = 0 and L = 1 whenever something is free.
+    close(w.set_fragmentation_time, 0.0);
+    assert_eq!(w.fragmentation_mean, Some(0.0));
+    assert_eq!(w.largest_free_share_mean, Some(1.0));
+    // Queue lengths 1, 2, 3 and 2 over [0,1), [1,2), [2,10), [10,15).
+    close(w.queue_length_mean, 37.0 / 19.0);
+    close(w.throughput_jobs_per_hour, 4.0 * 3600.0 / 19.0);
+    close(w.wait_mean_s, (0.0 + 10.0 + 14.0 + 13.0) / 4.0);
+    // Samples at 0, 5, 10, 15 (the run ends at 19).
+    let frame = placesim_metrics::timeseries_frame(&s.meta, &sink).unwrap();
+    let column = |name: &str| -> Vec<Option<u64>> {
+        let ca = frame.column(name).unwrap().u64().unwrap().clone();
+        (0..ca.len()).map(|i| ca.get(i)).collect()
+    };
+    assert_eq!(column("time_s"), [Some(0), Some(5), Some(10), Some(15)]);
+    assert_eq!(column("queue_length"), [Some(1), Some(3), Some(2), Some(0)]);
+    assert_eq!(column("free_ncpus"), [Some(2), Some(2), Some(0), Some(1)]);
+}

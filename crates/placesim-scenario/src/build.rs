@@ -1286,6 +1286,20 @@ impl Cx<'_> {
             procs_per_node: ppn,
             requests_file: w.requests_file.as_ref().map(|f| dir.join(f.get_ref())),
             rules,
+            arrival_scale: match &w.arrival_scale {
+                None => 1.0,
+                Some(v) if *v.get_ref() > 0.0 && *v.get_ref() <= 1000.0 => *v.get_ref(),
+                Some(v) => {
+                    return Err(self.at(
+                        v,
+                        "workload.arrival_scale",
+                        format!(
+                            "expected a number above 0 and at most 1000, found {}",
+                            v.get_ref()
+                        ),
+                    ));
+                }
+            },
         })
     }
 }

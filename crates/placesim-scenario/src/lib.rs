@@ -410,6 +410,8 @@ pub struct WorkloadSettings {
     pub requests_file: Option<PathBuf>,
     /// Rules tried in order; the first that matches gives the request.
     pub rules: Vec<Rule>,
+    /// Submit times become first + (submit − first) × this (1: as recorded).
+    pub arrival_scale: f64,
 }
 
 /// A request rule: which jobs, and the request template they get.

@@ -121,6 +121,14 @@ impl Scenario {
         let mut interned: HashMap<(String, Option<usize>, Option<usize>), RequestId> =
             HashMap::new();
         let mut jobs: Vec<Job> = trace.workload.jobs().to_vec();
+        if w.arrival_scale != 1.0 {
+            // A monotone map of the submit times: the order (and ties) stay as they were.
+            let first = jobs.first().map_or(0, |j| j.submit.as_secs());
+            for job in &mut jobs {
+                let since = (job.submit.as_secs() - first) as f64 * w.arrival_scale;
+                job.submit = placesim_core::SimTime(first.saturating_add(since.round() as u64));
+            }
+        }
         let mut by_rule = vec![0u64; w.rules.len()];
         let mut from_file = 0u64;
         // A rule's or the size mapping's text depends only on the job's size, so each

@@ -1,0 +1,462 @@
+//! Comparing runs: a results directory (one run, the demo's runs side by side, or a sweep's
+//! hive-partitioned dataset) read lazily with polars, runs grouped by configuration, means and
+//! 95 % confidence intervals over replicates.
+
+use crate::ReportError;
+use crate::stats::MeanCi;
+use crate::svg::Quantiles;
+use polars::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// One run's directory and what it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunDir {
+    /// The directory holding its Parquet files.
+    pub dir: PathBuf,
+    /// Its configuration: the partitions of its path below the results directory except
+    /// `replicate=`, joined by spaces (`placement=pbs discipline=easy`); for the demo's
+    /// layout, the directory's name (`easy`).
+    pub config: String,
+}
+
+/// Every directory under `root` (itself included) that holds a `summary.parquet`, in path
+/// order.
+pub fn discover(root: &Path) -> Result<Vec<RunDir>, ReportError> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|source| ReportError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            }
+        }
+        if dir.join("summary.parquet").is_file() {
+            found.push(dir);
+        }
+    }
+    found.sort();
+    if found.is_empty() {
+        return Err(ReportError::NoRuns(root.to_owned()));
+    }
+    Ok(found
+        .into_iter()
+        .map(|dir| {
+            let parts: Vec<String> = dir
+                .strip_prefix(root)
+                .unwrap_or(&dir)
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .filter(|c| !c.starts_with("replicate="))
+                .collect();
+            let config = if parts.is_empty() {
+                "run".to_owned()
+            } else {
+                parts.join(" ")
+            };
+            RunDir { dir, config }
+        })
+        .collect())
+}
+
+/// A summary.parquet column the report compares: its name, its heading, decimals shown, and
+/// whether the terminal table shows it.
+pub struct Metric {
+    /// The column.
+    pub column: &'static str,
+    /// The heading.
+    pub heading: &'static str,
+    /// Decimals shown.
+    pub decimals: usize,
+    /// In the terminal table too (the HTML shows every metric).
+    pub terminal: bool,
+}
+
+const fn m(column: &'static str, heading: &'static str, decimals: usize, terminal: bool) -> Metric {
+    Metric {
+        column,
+        heading,
+        decimals,
+        terminal,
+    }
+}
+
+/// What the report compares, in order (formulas in docs/output-schema.md).
+pub const METRICS: [Metric; 20] = [
+    m("window_jobs", "jobs", 0, false),
+    m("window_wait_mean_s", "mean wait (s)", 0, true),
+    m("window_wait_p95_s", "p95 wait (s)", 0, false),
+    m("window_bsd_mean", "mean BSD", 2, true),
+    m("window_bsd_p95", "p95 BSD", 1, false),
+    m("utilization_allocated", "U_alloc", 4, true),
+    m("utilization_useful", "U_useful", 4, true),
+    m("efficiency", "η", 4, false),
+    m("work_core_hours_per_hour", "work (core-h/h)", 2, true),
+    m("window_throughput_jobs_per_hour", "jobs/h", 2, false),
+    m("makespan_s", "makespan (s)", 0, false),
+    m("loss_of_capacity", "LoC", 4, true),
+    m("loss_of_capacity_frag", "LoC_frag", 4, false),
+    m("head_blocked_idle", "B", 4, false),
+    m("set_fragmentation_time", "E_set", 4, true),
+    m("fragmentation_mean", "mean Φ", 4, true),
+    m("largest_free_share_mean", "mean L", 4, false),
+    m("spanning_fraction", "spanning", 4, true),
+    m("sets_spanned_mean", "mean S", 3, false),
+    m("killed_fraction", "killed", 4, false),
+];
+
+/// One configuration's figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigRow {
+    /// The configuration.
+    pub config: String,
+    /// The policy column of its runs.
+    pub policy: String,
+    /// Its runs (replicates).
+    pub runs: usize,
+    /// Per entry of [`METRICS`], the mean and interval over its runs.
+    pub metrics: Vec<MeanCi>,
+}
+
+/// Per configuration and size class, the distribution of wait and bounded slowdown over all
+/// its runs' jobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeClassRow {
+    /// The configuration.
+    pub config: String,
+    /// `serial`, `one set`, `multi-set` or `parallel`.
+    pub size_class: String,
+    /// Wait, seconds.
+    pub wait: Quantiles,
+    /// Bounded slowdown.
+    pub bsd: Quantiles,
+}
+
+/// Everything the report shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The results directory.
+    pub root: PathBuf,
+    /// The scenario names found.
+    pub scenarios: Vec<String>,
+    /// Runs read.
+    pub runs: usize,
+    /// Per configuration, in order of first appearance.
+    pub configs: Vec<ConfigRow>,
+    /// Wait and BSD by size class.
+    pub size_classes: Vec<SizeClassRow>,
+    /// Per configuration: the share of its jobs spanning 1, 2, 3 and 4 or more sets.
+    pub sets_spanned: Vec<[f64; 4]>,
+    /// Per configuration: (days since the window start, mean utilization over replicates).
+    pub utilization: Vec<Vec<(f64, f64)>>,
+    /// Per configuration: (days, mean Φ over replicates).
+    pub fragmentation: Vec<Vec<(f64, f64)>>,
+}
+
+/// A lazy scan of one file. The configuration comes from [`discover`], so polars' own hive
+/// parsing of the path is off.
+fn scan(path: &Path) -> PolarsResult<LazyFrame> {
+    let args = ScanArgsParquet {
+        hive_options: HiveOptions::new_disabled(),
+        ..ScanArgsParquet::default()
+    };
+    LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), args)
+}
+
+/// Scans `file` in every run, with the run's configuration as column `config`.
+fn scan_all(runs: &[RunDir], file: &str, columns: &[&str]) -> PolarsResult<LazyFrame> {
+    let frames = runs
+        .iter()
+        .map(|r| {
+            let select: Vec<Expr> = columns.iter().map(|c| col(*c)).collect();
+            Ok(scan(&r.dir.join(file))?
+                .select(select)
+                .with_column(lit(r.config.as_str()).alias("config")))
+        })
+        .collect::<PolarsResult<Vec<_>>>()?;
+    concat(frames, UnionArgs::default())
+}
+
+fn f64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<f64>>> {
+    let column = df.column(name)?.cast(&DataType::Float64)?;
+    let ca = column.f64()?;
+    Ok((0..ca.len()).map(|i| ca.get(i)).collect())
+}
+
+fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<String>> {
+    let s = df.column(name)?.as_materialized_series().clone();
+    let ca = s.str()?;
+    Ok((0..ca.len())
+        .map(|i| ca.get(i).unwrap_or_default().to_owned())
+        .collect())
+}
+
+/// Reads the runs under `root` and compares them.
+pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
+    let runs = discover(root)?;
+    let err = |source| ReportError::Polars {
+        path: root.to_owned(),
+        source,
+    };
+    // A sweep's grid order (configs.txt), then any other configuration in path order.
+    let listed = std::fs::read_to_string(root.join("configs.txt")).unwrap_or_default();
+    let order: Vec<String> = listed
+        .lines()
+        .map(str::to_owned)
+        .filter(|c| runs.iter().any(|r| &r.config == c))
+        .chain(runs.iter().map(|r| r.config.clone()))
+        .fold(Vec::new(), |mut v, c| {
+            if !v.contains(&c) {
+                v.push(c);
+            }
+            v
+        });
+    let index_of = |config: &str| order.iter().position(|c| c == config).unwrap_or(0);
+    // Each summary.parquet is checked on its own first, so a missing column names its file.
+    for r in &runs {
+        let path = r.dir.join("summary.parquet");
+        let mut columns: Vec<&str> = METRICS.iter().map(|m| m.column).collect();
+        columns.extend(["scenario", "policy"]);
+        scan(&path)
+            .and_then(|lf| {
+                lf.select(columns.iter().map(|c| col(*c)).collect::<Vec<_>>())
+                    .limit(0)
+                    .collect()
+            })
+            .map_err(|source| ReportError::Polars { path, source })?;
+    }
+    let mut columns: Vec<&str> = METRICS.iter().map(|m| m.column).collect();
+    columns.extend(["scenario", "policy"]);
+    let mut aggs: Vec<Expr> = vec![len().alias("runs"), col("policy").first().alias("policy")];
+    for metric in &METRICS {
+        let c = metric.column;
+        aggs.push(
+            col(c)
+                .cast(DataType::Float64)
+                .mean()
+                .alias(format!("{c}:mean")),
+        );
+        aggs.push(
+            col(c)
+                .cast(DataType::Float64)
+                .std(1)
+                .alias(format!("{c}:std")),
+        );
+        aggs.push(col(c).count().alias(format!("{c}:n")));
+    }
+    let summaries = scan_all(&runs, "summary.parquet", &columns)
+        .map_err(err)?
+        .group_by_stable([col("config")])
+        .agg(aggs)
+        .collect()
+        .map_err(err)?;
+    let scenarios = scan_all(&runs, "summary.parquet", &["scenario"])
+        .map_err(err)?
+        .select([col("scenario").unique_stable()])
+        .collect()
+        .and_then(|df| strs(&df, "scenario"))
+        .map_err(err)?;
+    let configs = (|| -> PolarsResult<Vec<ConfigRow>> {
+        let names = strs(&summaries, "config")?;
+        let policies = strs(&summaries, "policy")?;
+        let counts = f64s(&summaries, "runs")?;
+        let mut per_metric = Vec::new();
+        for metric in &METRICS {
+            let c = metric.column;
+            per_metric.push((
+                f64s(&summaries, &format!("{c}:mean"))?,
+                f64s(&summaries, &format!("{c}:std"))?,
+                f64s(&summaries, &format!("{c}:n"))?,
+            ));
+        }
+        let mut rows: Vec<ConfigRow> = (0..names.len())
+            .map(|i| ConfigRow {
+                config: names[i].clone(),
+                policy: policies[i].clone(),
+                runs: counts[i].unwrap_or(0.0) as usize,
+                metrics: per_metric
+                    .iter()
+                    .map(|(mean, std, n)| {
+                        MeanCi::from_moments(
+                            mean[i].unwrap_or(f64::NAN),
+                            std[i],
+                            n[i].unwrap_or(0.0) as usize,
+                        )
+                    })
+                    .collect(),
+            })
+            .collect();
+        rows.sort_by_key(|r| index_of(&r.config));
+        Ok(rows)
+    })()
+    .map_err(err)?;
+    let size_classes = size_class_rows(&runs).map_err(err)?;
+    let mut sets_spanned = vec![[0.0; 4]; order.len()];
+    let spans = scan_all(&runs, "jobs.parquet", &["groups_spanned"])
+        .map_err(err)?
+        .filter(col("groups_spanned").is_not_null())
+        .with_column(
+            when(col("groups_spanned").gt(lit(4u32)))
+                .then(lit(4u32))
+                .otherwise(col("groups_spanned").cast(DataType::UInt32))
+                .alias("s"),
+        )
+        .group_by([col("config"), col("s")])
+        .agg([len().alias("jobs")])
+        .collect()
+        .map_err(err)?;
+    {
+        let c = strs(&spans, "config").map_err(err)?;
+        let s = f64s(&spans, "s").map_err(err)?;
+        let j = f64s(&spans, "jobs").map_err(err)?;
+        for ((c, s), j) in c.iter().zip(s).zip(j) {
+            let bucket = (s.unwrap_or(1.0) as usize).clamp(1, 4) - 1;
+            sets_spanned[index_of(c)][bucket] += j.unwrap_or(0.0);
+        }
+        for row in &mut sets_spanned {
+            let total: f64 = row.iter().sum();
+            if total > 0.0 {
+                row.iter_mut().for_each(|x| *x /= total);
+            }
+        }
+    }
+    let (utilization, fragmentation) = time_series(&runs, &order).map_err(err)?;
+    Ok(Comparison {
+        root: root.to_owned(),
+        scenarios,
+        runs: runs.len(),
+        configs,
+        size_classes,
+        sets_spanned,
+        utilization,
+        fragmentation,
+    })
+}
+
+/// Quantiles of wait and BSD per configuration and size class, over every job that ran.
+fn size_class_rows(runs: &[RunDir]) -> PolarsResult<Vec<SizeClassRow>> {
+    let qs = [0.1, 0.25, 0.5, 0.75, 0.9];
+    let mut aggs = vec![len().alias("n")];
+    for (c, short) in [("wait_s", "w"), ("bounded_slowdown", "b")] {
+        for q in qs {
+            aggs.push(
+                col(c)
+                    .cast(DataType::Float64)
+                    .quantile(lit(q), QuantileMethod::Nearest)
+                    .alias(format!("{short}{q}")),
+            );
+        }
+        aggs.push(
+            col(c)
+                .cast(DataType::Float64)
+                .mean()
+                .alias(format!("{short}mean")),
+        );
+    }
+    let df = scan_all(
+        runs,
+        "jobs.parquet",
+        &["size_class", "wait_s", "bounded_slowdown"],
+    )?
+    .filter(col("wait_s").is_not_null())
+    .group_by_stable([col("config"), col("size_class")])
+    .agg(aggs)
+    .collect()?;
+    let configs = strs(&df, "config")?;
+    let classes = strs(&df, "size_class")?;
+    let n = f64s(&df, "n")?;
+    let quantiles = |short: &str| -> PolarsResult<Vec<Quantiles>> {
+        let cols = qs
+            .iter()
+            .map(|q| f64s(&df, &format!("{short}{q}")))
+            .collect::<PolarsResult<Vec<_>>>()?;
+        let mean = f64s(&df, &format!("{short}mean"))?;
+        Ok((0..configs.len())
+            .map(|i| Quantiles {
+                q: [0, 1, 2, 3, 4].map(|k| cols[k][i].unwrap_or(0.0)),
+                mean: mean[i].unwrap_or(0.0),
+                n: n[i].unwrap_or(0.0) as u64,
+            })
+            .collect())
+    };
+    let (wait, bsd) = (quantiles("w")?, quantiles("b")?);
+    Ok((0..configs.len())
+        .map(|i| SizeClassRow {
+            config: configs[i].clone(),
+            size_class: classes[i].clone(),
+            wait: wait[i],
+            bsd: bsd[i],
+        })
+        .collect())
+}
+
+/// Points per line of the time-series plots, at most.
+const POINTS: u64 = 400;
+
+type Lines = Vec<Vec<(f64, f64)>>;
+
+/// Utilization and Φ over time per configuration: averaged over replicates at each sample,
+/// then over bins of equal time so each line has at most [`POINTS`] points.
+fn time_series(runs: &[RunDir], order: &[String]) -> PolarsResult<(Lines, Lines)> {
+    let all = scan_all(
+        runs,
+        "timeseries.parquet",
+        &["time_s", "set", "utilization", "fragmentation"],
+    )?
+    .filter(col("set").is_null());
+    let range = all
+        .clone()
+        .select([
+            col("time_s").min().alias("lo"),
+            col("time_s").max().alias("hi"),
+        ])
+        .collect()?;
+    let (lo, hi) = (
+        f64s(&range, "lo")?
+            .first()
+            .copied()
+            .flatten()
+            .unwrap_or(0.0),
+        f64s(&range, "hi")?
+            .first()
+            .copied()
+            .flatten()
+            .unwrap_or(0.0),
+    );
+    let bin = (((hi - lo) / POINTS as f64).ceil() as u64).max(1);
+    let df = all
+        .with_column(
+            ((col("time_s").cast(DataType::UInt64) - lit(lo as u64)) / lit(bin) * lit(bin))
+                .alias("t"),
+        )
+        .group_by([col("config"), col("t")])
+        .agg([
+            col("utilization").mean().alias("u"),
+            col("fragmentation").mean().alias("phi"),
+        ])
+        .sort(["config", "t"], SortMultipleOptions::default())
+        .collect()?;
+    let configs = strs(&df, "config")?;
+    let t = f64s(&df, "t")?;
+    let u = f64s(&df, "u")?;
+    let phi = f64s(&df, "phi")?;
+    let mut util = vec![Vec::new(); order.len()];
+    let mut frag = vec![Vec::new(); order.len()];
+    for i in 0..configs.len() {
+        let Some(k) = order.iter().position(|c| *c == configs[i]) else {
+            continue;
+        };
+        let days = t[i].unwrap_or(0.0) / 86_400.0;
+        if let Some(u) = u[i] {
+            util[k].push((days, u));
+        }
+        if let Some(p) = phi[i] {
+            frag[k].push((days, p));
+        }
+    }
+    Ok((util, frag))
+}

@@ -1,0 +1,184 @@
+//! The comparison as a terminal table and as one self-contained HTML file (inline CSS and
+//! SVG, no scripts, no external resources).
+
+use crate::compare::{Comparison, METRICS};
+use crate::svg::{self, Quantiles, Series, escape};
+use std::fmt::Write as _;
+
+/// The terminal table: one row per configuration, the metrics marked for the terminal, each
+/// as mean ± 95 % CI half-width over its runs.
+pub fn render_terminal(c: &Comparison) -> String {
+    let shown: Vec<usize> = (0..METRICS.len())
+        .filter(|&i| METRICS[i].terminal)
+        .collect();
+    let mut header = vec!["configuration".to_owned(), "runs".to_owned()];
+    header.extend(shown.iter().map(|&i| METRICS[i].heading.to_owned()));
+    let mut rows = vec![header];
+    for r in &c.configs {
+        let mut row = vec![r.config.clone(), r.runs.to_string()];
+        row.extend(
+            shown
+                .iter()
+                .map(|&i| r.metrics[i].format(METRICS[i].decimals)),
+        );
+        rows.push(row);
+    }
+    let mut widths = vec![0; rows[0].len()];
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in &rows {
+        for (i, (cell, w)) in row.iter().zip(&widths).enumerate() {
+            let pad = w - cell.chars().count();
+            if i == 0 {
+                let _ = write!(out, "{cell}{}", " ".repeat(pad));
+            } else {
+                let _ = write!(out, "  {}{cell}", " ".repeat(pad));
+            }
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "Means over runs ± 95 % confidence half-widths (Student's t); the window's jobs and \
+         integrals, see docs/output-schema.md."
+    );
+    out
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;\
+color:#222;line-height:1.4}h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.8em;\
+border-bottom:1px solid #ddd}table{border-collapse:collapse;font-size:12px}\
+td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}\
+th{background:#f4f4f4;position:sticky;top:0}td:first-child,th:first-child{text-align:left}\
+.scroll{overflow-x:auto}.note{color:#555;font-size:13px}figure{margin:1em 0}";
+
+/// The self-contained HTML report.
+pub fn render_html(c: &Comparison) -> String {
+    let mut out = String::new();
+    let title = format!("placesim report: {}", c.scenarios.join(", "));
+    let _ = write!(
+        out,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>\
+         <style>{STYLE}</style></head><body><h1>{}</h1>",
+        escape(&title),
+        escape(&title)
+    );
+    let _ = write!(
+        out,
+        "<p class=\"note\">{} runs in {} configurations, read from <code>{}</code>. Each \
+         figure is the mean over a configuration's runs (its replicates, each with its own \
+         seed) ± the half-width of a 95 % confidence interval (Student's t); job statistics \
+         cover the jobs submitted in each run's measurement window, system metrics are \
+         integrals over it. Formulas: docs/output-schema.md.</p>",
+        c.runs,
+        c.configs.len(),
+        escape(&c.root.display().to_string())
+    );
+    out.push_str("<h2>Runs compared</h2><div class=\"scroll\"><table><tr><th>configuration</th><th>policy</th><th>runs</th>");
+    for m in &METRICS {
+        let _ = write!(out, "<th>{}</th>", escape(m.heading));
+    }
+    out.push_str("</tr>");
+    for r in &c.configs {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td>",
+            escape(&r.config),
+            escape(&r.policy),
+            r.runs
+        );
+        for (m, v) in METRICS.iter().zip(&r.metrics) {
+            let _ = write!(out, "<td>{}</td>", escape(&v.format(m.decimals)));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table></div>");
+    let names: Vec<String> = c.configs.iter().map(|r| r.config.clone()).collect();
+    let series = |lines: &[Vec<(f64, f64)>]| -> Vec<Series> {
+        names
+            .iter()
+            .zip(lines)
+            .map(|(n, p)| Series {
+                name: n.clone(),
+                points: p.clone(),
+            })
+            .collect()
+    };
+    out.push_str("<h2>Utilization over time</h2><figure>");
+    out.push_str(&svg::line_chart(
+        "Share of ncpus held by jobs (mean over runs, binned)",
+        "days since the window start",
+        "utilization",
+        &series(&c.utilization),
+        (0.0, 1.0),
+    ));
+    out.push_str("</figure><h2>Fragmentation over time</h2><figure>");
+    out.push_str(&svg::line_chart(
+        "Φ = 1 − Σ f_k² / F² over the topology sets (mean over runs, binned)",
+        "days since the window start",
+        "Φ",
+        &series(&c.fragmentation),
+        (0.0, 1.0),
+    ));
+    out.push_str(
+        "</figure><p class=\"note\">Gaps: instants with no free ncpus, where Φ is undefined. \
+         Φ is 0 when every free ncpu lies in one set and grows as free ncpus scatter over \
+         sets.</p>",
+    );
+    let mut classes: Vec<String> = Vec::new();
+    for r in &c.size_classes {
+        if !classes.contains(&r.size_class) {
+            classes.push(r.size_class.clone());
+        }
+    }
+    for (label, pick, unit) in [
+        ("Wait by job size class", 0, "wait (s) + 1, log scale"),
+        (
+            "Bounded slowdown by job size class",
+            1,
+            "bounded slowdown + 1, log scale",
+        ),
+    ] {
+        let panels: Vec<(String, Vec<Option<Quantiles>>)> = classes
+            .iter()
+            .map(|class| {
+                let boxes = names
+                    .iter()
+                    .map(|config| {
+                        c.size_classes
+                            .iter()
+                            .find(|r| &r.config == config && &r.size_class == class)
+                            .map(|r| if pick == 0 { r.wait } else { r.bsd })
+                    })
+                    .collect();
+                (class.clone(), boxes)
+            })
+            .collect();
+        let _ = write!(out, "<h2>{label}</h2><figure>");
+        out.push_str(&svg::box_panels(
+            "Whiskers p10–p90, box p25–p75, bar median, dot mean (all jobs of all runs)",
+            unit,
+            &panels,
+            &names,
+        ));
+        out.push_str("</figure>");
+    }
+    out.push_str("<h2>Sets spanned</h2><figure>");
+    let parts = ["1 set", "2 sets", "3 sets", "4+ sets"].map(str::to_owned);
+    let shares: Vec<(String, Vec<f64>)> = names
+        .iter()
+        .zip(&c.sets_spanned)
+        .map(|(n, s)| (n.clone(), s.to_vec()))
+        .collect();
+    out.push_str(&svg::share_bars(
+        "Share of jobs by the number of topology sets their vnodes span",
+        &parts,
+        &shares,
+    ));
+    out.push_str("</figure></body></html>\n");
+    out
+}
