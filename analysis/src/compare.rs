@@ -395,68 +395,79 @@ fn size_class_rows(runs: &[RunDir]) -> PolarsResult<Vec<SizeClassRow>> {
 }
 
 /// Points per line of the time-series plots, at most.
-const POINTS: u64 = 400;
+const POINTS: u64 = 200;
 
 type Lines = Vec<Vec<(f64, f64)>>;
 
-/// Utilization and Φ over time per configuration: averaged over replicates at each sample,
-/// then over bins of equal time so each line has at most [`POINTS`] points.
+/// Utilization and Φ over time per configuration: averaged over replicates at each sample
+/// (polars), then over bins of equal time from the configuration's first sample, so each line
+/// has at most [`POINTS`] points.
 fn time_series(runs: &[RunDir], order: &[String]) -> PolarsResult<(Lines, Lines)> {
-    let all = scan_all(
+    let df = scan_all(
         runs,
         "timeseries.parquet",
         &["time_s", "set", "utilization", "fragmentation"],
     )?
-    .filter(col("set").is_null());
-    let range = all
-        .clone()
-        .select([
-            col("time_s").min().alias("lo"),
-            col("time_s").max().alias("hi"),
-        ])
-        .collect()?;
-    let (lo, hi) = (
-        f64s(&range, "lo")?
-            .first()
-            .copied()
-            .flatten()
-            .unwrap_or(0.0),
-        f64s(&range, "hi")?
-            .first()
-            .copied()
-            .flatten()
-            .unwrap_or(0.0),
-    );
-    let bin = (((hi - lo) / POINTS as f64).ceil() as u64).max(1);
-    let df = all
-        .with_column(
-            ((col("time_s").cast(DataType::UInt64) - lit(lo as u64)) / lit(bin) * lit(bin))
-                .alias("t"),
-        )
-        .group_by([col("config"), col("t")])
-        .agg([
-            col("utilization").mean().alias("u"),
-            col("fragmentation").mean().alias("phi"),
-        ])
-        .sort(["config", "t"], SortMultipleOptions::default())
-        .collect()?;
+    .filter(col("set").is_null())
+    .group_by([col("config"), col("time_s")])
+    .agg([
+        col("utilization").mean().alias("u"),
+        col("fragmentation").mean().alias("phi"),
+    ])
+    .sort(["config", "time_s"], SortMultipleOptions::default())
+    .collect()?;
     let configs = strs(&df, "config")?;
-    let t = f64s(&df, "t")?;
+    let t = f64s(&df, "time_s")?;
     let u = f64s(&df, "u")?;
     let phi = f64s(&df, "phi")?;
     let mut util = vec![Vec::new(); order.len()];
     let mut frag = vec![Vec::new(); order.len()];
-    for i in 0..configs.len() {
-        let Some(k) = order.iter().position(|c| *c == configs[i]) else {
-            continue;
-        };
-        let days = t[i].unwrap_or(0.0) / 86_400.0;
-        if let Some(u) = u[i] {
-            util[k].push((days, u));
+    let mut from = 0;
+    while from < configs.len() {
+        let to = (from..configs.len())
+            .find(|&i| configs[i] != configs[from])
+            .unwrap_or(configs.len());
+        if let Some(k) = order.iter().position(|c| *c == configs[from]) {
+            let first = t[from].unwrap_or(0.0);
+            let last = t[to - 1].unwrap_or(first);
+            let bin = ((last - first) / POINTS as f64).ceil().max(1.0);
+            util[k] = binned(first, bin, (from..to).map(|i| (t[i], u[i])));
+            frag[k] = binned(first, bin, (from..to).map(|i| (t[i], phi[i])));
         }
-        if let Some(p) = phi[i] {
-            frag[k].push((days, p));
-        }
+        from = to;
     }
     Ok((util, frag))
+}
+
+/// Means of `points` over bins of `bin` seconds from `first`, as (days since `first`, mean);
+/// points without a value are left out, and bins without any are gaps.
+fn binned(
+    first: f64,
+    bin: f64,
+    points: impl Iterator<Item = (Option<f64>, Option<f64>)>,
+) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    let mut current: Option<(f64, f64, u32)> = None;
+    for (t, v) in points {
+        let (Some(t), Some(v)) = (t, v) else {
+            continue;
+        };
+        let start = first + ((t - first) / bin).floor() * bin;
+        match &mut current {
+            Some((s, sum, n)) if *s == start => {
+                *sum += v;
+                *n += 1;
+            }
+            _ => {
+                if let Some((s, sum, n)) = current {
+                    out.push(((s - first) / 86_400.0, sum / f64::from(n)));
+                }
+                current = Some((start, v, 1));
+            }
+        }
+    }
+    if let Some((s, sum, n)) = current {
+        out.push(((s - first) / 86_400.0, sum / f64::from(n)));
+    }
+    out
 }

@@ -98,36 +98,61 @@ pub fn render_html(c: &Comparison) -> String {
     }
     out.push_str("</table></div>");
     let names: Vec<String> = c.configs.iter().map(|r| r.config.clone()).collect();
-    let series = |lines: &[Vec<(f64, f64)>]| -> Vec<Series> {
-        names
-            .iter()
-            .zip(lines)
-            .map(|(n, p)| Series {
-                name: n.clone(),
-                points: p.clone(),
-            })
-            .collect()
+    let (panels, rests, colours) = split(&names);
+    // One chart per panel (a sweep's first axis), one line per configuration in it.
+    let charts = |title: &str, y_label: &str, lines: &[Vec<(f64, f64)>]| -> String {
+        let mut html = String::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for panel in &panels {
+            if seen.contains(&panel.as_str()) {
+                continue;
+            }
+            seen.push(panel);
+            let series: Vec<Series> = (0..names.len())
+                .filter(|&i| panels[i] == *panel)
+                .map(|i| Series {
+                    name: rests[i].clone(),
+                    colour: colours[i],
+                    points: lines[i].clone(),
+                })
+                .collect();
+            let title = if panel.is_empty() {
+                title.to_owned()
+            } else {
+                format!("{title}: {panel}")
+            };
+            html.push_str("<figure>");
+            html.push_str(&svg::line_chart(
+                &title,
+                "days since the window start",
+                y_label,
+                &series,
+                (0.0, 1.0),
+            ));
+            html.push_str("</figure>");
+        }
+        html
     };
-    out.push_str("<h2>Utilization over time</h2><figure>");
-    out.push_str(&svg::line_chart(
-        "Share of ncpus held by jobs (mean over runs, binned)",
-        "days since the window start",
+    out.push_str("<h2>Utilization over time</h2>");
+    out.push_str(&charts(
+        "Share of ncpus held by jobs",
         "utilization",
-        &series(&c.utilization),
-        (0.0, 1.0),
-    ));
-    out.push_str("</figure><h2>Fragmentation over time</h2><figure>");
-    out.push_str(&svg::line_chart(
-        "Φ = 1 − Σ f_k² / F² over the topology sets (mean over runs, binned)",
-        "days since the window start",
-        "Φ",
-        &series(&c.fragmentation),
-        (0.0, 1.0),
+        &c.utilization,
     ));
     out.push_str(
-        "</figure><p class=\"note\">Gaps: instants with no free ncpus, where Φ is undefined. \
-         Φ is 0 when every free ncpu lies in one set and grows as free ncpus scatter over \
-         sets.</p>",
+        "<p class=\"note\">Mean over a configuration's runs at each sample, then over \
+         equal bins of time (at most 200 points a line).</p>",
+    );
+    out.push_str("<h2>Fragmentation over time</h2>");
+    out.push_str(&charts(
+        "Φ = 1 − Σ f_k² / F² over the topology sets",
+        "Φ",
+        &c.fragmentation,
+    ));
+    out.push_str(
+        "<p class=\"note\">Φ is undefined while no ncpu is free; such samples are left \
+         out of the bins. Φ is 0 when every free ncpu lies in one set and grows as free \
+         ncpus scatter over sets.</p>",
     );
     let mut classes: Vec<String> = Vec::new();
     for r in &c.size_classes {
@@ -143,7 +168,7 @@ pub fn render_html(c: &Comparison) -> String {
             "bounded slowdown + 1, log scale",
         ),
     ] {
-        let panels: Vec<(String, Vec<Option<Quantiles>>)> = classes
+        let boxes: Vec<(String, Vec<Option<Quantiles>>)> = classes
             .iter()
             .map(|class| {
                 let boxes = names
@@ -162,8 +187,9 @@ pub fn render_html(c: &Comparison) -> String {
         out.push_str(&svg::box_panels(
             "Whiskers p10–p90, box p25–p75, bar median, dot mean (all jobs of all runs)",
             unit,
-            &panels,
+            &boxes,
             &names,
+            &colours,
         ));
         out.push_str("</figure>");
     }
@@ -181,4 +207,54 @@ pub fn render_html(c: &Comparison) -> String {
     ));
     out.push_str("</figure></body></html>\n");
     out
+}
+
+/// Splits configuration names into a panel and the rest: when every name has two partitions
+/// or more and the first takes several values (a sweep's first axis), the first partition is
+/// the panel; otherwise there is one panel, `""`. Each rest gets a colour, the same in every
+/// panel.
+fn split(names: &[String]) -> (Vec<String>, Vec<String>, Vec<usize>) {
+    let parts: Vec<Option<(&str, &str)>> = names.iter().map(|n| n.split_once(' ')).collect();
+    let firsts: Vec<&str> = parts.iter().flatten().map(|p| p.0).collect();
+    let several = firsts.iter().any(|f| *f != firsts[0]);
+    let (panels, rests): (Vec<String>, Vec<String>) =
+        if several && parts.iter().all(Option::is_some) {
+            parts
+                .iter()
+                .flatten()
+                .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+                .unzip()
+        } else {
+            (vec![String::new(); names.len()], names.to_vec())
+        };
+    let mut distinct: Vec<&str> = Vec::new();
+    let colours = rests
+        .iter()
+        .map(|r| match distinct.iter().position(|d| d == r) {
+            Some(i) => i,
+            None => {
+                distinct.push(r);
+                distinct.len() - 1
+            }
+        })
+        .collect();
+    (panels, rests, colours)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn the_first_axis_becomes_panels_and_the_rest_keeps_its_colour() {
+        let names: Vec<String> = ["l=a p=x", "l=a p=y", "l=b p=x", "l=b p=y"]
+            .map(String::from)
+            .to_vec();
+        let (panels, rests, colours) = split(&names);
+        assert_eq!(panels, ["l=a", "l=a", "l=b", "l=b"]);
+        assert_eq!(rests, ["p=x", "p=y", "p=x", "p=y"]);
+        assert_eq!(colours, [0, 1, 0, 1]);
+        let single: Vec<String> = ["easy", "fcfs"].map(String::from).to_vec();
+        assert_eq!(split(&single).0, ["", ""]);
+    }
 }

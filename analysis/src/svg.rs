@@ -81,8 +81,15 @@ fn open(out: &mut String, height: f64, title: &str) {
 pub struct Series {
     /// Its name in the legend.
     pub name: String,
+    /// Its colour, an index into [`PALETTE`] (the same series keeps its colour across charts).
+    pub colour: usize,
     /// Points (x, y) in x order.
     pub points: Vec<(f64, f64)>,
+}
+
+/// Pixels a label of `text` takes at 11–12 px.
+fn text_width(text: &str) -> f64 {
+    text.chars().count() as f64 * 6.6
 }
 
 /// Lines over a shared x axis (`x_label`, e.g. days), y from `y_range`.
@@ -93,7 +100,8 @@ pub fn line_chart(
     series: &[Series],
     y_range: (f64, f64),
 ) -> String {
-    let legend_rows = series.len().div_ceil(3);
+    let per_row = legend_columns(series.iter().map(|s| s.name.as_str()));
+    let legend_rows = series.len().div_ceil(per_row);
     let plot_h = 220.0;
     let height = TOP + plot_h + 40.0 + 18.0 * legend_rows as f64;
     let mut out = String::new();
@@ -144,7 +152,7 @@ pub fn line_chart(
         TOP + plot_h / 2.0,
         escape(y_label)
     );
-    for (i, s) in series.iter().enumerate() {
+    for s in series {
         let mut d = String::new();
         for (k, &(x, y)) in s.points.iter().enumerate() {
             if y.is_finite() {
@@ -160,27 +168,35 @@ pub fn line_chart(
         let _ = write!(
             out,
             r#"<path d="{d}" fill="none" stroke="{}" stroke-width="1.3" stroke-opacity="0.85"/>"#,
-            colour(i)
+            colour(s.colour)
         );
     }
     legend(
         &mut out,
-        series.iter().map(|s| s.name.as_str()),
+        series.iter().map(|s| (s.name.as_str(), s.colour)),
         TOP + plot_h + 44.0,
     );
     out.push_str("</svg>");
     out
 }
 
-fn legend<'a>(out: &mut String, names: impl Iterator<Item = &'a str>, y: f64) {
-    for (i, name) in names.enumerate() {
-        let x = LEFT + (i % 3) as f64 * 220.0;
-        let y = y + (i / 3) as f64 * 18.0;
+/// How many legend entries fit on one row.
+fn legend_columns<'a>(names: impl Iterator<Item = &'a str>) -> usize {
+    let widest = names.map(text_width).fold(0.0, f64::max) + 28.0;
+    (((W - LEFT - RIGHT) / widest).floor() as usize).clamp(1, 4)
+}
+
+fn legend<'a>(out: &mut String, entries: impl Iterator<Item = (&'a str, usize)> + Clone, y: f64) {
+    let per_row = legend_columns(entries.clone().map(|e| e.0));
+    let column = (W - LEFT - RIGHT) / per_row as f64;
+    for (i, (name, c)) in entries.enumerate() {
+        let x = LEFT + (i % per_row) as f64 * column;
+        let y = y + (i / per_row) as f64 * 18.0;
         let _ = write!(
             out,
-            r#"<rect x="{x}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{}" y="{:.1}">{}</text>"#,
+            r#"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
             y - 10.0,
-            colour(i),
+            colour(c),
             x + 16.0,
             y,
             escape(name)
@@ -200,12 +216,13 @@ pub struct Quantiles {
 }
 
 /// Box plots on a log axis (values + 1, so zeros show): one panel per class, one box per
-/// series inside it.
+/// series inside it, coloured by `colours` (indices into [`PALETTE`]).
 pub fn box_panels(
     title: &str,
     x_label: &str,
     classes: &[(String, Vec<Option<Quantiles>>)],
     series: &[String],
+    colours: &[usize],
 ) -> String {
     let row = 16.0;
     let panel_h = row * series.len() as f64 + 22.0;
@@ -213,8 +230,7 @@ pub fn box_panels(
     let height = plot_top + panel_h * classes.len() as f64 + 40.0;
     let mut out = String::new();
     open(&mut out, height, title);
-    let label_w = 150.0;
-    let left = LEFT + label_w - 40.0;
+    let left = series.iter().map(|s| text_width(s)).fold(60.0, f64::max) + 16.0;
     let pw = W - left - RIGHT;
     let hi = classes
         .iter()
@@ -261,7 +277,7 @@ pub fn box_panels(
                 continue;
             };
             let [p10, p25, p50, p75, p90] = b.q.map(sx);
-            let col = colour(i);
+            let col = colour(colours.get(i).copied().unwrap_or(i));
             let _ = write!(
                 out,
                 r##"<line x1="{p10:.1}" x2="{p90:.1}" y1="{yc:.1}" y2="{yc:.1}" stroke="{col}"/><rect x="{p25:.1}" y="{:.1}" width="{:.1}" height="10" fill="{col}" fill-opacity="0.35" stroke="{col}"/><line x1="{p50:.1}" x2="{p50:.1}" y1="{:.1}" y2="{:.1}" stroke="{col}" stroke-width="2"/><circle cx="{:.1}" cy="{yc:.1}" r="2.5" fill="#000"/><title>{}: n = {}, p10 {:.1}, p25 {:.1}, median {:.1}, p75 {:.1}, p90 {:.1}, mean {:.1}</title>"##,
@@ -291,7 +307,11 @@ pub fn share_bars(title: &str, parts: &[String], series: &[(String, Vec<f64>)]) 
     let height = TOP + 8.0 + row * series.len() as f64 + 50.0;
     let mut out = String::new();
     open(&mut out, height, title);
-    let left = LEFT + 110.0;
+    let left = series
+        .iter()
+        .map(|(name, _)| text_width(name))
+        .fold(60.0, f64::max)
+        + 16.0;
     let pw = W - left - RIGHT;
     for (i, (name, shares)) in series.iter().enumerate() {
         let y = TOP + 8.0 + row * i as f64;
@@ -328,7 +348,7 @@ pub fn share_bars(title: &str, parts: &[String], series: &[(String, Vec<f64>)]) 
     }
     legend(
         &mut out,
-        parts.iter().map(String::as_str),
+        parts.iter().map(String::as_str).zip(0..),
         TOP + 8.0 + row * series.len() as f64 + 24.0,
     );
     out.push_str("</svg>");
@@ -358,6 +378,7 @@ mod tests {
             "share",
             &[Series {
                 name: "a<b".into(),
+                colour: 0,
                 points: vec![(0.0, 0.1), (1.0, 0.9)],
             }],
             (0.0, 1.0),

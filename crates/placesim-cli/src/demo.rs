@@ -48,10 +48,16 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
     }
     let table = placesim_analysis::report(&args.out)?;
     println!("{table}");
+    // The comparison report over the same files: the table with the window metrics, and the
+    // HTML with its plots.
+    let html = args.out.join("report.html");
+    let (_, comparison) = placesim_analysis::html_report(&args.out, &html)?;
+    println!("{comparison}");
     println!(
-        "Results: {}/*/jobs.parquet, summary.parquet; report: {}",
+        "Results: {}/*/jobs.parquet, summary.parquet, timeseries.parquet; reports: {} and {}",
         args.out.display(),
-        args.out.join("report.md").display()
+        args.out.join("report.md").display(),
+        html.display()
     );
     Ok(())
 }

@@ -189,6 +189,18 @@ fn demo_compares_fcfs_and_easy_on_kth_and_writes_a_report() {
     }
     // EASY waits far less than FCFS on this trace.
     assert!(rows[0].wait_mean_s * 10.0 < rows[1].wait_mean_s);
+    // It ends with the comparison report: the table on stdout, the HTML beside the results.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let comparison = placesim_analysis::compare(&out).unwrap();
+    let names: Vec<&str> = comparison
+        .configs
+        .iter()
+        .map(|c| c.config.as_str())
+        .collect();
+    assert_eq!(names, ["easy", "fcfs"]);
+    let wait = comparison.configs[1].metrics[1].format(0);
+    assert!(text(&o.stdout).contains(&wait), "{}", text(&o.stdout));
+    assert!(html.contains(&wait) && html.contains("Utilization over time"));
 }
 
 fn repo_file(rel: &str) -> String {

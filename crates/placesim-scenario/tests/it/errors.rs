@@ -215,3 +215,21 @@ fn outage_and_failure_model_errors_name_their_key() {
         "test.toml:5:14: key `failures.on_failure`: unknown value `retry`: expected one of requeue, kill"
     );
 }
+
+#[test]
+fn bad_metrics_and_arrival_scale_name_their_keys() {
+    assert_eq!(
+        error_of(&format!("{BASE}[metrics]\nwarmup = \"lots\"\n")),
+        "test.toml:5:10: key `metrics.warmup`: expected a duration [[[DD:]HH:]MM:]SS or a share of the jobs \"N%\" (below 50%), found `lots`"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[metrics]\nsample_every = -3\n")),
+        "test.toml:5:16: key `metrics.sample_every`: expected a duration [[[DD:]HH:]MM:]SS or seconds, found integer"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[workload]\ntrace = \"t.swf\"\narrival_scale = 0.0\n"
+        )),
+        "test.toml:6:17: key `workload.arrival_scale`: expected a number above 0 and at most 1000, found 0"
+    );
+}

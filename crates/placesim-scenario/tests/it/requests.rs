@@ -224,3 +224,55 @@ swf_queues = [3]
     );
     assert_eq!(nodeset(2), None);
 }
+
+#[test]
+fn arrival_scale_compresses_submits_from_the_first_and_keeps_their_order() {
+    let dir = tempfile::tempdir().unwrap();
+    // Submits 0, 1, ..., 9 (one a second), scaled by 0.5: 0, 0.5 → 1 (rounded half away),
+    // 1, 1.5 → 2, ...
+    let jobs: Vec<(u64, u32, u32, u32)> = (1..=10).map(|i| (i, 1, 1, 1)).collect();
+    let w = scenario_with(dir.path(), "arrival_scale = 0.5\n", &jobs);
+    let submits: Vec<u64> = w
+        .trace
+        .workload
+        .jobs()
+        .iter()
+        .map(|j| j.submit.as_secs())
+        .collect();
+    assert_eq!(submits, [0, 1, 1, 2, 2, 3, 3, 4, 4, 5]);
+}
+
+#[test]
+fn metrics_windows_trim_by_share_of_jobs_or_by_time() {
+    use placesim_scenario::{MetricsSettings, Trim};
+    let dir = tempfile::tempdir().unwrap();
+    let jobs: Vec<(u64, u32, u32, u32)> = (1..=20).map(|i| (i, 1, 1, 1)).collect();
+    let w = scenario_with(dir.path(), "", &jobs);
+    let cluster = placesim_core::Cluster::homogeneous(4, 1).unwrap();
+    let window = |warmup, cooldown| {
+        let m = MetricsSettings {
+            sample_every: None,
+            warmup,
+            cooldown,
+        };
+        let c = m.monitor_config(&cluster, None, &w.trace.workload);
+        (
+            c.window_start.map(|t| t.as_secs()),
+            c.window_end.map(|t| t.as_secs()),
+        )
+    };
+    // 20 jobs submitted at 0..=19: 10 % leaves out the first two and the last two.
+    assert_eq!(
+        window(Trim::JobShare(0.1), Trim::JobShare(0.1)),
+        (Some(2), Some(17))
+    );
+    assert_eq!(
+        window(Trim::Seconds(5), Trim::Seconds(4)),
+        (Some(5), Some(15))
+    );
+    assert_eq!(window(Trim::None, Trim::None), (None, None));
+    assert_eq!(Trim::parse("5%"), Some(Trim::JobShare(0.05)));
+    assert_eq!(Trim::parse("1:00:00"), Some(Trim::Seconds(3600)));
+    assert_eq!(Trim::parse("0"), Some(Trim::None));
+    assert_eq!(Trim::parse("60%"), None);
+}
