@@ -65,14 +65,19 @@ fn one_and_two_threads_give_byte_identical_results_and_shards_add_up() {
     sweep(&b, &["--threads", "2"]);
     let one = files(&a);
     // 2 disciplines × 2 placements × 1 noise × 2 replicates, 4 files each (jobs, summary,
-    // timeseries, run.toml).
-    assert_eq!(one.len(), 8 * 4);
+    // timeseries, run.toml), and the grid's order.
+    assert_eq!(one.len(), 8 * 4 + 1);
+    assert_eq!(
+        std::str::from_utf8(&one[Path::new("configs.txt")]).unwrap(),
+        "discipline=fcfs sets=none noise=0.1\ndiscipline=fcfs sets=pbs noise=0.1\n\
+         discipline=easy sets=none noise=0.1\ndiscipline=easy sets=pbs noise=0.1\n"
+    );
     assert!(one.contains_key(Path::new(
         "discipline=easy/sets=pbs/noise=0.1/replicate=1/summary.parquet"
     )));
     assert!(one == files(&b), "1 and 2 threads differ");
     sweep(&c, &["--shard", "0/3"]);
-    assert_eq!(files(&c).len(), 3 * 4, "runs 0, 3, 6");
+    assert_eq!(files(&c).len(), 3 * 4 + 1, "runs 0, 3, 6");
     sweep(&c, &["--shard", "1/3"]);
     sweep(&c, &["--shard", "2/3"]);
     assert!(one == files(&c), "the shards together are the whole sweep");
