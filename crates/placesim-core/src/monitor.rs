@@ -138,29 +138,25 @@ pub struct OccupancyStats {
     pub queue_job_seconds: u128,
 }
 
-/// The monitor's running state; lives in the kernel.
+/// The monitor's running state; lives in the kernel. The per-set free ncpus and the idle
+/// ncpus are kept by the state itself ([`crate::state::Watch`]), in the loop that applies
+/// allocations; the monitor reads them once per instant.
 #[derive(Debug, Clone)]
 pub(crate) struct Monitor {
     config: MonitorConfig,
-    /// Per vnode: ncpus usable by a new job (0 when down or held exclusively), and its
-    /// ncpus. A vnode with ncpus is idle (no job, up) exactly when all of them are usable.
-    vnode_free: Vec<u64>,
-    vnode_cap: Vec<u64>,
-    set_free: Vec<u64>,
-    free_total: u64,
-    /// Σ f_k², settled with each instant.
-    free_sq: u128,
-    /// Whether a set's free ncpus changed since the last settle.
-    changed: bool,
-    idle_ncpus: u64,
     down_ncpus: u64,
     job_ncpus: u64,
     /// Waiting jobs' ncpus, as a multiset.
     waiting: BTreeMap<u64, u32>,
     queue_len: u64,
     head_ncpus: Option<u64>,
-    /// Scalars settled at the end of the last instant.
+    /// Settled at the end of the last instant: F, Σ f_k², max f_k, idle ncpus, and the
+    /// watch's version they were computed from.
+    free_total: u64,
+    free_sq: u128,
     largest_free: u64,
+    idle_ncpus: u64,
+    seen_version: Option<u64>,
     /// The last instant seen, and the next sample's time.
     last: Option<SimTime>,
     next_sample: Option<SimTime>,
@@ -168,71 +164,30 @@ pub(crate) struct Monitor {
 }
 
 impl Monitor {
-    pub(crate) fn new(config: MonitorConfig, state: &ClusterState) -> Monitor {
-        let cluster = state.cluster();
-        let n = cluster.n_vnodes();
+    /// A monitor of `config`'s sets; has `state` keep their tallies from now on.
+    pub(crate) fn new(config: MonitorConfig, state: &mut ClusterState) -> Monitor {
+        state.watch_sets(config.sets.set_of.clone().into(), config.sets.len());
         let mut m = Monitor {
-            vnode_free: vec![0; n],
-            vnode_cap: (0..n)
-                .map(|v| cluster.ncpus_capacity(VnodeId::from_index(v)))
-                .collect(),
-            set_free: vec![0; config.sets.len()],
-            free_total: 0,
-            free_sq: 0,
-            changed: true,
-            idle_ncpus: 0,
             down_ncpus: 0,
             job_ncpus: 0,
             waiting: BTreeMap::new(),
             queue_len: 0,
             head_ncpus: None,
+            free_total: 0,
+            free_sq: 0,
             largest_free: 0,
+            idle_ncpus: 0,
+            seen_version: None,
             last: None,
             next_sample: None,
             stats: OccupancyStats {
-                capacity_ncpus: cluster.capacity_total(ConsumableIdx::NCPUS),
+                capacity_ncpus: state.cluster().capacity_total(ConsumableIdx::NCPUS),
                 ..OccupancyStats::default()
             },
             config,
         };
-        for v in 0..n {
-            m.touch(state, VnodeId::from_index(v));
-        }
-        m.settle(None, 0);
+        m.settle(state, None, 0);
         m
-    }
-
-    /// Re-reads vnode `v` from the state after a change.
-    #[inline]
-    pub(crate) fn touch(&mut self, state: &ClusterState, v: VnodeId) {
-        let i = v.index();
-        let free = if state.eligible().contains(i) {
-            state.free(v, ConsumableIdx::NCPUS)
-        } else {
-            0
-        };
-        let old = self.vnode_free[i];
-        if free == old {
-            return;
-        }
-        let set = self.config.sets.set_of[i] as usize;
-        self.set_free[set] = self.set_free[set] - old + free;
-        self.changed = true;
-        self.free_total = self.free_total - old + free;
-        self.vnode_free[i] = free;
-        let cap = self.vnode_cap[i];
-        if free == cap {
-            self.idle_ncpus += cap;
-        } else if old == cap {
-            self.idle_ncpus -= cap;
-        }
-    }
-
-    /// [`Monitor::touch`] for each of `vnodes`.
-    pub(crate) fn touch_all(&mut self, state: &ClusterState, vnodes: &[VnodeId]) {
-        for &v in vnodes {
-            self.touch(state, v);
-        }
     }
 
     /// A vnode went down (`true`) or came back.
@@ -243,7 +198,6 @@ impl Monitor {
         } else {
             self.down_ncpus -= cap;
         }
-        self.touch(state, v);
     }
 
     /// A job of `ncpus` joined the queue (submitted or requeued).
@@ -268,18 +222,29 @@ impl Monitor {
     }
 
     /// The instant is settled: the queue after the pass, its head's ncpus if any.
-    pub(crate) fn settle(&mut self, head_ncpus: Option<u64>, queue_len: usize) {
+    pub(crate) fn settle(
+        &mut self,
+        state: &ClusterState,
+        head_ncpus: Option<u64>,
+        queue_len: usize,
+    ) {
         self.head_ncpus = head_ncpus;
         self.queue_len = queue_len as u64;
-        if !self.changed {
+        let Some(watch) = state.watch() else {
+            return;
+        };
+        self.idle_ncpus = watch.idle_ncpus;
+        if self.seen_version == Some(watch.version) {
             return;
         }
-        self.changed = false;
-        let (mut largest, mut sq) = (0u64, 0u128);
-        for &f in &self.set_free {
+        self.seen_version = Some(watch.version);
+        let (mut total, mut largest, mut sq) = (0u64, 0u64, 0u128);
+        for &f in &watch.set_free {
+            total += f;
             largest = largest.max(f);
             sq += u128::from(f) * u128::from(f);
         }
+        self.free_total = total;
         self.largest_free = largest;
         self.free_sq = sq;
     }
@@ -297,7 +262,12 @@ impl Monitor {
 
     /// The clock moves to `now`: the settled state held over [last, now). Adds it to the
     /// integrals (within the window) and emits the samples that fall in it.
-    pub(crate) fn advance(&mut self, now: SimTime, emit: &mut dyn FnMut(&Sample<'_>)) {
+    pub(crate) fn advance(
+        &mut self,
+        now: SimTime,
+        state: &ClusterState,
+        emit: &mut dyn FnMut(&Sample<'_>),
+    ) {
         let Some(last) = self.last else {
             let start = self.config.window_start.unwrap_or(now);
             self.stats.window_start = start;
@@ -324,7 +294,7 @@ impl Monitor {
                         head_blocked: self.head_ncpus.is_some(),
                         fragmentation: self.fragmentation(),
                         largest_free_share: self.largest_free_share(),
-                        set_free_ncpus: &self.set_free,
+                        set_free_ncpus: state.watch().map_or(&[], |w| &w.set_free),
                     });
                 }
                 at = SimTime(at.as_secs() + every);
@@ -411,7 +381,6 @@ mod tests {
 
     fn take(state: &mut ClusterState, m: &mut Monitor, a: &Allocation) {
         state.allocate(a).expect("free vnodes");
-        m.touch_all(state, &a.vnodes);
         m.started(a.vnodes.len() as u64);
     }
 
@@ -427,7 +396,7 @@ mod tests {
             window_end: None,
             sample_every: Some(SimDuration(10)),
         };
-        let mut m = Monitor::new(config, &state);
+        let mut m = Monitor::new(config, &mut state);
         let mut samples = Vec::new();
         let mut record = |s: &Sample<'_>| {
             samples.push((
@@ -437,22 +406,21 @@ mod tests {
                 s.head_blocked,
             ));
         };
-        m.advance(SimTime(0), &mut record);
+        m.advance(SimTime(0), &state, &mut record);
         let (x, y, waiting) = (on(&[0]), on(&[2]), on(&[2, 3]));
         m.enqueued(1);
         m.enqueued(1);
         m.enqueued(2);
         take(&mut state, &mut m, &x);
         take(&mut state, &mut m, &y);
-        m.settle(Some(2), 1);
+        m.settle(&state, Some(2), 1);
         assert_eq!(m.fragmentation(), Some(0.5));
-        m.advance(SimTime(10), &mut record);
+        m.advance(SimTime(10), &state, &mut record);
         state.release(&y);
-        m.touch_all(&state, &y.vnodes);
         m.stopped(1);
         take(&mut state, &mut m, &waiting);
-        m.settle(None, 0);
-        m.advance(SimTime(30), &mut record);
+        m.settle(&state, None, 0);
+        m.advance(SimTime(30), &state, &mut record);
         (m.finish(SimTime(30)), samples)
     }
 

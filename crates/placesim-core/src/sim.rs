@@ -236,7 +236,7 @@ impl<'w> Simulation<'w> {
     /// Measures occupancy and fragmentation over `config`'s sets and window: the integrals
     /// come back in [`RunStats::occupancy`], and samples go to [`MetricsSink::sample`].
     pub fn with_monitor(mut self, config: MonitorConfig) -> Self {
-        self.monitor = Some(Monitor::new(config, &self.state));
+        self.monitor = Some(Monitor::new(config, &mut self.state));
         self
     }
 
@@ -307,7 +307,7 @@ impl<'w> Simulation<'w> {
             self.check(|| "the next instant".to_owned(), |inv, _| inv.tick(now))?;
             self.now = now;
             if let Some(monitor) = &mut self.monitor {
-                monitor.advance(now, &mut |sample| sink.sample(sample));
+                monitor.advance(now, &self.state, &mut |sample| sink.sample(sample));
             }
             // Ends first, then wake-ups (the queue's class order), then outage ends, then
             // submits: the total order of events at one instant.
@@ -342,6 +342,7 @@ impl<'w> Simulation<'w> {
             if let Some(monitor) = &mut self.monitor {
                 let head = self.queue.get(self.queue_head);
                 monitor.settle(
+                    &self.state,
                     head.map(|&j| self.workload.ncpus_of(j)),
                     self.queue.len() - self.queue_head,
                 );
@@ -458,7 +459,6 @@ impl<'w> Simulation<'w> {
         self.running_slot[id.index()] = NOT_RUNNING;
         self.state.release(&run.allocation);
         if let Some(monitor) = &mut self.monitor {
-            monitor.touch_all(&self.state, &run.allocation.vnodes);
             monitor.stopped(self.workload.ncpus_of(id));
         }
         self.freed_since_last_pass = true;
@@ -693,7 +693,6 @@ impl<'w> Simulation<'w> {
                     })?;
                     self.started[job.index()] = true;
                     if let Some(monitor) = &mut self.monitor {
-                        monitor.touch_all(&self.state, &allocation.vnodes);
                         monitor.started(want);
                     }
                     let j = self.workload.job(job);

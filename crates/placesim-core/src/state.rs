@@ -249,6 +249,24 @@ pub struct ClusterState {
     down: Bitset,
     /// Bumped at every vnode going down or up: what-if states built earlier are stale.
     outage_epoch: u64,
+    /// Tallies kept for the kernel's monitor, when it watches a partition of the vnodes.
+    watch: Option<Box<Watch>>,
+}
+
+/// What the kernel's monitor reads after every instant, kept by the same loop that applies
+/// allocations (so it costs a few instructions per vnode already in cache): per set of a
+/// partition, the ncpus that a new job could use (on vnodes up and not held exclusively), and
+/// the ncpus of idle vnodes (no job, up). Only the real state keeps it, not scratch views.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watch {
+    /// Per vnode, its set (shared: cloning a state does not copy it).
+    set_of: std::sync::Arc<[u32]>,
+    /// Per set, the free ncpus new jobs could use.
+    pub set_free: Vec<u64>,
+    /// ncpus of vnodes with no job that are up.
+    pub idle_ncpus: u64,
+    /// Bumped whenever a set's free ncpus change.
+    pub version: u64,
 }
 
 fn row_eligible(row: &[u64], n_cons: usize, cap_ncpus: u64) -> bool {
@@ -289,6 +307,44 @@ impl ClusterState {
             group_free: Vec::new(),
             down: Bitset::new(n_vnodes),
             outage_epoch: 0,
+            watch: None,
+        }
+    }
+
+    /// Keeps a [`Watch`] of the partition `set_of` (a set per vnode, `n_sets` sets) from now
+    /// on, replacing any before.
+    pub fn watch_sets(&mut self, set_of: std::sync::Arc<[u32]>, n_sets: usize) {
+        let mut watch = Watch {
+            set_of,
+            set_free: vec![0; n_sets],
+            idle_ncpus: 0,
+            version: 0,
+        };
+        for v in 0..self.cluster.n_vnodes() {
+            let vnode = VnodeId::from_index(v);
+            let free = self.usable_ncpus(vnode);
+            if let Some(&set) = watch.set_of.get(v) {
+                watch.set_free[set as usize] += free;
+            }
+            let cap = self.cluster.ncpus_capacity(vnode);
+            if cap > 0 && free == cap {
+                watch.idle_ncpus += cap;
+            }
+        }
+        self.watch = Some(Box::new(watch));
+    }
+
+    /// The monitor's tallies, if [`ClusterState::watch_sets`] was called.
+    pub fn watch(&self) -> Option<&Watch> {
+        self.watch.as_deref()
+    }
+
+    /// The ncpus of `v` a new job could use: its free ncpus if it can take a job, else 0.
+    fn usable_ncpus(&self, v: VnodeId) -> u64 {
+        if self.eligible.contains(v.index()) {
+            self.free(v, ConsumableIdx::NCPUS)
+        } else {
+            0
         }
     }
 
@@ -452,6 +508,7 @@ impl ClusterState {
             exclusive_vnodes: &mut self.exclusive_vnodes,
             groups: &self.groups,
             group_free: &mut self.group_free,
+            watch: self.watch.as_deref_mut(),
         };
         apply(books, &self.cluster, alloc, dir);
     }
@@ -586,6 +643,7 @@ struct Books<'a> {
     exclusive_vnodes: &'a mut u64,
     groups: &'a GroupIndex,
     group_free: &'a mut [u64],
+    watch: Option<&'a mut Watch>,
 }
 
 /// How many group-tally slots (consumables + the vnode count) the batched update handles.
@@ -608,6 +666,7 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
         exclusive_vnodes,
         groups,
         group_free,
+        mut watch,
     } = books;
     match dir {
         Direction::Take => *exclusive_vnodes += exclusive_count(alloc),
@@ -638,8 +697,30 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
             tally(group_free, groups, v, row, n_cons, false);
         }
         let cap_ncpus = cluster.ncpus_capacity(v);
+        let before = if was {
+            row[ConsumableIdx::NCPUS.index()]
+        } else {
+            0
+        };
         let ok = apply_part(row, amounts, alloc.sharing, dir, free_total, cap_ncpus);
         eligible.set(v.index(), ok);
+        if let Some(w) = watch.as_deref_mut() {
+            let after = if ok {
+                row[ConsumableIdx::NCPUS.index()]
+            } else {
+                0
+            };
+            if after != before {
+                let set = &mut w.set_free[w.set_of[v.index()] as usize];
+                *set = *set + after - before;
+                w.version += 1;
+                if cap_ncpus > 0 && after == cap_ncpus {
+                    w.idle_ncpus += cap_ncpus;
+                } else if cap_ncpus > 0 && before == cap_ncpus {
+                    w.idle_ncpus -= cap_ncpus;
+                }
+            }
+        }
         if batched {
             if ok {
                 for (d, &free) in delta.iter_mut().zip(&row[..n_cons]) {
@@ -791,6 +872,7 @@ impl<'a> Scratch<'a> {
             exclusive_vnodes: &mut buf.exclusive_vnodes,
             groups: &self.base.groups,
             group_free: &mut buf.group_free,
+            watch: None,
         };
         apply(books, &self.base.cluster, alloc, dir);
     }
@@ -879,6 +961,20 @@ mod group_tests {
         ];
         let mut state = ClusterState::new(cluster);
         state.track_groups(&groups);
+        // The monitor's watch over a partition: thirds of the vnodes.
+        let thirds: std::sync::Arc<[u32]> = (0..12u32).map(|v| v / 4).collect();
+        state.watch_sets(thirds.clone(), 3);
+        let watched = |state: &ClusterState| {
+            let mut fresh = state.clone();
+            fresh.watch_sets(thirds.clone(), 3);
+            let (w, f) = (state.watch().unwrap(), fresh.watch().unwrap());
+            (
+                w.set_free.clone(),
+                w.idle_ncpus,
+                f.set_free.clone(),
+                f.idle_ncpus,
+            )
+        };
         let mut seed = 7u64;
         let mut next = |n: u64| {
             seed = seed
@@ -910,6 +1006,25 @@ mod group_tests {
                     &brute(&state, members)[..],
                     "step {step}, group {g}"
                 );
+            }
+            // Kept in step with every change, it equals a watch counted afresh.
+            let (kept_free, kept_idle, fresh_free, fresh_idle) = watched(&state);
+            assert_eq!(
+                (kept_free, kept_idle),
+                (fresh_free, fresh_idle),
+                "step {step}"
+            );
+            // Outages too: a vnode with no job goes down and comes back.
+            if step % 50 == 0 {
+                let idle = (0..12)
+                    .map(VnodeId)
+                    .find(|&v| state.n_jobs(v) == 0 && !state.is_down(v));
+                if let Some(v) = idle {
+                    state.set_down(v).unwrap();
+                    let (kept_free, kept_idle, fresh_free, fresh_idle) = watched(&state);
+                    assert_eq!((kept_free, kept_idle), (fresh_free, fresh_idle), "down {v}");
+                    state.set_up(v);
+                }
             }
         }
         // A scratch view starts equal, and follows its own takes and gives.
