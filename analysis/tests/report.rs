@@ -44,12 +44,10 @@ fn write_replicate(root: &Path, policy: PolicySpec, k: u64) {
     )
     .unwrap();
     let cluster = Cluster::homogeneous(8, 1).unwrap();
-    let monitor = placesim_core::MonitorConfig {
-        sets: placesim_core::SetPartition::whole(&cluster),
-        window_start: None,
-        window_end: None,
-        sample_every: Some(placesim_core::SimDuration(5)),
-    };
+    let monitor = placesim_core::MonitorConfig::whole_run(
+        placesim_core::SetPartition::whole(&cluster),
+        Some(placesim_core::SimDuration(5)),
+    );
     let mut sink = JobSink::new(&trace.workload);
     let mut scheduler = policy.build();
     let stats = Simulation::new(

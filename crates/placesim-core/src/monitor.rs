@@ -2,10 +2,12 @@
 //! head-blocked idle fraction, set fragmentation and the free-space fragmentation index
 //! (metrics-and-models §1.3–§1.4), and samples of it at a fixed simulated interval.
 //!
-//! The kernel tells the monitor about every change of the state (a start, an end, a vnode
-//! going down or up) and about the queue once each instant is settled. Between two instants
-//! the cluster does not change, so every integral is an exact sum of constant pieces. Amounts
-//! are ncpus: a "node" of the formulas is a processor, as in the SWF traces.
+//! The state keeps the free ncpus of each set and the idle ncpus current as allocations are
+//! applied ([`crate::state::Watch`]); the kernel tells the monitor about jobs joining and
+//! leaving the queue and about vnodes going down or up, and has it read the state and the
+//! queue once each instant is settled. Between two instants the cluster does not change, so
+//! every integral is an exact sum of constant pieces. Amounts are ncpus: a "node" of the
+//! formulas is a processor, as in the SWF traces.
 
 use crate::cluster::Cluster;
 use crate::ids::{ResourceId, VnodeId};
@@ -80,6 +82,18 @@ pub struct MonitorConfig {
     pub window_end: Option<SimTime>,
     /// Δt: a [`Sample`] every this often from t₀; none when `None`.
     pub sample_every: Option<SimDuration>,
+}
+
+impl MonitorConfig {
+    /// Sets `sets` over the whole run, sampled every `every`.
+    pub fn whole_run(sets: SetPartition, every: Option<SimDuration>) -> MonitorConfig {
+        MonitorConfig {
+            sets,
+            window_start: None,
+            window_end: None,
+            sample_every: every,
+        }
+    }
 }
 
 /// The cluster at one sampled instant (the state in force from the last event before it).
@@ -297,7 +311,7 @@ impl Monitor {
                         set_free_ncpus: state.watch().map_or(&[], |w| &w.set_free),
                     });
                 }
-                at = SimTime(at.as_secs() + every);
+                at = SimTime(at.as_secs().saturating_add(every));
             }
             self.next_sample = Some(at);
         }

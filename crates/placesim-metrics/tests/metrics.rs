@@ -525,12 +525,10 @@ fn requeues_lost_work_and_availability_reach_the_tables() {
 fn window_metrics_match_the_hand_worked_schedule() {
     let trace = hand_trace();
     let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
-    let monitor = placesim_core::MonitorConfig {
-        sets: placesim_core::SetPartition::whole(&cluster),
-        window_start: None,
-        window_end: None,
-        sample_every: Some(placesim_core::SimDuration(5)),
-    };
+    let monitor = placesim_core::MonitorConfig::whole_run(
+        placesim_core::SetPartition::whole(&cluster),
+        Some(placesim_core::SimDuration(5)),
+    );
     let mut sink = JobSink::new(&trace.workload);
     let mut policy = PolicySpec::Fcfs.build();
     let stats = Simulation::new(
