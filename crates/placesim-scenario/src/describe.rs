@@ -137,6 +137,24 @@ pub fn describe(s: &Scenario) -> String {
             },
         );
     }
+    let m = &s.metrics;
+    let trim = |t: crate::Trim| match t {
+        crate::Trim::None => "nothing".to_owned(),
+        crate::Trim::Seconds(secs) => format!("{secs} s"),
+        crate::Trim::JobShare(f) => format!("{}% of the jobs", f * 100.0),
+    };
+    let sets = s.runtime.settings.topology.map_or_else(
+        || "the whole cluster".to_owned(),
+        |k| format!("`{}`", defs_name(s, k)),
+    );
+    let _ = writeln!(
+        out,
+        "metrics: samples {}; warm-up {}, cool-down {}; fragmentation over the sets of {sets}",
+        m.sample_every
+            .map_or_else(|| "off".to_owned(), |secs| format!("every {secs} s")),
+        trim(m.warmup),
+        trim(m.cooldown),
+    );
     let _ = writeln!(out, "placement sets:");
     for (key, label, pool) in pset_keys(s) {
         let name = &defs.def(key).name;
@@ -241,6 +259,11 @@ pub fn describe(s: &Scenario) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The name of resource `k`.
+fn defs_name(s: &Scenario, k: ResourceId) -> String {
+    s.cluster.resources().def(k).name.clone()
 }
 
 /// The keys whose sets `check` lists, with where they come from and the vnode pool they
