@@ -12,7 +12,7 @@
 //! `OUT/configs.txt` lists the grid's cells in order, one per line, for `placesim report`.
 
 use crate::cli::SweepArgs;
-use crate::run::{Plan, execute, plan_of_scenario, row_of};
+use crate::run::{Plan, execute, plan_of_scenario};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
@@ -350,17 +350,18 @@ pub(crate) fn sweep_command(args: &SweepArgs) -> anyhow::Result<()> {
             .collect()
     });
     bar.finish_and_clear();
-    let mut rows = Vec::new();
-    for (r, result) in todo.iter().zip(results) {
-        let summary = result?;
-        let mut row = row_of(&summary);
-        row.policy = format!("{} {}", row.policy, r.partitions.join(" "));
-        rows.push(row);
-    }
-    if !rows.is_empty() {
-        print!("{}", placesim_analysis::render_table(&rows));
+    for result in results {
+        result?;
     }
     let wall = started.elapsed().as_secs_f64();
+    // The dataset as it stands (every finished run, this shard's and any other's), compared
+    // by configuration: what `placesim report` prints.
+    match placesim_analysis::compare(&out) {
+        Ok(comparison) => print!("{}", placesim_analysis::render_terminal(&comparison)),
+        // A shard with no run yet, anywhere: nothing to compare.
+        Err(placesim_analysis::ReportError::NoRuns(_)) => {}
+        Err(e) => return Err(e.into()),
+    }
     let jobs = jobs_done.load(Ordering::Relaxed);
     eprintln!(
         "placesim: sweep {name}: {} runs in {wall:.3} s on {} threads, {jobs} jobs ({:.0} jobs/s aggregate); results in {}",
