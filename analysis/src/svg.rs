@@ -63,7 +63,7 @@ fn tick_label(v: f64) -> String {
     }
 }
 
-const W: f64 = 720.0;
+const W: f64 = 960.0;
 const LEFT: f64 = 64.0;
 const RIGHT: f64 = 16.0;
 const TOP: f64 = 28.0;
