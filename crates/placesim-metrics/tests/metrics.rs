@@ -581,3 +581,86 @@ fn window_metrics_match_the_hand_worked_schedule() {
     assert_eq!(column("queue_length"), [Some(1), Some(3), Some(2), Some(0)]);
     assert_eq!(column("free_ncpus"), [Some(2), Some(2), Some(0), Some(1)]);
 }
+
+/// With two sets, each sample is a row for the cluster and one per set: the hand-worked FCFS
+/// schedule on v0, v1 (switch A) and v2, v3 (switch B), first fit.
+#[test]
+fn timeseries_has_a_row_per_set_after_each_cluster_row() {
+    use placesim_core::{AttrValue, ClusterBuilder, ResourceKind};
+    let trace = hand_trace();
+    let mut defs = ResourceDefs::default();
+    let switch = defs.define("switch", ResourceKind::String, false).unwrap();
+    let mut b = ClusterBuilder::new(defs);
+    for (i, s) in ["A", "A", "B", "B"].iter().enumerate() {
+        let h = b.add_host(format!("h{i}"));
+        b.add_vnode(
+            format!("v{i}"),
+            h,
+            1.0,
+            &[1, 0, 0],
+            vec![(switch, AttrValue::Str((*s).into()))],
+        )
+        .unwrap();
+    }
+    let cluster = b.build().unwrap();
+    let sets = placesim_core::SetPartition::by_key(&cluster, switch);
+    let monitor =
+        placesim_core::MonitorConfig::whole_run(sets, Some(placesim_core::SimDuration(5)));
+    let mut sink = JobSink::new(&trace.workload);
+    sink.set_sets(vec!["A".into(), "B".into()], vec![2, 2]);
+    let mut policy = PolicySpec::Fcfs.build();
+    let stats = Simulation::new(
+        &trace.workload,
+        ClusterState::new(cluster),
+        RunConfig {
+            walltime: WalltimePolicy::Kill,
+        },
+    )
+    .with_monitor(monitor)
+    .run(policy.as_mut(), &mut sink, &mut |_| {})
+    .unwrap();
+    let meta = RunMeta {
+        scenario: "hand".into(),
+        policy: "fcfs".into(),
+        seed: 7,
+        trace: "t.swf".into(),
+        procs: 4,
+    };
+    let frame = placesim_metrics::timeseries_frame(&meta, &sink).unwrap();
+    assert_eq!(frame.height(), 4 * 3);
+    let set = frame.column("set").unwrap().str().unwrap().clone();
+    let sets: Vec<Option<&str>> = (0..set.len()).map(|i| set.get(i)).collect();
+    assert_eq!(&sets[..3], [None, Some("A"), Some("B")]);
+    let free = frame.column("free_ncpus").unwrap().u64().unwrap().clone();
+    let free: Vec<u64> = (0..free.len()).map(|i| free.get(i).unwrap()).collect();
+    // 0 and 5: J1 on v0, v1; 10: J2 everywhere; 15: J3 on v0, J4 on v1 and v2.
+    assert_eq!(free, [2, 0, 2, 2, 0, 2, 0, 0, 0, 1, 0, 1]);
+    // Φ = 0 while everything free lies in B.
+    let phi = frame
+        .column("fragmentation")
+        .unwrap()
+        .f64()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (phi.get(0), phi.get(1), phi.get(6)),
+        (Some(0.0), None, None)
+    );
+    // And jobs.parquet's size classes follow the largest set (2 ncpus).
+    let s = RunSummary::compute(meta, &trace.workload, &sink, &stats, 4, Vec::new(), None);
+    let jobs = jobs_frame(&s.meta, &trace.workload, &sink).unwrap();
+    let class = jobs.column("size_class").unwrap().str().unwrap().clone();
+    let classes: Vec<Option<&str>> = (0..class.len()).map(|i| class.get(i)).collect();
+    assert_eq!(
+        classes,
+        [
+            Some("one set"),
+            Some("multi-set"),
+            Some("serial"),
+            Some("one set")
+        ]
+    );
+    let spans = jobs.column("groups_spanned").unwrap();
+    // No runtime model here: S stays 1 (the runtime model's groups make S).
+    assert_eq!(spans.u32().unwrap().get(3), Some(1));
+}
