@@ -298,14 +298,7 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     let monitor = plan
         .metrics
         .monitor_config(&cluster, plan.topology, workload);
-    let set_ncpus = {
-        let mut ncpus = vec![0u64; monitor.sets.len()];
-        for (v, &set) in monitor.sets.set_of.iter().enumerate() {
-            ncpus[set as usize] += cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v));
-        }
-        ncpus
-    };
-    let set_names = monitor.sets.names.clone();
+    let sets = monitor.sets.clone();
     simulation = simulation.with_monitor(monitor);
     let skipped: Vec<_> = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
     let summarise = |sink: &JobSink, stats: &placesim_core::RunStats, wall: Duration| {
@@ -327,7 +320,7 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     let summary = if plan.in_sweep {
         // One thread: the sweep runs one simulation per core.
         let mut sink = JobSink::new(workload);
-        sink.set_sets(set_names, set_ncpus);
+        sink.set_sets(&sets, &cluster);
         let started = Instant::now();
         let stats = simulation
             .run(policy_impl.as_mut(), &mut sink, &mut |_| {})
@@ -339,7 +332,7 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     } else {
         // jobs.parquet is written while the run goes on, a row group at a time.
         let mut streaming = StreamingJobSink::new(out, meta.clone(), workload)?;
-        streaming.sink_mut().set_sets(set_names, set_ncpus);
+        streaming.sink_mut().set_sets(&sets, &cluster);
         let started = Instant::now();
         let stats = simulation
             .run(policy_impl.as_mut(), &mut streaming, &mut |p| bar.update(p))

@@ -87,10 +87,19 @@ impl JobSink {
         }
     }
 
-    /// Names the sets that samples report free ncpus for, with their ncpus; with more than
-    /// one set, jobs.parquet's `size_class` tells jobs that fit in the largest from the rest.
-    pub fn set_sets(&mut self, names: Vec<String>, ncpus: Vec<u64>) {
-        self.set_names = names;
+    /// Names the sets that samples report free ncpus for (the monitor's, on `cluster`), with
+    /// their ncpus; with more than one set, jobs.parquet's `size_class` tells jobs that fit
+    /// in the largest from the rest.
+    pub fn set_sets(
+        &mut self,
+        sets: &placesim_core::SetPartition,
+        cluster: &placesim_core::Cluster,
+    ) {
+        let mut ncpus = vec![0u64; sets.len()];
+        for (v, &set) in sets.set_of.iter().enumerate() {
+            ncpus[set as usize] += cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v));
+        }
+        self.set_names = sets.names.clone();
         self.set_ncpus = ncpus;
     }
 

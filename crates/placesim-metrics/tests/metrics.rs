@@ -604,10 +604,11 @@ fn timeseries_has_a_row_per_set_after_each_cluster_row() {
     }
     let cluster = b.build().unwrap();
     let sets = placesim_core::SetPartition::by_key(&cluster, switch);
+    let mut sink = JobSink::new(&trace.workload);
+    sink.set_sets(&sets, &cluster);
+    assert_eq!(sets.names, ["A", "B"]);
     let monitor =
         placesim_core::MonitorConfig::whole_run(sets, Some(placesim_core::SimDuration(5)));
-    let mut sink = JobSink::new(&trace.workload);
-    sink.set_sets(vec!["A".into(), "B".into()], vec![2, 2]);
     let mut policy = PolicySpec::Fcfs.build();
     let stats = Simulation::new(
         &trace.workload,
