@@ -26,16 +26,28 @@ fn simulate(
     cluster: Cluster,
     sink: &mut dyn placesim_core::MetricsSink,
 ) -> placesim_core::RunStats {
+    simulate_monitored(workload, cluster, None, sink)
+}
+
+/// The same, with the fragmentation monitor when given.
+fn simulate_monitored(
+    workload: &placesim_core::Workload,
+    cluster: Cluster,
+    monitor: Option<placesim_core::MonitorConfig>,
+    sink: &mut dyn placesim_core::MetricsSink,
+) -> placesim_core::RunStats {
     let mut policy = PolicySpec::Fcfs.build();
-    Simulation::new(
+    let mut simulation = Simulation::new(
         workload,
         ClusterState::new(cluster),
         RunConfig {
             walltime: WalltimePolicy::Kill,
         },
-    )
-    .run(policy.as_mut(), sink, &mut |_| {})
-    .unwrap()
+    );
+    if let Some(monitor) = monitor {
+        simulation = simulation.with_monitor(monitor);
+    }
+    simulation.run(policy.as_mut(), sink, &mut |_| {}).unwrap()
 }
 
 fn run(trace: &Trace, timing: Option<Timing>) -> (JobSink, RunSummary) {
@@ -530,17 +542,7 @@ fn window_metrics_match_the_hand_worked_schedule() {
         Some(placesim_core::SimDuration(5)),
     );
     let mut sink = JobSink::new(&trace.workload);
-    let mut policy = PolicySpec::Fcfs.build();
-    let stats = Simulation::new(
-        &trace.workload,
-        ClusterState::new(cluster),
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    )
-    .with_monitor(monitor)
-    .run(policy.as_mut(), &mut sink, &mut |_| {})
-    .unwrap();
+    let stats = simulate_monitored(&trace.workload, cluster, Some(monitor), &mut sink);
     let meta = RunMeta {
         scenario: "hand".into(),
         policy: "fcfs".into(),
@@ -609,17 +611,7 @@ fn timeseries_has_a_row_per_set_after_each_cluster_row() {
     assert_eq!(sets.names, ["A", "B"]);
     let monitor =
         placesim_core::MonitorConfig::whole_run(sets, Some(placesim_core::SimDuration(5)));
-    let mut policy = PolicySpec::Fcfs.build();
-    let stats = Simulation::new(
-        &trace.workload,
-        ClusterState::new(cluster),
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    )
-    .with_monitor(monitor)
-    .run(policy.as_mut(), &mut sink, &mut |_| {})
-    .unwrap();
+    let stats = simulate_monitored(&trace.workload, cluster, Some(monitor), &mut sink);
     let meta = RunMeta {
         scenario: "hand".into(),
         policy: "fcfs".into(),
