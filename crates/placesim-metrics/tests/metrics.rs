@@ -345,21 +345,7 @@ fn placement_sets_and_comments_reach_jobs_parquet() {
     use placesim_policy::queue::Fcfs;
     use polars::prelude::{ParquetReader, SerReader};
     // Four one-ncpu vnodes: v0, v1 on switch S1; v2, v3 on S2.
-    let mut defs = ResourceDefs::default();
-    let switch = defs.define("switch", ResourceKind::String, false).unwrap();
-    let mut b = ClusterBuilder::new(defs);
-    for (i, sw) in ["S1", "S1", "S2", "S2"].iter().enumerate() {
-        let h = b.add_host(format!("v{i}"));
-        b.add_vnode(
-            format!("v{i}"),
-            h,
-            1.0,
-            &[1, 0, 0],
-            vec![(switch, AttrValue::Str((*sw).into()))],
-        )
-        .unwrap();
-    }
-    let cluster = b.build().unwrap();
+    let (cluster, switch) = two_switches(["S1", "S2"]);
     // J1 (2 procs) fits S1; J2 (3) waits for the whole pool, then spans; J3 (5) never runs.
     let job = |id: u64, size: u32| Job {
         source_id: id,
@@ -588,23 +574,8 @@ fn window_metrics_match_the_hand_worked_schedule() {
 /// schedule on v0, v1 (switch A) and v2, v3 (switch B), first fit.
 #[test]
 fn timeseries_has_a_row_per_set_after_each_cluster_row() {
-    use placesim_core::{AttrValue, ClusterBuilder, ResourceKind};
     let trace = hand_trace();
-    let mut defs = ResourceDefs::default();
-    let switch = defs.define("switch", ResourceKind::String, false).unwrap();
-    let mut b = ClusterBuilder::new(defs);
-    for (i, s) in ["A", "A", "B", "B"].iter().enumerate() {
-        let h = b.add_host(format!("h{i}"));
-        b.add_vnode(
-            format!("v{i}"),
-            h,
-            1.0,
-            &[1, 0, 0],
-            vec![(switch, AttrValue::Str((*s).into()))],
-        )
-        .unwrap();
-    }
-    let cluster = b.build().unwrap();
+    let (cluster, switch) = two_switches(["A", "B"]);
     let sets = placesim_core::SetPartition::by_key(&cluster, switch);
     let mut sink = JobSink::new(&trace.workload);
     sink.set_sets(&sets, &cluster);
@@ -656,4 +627,20 @@ fn timeseries_has_a_row_per_set_after_each_cluster_row() {
     let spans = jobs.column("groups_spanned").unwrap();
     // No runtime model here: S stays 1 (the runtime model's groups make S).
     assert_eq!(spans.u32().unwrap().get(3), Some(1));
+}
+
+/// Four one-ncpu vnodes v0..v3 on hosts of their names: v0, v1 on switch `names[0]`, v2, v3
+/// on `names[1]`; and the `switch` resource.
+fn two_switches(names: [&str; 2]) -> (Cluster, placesim_core::ResourceId) {
+    use placesim_core::{AttrValue, ClusterBuilder, ResourceKind};
+    let mut defs = ResourceDefs::default();
+    let switch = defs.define("switch", ResourceKind::String, false).unwrap();
+    let mut b = ClusterBuilder::new(defs);
+    for i in 0..4 {
+        let h = b.add_host(format!("v{i}"));
+        let value = AttrValue::Str(names[i / 2].into());
+        b.add_vnode(format!("v{i}"), h, 1.0, &[1, 0, 0], vec![(switch, value)])
+            .unwrap();
+    }
+    (b.build().unwrap(), switch)
 }
