@@ -50,17 +50,22 @@ fn simulate_monitored(
     simulation.run(policy.as_mut(), sink, &mut |_| {}).unwrap()
 }
 
-fn run(trace: &Trace, timing: Option<Timing>) -> (JobSink, RunSummary) {
-    let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
-    let mut sink = JobSink::new(&trace.workload);
-    let stats = simulate(&trace.workload, cluster, &mut sink);
-    let meta = RunMeta {
+/// The ids of a run of the hand trace on `procs` processors.
+fn hand_meta(procs: u64) -> RunMeta {
+    RunMeta {
         scenario: "hand".into(),
         policy: "fcfs".into(),
         seed: 7,
         trace: "t.swf".into(),
-        procs: trace.procs,
-    };
+        procs,
+    }
+}
+
+fn run(trace: &Trace, timing: Option<Timing>) -> (JobSink, RunSummary) {
+    let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
+    let mut sink = JobSink::new(&trace.workload);
+    let stats = simulate(&trace.workload, cluster, &mut sink);
+    let meta = hand_meta(trace.procs);
     let skipped = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
     let summary = RunSummary::compute(
         meta,
@@ -529,13 +534,7 @@ fn window_metrics_match_the_hand_worked_schedule() {
     );
     let mut sink = JobSink::new(&trace.workload);
     let stats = simulate_monitored(&trace.workload, cluster, Some(monitor), &mut sink);
-    let meta = RunMeta {
-        scenario: "hand".into(),
-        policy: "fcfs".into(),
-        seed: 7,
-        trace: "t.swf".into(),
-        procs: 4,
-    };
+    let meta = hand_meta(4);
     let s = RunSummary::compute(meta, &trace.workload, &sink, &stats, 4, Vec::new(), None);
     let w = &s.window;
     let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-12, "{a} != {b}");
@@ -583,13 +582,7 @@ fn timeseries_has_a_row_per_set_after_each_cluster_row() {
     let monitor =
         placesim_core::MonitorConfig::whole_run(sets, Some(placesim_core::SimDuration(5)));
     let stats = simulate_monitored(&trace.workload, cluster, Some(monitor), &mut sink);
-    let meta = RunMeta {
-        scenario: "hand".into(),
-        policy: "fcfs".into(),
-        seed: 7,
-        trace: "t.swf".into(),
-        procs: 4,
-    };
+    let meta = hand_meta(4);
     let frame = placesim_metrics::timeseries_frame(&meta, &sink).unwrap();
     assert_eq!(frame.height(), 4 * 3);
     let set = frame.column("set").unwrap().str().unwrap().clone();
