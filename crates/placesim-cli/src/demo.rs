@@ -1,7 +1,7 @@
 //! `placesim demo`: FCFS against EASY on the shipped KTH-SP2 trace, with a report.
 
 use crate::cli::DemoArgs;
-use crate::run::{Plan, execute, print_figures, report_trace};
+use crate::run::{execute, plain_plan, print_figures, report_trace};
 use anyhow::Context as _;
 use placesim_policy::PolicySpec;
 use placesim_workload::SwfOptions;
@@ -20,25 +20,12 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
     let trace = placesim_workload::read_trace(reader, &path, &SwfOptions::default(), &resources)
         .context("reading the embedded KTH-SP2 trace")?;
     report_trace(&trace);
-    let mut plan = Plan {
-        cluster: placesim_core::Cluster::homogeneous(trace.procs, 1)
-            .context("building the machine")?,
+    let mut plan = plain_plan(
         trace,
-        policy: PolicySpec::Fcfs,
-        config: placesim_core::RunConfig {
-            walltime: placesim_core::WalltimePolicy::Kill,
-        },
-        name: "KTH-SP2-1996-2.1-cln".to_owned(),
-        seed: 0,
-        runtime: None,
-        placement: placesim_policy::PlacementSpec::FirstFit,
-        outages: Vec::new(),
-        on_failure: placesim_core::NodeFailurePolicy::default(),
-        check_invariants: false,
-        metrics: placesim_scenario::MetricsSettings::default(),
-        topology: None,
-        in_sweep: false,
-    };
+        1,
+        PolicySpec::Fcfs,
+        "KTH-SP2-1996-2.1-cln".to_owned(),
+    )?;
     for policy in PolicySpec::ALL {
         let started = Instant::now();
         let out = args.out.join(policy.to_string());

@@ -76,16 +76,35 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
         anyhow::bail!("give --scenario FILE, or both --trace FILE and --policy");
     };
     let trace = load(path, &args.machine)?;
-    let cluster = Cluster::homogeneous(trace.procs, args.machine.procs_per_node.unwrap_or(1))
-        .context("building the machine")?;
+    let mut plan = plain_plan(
+        trace,
+        args.machine.procs_per_node.unwrap_or(1),
+        policy.into(),
+        args.name.clone().unwrap_or_else(|| trace_stem(path)),
+    )?;
+    plan.config.walltime = walltime_of(args.machine.walltime.unwrap_or_default());
+    plan.seed = args.seed.unwrap_or(0);
+    Ok(plan)
+}
+
+/// A plain replay of `trace` on its machine (`procs_per_node` processors per vnode, first
+/// fit, no runtime model, no outages), walltimes killed, seed 0.
+pub(crate) fn plain_plan(
+    trace: Trace,
+    procs_per_node: u64,
+    policy: PolicySpec,
+    name: String,
+) -> anyhow::Result<Plan> {
+    let cluster =
+        Cluster::homogeneous(trace.procs, procs_per_node).context("building the machine")?;
     Ok(Plan {
-        name: args.name.clone().unwrap_or_else(|| trace_stem(path)),
+        name,
         cluster,
-        policy: policy.into(),
+        policy,
         config: RunConfig {
-            walltime: walltime_of(args.machine.walltime.unwrap_or_default()),
+            walltime: WalltimePolicy::Kill,
         },
-        seed: args.seed.unwrap_or(0),
+        seed: 0,
         trace,
         runtime: None,
         placement: PlacementSpec::FirstFit,
