@@ -216,8 +216,21 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
             v
         });
     let index_of = |config: &str| order.iter().position(|c| c == config).unwrap_or(0);
-    // Each summary.parquet is checked on its own first, so a missing column names its file.
+    // Each run's files are checked on their own first, so that a missing file or column
+    // names its file.
     for r in &runs {
+        for file in ["jobs.parquet", "timeseries.parquet"] {
+            let path = r.dir.join(file);
+            if !path.is_file() {
+                return Err(ReportError::Io {
+                    path,
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "missing beside summary.parquet (a run from before placesim wrote it, or an interrupted copy)",
+                    ),
+                });
+            }
+        }
         let path = r.dir.join("summary.parquet");
         let mut columns: Vec<&str> = METRICS.iter().map(|m| m.column).collect();
         columns.extend(["scenario", "policy"]);

@@ -203,3 +203,19 @@ fn a_directory_without_runs_is_an_error_naming_it() {
         format!("{}: no */summary.parquet found", dir.path().display())
     );
 }
+
+#[test]
+fn a_run_missing_a_table_is_an_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write_replicate(dir.path(), PolicySpec::Fcfs, 0);
+    let run = dir.path().join("discipline=fcfs").join("replicate=0");
+    std::fs::remove_file(run.join("timeseries.parquet")).unwrap();
+    let err = compare(dir.path()).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{}: missing beside summary.parquet (a run from before placesim wrote it, or an interrupted copy)",
+            run.join("timeseries.parquet").display()
+        )
+    );
+}

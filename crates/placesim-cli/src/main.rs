@@ -27,10 +27,27 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("placesim: error: {err:#}");
+            eprintln!("placesim: error: {}", chain_text(&err));
             ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes, each once: library errors already quote their cause in their
+/// own text, so a cause the text so far holds is not repeated.
+fn chain_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }
 
 /// `placesim report`: the comparison table on stdout, the HTML report beside the results.
@@ -48,4 +65,25 @@ fn report_command(args: &cli::ReportArgs) -> anyhow::Result<()> {
         html.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chain_text;
+
+    /// An error whose text quotes its cause, under a context that does not.
+    #[derive(Debug, thiserror::Error)]
+    #[error("out.parquet: {source}")]
+    struct Quoting {
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn causes_already_quoted_are_not_repeated() {
+        let inner = Quoting {
+            source: std::io::Error::other("disk full"),
+        };
+        let err = anyhow::Error::new(inner).context("writing results");
+        assert_eq!(chain_text(&err), "writing results: out.parquet: disk full");
+    }
 }
