@@ -154,7 +154,7 @@ impl RunSummary {
         timing: Option<Timing>,
     ) -> RunSummary {
         let mut waits = Vec::with_capacity(workload.jobs().len());
-        let mut bsd_sum = 0.0;
+        let mut bsds = Vec::with_capacity(workload.jobs().len());
         let mut busy = 0u128;
         let mut first_submit = u64::MAX;
         let mut last_end = 0u64;
@@ -165,17 +165,15 @@ impl RunSummary {
             let submit = job.submit.as_secs();
             let wait = start.as_secs() - submit;
             let run = end.as_secs() - start.as_secs();
-            waits.push(wait);
-            bsd_sum += bounded_slowdown(wait, run);
+            waits.push(wait as f64);
+            bsds.push(bounded_slowdown(wait, run));
             busy += u128::from(job.size) * u128::from(run);
             first_submit = first_submit.min(submit);
             last_end = last_end.max(end.as_secs());
         }
         let n = waits.len();
         let makespan = if n == 0 { 0 } else { last_end - first_submit };
-        waits.sort_unstable();
-        let mean = |sum: f64| if n == 0 { 0.0 } else { sum / n as f64 };
-        let wait_sum: f64 = waits.iter().map(|&w| w as f64).sum();
+        let (waits, bsds) = (Sorted::new(waits), Sorted::new(bsds));
         RunSummary {
             records,
             jobs_run: n as u64,
@@ -192,10 +190,10 @@ impl RunSummary {
             } else {
                 busy as f64 / (meta.procs as f64 * makespan as f64)
             },
-            wait_mean_s: mean(wait_sum),
-            wait_median_s: median(&waits),
-            wait_p95_s: nearest_rank(&waits, 0.95),
-            bsd_mean: mean(bsd_sum),
+            wait_mean_s: waits.mean,
+            wait_median_s: waits.median(),
+            wait_p95_s: waits.nearest_rank(0.95),
+            bsd_mean: bsds.mean,
             throughput_jobs_per_hour: if makespan == 0 {
                 0.0
             } else {
@@ -260,7 +258,7 @@ impl WindowMetrics {
                 continue;
             }
             let (wait, run) = (start - submit, end - start);
-            waits.push(wait);
+            waits.push(wait as f64);
             bsds.push(bounded_slowdown(wait, run));
             killed += u64::from(sink.killed[i]);
             spanning += u64::from(factors.groups > 1);
@@ -269,10 +267,7 @@ impl WindowMetrics {
         }
         let n = waits.len();
         let per_job = |x: f64| if n == 0 { 0.0 } else { x / n as f64 };
-        let wait_mean = per_job(waits.iter().map(|&w| w as f64).sum());
-        let bsd_mean = per_job(bsds.iter().sum());
-        waits.sort_unstable();
-        bsds.sort_unstable_by(f64::total_cmp);
+        let (waits, bsds) = (Sorted::new(waits), Sorted::new(bsds));
         let capacity = occupancy.capacity_ncpus as f64 * span as f64;
         let of_capacity = |x: u128| {
             if capacity > 0.0 {
@@ -294,14 +289,14 @@ impl WindowMetrics {
             start_s: t0,
             end_s: t1,
             jobs: n as u64,
-            wait_mean_s: wait_mean,
-            wait_median_s: median(&waits),
-            wait_p95_s: nearest_rank(&waits, 0.95),
-            wait_p99_s: nearest_rank(&waits, 0.99),
-            bsd_mean,
-            bsd_median: median_f(&bsds),
-            bsd_p95: nearest_rank_f(&bsds, 0.95),
-            bsd_p99: nearest_rank_f(&bsds, 0.99),
+            wait_mean_s: waits.mean,
+            wait_median_s: waits.median(),
+            wait_p95_s: waits.nearest_rank(0.95),
+            wait_p99_s: waits.nearest_rank(0.99),
+            bsd_mean: bsds.mean,
+            bsd_median: bsds.median(),
+            bsd_p95: bsds.nearest_rank(0.95),
+            bsd_p99: bsds.nearest_rank(0.99),
             killed_fraction: per_job(killed as f64),
             spanning_fraction: per_job(spanning as f64),
             sets_spanned_mean: per_job(sets_sum as f64),
@@ -333,33 +328,41 @@ pub(crate) fn bounded_slowdown(wait: u64, run: u64) -> f64 {
     ((wait + run) as f64 / run.max(BSD_TAU_SECS) as f64).max(1.0)
 }
 
-fn median(sorted: &[u64]) -> f64 {
-    match sorted.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => sorted[n / 2] as f64,
-        n => (sorted[n / 2 - 1] as f64 + sorted[n / 2] as f64) / 2.0,
+/// A sample sorted once, for its mean (summed in the order given), median and nearest-rank
+/// percentiles: the wait and slowdown statistics of every population the summary reports.
+struct Sorted {
+    values: Vec<f64>,
+    mean: f64,
+}
+
+impl Sorted {
+    fn new(mut values: Vec<f64>) -> Sorted {
+        let mean = if values.is_empty() {
+            0.0
+        } else {
+            values.iter().sum::<f64>() / values.len() as f64
+        };
+        values.sort_unstable_by(f64::total_cmp);
+        Sorted { values, mean }
     }
-}
 
-/// The value at rank ceil(q·n) (1-based) of a sorted list.
-fn nearest_rank(sorted: &[u64], q: f64) -> f64 {
-    rank_of(sorted.len(), q).map_or(0.0, |r| sorted[r] as f64)
-}
+    /// The median (the mean of the two middle values for an even count); 0 when empty.
+    fn median(&self) -> f64 {
+        let v = &self.values;
+        match v.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => v[n / 2],
+            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+        }
+    }
 
-/// The 0-based index of rank ceil(q·n), if the list is not empty.
-fn rank_of(n: usize, q: f64) -> Option<usize> {
-    (n > 0).then(|| ((q * n as f64).ceil() as usize).clamp(1, n) - 1)
-}
-
-fn nearest_rank_f(sorted: &[f64], q: f64) -> f64 {
-    rank_of(sorted.len(), q).map_or(0.0, |r| sorted[r])
-}
-
-fn median_f(sorted: &[f64]) -> f64 {
-    match sorted.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => sorted[n / 2],
-        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    /// The value at rank ceil(q·n) (1-based); 0 when empty.
+    fn nearest_rank(&self, q: f64) -> f64 {
+        let n = self.values.len();
+        if n == 0 {
+            return 0.0;
+        }
+        self.values[((q * n as f64).ceil() as usize).clamp(1, n) - 1]
     }
 }
 
@@ -378,10 +381,13 @@ mod tests {
 
     #[test]
     fn quantiles() {
-        assert_eq!(median(&[1, 2, 3, 10]), 2.5);
-        assert_eq!(median(&[1, 2, 3]), 2.0);
-        let v: Vec<u64> = (1..=20).collect();
-        assert_eq!(nearest_rank(&v, 0.95), 19.0);
-        assert_eq!(nearest_rank(&[7], 0.95), 7.0);
+        let of = |v: &[u64]| Sorted::new(v.iter().map(|&x| x as f64).collect());
+        assert_eq!(of(&[10, 2, 3, 1]).median(), 2.5);
+        assert_eq!(of(&[1, 2, 3]).median(), 2.0);
+        let v: Vec<u64> = (1..=20).rev().collect();
+        assert_eq!(of(&v).nearest_rank(0.95), 19.0);
+        assert_eq!(of(&[7]).nearest_rank(0.95), 7.0);
+        assert_eq!(of(&[1, 2, 3, 10]).mean, 4.0);
+        assert_eq!((of(&[]).median(), of(&[]).nearest_rank(0.5)), (0.0, 0.0));
     }
 }
