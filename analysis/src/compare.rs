@@ -157,6 +157,17 @@ pub struct Comparison {
     pub fragmentation: Vec<Vec<(f64, f64)>>,
 }
 
+/// `items` without repeats, each where it first appears.
+pub(crate) fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
 /// A lazy scan of one file. The configuration comes from [`discover`], so polars' own hive
 /// parsing of the path is off.
 fn scan(path: &Path) -> PolarsResult<LazyFrame> {
@@ -209,13 +220,11 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
         .map(str::to_owned)
         .filter(|c| runs.iter().any(|r| &r.config == c))
         .chain(runs.iter().map(|r| r.config.clone()))
-        .fold(Vec::new(), |mut v, c| {
-            if !v.contains(&c) {
-                v.push(c);
-            }
-            v
-        });
+        .collect();
+    let order = distinct(order);
     let index_of = |config: &str| order.iter().position(|c| c == config).unwrap_or(0);
+    let mut columns: Vec<&str> = METRICS.iter().map(|m| m.column).collect();
+    columns.extend(["scenario", "policy"]);
     // Each run's files are checked on their own first, so that a missing file or column
     // names its file.
     for r in &runs {
@@ -232,8 +241,6 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
             }
         }
         let path = r.dir.join("summary.parquet");
-        let mut columns: Vec<&str> = METRICS.iter().map(|m| m.column).collect();
-        columns.extend(["scenario", "policy"]);
         scan(&path)
             .and_then(|lf| {
                 lf.select(columns.iter().map(|c| col(*c)).collect::<Vec<_>>())
@@ -242,9 +249,11 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
             })
             .map_err(|source| ReportError::Polars { path, source })?;
     }
-    let mut columns: Vec<&str> = METRICS.iter().map(|m| m.column).collect();
-    columns.extend(["scenario", "policy"]);
-    let mut aggs: Vec<Expr> = vec![len().alias("runs"), col("policy").first().alias("policy")];
+    let mut aggs: Vec<Expr> = vec![
+        len().alias("runs"),
+        col("policy").first().alias("policy"),
+        col("scenario").first().alias("scenario"),
+    ];
     for metric in &METRICS {
         let c = metric.column;
         aggs.push(
@@ -267,12 +276,8 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
         .agg(aggs)
         .collect()
         .map_err(err)?;
-    let scenarios = scan_all(&runs, "summary.parquet", &["scenario"])
-        .map_err(err)?
-        .select([col("scenario").unique_stable()])
-        .collect()
-        .and_then(|df| strs(&df, "scenario"))
-        .map_err(err)?;
+    // Each configuration's scenario, in order of first appearance, each once.
+    let scenarios = distinct(strs(&summaries, "scenario").map_err(err)?);
     let configs = (|| -> PolarsResult<Vec<ConfigRow>> {
         let names = strs(&summaries, "config")?;
         let policies = strs(&summaries, "policy")?;

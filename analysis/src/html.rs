@@ -1,7 +1,7 @@
 //! The comparison as a terminal table and as one self-contained HTML file (inline CSS and
 //! SVG, no scripts, no external resources).
 
-use crate::compare::{Comparison, METRICS};
+use crate::compare::{Comparison, METRICS, distinct};
 use crate::svg::{self, Quantiles, Series, escape};
 use std::fmt::Write as _;
 
@@ -102,12 +102,7 @@ pub fn render_html(c: &Comparison) -> String {
     // One chart per panel (a sweep's first axis), one line per configuration in it.
     let charts = |title: &str, y_label: &str, lines: &[Vec<(f64, f64)>]| -> String {
         let mut html = String::new();
-        let mut seen: Vec<&str> = Vec::new();
-        for panel in &panels {
-            if seen.contains(&panel.as_str()) {
-                continue;
-            }
-            seen.push(panel);
+        for panel in distinct(&panels) {
             let series: Vec<Series> = (0..names.len())
                 .filter(|&i| panels[i] == *panel)
                 .map(|i| Series {
@@ -154,12 +149,7 @@ pub fn render_html(c: &Comparison) -> String {
          out of the bins. Φ is 0 when every free ncpu lies in one set and grows as free \
          ncpus scatter over sets.</p>",
     );
-    let mut classes: Vec<String> = Vec::new();
-    for r in &c.size_classes {
-        if !classes.contains(&r.size_class) {
-            classes.push(r.size_class.clone());
-        }
-    }
+    let classes = distinct(c.size_classes.iter().map(|r| r.size_class.clone()));
     for (label, pick, unit) in [
         ("Wait by job size class", 0, "wait (s) + 1, log scale"),
         (
