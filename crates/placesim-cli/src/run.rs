@@ -222,9 +222,7 @@ fn apply_metrics_args(
         metrics.sample_every = (secs > 0).then_some(secs);
     }
     let trim = |text: &str, flag: &str| {
-        Trim::parse(text).with_context(|| {
-            format!("{flag}: expected a duration [[[DD:]HH:]MM:]SS or a share of the jobs N% (below 50%), found `{text}`")
-        })
+        Trim::parse(text).with_context(|| format!("{flag}: {}, found `{text}`", Trim::EXPECTED))
     };
     if let Some(text) = &args.warmup {
         metrics.warmup = trim(text, "--warmup")?;

@@ -1018,15 +1018,8 @@ impl Cx<'_> {
                 toml::Value::Integer(i) if *i >= 0 => i.to_string(),
                 other => other.type_str().to_owned(),
             };
-            Trim::parse(&text).ok_or_else(|| {
-                self.at(
-                    v,
-                    key,
-                    format!(
-                        "expected a duration [[[DD:]HH:]MM:]SS or a share of the jobs \"N%\" (below 50%), found `{text}`"
-                    ),
-                )
-            })
+            Trim::parse(&text)
+                .ok_or_else(|| self.at(v, key, format!("{}, found `{text}`", Trim::EXPECTED)))
         };
         settings.warmup = trim(&m.warmup, "metrics.warmup")?;
         settings.cooldown = trim(&m.cooldown, "metrics.cooldown")?;

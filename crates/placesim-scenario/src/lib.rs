@@ -99,6 +99,10 @@ pub enum Trim {
 }
 
 impl Trim {
+    /// What a trim is written as, for error messages.
+    pub const EXPECTED: &str =
+        "expected a duration [[[DD:]HH:]MM:]SS or a share of the jobs \"N%\" (below 50%)";
+
     /// Parses `"5%"` (a share of the jobs), a duration `[[[DD:]HH:]MM:]SS`, or `"0"`.
     pub fn parse(text: &str) -> Option<Trim> {
         let text = text.trim();
