@@ -9,7 +9,7 @@
 use placesim_analysis::{METRICS, MeanCi, compare, render_html, render_terminal};
 use placesim_core::{Cluster, ClusterState, ResourceDefs, RunConfig, Simulation, WalltimePolicy};
 use placesim_metrics::{JobSink, RunMeta, RunSummary, write_run};
-use placesim_policy::PolicySpec;
+use placesim_policy::Discipline;
 use placesim_workload::{SwfOptions, read_trace};
 use polars::prelude::*;
 use std::path::Path;
@@ -31,7 +31,7 @@ fn trace_text(k: u64) -> String {
     text
 }
 
-fn write_replicate(root: &Path, policy: PolicySpec, k: u64) {
+fn write_replicate(root: &Path, policy: Discipline, k: u64) {
     let opts = SwfOptions {
         procs: Some(8),
         skip_bad_lines: false,
@@ -96,7 +96,7 @@ fn column(path: &Path, name: &str) -> Vec<Option<f64>> {
 fn report_figures_equal_what_the_parquet_files_hold() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    for policy in [PolicySpec::Fcfs, PolicySpec::Easy] {
+    for policy in [Discipline::Fcfs, Discipline::Easy] {
         for k in 0..3 {
             write_replicate(root, policy, k);
         }
@@ -207,7 +207,7 @@ fn a_directory_without_runs_is_an_error_naming_it() {
 #[test]
 fn a_run_missing_a_table_is_an_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    write_replicate(dir.path(), PolicySpec::Fcfs, 0);
+    write_replicate(dir.path(), Discipline::Fcfs, 0);
     let run = dir.path().join("discipline=fcfs").join("replicate=0");
     std::fs::remove_file(run.join("timeseries.parquet")).unwrap();
     let err = compare(dir.path()).unwrap_err().to_string();

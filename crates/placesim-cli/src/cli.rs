@@ -1,7 +1,7 @@
 //! The command line, as clap sees it.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use placesim_policy::PolicySpec;
+use placesim_policy::Discipline;
 use std::path::PathBuf;
 
 /// A discrete-event simulator of HPC batch scheduling, placement sets and node sets.
@@ -78,7 +78,7 @@ pub struct GenArgs {
     /// Job streams (without --scenario).
     #[arg(long, value_enum, default_value_t = StreamsArg::BatchInteractive)]
     pub streams: StreamsArg,
-    /// The largest user estimate, [[[DD:]HH:]MM:]SS (without --scenario) [default: 48:00:00].
+    /// The largest user estimate, `[[[DD:]HH:]MM:]SS` (without --scenario) [default: 48:00:00].
     #[arg(long)]
     pub max_estimate: Option<String>,
     /// A target offered load, Σ size × runtime / (procs × submit span) (without --scenario)
@@ -113,22 +113,11 @@ pub struct CheckArgs {
     pub scenario: PathBuf,
 }
 
-/// A queue discipline, as named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PolicyArg {
-    /// First come, first served.
-    Fcfs,
-    /// EASY backfilling.
-    Easy,
-}
-
-impl From<PolicyArg> for PolicySpec {
-    fn from(p: PolicyArg) -> PolicySpec {
-        match p {
-            PolicyArg::Fcfs => PolicySpec::Fcfs,
-            PolicyArg::Easy => PolicySpec::Easy,
-        }
-    }
+/// `--policy`: the values and their help come from the policy crate's list of disciplines.
+fn discipline_parser() -> impl clap::builder::TypedValueParser<Value = Discipline> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    PossibleValuesParser::new(Discipline::ALL.map(|d| PossibleValue::new(d.name()).help(d.help())))
+        .try_map(|name| name.parse::<Discipline>())
 }
 
 /// What happens at a job's walltime.
@@ -168,8 +157,8 @@ pub struct RunArgs {
     #[arg(long, required_unless_present = "scenario")]
     pub trace: Option<PathBuf>,
     /// The queue discipline [default with --scenario: the scenario's].
-    #[arg(long, value_enum, required_unless_present = "scenario")]
-    pub policy: Option<PolicyArg>,
+    #[arg(long, value_parser = discipline_parser(), required_unless_present = "scenario")]
+    pub policy: Option<Discipline>,
     /// Where to write jobs.parquet, summary.parquet and timeseries.parquet.
     #[arg(long)]
     pub out: PathBuf,

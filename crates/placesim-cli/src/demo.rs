@@ -3,7 +3,7 @@
 use crate::cli::DemoArgs;
 use crate::run::{execute, plain_plan, print_figures, report_trace};
 use anyhow::Context as _;
-use placesim_policy::PolicySpec;
+use placesim_policy::Discipline;
 use placesim_workload::SwfOptions;
 use std::path::Path;
 use std::time::Instant;
@@ -23,10 +23,10 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
     let mut plan = plain_plan(
         trace,
         1,
-        PolicySpec::Fcfs,
+        Discipline::Fcfs,
         "KTH-SP2-1996-2.1-cln".to_owned(),
     )?;
-    for policy in PolicySpec::ALL {
+    for policy in Discipline::ALL {
         let started = Instant::now();
         let out = args.out.join(policy.to_string());
         plan.policy = policy;

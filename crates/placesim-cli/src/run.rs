@@ -9,8 +9,8 @@ use placesim_metrics::{
     JobSink, RunMeta, RunSummary, StreamingJobSink, Timing, write_run, write_summary,
     write_timeseries,
 };
+use placesim_policy::Discipline;
 use placesim_policy::PlacementSpec;
-use placesim_policy::PolicySpec;
 use placesim_workload::{SwfOptions, Trace};
 use std::io::IsTerminal;
 use std::path::Path;
@@ -40,7 +40,7 @@ pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
 pub(crate) struct Plan {
     pub trace: Trace,
     pub cluster: Cluster,
-    pub policy: PolicySpec,
+    pub policy: Discipline,
     pub config: RunConfig,
     pub name: String,
     pub seed: u64,
@@ -79,7 +79,7 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
     let mut plan = plain_plan(
         trace,
         args.machine.procs_per_node.unwrap_or(1),
-        policy.into(),
+        policy,
         args.name.clone().unwrap_or_else(|| trace_stem(path)),
     )?;
     plan.config.walltime = walltime_of(args.machine.walltime.unwrap_or_default());
@@ -92,7 +92,7 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
 pub(crate) fn plain_plan(
     trace: Trace,
     procs_per_node: u64,
-    policy: PolicySpec,
+    policy: Discipline,
     name: String,
 ) -> anyhow::Result<Plan> {
     let cluster =
@@ -124,7 +124,7 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
     if let Some(seed) = args.seed {
         scenario.run.seed = seed;
     }
-    let policy = args.policy.map(PolicySpec::from);
+    let policy = args.policy;
     let texts = placesim_scenario::TraceTexts::new();
     let mut plan = plan_of_scenario(scenario, path, policy, &texts, true)?;
     if let Some(name) = &args.name {
@@ -142,7 +142,7 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
 pub(crate) fn plan_of_scenario(
     scenario: placesim_scenario::Scenario,
     path: &Path,
-    policy: Option<PolicySpec>,
+    policy: Option<Discipline>,
     texts: &placesim_scenario::TraceTexts,
     verbose: bool,
 ) -> anyhow::Result<Plan> {
@@ -175,13 +175,7 @@ pub(crate) fn plan_of_scenario(
             );
         }
     }
-    let policy = match policy {
-        Some(p) => p,
-        None => match scenario.run.discipline {
-            placesim_scenario::Discipline::Fcfs => PolicySpec::Fcfs,
-            placesim_scenario::Discipline::Easy => PolicySpec::Easy,
-        },
-    };
+    let policy = policy.unwrap_or(scenario.run.discipline);
     let runtime = Some(scenario.runtime_model(&trace.workload));
     let outages = scenario.outages(&trace.workload);
     if verbose && !outages.is_empty() {
@@ -292,7 +286,7 @@ pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<Ru
     let (scenario, seed) = (plan.name.as_str(), plan.seed);
     let workload = &trace.workload;
     // The placement is part of the policy's name when it is not plain first fit.
-    let policy_name = format!("{policy}{}", plan.placement.suffix());
+    let policy_name = format!("{policy}{}", plan.placement.kind().policy_suffix());
     let meta = RunMeta {
         scenario: scenario.to_owned(),
         policy: policy_name,

@@ -1,12 +1,11 @@
 //! The closed set of events and their total order.
 //!
-//! Order of events: by time; at one instant all job ends come before all submits (so that a
-//! job arriving at the instant another ends sees the freed resources), and within a class by
-//! insertion order. After all events of one instant, the kernel runs one scheduling pass.
-//! Submits are not stored in the queue: they come from the workload's sorted job list and are
-//! merged with the queue, so a million-job trace never sits in the heap.
+//! Order of events: by time; at one instant by class, in the order of [`Event`]'s variants
+//! (job ends, wake-ups, vnodes coming back, vnodes going down, submits), and within a class
+//! by insertion order (the queue's events), or by vnode and by job (the sorted outage and
+//! submit lists). After all events of one instant, the kernel runs one scheduling pass.
 
-use crate::ids::JobId;
+use crate::ids::{JobId, VnodeId};
 use crate::time::SimTime;
 use priority_queue::PriorityQueue;
 use std::cmp::Reverse;
@@ -53,25 +52,39 @@ impl Hasher for EventHasher {
     }
 }
 
-/// Everything that can happen in a run.
+/// Everything that can happen in a run, in the order events at one instant are applied:
+/// the variants' order is that order ([`Event::class_rank`]).
+///
+/// Job ends and wake-ups are pushed into the [`EventQueue`] as the run goes; submits and
+/// vnode outages are known up front, so the kernel keeps them in sorted lists and merges
+/// them with the queue by the same key, which keeps a million-job trace out of the heap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Event {
-    /// A running job finishes, or is killed at its walltime.
+    /// A running job finishes, or is killed at its walltime. First, so that anything else at
+    /// the instant sees the resources it frees.
     JobEnd(JobId),
-    /// A job arrives in the queue.
-    JobSubmit(JobId),
     /// A scheduling policy asked for a pass at this instant (see
     /// [`crate::SchedulingPolicy::wakeup`]); nothing else happens.
     Wakeup,
+    /// A vnode comes back into service (the last of its overlapping outages ended). Before
+    /// vnodes go down, so that a vnode whose outages abut stays down throughout.
+    VnodeUp(VnodeId),
+    /// A vnode goes out of service: its jobs are requeued or killed.
+    VnodeDown(VnodeId),
+    /// A job arrives in the queue. Last, so that it sees every change of the instant.
+    JobSubmit(JobId),
 }
 
 impl Event {
-    /// The rank of the event's class at one instant: lower goes first.
+    /// The rank of the event's class at one instant: lower goes first. It is the variant's
+    /// position in the enum.
     pub fn class_rank(self) -> u8 {
         match self {
             Event::JobEnd(_) => 0,
-            Event::JobSubmit(_) => 1,
-            Event::Wakeup => 2,
+            Event::Wakeup => 1,
+            Event::VnodeUp(_) => 2,
+            Event::VnodeDown(_) => 3,
+            Event::JobSubmit(_) => 4,
         }
     }
 }

@@ -7,6 +7,15 @@ use crate::resource::ConsumableIdx;
 use crate::state::{Allocation, ClusterState, StateView};
 use crate::time::SimTime;
 
+/// How a running job stops, for the check that every job ends exactly once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// For good: finished, killed or failed.
+    Ended,
+    /// Back to the queue, to start again later.
+    Requeued,
+}
+
 /// An independent tally of what is held on each vnode, with per-job start and end counts.
 #[derive(Debug, Clone)]
 pub(crate) struct Invariants {
@@ -62,19 +71,19 @@ impl Invariants {
         self.take(state, allocation, &format!("job {job}"))
     }
 
-    /// Job `job` stops running (ended, or requeued when `ended` is false), and gives back
-    /// `allocation`, already released in `state`.
+    /// Job `job` stops running, for good or to be requeued, and gives back `allocation`,
+    /// already released in `state`.
     pub(crate) fn stop(
         &mut self,
         state: &ClusterState,
         job: JobId,
         allocation: &Allocation,
-        ended: bool,
+        stop: Stop,
     ) -> Result<(), String> {
         if !std::mem::replace(&mut self.running[job.index()], false) {
             return Err(format!("job {job} stopped without running"));
         }
-        if ended {
+        if stop == Stop::Ended {
             self.ends[job.index()] += 1;
             if self.ends[job.index()] > 1 {
                 return Err(format!("job {job} ended twice"));
@@ -224,9 +233,9 @@ mod tests {
         let mut inv = Invariants::new(state.cluster(), 3);
         inv.start(&state, JobId(0), SimTime(0), &on(0, 3)).unwrap();
         state.release(&on(0, 3));
-        inv.stop(&state, JobId(0), &on(0, 3), true).unwrap();
+        inv.stop(&state, JobId(0), &on(0, 3), Stop::Ended).unwrap();
         assert_eq!(
-            inv.stop(&state, JobId(0), &on(0, 3), true),
+            inv.stop(&state, JobId(0), &on(0, 3), Stop::Ended),
             Err("job 0 stopped without running".to_owned())
         );
         assert_eq!(

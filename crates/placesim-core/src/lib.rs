@@ -38,7 +38,8 @@ pub use job::{Job, Workload, WorkloadError};
 pub use monitor::{MonitorConfig, OccupancyStats, Sample, SetPartition};
 pub use outage::{NodeFailurePolicy, Outage};
 pub use policy::{
-    Decision, PlacementPolicy, Relaxation, RunningJob, SchedContext, SchedulingPolicy,
+    Decision, PlacementPolicy, Relaxation, RelaxationLasts, RelaxationWait, RunningJob,
+    SchedContext, SchedulingPolicy,
 };
 pub use request::{
     Arrangement, Chunk, Constraint, FilterExpr, NodeSetAttribute, NodeSetPolicy, NodeSetRequest,
@@ -49,7 +50,7 @@ pub use resource::{
 };
 pub use runtime::{CommForm, RuntimeModel, RuntimeSettings, Stretch};
 pub use sim::{Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
-pub use sink::{JobOutcome, MetricsSink, VecSink};
+pub use sink::{EndReason, JobOutcome, MetricsSink, VecSink};
 pub use state::{
     Allocation, AllocationError, ClusterState, GroupIndex, Scratch, ScratchBuf, StateView,
 };

@@ -11,6 +11,7 @@
 
 use crate::cluster::Cluster;
 use crate::ids::{ResourceId, VnodeId};
+use crate::outage::Service;
 use crate::resource::{AttrValue, ConsumableIdx};
 use crate::state::{ClusterState, StateView};
 use crate::time::{SimDuration, SimTime};
@@ -204,13 +205,12 @@ impl Monitor {
         m
     }
 
-    /// A vnode went down (`true`) or came back.
-    pub(crate) fn vnode_down(&mut self, state: &ClusterState, v: VnodeId, down: bool) {
+    /// A vnode went down or came back.
+    pub(crate) fn vnode_service(&mut self, state: &ClusterState, v: VnodeId, change: Service) {
         let cap = state.cluster().ncpus_capacity(v);
-        if down {
-            self.down_ncpus += cap;
-        } else {
-            self.down_ncpus -= cap;
+        match change {
+            Service::Down => self.down_ncpus += cap,
+            Service::Up => self.down_ncpus -= cap,
         }
     }
 
@@ -401,7 +401,16 @@ mod tests {
     /// Hand-computed run: at 0, X on v0 and Y on v2, a 2-ncpu job waits (F = 2, one free
     /// ncpu per switch: set-fragmented); at 10 Y ends and the waiting job takes v2, v3; the
     /// run ends at 30. Samples every 10 s.
-    fn run(window_start: Option<SimTime>) -> (OccupancyStats, Vec<(u64, u64, Vec<u64>, bool)>) {
+    /// What a test expects of one sample.
+    #[derive(Debug, PartialEq)]
+    struct Seen {
+        time: u64,
+        free_ncpus: u64,
+        set_free_ncpus: Vec<u64>,
+        head_blocked: bool,
+    }
+
+    fn run(window_start: Option<SimTime>) -> (OccupancyStats, Vec<Seen>) {
         let (mut state, sets) = two_switches();
         assert_eq!(sets.names, ["A", "B"]);
         let config = MonitorConfig {
@@ -413,12 +422,12 @@ mod tests {
         let mut m = Monitor::new(config, &mut state);
         let mut samples = Vec::new();
         let mut record = |s: &Sample<'_>| {
-            samples.push((
-                s.time.as_secs(),
-                s.free_ncpus,
-                s.set_free_ncpus.to_vec(),
-                s.head_blocked,
-            ));
+            samples.push(Seen {
+                time: s.time.as_secs(),
+                free_ncpus: s.free_ncpus,
+                set_free_ncpus: s.set_free_ncpus.to_vec(),
+                head_blocked: s.head_blocked,
+            });
         };
         m.advance(SimTime(0), &state, &mut record);
         let (x, y, waiting) = (on(&[0]), on(&[2]), on(&[2, 3]));
@@ -461,9 +470,24 @@ mod tests {
         assert_eq!(
             samples,
             [
-                (0, 2, vec![1, 1], true),
-                (10, 1, vec![1, 0], false),
-                (20, 1, vec![1, 0], false)
+                Seen {
+                    time: 0,
+                    free_ncpus: 2,
+                    set_free_ncpus: vec![1, 1],
+                    head_blocked: true
+                },
+                Seen {
+                    time: 10,
+                    free_ncpus: 1,
+                    set_free_ncpus: vec![1, 0],
+                    head_blocked: false
+                },
+                Seen {
+                    time: 20,
+                    free_ncpus: 1,
+                    set_free_ncpus: vec![1, 0],
+                    head_blocked: false
+                },
             ]
         );
     }
@@ -475,7 +499,7 @@ mod tests {
         assert_eq!(s.job_ncpu_seconds, 2 * 5 + 3 * 20);
         assert_eq!(s.set_blocked_seconds, 5);
         assert_eq!(s.queue_job_seconds, 5);
-        let times: Vec<u64> = samples.iter().map(|s| s.0).collect();
+        let times: Vec<u64> = samples.iter().map(|s| s.time).collect();
         assert_eq!(times, [5, 15, 25]);
     }
 }

@@ -1,5 +1,6 @@
 //! Vnode outages: when vnodes leave and rejoin service, and what happens to their jobs.
 
+use crate::event::Event;
 use crate::ids::VnodeId;
 use crate::time::SimTime;
 
@@ -25,36 +26,35 @@ pub enum NodeFailurePolicy {
     Kill,
 }
 
-/// One end of an outage, in the order the kernel applies them: by time, vnodes coming back
-/// before vnodes going down, then by vnode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Edge {
-    pub(crate) time: SimTime,
-    /// `false` for up (sorts first), `true` for down.
-    pub(crate) down: bool,
-    pub(crate) vnode: VnodeId,
+/// Whether a vnode is in service, for the books that count what is down.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Service {
+    /// It went down.
+    Down,
+    /// It came back.
+    Up,
 }
 
-/// The edges of `outages`, sorted; outages that end before they start are dropped.
-pub(crate) fn edges(outages: &[Outage]) -> Vec<Edge> {
-    let mut edges: Vec<Edge> = outages
+/// The events of `outages` (each a [`Event::VnodeDown`] and a [`Event::VnodeUp`]), sorted as
+/// the kernel applies them: by time, then in [`Event`]'s class order (vnodes coming back
+/// before vnodes going down), then by vnode. Outages that end before they start are dropped.
+pub(crate) fn events(outages: &[Outage]) -> Vec<(SimTime, Event)> {
+    let mut events: Vec<(SimTime, Event)> = outages
         .iter()
         .filter(|o| o.up > o.down)
         .flat_map(|o| {
             [
-                Edge {
-                    time: o.down,
-                    down: true,
-                    vnode: o.vnode,
-                },
-                Edge {
-                    time: o.up,
-                    down: false,
-                    vnode: o.vnode,
-                },
+                (o.down, Event::VnodeDown(o.vnode)),
+                (o.up, Event::VnodeUp(o.vnode)),
             ]
         })
         .collect();
-    edges.sort_unstable();
-    edges
+    events.sort_unstable_by_key(|&(time, event)| {
+        let vnode = match event {
+            Event::VnodeUp(v) | Event::VnodeDown(v) => v,
+            _ => VnodeId(0),
+        };
+        (time, event.class_rank(), vnode)
+    });
+    events
 }

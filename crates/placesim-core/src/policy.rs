@@ -182,15 +182,35 @@ pub trait PlacementPolicy: Send {
 pub struct Relaxation {
     /// How much later than the relaxed start the constrained start may be.
     pub delay: crate::time::SimDuration,
-    /// Whether dropping it is for good (SPANEVENLY erases the job's node sets) rather than
-    /// decided again at every pass (DELAY).
-    pub sticky: bool,
-    /// Whether `delay` counts from now rather than from the earliest relaxed start.
-    pub from_now: bool,
-    /// Whether the wait is anchored (Slurm's `--switches` model): it starts the first time the
-    /// job could run relaxed now, and the constraint is dropped once `delay` has passed since
-    /// then, instead of being predicted from estimated ends.
-    pub anchored: bool,
+    /// Whether dropping the constraint is for good or decided again at every pass.
+    pub lasts: RelaxationLasts,
+    /// What the wait of `delay` is measured against.
+    pub wait: RelaxationWait,
+}
+
+/// How long a dropped constraint stays dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelaxationLasts {
+    /// Decided again at every pass (NODESETPLUS DELAY): a job that could not start relaxed
+    /// gets its constraint back at the next pass.
+    EachPass,
+    /// For good (SPANEVENLY erases the job's node sets).
+    ForGood,
+}
+
+/// What a relaxation's wait is measured against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelaxationWait {
+    /// The constrained start may be at most `delay` after the earliest relaxed start, both
+    /// predicted from estimated ends.
+    FromEarliestRelaxed,
+    /// The constrained start may be at most `delay` after now, if the job could start
+    /// relaxed at all.
+    FromNow,
+    /// Slurm's `--switches` model: the wait starts the first time the job could run relaxed
+    /// now, and the constraint is dropped once `delay` has passed since then, instead of
+    /// being predicted from estimated ends.
+    Anchored,
 }
 
 impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {

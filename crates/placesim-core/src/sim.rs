@@ -2,15 +2,15 @@
 
 use crate::event::{Event, EventQueue};
 use crate::ids::{JobId, VnodeId};
-use crate::invariants::Invariants;
+use crate::invariants::{Invariants, Stop};
 use crate::job::Workload;
 use crate::monitor::{Monitor, MonitorConfig, OccupancyStats};
-use crate::outage::{Edge, NodeFailurePolicy, Outage};
+use crate::outage::{NodeFailurePolicy, Outage, Service};
 use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
 use crate::runtime::{RuntimeModel, Stretch};
-use crate::sink::{JobOutcome, MetricsSink};
+use crate::sink::{EndReason, JobOutcome, MetricsSink};
 use crate::state::{AllocationError, ClusterState, StateView};
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimTime;
 
 /// What happens to a job that runs past its walltime request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -166,7 +166,7 @@ pub struct Simulation<'w> {
     running: Vec<RunningJob>,
     /// Beside each running job, what only the kernel may know: whether it will be killed,
     /// and how its placement stretched it.
-    running_fate: Vec<(bool, Stretch)>,
+    running_fate: Vec<(EndReason, Stretch)>,
     running_slot: Vec<u32>,
     runtime_model: Option<&'w RuntimeModel>,
     stretch_scratch: Vec<u64>,
@@ -180,9 +180,10 @@ pub struct Simulation<'w> {
     /// The latest wake-up put in the event queue, so that passes asking for the same
     /// instant again add no more events.
     pending_wakeup: Option<SimTime>,
-    /// Outage ends in order, merged into the clock like arrivals; `next_edge` is the next.
-    edges: Vec<Edge>,
-    next_edge: usize,
+    /// Vnodes going down and coming back, in the order they apply, merged with the event
+    /// queue like arrivals; `next_outage_event` is the next.
+    outage_events: Vec<(SimTime, Event)>,
+    next_outage_event: usize,
     on_failure: NodeFailurePolicy,
     /// Per vnode: outages in force (overlapping outages nest), and since when it is down.
     down_count: Vec<u32>,
@@ -221,8 +222,8 @@ impl<'w> Simulation<'w> {
             settled_queue_len: 0,
             freed_since_last_pass: true,
             pending_wakeup: None,
-            edges: Vec::new(),
-            next_edge: 0,
+            outage_events: Vec::new(),
+            next_outage_event: 0,
             on_failure: NodeFailurePolicy::Requeue,
             down_count: Vec::new(),
             down_since: Vec::new(),
@@ -255,8 +256,8 @@ impl<'w> Simulation<'w> {
     /// Takes vnodes out of service during `outages`; a job running on a vnode that goes down
     /// is requeued or killed, as `on_failure` says. Outages with `up <= down` are ignored.
     pub fn with_outages(mut self, outages: &[Outage], on_failure: NodeFailurePolicy) -> Self {
-        self.edges = crate::outage::edges(outages);
-        self.next_edge = 0;
+        self.outage_events = crate::outage::events(outages);
+        self.next_outage_event = 0;
         self.on_failure = on_failure;
         let n_vnodes = self.state.cluster().n_vnodes();
         self.down_count = vec![0; n_vnodes];
@@ -292,12 +293,12 @@ impl<'w> Simulation<'w> {
             // Outages matter only while there is work: a waiting job may need a vnode back.
             let work_left =
                 next_end.is_some() || next_submit.is_some() || self.queue_head < self.queue.len();
-            let next_edge = self
-                .edges
-                .get(self.next_edge)
-                .map(|e| e.time)
+            let next_outage = self
+                .outage_events
+                .get(self.next_outage_event)
+                .map(|&(time, _)| time)
                 .filter(|_| work_left);
-            let Some(now) = [next_end, next_submit, next_edge]
+            let Some(now) = [next_end, next_submit, next_outage]
                 .into_iter()
                 .flatten()
                 .min()
@@ -309,31 +310,9 @@ impl<'w> Simulation<'w> {
             if let Some(monitor) = &mut self.monitor {
                 monitor.advance(now, &self.state, &mut |sample| sink.sample(sample));
             }
-            // Ends first, then wake-ups (the queue's class order), then outage ends, then
-            // submits: the total order of events at one instant.
-            while let Some(key) = self.events.peek_key() {
-                if key.time != now {
-                    break;
-                }
-                if let Some((_, event)) = self.events.pop() {
-                    self.dispatch(event, sink)?;
-                }
-            }
-            // Then vnodes coming back and going down (their jobs requeued or killed).
-            while let Some(&edge) = self.edges.get(self.next_edge) {
-                if edge.time != now {
-                    break;
-                }
-                self.next_edge += 1;
-                self.apply_edge(edge, first_submit, sink)?;
-            }
-            while let Some(job) = jobs.get(self.next_arrival) {
-                if job.submit != now {
-                    break;
-                }
-                let id = JobId::from_index(self.next_arrival);
-                self.next_arrival += 1;
-                self.dispatch(Event::JobSubmit(id), sink)?;
+            // Every event of the instant, in `Event`'s order, from the three sources.
+            while let Some(event) = self.next_event_at(now) {
+                self.dispatch(event, first_submit, sink)?;
             }
             if self.queue_head < self.queue.len() {
                 self.pass(policy, &mut decisions, sink)?;
@@ -418,7 +397,51 @@ impl<'w> Simulation<'w> {
         }
     }
 
-    fn dispatch(&mut self, event: Event, sink: &mut dyn MetricsSink) -> Result<(), SimError> {
+    /// Takes the first event at `now` from the event queue, the outage list and the
+    /// arrivals: the one whose class comes first in [`Event`]'s order (each class has one
+    /// source, and each source is in order within its classes).
+    fn next_event_at(&mut self, now: SimTime) -> Option<Event> {
+        let queued = self
+            .events
+            .peek_key()
+            .filter(|k| k.time == now)
+            .map(|k| k.class);
+        let outage = self
+            .outage_events
+            .get(self.next_outage_event)
+            .filter(|&&(time, _)| time == now)
+            .map(|&(_, event)| event);
+        let arrival = self
+            .workload
+            .jobs()
+            .get(self.next_arrival)
+            .filter(|j| j.submit == now)
+            .map(|_| Event::JobSubmit(JobId::from_index(self.next_arrival)));
+        let first_stream = match (outage, arrival) {
+            (Some(o), Some(a)) if a.class_rank() < o.class_rank() => Some(a),
+            (Some(o), _) => Some(o),
+            (None, a) => a,
+        };
+        match (queued, first_stream) {
+            (Some(class), Some(e)) if e.class_rank() < class => {}
+            (Some(_), _) => return self.events.pop().map(|(_, event)| event),
+            (None, None) => return None,
+            (None, Some(_)) => {}
+        }
+        match first_stream {
+            Some(Event::JobSubmit(_)) => self.next_arrival += 1,
+            Some(_) => self.next_outage_event += 1,
+            None => {}
+        }
+        first_stream
+    }
+
+    fn dispatch(
+        &mut self,
+        event: Event,
+        first_submit: SimTime,
+        sink: &mut dyn MetricsSink,
+    ) -> Result<(), SimError> {
         self.stats.events += 1;
         match event {
             Event::JobSubmit(id) => {
@@ -435,24 +458,26 @@ impl<'w> Simulation<'w> {
             // after a job end.
             Event::Wakeup => self.freed_since_last_pass = true,
             Event::JobEnd(id) => {
-                let (run, killed, stretch) = self.take_running(id);
+                let (run, reason, stretch) = self.take_running(id);
                 self.check(
                     || format!("the end of job {id}"),
-                    |inv, state| inv.stop(state, id, &run.allocation, true),
+                    |inv, state| inv.stop(state, id, &run.allocation, Stop::Ended),
                 )?;
-                self.stats.jobs_killed += u64::from(killed);
-                self.report_end(id, run.start, killed, false, stretch, sink);
+                self.stats.jobs_killed += u64::from(reason == EndReason::WalltimeKilled);
+                self.report_end(id, run.start, reason, stretch, sink);
             }
+            Event::VnodeUp(v) => self.vnode_up(v)?,
+            Event::VnodeDown(v) => self.vnode_down(v, first_submit, sink)?,
         }
         Ok(())
     }
 
     /// Takes job `id` off the running list and gives its resources back.
-    fn take_running(&mut self, id: JobId) -> (RunningJob, bool, Stretch) {
+    fn take_running(&mut self, id: JobId) -> (RunningJob, EndReason, Stretch) {
         let slot = self.running_slot[id.index()];
         debug_assert_ne!(slot, NOT_RUNNING, "job {id} ended without running");
         let run = self.running.swap_remove(slot as usize);
-        let (killed, stretch) = self.running_fate.swap_remove(slot as usize);
+        let (reason, stretch) = self.running_fate.swap_remove(slot as usize);
         if let Some(moved) = self.running.get(slot as usize) {
             self.running_slot[moved.job.index()] = slot;
         }
@@ -462,16 +487,15 @@ impl<'w> Simulation<'w> {
             monitor.stopped(self.workload.ncpus_of(id));
         }
         self.freed_since_last_pass = true;
-        (run, killed, stretch)
+        (run, reason, stretch)
     }
 
-    /// Tells the sink job `id` ended now.
+    /// Tells the sink job `id` ended now, and why.
     fn report_end(
         &mut self,
         id: JobId,
         start: SimTime,
-        killed: bool,
-        failed: bool,
+        reason: EndReason,
         stretch: Stretch,
         sink: &mut dyn MetricsSink,
     ) {
@@ -482,43 +506,44 @@ impl<'w> Simulation<'w> {
                 job: id,
                 start,
                 end: self.now,
-                killed,
+                reason,
                 stretch,
-                failed,
                 requeues: self.requeues.get(id.index()).copied().unwrap_or(0),
                 lost_core_seconds: self.lost_core_seconds.get(id.index()).copied().unwrap_or(0),
             },
         );
     }
 
-    /// Applies one outage end: a vnode going down (its jobs requeued or killed first) or
-    /// coming back.
-    fn apply_edge(
+    /// The last outage in force on `v` ended: it takes jobs again.
+    fn vnode_up(&mut self, v: VnodeId) -> Result<(), SimError> {
+        self.freed_since_last_pass = true;
+        let count = &mut self.down_count[v.index()];
+        *count -= 1;
+        if *count > 0 {
+            return Ok(());
+        }
+        self.add_down_time(v);
+        self.state.set_up(v);
+        if let Some(monitor) = &mut self.monitor {
+            monitor.vnode_service(&self.state, v, Service::Up);
+        }
+        let outage = crate::state::down_allocation(self.state.cluster(), v);
+        self.check(
+            || format!("vnode {v} coming back"),
+            |inv, state| inv.give(state, &outage),
+        )
+    }
+
+    /// An outage of `v` began: unless one was already in force, its jobs are requeued or
+    /// killed and it is taken out of service.
+    fn vnode_down(
         &mut self,
-        edge: Edge,
+        v: VnodeId,
         first_submit: SimTime,
         sink: &mut dyn MetricsSink,
     ) -> Result<(), SimError> {
-        self.stats.events += 1;
         self.freed_since_last_pass = true;
-        let v = edge.vnode;
         let count = &mut self.down_count[v.index()];
-        if !edge.down {
-            *count -= 1;
-            if *count == 0 {
-                self.add_down_time(v);
-                self.state.set_up(v);
-                if let Some(monitor) = &mut self.monitor {
-                    monitor.vnode_down(&self.state, v, false);
-                }
-                let outage = crate::state::down_allocation(self.state.cluster(), v);
-                self.check(
-                    || format!("vnode {v} coming back"),
-                    |inv, state| inv.give(state, &outage),
-                )?;
-            }
-            return Ok(());
-        }
         *count += 1;
         if *count > 1 {
             return Ok(());
@@ -533,10 +558,13 @@ impl<'w> Simulation<'w> {
         for id in victims {
             self.events.cancel(&Event::JobEnd(id));
             let (run, _, stretch) = self.take_running(id);
-            let ended = self.on_failure == NodeFailurePolicy::Kill;
+            let stop = match self.on_failure {
+                NodeFailurePolicy::Kill => Stop::Ended,
+                NodeFailurePolicy::Requeue => Stop::Requeued,
+            };
             self.check(
                 || format!("vnode {v} going down under job {id}"),
-                |inv, state| inv.stop(state, id, &run.allocation, ended),
+                |inv, state| inv.stop(state, id, &run.allocation, stop),
             )?;
             let n_cons = self.state.cluster_consumables();
             let ncpus = run
@@ -571,7 +599,7 @@ impl<'w> Simulation<'w> {
                 }
                 NodeFailurePolicy::Kill => {
                     self.stats.jobs_failed += 1;
-                    self.report_end(id, run.start, false, true, stretch, sink);
+                    self.report_end(id, run.start, EndReason::VnodeFailed, stretch, sink);
                 }
             }
         }
@@ -582,7 +610,7 @@ impl<'w> Simulation<'w> {
             source,
         })?;
         if let Some(monitor) = &mut self.monitor {
-            monitor.vnode_down(&self.state, v, true);
+            monitor.vnode_service(&self.state, v, Service::Down);
         }
         let outage = crate::state::down_allocation(self.state.cluster(), v);
         self.check(
@@ -711,10 +739,13 @@ impl<'w> Simulation<'w> {
                         None => Stretch::NONE,
                     };
                     let actual = stretch.apply(j.runtime);
-                    let killed =
-                        self.config.walltime == WalltimePolicy::Kill && actual > j.estimate;
-                    let runs_for: SimDuration = if killed { j.estimate } else { actual };
-                    self.running_fate.push((killed, stretch));
+                    let (reason, runs_for) =
+                        if self.config.walltime == WalltimePolicy::Kill && actual > j.estimate {
+                            (EndReason::WalltimeKilled, j.estimate)
+                        } else {
+                            (EndReason::Finished, actual)
+                        };
+                    self.running_fate.push((reason, stretch));
                     // Saturating: a runtime model may stretch a runtime without bound.
                     let end = SimTime(self.now.as_secs().saturating_add(runs_for.as_secs()));
                     self.events.push(end, Event::JobEnd(job));

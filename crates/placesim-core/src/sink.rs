@@ -17,17 +17,26 @@ pub struct JobOutcome {
     pub start: SimTime,
     /// When it ended.
     pub end: SimTime,
-    /// Whether it was killed at its walltime rather than finishing.
-    pub killed: bool,
+    /// Why it ended.
+    pub reason: EndReason,
     /// What the runtime model made of its placement ([`Stretch::NONE`] without a model).
     pub stretch: Stretch,
-    /// Whether it ended because a vnode it ran on went down (under
-    /// [`crate::NodeFailurePolicy::Kill`]).
-    pub failed: bool,
     /// How often a vnode failure sent it back to the queue.
     pub requeues: u32,
     /// The core-seconds of its runs cut short by vnode failures (ncpus × time run).
     pub lost_core_seconds: u64,
+}
+
+/// Why a job ended: one of three, so a job is never both killed and failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EndReason {
+    /// It ran its (stretched) runtime to the end.
+    #[default]
+    Finished,
+    /// It was killed at its walltime (start + estimate) before it finished.
+    WalltimeKilled,
+    /// A vnode it ran on went down (under [`crate::NodeFailurePolicy::Kill`]).
+    VnodeFailed,
 }
 
 /// Receives results as the run produces them. Sinks buffer; writing happens after the run,

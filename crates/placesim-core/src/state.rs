@@ -423,7 +423,14 @@ impl ClusterState {
             let v = VnodeId::from_index(v);
             let row = &self.rows[v.index() * self.width..(v.index() + 1) * self.width];
             if self.eligible.contains(v.index()) {
-                tally(&mut self.group_free, &self.groups, v, row, n_cons, true);
+                tally(
+                    &mut self.group_free,
+                    &self.groups,
+                    v,
+                    row,
+                    n_cons,
+                    Tally::Add,
+                );
             }
         }
     }
@@ -606,6 +613,15 @@ fn apply_part(
     row_eligible(row, n_cons, cap_ncpus)
 }
 
+/// Which way a vnode moves the tallies of its groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tally {
+    /// It became free: its amounts and itself join the tallies.
+    Add,
+    /// It stopped being free: they leave them.
+    Remove,
+}
+
 /// Adds (or removes) a free vnode's amounts and itself to the tallies of its groups.
 fn tally(
     group_free: &mut [u64],
@@ -613,22 +629,20 @@ fn tally(
     v: VnodeId,
     row: &[u64],
     n_cons: usize,
-    add: bool,
+    direction: Tally,
 ) {
     let w = n_cons + 1;
     for &g in groups.of(v) {
         let t = &mut group_free[g as usize * w..(g as usize + 1) * w];
         for (slot, &free) in t.iter_mut().zip(&row[..n_cons]) {
-            if add {
-                *slot += free;
-            } else {
-                *slot -= free;
+            match direction {
+                Tally::Add => *slot += free,
+                Tally::Remove => *slot -= free,
             }
         }
-        if add {
-            t[n_cons] += 1;
-        } else {
-            t[n_cons] -= 1;
+        match direction {
+            Tally::Add => t[n_cons] += 1,
+            Tally::Remove => t[n_cons] -= 1,
         }
     }
 }
@@ -694,7 +708,7 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
                 delta[n_cons] = delta[n_cons].wrapping_sub(1);
             }
         } else if grouped && was {
-            tally(group_free, groups, v, row, n_cons, false);
+            tally(group_free, groups, v, row, n_cons, Tally::Remove);
         }
         let cap_ncpus = cluster.ncpus_capacity(v);
         let before = if was {
@@ -729,7 +743,7 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
                 delta[n_cons] = delta[n_cons].wrapping_add(1);
             }
         } else if grouped && ok {
-            tally(group_free, groups, v, row, n_cons, true);
+            tally(group_free, groups, v, row, n_cons, Tally::Add);
         }
     }
     if batched {

@@ -1,16 +1,19 @@
 //! The in-memory sink: a few bytes per job, filled as jobs end.
 
-use placesim_core::{Allocation, Job, JobId, JobOutcome, MetricsSink, SimTime, Workload};
+use placesim_core::{
+    Allocation, EndReason, Job, JobId, JobOutcome, MetricsSink, SimTime, Workload,
+};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Buffers each job's start, end, kill flag and runtime-model factors by job id, so rows come out in submit order
-/// whatever order jobs end in.
+/// Buffers each job's start, end, end reason and runtime-model factors by job id, so rows come
+/// out in submit order whatever order jobs end in.
 #[derive(Debug, Clone)]
 pub struct JobSink {
     pub(crate) start: Vec<u64>,
     pub(crate) end: Vec<u64>,
-    pub(crate) killed: Vec<bool>,
+    /// Why each job ended ([`EndReason::Finished`] for jobs that have not).
+    pub(crate) reason: Vec<EndReason>,
     pub(crate) ended: Vec<bool>,
     /// What the runtime model made of each job's placement, kept in f32 (a few bytes a job).
     pub(crate) speed_factor: Vec<f32>,
@@ -21,11 +24,10 @@ pub struct JobSink {
     pub(crate) cross_set_pairs: Vec<f32>,
     /// Per job, R: maximal runs of consecutive vnode indices in its (last) allocation.
     pub(crate) contiguity_runs: Vec<u32>,
-    /// Per job (sized only once a vnode failure touches a job): requeues, core-seconds lost,
-    /// and whether a failure ended it.
+    /// Per job (sized only once a vnode failure touches a job): requeues and core-seconds
+    /// lost.
     pub(crate) requeues: Vec<u32>,
     pub(crate) lost_core_seconds: Vec<u64>,
-    pub(crate) failed: Vec<bool>,
     /// Per job, where it was placed (a placement set, `spanned`), as an index into `texts`;
     /// 0 for none.
     pub(crate) label: Vec<u32>,
@@ -62,7 +64,7 @@ impl JobSink {
         JobSink {
             start: vec![0; n],
             end: vec![0; n],
-            killed: vec![false; n],
+            reason: vec![EndReason::Finished; n],
             ended: vec![false; n],
             // Filled only once a job has something other than the default, so that plain runs
             // pay nothing for them.
@@ -75,7 +77,6 @@ impl JobSink {
             contiguity_runs: Vec::new(),
             requeues: Vec::new(),
             lost_core_seconds: Vec::new(),
-            failed: Vec::new(),
             label: Vec::new(),
             comment: Vec::new(),
             texts: vec![Arc::from("")],
@@ -170,6 +171,11 @@ impl JobSink {
         (id != 0).then(|| &*self.texts[id as usize])
     }
 
+    /// Whether job `i` was killed at its walltime.
+    pub(crate) fn killed(&self, i: usize) -> bool {
+        self.reason[i] == EndReason::WalltimeKilled
+    }
+
     /// Job `i`'s label and comment ids (0 for none).
     pub(crate) fn notes(&self, i: usize) -> (u32, u32) {
         (
@@ -183,7 +189,7 @@ impl JobSink {
         (
             self.requeues.get(i).copied().unwrap_or(0),
             self.lost_core_seconds.get(i).copied().unwrap_or(0),
-            self.failed.get(i).copied().unwrap_or(false),
+            self.reason[i] == EndReason::VnodeFailed,
         )
     }
 
@@ -254,7 +260,7 @@ impl MetricsSink for JobSink {
         let i = outcome.job.index();
         self.start[i] = outcome.start.as_secs();
         self.end[i] = outcome.end.as_secs();
-        self.killed[i] = outcome.killed;
+        self.reason[i] = outcome.reason;
         self.ended[i] = true;
         let st = &outcome.stretch;
         let n = self.ended.len();
@@ -273,7 +279,6 @@ impl MetricsSink for JobSink {
             outcome.lost_core_seconds,
             0,
         );
-        Self::put(&mut self.failed, n, i, outcome.failed, false);
     }
 
     fn job_requeued(&mut self, id: JobId, requeues: u32, lost_core_seconds: u64) {

@@ -260,7 +260,7 @@ impl WindowMetrics {
             let (wait, run) = (start - submit, end - start);
             waits.push(wait as f64);
             bsds.push(bounded_slowdown(wait, run));
-            killed += u64::from(sink.killed[i]);
+            killed += u64::from(sink.killed(i));
             spanning += u64::from(factors.groups > 1);
             sets_sum += u64::from(factors.groups);
             cross_sum += f64::from(factors.cross);

@@ -119,7 +119,7 @@ fn jobs_frame_range(
     let killed = ids
         .clone()
         .zip(&ran)
-        .map(|(i, r)| r.map(|_| sink.killed[i]));
+        .map(|(i, r)| r.map(|_| sink.killed(i)));
     let bsd = ran
         .iter()
         .enumerate()

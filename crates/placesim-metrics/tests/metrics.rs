@@ -6,7 +6,7 @@
 
 use placesim_core::{Cluster, ClusterState, ResourceDefs, RunConfig, Simulation, WalltimePolicy};
 use placesim_metrics::{JobSink, RunMeta, RunSummary, Timing, jobs_frame, write_run};
-use placesim_policy::PolicySpec;
+use placesim_policy::Discipline;
 use placesim_workload::{SwfOptions, Trace, read_trace};
 use std::path::Path;
 
@@ -36,7 +36,7 @@ fn simulate_monitored(
     monitor: Option<placesim_core::MonitorConfig>,
     sink: &mut dyn placesim_core::MetricsSink,
 ) -> placesim_core::RunStats {
-    let mut policy = PolicySpec::Fcfs.build();
+    let mut policy = Discipline::Fcfs.build();
     let mut simulation = Simulation::new(
         workload,
         ClusterState::new(cluster),
@@ -341,10 +341,7 @@ fn jobs_that_never_start_get_a_row_with_their_comment() {
 /// carries PBS's comments: the last one before a job started, and why a job never did.
 #[test]
 fn placement_sets_and_comments_reach_jobs_parquet() {
-    use placesim_core::{
-        AttrValue, ClusterBuilder, Job, Request, RequestId, ResourceKind, SimDuration, SimTime,
-        Workload,
-    };
+    use placesim_core::{Job, Request, RequestId, SimDuration, SimTime, Workload};
     use placesim_metrics::StreamingJobSink;
     use placesim_policy::placement::{PbsPsets, PsetSettings};
     use placesim_policy::queue::Fcfs;
@@ -450,7 +447,7 @@ fn requeues_lost_work_and_availability_reach_the_tables() {
         procs: 4,
     };
     let mut streaming = StreamingJobSink::new(dir.path(), meta.clone(), &trace.workload).unwrap();
-    let mut policy = PolicySpec::Fcfs.build();
+    let mut policy = Discipline::Fcfs.build();
     let outage = Outage {
         vnode: VnodeId(0),
         down: SimTime(5),

@@ -2,8 +2,10 @@
 //!
 //! A queue discipline ([`queue::Fcfs`], [`queue::Easy`]) decides which waiting jobs start; it
 //! asks a placement policy ([`placement::FirstFit`]) where each would go. Any discipline
-//! composes with any placement. Policies read the kernel's state through copy-on-write scratch
-//! views and return decisions; they never change the state themselves.
+//! composes with any placement. [`Discipline`] and [`PlacementKind`] list them by name, once
+//! for the command line, scenario files and output rows. Policies read the kernel's state
+//! through copy-on-write scratch views and return decisions; they never change the state
+//! themselves.
 //!
 //! Replaying three jobs on four processors under EASY: the third job is backfilled because it
 //! ends before the blocked second job could start.
@@ -13,7 +15,7 @@
 //!     Cluster, ClusterState, Job, Request, RequestId, RunConfig, SimDuration, SimTime,
 //!     Simulation, VecSink, WalltimePolicy, Workload,
 //! };
-//! use placesim_policy::PolicySpec;
+//! use placesim_policy::Discipline;
 //!
 //! let job = |submit, runtime, estimate, request| Job {
 //!     source_id: 0,
@@ -34,7 +36,7 @@
 //! let state = ClusterState::new(Cluster::homogeneous(4, 1)?);
 //! let config = RunConfig { walltime: WalltimePolicy::Kill };
 //! let mut sink = VecSink::default();
-//! let mut easy = PolicySpec::Easy.build();
+//! let mut easy = Discipline::Easy.build();
 //! Simulation::new(&workload, state, config).run(easy.as_mut(), &mut sink, &mut |_| {})?;
 //! let mut starts: Vec<(u32, u64)> = sink.outcomes.iter().map(|o| (o.job.0, o.start.0)).collect();
 //! starts.sort();
@@ -46,4 +48,6 @@ pub mod placement;
 pub mod queue;
 pub mod spec;
 
-pub use spec::{PlacementSpec, PolicySpec, UnknownPolicy};
+pub use placement::PlacementKind;
+pub use queue::Discipline;
+pub use spec::{PlacementSpec, UnknownName};

@@ -1,4 +1,6 @@
 //! Placement policies: which vnodes a request takes.
+//!
+//! [`PlacementKind`] is the one list of them, by the names scenario files use.
 
 mod first_fit;
 mod moab;
@@ -12,6 +14,59 @@ pub use moab::{
 pub use pbs::{PbsPsets, PsetSettings};
 
 use placesim_core::{Allocation, Chunk, FilterExpr, Request};
+
+/// A placement policy, by the name a scenario's `run.placement` gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PlacementKind {
+    /// `first-fit`: chunks on the first vnodes that fit, in cluster order, with no grouping.
+    FirstFit,
+    /// `pbs`: PBS placement sets from `[pbs]` and the jobs' `place=group=` (first fit inside
+    /// a set).
+    Pbs,
+    /// `moab`: Moab node sets from `[moab]`, class defaults and the jobs' `nodeset=`.
+    Moab,
+}
+
+impl PlacementKind {
+    /// Every placement, in the order listings and messages show them.
+    pub const ALL: [PlacementKind; 3] = [
+        PlacementKind::FirstFit,
+        PlacementKind::Pbs,
+        PlacementKind::Moab,
+    ];
+
+    /// The name in scenario files.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PlacementKind::FirstFit => "first-fit",
+            PlacementKind::Pbs => "pbs",
+            PlacementKind::Moab => "moab",
+        }
+    }
+
+    /// What the placement adds to the discipline's name in output rows (nothing for first
+    /// fit, so plain replays keep the discipline's name).
+    pub const fn policy_suffix(self) -> &'static str {
+        match self {
+            PlacementKind::FirstFit => "",
+            PlacementKind::Pbs => "+pbs-psets",
+            PlacementKind::Moab => "+moab-nodesets",
+        }
+    }
+}
+
+impl std::fmt::Display for PlacementKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for PlacementKind {
+    type Err = crate::spec::UnknownName;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::spec::by_name(&Self::ALL, s, Self::name, "placement")
+    }
+}
 
 /// The first placement `place` finds over `request`'s alternatives: each node_filter
 /// alternative in turn (seed 003), and under each, each select specification (`||`, seed

@@ -1,4 +1,8 @@
 //! Queue disciplines: which waiting jobs start now.
+//!
+//! [`Discipline`] is the one list of them: the command line's `--policy` values and help, the
+//! scenario's `run.discipline` values and its error messages, and the policy built for a run
+//! all derive from it. A new discipline is a module here and a variant of it.
 
 mod calendar;
 mod easy;
@@ -10,11 +14,84 @@ pub use fcfs::Fcfs;
 
 use calendar::{Calendar, place_on};
 use placesim_core::{
-    Allocation, ClusterState, ConsumableIdx, Decision, JobId, PlacementPolicy, Request,
-    SchedContext, Scratch, ScratchBuf,
+    Allocation, ClusterState, ConsumableIdx, Decision, JobId, PlacementPolicy, RelaxationLasts,
+    RelaxationWait, Request, SchedContext, SchedulingPolicy, Scratch, ScratchBuf,
 };
 use std::borrow::Cow;
 use std::sync::Arc;
+
+/// A queue discipline, by the name users give it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Discipline {
+    /// First come, first served.
+    Fcfs,
+    /// EASY backfilling.
+    Easy,
+}
+
+impl Discipline {
+    /// Every discipline, in the order listings and messages show them.
+    pub const ALL: [Discipline; 2] = [Discipline::Fcfs, Discipline::Easy];
+
+    /// The name on the command line, in scenario files and in output rows.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Discipline::Fcfs => "fcfs",
+            Discipline::Easy => "easy",
+        }
+    }
+
+    /// One line for `--help`.
+    pub const fn help(self) -> &'static str {
+        match self {
+            Discipline::Fcfs => "first come, first served: the head of the queue blocks the rest",
+            Discipline::Easy => {
+                "EASY backfilling: the head gets a reservation, later jobs start if they do not \
+                 delay it"
+            }
+        }
+    }
+
+    /// The PBS scheduler `backfill_depth` that names this discipline, with what that depth
+    /// means, if PBS has one for it.
+    pub const fn pbs_backfill_depth(self) -> Option<(u32, &'static str)> {
+        match self {
+            Discipline::Fcfs => Some((0, "no backfill")),
+            Discipline::Easy => Some((1, "one reservation")),
+        }
+    }
+
+    /// A fresh instance for one run, asking `placement` where jobs go.
+    pub fn build_with(self, placement: Box<dyn PlacementPolicy>) -> Box<dyn SchedulingPolicy> {
+        match self {
+            Discipline::Fcfs => Box::new(Fcfs::new(placement)),
+            Discipline::Easy => Box::new(Easy::new(placement)),
+        }
+    }
+
+    /// A fresh instance for one run with first-fit placement.
+    pub fn build(self) -> Box<dyn SchedulingPolicy> {
+        self.build_with(Box::new(crate::placement::FirstFit::default()))
+    }
+
+    /// The names of every discipline, as error messages list them: `fcfs, easy`.
+    pub fn names() -> String {
+        crate::spec::listing(Self::ALL.map(Self::name))
+    }
+}
+
+impl std::fmt::Display for Discipline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Discipline {
+    type Err = crate::spec::UnknownName;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::spec::by_name(&Self::ALL, s, Self::name, "discipline")
+    }
+}
 
 /// The request a reservation is calendared with: only the first select specification of a
 /// request with `||` alternatives (seed 001).
@@ -142,7 +219,8 @@ impl Runnable {
     /// Where `job` goes in `now_view`, honouring a relaxation (NODESETPLUS DELAY or
     /// SPANEVENLY): when its own placement fails now, the constraint is dropped if the
     /// earliest start with it is more than the relaxation's delay after the earliest start
-    /// without it, or now when `from_now` (or it has none); SPANEVENLY drops it for good.
+    /// without it, or now for [`RelaxationWait::FromNow`] (or it has none); SPANEVENLY drops
+    /// it for good.
     /// An anchored relaxation instead drops it once `delay` has passed since the job could
     /// first have run without it, and asks for a wake-up at that instant. `cheap_first`
     /// tries the ncpus total before placing.
@@ -185,7 +263,7 @@ impl Runnable {
             };
         };
         let relaxed_now = placement.place_relaxed(request, now_view);
-        let drop_constraint = if rx.anchored {
+        let drop_constraint = if rx.wait == RelaxationWait::Anchored {
             // The wait starts the first time the job could run without the constraint; once
             // it has lasted `delay`, the constraint is gone (the job also reserves without it).
             if self.anchor.len() != ctx.workload.jobs().len() {
@@ -213,7 +291,7 @@ impl Runnable {
             } else {
                 walk.earliest(ctx, placement, job, true, now_view, &mut shadow, decisions)
             };
-            let reference = if rx.from_now {
+            let reference = if rx.wait == RelaxationWait::FromNow {
                 relaxed_at.map(|_| ctx.now)
             } else {
                 relaxed_at
@@ -231,7 +309,7 @@ impl Runnable {
                 why,
             };
         }
-        if rx.sticky {
+        if rx.lasts == RelaxationLasts::ForGood {
             if self.erased.len() != ctx.workload.jobs().len() {
                 self.erased = vec![false; ctx.workload.jobs().len()];
             }

@@ -1,67 +1,43 @@
-//! Typed selection of a policy by name, for the CLI and scenario files.
+//! Selection by name: the helpers [`crate::queue::Discipline`] and
+//! [`crate::placement::PlacementKind`] share, and [`PlacementSpec`], a placement built for one
+//! cluster.
 
-use crate::placement::{FirstFit, MoabNodeSets, PbsPsets};
-use crate::queue::{Easy, Fcfs};
-use placesim_core::{ClusterState, PlacementPolicy, SchedulingPolicy};
-use std::fmt;
-use std::str::FromStr;
+use crate::placement::{FirstFit, MoabNodeSets, PbsPsets, PlacementKind};
+use placesim_core::{ClusterState, PlacementPolicy};
 
-/// A queue discipline with its placement, as named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PolicySpec {
-    /// First come, first served, with first-fit placement.
-    Fcfs,
-    /// EASY backfilling, with first-fit placement.
-    Easy,
+/// A name that none of a list's entries has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{name}`: expected one of {expected}")]
+pub struct UnknownName {
+    /// What was looked for: `discipline`, `placement`.
+    pub what: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The names there are, comma-separated.
+    pub expected: String,
 }
 
-impl PolicySpec {
-    /// Every policy, in a stable order.
-    pub const ALL: [PolicySpec; 2] = [PolicySpec::Fcfs, PolicySpec::Easy];
-
-    /// A fresh policy instance for one run, with first-fit placement.
-    pub fn build(self) -> Box<dyn SchedulingPolicy> {
-        self.build_with(Box::new(FirstFit::default()))
-    }
-
-    /// A fresh policy instance for one run, with `placement`.
-    pub fn build_with(self, placement: Box<dyn PlacementPolicy>) -> Box<dyn SchedulingPolicy> {
-        match self {
-            PolicySpec::Fcfs => Box::new(Fcfs::new(placement)),
-            PolicySpec::Easy => Box::new(Easy::new(placement)),
-        }
-    }
+/// Names as messages list them: `a, b, c`.
+pub(crate) fn listing<const N: usize>(names: [&'static str; N]) -> String {
+    names.join(", ")
 }
 
-impl fmt::Display for PolicySpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            PolicySpec::Fcfs => "fcfs",
-            PolicySpec::Easy => "easy",
+/// The entry of `all` whose `name` is `given` (ASCII case ignored, as scenario files always
+/// matched).
+pub(crate) fn by_name<T: Copy, const N: usize>(
+    all: &[T; N],
+    given: &str,
+    name: fn(T) -> &'static str,
+    what: &'static str,
+) -> Result<T, UnknownName> {
+    all.iter()
+        .copied()
+        .find(|&t| name(t).eq_ignore_ascii_case(given))
+        .ok_or_else(|| UnknownName {
+            what,
+            name: given.to_owned(),
+            expected: listing(all.map(name)),
         })
-    }
-}
-
-/// A policy name that is not known.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownPolicy(pub String);
-
-impl fmt::Display for UnknownPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown policy `{}`: expected one of fcfs, easy", self.0)
-    }
-}
-
-impl std::error::Error for UnknownPolicy {}
-
-impl FromStr for PolicySpec {
-    type Err = UnknownPolicy;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        PolicySpec::ALL
-            .into_iter()
-            .find(|p| p.to_string() == s)
-            .ok_or_else(|| UnknownPolicy(s.to_owned()))
-    }
 }
 
 /// A placement policy built for one cluster (its sets made up front), cloned into each run.
@@ -91,12 +67,12 @@ impl PlacementSpec {
         }
     }
 
-    /// What the placement adds to the policy's name in output rows (nothing for first fit).
-    pub fn suffix(&self) -> &'static str {
+    /// Which placement this is.
+    pub fn kind(&self) -> PlacementKind {
         match self {
-            PlacementSpec::FirstFit => "",
-            PlacementSpec::Pbs(_) => "+pbs-psets",
-            PlacementSpec::Moab(_) => "+moab-nodesets",
+            PlacementSpec::FirstFit => PlacementKind::FirstFit,
+            PlacementSpec::Pbs(_) => PlacementKind::Pbs,
+            PlacementSpec::Moab(_) => PlacementKind::Moab,
         }
     }
 }

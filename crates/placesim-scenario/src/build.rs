@@ -4,7 +4,7 @@ use crate::schema::{FailuresToml, GeneratorToml, MetricsToml, NodeToml, Scenario
 use crate::{
     DelayMode, DelayReference, Discipline, FailureModel, FailureSettings, JobFilter,
     MetricsSettings, MinLoss, MoabClass, MoabSettings, NodeClass, NodeSetOptions, NodeSetPlus,
-    PbsSettings, Placement, PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig,
+    PbsSettings, PlacementKind, PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig,
     Scenario, ScenarioError, SensitivityClass, SizeMapping, Trim, WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
@@ -50,10 +50,10 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         only_explicit_psets: raw.pbs.only_explicit_psets,
         // Both modelled disciplines keep strict order; FCFS backfills nothing, EASY one job deep.
         strict_ordering: true,
-        backfill_depth: match run.discipline {
-            Discipline::Fcfs => 0,
-            Discipline::Easy => 1,
-        },
+        backfill_depth: run
+            .discipline
+            .pbs_backfill_depth()
+            .map_or(0, |(depth, _)| depth),
         queues: raw
             .pbs
             .queue
@@ -624,6 +624,25 @@ impl Cx<'_> {
             })
     }
 
+    /// The entry of a policy-crate list (disciplines, placements) that `value` names.
+    fn named<T: std::str::FromStr<Err = placesim_policy::UnknownName>>(
+        &self,
+        value: Option<&Spanned<String>>,
+        key: &str,
+    ) -> Result<Option<T>, ScenarioError> {
+        let Some(v) = value else { return Ok(None) };
+        v.get_ref()
+            .parse()
+            .map(Some)
+            .map_err(|e: placesim_policy::UnknownName| {
+                self.at(
+                    v,
+                    key,
+                    format!("unknown value `{}`: expected one of {}", e.name, e.expected),
+                )
+            })
+    }
+
     /// The discipline PBS's `strict_ordering` and `backfill_depth` name, if either is given.
     fn pbs_discipline(&self, raw: &ScenarioToml) -> Result<Option<Discipline>, ScenarioError> {
         let (strict, depth) = (&raw.pbs.strict_ordering, &raw.pbs.backfill_depth);
@@ -641,20 +660,30 @@ impl Cx<'_> {
         }
         Ok(match (strict, depth) {
             (None, None) => None,
-            (_, Some(d)) => match *d.get_ref() {
-                0 => Some(Discipline::Fcfs),
-                1 => Some(Discipline::Easy),
-                n => {
+            (_, Some(d)) => {
+                let n = *d.get_ref();
+                let named = Discipline::ALL
+                    .into_iter()
+                    .find(|x| x.pbs_backfill_depth().is_some_and(|(depth, _)| depth == n));
+                if named.is_none() {
+                    let modelled: Vec<String> = Discipline::ALL
+                        .into_iter()
+                        .filter_map(|x| {
+                            let (depth, what) = x.pbs_backfill_depth()?;
+                            Some(format!("{depth} ({what}, {x})"))
+                        })
+                        .collect();
                     return Err(self.at(
                         d,
                         "pbs.backfill_depth",
                         format!(
-                            "backfill_depth {n} is not modelled: 0 (no backfill, fcfs) or 1 (one \
-                             reservation, easy)"
+                            "backfill_depth {n} is not modelled: {}",
+                            modelled.join(" or ")
                         ),
                     ));
                 }
-            },
+                named
+            }
             // PBS's default backfill_depth is 1.
             (Some(_), None) => Some(Discipline::Easy),
         })
@@ -662,11 +691,7 @@ impl Cx<'_> {
 
     fn run(&self, raw: &ScenarioToml) -> Result<RunSettings, ScenarioError> {
         let r = &raw.run;
-        let named = self.choice(
-            r.discipline.as_ref(),
-            "run.discipline",
-            &[("fcfs", Discipline::Fcfs), ("easy", Discipline::Easy)],
-        )?;
+        let named: Option<Discipline> = self.named(r.discipline.as_ref(), "run.discipline")?;
         let from_pbs = self.pbs_discipline(raw)?;
         let discipline = match (named, from_pbs, &r.discipline) {
             (Some(a), Some(b), Some(at)) if a != b => {
@@ -674,12 +699,10 @@ impl Cx<'_> {
                     at,
                     "run.discipline",
                     format!(
-                        "`{}` contradicts [pbs] strict_ordering / backfill_depth, which name {}",
+                        "`{}` contradicts [pbs] strict_ordering / backfill_depth, which name {b} \
+                         (backfill_depth = {})",
                         at.get_ref(),
-                        match b {
-                            Discipline::Fcfs => "fcfs (backfill_depth = 0)",
-                            Discipline::Easy => "easy (backfill_depth = 1)",
-                        }
+                        b.pbs_backfill_depth().map_or(0, |(depth, _)| depth),
                     ),
                 ));
             }
@@ -690,16 +713,8 @@ impl Cx<'_> {
         Ok(RunSettings {
             discipline,
             placement: self
-                .choice(
-                    r.placement.as_ref(),
-                    "run.placement",
-                    &[
-                        ("first-fit", Placement::FirstFit),
-                        ("pbs", Placement::Pbs),
-                        ("moab", Placement::Moab),
-                    ],
-                )?
-                .unwrap_or(Placement::FirstFit),
+                .named(r.placement.as_ref(), "run.placement")?
+                .unwrap_or(PlacementKind::FirstFit),
             walltime: self
                 .choice(
                     r.walltime.as_ref(),

@@ -24,6 +24,7 @@ pub use placement::{nodeset_settings, pset_settings};
 pub use placesim_policy::placement::{
     DelayMode, DelayReference, MinLoss, NodeSetOptions, NodeSetPlus, PriorityType,
 };
+pub use placesim_policy::{Discipline, PlacementKind};
 pub use requests::{ScenarioWorkload, SizeMapping, TraceTexts};
 
 use placesim_core::{
@@ -239,32 +240,11 @@ pub struct RunSettings {
     /// The queue discipline.
     pub discipline: Discipline,
     /// The placement policy.
-    pub placement: Placement,
+    pub placement: PlacementKind,
     /// What happens at a job's walltime.
     pub walltime: WalltimePolicy,
     /// The scenario seed: every random choice derives from it.
     pub seed: u64,
-}
-
-/// A queue discipline, as a scenario names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Discipline {
-    /// `fcfs`.
-    Fcfs,
-    /// `easy`.
-    Easy,
-}
-
-/// A placement policy, as a scenario names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Placement {
-    /// `first-fit`: chunks on the first vnodes that fit, in cluster order, with no grouping.
-    FirstFit,
-    /// `pbs`: PBS placement sets from `[pbs]` and the jobs' `place=group=` (first fit inside
-    /// a set).
-    Pbs,
-    /// `moab`: Moab node sets from `[moab]`, class defaults and the jobs' `nodeset=`.
-    Moab,
 }
 
 /// Vnodes that came from one `[[class]]` or `[[vnode]]` entry.

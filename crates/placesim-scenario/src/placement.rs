@@ -1,19 +1,19 @@
 //! The placement policy a scenario asks for, built with its settings.
 
 use crate::Scenario;
-use placesim_policy::PlacementSpec;
 use placesim_policy::placement::{MoabNodeSets, NodeSetSettings, PbsPsets, PsetSettings};
+use placesim_policy::{PlacementKind, PlacementSpec};
 
 impl Scenario {
     /// The placement `run.placement` names, with its sets built for this cluster and the
     /// requests of `workload` (the keys its jobs name in `group=`, the values in `nodeset=`).
     pub fn placement(&self, workload: &placesim_core::Workload) -> PlacementSpec {
         match self.run.placement {
-            crate::Placement::FirstFit => PlacementSpec::FirstFit,
-            crate::Placement::Pbs => {
+            PlacementKind::FirstFit => PlacementSpec::FirstFit,
+            PlacementKind::Pbs => {
                 PlacementSpec::Pbs(PbsPsets::new(&self.cluster, pset_settings(self, workload)))
             }
-            crate::Placement::Moab => PlacementSpec::Moab(MoabNodeSets::new(
+            PlacementKind::Moab => PlacementSpec::Moab(MoabNodeSets::new(
                 &self.cluster,
                 nodeset_settings(self),
                 workload.requests(),

@@ -29,8 +29,9 @@ use super::FirstFit;
 use super::first_fit::filter_holds;
 use placesim_core::{
     Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
-    NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy, Relaxation, Request,
-    ResourceId, Scratch, ScratchBuf, Sharing, SimDuration, StateView, VnodeId,
+    NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy, Relaxation, RelaxationLasts,
+    RelaxationWait, Request, ResourceId, Scratch, ScratchBuf, Sharing, SimDuration, StateView,
+    VnodeId,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -54,7 +55,7 @@ pub enum PriorityType {
 /// What MINLOSS means on feature and VARATTR sets (the spec's option `minloss_plain`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MinLoss {
-    /// The last feasible set, as Moab's and Maui's code do on plain sets [default].
+    /// The last feasible set, as Moab's and Maui's code do on plain sets \[default\].
     #[default]
     LastFeasible,
     /// The first feasible set.
@@ -78,7 +79,7 @@ pub enum NodeSetPlus {
 /// `delay_reference`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DelayReference {
-    /// The earliest start ignoring node sets: how long the set would delay the job [default].
+    /// The earliest start ignoring node sets: how long the set would delay the job \[default\].
     #[default]
     EarliestUnconstrained,
     /// Now.
@@ -88,7 +89,7 @@ pub enum DelayReference {
 /// How NODESETPLUS DELAY is timed (the spec's option `delay_mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DelayMode {
-    /// Moab's: predicted from estimated ends and decided again at every pass [default].
+    /// Moab's: predicted from estimated ends and decided again at every pass \[default\].
     #[default]
     Predictive,
     /// Slurm's `--switches`: the clock starts the first time the job could run without sets,
@@ -797,15 +798,26 @@ impl MoabNodeSets {
         match self.settings.plus? {
             NodeSetPlus::Delay if eff.delay.0 > 0 => Some(Relaxation {
                 delay: eff.delay,
-                sticky: self.settings.options.delay_sticky,
-                from_now: self.settings.options.delay_reference == DelayReference::Now,
-                anchored: self.settings.options.delay_mode == DelayMode::Anchored,
+                lasts: if self.settings.options.delay_sticky {
+                    RelaxationLasts::ForGood
+                } else {
+                    RelaxationLasts::EachPass
+                },
+                wait: match (
+                    self.settings.options.delay_mode,
+                    self.settings.options.delay_reference,
+                ) {
+                    (DelayMode::Anchored, _) => RelaxationWait::Anchored,
+                    (DelayMode::Predictive, DelayReference::Now) => RelaxationWait::FromNow,
+                    (DelayMode::Predictive, DelayReference::EarliestUnconstrained) => {
+                        RelaxationWait::FromEarliestRelaxed
+                    }
+                },
             }),
             NodeSetPlus::SpanEvenly if eff.policy == NodeSetPolicy::AnyOf => Some(Relaxation {
                 delay: eff.delay,
-                sticky: true,
-                from_now: false,
-                anchored: false,
+                lasts: RelaxationLasts::ForGood,
+                wait: RelaxationWait::FromEarliestRelaxed,
             }),
             _ => None,
         }

@@ -5,7 +5,7 @@ use placesim_core::{
     Allocation, Cluster, ClusterState, ConsumableIdx, Job, JobId, JobOutcome, MetricsSink,
     ResourceDefs, RunConfig, RunStats, SchedulingPolicy, Simulation, WalltimePolicy,
 };
-use placesim_policy::PolicySpec;
+use placesim_policy::Discipline;
 use placesim_workload::{SwfOptions, Trace, read_trace};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -114,7 +114,7 @@ pub fn run(
 }
 
 /// `(source id, start, end, killed)` of every job, in source-id order.
-pub fn schedule(trace: &Trace, policy: PolicySpec) -> Vec<(u64, u64, u64, bool)> {
+pub fn schedule(trace: &Trace, policy: Discipline) -> Vec<(u64, u64, u64, bool)> {
     let mut p = policy.build();
     let (sink, stats, cluster) = run(trace, 1, p.as_mut(), WalltimePolicy::Kill);
     assert!(stats.never_started.is_empty());
@@ -127,7 +127,7 @@ pub fn schedule(trace: &Trace, policy: PolicySpec) -> Vec<(u64, u64, u64, bool)>
                 trace.workload.job(o.job).source_id,
                 o.start.as_secs(),
                 o.end.as_secs(),
-                o.killed,
+                o.reason == placesim_core::EndReason::WalltimeKilled,
             )
         })
         .collect();

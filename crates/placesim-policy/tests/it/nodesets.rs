@@ -703,8 +703,8 @@ fn ctc_sp2_on_heterogeneous_feature_sets_with_and_without_node_sets() {
     let features = s.cluster.resources().lookup("features").unwrap();
     let mut schedules = Vec::new();
     for placement in [
-        placesim_scenario::Placement::Moab,
-        placesim_scenario::Placement::FirstFit,
+        placesim_scenario::PlacementKind::Moab,
+        placesim_scenario::PlacementKind::FirstFit,
     ] {
         s.run.placement = placement;
         let mut state = ClusterState::new(s.cluster.clone());
@@ -725,7 +725,7 @@ fn ctc_sp2_on_heterogeneous_feature_sets_with_and_without_node_sets() {
         assert_eq!(sink.ends.len() + stats.never_started.len(), n);
         assert!(sink.started_twice.is_empty() && sink.ended_twice.is_empty());
         assert_eq!(sink.first_oversubscription(&s.cluster), None);
-        if placement == placesim_scenario::Placement::Moab {
+        if placement == placesim_scenario::PlacementKind::Moab {
             let (mut in_sets, mut spanned) = (0, 0);
             for (start, alloc) in sink.starts.values() {
                 let label = alloc.label.as_deref().unwrap_or("");
@@ -827,7 +827,7 @@ fn spanevenly_splits_evenly() {
     assert!(place(&s, &mut p, &st, "select=5:ncpus=1").is_err());
     let r = request(&s, "select=5:ncpus=1");
     let rx = p.relaxation(&r).expect("SPANEVENLY relaxes ANYOF jobs");
-    assert!(rx.sticky);
+    assert_eq!(rx.lasts, placesim_core::RelaxationLasts::ForGood);
     assert_eq!(rx.delay.0, 600);
 }
 

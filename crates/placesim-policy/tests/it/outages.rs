@@ -50,11 +50,7 @@ fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> (Record, RunStats) {
     let workload = workload_of(s, jobs);
     let mut state = ClusterState::new(s.cluster.clone());
     let placement = s.placement(&workload).instance(&mut state);
-    let mut policy = match s.run.discipline {
-        placesim_scenario::Discipline::Fcfs => placesim_policy::PolicySpec::Fcfs,
-        placesim_scenario::Discipline::Easy => placesim_policy::PolicySpec::Easy,
-    }
-    .build_with(placement);
+    let mut policy = s.run.discipline.build_with(placement);
     let mut record = Record::default();
     let stats = Simulation::new(
         &workload,
@@ -114,7 +110,7 @@ fn a_failed_vnode_requeues_its_job_in_submit_order() {
                 o.end.as_secs(),
                 o.requeues,
                 o.lost_core_seconds,
-                o.failed,
+                o.reason == placesim_core::EndReason::VnodeFailed,
             )
         })
         .collect();
@@ -149,7 +145,7 @@ fn a_failed_vnode_kills_its_job_when_asked() {
                 o.job.0,
                 o.start.as_secs(),
                 o.end.as_secs(),
-                o.failed,
+                o.reason == placesim_core::EndReason::VnodeFailed,
                 o.lost_core_seconds,
             )
         })

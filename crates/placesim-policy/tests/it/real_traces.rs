@@ -4,7 +4,7 @@
 use crate::common::{CheckingSink, VnodesOnly, run};
 use placesim_core::SchedulingPolicy;
 use placesim_core::{ResourceDefs, WalltimePolicy};
-use placesim_policy::PolicySpec;
+use placesim_policy::Discipline;
 use placesim_policy::placement::FirstFit;
 use placesim_policy::queue::Easy;
 use placesim_workload::{SwfOptions, Trace, load_trace};
@@ -39,7 +39,7 @@ fn kth() -> Trace {
 }
 
 /// Runs `trace` under `policy` and checks every invariant; returns the start times by job id.
-fn check_invariants(trace: &Trace, policy: PolicySpec) -> Vec<u64> {
+fn check_invariants(trace: &Trace, policy: Discipline) -> Vec<u64> {
     check_invariants_with(trace, policy.build().as_mut())
 }
 
@@ -172,8 +172,8 @@ fn reference_starts(trace: &Trace, easy: bool) -> Vec<u64> {
 /// job when the count-based reference does.
 fn assert_matches_reference(trace: &Trace) {
     let runs: [(&str, Vec<u64>, bool); 3] = [
-        ("fcfs", check_invariants(trace, PolicySpec::Fcfs), false),
-        ("easy", check_invariants(trace, PolicySpec::Easy), true),
+        ("fcfs", check_invariants(trace, Discipline::Fcfs), false),
+        ("easy", check_invariants(trace, Discipline::Easy), true),
         (
             "easy on vnodes",
             check_invariants_with(trace, &mut easy_on_vnodes()),
@@ -219,5 +219,5 @@ fn llnl_thunder_with_unsimulable_records_is_fully_accounted_for() {
         trace.skipped.get(placesim_workload::SkipReason::NoSize),
         2_248
     );
-    check_invariants(&trace, PolicySpec::Easy);
+    check_invariants(&trace, Discipline::Easy);
 }

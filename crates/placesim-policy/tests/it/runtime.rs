@@ -3,11 +3,11 @@
 
 use crate::common::trace_from_text;
 use placesim_core::{
-    Allocation, AttrValue, ClusterBuilder, ClusterState, CommForm, JobId, ResourceDefs,
+    Allocation, AttrValue, ClusterBuilder, ClusterState, CommForm, EndReason, JobId, ResourceDefs,
     ResourceKind, RunConfig, RuntimeModel, RuntimeSettings, Sharing, Simulation, VecSink, VnodeId,
     WalltimePolicy, Workload,
 };
-use placesim_policy::PolicySpec;
+use placesim_policy::Discipline;
 
 /// Four single-vnode hosts: v0, v1 of speed 1 on switch A; v2, v3 of speed 2 on switch B.
 fn cluster() -> placesim_core::Cluster {
@@ -49,7 +49,7 @@ fn run(
     walltime: WalltimePolicy,
 ) -> Vec<placesim_core::JobOutcome> {
     let mut sink = VecSink::default();
-    let mut policy = PolicySpec::Fcfs.build();
+    let mut policy = Discipline::Fcfs.build();
     Simulation::new(workload, state, RunConfig { walltime })
         .with_runtime_model(model)
         .run(policy.as_mut(), &mut sink, &mut |_| {})
@@ -169,9 +169,15 @@ fn a_stretched_job_is_killed_at_its_estimate_or_overruns_on_request() {
         Vec::new(),
     );
     let killed = run(&w, split_state(), &model, WalltimePolicy::Kill);
-    assert_eq!((killed[0].end.0, killed[0].killed), (105, true));
+    assert_eq!(
+        (killed[0].end.0, killed[0].reason),
+        (105, EndReason::WalltimeKilled)
+    );
     let overrun = run(&w, split_state(), &model, WalltimePolicy::Overrun);
-    assert_eq!((overrun[0].end.0, overrun[0].killed), (110, false));
+    assert_eq!(
+        (overrun[0].end.0, overrun[0].reason),
+        (110, EndReason::Finished)
+    );
 }
 
 #[test]
@@ -218,7 +224,7 @@ fn schedulers_plan_with_estimates_not_stretched_runtimes() {
         Vec::new(),
     );
     let mut sink = VecSink::default();
-    let mut easy = PolicySpec::Easy.build();
+    let mut easy = Discipline::Easy.build();
     Simulation::new(
         &w,
         ClusterState::new(cluster()),

@@ -1,7 +1,7 @@
 //! Tiny traces whose schedules were worked out by hand; every start is asserted.
 
 use crate::common::{schedule, swf_line, trace_from_text};
-use placesim_policy::PolicySpec;
+use placesim_policy::Discipline;
 
 /// 4 processors.
 /// J1 t=0 size 2 run 10 est 20; J2 t=0 size 4 run 5 est 5; J3 t=1 size 1 run 3 est 3;
@@ -28,7 +28,7 @@ fn trace_blocking_head() -> String {
 fn fcfs_never_overtakes() {
     let t = trace_from_text(&trace_blocking_head(), 4);
     assert_eq!(
-        schedule(&t, PolicySpec::Fcfs),
+        schedule(&t, Discipline::Fcfs),
         vec![
             (1, 0, 10, false),
             (2, 10, 15, false),
@@ -43,7 +43,7 @@ fn easy_backfills_only_what_ends_by_the_shadow_time_when_extra_is_zero() {
     let t = trace_blocking_head();
     let t = trace_from_text(&t, 4);
     assert_eq!(
-        schedule(&t, PolicySpec::Easy),
+        schedule(&t, Discipline::Easy),
         vec![
             (1, 0, 10, false),
             (2, 10, 15, false),
@@ -68,7 +68,7 @@ fn easy_backfills_long_jobs_into_extra() {
     .concat();
     let t = trace_from_text(&text, 4);
     assert_eq!(
-        schedule(&t, PolicySpec::Easy),
+        schedule(&t, Discipline::Easy),
         vec![
             (1, 0, 10, false),
             (2, 10, 20, false),
@@ -78,7 +78,7 @@ fn easy_backfills_long_jobs_into_extra() {
     );
     // FCFS on the same trace: J3 and J4 wait behind J2, then all three fit at 10.
     assert_eq!(
-        schedule(&t, PolicySpec::Fcfs),
+        schedule(&t, Discipline::Fcfs),
         vec![
             (1, 0, 10, false),
             (2, 10, 20, false),
@@ -102,8 +102,8 @@ fn ends_come_before_submits_at_one_instant_and_line_order_breaks_ties() {
     .concat();
     let t = trace_from_text(&text, 2);
     let expected = vec![(1, 0, 10, false), (2, 10, 15, false), (3, 15, 16, false)];
-    assert_eq!(schedule(&t, PolicySpec::Fcfs), expected);
-    assert_eq!(schedule(&t, PolicySpec::Easy), expected);
+    assert_eq!(schedule(&t, Discipline::Fcfs), expected);
+    assert_eq!(schedule(&t, Discipline::Easy), expected);
 }
 
 /// 2 processors. K t=0 size 1 runs 50 but asked for 30: killed at 30. L t=0 size 2 waits for K.
@@ -119,11 +119,11 @@ fn job_is_killed_at_its_walltime() {
     .concat();
     let t = trace_from_text(&text, 2);
     assert_eq!(
-        schedule(&t, PolicySpec::Fcfs),
+        schedule(&t, Discipline::Fcfs),
         vec![(1, 0, 30, true), (2, 30, 40, false), (3, 40, 45, false)]
     );
     assert_eq!(
-        schedule(&t, PolicySpec::Easy),
+        schedule(&t, Discipline::Easy),
         vec![(1, 0, 30, true), (2, 30, 40, false), (3, 0, 5, false)]
     );
 }
@@ -137,7 +137,7 @@ fn missing_estimate_and_requested_size_fall_back() {
     let j = &t.workload.jobs()[0];
     assert_eq!((j.size, j.estimate.as_secs()), (2, 40));
     assert_eq!(
-        schedule(&t, PolicySpec::Easy),
+        schedule(&t, Discipline::Easy),
         vec![(1, 0, 40, false), (2, 40, 45, false)]
     );
 }
