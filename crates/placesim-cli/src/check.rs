@@ -1,19 +1,9 @@
 //! `placesim check`: validate a scenario and show what it describes.
 
 use crate::cli::CheckArgs;
-use anyhow::Context as _;
-use placesim_scenario::Scenario;
-use std::path::Path;
-
-/// Reads and checks a scenario file.
-pub(crate) fn load(path: &Path) -> anyhow::Result<Scenario> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading scenario {}", path.display()))?;
-    Ok(placesim_scenario::load_scenario(&text, path)?)
-}
 
 pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
-    let scenario = load(&args.scenario)?;
+    let scenario = placesim_run::read_scenario(&args.scenario)?;
     print!("{}", placesim_scenario::describe(&scenario));
     if let Some(w) = &scenario.workload {
         let source = match &w.source {

@@ -1,7 +1,7 @@
 //! `placesim demo`: FCFS against EASY on the shipped KTH-SP2 trace, with a report.
 
 use crate::cli::DemoArgs;
-use crate::run::{execute, plain_plan, print_figures, report_trace};
+use crate::run::{execute_reported, print_figures, report_trace};
 use anyhow::Context as _;
 use placesim_policy::Discipline;
 use placesim_workload::SwfOptions;
@@ -20,7 +20,7 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
     let trace = placesim_workload::read_trace(reader, &path, &SwfOptions::default(), &resources)
         .context("reading the embedded KTH-SP2 trace")?;
     report_trace(&trace);
-    let mut plan = plain_plan(
+    let mut plan = placesim_run::plain_plan(
         trace,
         1,
         Discipline::Fcfs,
@@ -29,8 +29,8 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
     for policy in Discipline::ALL {
         let started = Instant::now();
         let out = args.out.join(policy.to_string());
-        plan.policy = policy;
-        let summary = execute(&plan, true, &out)?;
+        plan.discipline = policy;
+        let summary = execute_reported(&plan, placesim_run::Clock::Timed, &out)?;
         print_figures(&summary, started.elapsed());
     }
     let table = placesim_analysis::report(&args.out)?;

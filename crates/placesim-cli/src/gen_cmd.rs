@@ -51,7 +51,7 @@ fn from_flags(args: &GenArgs, started: Instant) -> anyhow::Result<()> {
 }
 
 fn from_scenario(path: &Path, args: &GenArgs, started: Instant) -> anyhow::Result<()> {
-    let mut scenario = crate::check::load(path)?;
+    let mut scenario = placesim_run::read_scenario(path)?;
     if let Some(seed) = args.seed {
         scenario.run.seed = seed;
     }

@@ -1,16 +1,12 @@
-//! `placesim run`, and the machinery it shares with the demo: load, simulate, write, report.
+//! `placesim run`, and what it shares with the demo: reading input, executing a plan with a
+//! progress bar, and printing what happened.
 
 use crate::cli::{MachineArgs, RunArgs, WalltimeArg};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use placesim_core::PlacementPolicy;
-use placesim_core::{Cluster, ClusterState, Progress, RunConfig, Simulation, WalltimePolicy};
-use placesim_metrics::{
-    JobSink, RunMeta, RunSummary, StreamingJobSink, Timing, write_run, write_summary,
-    write_timeseries,
-};
-use placesim_policy::Discipline;
-use placesim_policy::PlacementSpec;
+use placesim_core::{Progress, WalltimePolicy};
+use placesim_metrics::RunSummary;
+use placesim_run::{Clock, Executed, Output, Plan, plain_plan, trace_stem};
 use placesim_workload::{SwfOptions, Trace};
 use std::io::IsTerminal;
 use std::path::Path;
@@ -30,37 +26,15 @@ pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
     );
     plan.check_invariants |= args.check_invariants;
     apply_metrics_args(&mut plan.metrics, args)?;
-    let summary = execute(&plan, !args.no_timing, &args.out)?;
+    let clock = if args.no_timing {
+        Clock::Untimed
+    } else {
+        Clock::Timed
+    };
+    let summary = execute_reported(&plan, clock, &args.out)?;
     print!("{}", placesim_analysis::render_table(&[row_of(&summary)]));
     print_figures(&summary, started.elapsed());
     Ok(())
-}
-
-/// A validated run: everything `execute` needs, built before the first event.
-pub(crate) struct Plan {
-    pub trace: Trace,
-    pub cluster: Cluster,
-    pub policy: Discipline,
-    pub config: RunConfig,
-    pub name: String,
-    pub seed: u64,
-    /// Stretches runtimes by placement; none for a plain trace replay.
-    pub runtime: Option<placesim_core::RuntimeModel>,
-    /// The placement: first fit, PBS placement sets or Moab node sets.
-    pub placement: PlacementSpec,
-    /// Vnode outages, and what they do to running jobs.
-    pub outages: Vec<placesim_core::Outage>,
-    pub on_failure: placesim_core::NodeFailurePolicy,
-    /// Check the kernel's invariants at every event (always, in debug builds).
-    pub check_invariants: bool,
-    /// Samples and the measurement window.
-    pub metrics: placesim_scenario::MetricsSettings,
-    /// The sets fragmentation is measured over: the runtime model's topology key.
-    pub topology: Option<placesim_core::ResourceId>,
-    /// One run of a sweep: print nothing, show no progress bar (the sweep shows its own), and
-    /// keep to one thread (jobs.parquet is written after the run, not streamed by a helper
-    /// thread), since the sweep runs one simulation per core.
-    pub in_sweep: bool,
 }
 
 fn walltime_of(arg: WalltimeArg) -> WalltimePolicy {
@@ -87,46 +61,26 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
     Ok(plan)
 }
 
-/// A plain replay of `trace` on its machine (`procs_per_node` processors per vnode, first
-/// fit, no runtime model, no outages), walltimes killed, seed 0.
-pub(crate) fn plain_plan(
-    trace: Trace,
-    procs_per_node: u64,
-    policy: Discipline,
-    name: String,
-) -> anyhow::Result<Plan> {
-    let cluster =
-        Cluster::homogeneous(trace.procs, procs_per_node).context("building the machine")?;
-    Ok(Plan {
-        name,
-        cluster,
-        policy,
-        config: RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-        seed: 0,
-        trace,
-        runtime: None,
-        placement: PlacementSpec::FirstFit,
-        outages: Vec::new(),
-        on_failure: placesim_core::NodeFailurePolicy::default(),
-        check_invariants: false,
-        metrics: placesim_scenario::MetricsSettings::default(),
-        topology: None,
-        in_sweep: false,
-    })
-}
-
 /// `run --scenario`: cluster, workload, requests and discipline from the scenario file.
 fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
-    let mut scenario = crate::check::load(path)?;
+    let mut scenario = placesim_run::read_scenario(path)?;
     // The seed drives everything random in a scenario: generation, rules, β and ε.
     if let Some(seed) = args.seed {
         scenario.run.seed = seed;
     }
-    let policy = args.policy;
     let texts = placesim_scenario::TraceTexts::new();
-    let mut plan = plan_of_scenario(scenario, path, policy, &texts, true)?;
+    let mut plan = placesim_run::plan_of_scenario(scenario, path, args.policy, &texts)?;
+    report_trace(&plan.trace);
+    let sources = &plan.request_sources;
+    if sources.from_file > 0 || !sources.by_rule.is_empty() {
+        eprintln!(
+            "placesim: requests: {} from the requests file, by rule {:?}, the rest by size",
+            sources.from_file, sources.by_rule
+        );
+    }
+    if !plan.outages.is_empty() {
+        eprintln!("placesim: {} vnode outages", plan.outages.len());
+    }
     if let Some(name) = &args.name {
         plan.name = name.clone();
     }
@@ -134,71 +88,6 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
         plan.config.walltime = walltime_of(walltime);
     }
     Ok(plan)
-}
-
-/// The plan of a loaded scenario (read from `path`): its workload, placement, discipline
-/// (unless `policy` overrides it), runtime model and outages. Traces already in `texts` are
-/// parsed from there. `verbose` reports the trace.
-pub(crate) fn plan_of_scenario(
-    scenario: placesim_scenario::Scenario,
-    path: &Path,
-    policy: Option<Discipline>,
-    texts: &placesim_scenario::TraceTexts,
-    verbose: bool,
-) -> anyhow::Result<Plan> {
-    let loaded = scenario.workload_with(texts)?;
-    let trace = loaded.trace;
-    if verbose {
-        report_trace(&trace);
-    }
-    if verbose && (loaded.from_file > 0 || !loaded.by_rule.is_empty()) {
-        eprintln!(
-            "placesim: requests: {} from the requests file, by rule {:?}, the rest by size",
-            loaded.from_file, loaded.by_rule
-        );
-    }
-    let spec = scenario.placement(&trace.workload);
-    let placement: Box<dyn PlacementPolicy> =
-        spec.instance(&mut ClusterState::new(scenario.cluster.clone()));
-    let placement_name = placement.name();
-    for (i, request) in trace.workload.requests().iter().enumerate() {
-        if let Some(what) = placement.unsupported(request) {
-            let job = trace
-                .workload
-                .jobs()
-                .iter()
-                .find(|j| j.request.index() == i)
-                .map_or(0, |j| j.source_id);
-            anyhow::bail!(
-                "{}: job {job} asks for {what}, which the {placement_name} placement cannot honour",
-                path.display()
-            );
-        }
-    }
-    let policy = policy.unwrap_or(scenario.run.discipline);
-    let runtime = Some(scenario.runtime_model(&trace.workload));
-    let outages = scenario.outages(&trace.workload);
-    if verbose && !outages.is_empty() {
-        eprintln!("placesim: {} vnode outages", outages.len());
-    }
-    Ok(Plan {
-        outages,
-        on_failure: scenario.failures.on_failure,
-        check_invariants: false,
-        metrics: scenario.metrics,
-        topology: scenario.runtime.settings.topology,
-        in_sweep: false,
-        name: scenario.name.clone(),
-        cluster: scenario.cluster,
-        policy,
-        config: RunConfig {
-            walltime: scenario.run.walltime,
-        },
-        seed: scenario.run.seed,
-        runtime,
-        trace,
-        placement: spec,
-    })
 }
 
 /// `--sample-every`, `--warmup` and `--cooldown` over the scenario's `[metrics]`.
@@ -225,15 +114,6 @@ fn apply_metrics_args(
         metrics.cooldown = trim(text, "--cooldown")?;
     }
     Ok(())
-}
-
-/// The trace's file name without `.gz` and `.swf`: the default scenario name.
-pub(crate) fn trace_stem(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let name = name.strip_suffix(".gz").unwrap_or(&name);
-    name.strip_suffix(".swf").unwrap_or(name).to_owned()
 }
 
 fn swf_options(machine: &MachineArgs) -> SwfOptions {
@@ -273,100 +153,22 @@ pub(crate) fn report_trace(trace: &Trace) {
     }
 }
 
-/// Replays a plan, writes the Parquet files into `out`, returns the summary.
-pub(crate) fn execute(plan: &Plan, timed: bool, out: &Path) -> anyhow::Result<RunSummary> {
-    let Plan {
-        trace,
-        policy,
-        config,
-        ..
-    } = plan;
-    let (policy, config, cluster) = (*policy, *config, plan.cluster.clone());
-    let mut state = ClusterState::new(cluster.clone());
-    let (scenario, seed) = (plan.name.as_str(), plan.seed);
-    let workload = &trace.workload;
-    // The placement is part of the policy's name when it is not plain first fit.
-    let policy_name = format!("{policy}{}", plan.placement.kind().policy_suffix());
-    let meta = RunMeta {
-        scenario: scenario.to_owned(),
-        policy: policy_name,
-        seed,
-        trace: trace.path.display().to_string(),
-        procs: cluster.capacity_total(placesim_core::ConsumableIdx::NCPUS),
-    };
-    let mut policy_impl = policy.build_with(plan.placement.instance(&mut state));
-    let bar = LazyBar::new(workload.jobs().len() as u64);
-    let mut simulation = Simulation::new(workload, state, config);
-    if let Some(model) = &plan.runtime {
-        simulation = simulation.with_runtime_model(model);
-    }
-    if !plan.outages.is_empty() {
-        simulation = simulation.with_outages(&plan.outages, plan.on_failure);
-    }
-    if plan.check_invariants {
-        simulation = simulation.with_invariant_checks(true);
-    }
-    let monitor = plan
-        .metrics
-        .monitor_config(&cluster, plan.topology, workload);
-    let sets = monitor.sets.clone();
-    simulation = simulation.with_monitor(monitor);
-    let skipped: Vec<_> = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
-    let summarise = |sink: &JobSink, stats: &placesim_core::RunStats, wall: Duration| {
-        let timing = timed.then_some(Timing {
-            wall_seconds: wall.as_secs_f64(),
-        });
-        RunSummary::compute(
-            meta.clone(),
-            workload,
-            sink,
-            stats,
-            trace.records,
-            skipped.clone(),
-            timing,
-        )
-    };
-    let simulating = || format!("simulating {} under {policy}", trace.path.display());
-    let writing;
-    let summary = if plan.in_sweep {
-        // One thread: the sweep runs one simulation per core.
-        let mut sink = JobSink::new(workload);
-        sink.set_sets(&sets, &cluster);
-        let started = Instant::now();
-        let stats = simulation
-            .run(policy_impl.as_mut(), &mut sink, &mut |_| {})
-            .with_context(simulating)?;
-        let summary = summarise(&sink, &stats, started.elapsed());
-        writing = Instant::now();
-        write_run(out, workload, &sink, &summary)?;
-        summary
-    } else {
-        // jobs.parquet is written while the run goes on, a row group at a time.
-        let mut streaming = StreamingJobSink::new(out, meta.clone(), workload)?;
-        streaming.sink_mut().set_sets(&sets, &cluster);
-        let started = Instant::now();
-        let stats = simulation
-            .run(policy_impl.as_mut(), &mut streaming, &mut |p| bar.update(p))
-            .with_context(simulating)?;
-        let wall = started.elapsed();
-        bar.finish();
-        writing = Instant::now();
-        // The summary is computed and written while the last row groups of jobs.parquet
-        // encode.
-        let (_, summary) = streaming.finish_with(|sink| {
-            let summary = summarise(sink, &stats, wall);
-            write_timeseries(out, &summary.meta, sink)?;
-            write_summary(out, &summary).map(|()| summary)
-        })?;
-        summary?
-    };
-    if plan.in_sweep {
-        return Ok(summary);
-    }
+/// Executes a lone run, `jobs.parquet` streamed, with a progress bar, and reports what it
+/// wrote and what went wrong for jobs.
+pub(crate) fn execute_reported(
+    plan: &Plan,
+    clock: Clock,
+    out: &Path,
+) -> anyhow::Result<RunSummary> {
+    let bar = LazyBar::new(plan.trace.workload.jobs().len() as u64);
+    let executed =
+        placesim_run::execute(plan, clock, Output::Streamed(out), &mut |p| bar.update(p));
+    bar.finish();
+    let Executed { summary, writing } = executed?;
     eprintln!(
         "placesim: results written to {} in {:.3} s after the simulation",
         out.display(),
-        writing.elapsed().as_secs_f64()
+        writing.as_secs_f64()
     );
     if summary.requeues > 0 || summary.jobs_failed > 0 || summary.availability < 1.0 {
         eprintln!(

@@ -1,0 +1,101 @@
+//! What can stop a run or a sweep.
+//!
+//! Each variant's text names the file, the run or the flag it is about, and quotes its cause,
+//! so that a front end prints it as it is.
+
+use std::path::PathBuf;
+
+/// A run or a sweep could not be planned, executed or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The scenario file is wrong, or its workload could not be read.
+    #[error(transparent)]
+    Scenario(#[from] placesim_scenario::ScenarioError),
+    /// The trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] placesim_workload::SwfError),
+    /// The results could not be written.
+    #[error(transparent)]
+    Metrics(#[from] placesim_metrics::MetricsError),
+    /// A file could not be read or written, or a directory made.
+    #[error("{what} {}: {source}", path.display())]
+    Io {
+        /// What was being done: `reading`, `writing`, `creating`, `renaming`.
+        what: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The machine a plain replay asks for cannot be built.
+    #[error("building the machine: {0}")]
+    Machine(#[source] placesim_core::ClusterError),
+    /// A job asks for something the placement cannot do; refused before the run starts.
+    #[error(
+        "{}: job {job} asks for {what}, which the {placement} placement cannot honour",
+        path.display()
+    )]
+    Unsupported {
+        /// The scenario file.
+        path: PathBuf,
+        /// The job's id in the trace.
+        job: u64,
+        /// What it asks for.
+        what: &'static str,
+        /// The placement's name.
+        placement: String,
+    },
+    /// The kernel stopped the run: a policy's decision broke an invariant.
+    #[error("simulating {trace} under {policy}: {source}")]
+    Simulation {
+        /// The trace replayed.
+        trace: String,
+        /// The discipline.
+        policy: String,
+        /// The kernel's error.
+        #[source]
+        source: placesim_core::SimError,
+    },
+    /// A sweep file, or a run it makes, is wrong.
+    #[error("{}: {message}", path.display())]
+    Sweep {
+        /// The sweep file (or the base scenario, for its TOML).
+        path: PathBuf,
+        /// What is wrong and what was expected.
+        message: String,
+    },
+    /// The shard asked for does not exist.
+    #[error("{0}")]
+    Shard(String),
+    /// One run of a sweep failed.
+    #[error("run {run}: {source}")]
+    SweepRun {
+        /// The run's partitions, `axis=label, ..., replicate=k`.
+        run: String,
+        /// Why.
+        #[source]
+        source: Box<RunError>,
+    },
+    /// One run of a sweep panicked: a bug.
+    #[error("run {run}: panicked")]
+    Panicked {
+        /// The run's partitions.
+        run: String,
+    },
+    /// The sweep's thread pool could not start.
+    #[error("starting the thread pool: {0}")]
+    ThreadPool(#[source] rayon::ThreadPoolBuildError),
+}
+
+impl RunError {
+    /// An I/O error while doing `what` to `path`.
+    pub(crate) fn io(
+        what: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| RunError::Io { what, path, source }
+    }
+}

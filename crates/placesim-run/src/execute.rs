@@ -1,0 +1,146 @@
+//! Executing a plan: the simulation, and its Parquet files.
+
+use crate::{Plan, RunError};
+use placesim_core::{ClusterState, ConsumableIdx, Progress, RunStats, Simulation};
+use placesim_metrics::{
+    JobSink, RunMeta, RunSummary, StreamingJobSink, Timing, write_run, write_summary,
+    write_timeseries,
+};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How a run writes `jobs.parquet`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output<'a> {
+    /// Row groups are encoded by a writer thread while the run goes on, so a lone run uses
+    /// the core the single-threaded simulation leaves idle, and the table's memory does not
+    /// grow with the trace.
+    Streamed(&'a Path),
+    /// Everything is written after the run, on the run's own thread: for sweeps, which run one
+    /// simulation per core.
+    AfterRun(&'a Path),
+}
+
+impl Output<'_> {
+    /// The directory the files go to.
+    pub fn dir(&self) -> &Path {
+        match self {
+            Output::Streamed(dir) | Output::AfterRun(dir) => dir,
+        }
+    }
+}
+
+/// Whether summary.parquet records the wall-clock time of the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// It does: the speed figures a front end prints come from it.
+    Timed,
+    /// Its wall-clock columns are nulls, so the same input gives byte-identical files.
+    Untimed,
+}
+
+/// What a finished run leaves for the front end to report.
+#[derive(Debug, Clone)]
+pub struct Executed {
+    /// The run's summary, as summary.parquet holds it.
+    pub summary: RunSummary,
+    /// How long writing the files took after the simulation ended.
+    pub writing: Duration,
+}
+
+/// Replays `plan`, writes jobs.parquet, summary.parquet and timeseries.parquet as `output`
+/// says, and returns the summary. `progress` is called now and then during the run.
+pub fn execute(
+    plan: &Plan,
+    clock: Clock,
+    output: Output<'_>,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Executed, RunError> {
+    let cluster = plan.cluster.clone();
+    let mut state = ClusterState::new(cluster.clone());
+    let trace = &plan.trace;
+    let workload = &trace.workload;
+    let discipline = plan.discipline;
+    // The placement is part of the policy's name when it is not plain first fit.
+    let meta = RunMeta {
+        scenario: plan.name.clone(),
+        policy: format!("{discipline}{}", plan.placement.kind().policy_suffix()),
+        seed: plan.seed,
+        trace: trace.path.display().to_string(),
+        procs: cluster.capacity_total(ConsumableIdx::NCPUS),
+    };
+    let mut policy = discipline.build_with(plan.placement.instance(&mut state));
+    let mut simulation = Simulation::new(workload, state, plan.config);
+    if let Some(model) = &plan.runtime {
+        simulation = simulation.with_runtime_model(model);
+    }
+    if !plan.outages.is_empty() {
+        simulation = simulation.with_outages(&plan.outages, plan.on_failure);
+    }
+    if plan.check_invariants {
+        simulation = simulation.with_invariant_checks(true);
+    }
+    let monitor = plan
+        .metrics
+        .monitor_config(&cluster, plan.topology, workload);
+    let sets = monitor.sets.clone();
+    simulation = simulation.with_monitor(monitor);
+    let skipped: Vec<_> = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
+    let summarise = |sink: &JobSink, stats: &RunStats, wall: Duration| {
+        let timing = (clock == Clock::Timed).then_some(Timing {
+            wall_seconds: wall.as_secs_f64(),
+        });
+        RunSummary::compute(
+            meta.clone(),
+            workload,
+            sink,
+            stats,
+            trace.records,
+            skipped.clone(),
+            timing,
+        )
+    };
+    let failed = |source| RunError::Simulation {
+        trace: trace.path.display().to_string(),
+        policy: discipline.to_string(),
+        source,
+    };
+    match output {
+        Output::AfterRun(dir) => {
+            let mut sink = JobSink::new(workload);
+            sink.set_sets(&sets, &cluster);
+            let started = Instant::now();
+            let stats = simulation
+                .run(policy.as_mut(), &mut sink, progress)
+                .map_err(failed)?;
+            let summary = summarise(&sink, &stats, started.elapsed());
+            let writing = Instant::now();
+            write_run(dir, workload, &sink, &summary)?;
+            Ok(Executed {
+                summary,
+                writing: writing.elapsed(),
+            })
+        }
+        Output::Streamed(dir) => {
+            let mut streaming = StreamingJobSink::new(dir, meta.clone(), workload)?;
+            streaming.sink_mut().set_sets(&sets, &cluster);
+            let started = Instant::now();
+            let stats = simulation
+                .run(policy.as_mut(), &mut streaming, progress)
+                .map_err(failed)?;
+            let wall = started.elapsed();
+            let writing = Instant::now();
+            // The summary is computed and written while the last row groups of jobs.parquet
+            // encode.
+            let (_, summary) = streaming.finish_with(|sink| {
+                let summary = summarise(sink, &stats, wall);
+                write_timeseries(dir, &summary.meta, sink)?;
+                write_summary(dir, &summary).map(|()| summary)
+            })?;
+            Ok(Executed {
+                summary: summary?,
+                writing: writing.elapsed(),
+            })
+        }
+    }
+}

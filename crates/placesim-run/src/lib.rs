@@ -1,0 +1,19 @@
+//! Runs and sweeps as library values: a validated [`Plan`] (a loaded workload, a built
+//! cluster, discipline and placement, the runtime model, outages and the metrics settings),
+//! its execution into Parquet files ([`execute`]), and sweeps of scenario variants run in
+//! parallel ([`Sweep`]).
+//!
+//! Nothing here prints: progress goes through callbacks, and what a front end reports (how a
+//! trace's records were accounted for, how requests were assigned, what the run cost) comes
+//! back in the values. Every failure is a [`RunError`] that names the file or run it is
+//! about.
+
+mod error;
+mod execute;
+mod plan;
+mod sweep;
+
+pub use error::RunError;
+pub use execute::{Clock, Executed, Output, execute};
+pub use plan::{Plan, RequestSources, plain_plan, plan_of_scenario, read_scenario, trace_stem};
+pub use sweep::{Shard, Sweep, SweepRun, SweepTotals};

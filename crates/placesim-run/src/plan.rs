@@ -1,0 +1,150 @@
+//! A validated run: everything [`crate::execute`] needs, built before the first event.
+
+use crate::RunError;
+use placesim_core::{Cluster, ClusterState, NodeFailurePolicy, Outage, RunConfig, WalltimePolicy};
+use placesim_policy::{Discipline, PlacementSpec};
+use placesim_scenario::{MetricsSettings, Scenario, TraceTexts};
+use placesim_workload::Trace;
+use std::path::Path;
+
+/// A run, validated: the workload is read, the cluster built, and every request checked
+/// against the placement.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The workload, and how its records were accounted for.
+    pub trace: Trace,
+    /// The machine.
+    pub cluster: Cluster,
+    /// The queue discipline.
+    pub discipline: Discipline,
+    /// Walltime handling.
+    pub config: RunConfig,
+    /// The scenario name recorded in every output row.
+    pub name: String,
+    /// The seed recorded in every output row.
+    pub seed: u64,
+    /// Stretches runtimes by placement; none for a plain trace replay.
+    pub runtime: Option<placesim_core::RuntimeModel>,
+    /// The placement: first fit, PBS placement sets or Moab node sets.
+    pub placement: PlacementSpec,
+    /// Vnode outages, and what they do to running jobs.
+    pub outages: Vec<Outage>,
+    /// What an outage does to the jobs on its vnode.
+    pub on_failure: NodeFailurePolicy,
+    /// Check the kernel's invariants at every event (always, in debug builds).
+    pub check_invariants: bool,
+    /// Samples and the measurement window.
+    pub metrics: MetricsSettings,
+    /// The sets fragmentation is measured over: the runtime model's topology key.
+    pub topology: Option<placesim_core::ResourceId>,
+    /// Where the jobs' requests came from (a scenario's requests file and rules).
+    pub request_sources: RequestSources,
+}
+
+/// How many jobs got their request from where, for the front end to report.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestSources {
+    /// From the scenario's requests file.
+    pub from_file: u64,
+    /// Per rule, in file order: how many jobs it gave a request.
+    pub by_rule: Vec<u64>,
+}
+
+/// Reads and checks a scenario file.
+pub fn read_scenario(path: &Path) -> Result<Scenario, RunError> {
+    let text = std::fs::read_to_string(path).map_err(RunError::io("reading scenario", path))?;
+    Ok(placesim_scenario::load_scenario(&text, path)?)
+}
+
+/// A plain replay of `trace` on its machine (`procs_per_node` processors per vnode, first
+/// fit, no runtime model, no outages), walltimes killed, seed 0.
+pub fn plain_plan(
+    trace: Trace,
+    procs_per_node: u64,
+    discipline: Discipline,
+    name: String,
+) -> Result<Plan, RunError> {
+    let cluster = Cluster::homogeneous(trace.procs, procs_per_node).map_err(RunError::Machine)?;
+    Ok(Plan {
+        name,
+        cluster,
+        discipline,
+        config: RunConfig {
+            walltime: WalltimePolicy::Kill,
+        },
+        seed: 0,
+        trace,
+        runtime: None,
+        placement: PlacementSpec::FirstFit,
+        outages: Vec::new(),
+        on_failure: NodeFailurePolicy::default(),
+        check_invariants: false,
+        metrics: MetricsSettings::default(),
+        topology: None,
+        request_sources: RequestSources::default(),
+    })
+}
+
+/// The plan of a loaded scenario (read from `path`): its workload, placement, discipline
+/// (unless `discipline` overrides it), runtime model and outages. Traces already in `texts`
+/// are parsed from there. A job whose request the placement cannot honour is refused here,
+/// before any run.
+pub fn plan_of_scenario(
+    scenario: Scenario,
+    path: &Path,
+    discipline: Option<Discipline>,
+    texts: &TraceTexts,
+) -> Result<Plan, RunError> {
+    let loaded = scenario.workload_with(texts)?;
+    let trace = loaded.trace;
+    let spec = scenario.placement(&trace.workload);
+    let placement = spec.instance(&mut ClusterState::new(scenario.cluster.clone()));
+    for (i, request) in trace.workload.requests().iter().enumerate() {
+        if let Some(what) = placement.unsupported(request) {
+            let job = trace
+                .workload
+                .jobs()
+                .iter()
+                .find(|j| j.request.index() == i)
+                .map_or(0, |j| j.source_id);
+            return Err(RunError::Unsupported {
+                path: path.to_owned(),
+                job,
+                what,
+                placement: placement.name(),
+            });
+        }
+    }
+    let runtime = Some(scenario.runtime_model(&trace.workload));
+    let outages = scenario.outages(&trace.workload);
+    Ok(Plan {
+        outages,
+        on_failure: scenario.failures.on_failure,
+        check_invariants: false,
+        metrics: scenario.metrics,
+        topology: scenario.runtime.settings.topology,
+        name: scenario.name.clone(),
+        cluster: scenario.cluster,
+        discipline: discipline.unwrap_or(scenario.run.discipline),
+        config: RunConfig {
+            walltime: scenario.run.walltime,
+        },
+        seed: scenario.run.seed,
+        runtime,
+        trace,
+        placement: spec,
+        request_sources: RequestSources {
+            from_file: loaded.from_file,
+            by_rule: loaded.by_rule,
+        },
+    })
+}
+
+/// The trace's file name without `.gz` and `.swf`: the default scenario name.
+pub fn trace_stem(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    name.strip_suffix(".swf").unwrap_or(name).to_owned()
+}
