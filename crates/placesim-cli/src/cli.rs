@@ -2,6 +2,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use placesim_policy::Discipline;
+use placesim_workload::TraceFormat;
 use std::path::PathBuf;
 
 /// A discrete-event simulator of HPC batch scheduling, placement sets and node sets.
@@ -130,9 +131,19 @@ pub enum WalltimeArg {
     Overrun,
 }
 
+/// `--format`: the values and their help come from the workload crate's list of formats.
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = TraceFormat> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    PossibleValuesParser::new(TraceFormat::ALL.map(|f| PossibleValue::new(f.name()).help(f.help())))
+        .try_map(|name| name.parse::<TraceFormat>())
+}
+
 /// How trace jobs become a machine and a workload.
 #[derive(Debug, Clone, Args)]
 pub struct MachineArgs {
+    /// The trace's format (without --scenario; a scenario gives `workload.format`).
+    #[arg(long, value_parser = format_parser(), default_value_t = TraceFormat::Swf)]
+    pub format: TraceFormat,
     /// Processors in the machine [default: the trace header's MaxProcs, else MaxNodes].
     #[arg(long)]
     pub procs: Option<u64>,

@@ -4,7 +4,7 @@ use crate::cli::DemoArgs;
 use crate::run::{execute_reported, print_figures, report_trace};
 use anyhow::Context as _;
 use placesim_policy::Discipline;
-use placesim_workload::SwfOptions;
+use placesim_workload::{SwfOptions, TraceFormat};
 use std::path::Path;
 use std::time::Instant;
 
@@ -17,7 +17,8 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
     let resources = placesim_core::ResourceDefs::default();
     let reader = std::io::BufReader::new(flate2_reader(KTH_SP2));
     let path = Path::new("workloads").join(KTH_NAME);
-    let trace = placesim_workload::read_trace(reader, &path, &SwfOptions::default(), &resources)
+    let trace = TraceFormat::Swf
+        .read(reader, &path, &SwfOptions::default(), &resources)
         .context("reading the embedded KTH-SP2 trace")?;
     report_trace(&trace);
     let mut plan = placesim_run::plain_plan(

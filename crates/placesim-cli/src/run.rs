@@ -126,7 +126,9 @@ fn swf_options(machine: &MachineArgs) -> SwfOptions {
 /// Reads a trace file and reports what was skipped.
 fn load(path: &Path, machine: &MachineArgs) -> anyhow::Result<Trace> {
     let resources = placesim_core::ResourceDefs::default();
-    let trace = placesim_workload::load_trace(path, &swf_options(machine), &resources)?;
+    let trace = machine
+        .format
+        .load(path, &swf_options(machine), &resources)?;
     report_trace(&trace);
     Ok(trace)
 }

@@ -418,7 +418,7 @@ fn read_traces(runs: &[&SweepRun]) -> Result<TraceTexts, RunError> {
             continue;
         }
         let mut text = Vec::new();
-        placesim_workload::swf::open(path)?
+        placesim_workload::open(path)?
             .read_to_end(&mut text)
             .map_err(RunError::io("reading", path))?;
         texts.insert(path.clone(), text.into());

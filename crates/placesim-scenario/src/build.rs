@@ -12,6 +12,7 @@ use placesim_core::{
     NodeSetPolicy, NodeSetValue, Outage, ResourceDefs, ResourceId, ResourceKind, RuntimeSettings,
     SimDuration, SimTime, WalltimePolicy,
 };
+use placesim_workload::TraceFormat;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -1287,8 +1288,34 @@ impl Cx<'_> {
                 ));
             }
         };
+        let format = match (&w.format, &source) {
+            (None, _) => TraceFormat::default(),
+            (Some(f), WorkloadSource::Generator(_)) => {
+                return Err(self.at(
+                    f,
+                    "workload.format",
+                    "a generated workload has no format: give `format` with `trace`".into(),
+                ));
+            }
+            (Some(f), WorkloadSource::Trace(_)) => {
+                f.get_ref()
+                    .parse()
+                    .map_err(|e: placesim_workload::UnknownFormat| {
+                        self.at(
+                            f,
+                            "workload.format",
+                            format!(
+                                "unknown value `{}`: expected one of {}",
+                                e.0,
+                                TraceFormat::names()
+                            ),
+                        )
+                    })?
+            }
+        };
         Ok(WorkloadSettings {
             source,
+            format,
             skip_bad_lines: w.skip_bad_lines,
             size_mapping,
             procs_per_node: ppn,

@@ -384,6 +384,8 @@ pub enum WorkloadSource {
 pub struct WorkloadSettings {
     /// The trace or the generator.
     pub source: WorkloadSource,
+    /// The trace's format (a generated workload is made as SWF).
+    pub format: placesim_workload::TraceFormat,
     /// Count malformed lines as skipped.
     pub skip_bad_lines: bool,
     /// The default request of a job of size N.

@@ -10,7 +10,7 @@
 use crate::{Scenario, ScenarioError, WorkloadSource};
 use placesim_core::{Job, Request, RequestId, Workload};
 use placesim_workload::generate::stream_seed;
-use placesim_workload::{SwfOptions, Trace};
+use placesim_workload::{SwfOptions, Trace, TraceFormat};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -88,8 +88,8 @@ impl Scenario {
         };
         let mut trace = match &w.source {
             WorkloadSource::Trace(path) => match texts.get(path) {
-                Some(text) => placesim_workload::read_trace(&text[..], path, &opts, defs)?,
-                None => placesim_workload::load_trace(path, &opts, defs)?,
+                Some(text) => w.format.read(&text[..], path, &opts, defs)?,
+                None => w.format.load(path, &opts, defs)?,
             },
             WorkloadSource::Generator(spec) => {
                 let (header, records) =
@@ -108,7 +108,7 @@ impl Scenario {
                     }
                 })?;
                 let name = format!("{}.generated.swf", self.name);
-                placesim_workload::read_trace(&text[..], Path::new(&name), &opts, defs)?
+                TraceFormat::Swf.read(&text[..], Path::new(&name), &opts, defs)?
             }
         };
         let explicit = match &w.requests_file {

@@ -391,8 +391,10 @@ pub struct StreamToml {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadToml {
-    /// An SWF trace, plain or gzipped, relative to the scenario file (or a generator).
+    /// A trace, plain or gzipped, relative to the scenario file (or a generator).
     pub trace: Option<Spanned<String>>,
+    /// The trace's format [default: swf].
+    pub format: Option<Spanned<String>>,
     /// A synthetic workload (or a trace).
     pub generator: Option<Spanned<GeneratorToml>>,
     /// Count malformed trace lines as skipped.

@@ -1,11 +1,14 @@
 //! Workloads for placesim: reading and writing the Standard Workload Format (SWF) of the
-//! Parallel Workloads Archive, and turning trace records into the kernel's jobs.
+//! Parallel Workloads Archive, and turning trace records into the kernel's jobs. Front ends
+//! read workloads through [`TraceFormat`], the one entry point for every input format.
 //!
 //! The conventions that simulators disagree on are pinned in [`swf::convert`] and in the
 //! project README; every record ends up as a job or as a counted skip with a reason.
 
 pub mod generate;
+mod source;
 pub mod swf;
 
+pub use source::{TraceFormat, UnknownFormat};
 pub use swf::convert::{SkipCounts, SkipReason, SwfOptions, Trace, load_trace, read_trace};
-pub use swf::{SwfError, SwfErrorKind, SwfHeader, SwfReader, SwfRecord, write_swf};
+pub use swf::{SwfError, SwfErrorKind, SwfHeader, SwfReader, SwfRecord, open, write_swf};

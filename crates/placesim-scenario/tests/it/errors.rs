@@ -87,6 +87,22 @@ fn bad_values() {
         "test.toml:5:14: key `run.discipline`: unknown value `sjf`: expected one of fcfs, easy"
     );
     assert_eq!(
+        error_of(&format!("{BASE}[run]\nplacement = \"slurm\"\n")),
+        "test.toml:5:13: key `run.placement`: unknown value `slurm`: expected one of first-fit, pbs, moab"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[workload]\ntrace = \"t.swf\"\nformat = \"accounting\"\n"
+        )),
+        "test.toml:6:10: key `workload.format`: unknown value `accounting`: expected one of swf"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[workload]\nformat = \"swf\"\n[workload.generator]\njobs = 10\n"
+        )),
+        "test.toml:5:10: key `workload.format`: a generated workload has no format: give `format` with `trace`"
+    );
+    assert_eq!(
         error_of(&format!(
             "{BASE}[moab]\nnodeset_priority_type = \"FASTEST\"\n"
         )),
