@@ -68,6 +68,44 @@ impl std::str::FromStr for PlacementKind {
     }
 }
 
+/// Where a pool of sets comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PoolSource {
+    /// The server's `node_group_key`, over the vnodes associated with no queue.
+    Server,
+    /// A queue's pool (by index): its own `node_group_key`, or the server's over its vnodes.
+    Queue(usize),
+    /// The sets a job's `place=group=` or per-chunk `group=` asks for, over the node array
+    /// of the jobs of queue `queue` (its associated vnodes), or of jobs of no such queue
+    /// (`None`: the vnodes associated with no queue).
+    JobKey {
+        /// The queue whose node array the sets divide, if it has associated vnodes.
+        queue: Option<usize>,
+    },
+    /// Moab's node sets, in NODESETLIST order (every feature set when the list is empty).
+    NodeSets,
+}
+
+/// A pool of sets a placement built, as its runs use them: what `placesim check` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltPool<'a> {
+    /// Where it comes from.
+    pub source: PoolSource,
+    /// The keys that divide it (none for Moab's node sets).
+    pub keys: Vec<placesim_core::ResourceId>,
+    /// Its sets, in the placement's creation order.
+    pub sets: Vec<BuiltSet<'a>>,
+}
+
+/// One set a placement built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltSet<'a> {
+    /// Its name, as job labels and comments give it: `switch=s1`, a Moab feature.
+    pub name: &'a str,
+    /// Its vnodes, in cluster order.
+    pub vnodes: &'a [placesim_core::VnodeId],
+}
+
 /// The first placement `place` finds over `request`'s alternatives: each node_filter
 /// alternative in turn (seed 003), and under each, each select specification (`||`, seed
 /// 001). Every placement tries them in this order.

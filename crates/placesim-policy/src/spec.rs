@@ -2,7 +2,7 @@
 //! [`crate::placement::PlacementKind`] share, and [`PlacementSpec`], a placement built for one
 //! cluster.
 
-use crate::placement::{FirstFit, MoabNodeSets, PbsPsets, PlacementKind};
+use crate::placement::{BuiltPool, FirstFit, MoabNodeSets, PbsPsets, PlacementKind};
 use placesim_core::{ClusterState, PlacementPolicy};
 
 /// A name that none of a list's entries has.
@@ -64,6 +64,15 @@ impl PlacementSpec {
                 m.track(state);
                 Box::new(m.clone())
             }
+        }
+    }
+
+    /// The pools of sets this placement built, as its runs use them (none for first fit).
+    pub fn pools(&self) -> Vec<BuiltPool<'_>> {
+        match self {
+            PlacementSpec::FirstFit => Vec::new(),
+            PlacementSpec::Pbs(p) => p.pools(),
+            PlacementSpec::Moab(m) => m.pools(),
         }
     }
 

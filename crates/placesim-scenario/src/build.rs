@@ -4,8 +4,9 @@ use crate::schema::{FailuresToml, GeneratorToml, MetricsToml, NodeToml, Scenario
 use crate::{
     DelayMode, DelayReference, Discipline, FailureModel, FailureSettings, JobFilter,
     MetricsSettings, MinLoss, MoabClass, MoabSettings, NodeClass, NodeSetOptions, NodeSetPlus,
-    PbsSettings, PlacementKind, PriorityType, QueueSettings, Rule, RunSettings, RuntimeConfig,
-    Scenario, ScenarioError, SensitivityClass, SizeMapping, Trim, WorkloadSettings, WorkloadSource,
+    NodeSetSettings, PbsSettings, PlacementKind, PriorityType, PsetSettings, QueueSettings, Rule,
+    RunSettings, RuntimeConfig, Scenario, ScenarioError, SensitivityClass, SizeMapping, Trim,
+    WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
     AttrValue, ClusterBuilder, CommForm, ConsumableIdx, NodeFailurePolicy, NodeSetAttribute,
@@ -44,11 +45,23 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     } = cx.cluster(&raw, resources, &queue_names)?;
     let defs = cluster.resources().clone();
     let run = cx.run(&raw)?;
+    let queue_keys = raw
+        .pbs
+        .queue
+        .iter()
+        .map(|q| cx.keys(&q.node_group_key, &defs, "pbs.queue.node_group_key"))
+        .collect::<Result<_, ScenarioError>>()?;
     let pbs = PbsSettings {
-        node_group_enable: raw.pbs.node_group_enable,
-        node_group_key: cx.keys(&raw.pbs.node_group_key, &defs, "pbs.node_group_key")?,
-        do_not_span_psets: raw.pbs.do_not_span_psets,
-        only_explicit_psets: raw.pbs.only_explicit_psets,
+        psets: PsetSettings {
+            node_group_enable: raw.pbs.node_group_enable,
+            server_key: cx.keys(&raw.pbs.node_group_key, &defs, "pbs.node_group_key")?,
+            queue_keys,
+            vnode_queue,
+            do_not_span: raw.pbs.do_not_span_psets,
+            only_explicit: raw.pbs.only_explicit_psets,
+            // The keys jobs name come with the workload (Scenario::placement).
+            job_keys: Vec::new(),
+        },
         // Both modelled disciplines keep strict order; FCFS backfills nothing, EASY one job deep.
         strict_ordering: true,
         backfill_depth: run
@@ -59,18 +72,11 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             .pbs
             .queue
             .iter()
-            .map(|q| {
-                Ok(QueueSettings {
-                    name: q.name.get_ref().clone(),
-                    node_group_key: cx.keys(
-                        &q.node_group_key,
-                        &defs,
-                        "pbs.queue.node_group_key",
-                    )?,
-                    swf_queues: q.swf_queues.clone(),
-                })
+            .map(|q| QueueSettings {
+                name: q.name.get_ref().clone(),
+                swf_queues: q.swf_queues.clone(),
             })
-            .collect::<Result<_, ScenarioError>>()?,
+            .collect(),
     };
     let moab = cx.moab(&raw, &defs)?;
     let runtime = cx.runtime(&raw, &defs)?;
@@ -96,7 +102,6 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         run,
         cluster,
         classes,
-        vnode_queue,
         pbs,
         moab,
         workload,
@@ -813,7 +818,7 @@ impl Cx<'_> {
                 _ => Ok(NodeSetValue::Feature(entry.get_ref().clone())),
             })
             .collect::<Result<Vec<_>, ScenarioError>>()?;
-        Ok(MoabSettings {
+        let nodesets = NodeSetSettings {
             policy: self.choice(
                 m.nodeset_policy.as_ref(),
                 "moab.nodeset_policy",
@@ -824,8 +829,7 @@ impl Cx<'_> {
                 ],
             )?,
             attribute,
-            list: m.nodeset_list.iter().map(|e| e.get_ref().clone()).collect(),
-            list_values,
+            list: list_values,
             feature_resource,
             // NODESETDELAY > 0 makes sets mandatory unless NODESETISOPTIONAL says otherwise.
             is_optional: match &m.nodeset_is_optional {
@@ -864,7 +868,6 @@ impl Cx<'_> {
                 ],
             )?,
             allow_per_job_is_optional: m.allow_per_job_nodeset_is_optional,
-            classes,
             options: NodeSetOptions {
                 firstof_forces_firstfit: m.firstof_forces_firstfit,
                 minloss: self
@@ -908,6 +911,11 @@ impl Cx<'_> {
                 spanevenly_list_order: m.spanevenly_list_order,
                 refuse_per_job_delay: m.refuse_per_job_delay,
             },
+        };
+        Ok(MoabSettings {
+            nodesets,
+            list: m.nodeset_list.iter().map(|e| e.get_ref().clone()).collect(),
+            classes,
         })
     }
 

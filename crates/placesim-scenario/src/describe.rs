@@ -2,6 +2,7 @@
 
 use crate::{DelayMode, DelayReference, MinLoss, Scenario};
 use placesim_core::{Cluster, ConsumableIdx, ResourceId, VnodeId};
+use placesim_policy::placement::{MoabNodeSets, PbsPsets, PoolSource, PsetSettings};
 use std::fmt::Write as _;
 
 /// Vnode names compressed as a host list: `node[1-4,7]`, names without a numeric suffix as
@@ -117,7 +118,7 @@ pub fn describe(s: &Scenario) -> String {
         for (slot, &id) in defs.consumables().iter().enumerate().skip(3) {
             props.push(format!("{}={}", defs.def(id).name, cap[slot]));
         }
-        let queue = s.vnode_queue[first.index()]
+        let queue = s.pbs.psets.vnode_queue[first.index()]
             .map(|q| format!(", queue {}", s.pbs.queues[q].name))
             .unwrap_or_default();
         let _ = writeln!(
@@ -156,45 +157,64 @@ pub fn describe(s: &Scenario) -> String {
         trim(m.cooldown),
     );
     let _ = writeln!(out, "placement sets:");
-    for (key, label, pool) in pset_keys(s) {
-        let name = &defs.def(key).name;
-        let _ = writeln!(out, "  {name} ({label}):");
-        for (value, members) in c.group_by(key, pool, s.pbs.only_explicit_psets) {
-            let ncpus: u64 = members
+    let psets = &s.pbs.psets;
+    if !psets.node_group_enable && !psets.server_key.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {} (server node_group_key): not used, node_group_enable is off",
+            key_names(s, &psets.server_key)
+        );
+    }
+    // The sets the PBS placement builds, as a run uses them, with every other string
+    // resource as a key jobs may name in place=group= or group=.
+    let pbs = PbsPsets::new(
+        c,
+        PsetSettings {
+            job_keys: job_keys(s),
+            ..psets.clone()
+        },
+    );
+    for pool in pbs.pools() {
+        let _ = writeln!(
+            out,
+            "  {} ({}):",
+            key_names(s, &pool.keys),
+            source(s, pool.source)
+        );
+        for set in &pool.sets {
+            let ncpus: u64 = set
+                .vnodes
                 .iter()
                 .map(|&v| c.capacity(v)[ConsumableIdx::NCPUS.index()])
                 .sum();
-            let mem: u64 = members
+            let mem: u64 = set
+                .vnodes
                 .iter()
                 .map(|&v| c.capacity(v)[ConsumableIdx::MEM.index()])
                 .sum();
-            let shown = if value.is_empty() {
-                "\"\"".to_owned()
-            } else {
-                value
-            };
             let _ = writeln!(
                 out,
-                "    {name}={shown}: {} vnodes {}; {ncpus} ncpus, {} mem",
-                members.len(),
-                names_of(c, &members),
+                "    {}: {} vnodes {}; {ncpus} ncpus, {} mem",
+                set.name,
+                set.vnodes.len(),
+                names_of(c, set.vnodes),
                 kib(mem)
             );
         }
     }
-    if let Some(policy) = s.moab.policy {
+    let m = &s.moab.nodesets;
+    if let Some(policy) = m.policy {
         let _ = writeln!(
             out,
             "moab node sets: {policy:?}, {:?}, priority {:?}, {}",
-            s.moab.attribute,
-            s.moab.priority_type,
-            if s.moab.is_optional {
+            m.attribute,
+            m.priority_type,
+            if m.is_optional {
                 "optional"
             } else {
                 "mandatory"
             }
         );
-        let m = &s.moab;
         let mut options: Vec<String> = Vec::new();
         if let Some(plus) = m.plus {
             options.push(format!("plus {plus:?}, delay {} s", m.delay.0));
@@ -221,21 +241,17 @@ pub fn describe(s: &Scenario) -> String {
         if !options.is_empty() {
             let _ = writeln!(out, "  options: {}", options.join(", "));
         }
-        if let Some(feature) = s.moab.feature_resource {
-            let all = (0..c.n_vnodes()).map(VnodeId::from_index);
-            let mut sets = c.group_by(feature, all, true);
-            if !s.moab.list.is_empty() {
-                sets.retain(|(v, _)| s.moab.list.contains(v));
-                sets.sort_by_key(|(v, _)| s.moab.list.iter().position(|l| l == v));
-            }
-            for (value, members) in sets {
-                let _ = writeln!(
-                    out,
-                    "    {value}: {} vnodes {}",
-                    members.len(),
-                    names_of(c, &members)
-                );
-            }
+        // The sets the Moab placement builds, as a run uses them (the GLOBAL vnode in every
+        // feature set); values only jobs name (nodeset=) are built with the workload.
+        let moab = MoabNodeSets::new(c, m.clone(), &[]);
+        for set in moab.pools().iter().flat_map(|p| &p.sets) {
+            let _ = writeln!(
+                out,
+                "    {}: {} vnodes {}",
+                set.name,
+                set.vnodes.len(),
+                names_of(c, set.vnodes)
+            );
         }
     }
     let f = &s.failures;
@@ -266,42 +282,60 @@ fn defs_name(s: &Scenario, k: ResourceId) -> String {
     s.cluster.resources().def(k).name.clone()
 }
 
-/// The keys whose sets `check` lists, with where they come from and the vnode pool they
-/// divide: the server's key over the server's pool, each queue's key over its pool, then
-/// every other string or string_array resource over all vnodes (for `place=group=` and
-/// per-chunk `group=`).
-fn pset_keys(s: &Scenario) -> Vec<(ResourceId, String, Vec<VnodeId>)> {
+/// Resource names, comma-separated.
+fn key_names(s: &Scenario, keys: &[ResourceId]) -> String {
     let defs = s.cluster.resources();
-    let mut keys: Vec<(ResourceId, String, Vec<VnodeId>)> = Vec::new();
-    let enabled = if s.pbs.node_group_enable {
-        "enabled"
-    } else {
-        "node_group_enable is off"
+    let names: Vec<&str> = keys.iter().map(|&k| defs.def(k).name.as_str()).collect();
+    names.join(", ")
+}
+
+/// Where a pool comes from, in the scenario's words.
+fn source(s: &Scenario, source: PoolSource) -> String {
+    match source {
+        PoolSource::Server => "server node_group_key, enabled".to_owned(),
+        PoolSource::Queue(q) => {
+            let own = !s.pbs.psets.queue_keys[q].is_empty();
+            format!(
+                "queue {} {}",
+                s.pbs.queues[q].name,
+                if own {
+                    "node_group_key"
+                } else {
+                    "pool: the server's node_group_key over its vnodes"
+                }
+            )
+        }
+        PoolSource::JobKey { queue } => match queue {
+            None if s.pbs.psets.vnode_queue.iter().all(Option::is_none) => {
+                "for place=group= or group=".to_owned()
+            }
+            None => "for place=group= or group=, jobs of queues without vnodes".to_owned(),
+            Some(q) => format!(
+                "for place=group= or group=, jobs of queue {}",
+                s.pbs.queues[q].name
+            ),
+        },
+        PoolSource::NodeSets => "node sets".to_owned(),
+    }
+}
+
+/// The keys jobs may name in `place=group=` or a per-chunk `group=` that the server and
+/// queues do not already divide by: every other string or string_array resource.
+fn job_keys(s: &Scenario) -> Vec<ResourceId> {
+    let psets = &s.pbs.psets;
+    let listed = |id: &ResourceId| {
+        psets.server_key.contains(id) || psets.queue_keys.iter().any(|k| k.contains(id))
     };
-    for &k in &s.pbs.node_group_key {
-        keys.push((
-            k,
-            format!("server node_group_key, {enabled}"),
-            s.queue_pool(None),
-        ));
-    }
-    for (qi, q) in s.pbs.queues.iter().enumerate() {
-        for &k in &q.node_group_key {
-            keys.push((
-                k,
-                format!("queue {} node_group_key", q.name),
-                s.queue_pool(Some(qi)),
-            ));
-        }
-    }
-    let all: Vec<VnodeId> = (0..s.cluster.n_vnodes()).map(VnodeId::from_index).collect();
-    for (i, d) in defs.all().iter().enumerate().skip(5) {
-        let id = ResourceId::from_index(i);
-        if d.kind.is_stringlike() && !keys.iter().any(|(k, _, _)| *k == id) {
-            keys.push((id, "for place=group= or group=".to_owned(), all.clone()));
-        }
-    }
-    keys
+    s.cluster
+        .resources()
+        .all()
+        .iter()
+        .enumerate()
+        .skip(5)
+        .map(|(i, d)| (ResourceId::from_index(i), d))
+        .filter(|(id, d)| d.kind.is_stringlike() && !listed(id))
+        .map(|(id, _)| id)
+        .collect()
 }
 
 fn attr_text(v: &placesim_core::AttrValue) -> String {

@@ -20,16 +20,16 @@ mod schema;
 
 pub use build::load_scenario;
 pub use describe::{describe, hostlist};
-pub use placement::{nodeset_settings, pset_settings};
 pub use placesim_policy::placement::{
     DelayMode, DelayReference, MinLoss, NodeSetOptions, NodeSetPlus, PriorityType,
 };
+pub use placesim_policy::placement::{NodeSetSettings, PsetSettings};
 pub use placesim_policy::{Discipline, PlacementKind};
 pub use requests::{ScenarioWorkload, SizeMapping, TraceTexts};
 
 use placesim_core::{
-    Cluster, NodeFailurePolicy, NodeSetAttribute, NodeSetPolicy, NodeSetRequest, NodeSetValue,
-    Outage, ResourceId, RuntimeSettings, SimDuration, VnodeId, WalltimePolicy,
+    Cluster, NodeFailurePolicy, NodeSetRequest, Outage, ResourceId, RuntimeSettings, SimDuration,
+    VnodeId, WalltimePolicy,
 };
 use placesim_workload::generate::GeneratorSpec;
 use std::path::PathBuf;
@@ -47,8 +47,6 @@ pub struct Scenario {
     pub cluster: Cluster,
     /// The vnode classes, in file order, then one entry per single vnode.
     pub classes: Vec<NodeClass>,
-    /// Per vnode, the index in `pbs.queues` of the queue it is associated with.
-    pub vnode_queue: Vec<Option<usize>>,
     /// PBS settings.
     pub pbs: PbsSettings,
     /// Moab settings.
@@ -259,14 +257,10 @@ pub struct NodeClass {
 /// PBS server, scheduler and queue settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PbsSettings {
-    /// Server `node_group_enable`.
-    pub node_group_enable: bool,
-    /// Server `node_group_key`.
-    pub node_group_key: Vec<ResourceId>,
-    /// Scheduler `do_not_span_psets`.
-    pub do_not_span_psets: bool,
-    /// Scheduler `only_explicit_psets`.
-    pub only_explicit_psets: bool,
+    /// The placement-set settings, as the PBS placement takes them (`job_keys` empty: they
+    /// come from the workload's requests), with each queue's `node_group_key` by index in
+    /// `queues` and each vnode's queue.
+    pub psets: PsetSettings,
     /// Scheduler `strict_ordering`.
     pub strict_ordering: bool,
     /// Scheduler `backfill_depth`.
@@ -280,8 +274,6 @@ pub struct PbsSettings {
 pub struct QueueSettings {
     /// Its name.
     pub name: String,
-    /// Its own `node_group_key`.
-    pub node_group_key: Vec<ResourceId>,
     /// SWF queue numbers whose jobs it receives.
     pub swf_queues: Vec<u32>,
 }
@@ -314,14 +306,14 @@ impl Scenario {
         let all = (0..self.cluster.n_vnodes()).map(VnodeId::from_index);
         let of = |q: Option<usize>| {
             all.clone()
-                .filter(move |v| self.vnode_queue[v.index()] == q)
+                .filter(move |v| self.pbs.psets.vnode_queue[v.index()] == q)
         };
         if let Some(q) = queue
-            && self.vnode_queue.contains(&Some(q))
+            && self.pbs.psets.vnode_queue.contains(&Some(q))
         {
             return of(Some(q)).collect();
         }
-        if self.vnode_queue.iter().any(Option::is_some) {
+        if self.pbs.psets.vnode_queue.iter().any(Option::is_some) {
             return of(None).collect();
         }
         all.collect()
@@ -331,32 +323,12 @@ impl Scenario {
 /// Moab node-set parameters (moab.cfg) and classes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MoabSettings {
-    /// NODESETPOLICY; node sets are off when it is unset.
-    pub policy: Option<NodeSetPolicy>,
-    /// NODESETATTRIBUTE.
-    pub attribute: Option<NodeSetAttribute>,
+    /// The node-set parameters, as the Moab placement takes them (NODESETLIST resolved).
+    pub nodesets: NodeSetSettings,
     /// NODESETLIST, as written.
     pub list: Vec<String>,
-    /// NODESETLIST, resolved: features, or VARATTR `name=value` / `name` entries.
-    pub list_values: Vec<NodeSetValue>,
-    /// The string_array resource that holds node features.
-    pub feature_resource: Option<ResourceId>,
-    /// NODESETISOPTIONAL.
-    pub is_optional: bool,
-    /// NODESETDELAY.
-    pub delay: SimDuration,
-    /// NODESETPRIORITYTYPE.
-    pub priority_type: PriorityType,
-    /// NODESETTOLERANCE.
-    pub tolerance: f64,
-    /// NODESETPLUS.
-    pub plus: Option<NodeSetPlus>,
-    /// SCHEDCFG FLAGS=AllowPerJobNodeSetIsOptional.
-    pub allow_per_job_is_optional: bool,
     /// Classes with a DEFAULT.NODESET.
     pub classes: Vec<MoabClass>,
-    /// The options for the spec's recorded choices.
-    pub options: NodeSetOptions,
 }
 
 /// A Moab class with its default node set.

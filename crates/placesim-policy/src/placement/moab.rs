@@ -25,8 +25,8 @@
 //! [`Relaxation`], and the queue discipline compares the earliest start in a set with the
 //! earliest start without sets (see `queue`).
 
-use super::FirstFit;
 use super::first_fit::filter_holds;
+use super::{BuiltPool, BuiltSet, FirstFit, PoolSource};
 use placesim_core::{
     Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
     NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy, Relaxation, RelaxationLasts,
@@ -322,6 +322,34 @@ impl MoabNodeSets {
     /// The vnode groups whose free capacity the state must track: every set, by index.
     pub fn groups(&self) -> Vec<Vec<VnodeId>> {
         self.sets.iter().map(|s| s.vnodes.clone()).collect()
+    }
+
+    /// The node sets this policy built, in NODESETLIST order (every feature set, in order of
+    /// first appearance, when the list is empty), as its runs use them: feature sets include
+    /// the GLOBAL vnode.
+    pub fn pools(&self) -> Vec<BuiltPool<'_>> {
+        let indices: Vec<usize> = if self.settings.list.is_empty() {
+            self.all_features.clone()
+        } else {
+            self.settings
+                .list
+                .iter()
+                .filter_map(|v| self.by_value.get(v))
+                .flatten()
+                .copied()
+                .collect()
+        };
+        vec![BuiltPool {
+            source: PoolSource::NodeSets,
+            keys: Vec::new(),
+            sets: indices
+                .into_iter()
+                .map(|i| BuiltSet {
+                    name: &self.sets[i].name,
+                    vnodes: &self.sets[i].vnodes,
+                })
+                .collect(),
+        }]
     }
 
     /// Registers this policy's sets with `state`, before the run.

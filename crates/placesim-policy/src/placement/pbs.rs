@@ -36,8 +36,8 @@
 //! [`PbsPsets::groups`]), so a decision costs O(sets) plus the first-fit walk inside the
 //! chosen set, not O(vnodes).
 
-use super::FirstFit;
 use super::first_fit::filter_holds;
+use super::{BuiltPool, BuiltSet, FirstFit, PoolSource};
 use placesim_core::{
     Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
     PlacementPolicy, Request, ResourceId, Scratch, ScratchBuf, StateView, VnodeId,
@@ -179,6 +179,52 @@ impl PbsPsets {
             groups[info.group].clone_from(&info.vnodes);
         }
         groups
+    }
+
+    /// Every pool of sets this policy built, as its runs use them: the server's, each
+    /// queue's, then the job keys' over each node array.
+    pub fn pools(&self) -> Vec<BuiltPool<'_>> {
+        let sets_of = |pool: &[usize]| -> Vec<BuiltSet<'_>> {
+            pool.iter()
+                .map(|&i| BuiltSet {
+                    name: &self.sets[i].name,
+                    vnodes: &self.sets[i].vnodes,
+                })
+                .collect()
+        };
+        let mut pools = Vec::new();
+        if let Some(pool) = &self.server_pool {
+            pools.push(BuiltPool {
+                source: PoolSource::Server,
+                keys: self.settings.server_key.clone(),
+                sets: sets_of(pool),
+            });
+        }
+        for (q, pool) in self.queue_pools.iter().enumerate() {
+            if let Some(pool) = pool {
+                let own = &self.settings.queue_keys[q];
+                pools.push(BuiltPool {
+                    source: PoolSource::Queue(q),
+                    keys: if own.is_empty() {
+                        self.settings.server_key.clone()
+                    } else {
+                        own.clone()
+                    },
+                    sets: sets_of(pool),
+                });
+            }
+        }
+        for ((key, array), pool) in &self.job_pools {
+            let queue = (*array != 0)
+                .then(|| self.array_of_queue.iter().position(|a| a == array))
+                .flatten();
+            pools.push(BuiltPool {
+                source: PoolSource::JobKey { queue },
+                keys: vec![*key],
+                sets: sets_of(pool),
+            });
+        }
+        pools
     }
 
     /// Registers this policy's groups with `state`, before the run: set metadata is read from

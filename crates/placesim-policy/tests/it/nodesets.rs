@@ -46,7 +46,7 @@ fn policy(
     requests: &[Request],
     tweak: impl FnOnce(&mut NodeSetSettings),
 ) -> MoabNodeSets {
-    let mut settings = placesim_scenario::nodeset_settings(s);
+    let mut settings = s.moab.nodesets.clone();
     tweak(&mut settings);
     MoabNodeSets::new(&s.cluster, settings, requests)
 }
@@ -574,7 +574,10 @@ fn at(t: u64, label: &str) -> Option<(u64, String)> {
 #[test]
 fn delay_expires_at_the_exact_simulated_second() {
     let s = two_sets_with_delay("");
-    assert!(!s.moab.is_optional, "NODESETDELAY > 0 makes sets mandatory");
+    assert!(
+        !s.moab.nodesets.is_optional,
+        "NODESETDELAY > 0 makes sets mandatory"
+    );
     for (a_ends, want) in [(110, at(110, "A")), (111, at(10, "spanned"))] {
         let starts = simulate(
             &s,

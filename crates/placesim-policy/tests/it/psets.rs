@@ -59,12 +59,11 @@ fn scenario(text: &str) -> Scenario {
 /// The policy for `s`, with `job_keys` usable in `place=group=` and per-chunk `group=`.
 fn psets(s: &Scenario, job_keys: &[&str]) -> PbsPsets {
     let defs = s.cluster.resources();
-    let no_jobs = placesim_core::Workload::new(Vec::new(), Vec::new()).unwrap();
     PbsPsets::new(
         &s.cluster,
         PsetSettings {
             job_keys: job_keys.iter().map(|k| defs.lookup(k).unwrap()).collect(),
-            ..placesim_scenario::pset_settings(s, &no_jobs)
+            ..s.pbs.psets.clone()
         },
     )
 }

@@ -8,6 +8,7 @@ fn is_optional(moab: &str) -> bool {
     load_scenario(&text, Path::new("t.toml"))
         .unwrap_or_else(|e| panic!("{e}"))
         .moab
+        .nodesets
         .is_optional
 }
 
@@ -38,4 +39,30 @@ fn nodeset_delay_and_is_optional_explicit_or_in_config_order() {
     assert!(!is_optional(&format!(
         "{ordered}nodeset_delay = 60\nnodeset_is_optional = false\n"
     )));
+}
+
+/// `check` lists the node sets the Moab placement builds, as a run uses them: the vnode
+/// named GLOBAL belongs to every feature set (Moab's global node), so it is listed in each.
+#[test]
+fn check_lists_the_global_vnode_in_every_feature_set() {
+    let text = "[[resource]]\nname = \"features\"\ntype = \"string_array\"\n\
+        [[class]]\nname = \"a\"\ncount = 2\nresources = { features = [\"fa\"] }\n\
+        [[class]]\nname = \"b\"\ncount = 2\nresources = { features = [\"fb\"] }\n\
+        [[vnode]]\nname = \"GLOBAL\"\n\
+        [moab]\nnodeset_policy = \"ONEOF\"\nnodeset_attribute = \"FEATURE\"\n";
+    let s = load_scenario(text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
+    let out = placesim_scenario::describe(&s);
+    let sets: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("moab node sets"))
+        .skip(1)
+        .collect();
+    assert_eq!(
+        sets,
+        [
+            "    fa: 3 vnodes a[1-2],GLOBAL",
+            "    fb: 3 vnodes b[1-2],GLOBAL"
+        ],
+        "{out}"
+    );
 }

@@ -6,7 +6,7 @@ use placesim_scenario::{Discipline, PriorityType, describe, hostlist};
 fn color_shape_check_prints_the_seed_000_sets() {
     let s = load_file("color-shape.toml");
     assert_eq!(s.cluster.n_vnodes(), 8);
-    assert!(s.pbs.node_group_enable);
+    assert!(s.pbs.psets.node_group_enable);
     let text = describe(&s);
     for line in [
         "  color (server node_group_key, enabled):",
@@ -50,8 +50,8 @@ fn two_switch_has_the_seed_002_sets_and_a_runnable_workload() {
 fn moab_nested_lists_sets_smallest_first() {
     let s = load_file("moab-nested.toml");
     assert_eq!(s.cluster.n_vnodes(), 16);
-    assert!(!s.moab.is_optional);
-    assert_eq!(s.moab.priority_type, PriorityType::FirstFit);
+    assert!(!s.moab.nodesets.is_optional);
+    assert_eq!(s.moab.nodesets.priority_type, PriorityType::FirstFit);
     assert_eq!(s.moab.list.len(), 15);
     let text = describe(&s);
     let order: Vec<&str> = text
