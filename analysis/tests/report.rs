@@ -44,11 +44,14 @@ fn write_replicate(root: &Path, policy: Discipline, k: u64) {
     )
     .unwrap();
     let cluster = Cluster::homogeneous(8, 1).unwrap();
-    let monitor = placesim_core::MonitorConfig::whole_run(
-        placesim_core::SetPartition::whole(&cluster),
-        Some(placesim_core::SimDuration(5)),
-    );
+    let sets = placesim_core::SetPartition::whole(&cluster);
     let mut sink = JobSink::new(&trace.workload);
+    let every = Some(placesim_core::SimDuration(5));
+    sink.measure(
+        &sets,
+        &cluster,
+        placesim_metrics::OccupancyConfig::whole_run(every),
+    );
     let mut scheduler = policy.build();
     let stats = Simulation::new(
         &trace.workload,
@@ -57,7 +60,7 @@ fn write_replicate(root: &Path, policy: Discipline, k: u64) {
             walltime: WalltimePolicy::Kill,
         },
     )
-    .with_monitor(monitor)
+    .with_set_watch(&sets)
     .run(scheduler.as_mut(), &mut sink, &mut |_| {})
     .unwrap();
     let meta = RunMeta {

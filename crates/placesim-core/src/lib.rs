@@ -19,12 +19,12 @@ pub mod event;
 pub mod ids;
 mod invariants;
 pub mod job;
-pub mod monitor;
 pub mod outage;
 pub mod policy;
 pub mod request;
 pub mod resource;
 pub mod runtime;
+pub mod settled;
 pub mod sim;
 pub mod sink;
 pub mod state;
@@ -35,7 +35,6 @@ pub use cluster::{Cluster, ClusterBuilder, ClusterError, Vnode};
 pub use event::{Event, EventKey, EventQueue};
 pub use ids::{HostId, JobId, RequestId, ResourceId, VnodeId};
 pub use job::{Job, Workload, WorkloadError};
-pub use monitor::{MonitorConfig, OccupancyStats, Sample, SetPartition};
 pub use outage::{NodeFailurePolicy, Outage};
 pub use policy::{
     Decision, PlacementPolicy, Relaxation, RelaxationLasts, RelaxationWait, RunningJob,
@@ -49,6 +48,7 @@ pub use resource::{
     AttrValue, CmpOp, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
 };
 pub use runtime::{CommForm, RuntimeModel, RuntimeSettings, Stretch};
+pub use settled::{SetPartition, SettledInstant};
 pub use sim::{Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
 pub use sink::{EndReason, JobOutcome, MetricsSink, VecSink};
 pub use state::{

@@ -120,7 +120,7 @@ impl RuntimeModel {
             .fold(f64::INFINITY, f64::min);
         let (group_of, n_groups) = match settings.topology {
             Some(key) => {
-                let sets = crate::monitor::SetPartition::by_key(cluster, key);
+                let sets = crate::settled::SetPartition::by_key(cluster, key);
                 let n = sets.len();
                 (Some(sets.set_of), n)
             }

@@ -4,10 +4,10 @@ use crate::event::{Event, EventQueue};
 use crate::ids::{JobId, VnodeId};
 use crate::invariants::{Invariants, Stop};
 use crate::job::Workload;
-use crate::monitor::{Monitor, MonitorConfig, OccupancyStats};
 use crate::outage::{NodeFailurePolicy, Outage, Service};
 use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
 use crate::runtime::{RuntimeModel, Stretch};
+use crate::settled::{Facts, SetPartition};
 use crate::sink::{EndReason, JobOutcome, MetricsSink};
 use crate::state::{AllocationError, ClusterState, StateView};
 use crate::time::SimTime;
@@ -69,8 +69,6 @@ pub struct RunStats {
     pub down_ncpu_seconds: u64,
     /// ncpus × seconds of the whole cluster over the same window.
     pub capacity_ncpu_seconds: u64,
-    /// The monitor's integrals, when the run had one ([`Simulation::with_monitor`]).
-    pub occupancy: Option<OccupancyStats>,
 }
 
 impl RunStats {
@@ -193,8 +191,8 @@ pub struct Simulation<'w> {
     lost_core_seconds: Vec<u64>,
     /// The independent checks, when on.
     invariants: Option<Invariants>,
-    /// The occupancy and fragmentation monitor, when on.
-    monitor: Option<Monitor>,
+    /// What settled instants report, when a set watch is on.
+    facts: Option<Facts>,
 }
 
 impl<'w> Simulation<'w> {
@@ -230,14 +228,14 @@ impl<'w> Simulation<'w> {
             requeues: Vec::new(),
             lost_core_seconds: Vec::new(),
             invariants,
-            monitor: None,
+            facts: None,
         }
     }
 
-    /// Measures occupancy and fragmentation over `config`'s sets and window: the integrals
-    /// come back in [`RunStats::occupancy`], and samples go to [`MetricsSink::sample`].
-    pub fn with_monitor(mut self, config: MonitorConfig) -> Self {
-        self.monitor = Some(Monitor::new(config, &mut self.state));
+    /// Reports every settled instant to [`MetricsSink::instant_settled`], with the free
+    /// ncpus of each of `sets`, which the state keeps current from now on.
+    pub fn with_set_watch(mut self, sets: &SetPartition) -> Self {
+        self.facts = Some(Facts::new(sets, &mut self.state));
         self
     }
 
@@ -307,9 +305,6 @@ impl<'w> Simulation<'w> {
             };
             self.check(|| "the next instant".to_owned(), |inv, _| inv.tick(now))?;
             self.now = now;
-            if let Some(monitor) = &mut self.monitor {
-                monitor.advance(now, &self.state, &mut |sample| sink.sample(sample));
-            }
             // Every event of the instant, in `Event`'s order, from the three sources.
             while let Some(event) = self.next_event_at(now) {
                 self.dispatch(event, first_submit, sink)?;
@@ -318,13 +313,14 @@ impl<'w> Simulation<'w> {
                 self.pass(policy, &mut decisions, sink)?;
                 self.schedule_wakeup(policy.wakeup());
             }
-            if let Some(monitor) = &mut self.monitor {
+            if let Some(facts) = &self.facts {
                 let head = self.queue.get(self.queue_head);
-                monitor.settle(
+                sink.instant_settled(&facts.settled(
+                    now,
                     &self.state,
                     head.map(|&j| self.workload.ncpus_of(j)),
                     self.queue.len() - self.queue_head,
-                );
+                ));
             }
             if self.stats.events % PROGRESS_EVERY < 2 {
                 progress(self.progress());
@@ -339,9 +335,6 @@ impl<'w> Simulation<'w> {
             |inv, _| inv.finish(&waiting),
         )?;
         self.stats.never_started = waiting;
-        if let Some(monitor) = self.monitor.take() {
-            self.stats.occupancy = Some(monitor.finish(self.now));
-        }
         // Vnodes still down count until the last event.
         for v in 0..self.down_count.len() {
             if self.down_count[v] > 0 {
@@ -446,8 +439,8 @@ impl<'w> Simulation<'w> {
         match event {
             Event::JobSubmit(id) => {
                 self.queue.push(id);
-                if let Some(monitor) = &mut self.monitor {
-                    monitor.enqueued(self.workload.ncpus_of(id));
+                if let Some(facts) = &mut self.facts {
+                    facts.enqueued(self.workload.ncpus_of(id));
                 }
                 self.stats.max_queue_len = self
                     .stats
@@ -483,8 +476,8 @@ impl<'w> Simulation<'w> {
         }
         self.running_slot[id.index()] = NOT_RUNNING;
         self.state.release(&run.allocation);
-        if let Some(monitor) = &mut self.monitor {
-            monitor.stopped(self.workload.ncpus_of(id));
+        if let Some(facts) = &mut self.facts {
+            facts.stopped(self.workload.ncpus_of(id));
         }
         self.freed_since_last_pass = true;
         (run, reason, stretch)
@@ -524,8 +517,8 @@ impl<'w> Simulation<'w> {
         }
         self.add_down_time(v);
         self.state.set_up(v);
-        if let Some(monitor) = &mut self.monitor {
-            monitor.vnode_service(&self.state, v, Service::Up);
+        if let Some(facts) = &mut self.facts {
+            facts.vnode_service(&self.state, v, Service::Up);
         }
         let outage = crate::state::down_allocation(self.state.cluster(), v);
         self.check(
@@ -588,8 +581,8 @@ impl<'w> Simulation<'w> {
                     let at = self.queue_head
                         + self.queue[self.queue_head..].partition_point(|&j| j < id);
                     self.queue.insert(at, id);
-                    if let Some(monitor) = &mut self.monitor {
-                        monitor.enqueued(self.workload.ncpus_of(id));
+                    if let Some(facts) = &mut self.facts {
+                        facts.enqueued(self.workload.ncpus_of(id));
                     }
                     sink.job_requeued(
                         id,
@@ -609,8 +602,8 @@ impl<'w> Simulation<'w> {
             vnode: v,
             source,
         })?;
-        if let Some(monitor) = &mut self.monitor {
-            monitor.vnode_service(&self.state, v, Service::Down);
+        if let Some(facts) = &mut self.facts {
+            facts.vnode_service(&self.state, v, Service::Down);
         }
         let outage = crate::state::down_allocation(self.state.cluster(), v);
         self.check(
@@ -720,8 +713,8 @@ impl<'w> Simulation<'w> {
                         }
                     })?;
                     self.started[job.index()] = true;
-                    if let Some(monitor) = &mut self.monitor {
-                        monitor.started(want);
+                    if let Some(facts) = &mut self.facts {
+                        facts.started(want);
                     }
                     let j = self.workload.job(job);
                     if self.invariants.is_some() {

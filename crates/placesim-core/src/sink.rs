@@ -57,10 +57,10 @@ pub trait MetricsSink {
         let _ = (id, requeues, lost_core_seconds);
     }
 
-    /// The cluster at a sampled instant ([`crate::Simulation::with_monitor`]). The default
-    /// ignores samples.
-    fn sample(&mut self, sample: &crate::monitor::Sample<'_>) {
-        let _ = sample;
+    /// An instant is settled: what the cluster and the queue are from now until the next
+    /// instant ([`crate::Simulation::with_set_watch`]). The default ignores it.
+    fn instant_settled(&mut self, instant: &crate::settled::SettledInstant<'_>) {
+        let _ = instant;
     }
 
     /// The scheduler commented on a waiting job (why it did not start). The default ignores
@@ -96,7 +96,7 @@ impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
     fn job_requeued(&mut self, id: JobId, requeues: u32, lost_core_seconds: u64) {
         (**self).job_requeued(id, requeues, lost_core_seconds);
     }
-    fn sample(&mut self, sample: &crate::monitor::Sample<'_>) {
-        (**self).sample(sample);
+    fn instant_settled(&mut self, instant: &crate::settled::SettledInstant<'_>) {
+        (**self).instant_settled(instant);
     }
 }

@@ -249,11 +249,12 @@ pub struct ClusterState {
     down: Bitset,
     /// Bumped at every vnode going down or up: what-if states built earlier are stale.
     outage_epoch: u64,
-    /// Tallies kept for the kernel's monitor, when it watches a partition of the vnodes.
+    /// Tallies kept for the kernel's reports of settled instants, when it watches a partition
+    /// of the vnodes.
     watch: Option<Box<Watch>>,
 }
 
-/// What the kernel's monitor reads after every instant, kept by the same loop that applies
+/// What the kernel reports after every instant, kept by the same loop that applies
 /// allocations (so it costs a few instructions per vnode already in cache): per set of a
 /// partition, the ncpus that a new job could use (on vnodes up and not held exclusively), and
 /// the ncpus of idle vnodes (no job, up). Only the real state keeps it, not scratch views.
@@ -334,7 +335,7 @@ impl ClusterState {
         self.watch = Some(Box::new(watch));
     }
 
-    /// The monitor's tallies, if [`ClusterState::watch_sets`] was called.
+    /// The set watch's tallies, if [`ClusterState::watch_sets`] was called.
     pub fn watch(&self) -> Option<&Watch> {
         self.watch.as_deref()
     }
@@ -975,7 +976,7 @@ mod group_tests {
         ];
         let mut state = ClusterState::new(cluster);
         state.track_groups(&groups);
-        // The monitor's watch over a partition: thirds of the vnodes.
+        // The set watch over a partition: thirds of the vnodes.
         let thirds: std::sync::Arc<[u32]> = (0..12u32).map(|v| v / 4).collect();
         state.watch_sets(thirds.clone(), 3);
         let watched = |state: &ClusterState| {

@@ -4,10 +4,12 @@
 //!
 //! Every column, with its unit and formula, is documented in `docs/output-schema.md`.
 
+mod occupancy;
 mod sink;
 mod summary;
 mod write;
 
+pub use occupancy::{OccupancyConfig, OccupancyStats};
 pub use sink::JobSink;
 pub use summary::{BSD_TAU_SECS, RunMeta, RunSummary, SkipColumn, Timing, WindowMetrics};
 pub use write::{

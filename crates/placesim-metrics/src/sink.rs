@@ -1,5 +1,6 @@
 //! The in-memory sink: a few bytes per job, filled as jobs end.
 
+use crate::occupancy::{Occupancy, OccupancyConfig, OccupancyStats};
 use placesim_core::{
     Allocation, EndReason, Job, JobId, JobOutcome, MetricsSink, SimTime, Workload,
 };
@@ -42,6 +43,8 @@ pub struct JobSink {
     /// Samples of the cluster, in time order, and their per-set free ncpus, flattened.
     pub(crate) samples: Vec<SampleRow>,
     pub(crate) sample_set_free: Vec<u64>,
+    /// The integrals and samples, when measured ([`JobSink::measure`]).
+    occupancy: Option<Occupancy>,
 }
 
 /// One sample, as the sink keeps it (the per-set free ncpus go to a flat vector beside it).
@@ -85,16 +88,20 @@ impl JobSink {
             set_ncpus: Vec::new(),
             samples: Vec::new(),
             sample_set_free: Vec::new(),
+            occupancy: None,
         }
     }
 
-    /// Names the sets that samples report free ncpus for (the monitor's, on `cluster`), with
-    /// their ncpus; with more than one set, jobs.parquet's `size_class` tells jobs that fit
-    /// in the largest from the rest.
-    pub fn set_sets(
+    /// Measures occupancy and fragmentation as `config` says over `sets` of `cluster` (the
+    /// sets the kernel watches: [`placesim_core::Simulation::with_set_watch`]), from the
+    /// settled instants the kernel reports. Names the sets that samples report free ncpus
+    /// for, with their ncpus; with more than one set, jobs.parquet's `size_class` tells jobs
+    /// that fit in the largest from the rest.
+    pub fn measure(
         &mut self,
         sets: &placesim_core::SetPartition,
         cluster: &placesim_core::Cluster,
+        config: OccupancyConfig,
     ) {
         let mut ncpus = vec![0u64; sets.len()];
         for (v, &set) in sets.set_of.iter().enumerate() {
@@ -102,6 +109,14 @@ impl JobSink {
         }
         self.set_names = sets.names.clone();
         self.set_ncpus = ncpus;
+        let capacity = cluster.capacity_total(placesim_core::ConsumableIdx::NCPUS);
+        self.occupancy = Some(Occupancy::new(config, capacity));
+    }
+
+    /// The occupancy integrals of a run that ended at `last_event`, if this sink measured
+    /// them.
+    pub fn occupancy(&self, last_event: SimTime) -> Option<OccupancyStats> {
+        self.occupancy.as_ref().map(|o| o.finish(last_event))
     }
 
     /// Job `i`'s size class: `serial`, `one set` (fits the largest set) or `multi-set`, or
@@ -230,21 +245,27 @@ impl MetricsSink for JobSink {
         Self::put(&mut self.contiguity_runs, n, id.index(), runs, 1);
     }
 
-    fn sample(&mut self, sample: &placesim_core::Sample<'_>) {
-        self.samples.push(SampleRow {
-            time: sample.time.as_secs(),
-            job_ncpus: sample.job_ncpus,
-            down_ncpus: sample.down_ncpus,
-            free_ncpus: sample.free_ncpus,
-            queue_len: sample.queue_len,
-            head_blocked: sample.head_blocked,
-            fragmentation: sample.fragmentation,
-            largest_free_share: sample.largest_free_share,
+    fn instant_settled(&mut self, instant: &placesim_core::SettledInstant<'_>) {
+        let Some(occupancy) = &mut self.occupancy else {
+            return;
+        };
+        let (samples, set_free) = (&mut self.samples, &mut self.sample_set_free);
+        let per_set = self.set_names.len() > 1;
+        occupancy.settle(instant, &mut |sample| {
+            samples.push(SampleRow {
+                time: sample.time.as_secs(),
+                job_ncpus: sample.job_ncpus,
+                down_ncpus: sample.down_ncpus,
+                free_ncpus: sample.free_ncpus,
+                queue_len: sample.queue_len,
+                head_blocked: sample.head_blocked,
+                fragmentation: sample.fragmentation,
+                largest_free_share: sample.largest_free_share,
+            });
+            if per_set {
+                set_free.extend_from_slice(sample.set_free_ncpus);
+            }
         });
-        if self.set_names.len() > 1 {
-            self.sample_set_free
-                .extend_from_slice(sample.set_free_ncpus);
-        }
     }
 
     fn job_comment(&mut self, id: JobId, text: &Arc<str>) {

@@ -1,7 +1,8 @@
 //! The per-run summary, computed in plain Rust so that it can be printed without polars.
 
+use crate::OccupancyStats;
 use crate::sink::JobSink;
-use placesim_core::{OccupancyStats, RunStats, SimTime, Workload};
+use placesim_core::{RunStats, SimTime, Workload};
 
 /// The τ of bounded slowdown, in seconds (Feitelson et al. 1997; Mu'alem & Feitelson 2001).
 pub const BSD_TAU_SECS: u64 = 10;
@@ -81,7 +82,7 @@ pub struct RunSummary {
 
 /// The metrics over the measurement window [t₀, t₁] (the whole run unless a warm-up or a
 /// cool-down is trimmed): job statistics over the jobs submitted in it, system metrics from
-/// the monitor's integrals over it. Formulas in docs/output-schema.md.
+/// the occupancy integrals over it. Formulas in docs/output-schema.md.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct WindowMetrics {
     /// t₀, seconds.
@@ -224,7 +225,7 @@ impl WindowMetrics {
     fn compute(workload: &Workload, sink: &JobSink, stats: &RunStats, procs: u64) -> Self {
         let jobs = workload.jobs();
         let first_submit = jobs.first().map_or(0, |j| j.submit.as_secs());
-        let occupancy = stats.occupancy.unwrap_or(OccupancyStats {
+        let occupancy = sink.occupancy(stats.last_event).unwrap_or(OccupancyStats {
             window_start: SimTime(first_submit),
             window_end: stats.last_event.max(SimTime(first_submit)),
             capacity_ncpus: procs,

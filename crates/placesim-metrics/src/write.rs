@@ -429,7 +429,7 @@ impl<'w> StreamingJobSink<'w> {
         })
     }
 
-    /// The per-job data so far, to name the sets before the run ([`JobSink::set_sets`]).
+    /// The per-job data so far, to set up what it measures before the run ([`JobSink::measure`]).
     pub fn sink_mut(&mut self) -> &mut JobSink {
         &mut self.inner
     }
@@ -500,8 +500,8 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
         self.inner.job_comment(id, text);
     }
 
-    fn sample(&mut self, sample: &placesim_core::Sample<'_>) {
-        self.inner.sample(sample);
+    fn instant_settled(&mut self, instant: &placesim_core::SettledInstant<'_>) {
+        self.inner.instant_settled(instant);
     }
 
     fn job_requeued(&mut self, id: placesim_core::JobId, requeues: u32, lost_core_seconds: u64) {

@@ -5,7 +5,9 @@
 #![allow(clippy::unwrap_used)]
 
 use placesim_core::{Cluster, ClusterState, ResourceDefs, RunConfig, Simulation, WalltimePolicy};
-use placesim_metrics::{JobSink, RunMeta, RunSummary, Timing, jobs_frame, write_run};
+use placesim_metrics::{
+    JobSink, OccupancyConfig, RunMeta, RunSummary, Timing, jobs_frame, write_run,
+};
 use placesim_policy::Discipline;
 use placesim_workload::{SwfOptions, Trace, read_trace};
 use std::path::Path;
@@ -26,14 +28,14 @@ fn simulate(
     cluster: Cluster,
     sink: &mut dyn placesim_core::MetricsSink,
 ) -> placesim_core::RunStats {
-    simulate_monitored(workload, cluster, None, sink)
+    simulate_watched(workload, cluster, None, sink)
 }
 
-/// The same, with the fragmentation monitor when given.
-fn simulate_monitored(
+/// The same, with the kernel watching `sets` and reporting settled instants when given.
+fn simulate_watched(
     workload: &placesim_core::Workload,
     cluster: Cluster,
-    monitor: Option<placesim_core::MonitorConfig>,
+    sets: Option<&placesim_core::SetPartition>,
     sink: &mut dyn placesim_core::MetricsSink,
 ) -> placesim_core::RunStats {
     let mut policy = Discipline::Fcfs.build();
@@ -44,8 +46,8 @@ fn simulate_monitored(
             walltime: WalltimePolicy::Kill,
         },
     );
-    if let Some(monitor) = monitor {
-        simulation = simulation.with_monitor(monitor);
+    if let Some(sets) = sets {
+        simulation = simulation.with_set_watch(sets);
     }
     simulation.run(policy.as_mut(), sink, &mut |_| {}).unwrap()
 }
@@ -525,12 +527,11 @@ fn requeues_lost_work_and_availability_reach_the_tables() {
 fn window_metrics_match_the_hand_worked_schedule() {
     let trace = hand_trace();
     let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
-    let monitor = placesim_core::MonitorConfig::whole_run(
-        placesim_core::SetPartition::whole(&cluster),
-        Some(placesim_core::SimDuration(5)),
-    );
+    let sets = placesim_core::SetPartition::whole(&cluster);
     let mut sink = JobSink::new(&trace.workload);
-    let stats = simulate_monitored(&trace.workload, cluster, Some(monitor), &mut sink);
+    let every = Some(placesim_core::SimDuration(5));
+    sink.measure(&sets, &cluster, OccupancyConfig::whole_run(every));
+    let stats = simulate_watched(&trace.workload, cluster, Some(&sets), &mut sink);
     let meta = hand_meta(4);
     let s = RunSummary::compute(meta, &trace.workload, &sink, &stats, 4, Vec::new(), None);
     let w = &s.window;
@@ -574,11 +575,10 @@ fn timeseries_has_a_row_per_set_after_each_cluster_row() {
     let (cluster, switch) = two_switches(["A", "B"]);
     let sets = placesim_core::SetPartition::by_key(&cluster, switch);
     let mut sink = JobSink::new(&trace.workload);
-    sink.set_sets(&sets, &cluster);
+    let every = Some(placesim_core::SimDuration(5));
+    sink.measure(&sets, &cluster, OccupancyConfig::whole_run(every));
     assert_eq!(sets.names, ["A", "B"]);
-    let monitor =
-        placesim_core::MonitorConfig::whole_run(sets, Some(placesim_core::SimDuration(5)));
-    let stats = simulate_monitored(&trace.workload, cluster, Some(monitor), &mut sink);
+    let stats = simulate_watched(&trace.workload, cluster, Some(&sets), &mut sink);
     let meta = hand_meta(4);
     let frame = placesim_metrics::timeseries_frame(&meta, &sink).unwrap();
     assert_eq!(frame.height(), 4 * 3);

@@ -3,8 +3,8 @@
 use crate::{Plan, RunError};
 use placesim_core::{ClusterState, ConsumableIdx, Progress, RunStats, Simulation};
 use placesim_metrics::{
-    JobSink, RunMeta, RunSummary, StreamingJobSink, Timing, write_run, write_summary,
-    write_timeseries,
+    JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_run,
+    write_summary, write_timeseries,
 };
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -80,11 +80,13 @@ pub fn execute(
     if plan.check_invariants {
         simulation = simulation.with_invariant_checks(true);
     }
-    let monitor = plan
-        .metrics
-        .monitor_config(&cluster, plan.topology, workload);
-    let sets = monitor.sets.clone();
-    simulation = simulation.with_monitor(monitor);
+    let measurement = plan.metrics.measurement(&cluster, plan.topology, workload);
+    simulation = simulation.with_set_watch(&measurement.sets);
+    let occupancy = OccupancyConfig {
+        window_start: measurement.window_start,
+        window_end: measurement.window_end,
+        sample_every: measurement.sample_every,
+    };
     let skipped: Vec<_> = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
     let summarise = |sink: &JobSink, stats: &RunStats, wall: Duration| {
         let timing = (clock == Clock::Timed).then_some(Timing {
@@ -108,7 +110,7 @@ pub fn execute(
     match output {
         Output::AfterRun(dir) => {
             let mut sink = JobSink::new(workload);
-            sink.set_sets(&sets, &cluster);
+            sink.measure(&measurement.sets, &cluster, occupancy);
             let started = Instant::now();
             let stats = simulation
                 .run(policy.as_mut(), &mut sink, progress)
@@ -123,7 +125,9 @@ pub fn execute(
         }
         Output::Streamed(dir) => {
             let mut streaming = StreamingJobSink::new(dir, meta.clone(), workload)?;
-            streaming.sink_mut().set_sets(&sets, &cluster);
+            streaming
+                .sink_mut()
+                .measure(&measurement.sets, &cluster, occupancy);
             let started = Instant::now();
             let stats = simulation
                 .run(policy.as_mut(), &mut streaming, progress)

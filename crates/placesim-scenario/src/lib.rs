@@ -122,16 +122,29 @@ impl Trim {
     }
 }
 
+/// What a run measures, resolved for its cluster and workload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Measurement {
+    /// The sets fragmentation is measured over.
+    pub sets: placesim_core::SetPartition,
+    /// t₀: the window's start (the first instant when `None`).
+    pub window_start: Option<placesim_core::SimTime>,
+    /// t₁: the window's end (the last event when `None`).
+    pub window_end: Option<placesim_core::SimTime>,
+    /// Δt of the samples; none when `None`.
+    pub sample_every: Option<SimDuration>,
+}
+
 impl MetricsSettings {
-    /// The monitor for a run of `workload` on `cluster`: the sets are the runtime model's
+    /// What a run of `workload` on `cluster` measures: the sets are the runtime model's
     /// topology groups (`topology`; the whole cluster without one), the window is trimmed as
     /// set, samples every Δt.
-    pub fn monitor_config(
+    pub fn measurement(
         &self,
         cluster: &Cluster,
         topology: Option<ResourceId>,
         workload: &placesim_core::Workload,
-    ) -> placesim_core::MonitorConfig {
+    ) -> Measurement {
         let sets = match topology {
             Some(key) => placesim_core::SetPartition::by_key(cluster, key),
             None => placesim_core::SetPartition::whole(cluster),
@@ -157,7 +170,7 @@ impl MetricsSettings {
                 kept.checked_sub(1).and_then(submit_at)
             }
         };
-        placesim_core::MonitorConfig {
+        Measurement {
             sets,
             window_start,
             window_end,

@@ -255,7 +255,7 @@ fn metrics_windows_trim_by_share_of_jobs_or_by_time() {
             warmup,
             cooldown,
         };
-        let c = m.monitor_config(&cluster, None, &w.trace.workload);
+        let c = m.measurement(&cluster, None, &w.trace.workload);
         (
             c.window_start.map(|t| t.as_secs()),
             c.window_end.map(|t| t.as_secs()),
