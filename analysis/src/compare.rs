@@ -314,13 +314,13 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
     .map_err(err)?;
     let size_classes = size_class_rows(&runs).map_err(err)?;
     let mut sets_spanned = vec![[0.0; 4]; order.len()];
-    let spans = scan_all(&runs, "jobs.parquet", &["groups_spanned"])
+    let spans = scan_all(&runs, "jobs.parquet", &["sets_spanned"])
         .map_err(err)?
-        .filter(col("groups_spanned").is_not_null())
+        .filter(col("sets_spanned").is_not_null())
         .with_column(
-            when(col("groups_spanned").gt(lit(4u32)))
+            when(col("sets_spanned").gt(lit(4u32)))
                 .then(lit(4u32))
-                .otherwise(col("groups_spanned").cast(DataType::UInt32))
+                .otherwise(col("sets_spanned").cast(DataType::UInt32))
                 .alias("s"),
         )
         .group_by([col("config"), col("s")])

@@ -251,7 +251,7 @@ impl Cluster {
     /// placement-set series: one set per value, in order of first appearance; a string_array
     /// vnode joins the set of each of its values. Vnodes without the resource form the set of
     /// the empty value (PBS's `res=""`), last, unless `only_explicit` is set.
-    pub fn group_by(
+    pub fn sets_by(
         &self,
         res: ResourceId,
         vnodes: impl IntoIterator<Item = VnodeId>,

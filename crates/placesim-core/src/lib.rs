@@ -52,6 +52,6 @@ pub use settled::{SetPartition, SettledInstant};
 pub use sim::{Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
 pub use sink::{EndReason, JobOutcome, MetricsSink, VecSink};
 pub use state::{
-    Allocation, AllocationError, ClusterState, GroupIndex, Scratch, ScratchBuf, StateView,
+    Allocation, AllocationError, ClusterState, Scratch, ScratchBuf, SetIndex, StateView,
 };
 pub use time::{SimDuration, SimTime};

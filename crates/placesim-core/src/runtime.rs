@@ -4,8 +4,8 @@
 //!   job runs at the pace of its slowest node), or / the ncpus-weighted mean speed for jobs
 //!   treated as load-balanced.
 //! - C, the communication factor: 1 + β·X, with X = 1 − Σ_k (a_k / n)² the fraction of the
-//!   job's processor pairs in different groups of the topology key (a_k: ncpus in group k,
-//!   n: all its ncpus); or 1 + min(α·(S − 1), cap) with S the groups spanned.
+//!   job's processor pairs in different sets of the topology key (a_k: ncpus in set k,
+//!   n: all its ncpus); or 1 + min(α·(S − 1), cap) with S the sets spanned.
 //! - ε, the noise, and β, the job's communication sensitivity, are drawn per job by whoever
 //!   builds the model, from explicit seeds: the kernel draws nothing.
 //!
@@ -20,12 +20,12 @@ use crate::time::SimDuration;
 /// The form of the communication factor.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CommForm {
-    /// C = 1 + β·X, X the cross-group pair fraction.
+    /// C = 1 + β·X, X the cross-set pair fraction.
     PairFraction,
     /// C = 1 + min(α·(S − 1), cap) for communication-sensitive jobs (β > 0), 1 for the
-    /// others: Slurm's `--switches` view, where only the count of groups matters.
+    /// others: Slurm's `--switches` view, where only the count of sets matters.
     GroupsSpanned {
-        /// α, per extra group.
+        /// α, per extra set.
         alpha: f64,
         /// The largest penalty.
         cap: f64,
@@ -41,13 +41,13 @@ pub struct Stretch {
     pub comm_factor: f64,
     /// ε.
     pub noise: f64,
-    /// Distinct groups of the topology key among the job's vnodes (1 without a key).
-    pub groups_spanned: u32,
+    /// Distinct sets of the topology key among the job's vnodes (1 without a key).
+    pub sets_spanned: u32,
     /// (fastest − slowest) / slowest speed among the job's vnodes.
     pub speed_spread: f64,
-    /// X = 1 − Σ_k (a_k / n)²: the share of rank pairs that cross a group boundary
-    /// (a_k: the job's ncpus in group k of the topology key; 0 without a key).
-    pub cross_group_pairs: f64,
+    /// X = 1 − Σ_k (a_k / n)²: the share of rank pairs that cross a set boundary
+    /// (a_k: the job's ncpus in set k of the topology key; 0 without a key).
+    pub cross_set_pairs: f64,
 }
 
 impl Stretch {
@@ -56,9 +56,9 @@ impl Stretch {
         speed_factor: 1.0,
         comm_factor: 1.0,
         noise: 1.0,
-        groups_spanned: 1,
+        sets_spanned: 1,
         speed_spread: 0.0,
-        cross_group_pairs: 0.0,
+        cross_set_pairs: 0.0,
     };
 
     /// The stretched runtime, rounded to the nearest second.
@@ -77,12 +77,12 @@ pub struct RuntimeModel {
     speed_reference: f64,
     balanced: bool,
     comm: CommForm,
-    /// Per vnode, its group along the topology key (dense ids), if there is a key.
-    group_of: Option<Vec<u32>>,
-    n_groups: usize,
+    /// Per vnode, its set along the topology key (dense ids), if there is a key.
+    set_of_vnode: Option<Vec<u32>>,
+    n_sets: usize,
     /// Per vnode, its speed: read densely on every start.
     speeds: Vec<f64>,
-    /// Every vnode has the same speed and at most one group: H is the same for every job and
+    /// Every vnode has the same speed and at most one set: H is the same for every job and
     /// C is 1, so a start costs nothing beyond the per-job lookups.
     uniform: Option<f64>,
     /// Consumable slots per allocation part.
@@ -118,7 +118,7 @@ impl RuntimeModel {
             .iter()
             .map(|v| v.speed)
             .fold(f64::INFINITY, f64::min);
-        let (group_of, n_groups) = match settings.topology {
+        let (set_of_vnode, n_sets) = match settings.topology {
             Some(key) => {
                 let sets = crate::settled::SetPartition::by_key(cluster, key);
                 let n = sets.len();
@@ -127,7 +127,7 @@ impl RuntimeModel {
             None => (None, 1),
         };
         let speeds: Vec<f64> = cluster.vnodes().iter().map(|v| v.speed).collect();
-        let uniform = (n_groups <= 1 && speeds.iter().all(|&s| s == slowest)).then_some(slowest);
+        let uniform = (n_sets <= 1 && speeds.iter().all(|&s| s == slowest)).then_some(slowest);
         RuntimeModel {
             n_cons: cluster.resources().n_consumables(),
             speeds,
@@ -135,8 +135,8 @@ impl RuntimeModel {
             speed_reference: settings.speed_reference.unwrap_or(slowest),
             balanced: settings.balanced,
             comm: settings.comm,
-            group_of,
-            n_groups,
+            set_of_vnode,
+            n_sets,
             beta,
             noise,
         }
@@ -148,7 +148,7 @@ impl RuntimeModel {
     }
 
     /// What the model makes of `job` running on `allocation`. `scratch` holds one counter
-    /// per group between calls, so the computation allocates nothing.
+    /// per set between calls, so the computation allocates nothing.
     pub fn stretch(&self, job: JobId, allocation: &Allocation, scratch: &mut Vec<u64>) -> Stretch {
         if let Some(speed) = self.uniform {
             if allocation.vnodes.is_empty() {
@@ -158,17 +158,17 @@ impl RuntimeModel {
                 speed_factor: self.speed_reference / speed,
                 comm_factor: 1.0,
                 noise: self.noise.get(job.index()).copied().unwrap_or(1.0),
-                groups_spanned: 1,
+                sets_spanned: 1,
                 speed_spread: 0.0,
-                cross_group_pairs: 0.0,
+                cross_set_pairs: 0.0,
             };
         }
         let n_cons = self.n_cons;
         let (mut slowest, mut fastest) = (f64::INFINITY, 0.0f64);
         let (mut weighted, mut n) = (0.0, 0u64);
         scratch.clear();
-        scratch.resize(self.n_groups, 0);
-        let mut groups_spanned = 0u32;
+        scratch.resize(self.n_sets, 0);
+        let mut sets_spanned = 0u32;
         for (v, amounts) in allocation.parts(n_cons) {
             let speed = self.speeds[v.index()];
             let ncpus = amounts[ConsumableIdx::NCPUS.index()];
@@ -176,12 +176,12 @@ impl RuntimeModel {
             fastest = fastest.max(speed);
             weighted += speed * ncpus as f64;
             n += ncpus;
-            if let Some(groups) = &self.group_of {
-                let g = groups[v.index()] as usize;
+            if let Some(sets) = &self.set_of_vnode {
+                let g = sets[v.index()] as usize;
                 if scratch[g] == 0 {
-                    groups_spanned += 1;
+                    sets_spanned += 1;
                 }
-                // Vnodes holding no ncpus (exclhost's extra vnodes) still mark their group.
+                // Vnodes holding no ncpus (exclhost's extra vnodes) still mark their set.
                 scratch[g] += ncpus.max(1);
             }
         }
@@ -193,7 +193,7 @@ impl RuntimeModel {
         } else {
             slowest
         };
-        let cross_group_pairs = if groups_spanned <= 1 {
+        let cross_set_pairs = if sets_spanned <= 1 {
             0.0
         } else {
             let total: u64 = scratch.iter().sum();
@@ -204,13 +204,13 @@ impl RuntimeModel {
             1.0 - same
         };
         let beta = self.beta.get(job.index()).copied().unwrap_or(0.0);
-        let comm_factor = if beta == 0.0 || groups_spanned <= 1 {
+        let comm_factor = if beta == 0.0 || sets_spanned <= 1 {
             1.0
         } else {
             match self.comm {
-                CommForm::PairFraction => 1.0 + beta * cross_group_pairs,
+                CommForm::PairFraction => 1.0 + beta * cross_set_pairs,
                 CommForm::GroupsSpanned { alpha, cap } => {
-                    1.0 + (alpha * f64::from(groups_spanned - 1)).min(cap)
+                    1.0 + (alpha * f64::from(sets_spanned - 1)).min(cap)
                 }
             }
         };
@@ -218,15 +218,15 @@ impl RuntimeModel {
             speed_factor: self.speed_reference / pace,
             comm_factor,
             noise: self.noise.get(job.index()).copied().unwrap_or(1.0),
-            groups_spanned: groups_spanned.max(1),
+            sets_spanned: sets_spanned.max(1),
             speed_spread: (fastest - slowest) / slowest,
-            cross_group_pairs,
+            cross_set_pairs,
         }
     }
 
-    /// The group of `v` along the topology key, if there is one.
-    pub fn group_of(&self, v: VnodeId) -> Option<u32> {
-        self.group_of.as_ref().map(|g| g[v.index()])
+    /// The set of `v` along the topology key, if there is one.
+    pub fn set_of_vnode(&self, v: VnodeId) -> Option<u32> {
+        self.set_of_vnode.as_ref().map(|g| g[v.index()])
     }
 }
 
@@ -275,16 +275,16 @@ mod tests {
                 speed_factor: 0.5,
                 comm_factor: 1.0,
                 noise: 1.25,
-                groups_spanned: 1,
+                sets_spanned: 1,
                 speed_spread: 0.0,
-                cross_group_pairs: 0.0,
+                cross_set_pairs: 0.0,
             }
         );
         // Nearly uniform (a second switch) goes through the general pass: X = 1/2, β = 0.4.
         let split = case([2.0, 2.0], ["a", "b"], Some(1.0));
-        assert_eq!((split.speed_factor, split.groups_spanned), (0.5, 2));
+        assert_eq!((split.speed_factor, split.sets_spanned), (0.5, 2));
         assert!((split.comm_factor - 1.2).abs() < 1e-12);
-        assert_eq!(split.cross_group_pairs, 0.5);
+        assert_eq!(split.cross_set_pairs, 0.5);
         let mixed = case([2.0, 1.0], ["a", "a"], None);
         assert_eq!((mixed.speed_factor, mixed.speed_spread), (1.0, 1.0));
     }

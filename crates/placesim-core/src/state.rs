@@ -129,9 +129,9 @@ pub trait StateView {
     /// How many vnodes are held exclusively. Their free amounts count in [`Self::free_total`]
     /// but no other job can use them.
     fn exclusive_vnodes(&self) -> u64;
-    /// A tracked group's tallies: the free amount of each consumable on its vnodes that can take
-    /// a job, then how many such vnodes it has (see [`ClusterState::track_groups`]).
-    fn group_free(&self, group: usize) -> &[u64];
+    /// A tracked set's tallies: the free amount of each consumable on its vnodes that can take
+    /// a job, then how many such vnodes it has (see [`ClusterState::track_sets`]).
+    fn tracked_set_free(&self, set: usize) -> &[u64];
 
     /// Whether `v` can take a chunk needing `amounts` with this sharing, ignoring other chunks.
     #[inline]
@@ -149,25 +149,25 @@ pub trait StateView {
     }
 }
 
-/// Groups of vnodes (placement sets, node sets) whose free capacity the state keeps current,
-/// so that a policy reads a group's free amounts in O(consumables) instead of summing its
+/// Sets of vnodes (placement sets, node sets) whose free capacity the state keeps current,
+/// so that a policy reads a set's free amounts in O(consumables) instead of summing its
 /// vnodes. As PBS counts set metadata, a vnode that cannot take a job (job-busy or held
 /// exclusively) contributes nothing free.
 #[derive(Debug, Clone, Default)]
-pub struct GroupIndex {
-    /// Per vnode, its signature: vnodes in exactly the same groups share one.
+pub struct SetIndex {
+    /// Per vnode, its signature: vnodes in exactly the same sets share one.
     signature: Vec<u32>,
-    /// Per signature, its groups: `ids[offsets[s]..offsets[s + 1]]`.
+    /// Per signature, its sets: `ids[offsets[s]..offsets[s + 1]]`.
     offsets: Vec<u32>,
     ids: Vec<u32>,
-    n_groups: usize,
+    n_sets: usize,
 }
 
-impl GroupIndex {
-    /// Indexes `groups` (each a list of vnodes; a vnode may be in several) over `n_vnodes`.
-    pub fn new(n_vnodes: usize, groups: &[Vec<VnodeId>]) -> GroupIndex {
+impl SetIndex {
+    /// Indexes `sets` (each a list of vnodes; a vnode may be in several) over `n_vnodes`.
+    pub fn new(n_vnodes: usize, sets: &[Vec<VnodeId>]) -> SetIndex {
         let mut per_vnode: Vec<Vec<u32>> = vec![Vec::new(); n_vnodes];
-        for (g, members) in groups.iter().enumerate() {
+        for (g, members) in sets.iter().enumerate() {
             for v in members {
                 if let Some(list) = per_vnode.get_mut(v.index())
                     && list.last() != Some(&(g as u32))
@@ -189,33 +189,33 @@ impl GroupIndex {
             });
             signature.push(sig);
         }
-        GroupIndex {
+        SetIndex {
             signature,
             offsets,
             ids,
-            n_groups: groups.len(),
+            n_sets: sets.len(),
         }
     }
 
-    /// How many groups there are.
+    /// How many sets there are.
     pub fn len(&self) -> usize {
-        self.n_groups
+        self.n_sets
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.n_groups == 0
+        self.n_sets == 0
     }
 
-    /// `v`'s signature: equal for two vnodes exactly when they are in the same groups.
+    /// `v`'s signature: equal for two vnodes exactly when they are in the same sets.
     #[inline]
     fn signature(&self, v: VnodeId) -> u32 {
         self.signature.get(v.index()).copied().unwrap_or(u32::MAX)
     }
 
-    /// The groups of signature `sig`.
+    /// The sets of signature `sig`.
     #[inline]
-    fn groups_of(&self, sig: u32) -> &[u32] {
+    fn sets_of(&self, sig: u32) -> &[u32] {
         let s = sig as usize;
         match (self.offsets.get(s), self.offsets.get(s + 1)) {
             (Some(&a), Some(&b)) => &self.ids[a as usize..b as usize],
@@ -225,7 +225,7 @@ impl GroupIndex {
 
     #[inline]
     fn of(&self, v: VnodeId) -> &[u32] {
-        self.groups_of(self.signature(v))
+        self.sets_of(self.signature(v))
     }
 }
 
@@ -241,11 +241,11 @@ pub struct ClusterState {
     seen: Vec<u32>,
     round: u32,
     exclusive_vnodes: u64,
-    groups: GroupIndex,
-    /// Per group: the free amount of each consumable, then the count of free vnodes.
-    group_free: Vec<u64>,
+    sets: SetIndex,
+    /// Per set: the free amount of each consumable, then the count of free vnodes.
+    tracked_set_free: Vec<u64>,
     /// Vnodes out of service. A down vnode holds an exclusive allocation of its whole
-    /// capacity, so placement, free totals and group tallies all see it as taken.
+    /// capacity, so placement, free totals and set tallies all see it as taken.
     down: Bitset,
     /// Bumped at every vnode going down or up: what-if states built earlier are stale.
     outage_epoch: u64,
@@ -304,8 +304,8 @@ impl ClusterState {
             seen,
             round: 0,
             exclusive_vnodes: 0,
-            groups: GroupIndex::default(),
-            group_free: Vec::new(),
+            sets: SetIndex::default(),
+            tracked_set_free: Vec::new(),
             down: Bitset::new(n_vnodes),
             outage_epoch: 0,
             watch: None,
@@ -349,19 +349,19 @@ impl ClusterState {
         }
     }
 
-    /// Keeps the free capacity of `groups` current from now on (see [`GroupIndex`]); group
-    /// `i` is `groups[i]`. Replaces any groups tracked before. Scratch views made after this
-    /// call see the groups too.
-    pub fn track_groups(&mut self, groups: &[Vec<VnodeId>]) {
-        self.groups = GroupIndex::new(self.cluster.n_vnodes(), groups);
+    /// Keeps the free capacity of `sets` current from now on (see [`SetIndex`]); set
+    /// `i` is `sets[i]`. Replaces any sets tracked before. Scratch views made after this
+    /// call see the sets too.
+    pub fn track_sets(&mut self, sets: &[Vec<VnodeId>]) {
+        self.sets = SetIndex::new(self.cluster.n_vnodes(), sets);
         self.retally();
     }
 
-    /// The same cluster with nothing running, tracking the same groups: what "could this ever
+    /// The same cluster with nothing running, tracking the same sets: what "could this ever
     /// run" questions are asked of.
     pub fn idle_copy(&self) -> ClusterState {
         let mut idle = ClusterState::new(self.cluster.clone());
-        idle.groups = self.groups.clone();
+        idle.sets = self.sets.clone();
         idle.retally();
         idle
     }
@@ -416,17 +416,17 @@ impl ClusterState {
         self.outage_epoch
     }
 
-    /// Recomputes every group tally from the rows.
+    /// Recomputes every set tally from the rows.
     fn retally(&mut self) {
         let n_cons = self.width - EXTRA;
-        self.group_free = vec![0; self.groups.len() * (n_cons + 1)];
+        self.tracked_set_free = vec![0; self.sets.len() * (n_cons + 1)];
         for v in 0..self.cluster.n_vnodes() {
             let v = VnodeId::from_index(v);
             let row = &self.rows[v.index() * self.width..(v.index() + 1) * self.width];
             if self.eligible.contains(v.index()) {
                 tally(
-                    &mut self.group_free,
-                    &self.groups,
+                    &mut self.tracked_set_free,
+                    &self.sets,
                     v,
                     row,
                     n_cons,
@@ -436,9 +436,9 @@ impl ClusterState {
         }
     }
 
-    /// The groups being tracked.
-    pub fn groups(&self) -> &GroupIndex {
-        &self.groups
+    /// The sets being tracked.
+    pub fn tracked_sets(&self) -> &SetIndex {
+        &self.sets
     }
 
     #[inline]
@@ -514,8 +514,8 @@ impl ClusterState {
             eligible: &mut self.eligible,
             free_total: &mut self.free_total,
             exclusive_vnodes: &mut self.exclusive_vnodes,
-            groups: &self.groups,
-            group_free: &mut self.group_free,
+            sets: &self.sets,
+            tracked_set_free: &mut self.tracked_set_free,
             watch: self.watch.as_deref_mut(),
         };
         apply(books, &self.cluster, alloc, dir);
@@ -548,9 +548,9 @@ impl StateView for ClusterState {
         self.exclusive_vnodes
     }
     #[inline]
-    fn group_free(&self, group: usize) -> &[u64] {
+    fn tracked_set_free(&self, set: usize) -> &[u64] {
         let w = self.width - EXTRA + 1;
-        &self.group_free[group * w..(group + 1) * w]
+        &self.tracked_set_free[set * w..(set + 1) * w]
     }
 }
 
@@ -614,7 +614,7 @@ fn apply_part(
     row_eligible(row, n_cons, cap_ncpus)
 }
 
-/// Which way a vnode moves the tallies of its groups.
+/// Which way a vnode moves the tallies of its sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tally {
     /// It became free: its amounts and itself join the tallies.
@@ -623,18 +623,18 @@ enum Tally {
     Remove,
 }
 
-/// Adds (or removes) a free vnode's amounts and itself to the tallies of its groups.
+/// Adds (or removes) a free vnode's amounts and itself to the tallies of its sets.
 fn tally(
-    group_free: &mut [u64],
-    groups: &GroupIndex,
+    tracked_set_free: &mut [u64],
+    sets: &SetIndex,
     v: VnodeId,
     row: &[u64],
     n_cons: usize,
     direction: Tally,
 ) {
     let w = n_cons + 1;
-    for &g in groups.of(v) {
-        let t = &mut group_free[g as usize * w..(g as usize + 1) * w];
+    for &g in sets.of(v) {
+        let t = &mut tracked_set_free[g as usize * w..(g as usize + 1) * w];
         for (slot, &free) in t.iter_mut().zip(&row[..n_cons]) {
             match direction {
                 Tally::Add => *slot += free,
@@ -656,21 +656,21 @@ struct Books<'a> {
     eligible: &'a mut Bitset,
     free_total: &'a mut [u64],
     exclusive_vnodes: &'a mut u64,
-    groups: &'a GroupIndex,
-    group_free: &'a mut [u64],
+    sets: &'a SetIndex,
+    tracked_set_free: &'a mut [u64],
     watch: Option<&'a mut Watch>,
 }
 
-/// How many group-tally slots (consumables + the vnode count) the batched update handles.
+/// How many set-tally slots (consumables + the vnode count) the batched update handles.
 const DELTA_SLOTS: usize = 9;
 
 /// Takes or gives back a whole allocation, keeping the eligibility bits, the free totals, the
-/// exclusive count and the group tallies in step. Shared by the real state and scratch views,
+/// exclusive count and the set tallies in step. Shared by the real state and scratch views,
 /// so that both account identically.
 ///
-/// Consecutive vnodes of an allocation usually belong to the same groups (one set), so their
-/// tally changes are summed in a local delta and written to the groups once per run of
-/// vnodes with the same groups, instead of once per vnode. The delta uses wrapping
+/// Consecutive vnodes of an allocation usually belong to the same sets (one set), so their
+/// tally changes are summed in a local delta and written to the sets once per run of
+/// vnodes with the same sets, instead of once per vnode. The delta uses wrapping
 /// arithmetic: it may go below zero in between, and the tallies it lands on never do.
 fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction) {
     let Books {
@@ -679,8 +679,8 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
         eligible,
         free_total,
         exclusive_vnodes,
-        groups,
-        group_free,
+        sets,
+        tracked_set_free,
         mut watch,
     } = books;
     match dir {
@@ -689,17 +689,17 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
     }
     let n_cons = free_total.len();
     let w = n_cons + 1;
-    let grouped = !groups.is_empty();
-    let batched = grouped && w <= DELTA_SLOTS;
+    let tracking = !sets.is_empty();
+    let batched = tracking && w <= DELTA_SLOTS;
     let mut delta = [0u64; DELTA_SLOTS];
     let mut pending = u32::MAX;
     for (v, amounts) in alloc.parts(n_cons) {
         let row = &mut rows[v.index() * width..(v.index() + 1) * width];
         let was = eligible.contains(v.index());
         if batched {
-            let sig = groups.signature(v);
+            let sig = sets.signature(v);
             if sig != pending {
-                flush(group_free, groups.groups_of(pending), &mut delta[..w]);
+                flush(tracked_set_free, sets.sets_of(pending), &mut delta[..w]);
                 pending = sig;
             }
             if was {
@@ -708,8 +708,8 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
                 }
                 delta[n_cons] = delta[n_cons].wrapping_sub(1);
             }
-        } else if grouped && was {
-            tally(group_free, groups, v, row, n_cons, Tally::Remove);
+        } else if tracking && was {
+            tally(tracked_set_free, sets, v, row, n_cons, Tally::Remove);
         }
         let cap_ncpus = cluster.ncpus_capacity(v);
         let before = if was {
@@ -743,20 +743,20 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
                 }
                 delta[n_cons] = delta[n_cons].wrapping_add(1);
             }
-        } else if grouped && ok {
-            tally(group_free, groups, v, row, n_cons, Tally::Add);
+        } else if tracking && ok {
+            tally(tracked_set_free, sets, v, row, n_cons, Tally::Add);
         }
     }
     if batched {
-        flush(group_free, groups.groups_of(pending), &mut delta[..w]);
+        flush(tracked_set_free, sets.sets_of(pending), &mut delta[..w]);
     }
 }
 
-/// Adds a (wrapping) delta to the tallies of `groups`, and clears it.
-fn flush(group_free: &mut [u64], groups: &[u32], delta: &mut [u64]) {
+/// Adds a (wrapping) delta to the tallies of `sets`, and clears it.
+fn flush(tracked_set_free: &mut [u64], sets: &[u32], delta: &mut [u64]) {
     let w = delta.len();
-    for &g in groups {
-        let t = &mut group_free[g as usize * w..(g as usize + 1) * w];
+    for &g in sets {
+        let t = &mut tracked_set_free[g as usize * w..(g as usize + 1) * w];
         for (slot, &d) in t.iter_mut().zip(delta.iter()) {
             *slot = slot.wrapping_add(d);
         }
@@ -776,7 +776,7 @@ pub struct ScratchBuf {
     eligible: Bitset,
     free_total: Vec<u64>,
     exclusive_vnodes: u64,
-    group_free: Vec<u64>,
+    tracked_set_free: Vec<u64>,
 }
 
 /// A copy-on-write what-if view of a [`ClusterState`].
@@ -819,7 +819,9 @@ impl<'a> Scratch<'a> {
         self.buf.eligible.copy_from(&self.base.eligible);
         self.buf.free_total.clone_from(&self.base.free_total);
         self.buf.exclusive_vnodes = self.base.exclusive_vnodes;
-        self.buf.group_free.clone_from(&self.base.group_free);
+        self.buf
+            .tracked_set_free
+            .clone_from(&self.base.tracked_set_free);
     }
 
     /// Makes this view read through to `base` instead, equal to it: `base` must be a state of
@@ -849,7 +851,9 @@ impl<'a> Scratch<'a> {
         self.buf.eligible.copy_from(&other.buf.eligible);
         self.buf.free_total.clone_from(&other.buf.free_total);
         self.buf.exclusive_vnodes = other.buf.exclusive_vnodes;
-        self.buf.group_free.clone_from(&other.buf.group_free);
+        self.buf
+            .tracked_set_free
+            .clone_from(&other.buf.tracked_set_free);
     }
 
     #[inline]
@@ -885,8 +889,8 @@ impl<'a> Scratch<'a> {
             eligible: &mut buf.eligible,
             free_total: &mut buf.free_total,
             exclusive_vnodes: &mut buf.exclusive_vnodes,
-            groups: &self.base.groups,
-            group_free: &mut buf.group_free,
+            sets: &self.base.sets,
+            tracked_set_free: &mut buf.tracked_set_free,
             watch: None,
         };
         apply(books, &self.base.cluster, alloc, dir);
@@ -933,9 +937,9 @@ impl StateView for Scratch<'_> {
         self.buf.exclusive_vnodes
     }
     #[inline]
-    fn group_free(&self, group: usize) -> &[u64] {
+    fn tracked_set_free(&self, set: usize) -> &[u64] {
         let w = self.base.width - EXTRA + 1;
-        &self.buf.group_free[group * w..(group + 1) * w]
+        &self.buf.tracked_set_free[set * w..(set + 1) * w]
     }
 }
 
@@ -945,7 +949,7 @@ mod group_tests {
     use crate::cluster::ClusterBuilder;
     use crate::resource::ResourceDefs;
 
-    /// What the tallies must be: free amounts and count of the group's eligible vnodes.
+    /// What the tallies must be: free amounts and count of the set's eligible vnodes.
     fn brute(view: &impl StateView, members: &[VnodeId]) -> Vec<u64> {
         let mut t = vec![0u64; 4];
         for &v in members {
@@ -968,14 +972,14 @@ mod group_tests {
                 .unwrap();
         }
         let cluster = b.build().unwrap();
-        // Overlapping groups, as string_array sets make them.
-        let groups: Vec<Vec<VnodeId>> = vec![
+        // Overlapping sets, as string_array sets make them.
+        let sets: Vec<Vec<VnodeId>> = vec![
             (0..6).map(VnodeId).collect(),
             (4..12).map(VnodeId).collect(),
             vec![VnodeId(1), VnodeId(5), VnodeId(9)],
         ];
         let mut state = ClusterState::new(cluster);
-        state.track_groups(&groups);
+        state.track_sets(&sets);
         // The set watch over a partition: thirds of the vnodes.
         let thirds: std::sync::Arc<[u32]> = (0..12u32).map(|v| v / 4).collect();
         state.watch_sets(thirds.clone(), 3);
@@ -1015,11 +1019,11 @@ mod group_tests {
                     held.push(a);
                 }
             }
-            for (g, members) in groups.iter().enumerate() {
+            for (g, members) in sets.iter().enumerate() {
                 assert_eq!(
-                    state.group_free(g),
+                    state.tracked_set_free(g),
                     &brute(&state, members)[..],
-                    "step {step}, group {g}"
+                    "step {step}, set {g}"
                 );
             }
             // Kept in step with every change, it equals a watch counted afresh.
@@ -1048,19 +1052,19 @@ mod group_tests {
         for a in held.iter().take(5) {
             view.give(a);
         }
-        for (g, members) in groups.iter().enumerate() {
+        for (g, members) in sets.iter().enumerate() {
             assert_eq!(
-                view.group_free(g),
+                view.tracked_set_free(g),
                 &brute(&view, members)[..],
-                "scratch, group {g}"
+                "scratch, set {g}"
             );
         }
         view.reset();
-        for (g, members) in groups.iter().enumerate() {
+        for (g, members) in sets.iter().enumerate() {
             assert_eq!(
-                view.group_free(g),
+                view.tracked_set_free(g),
                 &brute(&state, members)[..],
-                "reset, group {g}"
+                "reset, set {g}"
             );
         }
     }

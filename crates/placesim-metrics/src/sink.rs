@@ -21,7 +21,7 @@ pub struct JobSink {
     pub(crate) comm_factor: Vec<f32>,
     pub(crate) noise: Vec<f32>,
     pub(crate) speed_spread: Vec<f32>,
-    pub(crate) groups_spanned: Vec<u32>,
+    pub(crate) sets_spanned: Vec<u32>,
     pub(crate) cross_set_pairs: Vec<f32>,
     /// Per job, R: maximal runs of consecutive vnode indices in its (last) allocation.
     pub(crate) contiguity_runs: Vec<u32>,
@@ -75,7 +75,7 @@ impl JobSink {
             comm_factor: Vec::new(),
             noise: Vec::new(),
             speed_spread: Vec::new(),
-            groups_spanned: Vec::new(),
+            sets_spanned: Vec::new(),
             cross_set_pairs: Vec::new(),
             contiguity_runs: Vec::new(),
             requeues: Vec::new(),
@@ -215,7 +215,7 @@ impl JobSink {
             comm: self.comm_factor.get(i).copied().unwrap_or(1.0),
             noise: self.noise.get(i).copied().unwrap_or(1.0),
             spread: self.speed_spread.get(i).copied().unwrap_or(0.0),
-            groups: self.groups_spanned.get(i).copied().unwrap_or(1),
+            groups: self.sets_spanned.get(i).copied().unwrap_or(1),
             cross: self.cross_set_pairs.get(i).copied().unwrap_or(0.0),
         }
     }
@@ -289,8 +289,8 @@ impl MetricsSink for JobSink {
         Self::put(&mut self.comm_factor, n, i, st.comm_factor as f32, 1.0);
         Self::put(&mut self.noise, n, i, st.noise as f32, 1.0);
         Self::put(&mut self.speed_spread, n, i, st.speed_spread as f32, 0.0);
-        Self::put(&mut self.groups_spanned, n, i, st.groups_spanned, 1);
-        let cross = st.cross_group_pairs as f32;
+        Self::put(&mut self.sets_spanned, n, i, st.sets_spanned, 1);
+        let cross = st.cross_set_pairs as f32;
         Self::put(&mut self.cross_set_pairs, n, i, cross, 0.0);
         Self::put(&mut self.requeues, n, i, outcome.requeues, 0);
         Self::put(

@@ -143,7 +143,7 @@ fn jobs_frame_range(
             bsd.collect::<Vec<Option<f64>>>(),
         ));
     }
-    // The runtime model's factors: H, C, ε, groups spanned, speed spread.
+    // The runtime model's factors: H, C, ε, sets spanned, speed spread.
     let factors: Vec<Factors> = ids.clone().map(|i| sink.factors(i)).collect();
     let plain = all_ran && factors.iter().all(|f| *f == Factors::NONE);
     let factor = |name: &str, default: f64, pick: &dyn Fn(&Factors) -> f32| {
@@ -161,14 +161,14 @@ fn jobs_frame_range(
     columns.push(factor("comm_factor", 1.0, &|f| f.comm));
     columns.push(factor("noise", 1.0, &|f| f.noise));
     columns.push(if plain {
-        Column::new_scalar("groups_spanned".into(), Scalar::from(1u32), n)
+        Column::new_scalar("sets_spanned".into(), Scalar::from(1u32), n)
     } else {
         let v: Vec<Option<u32>> = factors
             .iter()
             .zip(&ran)
             .map(|(f, r)| r.map(|_| f.groups))
             .collect();
-        Column::new("groups_spanned".into(), v)
+        Column::new("sets_spanned".into(), v)
     });
     columns.push(factor("speed_spread", 0.0, &|f| f.spread));
     columns.push(factor("cross_set_pairs", 0.0, &|f| f.cross));

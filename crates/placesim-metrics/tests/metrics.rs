@@ -614,7 +614,7 @@ fn timeseries_has_a_row_per_set_after_each_cluster_row() {
             Some("one set")
         ]
     );
-    let spans = jobs.column("groups_spanned").unwrap();
+    let spans = jobs.column("sets_spanned").unwrap();
     // No runtime model here: S stays 1 (the runtime model's groups make S).
     assert_eq!(spans.u32().unwrap().get(3), Some(1));
 }

@@ -353,7 +353,7 @@ impl Runnable {
 /// The idle copy of `state` kept in `slot`: with nothing running and, when `keep_outages`,
 /// the vnodes down now still down (what estimated ends lead to), else all up (what "could
 /// this ever run" is asked of). Made on first use, and again if the cluster, its tracked
-/// groups or (when kept) its outages are not the ones it was made from.
+/// sets or (when kept) its outages are not the ones it was made from.
 pub(crate) fn idle_of<'a>(
     slot: &'a mut Option<ClusterState>,
     state: &ClusterState,
@@ -362,7 +362,7 @@ pub(crate) fn idle_of<'a>(
     let n_vnodes = placesim_core::StateView::cluster(state).n_vnodes();
     let stale = slot.as_ref().is_some_and(|e| {
         placesim_core::StateView::cluster(e).n_vnodes() != n_vnodes
-            || e.groups().len() != state.groups().len()
+            || e.tracked_sets().len() != state.tracked_sets().len()
             || (keep_outages && e.outage_epoch() != state.outage_epoch())
     });
     if stale {

@@ -162,8 +162,8 @@ pub struct NodeSetOptions {
 #[derive(Debug, Clone)]
 struct NodeSet {
     name: Arc<str>,
-    /// Its tally group in the cluster state.
-    group: usize,
+    /// Its tally set in the cluster state.
+    set: usize,
     vnodes: Vec<VnodeId>,
     /// Its slowest vnode's speed (MINLOSS by speed).
     speed: f64,
@@ -255,7 +255,7 @@ impl MoabNodeSets {
             .collect();
         if let Some(r) = p.settings.feature_resource {
             let all = (0..cluster.n_vnodes()).map(VnodeId::from_index);
-            for (value, vnodes) in cluster.group_by(r, all, true) {
+            for (value, vnodes) in cluster.sets_by(r, all, true) {
                 let index = p.add_set(cluster, value.clone(), with_globals(vnodes, &globals));
                 p.all_features.push(index);
                 p.by_value.insert(NodeSetValue::Feature(value), vec![index]);
@@ -292,7 +292,7 @@ impl MoabNodeSets {
                     }
                 }
                 NodeSetValue::VarAttrAny(r) => cluster
-                    .group_by(*r, all, true)
+                    .sets_by(*r, all, true)
                     .into_iter()
                     .map(|(v, members)| {
                         let name = format!("{}={v}", cluster.resources().def(*r).name);
@@ -312,15 +312,15 @@ impl MoabNodeSets {
             .fold(f64::INFINITY, f64::min);
         self.sets.push(NodeSet {
             name: Arc::from(name),
-            group: self.sets.len(),
+            set: self.sets.len(),
             vnodes,
             speed,
         });
         self.sets.len() - 1
     }
 
-    /// The vnode groups whose free capacity the state must track: every set, by index.
-    pub fn groups(&self) -> Vec<Vec<VnodeId>> {
+    /// The vnode sets whose free capacity the state must track: every set, by index.
+    pub fn tracked_sets(&self) -> Vec<Vec<VnodeId>> {
         self.sets.iter().map(|s| s.vnodes.clone()).collect()
     }
 
@@ -354,7 +354,7 @@ impl MoabNodeSets {
 
     /// Registers this policy's sets with `state`, before the run.
     pub fn track(&self, state: &mut ClusterState) {
-        state.track_groups(&self.groups());
+        state.track_sets(&self.tracked_sets());
     }
 
     /// The settings in force for `request`, or `None` when node sets are off for it.
@@ -416,7 +416,7 @@ impl MoabNodeSets {
         }
     }
 
-    /// How `chunks` fit on `vnodes` in `view`; `group` gives the tallies for the fast case.
+    /// How `chunks` fit on `vnodes` in `view`; `set` gives the tallies for the fast case.
     fn fit(
         &self,
         request: &Request,
@@ -424,11 +424,11 @@ impl MoabNodeSets {
         view: &Scratch<'_>,
         filter: Option<&FilterExpr>,
         vnodes: &[VnodeId],
-        group: Option<usize>,
+        set: Option<usize>,
     ) -> Fit {
         let n_cons = view.cluster().resources().n_consumables();
         // The common shape, one ncpu per task and nothing else, reads the set's tallies.
-        if let (Some(g), [chunk]) = (group, chunks)
+        if let (Some(g), [chunk]) = (set, chunks)
             && filter.is_none()
             && request.sharing == Sharing::Shared
             && matches!(request.arrangement, Arrangement::Free | Arrangement::Pack)
@@ -439,7 +439,7 @@ impl MoabNodeSets {
                 .enumerate()
                 .all(|(c, &a)| a == u64::from(c == ConsumableIdx::NCPUS.index()))
         {
-            let tasks = view.group_free(g)[ConsumableIdx::NCPUS.index()];
+            let tasks = view.tracked_set_free(g)[ConsumableIdx::NCPUS.index()];
             return Fit {
                 tasks,
                 feasible: tasks >= u64::from(chunk.count),
@@ -589,7 +589,7 @@ impl MoabNodeSets {
         let mut best: Option<(usize, u64)> = None;
         for i in 0..self.candidates.len() {
             let set = &self.sets[self.candidates[i]];
-            let fit = self.fit(request, chunks, view, filter, &set.vnodes, Some(set.group));
+            let fit = self.fit(request, chunks, view, filter, &set.vnodes, Some(set.set));
             if !fit.feasible {
                 continue;
             }
@@ -634,7 +634,7 @@ impl MoabNodeSets {
             .iter()
             .map(|&s| {
                 let set = &self.sets[s];
-                self.fit(request, chunks, view, filter, &set.vnodes, Some(set.group))
+                self.fit(request, chunks, view, filter, &set.vnodes, Some(set.set))
                     .tasks
             })
             .collect();
@@ -764,7 +764,7 @@ impl MoabNodeSets {
             .enumerate()
             .map(|(i, &s)| {
                 let set = &self.sets[s];
-                let fit = self.fit(request, chunks, view, filter, &set.vnodes, Some(set.group));
+                let fit = self.fit(request, chunks, view, filter, &set.vnodes, Some(set.set));
                 (fit.tasks, i)
             })
             .collect();

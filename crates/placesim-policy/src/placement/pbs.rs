@@ -27,13 +27,13 @@
 //!   first that places wins. Calendaring uses only the first (the queue discipline asks so).
 //! - node_filter (seed 003): each top-level `or` alternative restricts the vnodes considered,
 //!   one after another.
-//! - per-chunk `group=R` (seed 000): each chunk complex with a group goes in the first set of R
+//! - per-chunk `group=R` (seed 000): each chunk complex with a set goes in the first set of R
 //!   (over the job's node array, sorted as in step 4) where it fits, complexes without one go
 //!   anywhere in the array; if a complex fits no set even statically, the whole job is placed
-//!   as if it had no per-chunk groups (its pool, then spanning): the tiered spanning.
+//!   as if it had no per-chunk sets (its pool, then spanning): the tiered spanning.
 //!
-//! Set metadata is read from the state's group tallies (registered with
-//! [`PbsPsets::groups`]), so a decision costs O(sets) plus the first-fit walk inside the
+//! Set metadata is read from the state's set tallies (registered with
+//! [`PbsPsets::sets`]), so a decision costs O(sets) plus the first-fit walk inside the
 //! chosen set, not O(vnodes).
 
 use super::first_fit::filter_holds;
@@ -65,11 +65,11 @@ pub struct PsetSettings {
     pub job_keys: Vec<ResourceId>,
 }
 
-/// One placement set (or node array): its vnodes, its totals, and its tally group.
+/// One placement set (or node array): its vnodes, its totals, and its tally set.
 #[derive(Debug, Clone)]
 struct SetInfo {
     name: Arc<str>,
-    group: usize,
+    set: usize,
     vnodes: Vec<VnodeId>,
     /// Capacity per consumable over all member vnodes.
     total: Vec<u64>,
@@ -80,8 +80,8 @@ struct SetInfo {
 pub struct PbsPsets {
     first_fit: FirstFit,
     settings: PsetSettings,
-    /// How many tally groups the arrays and sets use (their `group` ids are 0..this).
-    n_groups: usize,
+    /// How many tally sets the arrays and sets use (their `set` ids are 0..this).
+    n_sets: usize,
     /// Node arrays: 0 the unassociated vnodes; then one per queue with vnodes.
     arrays: Vec<SetInfo>,
     /// Per queue: its array.
@@ -118,7 +118,7 @@ impl PbsPsets {
         let vq = |v: &VnodeId| settings.vnode_queue.get(v.index()).copied().flatten();
         let mut p = PbsPsets {
             first_fit: FirstFit::default(),
-            n_groups: 0,
+            n_sets: 0,
             arrays: Vec::new(),
             array_of_queue: Vec::new(),
             array0_is_all: false,
@@ -171,14 +171,14 @@ impl PbsPsets {
         p
     }
 
-    /// The vnode groups whose free capacity the state must track for this policy, by group
+    /// The vnode sets whose free capacity the state must track for this policy, by set
     /// id: every node array and every set.
-    pub fn groups(&self) -> Vec<Vec<VnodeId>> {
-        let mut groups = vec![Vec::new(); self.n_groups];
+    pub fn tracked_sets(&self) -> Vec<Vec<VnodeId>> {
+        let mut sets = vec![Vec::new(); self.n_sets];
         for info in self.arrays.iter().chain(&self.sets) {
-            groups[info.group].clone_from(&info.vnodes);
+            sets[info.set].clone_from(&info.vnodes);
         }
-        groups
+        sets
     }
 
     /// Every pool of sets this policy built, as its runs use them: the server's, each
@@ -227,10 +227,10 @@ impl PbsPsets {
         pools
     }
 
-    /// Registers this policy's groups with `state`, before the run: set metadata is read from
+    /// Registers this policy's sets with `state`, before the run: set metadata is read from
     /// the state's tallies.
     pub fn track(&self, state: &mut ClusterState) {
-        state.track_groups(&self.groups());
+        state.track_sets(&self.tracked_sets());
     }
 
     fn info(&mut self, cluster: &Cluster, name: String, vnodes: Vec<VnodeId>) -> SetInfo {
@@ -241,10 +241,10 @@ impl PbsPsets {
                 *t += a;
             }
         }
-        self.n_groups += 1;
+        self.n_sets += 1;
         SetInfo {
             name: Arc::from(name),
-            group: self.n_groups - 1,
+            set: self.n_sets - 1,
             vnodes,
             total,
         }
@@ -264,7 +264,7 @@ impl PbsPsets {
         for &key in keys {
             let key_name = cluster.resources().def(key).name.clone();
             for (value, vnodes) in
-                cluster.group_by(key, members.iter().copied(), self.settings.only_explicit)
+                cluster.sets_by(key, members.iter().copied(), self.settings.only_explicit)
             {
                 let name = if value.is_empty() {
                     format!("{key_name}=\"\"")
@@ -341,7 +341,7 @@ impl PbsPsets {
         let n_cons = view.cluster().resources().n_consumables();
         match filter {
             None => {
-                let t = view.group_free(set.group);
+                let t = view.tracked_set_free(set.set);
                 buf.clear();
                 buf.extend_from_slice(&t[..n_cons]);
                 t[n_cons]
@@ -612,7 +612,7 @@ impl PbsPsets {
                 None
             }
             Tier::Span => {
-                // Tiered spanning: the whole job as if it had no per-chunk groups.
+                // Tiered spanning: the whole job as if it had no per-chunk sets.
                 let plain: Vec<Chunk> = chunks
                     .iter()
                     .map(|c| Chunk {

@@ -102,7 +102,7 @@ fn the_slowest_vnode_sets_the_pace_and_fast_vnodes_shorten_jobs() {
     assert_eq!(out[1].stretch.speed_spread, 0.0);
     // Both stay inside one switch: no communication penalty.
     assert_eq!(out[0].stretch.comm_factor, 1.0);
-    assert_eq!(out[1].stretch.groups_spanned, 1);
+    assert_eq!(out[1].stretch.sets_spanned, 1);
 }
 
 /// A state where another job holds v1 and v3, so a 2-processor job gets v0 (A) and v2 (B).
@@ -127,7 +127,7 @@ fn spanning_switches_costs_beta_times_the_cross_pair_fraction() {
     let out = run(&w, split_state(), &model, WalltimePolicy::Kill);
     // Slowest of v0 (1) and v2 (2) is 1: H = 1. X = 1 − (½² + ½²) = ½, C = 1 + 0.2·½ = 1.1.
     let s = out[0].stretch;
-    assert_eq!((s.speed_factor, s.groups_spanned), (1.0, 2));
+    assert_eq!((s.speed_factor, s.sets_spanned), (1.0, 2));
     assert!((s.comm_factor - 1.1).abs() < 1e-12);
     assert_eq!(s.speed_spread, 1.0);
     assert_eq!(out[0].end.0, 110);

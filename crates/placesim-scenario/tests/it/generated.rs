@@ -60,7 +60,7 @@ fn the_seed_examples_as_generators() {
     let all = (0..24).map(VnodeId::from_index);
     let sets = s
         .cluster
-        .group_by(s.cluster.resources().lookup("switch").unwrap(), all, false);
+        .sets_by(s.cluster.resources().lookup("switch").unwrap(), all, false);
     let sizes: Vec<_> = sets.iter().map(|(v, m)| (v.as_str(), m.len())).collect();
     assert_eq!(sizes, vec![("switch1", 12), ("switch2", 12)]);
     // Seed 000's colour/shape cluster: four generations of two.

@@ -30,7 +30,7 @@ fn two_switch_has_the_seed_002_sets_and_a_runnable_workload() {
     let defs = s.cluster.resources();
     let switch = defs.lookup("switch").unwrap();
     let all = (0..s.cluster.n_vnodes()).map(VnodeId::from_index);
-    let sets = s.cluster.group_by(switch, all, false);
+    let sets = s.cluster.sets_by(switch, all, false);
     let sizes: Vec<(&str, usize)> = sets.iter().map(|(v, m)| (v.as_str(), m.len())).collect();
     assert_eq!(sizes, vec![("Switch1", 10), ("Switch2", 14)]);
     assert_eq!(s.cluster.capacity_total(ConsumableIdx::NCPUS), 192);
