@@ -5,6 +5,7 @@
 use crate::ReportError;
 use crate::stats::MeanCi;
 use crate::svg::Quantiles;
+use placesim_metrics::schema::{jobs, summary, timeseries};
 use polars::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -87,26 +88,36 @@ const fn m(column: &'static str, heading: &'static str, decimals: usize, termina
 
 /// What the report compares, in order (formulas in docs/output-schema.md).
 pub const METRICS: [Metric; 20] = [
-    m("window_jobs", "jobs", 0, false),
-    m("window_wait_mean_s", "mean wait (s)", 0, true),
-    m("window_wait_p95_s", "p95 wait (s)", 0, false),
-    m("window_bsd_mean", "mean BSD", 2, true),
-    m("window_bsd_p95", "p95 BSD", 1, false),
-    m("utilization_allocated", "U_alloc", 4, true),
-    m("utilization_useful", "U_useful", 4, true),
-    m("efficiency", "η", 4, false),
-    m("work_core_hours_per_hour", "work (core-h/h)", 2, true),
-    m("window_throughput_jobs_per_hour", "jobs/h", 2, false),
-    m("makespan_s", "makespan (s)", 0, false),
-    m("loss_of_capacity", "LoC", 4, true),
-    m("loss_of_capacity_frag", "LoC_frag", 4, false),
-    m("head_blocked_idle", "B", 4, false),
-    m("set_fragmentation_time", "E_set", 4, true),
-    m("fragmentation_mean", "mean Φ", 4, true),
-    m("largest_free_share_mean", "mean L", 4, false),
-    m("spanning_fraction", "spanning", 4, true),
-    m("sets_spanned_mean", "mean S", 3, false),
-    m("killed_fraction", "killed", 4, false),
+    m(summary::WINDOW_JOBS.name, "jobs", 0, false),
+    m(summary::WINDOW_WAIT_MEAN_S.name, "mean wait (s)", 0, true),
+    m(summary::WINDOW_WAIT_P95_S.name, "p95 wait (s)", 0, false),
+    m(summary::WINDOW_BSD_MEAN.name, "mean BSD", 2, true),
+    m(summary::WINDOW_BSD_P95.name, "p95 BSD", 1, false),
+    m(summary::UTILIZATION_ALLOCATED.name, "U_alloc", 4, true),
+    m(summary::UTILIZATION_USEFUL.name, "U_useful", 4, true),
+    m(summary::EFFICIENCY.name, "η", 4, false),
+    m(
+        summary::WORK_CORE_HOURS_PER_HOUR.name,
+        "work (core-h/h)",
+        2,
+        true,
+    ),
+    m(
+        summary::WINDOW_THROUGHPUT_JOBS_PER_HOUR.name,
+        "jobs/h",
+        2,
+        false,
+    ),
+    m(summary::MAKESPAN_S.name, "makespan (s)", 0, false),
+    m(summary::LOSS_OF_CAPACITY.name, "LoC", 4, true),
+    m(summary::LOSS_OF_CAPACITY_FRAG.name, "LoC_frag", 4, false),
+    m(summary::HEAD_BLOCKED_IDLE.name, "B", 4, false),
+    m(summary::SET_FRAGMENTATION_TIME.name, "E_set", 4, true),
+    m(summary::FRAGMENTATION_MEAN.name, "mean Φ", 4, true),
+    m(summary::LARGEST_FREE_SHARE_MEAN.name, "mean L", 4, false),
+    m(summary::SPANNING_FRACTION.name, "spanning", 4, true),
+    m(summary::SETS_SPANNED_MEAN.name, "mean S", 3, false),
+    m(summary::KILLED_FRACTION.name, "killed", 4, false),
 ];
 
 /// One configuration's figures.
@@ -224,7 +235,7 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
     let order = distinct(order);
     let index_of = |config: &str| order.iter().position(|c| c == config).unwrap_or(0);
     let mut columns: Vec<&str> = METRICS.iter().map(|m| m.column).collect();
-    columns.extend(["scenario", "policy"]);
+    columns.extend([summary::SCENARIO.name, summary::POLICY.name]);
     // Each run's files are checked on their own first, so that a missing file or column
     // names its file.
     for r in &runs {
@@ -251,8 +262,8 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
     }
     let mut aggs: Vec<Expr> = vec![
         len().alias("runs"),
-        col("policy").first().alias("policy"),
-        col("scenario").first().alias("scenario"),
+        col(summary::POLICY.name).first().alias("policy"),
+        col(summary::SCENARIO.name).first().alias("scenario"),
     ];
     for metric in &METRICS {
         let c = metric.column;
@@ -314,13 +325,13 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
     .map_err(err)?;
     let size_classes = size_class_rows(&runs).map_err(err)?;
     let mut sets_spanned = vec![[0.0; 4]; order.len()];
-    let spans = scan_all(&runs, "jobs.parquet", &["sets_spanned"])
+    let spans = scan_all(&runs, "jobs.parquet", &[jobs::SETS_SPANNED.name])
         .map_err(err)?
-        .filter(col("sets_spanned").is_not_null())
+        .filter(col(jobs::SETS_SPANNED.name).is_not_null())
         .with_column(
-            when(col("sets_spanned").gt(lit(4u32)))
+            when(col(jobs::SETS_SPANNED.name).gt(lit(4u32)))
                 .then(lit(4u32))
-                .otherwise(col("sets_spanned").cast(DataType::UInt32))
+                .otherwise(col(jobs::SETS_SPANNED.name).cast(DataType::UInt32))
                 .alias("s"),
         )
         .group_by([col("config"), col("s")])
@@ -359,7 +370,7 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
 fn size_class_rows(runs: &[RunDir]) -> PolarsResult<Vec<SizeClassRow>> {
     let qs = [0.1, 0.25, 0.5, 0.75, 0.9];
     let mut aggs = vec![len().alias("n")];
-    for (c, short) in [("wait_s", "w"), ("bounded_slowdown", "b")] {
+    for (c, short) in [(jobs::WAIT_S.name, "w"), (jobs::BOUNDED_SLOWDOWN.name, "b")] {
         for q in qs {
             aggs.push(
                 col(c)
@@ -378,9 +389,13 @@ fn size_class_rows(runs: &[RunDir]) -> PolarsResult<Vec<SizeClassRow>> {
     let df = scan_all(
         runs,
         "jobs.parquet",
-        &["size_class", "wait_s", "bounded_slowdown"],
+        &[
+            jobs::SIZE_CLASS.name,
+            jobs::WAIT_S.name,
+            jobs::BOUNDED_SLOWDOWN.name,
+        ],
     )?
-    .filter(col("wait_s").is_not_null())
+    .filter(col(jobs::WAIT_S.name).is_not_null())
     .group_by_stable([col("config"), col("size_class")])
     .agg(aggs)
     .collect()?;
@@ -424,13 +439,18 @@ fn time_series(runs: &[RunDir], order: &[String]) -> PolarsResult<(Lines, Lines)
     let df = scan_all(
         runs,
         "timeseries.parquet",
-        &["time_s", "set", "utilization", "fragmentation"],
+        &[
+            timeseries::TIME_S.name,
+            timeseries::SET.name,
+            timeseries::UTILIZATION.name,
+            timeseries::FRAGMENTATION.name,
+        ],
     )?
-    .filter(col("set").is_null())
-    .group_by([col("config"), col("time_s")])
+    .filter(col(timeseries::SET.name).is_null())
+    .group_by([col("config"), col(timeseries::TIME_S.name)])
     .agg([
-        col("utilization").mean().alias("u"),
-        col("fragmentation").mean().alias("phi"),
+        col(timeseries::UTILIZATION.name).mean().alias("u"),
+        col(timeseries::FRAGMENTATION.name).mean().alias("phi"),
     ])
     .sort(["config", "time_s"], SortMultipleOptions::default())
     .collect()?;

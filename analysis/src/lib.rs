@@ -16,6 +16,7 @@ pub use compare::{
 pub use html::{render_html, render_terminal};
 pub use stats::{MeanCi, t_975};
 
+use placesim_metrics::schema::summary;
 use polars::prelude::*;
 use std::fmt::Write as _;
 use std::fs;
@@ -123,18 +124,18 @@ pub fn read_summary(path: &Path) -> Result<RunRow, ReportError> {
             .map(|n| u64_at(&df, n))
             .sum::<PolarsResult<u64>>()?;
         Ok(RunRow {
-            scenario: str_at(&df, "scenario")?,
-            policy: str_at(&df, "policy")?,
-            seed: u64_at(&df, "seed")?,
-            jobs_run: u64_at(&df, "jobs_run")?,
+            scenario: str_at(&df, summary::SCENARIO.name)?,
+            policy: str_at(&df, summary::POLICY.name)?,
+            seed: u64_at(&df, summary::SEED.name)?,
+            jobs_run: u64_at(&df, summary::JOBS_RUN.name)?,
             skipped,
-            utilization: f64_at(&df, "utilization")?,
-            wait_mean_s: f64_at(&df, "wait_mean_s")?,
-            wait_median_s: f64_at(&df, "wait_median_s")?,
-            wait_p95_s: f64_at(&df, "wait_p95_s")?,
-            bsd_mean: f64_at(&df, "bsd_mean")?,
-            makespan_s: u64_at(&df, "makespan_s")?,
-            throughput_jobs_per_hour: f64_at(&df, "throughput_jobs_per_hour")?,
+            utilization: f64_at(&df, summary::UTILIZATION.name)?,
+            wait_mean_s: f64_at(&df, summary::WAIT_MEAN_S.name)?,
+            wait_median_s: f64_at(&df, summary::WAIT_MEDIAN_S.name)?,
+            wait_p95_s: f64_at(&df, summary::WAIT_P95_S.name)?,
+            bsd_mean: f64_at(&df, summary::BSD_MEAN.name)?,
+            makespan_s: u64_at(&df, summary::MAKESPAN_S.name)?,
+            throughput_jobs_per_hour: f64_at(&df, summary::THROUGHPUT_JOBS_PER_HOUR.name)?,
         })
     })();
     row.map_err(polars_err(path))

@@ -5,6 +5,7 @@
 //! Every column, with its unit and formula, is documented in `docs/output-schema.md`.
 
 mod occupancy;
+pub mod schema;
 mod sink;
 mod summary;
 mod write;

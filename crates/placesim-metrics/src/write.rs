@@ -1,6 +1,7 @@
 //! Parquet output, written atomically: each file goes to a temporary name in the same
 //! directory and is renamed into place, so a reader never sees half a file.
 
+use crate::schema::{self, jobs, summary, timeseries};
 use crate::sink::Factors;
 use crate::sink::JobSink;
 use crate::summary::{RunMeta, RunSummary, bounded_slowdown};
@@ -38,9 +39,9 @@ fn string_column(name: &str, value: &str, len: usize) -> Column {
 
 fn id_columns(meta: &RunMeta, len: usize) -> Vec<Column> {
     vec![
-        string_column("scenario", &meta.scenario, len),
-        string_column("policy", &meta.policy, len),
-        Column::new_scalar("seed".into(), Scalar::from(meta.seed), len),
+        string_column(jobs::SCENARIO.name, &meta.scenario, len),
+        string_column(jobs::POLICY.name, &meta.policy, len),
+        Column::new_scalar(jobs::SEED.name.into(), Scalar::from(meta.seed), len),
     ]
 }
 
@@ -87,33 +88,33 @@ fn jobs_frame_range(
     let submit = |k: usize| jobs[k].submit.as_secs();
     let mut columns = id_columns(meta, n);
     columns.push(Column::new(
-        "job_id".into(),
+        jobs::JOB_ID.name.into(),
         jobs.iter().map(|j| j.source_id).collect::<Vec<u64>>(),
     ));
     columns.push(Column::new(
-        "submit_s".into(),
+        jobs::SUBMIT_S.name.into(),
         jobs.iter()
             .map(|j| j.submit.as_secs())
             .collect::<Vec<u64>>(),
     ));
-    columns.push(per_run("start_s", &|_, s, _| s));
-    columns.push(per_run("end_s", &|_, _, e| e));
-    columns.push(per_run("wait_s", &|k, s, _| s - submit(k)));
-    columns.push(per_run("runtime_s", &|_, s, e| e - s));
+    columns.push(per_run(jobs::START_S.name, &|_, s, _| s));
+    columns.push(per_run(jobs::END_S.name, &|_, _, e| e));
+    columns.push(per_run(jobs::WAIT_S.name, &|k, s, _| s - submit(k)));
+    columns.push(per_run(jobs::RUNTIME_S.name, &|_, s, e| e - s));
     columns.push(Column::new(
-        "trace_runtime_s".into(),
+        jobs::TRACE_RUNTIME_S.name.into(),
         jobs.iter()
             .map(|j| j.runtime.as_secs())
             .collect::<Vec<u64>>(),
     ));
     columns.push(Column::new(
-        "estimate_s".into(),
+        jobs::ESTIMATE_S.name.into(),
         jobs.iter()
             .map(|j| j.estimate.as_secs())
             .collect::<Vec<u64>>(),
     ));
     columns.push(Column::new(
-        "size".into(),
+        jobs::SIZE.name.into(),
         jobs.iter().map(|j| j.size).collect::<Vec<u32>>(),
     ));
     let killed = ids
@@ -126,20 +127,20 @@ fn jobs_frame_range(
         .map(|(k, r)| r.map(|(s, e)| bounded_slowdown(s - submit(k), e - s)));
     if all_ran {
         columns.push(Column::new(
-            "killed".into(),
+            jobs::KILLED.name.into(),
             killed.flatten().collect::<Vec<bool>>(),
         ));
         columns.push(Column::new(
-            "bounded_slowdown".into(),
+            jobs::BOUNDED_SLOWDOWN.name.into(),
             bsd.flatten().collect::<Vec<f64>>(),
         ));
     } else {
         columns.push(Column::new(
-            "killed".into(),
+            jobs::KILLED.name.into(),
             killed.collect::<Vec<Option<bool>>>(),
         ));
         columns.push(Column::new(
-            "bounded_slowdown".into(),
+            jobs::BOUNDED_SLOWDOWN.name.into(),
             bsd.collect::<Vec<Option<f64>>>(),
         ));
     }
@@ -157,30 +158,30 @@ fn jobs_frame_range(
             .collect();
         Column::new(name.into(), v)
     };
-    columns.push(factor("speed_factor", 1.0, &|f| f.speed));
-    columns.push(factor("comm_factor", 1.0, &|f| f.comm));
-    columns.push(factor("noise", 1.0, &|f| f.noise));
+    columns.push(factor(jobs::SPEED_FACTOR.name, 1.0, &|f| f.speed));
+    columns.push(factor(jobs::COMM_FACTOR.name, 1.0, &|f| f.comm));
+    columns.push(factor(jobs::NOISE.name, 1.0, &|f| f.noise));
     columns.push(if plain {
-        Column::new_scalar("sets_spanned".into(), Scalar::from(1u32), n)
+        Column::new_scalar(jobs::SETS_SPANNED.name.into(), Scalar::from(1u32), n)
     } else {
         let v: Vec<Option<u32>> = factors
             .iter()
             .zip(&ran)
             .map(|(f, r)| r.map(|_| f.groups))
             .collect();
-        Column::new("sets_spanned".into(), v)
+        Column::new(jobs::SETS_SPANNED.name.into(), v)
     });
-    columns.push(factor("speed_spread", 0.0, &|f| f.spread));
-    columns.push(factor("cross_set_pairs", 0.0, &|f| f.cross));
+    columns.push(factor(jobs::SPEED_SPREAD.name, 0.0, &|f| f.spread));
+    columns.push(factor(jobs::CROSS_SET_PAIRS.name, 0.0, &|f| f.cross));
     columns.push(Column::new(
-        "contiguity_runs".into(),
+        jobs::CONTIGUITY_RUNS.name.into(),
         ids.clone()
             .zip(&ran)
             .map(|(i, r)| r.map(|_| sink.contiguity_runs(i)))
             .collect::<Vec<Option<u32>>>(),
     ));
     columns.push(Column::new(
-        "size_class".into(),
+        jobs::SIZE_CLASS.name.into(),
         jobs.iter()
             .map(|j| sink.size_class(j.size))
             .collect::<Vec<&str>>(),
@@ -188,24 +189,32 @@ fn jobs_frame_range(
     // Vnode failures: requeues and lost work (known for every job), and whether one ended it.
     let failures: Vec<(u32, u64, bool)> = ids.clone().map(|i| sink.failures(i)).collect();
     if failures.iter().all(|f| *f == (0, 0, false)) && all_ran {
-        columns.push(Column::new_scalar("requeues".into(), Scalar::from(0u32), n));
         columns.push(Column::new_scalar(
-            "lost_core_s".into(),
+            jobs::REQUEUES.name.into(),
+            Scalar::from(0u32),
+            n,
+        ));
+        columns.push(Column::new_scalar(
+            jobs::LOST_CORE_S.name.into(),
             Scalar::from(0u64),
             n,
         ));
-        columns.push(Column::new_scalar("failed".into(), Scalar::from(false), n));
+        columns.push(Column::new_scalar(
+            jobs::FAILED.name.into(),
+            Scalar::from(false),
+            n,
+        ));
     } else {
         columns.push(Column::new(
-            "requeues".into(),
+            jobs::REQUEUES.name.into(),
             failures.iter().map(|f| f.0).collect::<Vec<u32>>(),
         ));
         columns.push(Column::new(
-            "lost_core_s".into(),
+            jobs::LOST_CORE_S.name.into(),
             failures.iter().map(|f| f.1).collect::<Vec<u64>>(),
         ));
         columns.push(Column::new(
-            "failed".into(),
+            jobs::FAILED.name.into(),
             failures
                 .iter()
                 .zip(&ran)
@@ -215,7 +224,7 @@ fn jobs_frame_range(
     }
     // Where each job was placed, and the scheduler's comment.
     let notes: Vec<(u32, u32)> = ids.clone().map(|i| sink.notes(i)).collect();
-    for (name, pick) in [("placement_set", 0usize), ("comment", 1)] {
+    for (name, pick) in [(jobs::PLACEMENT_SET.name, 0usize), (jobs::COMMENT.name, 1)] {
         let id = |x: &(u32, u32)| if pick == 0 { x.0 } else { x.1 };
         columns.push(if notes.iter().all(|x| id(x) == 0) {
             Column::full_null(name.into(), n, &DataType::String)
@@ -224,85 +233,157 @@ fn jobs_frame_range(
             Column::new(name.into(), v)
         });
     }
-    DataFrame::new(n, columns)
+    schema::conform(jobs::ALL, DataFrame::new(n, columns)?)
 }
 
 /// Builds the one-row summary table.
 pub fn summary_frame(s: &RunSummary) -> PolarsResult<DataFrame> {
     let mut columns = id_columns(&s.meta, 1);
-    columns.push(Column::new("trace".into(), [s.meta.trace.as_str()]));
-    columns.push(Column::new("procs".into(), [s.meta.procs]));
-    columns.push(Column::new("records".into(), [s.records]));
-    columns.push(Column::new("jobs_run".into(), [s.jobs_run]));
-    columns.push(Column::new("jobs_killed".into(), [s.jobs_killed]));
     columns.push(Column::new(
-        "jobs_never_started".into(),
+        summary::TRACE.name.into(),
+        [s.meta.trace.as_str()],
+    ));
+    columns.push(Column::new(summary::PROCS.name.into(), [s.meta.procs]));
+    columns.push(Column::new(summary::RECORDS.name.into(), [s.records]));
+    columns.push(Column::new(summary::JOBS_RUN.name.into(), [s.jobs_run]));
+    columns.push(Column::new(
+        summary::JOBS_KILLED.name.into(),
+        [s.jobs_killed],
+    ));
+    columns.push(Column::new(
+        summary::JOBS_NEVER_STARTED.name.into(),
         [s.jobs_never_started],
     ));
-    columns.push(Column::new("jobs_failed".into(), [s.jobs_failed]));
-    columns.push(Column::new("requeues".into(), [s.requeues]));
-    columns.push(Column::new("lost_core_s".into(), [s.lost_core_s]));
-    columns.push(Column::new("availability".into(), [s.availability]));
-    for (reason, count) in &s.skipped {
-        columns.push(Column::new(format!("skipped_{reason}").into(), [*count]));
+    columns.push(Column::new(
+        summary::JOBS_FAILED.name.into(),
+        [s.jobs_failed],
+    ));
+    columns.push(Column::new(summary::REQUEUES.name.into(), [s.requeues]));
+    columns.push(Column::new(
+        summary::LOST_CORE_S.name.into(),
+        [s.lost_core_s],
+    ));
+    columns.push(Column::new(
+        summary::AVAILABILITY.name.into(),
+        [s.availability],
+    ));
+    // One column per declared reason, 0 for a reason the summary does not list; a reason
+    // without a declared column would be lost, so it is an error.
+    if let Some((reason, _)) = s.skipped.iter().find(|(r, _)| {
+        !summary::ALL
+            .iter()
+            .any(|c| c.name.strip_prefix("skipped_") == Some(*r))
+    }) {
+        return Err(PolarsError::SchemaMismatch(
+            format!("no declared column for records skipped as `{reason}`").into(),
+        ));
+    }
+    for def in summary::ALL {
+        if let Some(reason) = def.name.strip_prefix("skipped_") {
+            let count = s
+                .skipped
+                .iter()
+                .find(|(r, _)| *r == reason)
+                .map_or(0, |r| r.1);
+            columns.push(Column::new(def.name.into(), [count]));
+        }
     }
     columns.extend([
-        Column::new("makespan_s".into(), [s.makespan_s]),
-        Column::new("utilization".into(), [s.utilization]),
-        Column::new("wait_mean_s".into(), [s.wait_mean_s]),
-        Column::new("wait_median_s".into(), [s.wait_median_s]),
-        Column::new("wait_p95_s".into(), [s.wait_p95_s]),
-        Column::new("bsd_mean".into(), [s.bsd_mean]),
+        Column::new(summary::MAKESPAN_S.name.into(), [s.makespan_s]),
+        Column::new(summary::UTILIZATION.name.into(), [s.utilization]),
+        Column::new(summary::WAIT_MEAN_S.name.into(), [s.wait_mean_s]),
+        Column::new(summary::WAIT_MEDIAN_S.name.into(), [s.wait_median_s]),
+        Column::new(summary::WAIT_P95_S.name.into(), [s.wait_p95_s]),
+        Column::new(summary::BSD_MEAN.name.into(), [s.bsd_mean]),
         Column::new(
-            "throughput_jobs_per_hour".into(),
+            summary::THROUGHPUT_JOBS_PER_HOUR.name.into(),
             [s.throughput_jobs_per_hour],
         ),
     ]);
     let w = &s.window;
     columns.extend([
-        Column::new("window_start_s".into(), [w.start_s]),
-        Column::new("window_end_s".into(), [w.end_s]),
-        Column::new("window_jobs".into(), [w.jobs]),
-        Column::new("window_wait_mean_s".into(), [w.wait_mean_s]),
-        Column::new("window_wait_median_s".into(), [w.wait_median_s]),
-        Column::new("window_wait_p95_s".into(), [w.wait_p95_s]),
-        Column::new("window_wait_p99_s".into(), [w.wait_p99_s]),
-        Column::new("window_bsd_mean".into(), [w.bsd_mean]),
-        Column::new("window_bsd_median".into(), [w.bsd_median]),
-        Column::new("window_bsd_p95".into(), [w.bsd_p95]),
-        Column::new("window_bsd_p99".into(), [w.bsd_p99]),
-        Column::new("killed_fraction".into(), [w.killed_fraction]),
-        Column::new("spanning_fraction".into(), [w.spanning_fraction]),
-        Column::new("sets_spanned_mean".into(), [w.sets_spanned_mean]),
-        Column::new("cross_set_pairs_mean".into(), [w.cross_set_pairs_mean]),
+        Column::new(summary::WINDOW_START_S.name.into(), [w.start_s]),
+        Column::new(summary::WINDOW_END_S.name.into(), [w.end_s]),
+        Column::new(summary::WINDOW_JOBS.name.into(), [w.jobs]),
+        Column::new(summary::WINDOW_WAIT_MEAN_S.name.into(), [w.wait_mean_s]),
+        Column::new(summary::WINDOW_WAIT_MEDIAN_S.name.into(), [w.wait_median_s]),
+        Column::new(summary::WINDOW_WAIT_P95_S.name.into(), [w.wait_p95_s]),
+        Column::new(summary::WINDOW_WAIT_P99_S.name.into(), [w.wait_p99_s]),
+        Column::new(summary::WINDOW_BSD_MEAN.name.into(), [w.bsd_mean]),
+        Column::new(summary::WINDOW_BSD_MEDIAN.name.into(), [w.bsd_median]),
+        Column::new(summary::WINDOW_BSD_P95.name.into(), [w.bsd_p95]),
+        Column::new(summary::WINDOW_BSD_P99.name.into(), [w.bsd_p99]),
+        Column::new(summary::KILLED_FRACTION.name.into(), [w.killed_fraction]),
         Column::new(
-            "window_throughput_jobs_per_hour".into(),
+            summary::SPANNING_FRACTION.name.into(),
+            [w.spanning_fraction],
+        ),
+        Column::new(
+            summary::SETS_SPANNED_MEAN.name.into(),
+            [w.sets_spanned_mean],
+        ),
+        Column::new(
+            summary::CROSS_SET_PAIRS_MEAN.name.into(),
+            [w.cross_set_pairs_mean],
+        ),
+        Column::new(
+            summary::WINDOW_THROUGHPUT_JOBS_PER_HOUR.name.into(),
             [w.throughput_jobs_per_hour],
         ),
         Column::new(
-            "work_core_hours_per_hour".into(),
+            summary::WORK_CORE_HOURS_PER_HOUR.name.into(),
             [w.work_core_hours_per_hour],
         ),
-        Column::new("utilization_allocated".into(), [w.utilization_allocated]),
-        Column::new("utilization_useful".into(), [w.utilization_useful]),
-        Column::new("efficiency".into(), [w.efficiency]),
-        Column::new("loss_of_capacity".into(), [w.loss_of_capacity]),
-        Column::new("loss_of_capacity_frag".into(), [w.loss_of_capacity_frag]),
-        Column::new("head_blocked_idle".into(), [w.head_blocked_idle]),
-        Column::new("set_fragmentation_time".into(), [w.set_fragmentation_time]),
-        Column::new("set_fragmentation_ncpu".into(), [w.set_fragmentation_ncpu]),
-        Column::new("fragmentation_mean".into(), [w.fragmentation_mean]),
         Column::new(
-            "largest_free_share_mean".into(),
+            summary::UTILIZATION_ALLOCATED.name.into(),
+            [w.utilization_allocated],
+        ),
+        Column::new(
+            summary::UTILIZATION_USEFUL.name.into(),
+            [w.utilization_useful],
+        ),
+        Column::new(summary::EFFICIENCY.name.into(), [w.efficiency]),
+        Column::new(summary::LOSS_OF_CAPACITY.name.into(), [w.loss_of_capacity]),
+        Column::new(
+            summary::LOSS_OF_CAPACITY_FRAG.name.into(),
+            [w.loss_of_capacity_frag],
+        ),
+        Column::new(
+            summary::HEAD_BLOCKED_IDLE.name.into(),
+            [w.head_blocked_idle],
+        ),
+        Column::new(
+            summary::SET_FRAGMENTATION_TIME.name.into(),
+            [w.set_fragmentation_time],
+        ),
+        Column::new(
+            summary::SET_FRAGMENTATION_NCPU.name.into(),
+            [w.set_fragmentation_ncpu],
+        ),
+        Column::new(
+            summary::FRAGMENTATION_MEAN.name.into(),
+            [w.fragmentation_mean],
+        ),
+        Column::new(
+            summary::LARGEST_FREE_SHARE_MEAN.name.into(),
             [w.largest_free_share_mean],
         ),
-        Column::new("queue_length_mean".into(), [w.queue_length_mean]),
-        Column::new("events".into(), [s.events]),
-        Column::new("passes".into(), [s.passes]),
-        Column::new("wall_seconds".into(), [s.timing.map(|t| t.wall_seconds)]),
-        Column::new("events_per_second".into(), [s.events_per_second()]),
+        Column::new(
+            summary::QUEUE_LENGTH_MEAN.name.into(),
+            [w.queue_length_mean],
+        ),
+        Column::new(summary::EVENTS.name.into(), [s.events]),
+        Column::new(summary::PASSES.name.into(), [s.passes]),
+        Column::new(
+            summary::WALL_SECONDS.name.into(),
+            [s.timing.map(|t| t.wall_seconds)],
+        ),
+        Column::new(
+            summary::EVENTS_PER_SECOND.name.into(),
+            [s.events_per_second()],
+        ),
     ]);
-    DataFrame::new(1, columns)
+    schema::conform(summary::ALL, DataFrame::new(1, columns)?)
 }
 
 /// Writes a file through `write` into a temporary name beside `path`, then renames it into
@@ -616,18 +697,18 @@ fn timeseries_frame_range(
     }
     let mut columns = id_columns(meta, n);
     columns.extend([
-        Column::new("time_s".into(), time),
-        Column::new("set".into(), set),
-        Column::new("free_ncpus".into(), free),
-        Column::new("ncpus".into(), ncpus),
-        Column::new("utilization".into(), util),
-        Column::new("queue_length".into(), queue),
-        Column::new("down_ncpus".into(), down),
-        Column::new("fragmentation".into(), frag),
-        Column::new("largest_free_share".into(), largest),
-        Column::new("head_blocked".into(), blocked),
+        Column::new(timeseries::TIME_S.name.into(), time),
+        Column::new(timeseries::SET.name.into(), set),
+        Column::new(timeseries::FREE_NCPUS.name.into(), free),
+        Column::new(timeseries::NCPUS.name.into(), ncpus),
+        Column::new(timeseries::UTILIZATION.name.into(), util),
+        Column::new(timeseries::QUEUE_LENGTH.name.into(), queue),
+        Column::new(timeseries::DOWN_NCPUS.name.into(), down),
+        Column::new(timeseries::FRAGMENTATION.name.into(), frag),
+        Column::new(timeseries::LARGEST_FREE_SHARE.name.into(), largest),
+        Column::new(timeseries::HEAD_BLOCKED.name.into(), blocked),
     ]);
-    DataFrame::new(n, columns)
+    schema::conform(timeseries::ALL, DataFrame::new(n, columns)?)
 }
 
 /// Writes `timeseries.parquet` into `dir` (empty when the run took no samples).

@@ -1,0 +1,852 @@
+//! Every output column, declared once: its name, type, unit and meaning (with the formula it
+//! is computed by), per file and in file order.
+//!
+//! The Parquet writer builds each table under these names and checks every frame against
+//! the declaration before writing it ([`conform`]), so a file can never drift from it;
+//! `placesim report` reads columns by these declarations; and a test checks that
+//! docs/output-schema.md lists exactly these columns, with the same types, units and
+//! meanings. A new column is a declaration here and the code that fills it.
+
+use polars::prelude::{DataFrame, DataType, PolarsError, PolarsResult};
+
+/// One output column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnDef {
+    /// Its name in the file.
+    pub name: &'static str,
+    /// Its type: `u64`, `u32`, `f64`, `bool` or `string`, with `, nullable` when it may hold
+    /// nulls (the docs' wording).
+    pub dtype: &'static str,
+    /// Its unit, empty for none.
+    pub unit: &'static str,
+    /// What it holds and how it is computed, as docs/output-schema.md says it.
+    pub meaning: &'static str,
+}
+
+impl ColumnDef {
+    /// The Parquet type its values have (nullable or not).
+    pub fn data_type(&self) -> Option<DataType> {
+        Some(match self.dtype.split(',').next()?.trim() {
+            "u64" => DataType::UInt64,
+            "u32" => DataType::UInt32,
+            "f64" => DataType::Float64,
+            "bool" => DataType::Boolean,
+            "string" => DataType::String,
+            _ => return None,
+        })
+    }
+}
+
+/// Checks that `frame` has exactly the columns of `table`, in order, with their declared
+/// types: what every table goes through before it is written.
+pub fn conform(table: &[ColumnDef], frame: DataFrame) -> PolarsResult<DataFrame> {
+    let names: Vec<&str> = frame
+        .get_column_names()
+        .iter()
+        .map(|n| n.as_str())
+        .collect();
+    let declared: Vec<&str> = table.iter().map(|c| c.name).collect();
+    if names != declared {
+        return Err(PolarsError::SchemaMismatch(
+            format!("columns {names:?} differ from the declared {declared:?}").into(),
+        ));
+    }
+    for (def, column) in table.iter().zip(frame.columns()) {
+        if def.data_type().as_ref() != Some(column.dtype()) {
+            return Err(PolarsError::SchemaMismatch(
+                format!(
+                    "column `{}` is {}, declared {}",
+                    def.name,
+                    column.dtype(),
+                    def.dtype
+                )
+                .into(),
+            ));
+        }
+    }
+    Ok(frame)
+}
+
+/// The columns of jobs.parquet, in file order.
+pub mod jobs {
+    use super::ColumnDef;
+
+    /// The `scenario` column.
+    pub const SCENARIO: ColumnDef = ColumnDef {
+        name: "scenario",
+        dtype: "string",
+        unit: "",
+        meaning: "the scenario name; for `placesim run`, the trace file name without `.swf`/`.gz`, or `--scenario`",
+    };
+    /// The `policy` column.
+    pub const POLICY: ColumnDef = ColumnDef {
+        name: "policy",
+        dtype: "string",
+        unit: "",
+        meaning: "the queue discipline, `fcfs` or `easy`, with `+pbs-psets` under PBS placement sets",
+    };
+    /// The `seed` column.
+    pub const SEED: ColumnDef = ColumnDef {
+        name: "seed",
+        dtype: "u64",
+        unit: "",
+        meaning: "the run's seed (`--seed`, default 0)",
+    };
+    /// The `job_id` column.
+    pub const JOB_ID: ColumnDef = ColumnDef {
+        name: "job_id",
+        dtype: "u64",
+        unit: "",
+        meaning: "the job's number in the trace (SWF field 1)",
+    };
+    /// The `submit_s` column.
+    pub const SUBMIT_S: ColumnDef = ColumnDef {
+        name: "submit_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "r: submit time (SWF field 2)",
+    };
+    /// The `start_s` column.
+    pub const START_S: ColumnDef = ColumnDef {
+        name: "start_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "s: when the job started (its last start, for a requeued job: its wait includes the runs lost)",
+    };
+    /// The `end_s` column.
+    pub const END_S: ColumnDef = ColumnDef {
+        name: "end_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "c: when the job ended (finished, killed at its walltime, or failed with a vnode)",
+    };
+    /// The `wait_s` column.
+    pub const WAIT_S: ColumnDef = ColumnDef {
+        name: "wait_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "w = s − r",
+    };
+    /// The `runtime_s` column.
+    pub const RUNTIME_S: ColumnDef = ColumnDef {
+        name: "runtime_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "p = c − s, the simulated runtime: min(stretched runtime, estimate) by default, the stretched runtime with `--walltime overrun` (the stretched runtime is the trace runtime without a runtime model)",
+    };
+    /// The `trace_runtime_s` column.
+    pub const TRACE_RUNTIME_S: ColumnDef = ColumnDef {
+        name: "trace_runtime_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "the run time the trace records (SWF field 4)",
+    };
+    /// The `estimate_s` column.
+    pub const ESTIMATE_S: ColumnDef = ColumnDef {
+        name: "estimate_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "p̂: the walltime request (SWF field 9), or the trace runtime when field 9 is absent; what schedulers plan with",
+    };
+    /// The `size` column.
+    pub const SIZE: ColumnDef = ColumnDef {
+        name: "size",
+        dtype: "u32",
+        unit: "processors",
+        meaning: "SWF field 8 if > 0, else field 5",
+    };
+    /// The `killed` column.
+    pub const KILLED: ColumnDef = ColumnDef {
+        name: "killed",
+        dtype: "bool",
+        unit: "",
+        meaning: "whether the job was killed at its walltime (stretched runtime > estimate, under the default `--walltime kill`)",
+    };
+    /// The `bounded_slowdown` column.
+    pub const BOUNDED_SLOWDOWN: ColumnDef = ColumnDef {
+        name: "bounded_slowdown",
+        dtype: "f64",
+        unit: "",
+        meaning: "max((w + p) / max(p, τ), 1) with τ = 10 s",
+    };
+    /// The `speed_factor` column.
+    pub const SPEED_FACTOR: ColumnDef = ColumnDef {
+        name: "speed_factor",
+        dtype: "f64",
+        unit: "",
+        meaning: "H = s_ref / speed of the slowest allocated vnode (the ncpus-weighted mean speed for load-balanced jobs); 1 without a runtime model (`placesim run --trace`)",
+    };
+    /// The `comm_factor` column.
+    pub const COMM_FACTOR: ColumnDef = ColumnDef {
+        name: "comm_factor",
+        dtype: "f64",
+        unit: "",
+        meaning: "C = 1 + β·X, X = 1 − Σ_k (a_k / n)² over the groups k of the topology key (a_k: the job's ncpus in group k, n: all its ncpus); or 1 + min(α·(S − 1), cap) for sensitive jobs under `comm = \"groups\"`; 1 for jobs with β = 0 or in one group",
+    };
+    /// The `noise` column.
+    pub const NOISE: ColumnDef = ColumnDef {
+        name: "noise",
+        dtype: "f64",
+        unit: "",
+        meaning: "ε, the lognormal noise factor; 1 when σ = 0",
+    };
+    /// The `sets_spanned` column.
+    pub const SETS_SPANNED: ColumnDef = ColumnDef {
+        name: "sets_spanned",
+        dtype: "u32",
+        unit: "sets",
+        meaning: "S, the sets spanned: distinct values of the topology key among the job's vnodes (1 without a key)",
+    };
+    /// The `speed_spread` column.
+    pub const SPEED_SPREAD: ColumnDef = ColumnDef {
+        name: "speed_spread",
+        dtype: "f64",
+        unit: "",
+        meaning: "(fastest − slowest) / slowest speed among the job's vnodes",
+    };
+    /// The `cross_set_pairs` column.
+    pub const CROSS_SET_PAIRS: ColumnDef = ColumnDef {
+        name: "cross_set_pairs",
+        dtype: "f64",
+        unit: "",
+        meaning: "X = 1 − Σ_k (a_k / n)², the share of rank pairs that cross a set boundary under all-to-all traffic (a_k: the job's ncpus in set k of the topology key, n: all its ncpus); 0 in one set (§1.4 item 4)",
+    };
+    /// The `contiguity_runs` column.
+    pub const CONTIGUITY_RUNS: ColumnDef = ColumnDef {
+        name: "contiguity_runs",
+        dtype: "u32",
+        unit: "",
+        meaning: "R: maximal runs of consecutive vnode indices (cluster order) in the job's last allocation; 1 is contiguous",
+    };
+    /// The `size_class` column.
+    pub const SIZE_CLASS: ColumnDef = ColumnDef {
+        name: "size_class",
+        dtype: "string",
+        unit: "",
+        meaning: "`serial` (size 1), `one set` (size ≤ the ncpus of the largest set of the topology key), `multi-set` (larger); `parallel` instead of the last two when there is one set only (§1.2 convention 4)",
+    };
+    /// The `requeues` column.
+    pub const REQUEUES: ColumnDef = ColumnDef {
+        name: "requeues",
+        dtype: "u32",
+        unit: "",
+        meaning: "times a vnode failure sent the job back to the queue (`[failures]`, `on_failure = \"requeue\"`); known for every job",
+    };
+    /// The `lost_core_s` column.
+    pub const LOST_CORE_S: ColumnDef = ColumnDef {
+        name: "lost_core_s",
+        dtype: "u64",
+        unit: "core-seconds",
+        meaning: "Σ over its runs cut short by a vnode failure of ncpus × (failure time − that run's start); known for every job",
+    };
+    /// The `failed` column.
+    pub const FAILED: ColumnDef = ColumnDef {
+        name: "failed",
+        dtype: "bool",
+        unit: "",
+        meaning: "whether a vnode failure ended the job (`on_failure = \"kill\"`); its `end_s` is the failure time",
+    };
+    /// The `placement_set` column.
+    pub const PLACEMENT_SET: ColumnDef = ColumnDef {
+        name: "placement_set",
+        dtype: "string, nullable",
+        unit: "",
+        meaning: "where the placement put the job: a PBS placement set (`switch=A`, `switch=\"\"` for vnodes lacking the key), `spanned` when no set could ever hold it and it spanned its vnode pool, `per-chunk: shape=square+any` under the per-chunk `group=` extension (one entry per chunk complex, `any` for complexes without a group); null under first-fit placement",
+    };
+    /// The `comment` column.
+    pub const COMMENT: ColumnDef = ColumnDef {
+        name: "comment",
+        dtype: "string, nullable",
+        unit: "",
+        meaning: "the scheduler's last comment on the job before it started, or ever if it never did, in PBS's words: \"Not Running: Placement set switch=A has too few free resources\", \"Not Running: Insufficient amount of resource: ncpus (R: 64 A: 10 T: 100)\", \"Can Never Run: can't fit in the largest placement set, and can't span psets\", ...; under first fit only jobs that can never run get one (\"Can Never Run: the request does not fit on the empty cluster\")",
+    };
+
+    /// Every column, in file order.
+    pub const ALL: &[ColumnDef] = &[
+        SCENARIO,
+        POLICY,
+        SEED,
+        JOB_ID,
+        SUBMIT_S,
+        START_S,
+        END_S,
+        WAIT_S,
+        RUNTIME_S,
+        TRACE_RUNTIME_S,
+        ESTIMATE_S,
+        SIZE,
+        KILLED,
+        BOUNDED_SLOWDOWN,
+        SPEED_FACTOR,
+        COMM_FACTOR,
+        NOISE,
+        SETS_SPANNED,
+        SPEED_SPREAD,
+        CROSS_SET_PAIRS,
+        CONTIGUITY_RUNS,
+        SIZE_CLASS,
+        REQUEUES,
+        LOST_CORE_S,
+        FAILED,
+        PLACEMENT_SET,
+        COMMENT,
+    ];
+}
+
+/// The columns of summary.parquet, in file order.
+pub mod summary {
+    use super::ColumnDef;
+
+    /// The `scenario` column, as in jobs.parquet.
+    pub const SCENARIO: ColumnDef = super::jobs::SCENARIO;
+    /// The `policy` column, as in jobs.parquet.
+    pub const POLICY: ColumnDef = super::jobs::POLICY;
+    /// The `seed` column, as in jobs.parquet.
+    pub const SEED: ColumnDef = super::jobs::SEED;
+    /// The `trace` column.
+    pub const TRACE: ColumnDef = ColumnDef {
+        name: "trace",
+        dtype: "string",
+        unit: "",
+        meaning: "the trace's path as given",
+    };
+    /// The `procs` column.
+    pub const PROCS: ColumnDef = ColumnDef {
+        name: "procs",
+        dtype: "u64",
+        unit: "processors",
+        meaning: "the machine size: `--procs`, else the header's `MaxProcs:`, else `MaxNodes:`",
+    };
+    /// The `records` column.
+    pub const RECORDS: ColumnDef = ColumnDef {
+        name: "records",
+        dtype: "u64",
+        unit: "",
+        meaning: "job lines read from the trace",
+    };
+    /// The `jobs_run` column.
+    pub const JOBS_RUN: ColumnDef = ColumnDef {
+        name: "jobs_run",
+        dtype: "u64",
+        unit: "",
+        meaning: "jobs that ran to their end: `records` = `jobs_run` + `jobs_never_started` + Σ `skipped_*`",
+    };
+    /// The `jobs_killed` column.
+    pub const JOBS_KILLED: ColumnDef = ColumnDef {
+        name: "jobs_killed",
+        dtype: "u64",
+        unit: "",
+        meaning: "jobs killed at their walltime",
+    };
+    /// The `jobs_never_started` column.
+    pub const JOBS_NEVER_STARTED: ColumnDef = ColumnDef {
+        name: "jobs_never_started",
+        dtype: "u64",
+        unit: "",
+        meaning: "jobs the policy never started (a request that fits no state of the machine); none for plain traces, whose oversized jobs are skipped at reading",
+    };
+    /// The `jobs_failed` column.
+    pub const JOBS_FAILED: ColumnDef = ColumnDef {
+        name: "jobs_failed",
+        dtype: "u64",
+        unit: "",
+        meaning: "jobs ended by a vnode failure (`on_failure = \"kill\"`; they count in `jobs_run`)",
+    };
+    /// The `requeues` column.
+    pub const REQUEUES: ColumnDef = ColumnDef {
+        name: "requeues",
+        dtype: "u64",
+        unit: "",
+        meaning: "Σ `requeues`",
+    };
+    /// The `lost_core_s` column.
+    pub const LOST_CORE_S: ColumnDef = ColumnDef {
+        name: "lost_core_s",
+        dtype: "u64",
+        unit: "core-seconds",
+        meaning: "Σ `lost_core_s`",
+    };
+    /// The `availability` column.
+    pub const AVAILABILITY: ColumnDef = ColumnDef {
+        name: "availability",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "1 − Σ_v ncpus_v × (time v was down) / (cluster ncpus × (last event − first submit)), both over [first submit, last event]; 1 without outages",
+    };
+    /// The `skipped_no_size` column.
+    pub const SKIPPED_NO_SIZE: ColumnDef = ColumnDef {
+        name: "skipped_no_size",
+        dtype: "u64",
+        unit: "",
+        meaning: "records with neither field 8 nor field 5 positive",
+    };
+    /// The `skipped_negative_runtime` column.
+    pub const SKIPPED_NEGATIVE_RUNTIME: ColumnDef = ColumnDef {
+        name: "skipped_negative_runtime",
+        dtype: "u64",
+        unit: "",
+        meaning: "records with field 4 < 0",
+    };
+    /// The `skipped_too_large` column.
+    pub const SKIPPED_TOO_LARGE: ColumnDef = ColumnDef {
+        name: "skipped_too_large",
+        dtype: "u64",
+        unit: "",
+        meaning: "records asking for more processors than the machine has",
+    };
+    /// The `skipped_negative_submit` column.
+    pub const SKIPPED_NEGATIVE_SUBMIT: ColumnDef = ColumnDef {
+        name: "skipped_negative_submit",
+        dtype: "u64",
+        unit: "",
+        meaning: "records with field 2 < 0",
+    };
+    /// The `skipped_partial_execution` column.
+    pub const SKIPPED_PARTIAL_EXECUTION: ColumnDef = ColumnDef {
+        name: "skipped_partial_execution",
+        dtype: "u64",
+        unit: "",
+        meaning: "records with status 2, 3 or 4 (one part of a checkpointed job)",
+    };
+    /// The `skipped_bad_line` column.
+    pub const SKIPPED_BAD_LINE: ColumnDef = ColumnDef {
+        name: "skipped_bad_line",
+        dtype: "u64",
+        unit: "",
+        meaning: "malformed lines, counted only under `--skip-bad-lines` (otherwise they are an error)",
+    };
+    /// The `makespan_s` column.
+    pub const MAKESPAN_S: ColumnDef = ColumnDef {
+        name: "makespan_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "C_max = max c − min r over jobs run",
+    };
+    /// The `utilization` column.
+    pub const UTILIZATION: ColumnDef = ColumnDef {
+        name: "utilization",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "Σ size × p / (procs × makespan)",
+    };
+    /// The `wait_mean_s` column.
+    pub const WAIT_MEAN_S: ColumnDef = ColumnDef {
+        name: "wait_mean_s",
+        dtype: "f64",
+        unit: "s",
+        meaning: "mean of w",
+    };
+    /// The `wait_median_s` column.
+    pub const WAIT_MEDIAN_S: ColumnDef = ColumnDef {
+        name: "wait_median_s",
+        dtype: "f64",
+        unit: "s",
+        meaning: "median of w (mean of the two middle values for an even count)",
+    };
+    /// The `wait_p95_s` column.
+    pub const WAIT_P95_S: ColumnDef = ColumnDef {
+        name: "wait_p95_s",
+        dtype: "f64",
+        unit: "s",
+        meaning: "95th percentile of w, nearest rank: the value at rank ⌈0.95 n⌉",
+    };
+    /// The `bsd_mean` column.
+    pub const BSD_MEAN: ColumnDef = ColumnDef {
+        name: "bsd_mean",
+        dtype: "f64",
+        unit: "",
+        meaning: "mean bounded slowdown",
+    };
+    /// The `throughput_jobs_per_hour` column.
+    pub const THROUGHPUT_JOBS_PER_HOUR: ColumnDef = ColumnDef {
+        name: "throughput_jobs_per_hour",
+        dtype: "f64",
+        unit: "jobs/h",
+        meaning: "jobs_run × 3600 / makespan",
+    };
+    /// The `window_start_s` column.
+    pub const WINDOW_START_S: ColumnDef = ColumnDef {
+        name: "window_start_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "the measurement window [t₀, t₁]: t₀ = the first submit, t₁ = the last event, unless a warm-up or cool-down is trimmed (see below)",
+    };
+    /// The `window_end_s` column.
+    pub const WINDOW_END_S: ColumnDef = ColumnDef {
+        name: "window_end_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "the measurement window [t₀, t₁]: t₀ = the first submit, t₁ = the last event, unless a warm-up or cool-down is trimmed (see below)",
+    };
+    /// The `window_jobs` column.
+    pub const WINDOW_JOBS: ColumnDef = ColumnDef {
+        name: "window_jobs",
+        dtype: "u64",
+        unit: "",
+        meaning: "jobs run whose submit lies in [t₀, t₁]: the population of the `window_*` job statistics",
+    };
+    /// The `window_wait_mean_s` column.
+    pub const WINDOW_WAIT_MEAN_S: ColumnDef = ColumnDef {
+        name: "window_wait_mean_s",
+        dtype: "f64",
+        unit: "s",
+        meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+    };
+    /// The `window_wait_median_s` column.
+    pub const WINDOW_WAIT_MEDIAN_S: ColumnDef = ColumnDef {
+        name: "window_wait_median_s",
+        dtype: "f64",
+        unit: "s",
+        meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+    };
+    /// The `window_wait_p95_s` column.
+    pub const WINDOW_WAIT_P95_S: ColumnDef = ColumnDef {
+        name: "window_wait_p95_s",
+        dtype: "f64",
+        unit: "s",
+        meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+    };
+    /// The `window_wait_p99_s` column.
+    pub const WINDOW_WAIT_P99_S: ColumnDef = ColumnDef {
+        name: "window_wait_p99_s",
+        dtype: "f64",
+        unit: "s",
+        meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+    };
+    /// The `window_bsd_mean` column.
+    pub const WINDOW_BSD_MEAN: ColumnDef = ColumnDef {
+        name: "window_bsd_mean",
+        dtype: "f64",
+        unit: "",
+        meaning: "bounded slowdown (τ = 10 s) over those jobs",
+    };
+    /// The `window_bsd_median` column.
+    pub const WINDOW_BSD_MEDIAN: ColumnDef = ColumnDef {
+        name: "window_bsd_median",
+        dtype: "f64",
+        unit: "",
+        meaning: "bounded slowdown (τ = 10 s) over those jobs",
+    };
+    /// The `window_bsd_p95` column.
+    pub const WINDOW_BSD_P95: ColumnDef = ColumnDef {
+        name: "window_bsd_p95",
+        dtype: "f64",
+        unit: "",
+        meaning: "bounded slowdown (τ = 10 s) over those jobs",
+    };
+    /// The `window_bsd_p99` column.
+    pub const WINDOW_BSD_P99: ColumnDef = ColumnDef {
+        name: "window_bsd_p99",
+        dtype: "f64",
+        unit: "",
+        meaning: "bounded slowdown (τ = 10 s) over those jobs",
+    };
+    /// The `killed_fraction` column.
+    pub const KILLED_FRACTION: ColumnDef = ColumnDef {
+        name: "killed_fraction",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "share of those jobs killed at their walltime",
+    };
+    /// The `spanning_fraction` column.
+    pub const SPANNING_FRACTION: ColumnDef = ColumnDef {
+        name: "spanning_fraction",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "share of those jobs with S > 1",
+    };
+    /// The `sets_spanned_mean` column.
+    pub const SETS_SPANNED_MEAN: ColumnDef = ColumnDef {
+        name: "sets_spanned_mean",
+        dtype: "f64",
+        unit: "sets",
+        meaning: "mean S over those jobs",
+    };
+    /// The `cross_set_pairs_mean` column.
+    pub const CROSS_SET_PAIRS_MEAN: ColumnDef = ColumnDef {
+        name: "cross_set_pairs_mean",
+        dtype: "f64",
+        unit: "",
+        meaning: "mean X over those jobs",
+    };
+    /// The `window_throughput_jobs_per_hour` column.
+    pub const WINDOW_THROUGHPUT_JOBS_PER_HOUR: ColumnDef = ColumnDef {
+        name: "window_throughput_jobs_per_hour",
+        dtype: "f64",
+        unit: "jobs/h",
+        meaning: "X = jobs whose end lies in [t₀, t₁] × 3600 / (t₁ − t₀)",
+    };
+    /// The `work_core_hours_per_hour` column.
+    pub const WORK_CORE_HOURS_PER_HOUR: ColumnDef = ColumnDef {
+        name: "work_core_hours_per_hour",
+        dtype: "f64",
+        unit: "cores",
+        meaning: "work throughput: Σ_j size_j × |[s_j, c_j] ∩ [t₀, t₁]| / (H_j C_j ε_j) / (t₁ − t₀), the trace-runtime core-seconds done per second (job-count-neutral; the measure for the Moab throughput claim)",
+    };
+    /// The `utilization_allocated` column.
+    pub const UTILIZATION_ALLOCATED: ColumnDef = ColumnDef {
+        name: "utilization_allocated",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "U_alloc = ∫_{t₀}^{t₁} (ncpus held by jobs) dt / (N (t₁ − t₀)), N the cluster's ncpus",
+    };
+    /// The `utilization_useful` column.
+    pub const UTILIZATION_USEFUL: ColumnDef = ColumnDef {
+        name: "utilization_useful",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "U_useful = `work_core_hours_per_hour` / N: allocated time discounted by the runtime model's stretch, so work on slow or remote vnodes counts for less (it can exceed U_alloc when vnodes are faster than the reference speed)",
+    };
+    /// The `efficiency` column.
+    pub const EFFICIENCY: ColumnDef = ColumnDef {
+        name: "efficiency",
+        dtype: "f64",
+        unit: "",
+        meaning: "η = U_useful / U_alloc",
+    };
+    /// The `loss_of_capacity` column.
+    pub const LOSS_OF_CAPACITY: ColumnDef = ColumnDef {
+        name: "loss_of_capacity",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "LoC = ∫ e(t) δ(t) dt / (N (t₁ − t₀)): e(t) the ncpus of idle vnodes (up, no job), δ(t) = 1 while a job waits (Zhang et al. 2003)",
+    };
+    /// The `loss_of_capacity_frag` column.
+    pub const LOSS_OF_CAPACITY_FRAG: ColumnDef = ColumnDef {
+        name: "loss_of_capacity_frag",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "LoC_frag: the same, counted only while some waiting job asks for at most e(t) ncpus (Cobalt qsim's variant: the job fits by count but not by shape)",
+    };
+    /// The `head_blocked_idle` column.
+    pub const HEAD_BLOCKED_IDLE: ColumnDef = ColumnDef {
+        name: "head_blocked_idle",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "B = ∫ 1[h blocked] F(t) dt / (N (t₁ − t₀)); F(t) = Σ_k f_k(t), f_k the free ncpus in set k on vnodes that can take a job (up, not held exclusively); the head h is the first job of the queue, blocked when it still waits after the instant's pass",
+    };
+    /// The `set_fragmentation_time` column.
+    pub const SET_FRAGMENTATION_TIME: ColumnDef = ColumnDef {
+        name: "set_fragmentation_time",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "E_set = ∫ 1[h blocked ∧ F(t) ≥ n_h ∧ max_k f_k(t) < n_h] dt / (t₁ − t₀), n_h the head's ncpus: enough free ncpus in total, but in no one set",
+    };
+    /// The `set_fragmentation_ncpu` column.
+    pub const SET_FRAGMENTATION_NCPU: ColumnDef = ColumnDef {
+        name: "set_fragmentation_ncpu",
+        dtype: "f64",
+        unit: "fraction",
+        meaning: "E_set weighted by F(t)/N: ∫ 1[…] F(t) dt / (N (t₁ − t₀))",
+    };
+    /// The `fragmentation_mean` column.
+    pub const FRAGMENTATION_MEAN: ColumnDef = ColumnDef {
+        name: "fragmentation_mean",
+        dtype: "f64, nullable",
+        unit: "",
+        meaning: "Φ = 1 − Σ_k f_k² / F² (Gehr & Schneider 2009; evalys), averaged over the time in [t₀, t₁] with F > 0; null if F was always 0. 0 when all free ncpus lie in one set, up to 1 − 1/K when they are spread evenly over K sets",
+    };
+    /// The `largest_free_share_mean` column.
+    pub const LARGEST_FREE_SHARE_MEAN: ColumnDef = ColumnDef {
+        name: "largest_free_share_mean",
+        dtype: "f64, nullable",
+        unit: "",
+        meaning: "L = max_k f_k / F, averaged over the same time",
+    };
+    /// The `queue_length_mean` column.
+    pub const QUEUE_LENGTH_MEAN: ColumnDef = ColumnDef {
+        name: "queue_length_mean",
+        dtype: "f64",
+        unit: "jobs",
+        meaning: "∫ (jobs waiting) dt / (t₁ − t₀)",
+    };
+    /// The `events` column.
+    pub const EVENTS: ColumnDef = ColumnDef {
+        name: "events",
+        dtype: "u64",
+        unit: "",
+        meaning: "simulated events processed (one submit and one end per job run, one per vnode going down or up, one per scheduler wake-up)",
+    };
+    /// The `passes` column.
+    pub const PASSES: ColumnDef = ColumnDef {
+        name: "passes",
+        dtype: "u64",
+        unit: "",
+        meaning: "scheduling passes run (at most one per distinct event instant)",
+    };
+    /// The `wall_seconds` column.
+    pub const WALL_SECONDS: ColumnDef = ColumnDef {
+        name: "wall_seconds",
+        dtype: "f64, nullable",
+        unit: "s",
+        meaning: "wall-clock time of the simulation loop (not reading the trace or writing the summary; it includes handing finished row groups of jobs.parquet to the writer thread); null under `--no-timing`",
+    };
+    /// The `events_per_second` column.
+    pub const EVENTS_PER_SECOND: ColumnDef = ColumnDef {
+        name: "events_per_second",
+        dtype: "f64, nullable",
+        unit: "events/s",
+        meaning: "events / wall_seconds; null under `--no-timing`",
+    };
+
+    /// Every column, in file order.
+    pub const ALL: &[ColumnDef] = &[
+        SCENARIO,
+        POLICY,
+        SEED,
+        TRACE,
+        PROCS,
+        RECORDS,
+        JOBS_RUN,
+        JOBS_KILLED,
+        JOBS_NEVER_STARTED,
+        JOBS_FAILED,
+        REQUEUES,
+        LOST_CORE_S,
+        AVAILABILITY,
+        SKIPPED_NO_SIZE,
+        SKIPPED_NEGATIVE_RUNTIME,
+        SKIPPED_TOO_LARGE,
+        SKIPPED_NEGATIVE_SUBMIT,
+        SKIPPED_PARTIAL_EXECUTION,
+        SKIPPED_BAD_LINE,
+        MAKESPAN_S,
+        UTILIZATION,
+        WAIT_MEAN_S,
+        WAIT_MEDIAN_S,
+        WAIT_P95_S,
+        BSD_MEAN,
+        THROUGHPUT_JOBS_PER_HOUR,
+        WINDOW_START_S,
+        WINDOW_END_S,
+        WINDOW_JOBS,
+        WINDOW_WAIT_MEAN_S,
+        WINDOW_WAIT_MEDIAN_S,
+        WINDOW_WAIT_P95_S,
+        WINDOW_WAIT_P99_S,
+        WINDOW_BSD_MEAN,
+        WINDOW_BSD_MEDIAN,
+        WINDOW_BSD_P95,
+        WINDOW_BSD_P99,
+        KILLED_FRACTION,
+        SPANNING_FRACTION,
+        SETS_SPANNED_MEAN,
+        CROSS_SET_PAIRS_MEAN,
+        WINDOW_THROUGHPUT_JOBS_PER_HOUR,
+        WORK_CORE_HOURS_PER_HOUR,
+        UTILIZATION_ALLOCATED,
+        UTILIZATION_USEFUL,
+        EFFICIENCY,
+        LOSS_OF_CAPACITY,
+        LOSS_OF_CAPACITY_FRAG,
+        HEAD_BLOCKED_IDLE,
+        SET_FRAGMENTATION_TIME,
+        SET_FRAGMENTATION_NCPU,
+        FRAGMENTATION_MEAN,
+        LARGEST_FREE_SHARE_MEAN,
+        QUEUE_LENGTH_MEAN,
+        EVENTS,
+        PASSES,
+        WALL_SECONDS,
+        EVENTS_PER_SECOND,
+    ];
+}
+
+/// The columns of timeseries.parquet, in file order.
+pub mod timeseries {
+    use super::ColumnDef;
+
+    /// The `scenario` column, as in jobs.parquet.
+    pub const SCENARIO: ColumnDef = super::jobs::SCENARIO;
+    /// The `policy` column, as in jobs.parquet.
+    pub const POLICY: ColumnDef = super::jobs::POLICY;
+    /// The `seed` column, as in jobs.parquet.
+    pub const SEED: ColumnDef = super::jobs::SEED;
+    /// The `time_s` column.
+    pub const TIME_S: ColumnDef = ColumnDef {
+        name: "time_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "the sample's simulated time",
+    };
+    /// The `set` column.
+    pub const SET: ColumnDef = ColumnDef {
+        name: "set",
+        dtype: "string, nullable",
+        unit: "",
+        meaning: "null for the whole cluster, else the set's value of the topology key",
+    };
+    /// The `free_ncpus` column.
+    pub const FREE_NCPUS: ColumnDef = ColumnDef {
+        name: "free_ncpus",
+        dtype: "u64",
+        unit: "ncpus",
+        meaning: "F(t) on the cluster row, f_k(t) on a set's row",
+    };
+    /// The `ncpus` column.
+    pub const NCPUS: ColumnDef = ColumnDef {
+        name: "ncpus",
+        dtype: "u64",
+        unit: "ncpus",
+        meaning: "N on the cluster row, the set's ncpus on a set's row",
+    };
+    /// The `utilization` column.
+    pub const UTILIZATION: ColumnDef = ColumnDef {
+        name: "utilization",
+        dtype: "f64, nullable",
+        unit: "fraction",
+        meaning: "ncpus held by jobs / N (cluster rows)",
+    };
+    /// The `queue_length` column.
+    pub const QUEUE_LENGTH: ColumnDef = ColumnDef {
+        name: "queue_length",
+        dtype: "u64, nullable",
+        unit: "jobs",
+        meaning: "jobs waiting (cluster rows)",
+    };
+    /// The `down_ncpus` column.
+    pub const DOWN_NCPUS: ColumnDef = ColumnDef {
+        name: "down_ncpus",
+        dtype: "u64, nullable",
+        unit: "ncpus",
+        meaning: "ncpus of vnodes down (cluster rows)",
+    };
+    /// The `fragmentation` column.
+    pub const FRAGMENTATION: ColumnDef = ColumnDef {
+        name: "fragmentation",
+        dtype: "f64, nullable",
+        unit: "",
+        meaning: "Φ(t) (cluster rows; null when F = 0)",
+    };
+    /// The `largest_free_share` column.
+    pub const LARGEST_FREE_SHARE: ColumnDef = ColumnDef {
+        name: "largest_free_share",
+        dtype: "f64, nullable",
+        unit: "",
+        meaning: "L(t) (cluster rows; null when F = 0)",
+    };
+    /// The `head_blocked` column.
+    pub const HEAD_BLOCKED: ColumnDef = ColumnDef {
+        name: "head_blocked",
+        dtype: "bool, nullable",
+        unit: "",
+        meaning: "whether a job waits (cluster rows)",
+    };
+
+    /// Every column, in file order.
+    pub const ALL: &[ColumnDef] = &[
+        SCENARIO,
+        POLICY,
+        SEED,
+        TIME_S,
+        SET,
+        FREE_NCPUS,
+        NCPUS,
+        UTILIZATION,
+        QUEUE_LENGTH,
+        DOWN_NCPUS,
+        FRAGMENTATION,
+        LARGEST_FREE_SHARE,
+        HEAD_BLOCKED,
+    ];
+}
