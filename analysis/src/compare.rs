@@ -88,36 +88,56 @@ const fn m(column: &'static str, heading: &'static str, decimals: usize, termina
 
 /// What the report compares, in order (formulas in docs/output-schema.md).
 pub const METRICS: [Metric; 20] = [
-    m(summary::WINDOW_JOBS.name, "jobs", 0, false),
-    m(summary::WINDOW_WAIT_MEAN_S.name, "mean wait (s)", 0, true),
-    m(summary::WINDOW_WAIT_P95_S.name, "p95 wait (s)", 0, false),
-    m(summary::WINDOW_BSD_MEAN.name, "mean BSD", 2, true),
-    m(summary::WINDOW_BSD_P95.name, "p95 BSD", 1, false),
-    m(summary::UTILIZATION_ALLOCATED.name, "U_alloc", 4, true),
-    m(summary::UTILIZATION_USEFUL.name, "U_useful", 4, true),
-    m(summary::EFFICIENCY.name, "η", 4, false),
+    m(summary::WINDOW_JOBS.def.name, "jobs", 0, false),
     m(
-        summary::WORK_CORE_HOURS_PER_HOUR.name,
+        summary::WINDOW_WAIT_MEAN_S.def.name,
+        "mean wait (s)",
+        0,
+        true,
+    ),
+    m(
+        summary::WINDOW_WAIT_P95_S.def.name,
+        "p95 wait (s)",
+        0,
+        false,
+    ),
+    m(summary::WINDOW_BSD_MEAN.def.name, "mean BSD", 2, true),
+    m(summary::WINDOW_BSD_P95.def.name, "p95 BSD", 1, false),
+    m(summary::UTILIZATION_ALLOCATED.def.name, "U_alloc", 4, true),
+    m(summary::UTILIZATION_USEFUL.def.name, "U_useful", 4, true),
+    m(summary::EFFICIENCY.def.name, "η", 4, false),
+    m(
+        summary::WORK_CORE_HOURS_PER_HOUR.def.name,
         "work (core-h/h)",
         2,
         true,
     ),
     m(
-        summary::WINDOW_THROUGHPUT_JOBS_PER_HOUR.name,
+        summary::WINDOW_THROUGHPUT_JOBS_PER_HOUR.def.name,
         "jobs/h",
         2,
         false,
     ),
-    m(summary::MAKESPAN_S.name, "makespan (s)", 0, false),
-    m(summary::LOSS_OF_CAPACITY.name, "LoC", 4, true),
-    m(summary::LOSS_OF_CAPACITY_FRAG.name, "LoC_frag", 4, false),
-    m(summary::HEAD_BLOCKED_IDLE.name, "B", 4, false),
-    m(summary::SET_FRAGMENTATION_TIME.name, "E_set", 4, true),
-    m(summary::FRAGMENTATION_MEAN.name, "mean Φ", 4, true),
-    m(summary::LARGEST_FREE_SHARE_MEAN.name, "mean L", 4, false),
-    m(summary::SPANNING_FRACTION.name, "spanning", 4, true),
-    m(summary::SETS_SPANNED_MEAN.name, "mean S", 3, false),
-    m(summary::KILLED_FRACTION.name, "killed", 4, false),
+    m(summary::MAKESPAN_S.def.name, "makespan (s)", 0, false),
+    m(summary::LOSS_OF_CAPACITY.def.name, "LoC", 4, true),
+    m(
+        summary::LOSS_OF_CAPACITY_FRAG.def.name,
+        "LoC_frag",
+        4,
+        false,
+    ),
+    m(summary::HEAD_BLOCKED_IDLE.def.name, "B", 4, false),
+    m(summary::SET_FRAGMENTATION_TIME.def.name, "E_set", 4, true),
+    m(summary::FRAGMENTATION_MEAN.def.name, "mean Φ", 4, true),
+    m(
+        summary::LARGEST_FREE_SHARE_MEAN.def.name,
+        "mean L",
+        4,
+        false,
+    ),
+    m(summary::SPANNING_FRACTION.def.name, "spanning", 4, true),
+    m(summary::SETS_SPANNED_MEAN.def.name, "mean S", 3, false),
+    m(summary::KILLED_FRACTION.def.name, "killed", 4, false),
 ];
 
 /// One configuration's figures.
@@ -235,7 +255,7 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
     let order = distinct(order);
     let index_of = |config: &str| order.iter().position(|c| c == config).unwrap_or(0);
     let mut columns: Vec<&str> = METRICS.iter().map(|m| m.column).collect();
-    columns.extend([summary::SCENARIO.name, summary::POLICY.name]);
+    columns.extend([summary::SCENARIO.def.name, summary::POLICY.def.name]);
     // Each run's files are checked on their own first, so that a missing file or column
     // names its file.
     for r in &runs {
@@ -262,8 +282,8 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
     }
     let mut aggs: Vec<Expr> = vec![
         len().alias("runs"),
-        col(summary::POLICY.name).first().alias("policy"),
-        col(summary::SCENARIO.name).first().alias("scenario"),
+        col(summary::POLICY.def.name).first().alias("policy"),
+        col(summary::SCENARIO.def.name).first().alias("scenario"),
     ];
     for metric in &METRICS {
         let c = metric.column;

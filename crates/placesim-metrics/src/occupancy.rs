@@ -64,6 +64,38 @@ pub struct OccupancyStats {
     pub queue_job_seconds: u128,
 }
 
+impl OccupancyStats {
+    /// x / (N (t₁ − t₀)): an ncpu-second integral as a share of the window's capacity (0 for
+    /// an empty window).
+    pub fn of_capacity(&self, x: u128) -> f64 {
+        let capacity = self.capacity_ncpus as f64 * self.span_s() as f64;
+        if capacity > 0.0 {
+            x as f64 / capacity
+        } else {
+            0.0
+        }
+    }
+
+    /// x / (t₁ − t₀): a time integral as a time average (0 for an empty window).
+    pub fn per_second(&self, x: f64) -> f64 {
+        let span = self.span_s();
+        if span > 0 { x / span as f64 } else { 0.0 }
+    }
+
+    /// x over the time with F > 0: a mean of a shape of the free space, `None` when nothing
+    /// was ever free.
+    pub fn while_free(&self, x: f64) -> Option<f64> {
+        (self.free_seconds > 0).then(|| x / self.free_seconds as f64)
+    }
+
+    /// t₁ − t₀, seconds.
+    pub fn span_s(&self) -> u64 {
+        self.window_end
+            .as_secs()
+            .saturating_sub(self.window_start.as_secs())
+    }
+}
+
 /// The cluster at one sampled instant (the state in force from the last instant before it).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Sample<'a> {

@@ -3,11 +3,14 @@
 //!
 //! The Parquet writer builds each table under these names and checks every frame against
 //! the declaration before writing it ([`conform`]), so a file can never drift from it;
-//! `placesim report` reads columns by these declarations; and a test checks that
-//! docs/output-schema.md lists exactly these columns, with the same types, units and
-//! meanings. A new column is a declaration here and the code that fills it.
+//! summary.parquet is written from the declarations alone, each [`SummaryColumn`] computing
+//! its value from the run's summary; `placesim report` reads columns by these declarations;
+//! and a test checks that docs/output-schema.md lists exactly these columns, with the same
+//! types, units and meanings. A new summary metric is a declaration here (with its formula)
+//! and, for a time integral, its integral in `occupancy.rs`.
 
-use polars::prelude::{DataFrame, DataType, PolarsError, PolarsResult};
+use crate::RunSummary;
+use polars::prelude::{Column, DataFrame, DataType, PolarsError, PolarsResult};
 
 /// One output column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,21 +40,75 @@ impl ColumnDef {
     }
 }
 
+/// A summary column: its declaration, and how its one value is computed from a run's
+/// summary (for the time-integral metrics, from the occupancy integrals directly).
+#[derive(Debug, Clone, Copy)]
+pub struct SummaryColumn {
+    /// The declaration.
+    pub def: ColumnDef,
+    /// Its value for a run.
+    pub value: fn(&RunSummary) -> Cell<'_>,
+}
+
+impl std::ops::Deref for SummaryColumn {
+    type Target = ColumnDef;
+    fn deref(&self) -> &ColumnDef {
+        &self.def
+    }
+}
+
+impl AsRef<ColumnDef> for SummaryColumn {
+    fn as_ref(&self) -> &ColumnDef {
+        &self.def
+    }
+}
+
+impl AsRef<ColumnDef> for ColumnDef {
+    fn as_ref(&self) -> &ColumnDef {
+        self
+    }
+}
+
+/// One value of summary.parquet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Cell<'a> {
+    /// A count or a time in seconds.
+    U64(u64),
+    /// A fraction, a mean, a rate.
+    F64(f64),
+    /// A mean over a time that may be empty, or a wall-clock figure that may be unmeasured.
+    NullableF64(Option<f64>),
+    /// A name.
+    Str(&'a str),
+}
+
+impl Cell<'_> {
+    /// The one-row column `name` holding this value.
+    pub fn column(self, name: &str) -> Column {
+        match self {
+            Cell::U64(x) => Column::new(name.into(), [x]),
+            Cell::F64(x) => Column::new(name.into(), [x]),
+            Cell::NullableF64(x) => Column::new(name.into(), [x]),
+            Cell::Str(x) => Column::new(name.into(), [x]),
+        }
+    }
+}
+
 /// Checks that `frame` has exactly the columns of `table`, in order, with their declared
 /// types: what every table goes through before it is written.
-pub fn conform(table: &[ColumnDef], frame: DataFrame) -> PolarsResult<DataFrame> {
+pub fn conform<C: AsRef<ColumnDef>>(table: &[C], frame: DataFrame) -> PolarsResult<DataFrame> {
     let names: Vec<&str> = frame
         .get_column_names()
         .iter()
         .map(|n| n.as_str())
         .collect();
-    let declared: Vec<&str> = table.iter().map(|c| c.name).collect();
+    let declared: Vec<&str> = table.iter().map(|c| c.as_ref().name).collect();
     if names != declared {
         return Err(PolarsError::SchemaMismatch(
             format!("columns {names:?} differ from the declared {declared:?}").into(),
         ));
     }
-    for (def, column) in table.iter().zip(frame.columns()) {
+    for (def, column) in table.iter().map(AsRef::as_ref).zip(frame.columns()) {
         if def.data_type().as_ref() != Some(column.dtype()) {
             return Err(PolarsError::SchemaMismatch(
                 format!(
@@ -295,402 +352,600 @@ pub mod jobs {
 
 /// The columns of summary.parquet, in file order.
 pub mod summary {
-    use super::ColumnDef;
+    use super::{Cell, ColumnDef, SummaryColumn};
 
     /// The `scenario` column, as in jobs.parquet.
-    pub const SCENARIO: ColumnDef = super::jobs::SCENARIO;
+    pub const SCENARIO: SummaryColumn = SummaryColumn {
+        def: super::jobs::SCENARIO,
+        value: |s| Cell::Str(&s.meta.scenario),
+    };
     /// The `policy` column, as in jobs.parquet.
-    pub const POLICY: ColumnDef = super::jobs::POLICY;
+    pub const POLICY: SummaryColumn = SummaryColumn {
+        def: super::jobs::POLICY,
+        value: |s| Cell::Str(&s.meta.policy),
+    };
     /// The `seed` column, as in jobs.parquet.
-    pub const SEED: ColumnDef = super::jobs::SEED;
+    pub const SEED: SummaryColumn = SummaryColumn {
+        def: super::jobs::SEED,
+        value: |s| Cell::U64(s.meta.seed),
+    };
     /// The `trace` column.
-    pub const TRACE: ColumnDef = ColumnDef {
-        name: "trace",
-        dtype: "string",
-        unit: "",
-        meaning: "the trace's path as given",
+    pub const TRACE: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "trace",
+            dtype: "string",
+            unit: "",
+            meaning: "the trace's path as given",
+        },
+        value: |s| Cell::Str(&s.meta.trace),
     };
     /// The `procs` column.
-    pub const PROCS: ColumnDef = ColumnDef {
-        name: "procs",
-        dtype: "u64",
-        unit: "processors",
-        meaning: "the machine size: `--procs`, else the header's `MaxProcs:`, else `MaxNodes:`",
+    pub const PROCS: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "procs",
+            dtype: "u64",
+            unit: "processors",
+            meaning: "the machine size: `--procs`, else the header's `MaxProcs:`, else `MaxNodes:`",
+        },
+        value: |s| Cell::U64(s.meta.procs),
     };
     /// The `records` column.
-    pub const RECORDS: ColumnDef = ColumnDef {
-        name: "records",
-        dtype: "u64",
-        unit: "",
-        meaning: "job lines read from the trace",
+    pub const RECORDS: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "records",
+            dtype: "u64",
+            unit: "",
+            meaning: "job lines read from the trace",
+        },
+        value: |s| Cell::U64(s.records),
     };
     /// The `jobs_run` column.
-    pub const JOBS_RUN: ColumnDef = ColumnDef {
-        name: "jobs_run",
-        dtype: "u64",
-        unit: "",
-        meaning: "jobs that ran to their end: `records` = `jobs_run` + `jobs_never_started` + Σ `skipped_*`",
+    pub const JOBS_RUN: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "jobs_run",
+            dtype: "u64",
+            unit: "",
+            meaning: "jobs that ran to their end: `records` = `jobs_run` + `jobs_never_started` + Σ `skipped_*`",
+        },
+        value: |s| Cell::U64(s.jobs_run),
     };
     /// The `jobs_killed` column.
-    pub const JOBS_KILLED: ColumnDef = ColumnDef {
-        name: "jobs_killed",
-        dtype: "u64",
-        unit: "",
-        meaning: "jobs killed at their walltime",
+    pub const JOBS_KILLED: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "jobs_killed",
+            dtype: "u64",
+            unit: "",
+            meaning: "jobs killed at their walltime",
+        },
+        value: |s| Cell::U64(s.jobs_killed),
     };
     /// The `jobs_never_started` column.
-    pub const JOBS_NEVER_STARTED: ColumnDef = ColumnDef {
-        name: "jobs_never_started",
-        dtype: "u64",
-        unit: "",
-        meaning: "jobs the policy never started (a request that fits no state of the machine); none for plain traces, whose oversized jobs are skipped at reading",
+    pub const JOBS_NEVER_STARTED: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "jobs_never_started",
+            dtype: "u64",
+            unit: "",
+            meaning: "jobs the policy never started (a request that fits no state of the machine); none for plain traces, whose oversized jobs are skipped at reading",
+        },
+        value: |s| Cell::U64(s.jobs_never_started),
     };
     /// The `jobs_failed` column.
-    pub const JOBS_FAILED: ColumnDef = ColumnDef {
-        name: "jobs_failed",
-        dtype: "u64",
-        unit: "",
-        meaning: "jobs ended by a vnode failure (`on_failure = \"kill\"`; they count in `jobs_run`)",
+    pub const JOBS_FAILED: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "jobs_failed",
+            dtype: "u64",
+            unit: "",
+            meaning: "jobs ended by a vnode failure (`on_failure = \"kill\"`; they count in `jobs_run`)",
+        },
+        value: |s| Cell::U64(s.jobs_failed),
     };
     /// The `requeues` column.
-    pub const REQUEUES: ColumnDef = ColumnDef {
-        name: "requeues",
-        dtype: "u64",
-        unit: "",
-        meaning: "Σ `requeues`",
+    pub const REQUEUES: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "requeues",
+            dtype: "u64",
+            unit: "",
+            meaning: "Σ `requeues`",
+        },
+        value: |s| Cell::U64(s.requeues),
     };
     /// The `lost_core_s` column.
-    pub const LOST_CORE_S: ColumnDef = ColumnDef {
-        name: "lost_core_s",
-        dtype: "u64",
-        unit: "core-seconds",
-        meaning: "Σ `lost_core_s`",
+    pub const LOST_CORE_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "lost_core_s",
+            dtype: "u64",
+            unit: "core-seconds",
+            meaning: "Σ `lost_core_s`",
+        },
+        value: |s| Cell::U64(s.lost_core_s),
     };
     /// The `availability` column.
-    pub const AVAILABILITY: ColumnDef = ColumnDef {
-        name: "availability",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "1 − Σ_v ncpus_v × (time v was down) / (cluster ncpus × (last event − first submit)), both over [first submit, last event]; 1 without outages",
+    pub const AVAILABILITY: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "availability",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "1 − Σ_v ncpus_v × (time v was down) / (cluster ncpus × (last event − first submit)), both over [first submit, last event]; 1 without outages",
+        },
+        value: |s| Cell::F64(s.availability),
     };
     /// The `skipped_no_size` column.
-    pub const SKIPPED_NO_SIZE: ColumnDef = ColumnDef {
-        name: "skipped_no_size",
-        dtype: "u64",
-        unit: "",
-        meaning: "records with neither field 8 nor field 5 positive",
+    pub const SKIPPED_NO_SIZE: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "skipped_no_size",
+            dtype: "u64",
+            unit: "",
+            meaning: "records with neither field 8 nor field 5 positive",
+        },
+        value: |s| Cell::U64(s.skipped_count("no_size")),
     };
     /// The `skipped_negative_runtime` column.
-    pub const SKIPPED_NEGATIVE_RUNTIME: ColumnDef = ColumnDef {
-        name: "skipped_negative_runtime",
-        dtype: "u64",
-        unit: "",
-        meaning: "records with field 4 < 0",
+    pub const SKIPPED_NEGATIVE_RUNTIME: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "skipped_negative_runtime",
+            dtype: "u64",
+            unit: "",
+            meaning: "records with field 4 < 0",
+        },
+        value: |s| Cell::U64(s.skipped_count("negative_runtime")),
     };
     /// The `skipped_too_large` column.
-    pub const SKIPPED_TOO_LARGE: ColumnDef = ColumnDef {
-        name: "skipped_too_large",
-        dtype: "u64",
-        unit: "",
-        meaning: "records asking for more processors than the machine has",
+    pub const SKIPPED_TOO_LARGE: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "skipped_too_large",
+            dtype: "u64",
+            unit: "",
+            meaning: "records asking for more processors than the machine has",
+        },
+        value: |s| Cell::U64(s.skipped_count("too_large")),
     };
     /// The `skipped_negative_submit` column.
-    pub const SKIPPED_NEGATIVE_SUBMIT: ColumnDef = ColumnDef {
-        name: "skipped_negative_submit",
-        dtype: "u64",
-        unit: "",
-        meaning: "records with field 2 < 0",
+    pub const SKIPPED_NEGATIVE_SUBMIT: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "skipped_negative_submit",
+            dtype: "u64",
+            unit: "",
+            meaning: "records with field 2 < 0",
+        },
+        value: |s| Cell::U64(s.skipped_count("negative_submit")),
     };
     /// The `skipped_partial_execution` column.
-    pub const SKIPPED_PARTIAL_EXECUTION: ColumnDef = ColumnDef {
-        name: "skipped_partial_execution",
-        dtype: "u64",
-        unit: "",
-        meaning: "records with status 2, 3 or 4 (one part of a checkpointed job)",
+    pub const SKIPPED_PARTIAL_EXECUTION: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "skipped_partial_execution",
+            dtype: "u64",
+            unit: "",
+            meaning: "records with status 2, 3 or 4 (one part of a checkpointed job)",
+        },
+        value: |s| Cell::U64(s.skipped_count("partial_execution")),
     };
     /// The `skipped_bad_line` column.
-    pub const SKIPPED_BAD_LINE: ColumnDef = ColumnDef {
-        name: "skipped_bad_line",
-        dtype: "u64",
-        unit: "",
-        meaning: "malformed lines, counted only under `--skip-bad-lines` (otherwise they are an error)",
+    pub const SKIPPED_BAD_LINE: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "skipped_bad_line",
+            dtype: "u64",
+            unit: "",
+            meaning: "malformed lines, counted only under `--skip-bad-lines` (otherwise they are an error)",
+        },
+        value: |s| Cell::U64(s.skipped_count("bad_line")),
     };
     /// The `makespan_s` column.
-    pub const MAKESPAN_S: ColumnDef = ColumnDef {
-        name: "makespan_s",
-        dtype: "u64",
-        unit: "s",
-        meaning: "C_max = max c − min r over jobs run",
+    pub const MAKESPAN_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "makespan_s",
+            dtype: "u64",
+            unit: "s",
+            meaning: "C_max = max c − min r over jobs run",
+        },
+        value: |s| Cell::U64(s.makespan_s),
     };
     /// The `utilization` column.
-    pub const UTILIZATION: ColumnDef = ColumnDef {
-        name: "utilization",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "Σ size × p / (procs × makespan)",
+    pub const UTILIZATION: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "utilization",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "Σ size × p / (procs × makespan)",
+        },
+        value: |s| Cell::F64(s.utilization),
     };
     /// The `wait_mean_s` column.
-    pub const WAIT_MEAN_S: ColumnDef = ColumnDef {
-        name: "wait_mean_s",
-        dtype: "f64",
-        unit: "s",
-        meaning: "mean of w",
+    pub const WAIT_MEAN_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "wait_mean_s",
+            dtype: "f64",
+            unit: "s",
+            meaning: "mean of w",
+        },
+        value: |s| Cell::F64(s.wait_mean_s),
     };
     /// The `wait_median_s` column.
-    pub const WAIT_MEDIAN_S: ColumnDef = ColumnDef {
-        name: "wait_median_s",
-        dtype: "f64",
-        unit: "s",
-        meaning: "median of w (mean of the two middle values for an even count)",
+    pub const WAIT_MEDIAN_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "wait_median_s",
+            dtype: "f64",
+            unit: "s",
+            meaning: "median of w (mean of the two middle values for an even count)",
+        },
+        value: |s| Cell::F64(s.wait_median_s),
     };
     /// The `wait_p95_s` column.
-    pub const WAIT_P95_S: ColumnDef = ColumnDef {
-        name: "wait_p95_s",
-        dtype: "f64",
-        unit: "s",
-        meaning: "95th percentile of w, nearest rank: the value at rank ⌈0.95 n⌉",
+    pub const WAIT_P95_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "wait_p95_s",
+            dtype: "f64",
+            unit: "s",
+            meaning: "95th percentile of w, nearest rank: the value at rank ⌈0.95 n⌉",
+        },
+        value: |s| Cell::F64(s.wait_p95_s),
     };
     /// The `bsd_mean` column.
-    pub const BSD_MEAN: ColumnDef = ColumnDef {
-        name: "bsd_mean",
-        dtype: "f64",
-        unit: "",
-        meaning: "mean bounded slowdown",
+    pub const BSD_MEAN: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "bsd_mean",
+            dtype: "f64",
+            unit: "",
+            meaning: "mean bounded slowdown",
+        },
+        value: |s| Cell::F64(s.bsd_mean),
     };
     /// The `throughput_jobs_per_hour` column.
-    pub const THROUGHPUT_JOBS_PER_HOUR: ColumnDef = ColumnDef {
-        name: "throughput_jobs_per_hour",
-        dtype: "f64",
-        unit: "jobs/h",
-        meaning: "jobs_run × 3600 / makespan",
+    pub const THROUGHPUT_JOBS_PER_HOUR: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "throughput_jobs_per_hour",
+            dtype: "f64",
+            unit: "jobs/h",
+            meaning: "jobs_run × 3600 / makespan",
+        },
+        value: |s| Cell::F64(s.throughput_jobs_per_hour),
     };
     /// The `window_start_s` column.
-    pub const WINDOW_START_S: ColumnDef = ColumnDef {
-        name: "window_start_s",
-        dtype: "u64",
-        unit: "s",
-        meaning: "the measurement window [t₀, t₁]: t₀ = the first submit, t₁ = the last event, unless a warm-up or cool-down is trimmed (see below)",
+    pub const WINDOW_START_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_start_s",
+            dtype: "u64",
+            unit: "s",
+            meaning: "the measurement window [t₀, t₁]: t₀ = the first submit, t₁ = the last event, unless a warm-up or cool-down is trimmed (see below)",
+        },
+        value: |s| Cell::U64(s.window.start_s),
     };
     /// The `window_end_s` column.
-    pub const WINDOW_END_S: ColumnDef = ColumnDef {
-        name: "window_end_s",
-        dtype: "u64",
-        unit: "s",
-        meaning: "the measurement window [t₀, t₁]: t₀ = the first submit, t₁ = the last event, unless a warm-up or cool-down is trimmed (see below)",
+    pub const WINDOW_END_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_end_s",
+            dtype: "u64",
+            unit: "s",
+            meaning: "the measurement window [t₀, t₁]: t₀ = the first submit, t₁ = the last event, unless a warm-up or cool-down is trimmed (see below)",
+        },
+        value: |s| Cell::U64(s.window.end_s),
     };
     /// The `window_jobs` column.
-    pub const WINDOW_JOBS: ColumnDef = ColumnDef {
-        name: "window_jobs",
-        dtype: "u64",
-        unit: "",
-        meaning: "jobs run whose submit lies in [t₀, t₁]: the population of the `window_*` job statistics",
+    pub const WINDOW_JOBS: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_jobs",
+            dtype: "u64",
+            unit: "",
+            meaning: "jobs run whose submit lies in [t₀, t₁]: the population of the `window_*` job statistics",
+        },
+        value: |s| Cell::U64(s.window.jobs),
     };
     /// The `window_wait_mean_s` column.
-    pub const WINDOW_WAIT_MEAN_S: ColumnDef = ColumnDef {
-        name: "window_wait_mean_s",
-        dtype: "f64",
-        unit: "s",
-        meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+    pub const WINDOW_WAIT_MEAN_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_wait_mean_s",
+            dtype: "f64",
+            unit: "s",
+            meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+        },
+        value: |s| Cell::F64(s.window.wait_mean_s),
     };
     /// The `window_wait_median_s` column.
-    pub const WINDOW_WAIT_MEDIAN_S: ColumnDef = ColumnDef {
-        name: "window_wait_median_s",
-        dtype: "f64",
-        unit: "s",
-        meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+    pub const WINDOW_WAIT_MEDIAN_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_wait_median_s",
+            dtype: "f64",
+            unit: "s",
+            meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+        },
+        value: |s| Cell::F64(s.window.wait_median_s),
     };
     /// The `window_wait_p95_s` column.
-    pub const WINDOW_WAIT_P95_S: ColumnDef = ColumnDef {
-        name: "window_wait_p95_s",
-        dtype: "f64",
-        unit: "s",
-        meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+    pub const WINDOW_WAIT_P95_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_wait_p95_s",
+            dtype: "f64",
+            unit: "s",
+            meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+        },
+        value: |s| Cell::F64(s.window.wait_p95_s),
     };
     /// The `window_wait_p99_s` column.
-    pub const WINDOW_WAIT_P99_S: ColumnDef = ColumnDef {
-        name: "window_wait_p99_s",
-        dtype: "f64",
-        unit: "s",
-        meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+    pub const WINDOW_WAIT_P99_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_wait_p99_s",
+            dtype: "f64",
+            unit: "s",
+            meaning: "w over those jobs: mean, median, nearest-rank 95th and 99th percentiles",
+        },
+        value: |s| Cell::F64(s.window.wait_p99_s),
     };
     /// The `window_bsd_mean` column.
-    pub const WINDOW_BSD_MEAN: ColumnDef = ColumnDef {
-        name: "window_bsd_mean",
-        dtype: "f64",
-        unit: "",
-        meaning: "bounded slowdown (τ = 10 s) over those jobs",
+    pub const WINDOW_BSD_MEAN: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_bsd_mean",
+            dtype: "f64",
+            unit: "",
+            meaning: "bounded slowdown (τ = 10 s) over those jobs",
+        },
+        value: |s| Cell::F64(s.window.bsd_mean),
     };
     /// The `window_bsd_median` column.
-    pub const WINDOW_BSD_MEDIAN: ColumnDef = ColumnDef {
-        name: "window_bsd_median",
-        dtype: "f64",
-        unit: "",
-        meaning: "bounded slowdown (τ = 10 s) over those jobs",
+    pub const WINDOW_BSD_MEDIAN: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_bsd_median",
+            dtype: "f64",
+            unit: "",
+            meaning: "bounded slowdown (τ = 10 s) over those jobs",
+        },
+        value: |s| Cell::F64(s.window.bsd_median),
     };
     /// The `window_bsd_p95` column.
-    pub const WINDOW_BSD_P95: ColumnDef = ColumnDef {
-        name: "window_bsd_p95",
-        dtype: "f64",
-        unit: "",
-        meaning: "bounded slowdown (τ = 10 s) over those jobs",
+    pub const WINDOW_BSD_P95: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_bsd_p95",
+            dtype: "f64",
+            unit: "",
+            meaning: "bounded slowdown (τ = 10 s) over those jobs",
+        },
+        value: |s| Cell::F64(s.window.bsd_p95),
     };
     /// The `window_bsd_p99` column.
-    pub const WINDOW_BSD_P99: ColumnDef = ColumnDef {
-        name: "window_bsd_p99",
-        dtype: "f64",
-        unit: "",
-        meaning: "bounded slowdown (τ = 10 s) over those jobs",
+    pub const WINDOW_BSD_P99: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_bsd_p99",
+            dtype: "f64",
+            unit: "",
+            meaning: "bounded slowdown (τ = 10 s) over those jobs",
+        },
+        value: |s| Cell::F64(s.window.bsd_p99),
     };
     /// The `killed_fraction` column.
-    pub const KILLED_FRACTION: ColumnDef = ColumnDef {
-        name: "killed_fraction",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "share of those jobs killed at their walltime",
+    pub const KILLED_FRACTION: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "killed_fraction",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "share of those jobs killed at their walltime",
+        },
+        value: |s| Cell::F64(s.window.killed_fraction),
     };
     /// The `spanning_fraction` column.
-    pub const SPANNING_FRACTION: ColumnDef = ColumnDef {
-        name: "spanning_fraction",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "share of those jobs with S > 1",
+    pub const SPANNING_FRACTION: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "spanning_fraction",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "share of those jobs with S > 1",
+        },
+        value: |s| Cell::F64(s.window.spanning_fraction),
     };
     /// The `sets_spanned_mean` column.
-    pub const SETS_SPANNED_MEAN: ColumnDef = ColumnDef {
-        name: "sets_spanned_mean",
-        dtype: "f64",
-        unit: "sets",
-        meaning: "mean S over those jobs",
+    pub const SETS_SPANNED_MEAN: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "sets_spanned_mean",
+            dtype: "f64",
+            unit: "sets",
+            meaning: "mean S over those jobs",
+        },
+        value: |s| Cell::F64(s.window.sets_spanned_mean),
     };
     /// The `cross_set_pairs_mean` column.
-    pub const CROSS_SET_PAIRS_MEAN: ColumnDef = ColumnDef {
-        name: "cross_set_pairs_mean",
-        dtype: "f64",
-        unit: "",
-        meaning: "mean X over those jobs",
+    pub const CROSS_SET_PAIRS_MEAN: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "cross_set_pairs_mean",
+            dtype: "f64",
+            unit: "",
+            meaning: "mean X over those jobs",
+        },
+        value: |s| Cell::F64(s.window.cross_set_pairs_mean),
     };
     /// The `window_throughput_jobs_per_hour` column.
-    pub const WINDOW_THROUGHPUT_JOBS_PER_HOUR: ColumnDef = ColumnDef {
-        name: "window_throughput_jobs_per_hour",
-        dtype: "f64",
-        unit: "jobs/h",
-        meaning: "X = jobs whose end lies in [t₀, t₁] × 3600 / (t₁ − t₀)",
+    pub const WINDOW_THROUGHPUT_JOBS_PER_HOUR: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "window_throughput_jobs_per_hour",
+            dtype: "f64",
+            unit: "jobs/h",
+            meaning: "X = jobs whose end lies in [t₀, t₁] × 3600 / (t₁ − t₀)",
+        },
+        value: |s| Cell::F64(s.window.throughput_jobs_per_hour),
     };
     /// The `work_core_hours_per_hour` column.
-    pub const WORK_CORE_HOURS_PER_HOUR: ColumnDef = ColumnDef {
-        name: "work_core_hours_per_hour",
-        dtype: "f64",
-        unit: "cores",
-        meaning: "work throughput: Σ_j size_j × |[s_j, c_j] ∩ [t₀, t₁]| / (H_j C_j ε_j) / (t₁ − t₀), the trace-runtime core-seconds done per second (job-count-neutral; the measure for the Moab throughput claim)",
+    pub const WORK_CORE_HOURS_PER_HOUR: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "work_core_hours_per_hour",
+            dtype: "f64",
+            unit: "cores",
+            meaning: "work throughput: Σ_j size_j × |[s_j, c_j] ∩ [t₀, t₁]| / (H_j C_j ε_j) / (t₁ − t₀), the trace-runtime core-seconds done per second (job-count-neutral; the measure for the Moab throughput claim)",
+        },
+        value: |s| Cell::F64(s.window.work_core_hours_per_hour),
     };
     /// The `utilization_allocated` column.
-    pub const UTILIZATION_ALLOCATED: ColumnDef = ColumnDef {
-        name: "utilization_allocated",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "U_alloc = ∫_{t₀}^{t₁} (ncpus held by jobs) dt / (N (t₁ − t₀)), N the cluster's ncpus",
+    pub const UTILIZATION_ALLOCATED: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "utilization_allocated",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "U_alloc = ∫_{t₀}^{t₁} (ncpus held by jobs) dt / (N (t₁ − t₀)), N the cluster's ncpus",
+        },
+        value: |s| Cell::F64(s.window.utilization_allocated),
     };
     /// The `utilization_useful` column.
-    pub const UTILIZATION_USEFUL: ColumnDef = ColumnDef {
-        name: "utilization_useful",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "U_useful = `work_core_hours_per_hour` / N: allocated time discounted by the runtime model's stretch, so work on slow or remote vnodes counts for less (it can exceed U_alloc when vnodes are faster than the reference speed)",
+    pub const UTILIZATION_USEFUL: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "utilization_useful",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "U_useful = `work_core_hours_per_hour` / N: allocated time discounted by the runtime model's stretch, so work on slow or remote vnodes counts for less (it can exceed U_alloc when vnodes are faster than the reference speed)",
+        },
+        value: |s| Cell::F64(s.window.utilization_useful),
     };
     /// The `efficiency` column.
-    pub const EFFICIENCY: ColumnDef = ColumnDef {
-        name: "efficiency",
-        dtype: "f64",
-        unit: "",
-        meaning: "η = U_useful / U_alloc",
+    pub const EFFICIENCY: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "efficiency",
+            dtype: "f64",
+            unit: "",
+            meaning: "η = U_useful / U_alloc",
+        },
+        value: |s| Cell::F64(s.window.efficiency),
     };
     /// The `loss_of_capacity` column.
-    pub const LOSS_OF_CAPACITY: ColumnDef = ColumnDef {
-        name: "loss_of_capacity",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "LoC = ∫ e(t) δ(t) dt / (N (t₁ − t₀)): e(t) the ncpus of idle vnodes (up, no job), δ(t) = 1 while a job waits (Zhang et al. 2003)",
+    pub const LOSS_OF_CAPACITY: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "loss_of_capacity",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "LoC = ∫ e(t) δ(t) dt / (N (t₁ − t₀)): e(t) the ncpus of idle vnodes (up, no job), δ(t) = 1 while a job waits (Zhang et al. 2003)",
+        },
+        value: |s| {
+            let o = &s.window.occupancy;
+            Cell::F64(o.of_capacity(o.idle_while_waiting_ncpu_seconds))
+        },
     };
     /// The `loss_of_capacity_frag` column.
-    pub const LOSS_OF_CAPACITY_FRAG: ColumnDef = ColumnDef {
-        name: "loss_of_capacity_frag",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "LoC_frag: the same, counted only while some waiting job asks for at most e(t) ncpus (Cobalt qsim's variant: the job fits by count but not by shape)",
+    pub const LOSS_OF_CAPACITY_FRAG: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "loss_of_capacity_frag",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "LoC_frag: the same, counted only while some waiting job asks for at most e(t) ncpus (Cobalt qsim's variant: the job fits by count but not by shape)",
+        },
+        value: |s| {
+            let o = &s.window.occupancy;
+            Cell::F64(o.of_capacity(o.idle_while_fitting_ncpu_seconds))
+        },
     };
     /// The `head_blocked_idle` column.
-    pub const HEAD_BLOCKED_IDLE: ColumnDef = ColumnDef {
-        name: "head_blocked_idle",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "B = ∫ 1[h blocked] F(t) dt / (N (t₁ − t₀)); F(t) = Σ_k f_k(t), f_k the free ncpus in set k on vnodes that can take a job (up, not held exclusively); the head h is the first job of the queue, blocked when it still waits after the instant's pass",
+    pub const HEAD_BLOCKED_IDLE: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "head_blocked_idle",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "B = ∫ 1[h blocked] F(t) dt / (N (t₁ − t₀)); F(t) = Σ_k f_k(t), f_k the free ncpus in set k on vnodes that can take a job (up, not held exclusively); the head h is the first job of the queue, blocked when it still waits after the instant's pass",
+        },
+        value: |s| {
+            let o = &s.window.occupancy;
+            Cell::F64(o.of_capacity(o.head_blocked_free_ncpu_seconds))
+        },
     };
     /// The `set_fragmentation_time` column.
-    pub const SET_FRAGMENTATION_TIME: ColumnDef = ColumnDef {
-        name: "set_fragmentation_time",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "E_set = ∫ 1[h blocked ∧ F(t) ≥ n_h ∧ max_k f_k(t) < n_h] dt / (t₁ − t₀), n_h the head's ncpus: enough free ncpus in total, but in no one set",
+    pub const SET_FRAGMENTATION_TIME: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "set_fragmentation_time",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "E_set = ∫ 1[h blocked ∧ F(t) ≥ n_h ∧ max_k f_k(t) < n_h] dt / (t₁ − t₀), n_h the head's ncpus: enough free ncpus in total, but in no one set",
+        },
+        value: |s| {
+            let o = &s.window.occupancy;
+            Cell::F64(o.per_second(o.set_blocked_seconds as f64))
+        },
     };
     /// The `set_fragmentation_ncpu` column.
-    pub const SET_FRAGMENTATION_NCPU: ColumnDef = ColumnDef {
-        name: "set_fragmentation_ncpu",
-        dtype: "f64",
-        unit: "fraction",
-        meaning: "E_set weighted by F(t)/N: ∫ 1[…] F(t) dt / (N (t₁ − t₀))",
+    pub const SET_FRAGMENTATION_NCPU: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "set_fragmentation_ncpu",
+            dtype: "f64",
+            unit: "fraction",
+            meaning: "E_set weighted by F(t)/N: ∫ 1[…] F(t) dt / (N (t₁ − t₀))",
+        },
+        value: |s| {
+            let o = &s.window.occupancy;
+            Cell::F64(o.of_capacity(o.set_blocked_free_ncpu_seconds))
+        },
     };
     /// The `fragmentation_mean` column.
-    pub const FRAGMENTATION_MEAN: ColumnDef = ColumnDef {
-        name: "fragmentation_mean",
-        dtype: "f64, nullable",
-        unit: "",
-        meaning: "Φ = 1 − Σ_k f_k² / F² (Gehr & Schneider 2009; evalys), averaged over the time in [t₀, t₁] with F > 0; null if F was always 0. 0 when all free ncpus lie in one set, up to 1 − 1/K when they are spread evenly over K sets",
+    pub const FRAGMENTATION_MEAN: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "fragmentation_mean",
+            dtype: "f64, nullable",
+            unit: "",
+            meaning: "Φ = 1 − Σ_k f_k² / F² (Gehr & Schneider 2009; evalys), averaged over the time in [t₀, t₁] with F > 0; null if F was always 0. 0 when all free ncpus lie in one set, up to 1 − 1/K when they are spread evenly over K sets",
+        },
+        value: |s| {
+            let o = &s.window.occupancy;
+            Cell::NullableF64(o.while_free(o.fragmentation_seconds))
+        },
     };
     /// The `largest_free_share_mean` column.
-    pub const LARGEST_FREE_SHARE_MEAN: ColumnDef = ColumnDef {
-        name: "largest_free_share_mean",
-        dtype: "f64, nullable",
-        unit: "",
-        meaning: "L = max_k f_k / F, averaged over the same time",
+    pub const LARGEST_FREE_SHARE_MEAN: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "largest_free_share_mean",
+            dtype: "f64, nullable",
+            unit: "",
+            meaning: "L = max_k f_k / F, averaged over the same time",
+        },
+        value: |s| {
+            let o = &s.window.occupancy;
+            Cell::NullableF64(o.while_free(o.largest_free_share_seconds))
+        },
     };
     /// The `queue_length_mean` column.
-    pub const QUEUE_LENGTH_MEAN: ColumnDef = ColumnDef {
-        name: "queue_length_mean",
-        dtype: "f64",
-        unit: "jobs",
-        meaning: "∫ (jobs waiting) dt / (t₁ − t₀)",
+    pub const QUEUE_LENGTH_MEAN: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "queue_length_mean",
+            dtype: "f64",
+            unit: "jobs",
+            meaning: "∫ (jobs waiting) dt / (t₁ − t₀)",
+        },
+        value: |s| {
+            let o = &s.window.occupancy;
+            Cell::F64(o.per_second(o.queue_job_seconds as f64))
+        },
     };
     /// The `events` column.
-    pub const EVENTS: ColumnDef = ColumnDef {
-        name: "events",
-        dtype: "u64",
-        unit: "",
-        meaning: "simulated events processed (one submit and one end per job run, one per vnode going down or up, one per scheduler wake-up)",
+    pub const EVENTS: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "events",
+            dtype: "u64",
+            unit: "",
+            meaning: "simulated events processed (one submit and one end per job run, one per vnode going down or up, one per scheduler wake-up)",
+        },
+        value: |s| Cell::U64(s.events),
     };
     /// The `passes` column.
-    pub const PASSES: ColumnDef = ColumnDef {
-        name: "passes",
-        dtype: "u64",
-        unit: "",
-        meaning: "scheduling passes run (at most one per distinct event instant)",
+    pub const PASSES: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "passes",
+            dtype: "u64",
+            unit: "",
+            meaning: "scheduling passes run (at most one per distinct event instant)",
+        },
+        value: |s| Cell::U64(s.passes),
     };
     /// The `wall_seconds` column.
-    pub const WALL_SECONDS: ColumnDef = ColumnDef {
-        name: "wall_seconds",
-        dtype: "f64, nullable",
-        unit: "s",
-        meaning: "wall-clock time of the simulation loop (not reading the trace or writing the summary; it includes handing finished row groups of jobs.parquet to the writer thread); null under `--no-timing`",
+    pub const WALL_SECONDS: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "wall_seconds",
+            dtype: "f64, nullable",
+            unit: "s",
+            meaning: "wall-clock time of the simulation loop (not reading the trace or writing the summary; it includes handing finished row groups of jobs.parquet to the writer thread); null under `--no-timing`",
+        },
+        value: |s| Cell::NullableF64(s.timing.map(|t| t.wall_seconds)),
     };
     /// The `events_per_second` column.
-    pub const EVENTS_PER_SECOND: ColumnDef = ColumnDef {
-        name: "events_per_second",
-        dtype: "f64, nullable",
-        unit: "events/s",
-        meaning: "events / wall_seconds; null under `--no-timing`",
+    pub const EVENTS_PER_SECOND: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "events_per_second",
+            dtype: "f64, nullable",
+            unit: "events/s",
+            meaning: "events / wall_seconds; null under `--no-timing`",
+        },
+        value: |s| Cell::NullableF64(s.events_per_second()),
     };
 
     /// Every column, in file order.
-    pub const ALL: &[ColumnDef] = &[
+    pub const ALL: &[SummaryColumn] = &[
         SCENARIO,
         POLICY,
         SEED,

@@ -125,22 +125,10 @@ pub struct WindowMetrics {
     pub utilization_useful: f64,
     /// η = U_useful / U_alloc.
     pub efficiency: f64,
-    /// LoC: idle vnodes' ncpus while jobs wait, over N (t₁ − t₀).
-    pub loss_of_capacity: f64,
-    /// LoC_frag: the same, counted only while some waiting job would fit the idle ncpus.
-    pub loss_of_capacity_frag: f64,
-    /// B: free ncpus while the head waits, over N (t₁ − t₀).
-    pub head_blocked_idle: f64,
-    /// E_set: share of the window with F ≥ n_h but no set holding n_h free ncpus.
-    pub set_fragmentation_time: f64,
-    /// E_set weighted by F / N.
-    pub set_fragmentation_ncpu: f64,
-    /// Φ averaged over the time with F > 0 (null in the table when F was never > 0).
-    pub fragmentation_mean: Option<f64>,
-    /// L averaged over the same time.
-    pub largest_free_share_mean: Option<f64>,
-    /// Mean queue length.
-    pub queue_length_mean: f64,
+    /// The occupancy integrals over the window: the time-integral metrics (LoC, B, E_set, Φ,
+    /// L, queue length) are their fractions, computed where summary.parquet declares them
+    /// ([`crate::schema::summary`]).
+    pub occupancy: OccupancyStats,
 }
 
 impl RunSummary {
@@ -214,6 +202,14 @@ impl RunSummary {
             .map(|t| self.events as f64 / t.wall_seconds.max(1e-9))
     }
 
+    /// Records skipped for `reason` (0 if the summary does not list it).
+    pub fn skipped_count(&self, reason: &str) -> u64 {
+        self.skipped
+            .iter()
+            .find(|(r, _)| *r == reason)
+            .map_or(0, |&(_, n)| n)
+    }
+
     /// Jobs per wall second, if timed.
     pub fn jobs_per_second(&self) -> Option<f64> {
         self.timing
@@ -270,22 +266,13 @@ impl WindowMetrics {
         let per_job = |x: f64| if n == 0 { 0.0 } else { x / n as f64 };
         let (waits, bsds) = (Sorted::new(waits), Sorted::new(bsds));
         let capacity = occupancy.capacity_ncpus as f64 * span as f64;
-        let of_capacity = |x: u128| {
-            if capacity > 0.0 {
-                x as f64 / capacity
-            } else {
-                0.0
-            }
-        };
-        let per_second = |x: f64| if span > 0 { x / span as f64 } else { 0.0 };
-        let utilization_allocated = of_capacity(occupancy.job_ncpu_seconds);
+        let per_second = |x: f64| occupancy.per_second(x);
+        let utilization_allocated = occupancy.of_capacity(occupancy.job_ncpu_seconds);
         let utilization_useful = if capacity > 0.0 {
             useful / capacity
         } else {
             0.0
         };
-        let while_free =
-            |x: f64| (occupancy.free_seconds > 0).then(|| x / occupancy.free_seconds as f64);
         WindowMetrics {
             start_s: t0,
             end_s: t1,
@@ -312,14 +299,7 @@ impl WindowMetrics {
             } else {
                 0.0
             },
-            loss_of_capacity: of_capacity(occupancy.idle_while_waiting_ncpu_seconds),
-            loss_of_capacity_frag: of_capacity(occupancy.idle_while_fitting_ncpu_seconds),
-            head_blocked_idle: of_capacity(occupancy.head_blocked_free_ncpu_seconds),
-            set_fragmentation_time: per_second(occupancy.set_blocked_seconds as f64),
-            set_fragmentation_ncpu: of_capacity(occupancy.set_blocked_free_ncpu_seconds),
-            fragmentation_mean: while_free(occupancy.fragmentation_seconds),
-            largest_free_share_mean: while_free(occupancy.largest_free_share_seconds),
-            queue_length_mean: per_second(occupancy.queue_job_seconds as f64),
+            occupancy,
         }
     }
 }

@@ -236,39 +236,9 @@ fn jobs_frame_range(
     schema::conform(jobs::ALL, DataFrame::new(n, columns)?)
 }
 
-/// Builds the one-row summary table.
+/// Builds the one-row summary table: every declared column, computed by its declaration.
 pub fn summary_frame(s: &RunSummary) -> PolarsResult<DataFrame> {
-    let mut columns = id_columns(&s.meta, 1);
-    columns.push(Column::new(
-        summary::TRACE.name.into(),
-        [s.meta.trace.as_str()],
-    ));
-    columns.push(Column::new(summary::PROCS.name.into(), [s.meta.procs]));
-    columns.push(Column::new(summary::RECORDS.name.into(), [s.records]));
-    columns.push(Column::new(summary::JOBS_RUN.name.into(), [s.jobs_run]));
-    columns.push(Column::new(
-        summary::JOBS_KILLED.name.into(),
-        [s.jobs_killed],
-    ));
-    columns.push(Column::new(
-        summary::JOBS_NEVER_STARTED.name.into(),
-        [s.jobs_never_started],
-    ));
-    columns.push(Column::new(
-        summary::JOBS_FAILED.name.into(),
-        [s.jobs_failed],
-    ));
-    columns.push(Column::new(summary::REQUEUES.name.into(), [s.requeues]));
-    columns.push(Column::new(
-        summary::LOST_CORE_S.name.into(),
-        [s.lost_core_s],
-    ));
-    columns.push(Column::new(
-        summary::AVAILABILITY.name.into(),
-        [s.availability],
-    ));
-    // One column per declared reason, 0 for a reason the summary does not list; a reason
-    // without a declared column would be lost, so it is an error.
+    // A skip reason without a declared column would be lost: refuse it.
     if let Some((reason, _)) = s.skipped.iter().find(|(r, _)| {
         !summary::ALL
             .iter()
@@ -278,111 +248,10 @@ pub fn summary_frame(s: &RunSummary) -> PolarsResult<DataFrame> {
             format!("no declared column for records skipped as `{reason}`").into(),
         ));
     }
-    for def in summary::ALL {
-        if let Some(reason) = def.name.strip_prefix("skipped_") {
-            let count = s
-                .skipped
-                .iter()
-                .find(|(r, _)| *r == reason)
-                .map_or(0, |r| r.1);
-            columns.push(Column::new(def.name.into(), [count]));
-        }
-    }
-    columns.extend([
-        Column::new(summary::MAKESPAN_S.name.into(), [s.makespan_s]),
-        Column::new(summary::UTILIZATION.name.into(), [s.utilization]),
-        Column::new(summary::WAIT_MEAN_S.name.into(), [s.wait_mean_s]),
-        Column::new(summary::WAIT_MEDIAN_S.name.into(), [s.wait_median_s]),
-        Column::new(summary::WAIT_P95_S.name.into(), [s.wait_p95_s]),
-        Column::new(summary::BSD_MEAN.name.into(), [s.bsd_mean]),
-        Column::new(
-            summary::THROUGHPUT_JOBS_PER_HOUR.name.into(),
-            [s.throughput_jobs_per_hour],
-        ),
-    ]);
-    let w = &s.window;
-    columns.extend([
-        Column::new(summary::WINDOW_START_S.name.into(), [w.start_s]),
-        Column::new(summary::WINDOW_END_S.name.into(), [w.end_s]),
-        Column::new(summary::WINDOW_JOBS.name.into(), [w.jobs]),
-        Column::new(summary::WINDOW_WAIT_MEAN_S.name.into(), [w.wait_mean_s]),
-        Column::new(summary::WINDOW_WAIT_MEDIAN_S.name.into(), [w.wait_median_s]),
-        Column::new(summary::WINDOW_WAIT_P95_S.name.into(), [w.wait_p95_s]),
-        Column::new(summary::WINDOW_WAIT_P99_S.name.into(), [w.wait_p99_s]),
-        Column::new(summary::WINDOW_BSD_MEAN.name.into(), [w.bsd_mean]),
-        Column::new(summary::WINDOW_BSD_MEDIAN.name.into(), [w.bsd_median]),
-        Column::new(summary::WINDOW_BSD_P95.name.into(), [w.bsd_p95]),
-        Column::new(summary::WINDOW_BSD_P99.name.into(), [w.bsd_p99]),
-        Column::new(summary::KILLED_FRACTION.name.into(), [w.killed_fraction]),
-        Column::new(
-            summary::SPANNING_FRACTION.name.into(),
-            [w.spanning_fraction],
-        ),
-        Column::new(
-            summary::SETS_SPANNED_MEAN.name.into(),
-            [w.sets_spanned_mean],
-        ),
-        Column::new(
-            summary::CROSS_SET_PAIRS_MEAN.name.into(),
-            [w.cross_set_pairs_mean],
-        ),
-        Column::new(
-            summary::WINDOW_THROUGHPUT_JOBS_PER_HOUR.name.into(),
-            [w.throughput_jobs_per_hour],
-        ),
-        Column::new(
-            summary::WORK_CORE_HOURS_PER_HOUR.name.into(),
-            [w.work_core_hours_per_hour],
-        ),
-        Column::new(
-            summary::UTILIZATION_ALLOCATED.name.into(),
-            [w.utilization_allocated],
-        ),
-        Column::new(
-            summary::UTILIZATION_USEFUL.name.into(),
-            [w.utilization_useful],
-        ),
-        Column::new(summary::EFFICIENCY.name.into(), [w.efficiency]),
-        Column::new(summary::LOSS_OF_CAPACITY.name.into(), [w.loss_of_capacity]),
-        Column::new(
-            summary::LOSS_OF_CAPACITY_FRAG.name.into(),
-            [w.loss_of_capacity_frag],
-        ),
-        Column::new(
-            summary::HEAD_BLOCKED_IDLE.name.into(),
-            [w.head_blocked_idle],
-        ),
-        Column::new(
-            summary::SET_FRAGMENTATION_TIME.name.into(),
-            [w.set_fragmentation_time],
-        ),
-        Column::new(
-            summary::SET_FRAGMENTATION_NCPU.name.into(),
-            [w.set_fragmentation_ncpu],
-        ),
-        Column::new(
-            summary::FRAGMENTATION_MEAN.name.into(),
-            [w.fragmentation_mean],
-        ),
-        Column::new(
-            summary::LARGEST_FREE_SHARE_MEAN.name.into(),
-            [w.largest_free_share_mean],
-        ),
-        Column::new(
-            summary::QUEUE_LENGTH_MEAN.name.into(),
-            [w.queue_length_mean],
-        ),
-        Column::new(summary::EVENTS.name.into(), [s.events]),
-        Column::new(summary::PASSES.name.into(), [s.passes]),
-        Column::new(
-            summary::WALL_SECONDS.name.into(),
-            [s.timing.map(|t| t.wall_seconds)],
-        ),
-        Column::new(
-            summary::EVENTS_PER_SECOND.name.into(),
-            [s.events_per_second()],
-        ),
-    ]);
+    let columns: Vec<Column> = summary::ALL
+        .iter()
+        .map(|c| (c.value)(s).column(c.name))
+        .collect();
     schema::conform(summary::ALL, DataFrame::new(1, columns)?)
 }
 

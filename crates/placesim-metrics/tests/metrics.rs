@@ -543,17 +543,27 @@ fn window_metrics_match_the_hand_worked_schedule() {
     close(w.utilization_useful, 51.0 / 76.0);
     close(w.efficiency, 1.0);
     // Two idle processors while jobs wait, [0,10).
-    close(w.loss_of_capacity, 20.0 / 76.0);
+    // The time-integral metrics, as summary.parquet declares and computes them.
+    use placesim_metrics::schema::{Cell, SummaryColumn, summary};
+    let f = |c: SummaryColumn| match (c.value)(&s) {
+        Cell::F64(x) => x,
+        other => panic!("`{}` is {other:?}", c.name),
+    };
+    let nullable = |c: SummaryColumn| match (c.value)(&s) {
+        Cell::NullableF64(x) => x,
+        other => panic!("`{}` is {other:?}", c.name),
+    };
+    close(f(summary::LOSS_OF_CAPACITY), 20.0 / 76.0);
     // ... of which [1,10) with J3 (1 processor) waiting, small enough to fit.
-    close(w.loss_of_capacity_frag, 18.0 / 76.0);
+    close(f(summary::LOSS_OF_CAPACITY_FRAG), 18.0 / 76.0);
     // The head J2 blocked over 2 free processors, [0,10); J3 over none, [10,15).
-    close(w.head_blocked_idle, 20.0 / 76.0);
+    close(f(summary::HEAD_BLOCKED_IDLE), 20.0 / 76.0);
     // One set: never set-fragmented, Φ = 0 and L = 1 whenever something is free.
-    close(w.set_fragmentation_time, 0.0);
-    assert_eq!(w.fragmentation_mean, Some(0.0));
-    assert_eq!(w.largest_free_share_mean, Some(1.0));
+    close(f(summary::SET_FRAGMENTATION_TIME), 0.0);
+    assert_eq!(nullable(summary::FRAGMENTATION_MEAN), Some(0.0));
+    assert_eq!(nullable(summary::LARGEST_FREE_SHARE_MEAN), Some(1.0));
     // Queue lengths 1, 2, 3 and 2 over [0,1), [1,2), [2,10), [10,15).
-    close(w.queue_length_mean, 37.0 / 19.0);
+    close(f(summary::QUEUE_LENGTH_MEAN), 37.0 / 19.0);
     close(w.throughput_jobs_per_hour, 4.0 * 3600.0 / 19.0);
     close(w.wait_mean_s, (0.0 + 10.0 + 14.0 + 13.0) / 4.0);
     // Samples at 0, 5, 10, 15 (the run ends at 19).
