@@ -38,11 +38,11 @@ pub use job::{Job, Workload, WorkloadError};
 pub use outage::{NodeFailurePolicy, Outage};
 pub use policy::{
     Decision, PlacementPolicy, Relaxation, RelaxationLasts, RelaxationWait, RunningJob,
-    SchedContext, SchedulingPolicy,
+    SchedContext, SchedulingPolicy, SetConstraints,
 };
 pub use request::{
     Arrangement, Chunk, Constraint, FilterExpr, NodeSetAttribute, NodeSetPolicy, NodeSetRequest,
-    NodeSetValue, Request, Sharing, chunks_total, chunks_totals_into,
+    NodeSetValue, Request, RequestFeature, Sharing, chunks_total, chunks_totals_into,
 };
 pub use resource::{
     AttrValue, CmpOp, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
@@ -52,6 +52,6 @@ pub use settled::{SetPartition, SettledInstant};
 pub use sim::{Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
 pub use sink::{EndReason, JobOutcome, MetricsSink, VecSink};
 pub use state::{
-    Allocation, AllocationError, ClusterState, Scratch, ScratchBuf, SetIndex, StateView,
+    Allocation, AllocationError, ClusterState, Scratch, ScratchBuf, SetIndex, StateView, Within,
 };
 pub use time::{SimDuration, SimTime};

@@ -7,7 +7,7 @@
 
 use crate::ids::JobId;
 use crate::job::Workload;
-use crate::request::Request;
+use crate::request::{Request, RequestFeature};
 use crate::state::{Allocation, ClusterState, Scratch};
 use crate::time::SimTime;
 use std::sync::Arc;
@@ -98,11 +98,16 @@ pub trait PlacementPolicy: Send {
     /// The vnodes `request` would take in `view`, or `None` if it does not fit there now.
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation>;
 
+    /// The parts of the request language beyond plain chunks that this policy honours.
+    fn supports(&self) -> &'static [RequestFeature];
+
     /// What part of `request` this policy cannot honour, if any, so that a run refuses such a
-    /// request before it starts instead of placing it wrongly. The default honours everything.
+    /// request before it starts instead of placing it wrongly. The default names the first
+    /// feature it uses that [`Self::supports`] does not list.
     fn unsupported(&self, request: &Request) -> Option<&'static str> {
-        let _ = request;
-        None
+        request
+            .first_unsupported(self.supports())
+            .map(RequestFeature::describe)
     }
 
     /// Why the last [`Self::place`] that returned `None` did, as a job comment in the
@@ -141,39 +146,38 @@ pub trait PlacementPolicy: Send {
         Ok(())
     }
 
-    /// Whether `request` has a constraint this policy may drop after a bounded wait (Moab's
-    /// NODESETPLUS DELAY and SPANEVENLY): the discipline then compares the earliest start with
-    /// [`Self::place`] against the earliest with [`Self::place_relaxed`], and waits for the
-    /// first only while it is within `delay` of the second. The default has none.
-    fn relaxation(&self, request: &Request) -> Option<Relaxation> {
-        let _ = request;
+    /// The set constraints this policy may relax or bind (Moab node sets), which the
+    /// disciplines honour; `None`, the default, for a placement without any.
+    fn constraints(&mut self) -> Option<&mut dyn SetConstraints> {
         None
     }
+}
 
-    /// Where `request` would go in `view` with its droppable constraint dropped. The default
-    /// is [`Self::place`].
-    fn place_relaxed(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
-        self.place(request, view)
-    }
+/// What a placement with set constraints that can be dropped after a bounded wait or that
+/// bind a job for good (Moab node sets: NODESETPLUS DELAY and SPANEVENLY, VARATTR) offers the
+/// queue disciplines, through [`PlacementPolicy::constraints`].
+pub trait SetConstraints {
+    /// Whether `request` has a constraint this policy may drop after a bounded wait: the
+    /// discipline then compares the earliest start with [`PlacementPolicy::place`] against the
+    /// earliest with [`Self::place_relaxed`], and waits for the first only while it is within
+    /// the relaxation's delay of the second.
+    fn relaxation(&self, request: &Request) -> Option<Relaxation>;
+
+    /// Where `request` would go in `view` with its droppable constraint dropped.
+    fn place_relaxed(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation>;
 
     /// What starting `request` on `allocation` binds the job to for good, if anything: a Moab
-    /// VARATTR value, which the job keeps across a requeue. The default binds nothing.
-    fn binding(&self, request: &Request, allocation: &Allocation) -> Option<Arc<str>> {
-        let _ = (request, allocation);
-        None
-    }
+    /// VARATTR value, which the job keeps across a requeue.
+    fn binding(&self, request: &Request, allocation: &Allocation) -> Option<Arc<str>>;
 
     /// Where `request` goes in `view` once an earlier start bound it to `bound` (see
-    /// [`Self::binding`]). The default ignores the binding.
+    /// [`Self::binding`]).
     fn place_bound(
         &mut self,
         request: &Request,
         view: &Scratch<'_>,
         bound: &str,
-    ) -> Option<Allocation> {
-        let _ = bound;
-        self.place(request, view)
-    }
+    ) -> Option<Allocation>;
 }
 
 /// A constraint a placement may drop after a bounded wait (see
@@ -256,21 +260,10 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     fn check_within_label(&self, request: &Request, allocation: &Allocation) -> Result<(), String> {
         (**self).check_within_label(request, allocation)
     }
-    fn relaxation(&self, request: &Request) -> Option<Relaxation> {
-        (**self).relaxation(request)
+    fn supports(&self) -> &'static [RequestFeature] {
+        (**self).supports()
     }
-    fn place_relaxed(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
-        (**self).place_relaxed(request, view)
-    }
-    fn binding(&self, request: &Request, allocation: &Allocation) -> Option<Arc<str>> {
-        (**self).binding(request, allocation)
-    }
-    fn place_bound(
-        &mut self,
-        request: &Request,
-        view: &Scratch<'_>,
-        bound: &str,
-    ) -> Option<Allocation> {
-        (**self).place_bound(request, view, bound)
+    fn constraints(&mut self) -> Option<&mut dyn SetConstraints> {
+        (**self).constraints()
     }
 }

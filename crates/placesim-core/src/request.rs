@@ -184,7 +184,48 @@ pub struct Request {
     pub queue: Option<u32>,
 }
 
+/// A part of the request language that not every placement can honour: each placement
+/// declares the ones it supports ([`crate::PlacementPolicy::supports`]), and a run refuses a
+/// request that uses another before it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestFeature {
+    /// `place=group=R` or a per-chunk `group=R`: PBS placement sets.
+    PlacementSets,
+    /// `nodeset=...`: Moab node sets.
+    NodeSets,
+}
+
+impl RequestFeature {
+    /// Every feature, in the order a refusal names the first one missing.
+    pub const ALL: [RequestFeature; 2] = [RequestFeature::PlacementSets, RequestFeature::NodeSets];
+
+    /// What it is, as a refusal names it.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            RequestFeature::PlacementSets => "placement sets (place=group= or a per-chunk group=)",
+            RequestFeature::NodeSets => "Moab node sets (nodeset=)",
+        }
+    }
+}
+
 impl Request {
+    /// Whether this request uses `feature`.
+    pub fn uses(&self, feature: RequestFeature) -> bool {
+        match feature {
+            RequestFeature::PlacementSets => {
+                self.group.is_some() || self.chunks_or_alternatives_group()
+            }
+            RequestFeature::NodeSets => self.nodeset.is_some(),
+        }
+    }
+
+    /// The first feature this request uses that is not in `supported`, if any.
+    pub fn first_unsupported(&self, supported: &[RequestFeature]) -> Option<RequestFeature> {
+        RequestFeature::ALL
+            .into_iter()
+            .find(|&f| self.uses(f) && !supported.contains(&f))
+    }
+
     /// A request of these chunk complexes, `place=free:shared`, with nothing else.
     pub fn from_chunks(chunks: Vec<Chunk>) -> Request {
         Request {

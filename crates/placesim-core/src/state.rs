@@ -30,8 +30,27 @@ pub struct Allocation {
     /// How the vnodes are held.
     pub sharing: Sharing,
     /// Where a placement policy put the job, for the output: a placement set (`switch=A`),
-    /// `spanned`, or none for placement without sets.
+    /// `spanned`, or none for placement without sets. Only text: checks read `within`.
     pub label: Option<Arc<str>>,
+    /// What the placement promises about the vnodes, by its own set indices.
+    pub within: Within,
+}
+
+/// What a placement with sets promises about an allocation's vnodes, by the indices of its
+/// own sets: what the invariant checks and bindings read, so no label text is parsed back.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Within {
+    /// No promise: a placement without sets, or a job that spans by the placement's rules.
+    #[default]
+    Anywhere,
+    /// Inside the placement's set with this index.
+    Set(u32),
+    /// Chosen for the placement's set with this index, but may borrow vnodes outside it
+    /// (Moab's MINLOSS by speed).
+    Borrowing(u32),
+    /// Inside the union of the placement's sets with these indices (Moab's ANYOF,
+    /// SPANEVENLY).
+    Sets(Arc<[u32]>),
 }
 
 impl Allocation {
@@ -42,6 +61,7 @@ impl Allocation {
             amounts: Vec::new(),
             sharing,
             label: None,
+            within: Within::Anywhere,
         }
     }
 

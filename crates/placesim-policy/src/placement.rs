@@ -122,18 +122,22 @@ pub(crate) fn first_alternative(
         .find_map(|f| request.selects().find_map(|chunks| place(chunks, Some(f))))
 }
 
-/// For invariant checks: whether every vnode of `allocation` lies in one of the sets named
-/// `names`, given every set as (name, vnodes in ascending order).
-pub(crate) fn within_named_sets<'a>(
+/// For invariant checks: whether every vnode of `allocation` lies where its
+/// [`placesim_core::Within`] promises, `set(i)` giving the placement's set `i` as (name,
+/// vnodes in ascending order).
+pub(crate) fn within_sets<'a>(
     allocation: &Allocation,
-    names: &[&str],
-    sets: impl Iterator<Item = (&'a str, &'a [placesim_core::VnodeId])> + Clone,
+    set: impl Fn(u32) -> (&'a str, &'a [placesim_core::VnodeId]),
 ) -> Result<(), String> {
+    use placesim_core::Within;
+    let ids: &[u32] = match &allocation.within {
+        Within::Anywhere | Within::Borrowing(_) => return Ok(()),
+        Within::Set(i) => std::slice::from_ref(i),
+        Within::Sets(ids) => ids,
+    };
     for &v in &allocation.vnodes {
-        let inside = sets
-            .clone()
-            .any(|(name, vnodes)| names.contains(&name) && vnodes.binary_search(&v).is_ok());
-        if !inside {
+        if !ids.iter().any(|&i| set(i).1.binary_search(&v).is_ok()) {
+            let names: Vec<&str> = ids.iter().map(|&i| set(i).0).collect();
             return Err(format!(
                 "vnode {v} of the allocation lies outside its set {}",
                 names.join("+")

@@ -93,6 +93,14 @@ impl std::str::FromStr for Discipline {
     }
 }
 
+/// The relaxation of `request` under `placement`'s set constraints, if it has one.
+fn relaxation_of(
+    placement: &mut dyn PlacementPolicy,
+    request: &Request,
+) -> Option<placesim_core::Relaxation> {
+    placement.constraints()?.relaxation(request)
+}
+
 /// The request a reservation is calendared with: only the first select specification of a
 /// request with `||` alternatives (seed 001).
 pub(crate) fn calendar_request(request: &Request) -> Cow<'_, Request> {
@@ -172,16 +180,20 @@ impl Runnable {
         self.verdict.get(request_id) == Some(&2)
     }
 
-    /// Records what this pass's starts bind their jobs to ([`PlacementPolicy::binding`]); a
-    /// job keeps its first binding.
+    /// Records what this pass's starts bind their jobs to
+    /// ([`placesim_core::SetConstraints::binding`]); a job keeps its first binding.
     pub(crate) fn record_bindings(
         &mut self,
         ctx: &SchedContext<'_>,
-        placement: &dyn PlacementPolicy,
+        placement: &mut dyn PlacementPolicy,
         decisions: &[Decision],
     ) {
+        let Some(constraints) = placement.constraints() else {
+            return;
+        };
         for Decision::Start { job, allocation } in decisions {
-            let Some(binding) = placement.binding(ctx.workload.request_of(*job), allocation) else {
+            let Some(binding) = constraints.binding(ctx.workload.request_of(*job), allocation)
+            else {
                 continue;
             };
             if self.bound.len() != ctx.workload.jobs().len() {
@@ -201,7 +213,10 @@ impl Runnable {
     ) -> Option<Allocation> {
         let request = ctx.workload.request_of(job);
         match self.bound_to(job) {
-            Some(bound) => placement.place_bound(request, view, bound),
+            Some(bound) => match placement.constraints() {
+                Some(constraints) => constraints.place_bound(request, view, bound),
+                None => placement.place(request, view),
+            },
             None => placement.place(request, view),
         }
     }
@@ -254,7 +269,7 @@ impl Runnable {
         } else {
             None
         };
-        let rx = placement.relaxation(request);
+        let rx = relaxation_of(placement, request);
         let Some(rx) = rx.filter(|_| allocation.is_none() && !relaxed) else {
             return PlacedNow {
                 allocation,
@@ -262,7 +277,7 @@ impl Runnable {
                 why,
             };
         };
-        let relaxed_now = placement.place_relaxed(request, now_view);
+        let relaxed_now = place_on(placement, request, now_view, true);
         let drop_constraint = if rx.wait == RelaxationWait::Anchored {
             // The wait starts the first time the job could run without the constraint; once
             // it has lasted `delay`, the constraint is gone (the job also reserves without it).
@@ -337,8 +352,8 @@ impl Runnable {
             let view = Scratch::new(empty, &mut self.buf);
             let request = ctx.workload.request_of(job);
             let fits = placement.place(request, &view).is_some()
-                || (placement.relaxation(request).is_some()
-                    && placement.place_relaxed(request, &view).is_some());
+                || (relaxation_of(placement, request).is_some()
+                    && place_on(placement, request, &view, true).is_some());
             self.verdict[request_id] = if fits { 1 } else { 2 };
             if !fits {
                 self.never_reason

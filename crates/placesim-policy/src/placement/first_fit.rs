@@ -2,7 +2,7 @@
 
 use placesim_core::{
     Allocation, Arrangement, AttrValue, Chunk, ConsumableIdx, FilterExpr, HostId, PlacementPolicy,
-    Request, Scratch, Sharing, StateView, VnodeId, chunks_totals_into,
+    Request, RequestFeature, Scratch, Sharing, StateView, VnodeId, Within, chunks_totals_into,
 };
 
 /// Places chunk complexes in select order, each chunk on the first eligible vnode (in cluster
@@ -61,14 +61,9 @@ impl PlacementPolicy for FirstFit {
         true
     }
 
-    fn unsupported(&self, request: &Request) -> Option<&'static str> {
-        if request.group.is_some() || request.chunks_or_alternatives_group() {
-            Some("placement sets (place=group= or a per-chunk group=)")
-        } else if request.nodeset.is_some() {
-            Some("Moab node sets (nodeset=)")
-        } else {
-            None
-        }
+    /// Plain chunks only: no grouping of any kind.
+    fn supports(&self) -> &'static [RequestFeature] {
+        &[]
     }
 
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
@@ -124,6 +119,7 @@ impl FirstFit {
             amounts: Vec::with_capacity(max_parts * n_cons),
             sharing: shape.sharing,
             label: None,
+            within: Within::Anywhere,
         };
         if shape.arrangement == Arrangement::Pack {
             // Every chunk on one host: hosts in order of their first vnode, the first that

@@ -30,8 +30,8 @@ use super::{BuiltPool, BuiltSet, FirstFit, PoolSource};
 use placesim_core::{
     Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
     NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy, Relaxation, RelaxationLasts,
-    RelaxationWait, Request, ResourceId, Scratch, ScratchBuf, Sharing, SimDuration, StateView,
-    VnodeId,
+    RelaxationWait, Request, RequestFeature, ResourceId, Scratch, ScratchBuf, SetConstraints,
+    Sharing, SimDuration, StateView, VnodeId, Within,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -615,6 +615,7 @@ impl MoabNodeSets {
         self.failed_inside_feasible_set = placed.is_none();
         let mut a = placed?;
         a.label = Some(set.name.clone());
+        a.within = Within::Set(s as u32);
         Some(a)
     }
 
@@ -681,6 +682,7 @@ impl MoabNodeSets {
         self.failed_inside_feasible_set = placed.is_none();
         let mut a = placed?;
         a.label = Some(self.sets[self.candidates[i]].name.clone());
+        a.within = Within::Borrowing(self.candidates[i] as u32);
         Some(a)
     }
 
@@ -718,12 +720,16 @@ impl MoabNodeSets {
         };
         self.union = union;
         let mut a = placed?;
-        a.label = Some(self.names_used(&a));
+        let used = self.sets_used(&a);
+        let names: Vec<&str> = used.iter().map(|&s| &*self.sets[s as usize].name).collect();
+        a.label = Some(Arc::from(names.join("+")));
+        a.within = Within::Sets(used.into());
         Some(a)
     }
 
-    /// The listed sets an ANYOF allocation uses, each vnode counted in the first it is in.
-    fn names_used(&self, a: &Allocation) -> Arc<str> {
+    /// The listed sets an ANYOF allocation uses, each vnode counted in the first it is in, in
+    /// list order.
+    fn sets_used(&self, a: &Allocation) -> Vec<u32> {
         let mut used = vec![false; self.candidates.len()];
         for &v in &a.vnodes {
             if let Some(i) = self
@@ -734,14 +740,12 @@ impl MoabNodeSets {
                 used[i] = true;
             }
         }
-        let names: Vec<&str> = self
-            .candidates
+        self.candidates
             .iter()
             .zip(&used)
             .filter(|(_, u)| **u)
-            .map(|(&s, _)| &*self.sets[s].name)
-            .collect();
-        Arc::from(names.join("+"))
+            .map(|(&s, _)| s as u32)
+            .collect()
     }
 
     /// SPANEVENLY (R21): for k = 1, 2, ... dividing the task count, the first k sets (in
@@ -790,6 +794,7 @@ impl MoabNodeSets {
             local.copy_from(view);
             let mut whole = Allocation::new(request.sharing);
             let mut names = Vec::new();
+            let mut ids = Vec::new();
             for &(_, i) in &order {
                 let set = &self.sets[self.candidates[i]];
                 let placed = self.first_fit.place_within(
@@ -805,6 +810,7 @@ impl MoabNodeSets {
                         whole.add(v, amounts);
                     }
                     names.push(&*set.name);
+                    ids.push(self.candidates[i] as u32);
                     if names.len() == k as usize {
                         break;
                     }
@@ -812,6 +818,7 @@ impl MoabNodeSets {
             }
             if names.len() == k as usize {
                 whole.label = Some(Arc::from(names.join("+")));
+                whole.within = Within::Sets(ids.into());
                 result = Some(whole);
                 break;
             }
@@ -877,12 +884,8 @@ impl PlacementPolicy for MoabNodeSets {
         "moab-nodesets".to_owned()
     }
 
-    fn unsupported(&self, request: &Request) -> Option<&'static str> {
-        if request.group.is_some() || request.chunks_or_alternatives_group() {
-            Some("placement sets (place=group= or a per-chunk group=)")
-        } else {
-            None
-        }
+    fn supports(&self) -> &'static [RequestFeature] {
+        &[RequestFeature::NodeSets]
     }
 
     fn refusal(&self) -> Option<Arc<str>> {
@@ -911,13 +914,48 @@ impl PlacementPolicy for MoabNodeSets {
         true
     }
 
+    /// A job labelled with sets (`A`, or `cu1+cu2` under ANYOF) runs inside them; `spanned`
+    /// jobs may span, and MINLOSS by speed may borrow vnodes from other sets.
+    fn check_within_label(
+        &self,
+        _request: &Request,
+        allocation: &Allocation,
+    ) -> Result<(), String> {
+        super::within_sets(allocation, |i| {
+            let set = &self.sets[i as usize];
+            (&*set.name, set.vnodes.as_slice())
+        })
+    }
+
+    fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
+        self.place_any(request, view, false)
+    }
+
+    fn constraints(&mut self) -> Option<&mut dyn SetConstraints> {
+        Some(self)
+    }
+}
+
+/// NODESETPLUS DELAY and SPANEVENLY relax a job's sets; VARATTR binds it to a value.
+impl SetConstraints for MoabNodeSets {
+    fn relaxation(&self, request: &Request) -> Option<Relaxation> {
+        self.relaxation_of(request)
+    }
+
+    fn place_relaxed(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
+        let mut a = self.place_any(request, view, true)?;
+        a.label = Some(self.spanned.clone());
+        Some(a)
+    }
+
     /// A VARATTR job is bound to the value it started with (`name=value`), kept across a
     /// requeue (the spec's REQATTR binding).
     fn binding(&self, request: &Request, allocation: &Allocation) -> Option<Arc<str>> {
-        let label = allocation.label.as_ref()?;
-        (self.effective(request).is_some_and(|eff| eff.varattr)
-            && self.sets.iter().any(|s| s.name == *label))
-        .then(|| label.clone())
+        let (Within::Set(s) | Within::Borrowing(s)) = allocation.within else {
+            return None;
+        };
+        let varattr = self.effective(request).is_some_and(|eff| eff.varattr);
+        varattr.then(|| self.sets[s as usize].name.clone())
     }
 
     /// Only the bound set, and no spanning.
@@ -931,42 +969,5 @@ impl PlacementPolicy for MoabNodeSets {
         let placed = self.place(request, view);
         self.bound = None;
         placed
-    }
-
-    /// A job labelled with sets (`A`, or `cu1+cu2` under ANYOF) runs inside them; `spanned`
-    /// jobs may span, and MINLOSS by speed may borrow vnodes from other sets.
-    fn check_within_label(
-        &self,
-        _request: &Request,
-        allocation: &Allocation,
-    ) -> Result<(), String> {
-        let borrows = self.settings.priority_type == PriorityType::MinLoss
-            && self.settings.options.minloss == MinLoss::Speed;
-        match allocation.label.as_deref() {
-            None => Ok(()),
-            Some(label) if label == &*self.spanned || borrows => Ok(()),
-            Some(label) => {
-                let names: Vec<&str> = label.split('+').collect();
-                super::within_named_sets(
-                    allocation,
-                    &names,
-                    self.sets.iter().map(|s| (&*s.name, s.vnodes.as_slice())),
-                )
-            }
-        }
-    }
-
-    fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
-        self.place_any(request, view, false)
-    }
-
-    fn relaxation(&self, request: &Request) -> Option<Relaxation> {
-        self.relaxation_of(request)
-    }
-
-    fn place_relaxed(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
-        let mut a = self.place_any(request, view, true)?;
-        a.label = Some(self.spanned.clone());
-        Some(a)
     }
 }

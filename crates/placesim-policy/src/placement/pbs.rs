@@ -40,8 +40,8 @@ use super::first_fit::filter_holds;
 use super::{BuiltPool, BuiltSet, FirstFit, PoolSource};
 use placesim_core::{
     Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
-    PlacementPolicy, Request, ResourceId, Scratch, ScratchBuf, StateView, VnodeId,
-    chunks_totals_into,
+    PlacementPolicy, Request, RequestFeature, ResourceId, Scratch, ScratchBuf, StateView, VnodeId,
+    Within, chunks_totals_into,
 };
 use std::sync::Arc;
 
@@ -515,6 +515,7 @@ impl PbsPsets {
                     first_fit.place_within(chunks, request, filter, view, Some(&set.vnodes))
                 {
                     a.label = Some(set.name.clone());
+                    a.within = Within::Set(s as u32);
                     return Search::Placed(a);
                 }
             }
@@ -730,9 +731,14 @@ impl PlacementPolicy for PbsPsets {
         "pbs-psets".to_owned()
     }
 
+    fn supports(&self) -> &'static [RequestFeature] {
+        &[RequestFeature::PlacementSets]
+    }
+
+    /// Beyond the features, every key a job names must be one the sets were built for.
     fn unsupported(&self, request: &Request) -> Option<&'static str> {
-        if request.nodeset.is_some() {
-            return Some("Moab node sets (nodeset=)");
+        if let Some(feature) = request.first_unsupported(self.supports()) {
+            return Some(feature.describe());
         }
         let keys = request
             .group
@@ -765,15 +771,10 @@ impl PlacementPolicy for PbsPsets {
         _request: &Request,
         allocation: &Allocation,
     ) -> Result<(), String> {
-        match allocation.label.as_deref() {
-            None => Ok(()),
-            Some(label) if label == &*self.spanned || label.starts_with("per-chunk") => Ok(()),
-            Some(label) => super::within_named_sets(
-                allocation,
-                &[label],
-                self.sets.iter().map(|s| (&*s.name, s.vnodes.as_slice())),
-            ),
-        }
+        super::within_sets(allocation, |i| {
+            let set = &self.sets[i as usize];
+            (&*set.name, set.vnodes.as_slice())
+        })
     }
 
     fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {

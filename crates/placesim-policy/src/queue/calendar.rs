@@ -141,10 +141,9 @@ pub(crate) fn place_on(
     view: &Scratch<'_>,
     relaxed: bool,
 ) -> Option<Allocation> {
-    if relaxed {
-        placement.place_relaxed(request, view)
-    } else {
-        placement.place(request, view)
+    match (relaxed, placement.constraints()) {
+        (true, Some(constraints)) => constraints.place_relaxed(request, view),
+        _ => placement.place(request, view),
     }
 }
 

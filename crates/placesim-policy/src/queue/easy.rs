@@ -149,7 +149,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         self.pass(ctx, decisions);
         self.runnable
-            .record_bindings(ctx, &self.placement, decisions);
+            .record_bindings(ctx, &mut self.placement, decisions);
     }
 }
 

@@ -50,7 +50,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for Fcfs<P> {
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         self.pass(ctx, decisions);
         self.runnable
-            .record_bindings(ctx, &self.placement, decisions);
+            .record_bindings(ctx, &mut self.placement, decisions);
     }
 }
 

@@ -155,6 +155,9 @@ impl<P: placesim_core::PlacementPolicy> placesim_core::PlacementPolicy for Vnode
     ) -> Option<Allocation> {
         self.0.place(request, view)
     }
+    fn supports(&self) -> &'static [placesim_core::RequestFeature] {
+        self.0.supports()
+    }
     fn depends_only_on_state(&self) -> bool {
         self.0.depends_only_on_state()
     }

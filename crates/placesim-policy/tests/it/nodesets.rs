@@ -829,7 +829,8 @@ fn spanevenly_splits_evenly() {
     // discipline may drop the sets for good (a relaxation).
     assert!(place(&s, &mut p, &st, "select=5:ncpus=1").is_err());
     let r = request(&s, "select=5:ncpus=1");
-    let rx = p.relaxation(&r).expect("SPANEVENLY relaxes ANYOF jobs");
+    let rx =
+        placesim_core::SetConstraints::relaxation(&p, &r).expect("SPANEVENLY relaxes ANYOF jobs");
     assert_eq!(rx.lasts, placesim_core::RelaxationLasts::ForGood);
     assert_eq!(rx.delay.0, 600);
 }

@@ -607,3 +607,30 @@ fn ctc_sp2_on_switch_sets_with_and_without_placement_sets() {
     // Placement sets change the schedule.
     assert_ne!(starts[0], starts[1]);
 }
+
+/// The invariant check reads the set an allocation was placed in from its typed record, not
+/// from the label text: a start placed in Switch1 that also holds a Switch2 vnode is caught,
+/// naming the set (and b1 by its index, 10), even with its label rewritten; one that spanned
+/// may go anywhere.
+#[test]
+fn the_set_check_reads_the_placement_record_not_the_label() {
+    let s = scenario(&two_switch(""));
+    let mut p = psets(&s, &[]);
+    let st = state(&s, &p, &[]);
+    let request = placesim_request::parse_and_lower("select=2:ncpus=8", s.cluster.resources())
+        .expect("a valid request");
+    let mut buf = ScratchBuf::default();
+    let view = Scratch::new(&st, &mut buf);
+    let mut a = p.place(&request, &view).expect("fits in Switch1");
+    assert_eq!(a.within, placesim_core::Within::Set(0));
+    assert_eq!(p.check_within_label(&request, &a), Ok(()));
+    let b1 = s.cluster.vnode_by_name("b1").expect("b1");
+    a.vnodes.push(b1);
+    a.label = Some("spanned".into());
+    assert_eq!(
+        p.check_within_label(&request, &a),
+        Err("vnode 10 of the allocation lies outside its set switch=Switch1".to_owned())
+    );
+    a.within = placesim_core::Within::Anywhere;
+    assert_eq!(p.check_within_label(&request, &a), Ok(()));
+}
