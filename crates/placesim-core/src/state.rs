@@ -54,7 +54,8 @@ pub enum Within {
 }
 
 impl Allocation {
-    /// An empty allocation for a cluster with `n_consumables` slots.
+    /// An empty allocation holding its vnodes as `sharing` says; parts are added with
+    /// [`Allocation::add`].
     pub fn new(sharing: Sharing) -> Self {
         Allocation {
             vnodes: Vec::new(),
