@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used)]
 
 use placesim_analysis::{METRICS, MeanCi, compare, render_html, render_terminal};
-use placesim_core::{Cluster, ClusterState, ResourceDefs, RunConfig, Simulation, WalltimePolicy};
+use placesim_core::{Cluster, ResourceDefs};
 use placesim_metrics::{JobSink, RunMeta, RunSummary, write_run};
 use placesim_policy::Discipline;
 use placesim_workload::{SwfOptions, read_trace};
@@ -53,16 +53,9 @@ fn write_replicate(root: &Path, policy: Discipline, k: u64) {
         placesim_metrics::OccupancyConfig::whole_run(every),
     );
     let mut scheduler = policy.build();
-    let stats = Simulation::new(
-        &trace.workload,
-        ClusterState::new(cluster),
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    )
-    .with_set_watch(&sets)
-    .run(scheduler.as_mut(), &mut sink, &mut |_| {})
-    .unwrap();
+    let stats = placesim_testkit::Replay::on(&trace.workload, cluster)
+        .set_watch(&sets)
+        .run(scheduler.as_mut(), &mut sink);
     let meta = RunMeta {
         scenario: "small".into(),
         policy: policy.to_string(),

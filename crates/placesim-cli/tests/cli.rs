@@ -6,13 +6,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-const TRACE: &str = "\
-; MaxProcs: 4
-1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1
-2 0 -1 5 4 -1 -1 4 5 -1 1 1 1 -1 1 -1 -1 -1
-3 1 -1 3 1 -1 -1 1 3 -1 1 1 1 -1 1 -1 -1 -1
-4 2 -1 4 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
-";
+/// The shared hand-worked trace: 4 processors, 4 jobs.
+const TRACE: &str = placesim_testkit::HAND_TRACE;
 
 fn placesim(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_placesim"))

@@ -4,34 +4,19 @@
 // Test helpers unwrap what the test itself set up.
 #![allow(clippy::unwrap_used)]
 
-use placesim_core::{Cluster, ClusterState, ResourceDefs, RunConfig, Simulation, WalltimePolicy};
+use placesim_core::{Cluster, ClusterState, ResourceDefs};
 use placesim_metrics::{
     JobSink, OccupancyConfig, RunMeta, RunSummary, Timing, jobs_frame, write_run,
 };
 use placesim_policy::Discipline;
+use placesim_testkit::{Replay, hand_trace};
 use placesim_workload::{SwfOptions, Trace, read_trace};
 use std::path::Path;
 
-/// 4 processors, FCFS (worked out in the policy crate's schedule tests):
-/// J1 size 2 submit 0 start 0 end 10; J2 size 4 submit 0 start 10 end 15;
-/// J3 size 1 submit 1 start 15 end 18; J4 size 2 submit 2 start 15 end 19.
-const TRACE: &str = "\
-1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1
-2 0 -1 5 4 -1 -1 4 5 -1 1 1 1 -1 1 -1 -1 -1
-3 1 -1 3 1 -1 -1 1 3 -1 1 1 1 -1 1 -1 -1 -1
-4 2 -1 4 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1
-";
-
-/// Replays `workload` under FCFS on `cluster` into `sink`.
-fn simulate(
-    workload: &placesim_core::Workload,
-    cluster: Cluster,
-    sink: &mut dyn placesim_core::MetricsSink,
-) -> placesim_core::RunStats {
-    simulate_watched(workload, cluster, None, sink)
-}
-
-/// The same, with the kernel watching `sets` and reporting settled instants when given.
+/// Replays `workload` under FCFS on `cluster` into `sink`, with the kernel watching `sets`
+/// and reporting settled instants when given. The hand trace (placesim-testkit's
+/// `HAND_TRACE`, 4 processors, FCFS): J1 size 2 submit 0 start 0 end 10; J2 size 4 submit 0
+/// start 10 end 15; J3 size 1 submit 1 start 15 end 18; J4 size 2 submit 2 start 15 end 19.
 fn simulate_watched(
     workload: &placesim_core::Workload,
     cluster: Cluster,
@@ -39,17 +24,11 @@ fn simulate_watched(
     sink: &mut dyn placesim_core::MetricsSink,
 ) -> placesim_core::RunStats {
     let mut policy = Discipline::Fcfs.build();
-    let mut simulation = Simulation::new(
-        workload,
-        ClusterState::new(cluster),
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    );
+    let mut replay = Replay::on(workload, cluster);
     if let Some(sets) = sets {
-        simulation = simulation.with_set_watch(sets);
+        replay = replay.set_watch(sets);
     }
-    simulation.run(policy.as_mut(), sink, &mut |_| {}).unwrap()
+    replay.run(policy.as_mut(), sink)
 }
 
 /// The ids of a run of the hand trace on `procs` processors.
@@ -66,7 +45,7 @@ fn hand_meta(procs: u64) -> RunMeta {
 fn run(trace: &Trace, timing: Option<Timing>) -> (JobSink, RunSummary) {
     let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
     let mut sink = JobSink::new(&trace.workload);
-    let stats = simulate(&trace.workload, cluster, &mut sink);
+    let stats = simulate_watched(&trace.workload, cluster, None, &mut sink);
     let meta = hand_meta(trace.procs);
     let skipped = trace.skipped.iter().map(|(r, n)| (r.name(), n)).collect();
     let summary = RunSummary::compute(
@@ -79,20 +58,6 @@ fn run(trace: &Trace, timing: Option<Timing>) -> (JobSink, RunSummary) {
         timing,
     );
     (sink, summary)
-}
-
-fn hand_trace() -> Trace {
-    let opts = SwfOptions {
-        procs: Some(4),
-        skip_bad_lines: false,
-    };
-    read_trace(
-        TRACE.as_bytes(),
-        Path::new("t.swf"),
-        &opts,
-        &ResourceDefs::default(),
-    )
-    .unwrap()
 }
 
 #[test]
@@ -255,7 +220,7 @@ fn streaming_jobs_writer_matches_the_after_run_writer() {
         let streamed_dir = dir.path().join(format!("{name}-streamed"));
         let mut streaming =
             StreamingJobSink::new(&streamed_dir, meta.clone(), &trace.workload).unwrap();
-        simulate(&trace.workload, cluster, &mut streaming);
+        simulate_watched(&trace.workload, cluster, None, &mut streaming);
         let sink = streaming.finish().unwrap();
         let after_dir = dir.path().join(format!("{name}-after"));
         std::fs::create_dir_all(&after_dir).unwrap();
@@ -285,7 +250,7 @@ fn jobs_that_never_start_get_a_row_with_their_comment() {
     // Two processors: J2 (size 4) can never run; FCFS passes it over.
     let cluster = Cluster::homogeneous(2, 1).unwrap();
     let mut streaming = StreamingJobSink::new(dir.path(), meta, &trace.workload).unwrap();
-    let stats = simulate(&trace.workload, cluster, &mut streaming);
+    let stats = simulate_watched(&trace.workload, cluster, None, &mut streaming);
     assert_eq!(stats.never_started.len(), 1);
     streaming.finish().unwrap();
     let df = ParquetReader::new(std::fs::File::open(dir.path().join("jobs.parquet")).unwrap())
@@ -386,15 +351,7 @@ fn placement_sets_and_comments_reach_jobs_parquet() {
     };
     let mut sink = StreamingJobSink::new(dir.path(), meta, &workload).unwrap();
     let mut fcfs = Fcfs::new(psets);
-    Simulation::new(
-        &workload,
-        state,
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    )
-    .run(&mut fcfs, &mut sink, &mut |_| {})
-    .unwrap();
+    Replay::from_state(&workload, state).run(&mut fcfs, &mut sink);
     sink.finish().unwrap();
     let df = ParquetReader::new(std::fs::File::open(dir.path().join("jobs.parquet")).unwrap())
         .finish()
@@ -455,16 +412,9 @@ fn requeues_lost_work_and_availability_reach_the_tables() {
         down: SimTime(5),
         up: SimTime(100),
     };
-    let stats = Simulation::new(
-        &trace.workload,
-        ClusterState::new(Cluster::homogeneous(4, 1).unwrap()),
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    )
-    .with_outages(&[outage], NodeFailurePolicy::Requeue)
-    .run(policy.as_mut(), &mut streaming, &mut |_| {})
-    .unwrap();
+    let stats = Replay::on(&trace.workload, Cluster::homogeneous(4, 1).unwrap())
+        .outages(&[outage], NodeFailurePolicy::Requeue)
+        .run(policy.as_mut(), &mut streaming);
     let sink = streaming.finish().unwrap();
     let summary = RunSummary::compute(
         meta.clone(),

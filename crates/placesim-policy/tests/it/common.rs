@@ -2,10 +2,11 @@
 //! independently of the kernel's own validation.
 
 use placesim_core::{
-    Allocation, Cluster, ClusterState, ConsumableIdx, Job, JobId, JobOutcome, MetricsSink,
-    ResourceDefs, RunConfig, RunStats, SchedulingPolicy, Simulation, WalltimePolicy,
+    Allocation, Cluster, ConsumableIdx, Job, JobId, JobOutcome, MetricsSink, ResourceDefs,
+    RunStats, SchedulingPolicy, WalltimePolicy,
 };
 use placesim_policy::Discipline;
+use placesim_testkit::Replay;
 use placesim_workload::{SwfOptions, Trace, read_trace};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -103,32 +104,40 @@ pub fn run(
 ) -> (CheckingSink, RunStats, Cluster) {
     let cluster = Cluster::homogeneous(trace.procs, procs_per_node).expect("cluster");
     let mut sink = CheckingSink::default();
-    let stats = Simulation::new(
-        &trace.workload,
-        ClusterState::new(cluster.clone()),
-        RunConfig { walltime },
-    )
-    .run(policy, &mut sink, &mut |_| {})
-    .expect("run succeeds");
+    let stats = Replay::on(&trace.workload, cluster.clone())
+        .walltime(walltime)
+        .run(policy, &mut sink);
     (sink, stats, cluster)
 }
 
-/// `(source id, start, end, killed)` of every job, in source-id order.
-pub fn schedule(trace: &Trace, policy: Discipline) -> Vec<(u64, u64, u64, bool)> {
+/// What a test expects of one job that ran: its id in the trace, when it started and ended,
+/// and whether it was killed at its walltime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Ran {
+    /// Its id in the trace.
+    pub job: u64,
+    /// When it started.
+    pub start: u64,
+    /// When it ended.
+    pub end: u64,
+    /// Whether it was killed at its walltime.
+    pub killed: bool,
+}
+
+/// Every job of `trace` under `policy` on its machine, in source-id order.
+pub fn schedule(trace: &Trace, policy: Discipline) -> Vec<Ran> {
     let mut p = policy.build();
     let (sink, stats, cluster) = run(trace, 1, p.as_mut(), WalltimePolicy::Kill);
     assert!(stats.never_started.is_empty());
     assert_eq!(sink.first_oversubscription(&cluster), None);
-    let mut rows: Vec<(u64, u64, u64, bool)> = sink
+    let mut rows: Vec<Ran> = sink
         .ends
         .values()
-        .map(|o| {
-            (
-                trace.workload.job(o.job).source_id,
-                o.start.as_secs(),
-                o.end.as_secs(),
-                o.reason == placesim_core::EndReason::WalltimeKilled,
-            )
+        .map(|o| Ran {
+            job: trace.workload.job(o.job).source_id,
+            start: o.start.as_secs(),
+            end: o.end.as_secs(),
+            killed: o.reason == placesim_core::EndReason::WalltimeKilled,
         })
         .collect();
     rows.sort();

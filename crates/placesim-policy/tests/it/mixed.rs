@@ -3,12 +3,12 @@
 
 use crate::common::{CheckingSink, VnodesOnly};
 use placesim_core::{
-    Arrangement, Chunk, Cluster, ClusterBuilder, ClusterState, Job, Request, RequestId,
-    ResourceDefs, RunConfig, SchedulingPolicy, Sharing, SimDuration, SimTime, Simulation,
-    WalltimePolicy, Workload,
+    Arrangement, Chunk, Cluster, ClusterBuilder, Job, Request, RequestId, ResourceDefs,
+    SchedulingPolicy, Sharing, SimDuration, SimTime, Workload,
 };
 use placesim_policy::placement::FirstFit;
 use placesim_policy::queue::Easy;
+use placesim_testkit::Replay;
 
 struct Lcg(u64);
 impl Lcg {
@@ -88,15 +88,7 @@ fn decisions(
 ) -> Vec<(u32, u64, Vec<u32>, Vec<u64>)> {
     let cluster = cluster();
     let mut sink = CheckingSink::default();
-    let stats = Simulation::new(
-        workload,
-        ClusterState::new(cluster.clone()),
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    )
-    .run(policy, &mut sink, &mut |_| {})
-    .unwrap();
+    let stats = Replay::on(workload, cluster.clone()).run(policy, &mut sink);
     assert!(stats.never_started.is_empty());
     assert_eq!(sink.first_oversubscription(&cluster), None);
     sink.log

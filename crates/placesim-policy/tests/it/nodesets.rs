@@ -7,6 +7,7 @@ use placesim_core::{
 };
 use placesim_policy::placement::{MinLoss, MoabNodeSets, NodeSetSettings, PriorityType};
 use placesim_scenario::{Scenario, load_scenario};
+use placesim_testkit::Replay;
 use std::path::Path;
 
 /// 12 four-ncpu vnodes: A = n1-n4, B = n5-n10, C = n11-n12 (features), racks r1 = n1-n6,
@@ -526,22 +527,13 @@ fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> Vec<Option<(u64, String)
 /// As [`simulate`], with jobs as (submit, runtime, estimate, request text).
 fn simulate_estimated(s: &Scenario, jobs: &[(u64, u64, u64, &str)]) -> Vec<Option<(u64, String)>> {
     use crate::common::CheckingSink;
-    use placesim_core::{JobId, RunConfig, Simulation, WalltimePolicy};
+    use placesim_core::JobId;
     let workload = crate::common::workload_of(s.cluster.resources(), jobs);
     let p = policy(s, workload.requests(), |_| {});
     let mut state = ClusterState::new(s.cluster.clone());
     p.track(&mut state);
     let mut sink = CheckingSink::default();
-    let config = RunConfig {
-        walltime: WalltimePolicy::Kill,
-    };
-    Simulation::new(&workload, state, config)
-        .run(
-            &mut placesim_policy::queue::Easy::new(p),
-            &mut sink,
-            &mut |_| {},
-        )
-        .unwrap();
+    Replay::from_state(&workload, state).run(&mut placesim_policy::queue::Easy::new(p), &mut sink);
     assert_eq!(sink.first_oversubscription(&s.cluster), None);
     (0..jobs.len())
         .map(|i| {
@@ -688,7 +680,7 @@ fn mandatory_reservation_backfill_and_never() {
 #[test]
 fn ctc_sp2_on_heterogeneous_feature_sets_with_and_without_node_sets() {
     use crate::common::CheckingSink;
-    use placesim_core::{RunConfig, Simulation, WalltimePolicy};
+
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     if !root
         .join("../shared/traces/CTC-SP2-1996-3.1-cln.swf.gz")
@@ -714,17 +706,9 @@ fn ctc_sp2_on_heterogeneous_feature_sets_with_and_without_node_sets() {
         let policy = s.placement(workload).instance(&mut state);
         let model = s.runtime_model(workload);
         let mut sink = CheckingSink::default();
-        let config = RunConfig {
-            walltime: WalltimePolicy::Kill,
-        };
-        let stats = Simulation::new(workload, state, config)
-            .with_runtime_model(&model)
-            .run(
-                &mut placesim_policy::queue::Easy::new(policy),
-                &mut sink,
-                &mut |_| {},
-            )
-            .unwrap();
+        let stats = Replay::from_state(workload, state)
+            .runtime_model(&model)
+            .run(&mut placesim_policy::queue::Easy::new(policy), &mut sink);
         assert_eq!(sink.ends.len() + stats.never_started.len(), n);
         assert!(sink.started_twice.is_empty() && sink.ended_twice.is_empty());
         assert_eq!(sink.first_oversubscription(&s.cluster), None);

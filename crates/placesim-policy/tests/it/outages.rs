@@ -3,10 +3,10 @@
 //! count as assigned in PBS placement-set order and are not eligible for Moab node sets.
 
 use placesim_core::{
-    Allocation, ClusterState, Job, JobId, JobOutcome, MetricsSink, RunConfig, RunStats, SimTime,
-    Simulation, WalltimePolicy, Workload,
+    Allocation, ClusterState, Job, JobId, JobOutcome, MetricsSink, RunStats, SimTime, Workload,
 };
 use placesim_scenario::{Scenario, load_scenario};
+use placesim_testkit::Replay;
 use std::path::Path;
 
 /// What a run reported, in order.
@@ -45,6 +45,34 @@ fn workload_of(s: &Scenario, jobs: &[(u64, u64, &str)]) -> Workload {
     crate::common::workload_of(s.cluster.resources(), &jobs)
 }
 
+/// What a test expects of one job's end, in the order jobs ended.
+#[derive(Debug, PartialEq, Eq)]
+struct Ended {
+    job: u32,
+    start: u64,
+    end: u64,
+    requeues: u32,
+    /// Core-seconds lost to vnode failures.
+    lost: u64,
+    reason: placesim_core::EndReason,
+}
+
+/// The ends `record` saw, in order.
+fn ended(record: &Record) -> Vec<Ended> {
+    record
+        .ends
+        .iter()
+        .map(|o| Ended {
+            job: o.job.0,
+            start: o.start.as_secs(),
+            end: o.end.as_secs(),
+            requeues: o.requeues,
+            lost: o.lost_core_seconds,
+            reason: o.reason,
+        })
+        .collect()
+}
+
 /// Runs `jobs` on `s` with its placement, discipline and outages.
 fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> (Record, RunStats) {
     let workload = workload_of(s, jobs);
@@ -52,16 +80,9 @@ fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> (Record, RunStats) {
     let placement = s.placement(&workload).instance(&mut state);
     let mut policy = s.run.discipline.build_with(placement);
     let mut record = Record::default();
-    let stats = Simulation::new(
-        &workload,
-        state,
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    )
-    .with_outages(&s.outages(&workload), s.failures.on_failure)
-    .run(policy.as_mut(), &mut record, &mut |_| {})
-    .unwrap();
+    let stats = Replay::from_state(&workload, state)
+        .outages(&s.outages(&workload), s.failures.on_failure)
+        .run(policy.as_mut(), &mut record);
     (record, stats)
 }
 
@@ -100,26 +121,34 @@ fn a_failed_vnode_requeues_its_job_in_submit_order() {
         ]
     );
     assert_eq!(record.requeued, [(0, 1, 120)]);
-    let ends: Vec<(u32, u64, u64, u32, u64, bool)> = record
-        .ends
-        .iter()
-        .map(|o| {
-            (
-                o.job.0,
-                o.start.as_secs(),
-                o.end.as_secs(),
-                o.requeues,
-                o.lost_core_seconds,
-                o.reason == placesim_core::EndReason::VnodeFailed,
-            )
-        })
-        .collect();
+    use placesim_core::EndReason::Finished;
     assert_eq!(
-        ends,
+        ended(&record),
         [
-            (1, 1, 51, 0, 0, false),
-            (0, 51, 151, 1, 120, false),
-            (2, 151, 161, 0, 0, false)
+            Ended {
+                job: 1,
+                start: 1,
+                end: 51,
+                requeues: 0,
+                lost: 0,
+                reason: Finished
+            },
+            Ended {
+                job: 0,
+                start: 51,
+                end: 151,
+                requeues: 1,
+                lost: 120,
+                reason: Finished
+            },
+            Ended {
+                job: 2,
+                start: 151,
+                end: 161,
+                requeues: 0,
+                lost: 0,
+                reason: Finished
+            },
         ]
     );
     assert_eq!((stats.requeues, stats.jobs_failed), (1, 0));
@@ -137,25 +166,34 @@ fn a_failed_vnode_kills_its_job_when_asked() {
         "[failures]\non_failure = \"kill\"\n[[failures.outage]]\nvnode = \"n1\"\ndown = 30\nup = 500\n",
     );
     let (record, stats) = simulate(&s, &THREE_JOBS);
-    let ends: Vec<(u32, u64, u64, bool, u64)> = record
-        .ends
-        .iter()
-        .map(|o| {
-            (
-                o.job.0,
-                o.start.as_secs(),
-                o.end.as_secs(),
-                o.reason == placesim_core::EndReason::VnodeFailed,
-                o.lost_core_seconds,
-            )
-        })
-        .collect();
+    use placesim_core::EndReason::{Finished, VnodeFailed};
     assert_eq!(
-        ends,
+        ended(&record),
         [
-            (0, 0, 30, true, 120),
-            (1, 1, 51, false, 0),
-            (2, 51, 61, false, 0)
+            Ended {
+                job: 0,
+                start: 0,
+                end: 30,
+                requeues: 0,
+                lost: 120,
+                reason: VnodeFailed
+            },
+            Ended {
+                job: 1,
+                start: 1,
+                end: 51,
+                requeues: 0,
+                lost: 0,
+                reason: Finished
+            },
+            Ended {
+                job: 2,
+                start: 51,
+                end: 61,
+                requeues: 0,
+                lost: 0,
+                reason: Finished
+            },
         ]
     );
     assert!(record.requeued.is_empty());

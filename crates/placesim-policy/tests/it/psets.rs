@@ -8,6 +8,7 @@ use placesim_core::{
 };
 use placesim_policy::placement::{PbsPsets, PsetSettings};
 use placesim_scenario::{Scenario, load_scenario};
+use placesim_testkit::Replay;
 use std::path::Path;
 
 const COLOR_SHAPE: &str = "
@@ -431,7 +432,7 @@ fn extensions_alternatives_conditions_and_node_filters() {
 
 #[test]
 fn a_reservation_goes_in_the_set_that_frees_first() {
-    use placesim_core::{JobId, RunConfig, SimTime, Simulation, VecSink, WalltimePolicy, Workload};
+    use placesim_core::{JobId, SimTime, VecSink, Workload};
     use placesim_policy::queue::Easy;
     // Both switches full: Switch1's jobs end at 100, Switch2's at 50. The head (10 vnodes)
     // fits either; it is reserved at 50 in Switch2, though Switch1 sorts first.
@@ -463,15 +464,7 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
     p.track(&mut state);
     let mut easy = Easy::new(p);
     let mut sink = VecSink::default();
-    Simulation::new(
-        &workload,
-        state.clone(),
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    )
-    .run(&mut easy, &mut sink, &mut |_| {})
-    .unwrap();
+    Replay::from_state(&workload, state.clone()).run(&mut easy, &mut sink);
     sink.outcomes.sort_by_key(|o| o.job);
     assert_eq!(sink.outcomes[2].start, SimTime(50));
     // And the reservation itself, computed at t = 1.
@@ -519,7 +512,7 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
 #[test]
 fn ctc_sp2_on_switch_sets_with_and_without_placement_sets() {
     use crate::common::CheckingSink;
-    use placesim_core::{RunConfig, Simulation, WalltimePolicy};
+
     use placesim_policy::placement::FirstFit;
     use placesim_policy::queue::Easy;
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -549,24 +542,13 @@ fn ctc_sp2_on_switch_sets_with_and_without_placement_sets() {
         let mut state = ClusterState::new(s.cluster.clone());
         let p = psets(&s, &[]);
         let mut sink = CheckingSink::default();
-        let config = RunConfig {
-            walltime: WalltimePolicy::Kill,
-        };
         let stats = if with_sets {
             p.track(&mut state);
-            Simulation::new(&trace.workload, state, config).run(
-                &mut Easy::new(p),
-                &mut sink,
-                &mut |_| {},
-            )
+            Replay::from_state(&trace.workload, state).run(&mut Easy::new(p), &mut sink)
         } else {
-            Simulation::new(&trace.workload, state, config).run(
-                &mut Easy::new(FirstFit::default()),
-                &mut sink,
-                &mut |_| {},
-            )
-        }
-        .unwrap();
+            let mut first_fit = Easy::new(FirstFit::default());
+            Replay::from_state(&trace.workload, state).run(&mut first_fit, &mut sink)
+        };
         // Every job is accounted for: it ran, or never started (and has a comment then).
         assert_eq!(sink.ends.len() + stats.never_started.len(), n);
         assert_eq!(n as u64 + trace.skipped.total(), trace.records);

@@ -6,6 +6,7 @@ use placesim_core::{
 };
 use placesim_policy::placement::FirstFit;
 use placesim_policy::queue::Easy;
+use placesim_testkit::Replay;
 
 fn job(submit: u64, estimate: u64, request: u32) -> Job {
     Job {
@@ -150,7 +151,7 @@ fn shared_vnode_run(
     placesim_policy::queue::Shortcuts,
 ) {
     use crate::common::{CheckingSink, VnodesOnly};
-    use placesim_core::{PlacementPolicy, RunConfig, Simulation, WalltimePolicy};
+    use placesim_core::PlacementPolicy;
     use placesim_policy::placement::{PbsPsets, PsetSettings};
     use placesim_workload::generate::{GeneratorSpec, generate};
     let spec = GeneratorSpec {
@@ -207,12 +208,7 @@ fn shared_vnode_run(
         Easy::without_shortcuts(policy)
     };
     let mut sink = CheckingSink::default();
-    let config = RunConfig {
-        walltime: WalltimePolicy::Kill,
-    };
-    Simulation::new(&workload, state, config)
-        .run(&mut easy, &mut sink, &mut |_| {})
-        .unwrap();
+    Replay::from_state(&workload, state).run(&mut easy, &mut sink);
     assert_eq!(sink.first_oversubscription(&s.cluster), None);
     let starts = sink
         .starts

@@ -4,10 +4,11 @@
 use crate::common::trace_from_text;
 use placesim_core::{
     Allocation, AttrValue, ClusterBuilder, ClusterState, CommForm, EndReason, JobId, ResourceDefs,
-    ResourceKind, RunConfig, RuntimeModel, RuntimeSettings, Sharing, Simulation, VecSink, VnodeId,
-    WalltimePolicy, Workload,
+    ResourceKind, RuntimeModel, RuntimeSettings, Sharing, VecSink, VnodeId, WalltimePolicy,
+    Workload,
 };
 use placesim_policy::Discipline;
+use placesim_testkit::Replay;
 
 /// Four single-vnode hosts: v0, v1 of speed 1 on switch A; v2, v3 of speed 2 on switch B.
 fn cluster() -> placesim_core::Cluster {
@@ -50,10 +51,10 @@ fn run(
 ) -> Vec<placesim_core::JobOutcome> {
     let mut sink = VecSink::default();
     let mut policy = Discipline::Fcfs.build();
-    Simulation::new(workload, state, RunConfig { walltime })
-        .with_runtime_model(model)
-        .run(policy.as_mut(), &mut sink, &mut |_| {})
-        .unwrap();
+    Replay::from_state(workload, state)
+        .walltime(walltime)
+        .runtime_model(model)
+        .run(policy.as_mut(), &mut sink);
     sink.outcomes.sort_by_key(|o| o.job);
     sink.outcomes
 }
@@ -225,16 +226,9 @@ fn schedulers_plan_with_estimates_not_stretched_runtimes() {
     );
     let mut sink = VecSink::default();
     let mut easy = Discipline::Easy.build();
-    Simulation::new(
-        &w,
-        ClusterState::new(cluster()),
-        RunConfig {
-            walltime: WalltimePolicy::Kill,
-        },
-    )
-    .with_runtime_model(&model)
-    .run(easy.as_mut(), &mut sink, &mut |_| {})
-    .unwrap();
+    Replay::on(&w, cluster())
+        .runtime_model(&model)
+        .run(easy.as_mut(), &mut sink);
     sink.outcomes.sort_by_key(|o| o.job);
     let starts: Vec<u64> = sink.outcomes.iter().map(|o| o.start.0).collect();
     // Job 1 on v0, v1 (speed 1) ends at 100; job 3 backfills at 2 on v2 (speed 2, ends 52);

@@ -1,6 +1,6 @@
 //! Tiny traces whose schedules were worked out by hand; every start is asserted.
 
-use crate::common::{schedule, swf_line, trace_from_text};
+use crate::common::{Ran, schedule, swf_line, trace_from_text};
 use placesim_policy::Discipline;
 
 /// 4 processors.
@@ -14,14 +14,9 @@ use placesim_policy::Discipline;
 /// (2 free) and ends by 4 ≤ 20: backfilled at 1. J4 (t=2) does not fit (1 free); at 4 it fits
 /// but would end at 104 > 20 and uses 2 > extra 0: not backfilled. J1 really ends at 10, J2
 /// starts then; J4 starts when J2 ends at 15.
+/// (The shared hand-worked trace, placesim-testkit's `HAND_TRACE`.)
 fn trace_blocking_head() -> String {
-    [
-        swf_line(1, 0, 10, 2, 20),
-        swf_line(2, 0, 5, 4, 5),
-        swf_line(3, 1, 3, 1, 3),
-        swf_line(4, 2, 4, 2, 100),
-    ]
-    .concat()
+    placesim_testkit::HAND_TRACE.to_owned()
 }
 
 #[test]
@@ -30,10 +25,30 @@ fn fcfs_never_overtakes() {
     assert_eq!(
         schedule(&t, Discipline::Fcfs),
         vec![
-            (1, 0, 10, false),
-            (2, 10, 15, false),
-            (3, 15, 18, false),
-            (4, 15, 19, false)
+            Ran {
+                job: 1,
+                start: 0,
+                end: 10,
+                killed: false
+            },
+            Ran {
+                job: 2,
+                start: 10,
+                end: 15,
+                killed: false
+            },
+            Ran {
+                job: 3,
+                start: 15,
+                end: 18,
+                killed: false
+            },
+            Ran {
+                job: 4,
+                start: 15,
+                end: 19,
+                killed: false
+            }
         ]
     );
 }
@@ -45,10 +60,30 @@ fn easy_backfills_only_what_ends_by_the_shadow_time_when_extra_is_zero() {
     assert_eq!(
         schedule(&t, Discipline::Easy),
         vec![
-            (1, 0, 10, false),
-            (2, 10, 15, false),
-            (3, 1, 4, false),
-            (4, 15, 19, false)
+            Ran {
+                job: 1,
+                start: 0,
+                end: 10,
+                killed: false
+            },
+            Ran {
+                job: 2,
+                start: 10,
+                end: 15,
+                killed: false
+            },
+            Ran {
+                job: 3,
+                start: 1,
+                end: 4,
+                killed: false
+            },
+            Ran {
+                job: 4,
+                start: 15,
+                end: 19,
+                killed: false
+            }
         ]
     );
 }
@@ -70,20 +105,60 @@ fn easy_backfills_long_jobs_into_extra() {
     assert_eq!(
         schedule(&t, Discipline::Easy),
         vec![
-            (1, 0, 10, false),
-            (2, 10, 20, false),
-            (3, 2, 102, false),
-            (4, 10, 110, false)
+            Ran {
+                job: 1,
+                start: 0,
+                end: 10,
+                killed: false
+            },
+            Ran {
+                job: 2,
+                start: 10,
+                end: 20,
+                killed: false
+            },
+            Ran {
+                job: 3,
+                start: 2,
+                end: 102,
+                killed: false
+            },
+            Ran {
+                job: 4,
+                start: 10,
+                end: 110,
+                killed: false
+            }
         ]
     );
     // FCFS on the same trace: J3 and J4 wait behind J2, then all three fit at 10.
     assert_eq!(
         schedule(&t, Discipline::Fcfs),
         vec![
-            (1, 0, 10, false),
-            (2, 10, 20, false),
-            (3, 10, 110, false),
-            (4, 10, 110, false)
+            Ran {
+                job: 1,
+                start: 0,
+                end: 10,
+                killed: false
+            },
+            Ran {
+                job: 2,
+                start: 10,
+                end: 20,
+                killed: false
+            },
+            Ran {
+                job: 3,
+                start: 10,
+                end: 110,
+                killed: false
+            },
+            Ran {
+                job: 4,
+                start: 10,
+                end: 110,
+                killed: false
+            }
         ]
     );
 }
@@ -101,7 +176,26 @@ fn ends_come_before_submits_at_one_instant_and_line_order_breaks_ties() {
     ]
     .concat();
     let t = trace_from_text(&text, 2);
-    let expected = vec![(1, 0, 10, false), (2, 10, 15, false), (3, 15, 16, false)];
+    let expected = vec![
+        Ran {
+            job: 1,
+            start: 0,
+            end: 10,
+            killed: false,
+        },
+        Ran {
+            job: 2,
+            start: 10,
+            end: 15,
+            killed: false,
+        },
+        Ran {
+            job: 3,
+            start: 15,
+            end: 16,
+            killed: false,
+        },
+    ];
     assert_eq!(schedule(&t, Discipline::Fcfs), expected);
     assert_eq!(schedule(&t, Discipline::Easy), expected);
 }
@@ -120,11 +214,49 @@ fn job_is_killed_at_its_walltime() {
     let t = trace_from_text(&text, 2);
     assert_eq!(
         schedule(&t, Discipline::Fcfs),
-        vec![(1, 0, 30, true), (2, 30, 40, false), (3, 40, 45, false)]
+        vec![
+            Ran {
+                job: 1,
+                start: 0,
+                end: 30,
+                killed: true
+            },
+            Ran {
+                job: 2,
+                start: 30,
+                end: 40,
+                killed: false
+            },
+            Ran {
+                job: 3,
+                start: 40,
+                end: 45,
+                killed: false
+            }
+        ]
     );
     assert_eq!(
         schedule(&t, Discipline::Easy),
-        vec![(1, 0, 30, true), (2, 30, 40, false), (3, 0, 5, false)]
+        vec![
+            Ran {
+                job: 1,
+                start: 0,
+                end: 30,
+                killed: true
+            },
+            Ran {
+                job: 2,
+                start: 30,
+                end: 40,
+                killed: false
+            },
+            Ran {
+                job: 3,
+                start: 0,
+                end: 5,
+                killed: false
+            }
+        ]
     );
 }
 
@@ -138,6 +270,19 @@ fn missing_estimate_and_requested_size_fall_back() {
     assert_eq!((j.size, j.estimate.as_secs()), (2, 40));
     assert_eq!(
         schedule(&t, Discipline::Easy),
-        vec![(1, 0, 40, false), (2, 40, 45, false)]
+        vec![
+            Ran {
+                job: 1,
+                start: 0,
+                end: 40,
+                killed: false
+            },
+            Ran {
+                job: 2,
+                start: 40,
+                end: 45,
+                killed: false
+            }
+        ]
     );
 }

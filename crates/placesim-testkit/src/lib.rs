@@ -1,0 +1,113 @@
+//! Test support for placesim's crates (a dev-dependency only): one way to set up a replay,
+//! [`Replay`], instead of the kernel's set-up copied into every test, and the hand-worked
+//! trace the tests of several crates share, [`HAND_TRACE`].
+
+use placesim_core::{
+    Cluster, ClusterState, MetricsSink, NodeFailurePolicy, Outage, RunConfig, RunStats,
+    RuntimeModel, SchedulingPolicy, SetPartition, Simulation, WalltimePolicy, Workload,
+};
+use placesim_workload::{SwfOptions, Trace, TraceFormat};
+use std::path::Path;
+
+/// The shared hand-worked trace (`workloads/hand-worked.swf`): 4 processors, 4 jobs; under
+/// FCFS J1 runs [0,10), J2 [10,15), J3 [15,18) and J4 [15,19).
+pub const HAND_TRACE: &str = include_str!("../../../workloads/hand-worked.swf");
+
+/// [`HAND_TRACE`], read as a trace named `t.swf`.
+pub fn hand_trace() -> Trace {
+    trace(HAND_TRACE, 4)
+}
+
+/// `text` read as an SWF trace named `t.swf` on `procs` processors.
+///
+/// # Panics
+/// If the text is not a valid trace: a test's own data is wrong.
+pub fn trace(text: &str, procs: u64) -> Trace {
+    let opts = SwfOptions {
+        procs: Some(procs),
+        skip_bad_lines: false,
+    };
+    let defs = placesim_core::ResourceDefs::default();
+    TraceFormat::Swf
+        .read(text.as_bytes(), Path::new("t.swf"), &opts, &defs)
+        .unwrap_or_else(|e| panic!("a test trace: {e}"))
+}
+
+/// A replay set up for a test: walltimes killed unless said otherwise, no runtime model, no
+/// outages, no set watch, no progress reports.
+pub struct Replay<'w> {
+    workload: &'w Workload,
+    state: ClusterState,
+    config: RunConfig,
+    runtime_model: Option<&'w RuntimeModel>,
+    outages: Vec<Outage>,
+    on_failure: NodeFailurePolicy,
+    sets: Option<SetPartition>,
+}
+
+impl<'w> Replay<'w> {
+    /// `workload` on an idle `cluster`.
+    pub fn on(workload: &'w Workload, cluster: Cluster) -> Self {
+        Replay::from_state(workload, ClusterState::new(cluster))
+    }
+
+    /// `workload` from `state` (with the sets a placement tracks registered, or jobs held).
+    pub fn from_state(workload: &'w Workload, state: ClusterState) -> Self {
+        Replay {
+            workload,
+            state,
+            config: RunConfig {
+                walltime: WalltimePolicy::Kill,
+            },
+            runtime_model: None,
+            outages: Vec::new(),
+            on_failure: NodeFailurePolicy::default(),
+            sets: None,
+        }
+    }
+
+    /// What happens at a job's walltime.
+    pub fn walltime(mut self, walltime: WalltimePolicy) -> Self {
+        self.config.walltime = walltime;
+        self
+    }
+
+    /// Runtimes stretched by `model`.
+    pub fn runtime_model(mut self, model: &'w RuntimeModel) -> Self {
+        self.runtime_model = Some(model);
+        self
+    }
+
+    /// Vnodes down during `outages`, their jobs treated as `on_failure` says.
+    pub fn outages(mut self, outages: &[Outage], on_failure: NodeFailurePolicy) -> Self {
+        self.outages = outages.to_vec();
+        self.on_failure = on_failure;
+        self
+    }
+
+    /// Settled instants reported to the sink, with the free ncpus of `sets`.
+    pub fn set_watch(mut self, sets: &SetPartition) -> Self {
+        self.sets = Some(sets.clone());
+        self
+    }
+
+    /// Runs `policy` to the end into `sink`.
+    ///
+    /// # Panics
+    /// If the kernel stops the run: in a test, a policy's bug.
+    pub fn run(self, policy: &mut dyn SchedulingPolicy, sink: &mut dyn MetricsSink) -> RunStats {
+        let mut simulation = Simulation::new(self.workload, self.state, self.config);
+        if let Some(model) = self.runtime_model {
+            simulation = simulation.with_runtime_model(model);
+        }
+        if !self.outages.is_empty() {
+            simulation = simulation.with_outages(&self.outages, self.on_failure);
+        }
+        if let Some(sets) = &self.sets {
+            simulation = simulation.with_set_watch(sets);
+        }
+        simulation
+            .run(policy, sink, &mut |_| {})
+            .unwrap_or_else(|e| panic!("the run stopped: {e}"))
+    }
+}
