@@ -12,7 +12,8 @@ test:
 bench:
     bash scripts/bench.sh
 
-# Formatting and lints, as strict as review.
+# Formatting, lints and docs, as strict as review (CI runs these before the tests).
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
+    RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace
