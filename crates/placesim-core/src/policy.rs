@@ -181,7 +181,7 @@ pub trait SetConstraints {
 }
 
 /// A constraint a placement may drop after a bounded wait (see
-/// [`PlacementPolicy::relaxation`]).
+/// [`SetConstraints::relaxation`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Relaxation {
     /// How much later than the relaxed start the constrained start may be.

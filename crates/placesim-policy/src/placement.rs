@@ -55,18 +55,7 @@ impl PlacementKind {
     }
 }
 
-impl std::fmt::Display for PlacementKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for PlacementKind {
-    type Err = crate::spec::UnknownName;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::spec::by_name(&Self::ALL, s, Self::name, "placement")
-    }
-}
+crate::spec::named_list!(PlacementKind, "placement");
 
 /// Where a pool of sets comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

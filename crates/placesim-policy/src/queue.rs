@@ -80,18 +80,7 @@ impl Discipline {
     }
 }
 
-impl std::fmt::Display for Discipline {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Discipline {
-    type Err = crate::spec::UnknownName;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::spec::by_name(&Self::ALL, s, Self::name, "discipline")
-    }
-}
+crate::spec::named_list!(Discipline, "discipline");
 
 /// The relaxation of `request` under `placement`'s set constraints, if it has one.
 fn relaxation_of(

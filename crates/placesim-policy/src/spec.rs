@@ -17,6 +17,27 @@ pub struct UnknownName {
     pub expected: String,
 }
 
+/// `Display` (the name) and `FromStr` (by name, the list's error) for a list type with
+/// `ALL` and `name`: one implementation for [`crate::Discipline`] and
+/// [`crate::PlacementKind`].
+macro_rules! named_list {
+    ($list:ty, $what:literal) => {
+        impl std::fmt::Display for $list {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $list {
+            type Err = $crate::spec::UnknownName;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $crate::spec::by_name(&Self::ALL, s, Self::name, $what)
+            }
+        }
+    };
+}
+pub(crate) use named_list;
+
 /// Names as messages list them: `a, b, c`.
 pub(crate) fn listing<const N: usize>(names: [&'static str; N]) -> String {
     names.join(", ")

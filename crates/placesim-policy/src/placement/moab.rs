@@ -200,7 +200,7 @@ pub struct MoabNodeSets {
     /// Whether the last ONEOF choice found a feasible set but could not allocate in it
     /// (Q5); read and cleared by the caller.
     failed_inside_feasible_set: bool,
-    /// During [`PlacementPolicy::place_bound`]: the only set the job may use.
+    /// During [`SetConstraints::place_bound`]: the only set the job may use.
     bound: Option<Arc<str>>,
 }
 

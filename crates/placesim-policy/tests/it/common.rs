@@ -124,6 +124,28 @@ pub struct Ran {
     pub killed: bool,
 }
 
+impl Ran {
+    /// Job `job` ran from `start` to its end at `end`.
+    pub fn finished(job: u64, start: u64, end: u64) -> Ran {
+        Ran {
+            job,
+            start,
+            end,
+            killed: false,
+        }
+    }
+
+    /// Job `job` ran from `start` until it was killed at its walltime at `end`.
+    pub fn killed(job: u64, start: u64, end: u64) -> Ran {
+        Ran {
+            job,
+            start,
+            end,
+            killed: true,
+        }
+    }
+}
+
 /// Every job of `trace` under `policy` on its machine, in source-id order.
 pub fn schedule(trace: &Trace, policy: Discipline) -> Vec<Ran> {
     let mut p = policy.build();

@@ -25,30 +25,10 @@ fn fcfs_never_overtakes() {
     assert_eq!(
         schedule(&t, Discipline::Fcfs),
         vec![
-            Ran {
-                job: 1,
-                start: 0,
-                end: 10,
-                killed: false
-            },
-            Ran {
-                job: 2,
-                start: 10,
-                end: 15,
-                killed: false
-            },
-            Ran {
-                job: 3,
-                start: 15,
-                end: 18,
-                killed: false
-            },
-            Ran {
-                job: 4,
-                start: 15,
-                end: 19,
-                killed: false
-            }
+            Ran::finished(1, 0, 10),
+            Ran::finished(2, 10, 15),
+            Ran::finished(3, 15, 18),
+            Ran::finished(4, 15, 19)
         ]
     );
 }
@@ -60,30 +40,10 @@ fn easy_backfills_only_what_ends_by_the_shadow_time_when_extra_is_zero() {
     assert_eq!(
         schedule(&t, Discipline::Easy),
         vec![
-            Ran {
-                job: 1,
-                start: 0,
-                end: 10,
-                killed: false
-            },
-            Ran {
-                job: 2,
-                start: 10,
-                end: 15,
-                killed: false
-            },
-            Ran {
-                job: 3,
-                start: 1,
-                end: 4,
-                killed: false
-            },
-            Ran {
-                job: 4,
-                start: 15,
-                end: 19,
-                killed: false
-            }
+            Ran::finished(1, 0, 10),
+            Ran::finished(2, 10, 15),
+            Ran::finished(3, 1, 4),
+            Ran::finished(4, 15, 19)
         ]
     );
 }
@@ -105,60 +65,20 @@ fn easy_backfills_long_jobs_into_extra() {
     assert_eq!(
         schedule(&t, Discipline::Easy),
         vec![
-            Ran {
-                job: 1,
-                start: 0,
-                end: 10,
-                killed: false
-            },
-            Ran {
-                job: 2,
-                start: 10,
-                end: 20,
-                killed: false
-            },
-            Ran {
-                job: 3,
-                start: 2,
-                end: 102,
-                killed: false
-            },
-            Ran {
-                job: 4,
-                start: 10,
-                end: 110,
-                killed: false
-            }
+            Ran::finished(1, 0, 10),
+            Ran::finished(2, 10, 20),
+            Ran::finished(3, 2, 102),
+            Ran::finished(4, 10, 110)
         ]
     );
     // FCFS on the same trace: J3 and J4 wait behind J2, then all three fit at 10.
     assert_eq!(
         schedule(&t, Discipline::Fcfs),
         vec![
-            Ran {
-                job: 1,
-                start: 0,
-                end: 10,
-                killed: false
-            },
-            Ran {
-                job: 2,
-                start: 10,
-                end: 20,
-                killed: false
-            },
-            Ran {
-                job: 3,
-                start: 10,
-                end: 110,
-                killed: false
-            },
-            Ran {
-                job: 4,
-                start: 10,
-                end: 110,
-                killed: false
-            }
+            Ran::finished(1, 0, 10),
+            Ran::finished(2, 10, 20),
+            Ran::finished(3, 10, 110),
+            Ran::finished(4, 10, 110)
         ]
     );
 }
@@ -177,24 +97,9 @@ fn ends_come_before_submits_at_one_instant_and_line_order_breaks_ties() {
     .concat();
     let t = trace_from_text(&text, 2);
     let expected = vec![
-        Ran {
-            job: 1,
-            start: 0,
-            end: 10,
-            killed: false,
-        },
-        Ran {
-            job: 2,
-            start: 10,
-            end: 15,
-            killed: false,
-        },
-        Ran {
-            job: 3,
-            start: 15,
-            end: 16,
-            killed: false,
-        },
+        Ran::finished(1, 0, 10),
+        Ran::finished(2, 10, 15),
+        Ran::finished(3, 15, 16),
     ];
     assert_eq!(schedule(&t, Discipline::Fcfs), expected);
     assert_eq!(schedule(&t, Discipline::Easy), expected);
@@ -215,47 +120,17 @@ fn job_is_killed_at_its_walltime() {
     assert_eq!(
         schedule(&t, Discipline::Fcfs),
         vec![
-            Ran {
-                job: 1,
-                start: 0,
-                end: 30,
-                killed: true
-            },
-            Ran {
-                job: 2,
-                start: 30,
-                end: 40,
-                killed: false
-            },
-            Ran {
-                job: 3,
-                start: 40,
-                end: 45,
-                killed: false
-            }
+            Ran::killed(1, 0, 30),
+            Ran::finished(2, 30, 40),
+            Ran::finished(3, 40, 45)
         ]
     );
     assert_eq!(
         schedule(&t, Discipline::Easy),
         vec![
-            Ran {
-                job: 1,
-                start: 0,
-                end: 30,
-                killed: true
-            },
-            Ran {
-                job: 2,
-                start: 30,
-                end: 40,
-                killed: false
-            },
-            Ran {
-                job: 3,
-                start: 0,
-                end: 5,
-                killed: false
-            }
+            Ran::killed(1, 0, 30),
+            Ran::finished(2, 30, 40),
+            Ran::finished(3, 0, 5)
         ]
     );
 }
@@ -270,19 +145,6 @@ fn missing_estimate_and_requested_size_fall_back() {
     assert_eq!((j.size, j.estimate.as_secs()), (2, 40));
     assert_eq!(
         schedule(&t, Discipline::Easy),
-        vec![
-            Ran {
-                job: 1,
-                start: 0,
-                end: 40,
-                killed: false
-            },
-            Ran {
-                job: 2,
-                start: 40,
-                end: 45,
-                killed: false
-            }
-        ]
+        vec![Ran::finished(1, 0, 40), Ran::finished(2, 40, 45)]
     );
 }
