@@ -48,7 +48,7 @@ pub use resource::{
     AttrValue, CmpOp, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
 };
 pub use runtime::{CommForm, RuntimeModel, RuntimeSettings, Stretch};
-pub use settled::{SetPartition, SettledInstant};
+pub use settled::{InstantFacts, SetPartition, SettledInstant};
 pub use sim::{Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
 pub use sink::{EndReason, JobOutcome, MetricsSink, VecSink};
 pub use state::{

@@ -72,10 +72,23 @@ impl SetPartition {
     }
 }
 
-/// The cluster and the queue as they stand from `time` until the next instant: reported once
-/// per instant, after its scheduling pass.
+/// The cluster and the queue as they stand from `facts.time` until the next instant:
+/// reported once per instant, after its scheduling pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SettledInstant<'a> {
+    /// Everything but the per-set free ncpus.
+    pub facts: InstantFacts,
+    /// f_k: per set (indexed like [`SetPartition::names`]), the free ncpus new jobs could
+    /// use (up vnodes not held exclusively).
+    pub set_free_ncpus: &'a [u64],
+    /// Changes whenever `set_free_ncpus` may have, so a reader can skip recomputing what it
+    /// derives from them.
+    pub set_free_version: u64,
+}
+
+/// The scalar facts of a settled instant, which a reader may keep as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct InstantFacts {
     /// The instant.
     pub time: SimTime,
     /// ncpus held by jobs.
@@ -90,12 +103,6 @@ pub struct SettledInstant<'a> {
     pub head_ncpus: Option<u64>,
     /// The ncpus of the smallest waiting job, if any waits.
     pub smallest_waiting_ncpus: Option<u64>,
-    /// f_k: per set (indexed like [`SetPartition::names`]), the free ncpus new jobs could
-    /// use (up vnodes not held exclusively).
-    pub set_free_ncpus: &'a [u64],
-    /// Changes whenever `set_free_ncpus` may have, so a reader can skip recomputing what it
-    /// derives from them.
-    pub set_free_version: u64,
 }
 
 /// What the kernel keeps, beside the state's watch, to report settled instants.
@@ -157,13 +164,15 @@ impl Facts {
                 (&w.set_free[..], w.idle_ncpus, w.version)
             });
         SettledInstant {
-            time,
-            job_ncpus: self.job_ncpus,
-            down_ncpus: self.down_ncpus,
-            idle_ncpus,
-            queue_len: queue_len as u64,
-            head_ncpus,
-            smallest_waiting_ncpus: self.waiting.keys().next().copied(),
+            facts: InstantFacts {
+                time,
+                job_ncpus: self.job_ncpus,
+                down_ncpus: self.down_ncpus,
+                idle_ncpus,
+                queue_len: queue_len as u64,
+                head_ncpus,
+                smallest_waiting_ncpus: self.waiting.keys().next().copied(),
+            },
             set_free_ncpus,
             set_free_version,
         }

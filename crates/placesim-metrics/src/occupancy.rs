@@ -7,7 +7,7 @@
 //! an instant arrives, the one before it held from its time until now. Amounts are ncpus: a
 //! "node" of the formulas is a processor, as in the SWF traces.
 
-use placesim_core::{SettledInstant, SimDuration, SimTime};
+use placesim_core::{InstantFacts, SettledInstant, SimDuration, SimTime};
 
 /// When the integrals are measured and how often the cluster is sampled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -123,13 +123,7 @@ pub(crate) struct Sample<'a> {
 /// from the per-set free ncpus (recomputed only when those changed).
 #[derive(Debug, Clone, Default)]
 struct Held {
-    time: SimTime,
-    job_ncpus: u64,
-    down_ncpus: u64,
-    idle_ncpus: u64,
-    queue_len: u64,
-    head_ncpus: Option<u64>,
-    smallest_waiting_ncpus: Option<u64>,
+    facts: InstantFacts,
     /// F, max f_k, Σ f_k², and the f_k they came from (kept for samples).
     free_total: u64,
     largest_free: u64,
@@ -155,13 +149,7 @@ impl Held {
     /// Takes `instant`'s facts; F, max f_k and Σ f_k² only if the sets' free ncpus changed,
     /// and the f_k themselves only if `for_samples`.
     fn update(&mut self, instant: &SettledInstant<'_>, for_samples: bool) {
-        self.time = instant.time;
-        self.job_ncpus = instant.job_ncpus;
-        self.down_ncpus = instant.down_ncpus;
-        self.idle_ncpus = instant.idle_ncpus;
-        self.queue_len = instant.queue_len;
-        self.head_ncpus = instant.head_ncpus;
-        self.smallest_waiting_ncpus = instant.smallest_waiting_ncpus;
+        self.facts = instant.facts;
         if self.set_free_version == Some(instant.set_free_version) {
             return;
         }
@@ -214,7 +202,7 @@ impl Occupancy {
         instant: &SettledInstant<'_>,
         emit: &mut dyn FnMut(&Sample<'_>),
     ) {
-        let now = instant.time;
+        let now = instant.facts.time;
         let Some(held) = &mut self.held else {
             let start = self.config.window_start.unwrap_or(now);
             self.stats.window_start = start;
@@ -224,7 +212,7 @@ impl Occupancy {
             self.held = Some(held);
             return;
         };
-        let last = held.time;
+        let last = held.facts.time;
         let end_cap = self.config.window_end.unwrap_or(SimTime(u64::MAX));
         let from = last.max(self.stats.window_start);
         let to = now.min(end_cap);
@@ -237,11 +225,11 @@ impl Occupancy {
                 if at >= last {
                     emit(&Sample {
                         time: at,
-                        job_ncpus: held.job_ncpus,
-                        down_ncpus: held.down_ncpus,
+                        job_ncpus: held.facts.job_ncpus,
+                        down_ncpus: held.facts.down_ncpus,
                         free_ncpus: held.free_total,
-                        queue_len: held.queue_len,
-                        head_blocked: held.head_ncpus.is_some(),
+                        queue_len: held.facts.queue_len,
+                        head_blocked: held.facts.head_ncpus.is_some(),
                         fragmentation: held.fragmentation(),
                         largest_free_share: held.largest_free_share(),
                         set_free_ncpus: &held.set_free,
@@ -271,17 +259,18 @@ impl Occupancy {
 fn integrate(s: &mut OccupancyStats, held: &Held, secs: u64) {
     let dt = u128::from(secs);
     let shape = held.fragmentation().zip(held.largest_free_share());
-    s.job_ncpu_seconds += u128::from(held.job_ncpus) * dt;
-    s.queue_job_seconds += u128::from(held.queue_len) * dt;
-    if held.queue_len > 0 {
-        let idle = u128::from(held.idle_ncpus) * dt;
+    let facts = &held.facts;
+    s.job_ncpu_seconds += u128::from(facts.job_ncpus) * dt;
+    s.queue_job_seconds += u128::from(facts.queue_len) * dt;
+    if facts.queue_len > 0 {
+        let idle = u128::from(facts.idle_ncpus) * dt;
         s.idle_while_waiting_ncpu_seconds += idle;
-        let smallest = held.smallest_waiting_ncpus.unwrap_or(u64::MAX);
-        if smallest <= held.idle_ncpus {
+        let smallest = facts.smallest_waiting_ncpus.unwrap_or(u64::MAX);
+        if smallest <= facts.idle_ncpus {
             s.idle_while_fitting_ncpu_seconds += idle;
         }
     }
-    if let Some(n_h) = held.head_ncpus {
+    if let Some(n_h) = facts.head_ncpus {
         s.head_blocked_free_ncpu_seconds += u128::from(held.free_total) * dt;
         if held.free_total >= n_h && held.largest_free < n_h {
             s.set_blocked_seconds += secs;
@@ -331,13 +320,15 @@ mod tests {
         };
         let at =
             |time, job_ncpus, idle_ncpus, waiting: Option<u64>, set_free, version| SettledInstant {
-                time: SimTime(time),
-                job_ncpus,
-                down_ncpus: 0,
-                idle_ncpus,
-                queue_len: u64::from(waiting.is_some()),
-                head_ncpus: waiting,
-                smallest_waiting_ncpus: waiting,
+                facts: InstantFacts {
+                    time: SimTime(time),
+                    job_ncpus,
+                    down_ncpus: 0,
+                    idle_ncpus,
+                    queue_len: u64::from(waiting.is_some()),
+                    head_ncpus: waiting,
+                    smallest_waiting_ncpus: waiting,
+                },
                 set_free_ncpus: set_free,
                 set_free_version: version,
             };
