@@ -96,11 +96,12 @@ impl OccupancyStats {
     }
 }
 
-/// The cluster at one sampled instant (the state in force from the last instant before it).
+/// The cluster at one sampled instant (the state in force from the last instant before it),
+/// as the sink keeps it; the free ncpus per set come beside it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Sample<'a> {
-    /// When.
-    pub time: SimTime,
+pub(crate) struct Sample {
+    /// When, seconds.
+    pub time: u64,
     /// ncpus held by jobs.
     pub job_ncpus: u64,
     /// ncpus of vnodes that are down.
@@ -115,8 +116,6 @@ pub(crate) struct Sample<'a> {
     pub fragmentation: Option<f64>,
     /// L = max f_k / F, `None` when F = 0.
     pub largest_free_share: Option<f64>,
-    /// f_k per set.
-    pub set_free_ncpus: &'a [u64],
 }
 
 /// One settled instant as the integrals need it: the kernel's facts, and what they derive
@@ -200,7 +199,7 @@ impl Occupancy {
     pub(crate) fn settle(
         &mut self,
         instant: &SettledInstant<'_>,
-        emit: &mut dyn FnMut(&Sample<'_>),
+        emit: &mut dyn FnMut(&Sample, &[u64]),
     ) {
         let now = instant.facts.time;
         let Some(held) = &mut self.held else {
@@ -223,8 +222,8 @@ impl Occupancy {
             let every = every.as_secs().max(1);
             while at < now && at < end_cap {
                 if at >= last {
-                    emit(&Sample {
-                        time: at,
+                    let sample = Sample {
+                        time: at.as_secs(),
                         job_ncpus: held.facts.job_ncpus,
                         down_ncpus: held.facts.down_ncpus,
                         free_ncpus: held.free_total,
@@ -232,8 +231,8 @@ impl Occupancy {
                         head_blocked: held.facts.head_ncpus.is_some(),
                         fragmentation: held.fragmentation(),
                         largest_free_share: held.largest_free_share(),
-                        set_free_ncpus: &held.set_free,
-                    });
+                    };
+                    emit(&sample, &held.set_free);
                 }
                 at = SimTime(at.as_secs().saturating_add(every));
             }
@@ -310,11 +309,11 @@ mod tests {
         };
         let mut m = Occupancy::new(config, 4);
         let mut samples = Vec::new();
-        let mut record = |s: &Sample<'_>| {
+        let mut record = |s: &Sample, set_free: &[u64]| {
             samples.push(Seen {
-                time: s.time.as_secs(),
+                time: s.time,
                 free_ncpus: s.free_ncpus,
-                set_free_ncpus: s.set_free_ncpus.to_vec(),
+                set_free_ncpus: set_free.to_vec(),
                 head_blocked: s.head_blocked,
             });
         };

@@ -1,6 +1,6 @@
 //! The in-memory sink: a few bytes per job, filled as jobs end.
 
-use crate::occupancy::{Occupancy, OccupancyConfig, OccupancyStats};
+use crate::occupancy::{Occupancy, OccupancyConfig, OccupancyStats, Sample};
 use placesim_core::{
     Allocation, EndReason, Job, JobId, JobOutcome, MetricsSink, SimTime, Workload,
 };
@@ -41,23 +41,10 @@ pub struct JobSink {
     pub(crate) set_names: Vec<String>,
     pub(crate) set_ncpus: Vec<u64>,
     /// Samples of the cluster, in time order, and their per-set free ncpus, flattened.
-    pub(crate) samples: Vec<SampleRow>,
+    pub(crate) samples: Vec<Sample>,
     pub(crate) sample_set_free: Vec<u64>,
     /// The integrals and samples, when measured ([`JobSink::measure`]).
     occupancy: Option<Occupancy>,
-}
-
-/// One sample, as the sink keeps it (the per-set free ncpus go to a flat vector beside it).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct SampleRow {
-    pub(crate) time: u64,
-    pub(crate) job_ncpus: u64,
-    pub(crate) down_ncpus: u64,
-    pub(crate) free_ncpus: u64,
-    pub(crate) queue_len: u64,
-    pub(crate) head_blocked: bool,
-    pub(crate) fragmentation: Option<f64>,
-    pub(crate) largest_free_share: Option<f64>,
 }
 
 impl JobSink {
@@ -251,19 +238,10 @@ impl MetricsSink for JobSink {
         };
         let (samples, set_free) = (&mut self.samples, &mut self.sample_set_free);
         let per_set = self.set_names.len() > 1;
-        occupancy.settle(instant, &mut |sample| {
-            samples.push(SampleRow {
-                time: sample.time.as_secs(),
-                job_ncpus: sample.job_ncpus,
-                down_ncpus: sample.down_ncpus,
-                free_ncpus: sample.free_ncpus,
-                queue_len: sample.queue_len,
-                head_blocked: sample.head_blocked,
-                fragmentation: sample.fragmentation,
-                largest_free_share: sample.largest_free_share,
-            });
+        occupancy.settle(instant, &mut |sample, set_free_ncpus| {
+            samples.push(*sample);
             if per_set {
-                set_free.extend_from_slice(sample.set_free_ncpus);
+                set_free.extend_from_slice(set_free_ncpus);
             }
         });
     }
