@@ -169,6 +169,27 @@ mod tests {
         );
     }
 
+    /// At one instant, events come out in the order of `Event`'s variants, whatever the
+    /// order they were pushed in.
+    #[test]
+    fn one_instant_follows_the_variants_order() {
+        let mut q = EventQueue::default();
+        let pushed = [
+            Event::JobSubmit(JobId(0)),
+            Event::VnodeDown(VnodeId(1)),
+            Event::VnodeUp(VnodeId(2)),
+            Event::Wakeup,
+            Event::JobEnd(JobId(3)),
+        ];
+        for e in pushed {
+            q.push(SimTime(7), e);
+        }
+        let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        let mut expected = pushed.to_vec();
+        expected.reverse();
+        assert_eq!(order, expected);
+    }
+
     #[test]
     fn cancelled_event_never_pops() {
         let mut q = EventQueue::default();

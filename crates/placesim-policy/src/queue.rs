@@ -73,11 +73,6 @@ impl Discipline {
     pub fn build(self) -> Box<dyn SchedulingPolicy> {
         self.build_with(Box::new(crate::placement::FirstFit::default()))
     }
-
-    /// The names of every discipline, as error messages list them: `fcfs, easy`.
-    pub fn names() -> String {
-        crate::spec::listing(Self::ALL.map(Self::name))
-    }
 }
 
 crate::spec::named_list!(Discipline, "discipline");

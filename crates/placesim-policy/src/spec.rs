@@ -38,11 +38,6 @@ macro_rules! named_list {
 }
 pub(crate) use named_list;
 
-/// Names as messages list them: `a, b, c`.
-pub(crate) fn listing<const N: usize>(names: [&'static str; N]) -> String {
-    names.join(", ")
-}
-
 /// The entry of `all` whose `name` is `given` (ASCII case ignored, as scenario files always
 /// matched).
 pub(crate) fn by_name<T: Copy, const N: usize>(
@@ -57,7 +52,7 @@ pub(crate) fn by_name<T: Copy, const N: usize>(
         .ok_or_else(|| UnknownName {
             what,
             name: given.to_owned(),
-            expected: listing(all.map(name)),
+            expected: all.map(name).join(", "),
         })
 }
 
