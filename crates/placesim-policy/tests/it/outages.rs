@@ -12,26 +12,60 @@ use std::path::Path;
 /// What a run reported, in order.
 #[derive(Debug, Default)]
 struct Record {
-    /// Every start: job, time, vnodes, label.
-    starts: Vec<(u32, u64, String, String)>,
+    starts: Vec<Started>,
     ends: Vec<JobOutcome>,
-    requeued: Vec<(u32, u32, u64)>,
+    requeued: Vec<Requeued>,
+}
+
+/// One start, as the sink saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Started {
+    job: u32,
+    time: u64,
+    /// The vnode ids, `[0, 1]`.
+    vnodes: String,
+    /// The placement's label (empty for none).
+    label: String,
+}
+
+impl Started {
+    /// `J0@30 on [1]`: who started when, where.
+    fn at(&self) -> String {
+        format!("J{}@{} on {}", self.job, self.time, self.vnodes)
+    }
+
+    /// `J0@30 on [1] in rack=r1`: the same, with the set.
+    fn in_set(&self) -> String {
+        format!("{} in {}", self.at(), self.label)
+    }
+}
+
+/// One requeue, with the job's totals so far.
+#[derive(Debug, PartialEq, Eq)]
+struct Requeued {
+    job: u32,
+    requeues: u32,
+    lost_core_seconds: u64,
 }
 
 impl MetricsSink for Record {
     fn job_started(&mut self, _job: &Job, id: JobId, start: SimTime, a: &Allocation) {
-        self.starts.push((
-            id.0,
-            start.as_secs(),
-            format!("{:?}", a.vnodes.iter().map(|v| v.0).collect::<Vec<_>>()),
-            a.label.as_deref().unwrap_or("").to_owned(),
-        ));
+        self.starts.push(Started {
+            job: id.0,
+            time: start.as_secs(),
+            vnodes: format!("{:?}", a.vnodes.iter().map(|v| v.0).collect::<Vec<_>>()),
+            label: a.label.as_deref().unwrap_or("").to_owned(),
+        });
     }
     fn job_ended(&mut self, _job: &Job, outcome: &JobOutcome) {
         self.ends.push(*outcome);
     }
     fn job_requeued(&mut self, id: JobId, requeues: u32, lost: u64) {
-        self.requeued.push((id.0, requeues, lost));
+        self.requeued.push(Requeued {
+            job: id.0,
+            requeues,
+            lost_core_seconds: lost,
+        });
     }
 }
 
@@ -106,21 +140,24 @@ const THREE_JOBS: [(u64, u64, &str); 3] = [
 fn a_failed_vnode_requeues_its_job_in_submit_order() {
     let s = two_vnodes("[[failures.outage]]\nvnode = \"n1\"\ndown = 30\nup = 500\n");
     let (record, stats) = simulate(&s, &THREE_JOBS);
-    let starts: Vec<(u32, u64, &str)> = record
-        .starts
-        .iter()
-        .map(|(j, t, v, _)| (*j, *t, v.as_str()))
-        .collect();
+    let starts: Vec<String> = record.starts.iter().map(Started::at).collect();
     assert_eq!(
         starts,
         [
-            (0, 0, "[0]"),
-            (1, 1, "[1]"),
-            (0, 51, "[1]"),
-            (2, 151, "[1]")
+            "J0@0 on [0]",
+            "J1@1 on [1]",
+            "J0@51 on [1]",
+            "J2@151 on [1]"
         ]
     );
-    assert_eq!(record.requeued, [(0, 1, 120)]);
+    assert_eq!(
+        record.requeued,
+        [Requeued {
+            job: 0,
+            requeues: 1,
+            lost_core_seconds: 120
+        }]
+    );
     use placesim_core::EndReason::Finished;
     assert_eq!(
         ended(&record),
@@ -213,15 +250,18 @@ fn a_waiting_job_starts_when_the_vnode_comes_back() {
          [[failures.outage]]\nvnode = \"n1\"\ndown = \"00:00:50\"\nup = \"00:02:30\"\n",
     );
     let (record, stats) = simulate(&s, &[(0, 10, "select=2:ncpus=4")]);
-    assert_eq!(record.starts[0].1, 150);
+    assert_eq!(record.starts[0].time, 150);
     assert_eq!(stats.down_ncpu_seconds, 4 * 150);
     let s = two_vnodes("[[failures.outage]]\nclass = \"n\"\ndown = 5\nup = 40\n");
     let (record, _) = simulate(
         &s,
         &[(0, 10, "select=1:ncpus=4"), (0, 10, "select=1:ncpus=4")],
     );
-    let starts: Vec<(u32, u64)> = record.starts.iter().map(|s| (s.0, s.1)).collect();
-    assert_eq!(starts, [(0, 0), (1, 0), (0, 40), (1, 40)]);
+    let starts: Vec<String> = record.starts.iter().map(Started::at).collect();
+    assert_eq!(
+        starts,
+        ["J0@0 on [0]", "J1@0 on [1]", "J0@40 on [0]", "J1@40 on [1]"]
+    );
 }
 
 /// Seed 001: a requeued job with `||` alternatives is evaluated again against all of them. It
@@ -240,12 +280,8 @@ fn a_requeued_job_tries_every_alternative_again() {
         &s,
         &[(0, 100, "select=1:ncpus=4:color=red||1:ncpus=4:color=blue")],
     );
-    let starts: Vec<(u32, u64, &str)> = record
-        .starts
-        .iter()
-        .map(|(j, t, v, _)| (*j, *t, v.as_str()))
-        .collect();
-    assert_eq!(starts, [(0, 0, "[0]"), (0, 30, "[1]")]);
+    let starts: Vec<String> = record.starts.iter().map(Started::at).collect();
+    assert_eq!(starts, ["J0@0 on [0]", "J0@30 on [1]"]);
     assert_eq!(record.ends[0].end, SimTime(130));
     assert_eq!(stats.requeues, 1);
 }
@@ -283,7 +319,7 @@ fn first_start_all_up_and_with_one_down(
     let down = format!("[[failures.outage]]\nvnode = \"{vnode}\"\ndown = 0\nup = 1000\n");
     [String::new(), down].map(|outage| {
         let (record, _) = simulate(&scenario(&text(&outage)), &[(1, 10, request)]);
-        let (_, _, vnodes, label) = &record.starts[0];
+        let Started { vnodes, label, .. } = &record.starts[0];
         (vnodes.clone(), label.clone())
     })
 }
@@ -376,24 +412,23 @@ fn a_requeued_varattr_job_keeps_its_value() {
         record
             .starts
             .iter()
-            .map(|(j, t, v, label)| (*j, *t, v.clone(), label.clone()))
+            .map(Started::in_set)
             .collect::<Vec<_>>()
     };
-    let at = |j: u32, t: u64, v: &str, label: &str| (j, t, v.to_owned(), label.to_owned());
     assert_eq!(
         starts(&scenario(&text("VARATTR", "\"rack\""))),
         [
-            at(0, 0, "[0]", "rack=r1"),
-            at(1, 0, "[1]", "rack=r1"),
-            at(0, 100, "[1]", "rack=r1")
+            "J0@0 on [0] in rack=r1",
+            "J1@0 on [1] in rack=r1",
+            "J0@100 on [1] in rack=r1"
         ]
     );
     assert_eq!(
         starts(&scenario(&text("FEATURE", "\"r1\", \"r2\""))),
         [
-            at(0, 0, "[0]", "r1"),
-            at(1, 0, "[1]", "r1"),
-            at(0, 10, "[2]", "r2")
+            "J0@0 on [0] in r1",
+            "J1@0 on [1] in r1",
+            "J0@10 on [2] in r2"
         ]
     );
 }

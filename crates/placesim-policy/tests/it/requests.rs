@@ -35,13 +35,18 @@ fn cluster() -> Cluster {
     b.build().unwrap()
 }
 
-fn place(state: &ClusterState, text: &str) -> Option<Vec<(u32, u64)>> {
+/// Where first fit puts `text` in `state`: each vnode taken with its ncpus, `v1:2 v3:1`.
+fn place(state: &ClusterState, text: &str) -> Option<String> {
     let request = placesim_request::parse_and_lower(text, state.cluster().resources()).unwrap();
     let mut buf = ScratchBuf::default();
     let view = Scratch::new(state, &mut buf);
-    FirstFit::default()
-        .place(&request, &view)
-        .map(|a| a.parts(3).map(|(v, x)| (v.0, x[0])).collect())
+    FirstFit::default().place(&request, &view).map(|a| {
+        let parts: Vec<String> = a
+            .parts(3)
+            .map(|(v, x)| format!("v{}:{}", v.0, x[0]))
+            .collect();
+        parts.join(" ")
+    })
 }
 
 /// A state where another job holds `ncpus` on each listed vnode.
@@ -58,20 +63,20 @@ fn holding(parts: &[(u32, u64)]) -> ClusterState {
 #[test]
 fn chunk_conditions_choose_matching_vnodes() {
     let s = ClusterState::new(cluster());
-    assert_eq!(place(&s, "select=2:ncpus=1:model=b"), Some(vec![(1, 2)]));
+    assert_eq!(place(&s, "select=2:ncpus=1:model=b"), Some("v1:2".into()));
     assert_eq!(
         place(&s, "select=2:ncpus=1:model!=a place=vscatter"),
-        Some(vec![(1, 1), (3, 1)])
+        Some("v1:1 v3:1".into())
     );
-    assert_eq!(place(&s, "select=1:ncpus=1:model>a"), Some(vec![(1, 1)]));
+    assert_eq!(place(&s, "select=1:ncpus=1:model>a"), Some("v1:1".into()));
     // string_array membership: v1 and v3 have `big`; `!=` excludes every vnode that has it.
     assert_eq!(
         place(&s, "select=2:ncpus=2:features=big"),
-        Some(vec![(1, 2), (3, 2)])
+        Some("v1:2 v3:2".into())
     );
     assert_eq!(
         place(&s, "select=2:ncpus=2:features!=big"),
-        Some(vec![(0, 2), (2, 2)])
+        Some("v0:2 v2:2".into())
     );
     assert_eq!(place(&s, "select=1:ncpus=1:model=c"), None);
 }
@@ -81,13 +86,13 @@ fn pack_puts_every_chunk_on_the_first_host_that_holds_them_all() {
     let s = ClusterState::new(cluster());
     assert_eq!(
         place(&s, "select=3:ncpus=1 place=pack"),
-        Some(vec![(0, 2), (1, 1)])
+        Some("v0:2 v1:1".into())
     );
     // h0 has one ncpu left: pack moves to h1 rather than split across hosts.
     let s = holding(&[(0, 1), (1, 2)]);
     assert_eq!(
         place(&s, "select=3:ncpus=1 place=pack"),
-        Some(vec![(2, 2), (3, 1)])
+        Some("v2:2 v3:1".into())
     );
     assert_eq!(place(&s, "select=5:ncpus=1 place=pack"), None);
 }
@@ -98,13 +103,13 @@ fn exclhost_takes_whole_empty_hosts() {
     // The job's chunk is on v0; v1, the rest of h0, is the job's too, with nothing taken.
     assert_eq!(
         place(&s, "select=1:ncpus=1 place=exclhost"),
-        Some(vec![(0, 1), (1, 0)])
+        Some("v0:1 v1:0".into())
     );
     // A job on v1 makes h0 unusable for exclhost, though v0 is free.
     let s = holding(&[(1, 1)]);
     assert_eq!(
         place(&s, "select=1:ncpus=1 place=exclhost"),
-        Some(vec![(2, 1), (3, 0)])
+        Some("v2:1 v3:0".into())
     );
     let mut s = ClusterState::new(cluster());
     let request = placesim_request::parse_and_lower(
@@ -126,12 +131,12 @@ fn alternatives_are_tried_in_order() {
     let s = ClusterState::new(cluster());
     assert_eq!(
         place(&s, "select=1:ncpus=2:model=c||1:ncpus=2:model=b||1:ncpus=2"),
-        Some(vec![(1, 2)])
+        Some("v1:2".into())
     );
     // The first alternative wins when it fits.
     assert_eq!(
         place(&s, "select=1:ncpus=1||1:ncpus=2:model=b"),
-        Some(vec![(0, 1)])
+        Some("v0:1".into())
     );
 }
 
@@ -143,21 +148,21 @@ fn node_filters_read_available_and_assigned_and_try_or_alternatives() {
             &s,
             "select=1:ncpus=1 node_filter=\"resources_assigned.ncpus==0 and model==a\""
         ),
-        Some(vec![(2, 1)])
+        Some("v2:1".into())
     );
     assert_eq!(
         place(
             &s,
             "select=2:ncpus=1 node_filter=\"model==zzz or model==b\""
         ),
-        Some(vec![(1, 2)])
+        Some("v1:2".into())
     );
     assert_eq!(
         place(
             &s,
             "select=1:ncpus=1 node_filter=\"not features==fast and ncpus>=2\""
         ),
-        Some(vec![(2, 1)])
+        Some("v2:1".into())
     );
     assert_eq!(place(&s, "select=1:ncpus=1 node_filter=ncpus>2"), None);
 }
