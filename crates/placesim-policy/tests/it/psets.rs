@@ -82,27 +82,35 @@ fn state(s: &Scenario, p: &PbsPsets, busy: &[&str]) -> ClusterState {
     state
 }
 
-/// What placing `text` (in PBS queue `queue`) gives: the vnodes and the set, or the comment.
+/// Where a job went: its vnodes by name, and the set its label names.
+#[derive(Debug, PartialEq, Eq)]
+struct Placed {
+    vnodes: Vec<String>,
+    set: String,
+}
+
+/// What placing `text` (in PBS queue `queue`) gives: where it went, or the comment.
 fn place(
     s: &Scenario,
     p: &mut PbsPsets,
     st: &ClusterState,
     text: &str,
     queue: Option<u32>,
-) -> Result<(Vec<String>, String), String> {
+) -> Result<Placed, String> {
     let mut request: Request = placesim_request::parse_and_lower(text, s.cluster.resources())
         .unwrap_or_else(|e| panic!("{text}: {e}"));
     request.queue = queue;
     let mut buf = ScratchBuf::default();
     let view = Scratch::new(st, &mut buf);
     match p.place(&request, &view) {
-        Some(a) => Ok((
-            a.vnodes
+        Some(a) => Ok(Placed {
+            vnodes: a
+                .vnodes
                 .iter()
                 .map(|&v| s.cluster.vnode(v).name.clone())
                 .collect(),
-            a.label.as_deref().unwrap_or("").to_owned(),
-        )),
+            set: a.label.as_deref().unwrap_or("").to_owned(),
+        }),
         None => Err(p.refusal().as_deref().unwrap_or("").to_owned()),
     }
 }
@@ -126,10 +134,10 @@ fn seed_000_example_1_per_chunk_group_beside_an_ungrouped_complex() {
             "select=2:ncpus=1:group=shape+2:ncpus=1",
             None
         ),
-        Ok((
-            names(&["node1", "node2", "node3", "node4"]),
-            "per-chunk: shape=square+any".into()
-        ))
+        Ok(Placed {
+            vnodes: names(&["node1", "node2", "node3", "node4"]),
+            set: "per-chunk: shape=square+any".into()
+        })
     );
 }
 
@@ -148,10 +156,10 @@ fn seed_000_example_2_complexes_with_different_groups() {
             "select=2:ncpus=1:group=color+2:ncpus=1:group=shape",
             None
         ),
-        Ok((
-            names(&["node1", "node2", "node5", "node6"]),
-            "per-chunk: color=blue+shape=square".into()
-        ))
+        Ok(Placed {
+            vnodes: names(&["node1", "node2", "node5", "node6"]),
+            set: "per-chunk: color=blue+shape=square".into()
+        })
     );
 }
 
@@ -170,10 +178,10 @@ fn seed_000_example_3_same_group_may_land_in_different_sets() {
             "select=2:ncpus=1:group=color+2:ncpus=1:group=color",
             None
         ),
-        Ok((
-            names(&["node1", "node2", "node5", "node6"]),
-            "per-chunk: color=blue+color=red".into()
-        ))
+        Ok(Placed {
+            vnodes: names(&["node1", "node2", "node5", "node6"]),
+            set: "per-chunk: color=blue+color=red".into()
+        })
     );
     assert_eq!(
         place(
@@ -183,10 +191,10 @@ fn seed_000_example_3_same_group_may_land_in_different_sets() {
             "select=2:ncpus=1+2:ncpus=1 place=group=color",
             None
         ),
-        Ok((
-            names(&["node5", "node6", "node7", "node8"]),
-            "color=red".into()
-        ))
+        Ok(Placed {
+            vnodes: names(&["node5", "node6", "node7", "node8"]),
+            set: "color=red".into()
+        })
     );
 }
 
@@ -201,7 +209,10 @@ fn seed_002_select_4_ncpus_8_lands_in_switch_2() {
     let st = state(&s, &p, &busy);
     assert_eq!(
         place(&s, &mut p, &st, "select=4:ncpus=8", None),
-        Ok((names(&["b9", "b10", "b11", "b12"]), "switch=Switch2".into()))
+        Ok(Placed {
+            vnodes: names(&["b9", "b10", "b11", "b12"]),
+            set: "switch=Switch2".into()
+        })
     );
 }
 
@@ -213,7 +224,10 @@ fn outcome_runs_in_the_first_set_in_sort_order() {
     let st = state(&s, &p, &[]);
     assert_eq!(
         place(&s, &mut p, &st, "select=2:ncpus=8", None),
-        Ok((names(&["a1", "a2"]), "switch=Switch1".into()))
+        Ok(Placed {
+            vnodes: names(&["a1", "a2"]),
+            set: "switch=Switch1".into()
+        })
     );
 }
 
@@ -238,7 +252,7 @@ fn outcome_spans_or_can_never_run_when_no_set_fits_statically() {
     let s = scenario(&two_switch(""));
     let mut p = psets(&s, &[]);
     let st = state(&s, &p, &[]);
-    let (vnodes, label) = place(&s, &mut p, &st, "select=16:ncpus=8", None).unwrap();
+    let Placed { vnodes, set: label } = place(&s, &mut p, &st, "select=16:ncpus=8", None).unwrap();
     assert_eq!(label, "spanned");
     assert_eq!(vnodes.len(), 16);
     assert_eq!(
@@ -286,12 +300,12 @@ fn pool_precedence_job_group_then_queue_then_server() {
     let st = state(&s, &p, &[]);
     // Server pool (color) for the default queue.
     assert_eq!(
-        place(&s, &mut p, &st, "select=3:ncpus=1", None).map(|x| x.1),
+        place(&s, &mut p, &st, "select=3:ncpus=1", None).map(|x| x.set),
         Ok("color=blue".into())
     );
     // The queue's own key beats the server's.
     assert_eq!(
-        place(&s, &mut p, &st, "select=3:ncpus=1", Some(0)).map(|x| x.1),
+        place(&s, &mut p, &st, "select=3:ncpus=1", Some(0)).map(|x| x.set),
         Ok("shape=square".into())
     );
     // place=group beats both.
@@ -303,7 +317,7 @@ fn pool_precedence_job_group_then_queue_then_server() {
             "select=3:ncpus=1 place=group=color",
             Some(0)
         )
-        .map(|x| x.1),
+        .map(|x| x.set),
         Ok("color=blue".into())
     );
     // With node_group_enable off, only place=group groups.
@@ -311,12 +325,15 @@ fn pool_precedence_job_group_then_queue_then_server() {
     let mut p = psets(&s, &["shape"]);
     let st = state(&s, &p, &[]);
     assert_eq!(
-        place(&s, &mut p, &st, "select=3:ncpus=1", Some(0)).map(|x| x.1),
+        place(&s, &mut p, &st, "select=3:ncpus=1", Some(0)).map(|x| x.set),
         Ok(String::new())
     );
     assert_eq!(
         place(&s, &mut p, &st, "select=3:ncpus=1 place=group=shape", None),
-        Ok((names(&["node1", "node2", "node5"]), "shape=square".into()))
+        Ok(Placed {
+            vnodes: names(&["node1", "node2", "node5"]),
+            set: "shape=square".into()
+        })
     );
 }
 
@@ -329,7 +346,10 @@ fn vnodes_lacking_the_key_and_only_explicit_psets() {
     // The vnode without a switch forms switch="" (128 ncpus, sorted after 80 and 112).
     assert_eq!(
         place(&s, &mut p, &st, "select=1:ncpus=120", None),
-        Ok((names(&["loose"]), "switch=\"\"".into()))
+        Ok(Placed {
+            vnodes: names(&["loose"]),
+            set: "switch=\"\"".into()
+        })
     );
     let s = scenario(&text.replace(
         "node_group_key = [\"switch\"]",
@@ -340,7 +360,10 @@ fn vnodes_lacking_the_key_and_only_explicit_psets() {
     // Now it is in no set: no set holds 120 ncpus even empty, and spanning reaches it.
     assert_eq!(
         place(&s, &mut p, &st, "select=1:ncpus=120", None),
-        Ok((names(&["loose"]), "spanned".into()))
+        Ok(Placed {
+            vnodes: names(&["loose"]),
+            set: "spanned".into()
+        })
     );
     // The aggregate trap of §1.4: a 64-ncpu chunk "statically fits" Switch2 (112 ncpus in
     // all, though no vnode has more than 8), so the job waits rather than span to `loose`.
@@ -363,12 +386,18 @@ fn string_array_values_put_a_vnode_in_several_sets() {
     let st = state(&s, &p, &["x1", "x2"]);
     assert_eq!(
         place(&s, &mut p, &st, "select=1:ncpus=1", None),
-        Ok((names(&["y1"]), "net=A".into()))
+        Ok(Placed {
+            vnodes: names(&["y1"]),
+            set: "net=A".into()
+        })
     );
     let st = state(&s, &p, &["y1"]);
     assert_eq!(
         place(&s, &mut p, &st, "select=2:ncpus=1", None),
-        Ok((names(&["x1", "x2"]), "net=A".into()))
+        Ok(Placed {
+            vnodes: names(&["x1", "x2"]),
+            set: "net=A".into()
+        })
     );
     assert_eq!(
         place(&s, &mut p, &st, "select=3:ncpus=1", None),
@@ -389,11 +418,14 @@ fn queue_association_rules() {
     // Rule 1: a job of `big` uses only big's vnodes (Switch2), in the server key's sets.
     assert_eq!(
         place(&s, &mut p, &st, "select=1:ncpus=8", Some(0)),
-        Ok((names(&["b1"]), "switch=Switch2".into()))
+        Ok(Placed {
+            vnodes: names(&["b1"]),
+            set: "switch=Switch2".into()
+        })
     );
     // Rules 2 and 3: a job of a queue without vnodes, or of no queue, never gets big's.
     assert_eq!(
-        place(&s, &mut p, &st, "select=1:ncpus=8", Some(1)).map(|x| x.0),
+        place(&s, &mut p, &st, "select=1:ncpus=8", Some(1)).map(|x| x.vnodes),
         Ok(names(&["a1"]))
     );
     assert_eq!(
@@ -410,12 +442,18 @@ fn extensions_alternatives_conditions_and_node_filters() {
     // `||`: a first alternative that fits no vnode, then the second, in its set.
     assert_eq!(
         place(&s, &mut p, &st, "select=1:ncpus=16||2:ncpus=8", None),
-        Ok((names(&["a1", "a2"]), "switch=Switch1".into()))
+        Ok(Placed {
+            vnodes: names(&["a1", "a2"]),
+            set: "switch=Switch1".into()
+        })
     );
     // A condition no Switch1 vnode meets: the sets' union check skips Switch1.
     assert_eq!(
         place(&s, &mut p, &st, "select=1:ncpus=8:switch!=Switch1", None),
-        Ok((names(&["b1"]), "switch=Switch2".into()))
+        Ok(Placed {
+            vnodes: names(&["b1"]),
+            set: "switch=Switch2".into()
+        })
     );
     // node_filter alternatives: the first matches no vnode, the second only Switch2's.
     assert_eq!(
@@ -426,7 +464,10 @@ fn extensions_alternatives_conditions_and_node_filters() {
             "select=1:ncpus=8 node_filter=\"switch==none or switch==Switch2\"",
             None
         ),
-        Ok((names(&["b1"]), "switch=Switch2".into()))
+        Ok(Placed {
+            vnodes: names(&["b1"]),
+            set: "switch=Switch2".into()
+        })
     );
 }
 
