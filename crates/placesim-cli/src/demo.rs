@@ -27,7 +27,8 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
         Discipline::Fcfs,
         "KTH-SP2-1996-2.1-cln".to_owned(),
     )?;
-    for policy in Discipline::ALL {
+    // The demo compares the two textbook disciplines, whatever else the list holds.
+    for policy in [Discipline::Fcfs, Discipline::Easy] {
         let started = Instant::now();
         let out = args.out.join(policy.to_string());
         plan.discipline = policy;

@@ -7,10 +7,12 @@
 mod calendar;
 mod easy;
 mod fcfs;
+mod greedy;
 
 pub use calendar::Shortcuts;
 pub use easy::{Easy, Reservation};
 pub use fcfs::Fcfs;
+pub use greedy::Greedy;
 
 use calendar::{Calendar, place_on};
 use placesim_core::{
@@ -27,17 +29,20 @@ pub enum Discipline {
     Fcfs,
     /// EASY backfilling.
     Easy,
+    /// Every job that fits now starts, in queue order; nothing is reserved.
+    Greedy,
 }
 
 impl Discipline {
     /// Every discipline, in the order listings and messages show them.
-    pub const ALL: [Discipline; 2] = [Discipline::Fcfs, Discipline::Easy];
+    pub const ALL: [Discipline; 3] = [Discipline::Fcfs, Discipline::Easy, Discipline::Greedy];
 
     /// The name on the command line, in scenario files and in output rows.
     pub const fn name(self) -> &'static str {
         match self {
             Discipline::Fcfs => "fcfs",
             Discipline::Easy => "easy",
+            Discipline::Greedy => "greedy",
         }
     }
 
@@ -49,6 +54,10 @@ impl Discipline {
                 "EASY backfilling: the head gets a reservation, later jobs start if they do not \
                  delay it"
             }
+            Discipline::Greedy => {
+                "greedy: every job that fits now starts, in queue order; nothing is reserved \
+                 (PBS's default, strict_ordering false)"
+            }
         }
     }
 
@@ -58,6 +67,7 @@ impl Discipline {
         match self {
             Discipline::Fcfs => Some((0, "no backfill")),
             Discipline::Easy => Some((1, "one reservation")),
+            Discipline::Greedy => None,
         }
     }
 
@@ -66,6 +76,7 @@ impl Discipline {
         match self {
             Discipline::Fcfs => Box::new(Fcfs::new(placement)),
             Discipline::Easy => Box::new(Easy::new(placement)),
+            Discipline::Greedy => Box::new(Greedy::new(placement)),
         }
     }
 
@@ -377,23 +388,43 @@ pub(crate) fn idle_of<'a>(
 }
 
 /// Starts queue heads in order while they fit, taking each from `scratch` and appending a
-/// decision; a job that can never run is passed over. Returns the position of the first job
-/// that could run but does not fit now (the queue length if there is none), and whether it
-/// waits with its relaxable constraint dropped. Step 1 of FCFS and of EASY.
+/// decision; a job that can never run is passed over. In [`Order::Strict`], stops at the
+/// first job that could run but does not fit now and returns its position (the queue length
+/// if there is none) and whether it waits with its relaxable constraint dropped: step 1 of
+/// FCFS and of EASY. In [`Order::AnyThatFits`], goes on past it (greedy).
 pub(crate) fn start_heads(
     ctx: &SchedContext<'_>,
     placement: &mut dyn PlacementPolicy,
     runnable: &mut Runnable,
     scratch: &mut Scratch<'_>,
     decisions: &mut Vec<Decision>,
+    order: Order,
 ) -> (usize, bool) {
     // A placement that explains itself is asked even when the totals already say no, so
     // that the blocked head gets its reason.
     let cheap_first = !placement.explains_refusals();
     runnable.next_wakeup = None;
-    for (pos, &job) in ctx.queue.iter().enumerate() {
+    let from = match order {
+        Order::Strict => 0,
+        Order::AnyThatFits { from } => from,
+    };
+    let greedy = matches!(order, Order::AnyThatFits { .. });
+    for (pos, &job) in ctx.queue.iter().enumerate().skip(from) {
         if runnable.known_never(ctx, job) {
             runnable.tell_never(ctx, job);
+            continue;
+        }
+        // Past a blocked job, one that needs more ncpus than are free cannot be placed by any
+        // placement, relaxed or not; a placement that does not explain refusals has nothing
+        // to say about it either, so it is passed over at the cost of a comparison.
+        if greedy
+            && cheap_first
+            && ctx.workload.ncpus_of(job)
+                > placesim_core::StateView::free_total(scratch, ConsumableIdx::NCPUS)
+        {
+            if !runnable.can_ever_run(ctx, placement, job) {
+                runnable.tell_never(ctx, job);
+            }
             continue;
         }
         let placed = runnable.place_now(ctx, placement, job, scratch, decisions, cheap_first);
@@ -405,11 +436,26 @@ pub(crate) fn start_heads(
             if let Some(why) = placed.why {
                 runnable.comments.push((job, why));
             }
-            return (pos, placed.relaxed);
+            if order == Order::Strict {
+                return (pos, placed.relaxed);
+            }
+            continue;
         }
         runnable.tell_never(ctx, job);
     }
     (ctx.queue.len(), false)
+}
+
+/// How far a pass that starts queue heads goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// Up to the first job that cannot start now (it heads the queue for what follows).
+    Strict,
+    /// Through the whole queue from position `from`, starting every job that fits.
+    AnyThatFits {
+        /// Where the scan begins.
+        from: usize,
+    },
 }
 
 /// Where `job` would go in `scratch` now, trying the cheap ncpus total first.

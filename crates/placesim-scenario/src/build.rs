@@ -62,8 +62,9 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             // The keys jobs name come with the workload (Scenario::placement).
             job_keys: Vec::new(),
         },
-        // Both modelled disciplines keep strict order; FCFS backfills nothing, EASY one job deep.
-        strict_ordering: true,
+        // FCFS and EASY keep strict order (backfilling nothing, or one job deep); greedy does
+        // not.
+        strict_ordering: run.discipline != Discipline::Greedy,
         backfill_depth: run
             .discipline
             .pbs_backfill_depth()
@@ -652,17 +653,10 @@ impl Cx<'_> {
     /// The discipline PBS's `strict_ordering` and `backfill_depth` name, if either is given.
     fn pbs_discipline(&self, raw: &ScenarioToml) -> Result<Option<Discipline>, ScenarioError> {
         let (strict, depth) = (&raw.pbs.strict_ordering, &raw.pbs.backfill_depth);
-        if let Some(s) = strict
-            && !*s.get_ref()
-        {
-            return Err(self.at(
-                s,
-                "pbs.strict_ordering",
-                "strict_ordering = false (PBS's pass that starts any job that fits, with no \
-                 reservation) is not modelled: set it to true, or leave it out and choose \
-                 run.discipline"
-                    .to_owned(),
-            ));
+        // Without strict ordering PBS starts every job that fits and reserves nothing:
+        // backfill_depth then has no effect, as in PBS.
+        if strict.as_ref().is_some_and(|s| !*s.get_ref()) {
+            return Ok(Some(Discipline::Greedy));
         }
         Ok(match (strict, depth) {
             (None, None) => None,
@@ -706,9 +700,12 @@ impl Cx<'_> {
                     "run.discipline",
                     format!(
                         "`{}` contradicts [pbs] strict_ordering / backfill_depth, which name {b} \
-                         (backfill_depth = {})",
+                         ({})",
                         at.get_ref(),
-                        b.pbs_backfill_depth().map_or(0, |(depth, _)| depth),
+                        b.pbs_backfill_depth().map_or_else(
+                            || "strict_ordering = false".to_owned(),
+                            |(depth, _)| format!("backfill_depth = {depth}")
+                        ),
                     ),
                 ));
             }

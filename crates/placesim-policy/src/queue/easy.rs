@@ -2,7 +2,7 @@
 //! placement policy.
 
 use super::calendar::{Calendar, End, Shortcuts, first_time_with, place_on};
-use super::{Runnable, calendar_request, start, start_heads};
+use super::{Order, Runnable, calendar_request, start, start_heads};
 use placesim_core::{
     Allocation, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy,
     Scratch, ScratchBuf, SimTime, StateView,
@@ -105,6 +105,7 @@ impl<P: PlacementPolicy> Easy<P> {
             &mut self.runnable,
             &mut now_view,
             &mut decisions,
+            Order::Strict,
         );
         let head = *ctx.queue.get(head_pos)?;
         let (mut walk, mut shadow_view) = self.calendar.open(ctx.state);
@@ -163,6 +164,7 @@ impl<P: PlacementPolicy> Easy<P> {
             &mut self.runnable,
             &mut now_view,
             decisions,
+            Order::Strict,
         );
         let Some(&head) = ctx.queue.get(head_pos) else {
             return;

@@ -1,6 +1,6 @@
 //! First come, first served.
 
-use super::{Runnable, start_heads};
+use super::{Order, Runnable, start_heads};
 use placesim_core::{
     Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy, Scratch, ScratchBuf,
 };
@@ -64,6 +64,7 @@ impl<P: PlacementPolicy> Fcfs<P> {
             &mut self.runnable,
             &mut scratch,
             decisions,
+            Order::Strict,
         );
     }
 }

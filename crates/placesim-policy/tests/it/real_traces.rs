@@ -79,10 +79,22 @@ fn check_invariants_with(trace: &Trace, policy: &mut dyn SchedulingPolicy) -> Ve
         .collect()
 }
 
-/// Textbook count-based FCFS / EASY (Mu'alem & Feitelson 2001), written independently of the
-/// crate: processors are a count, the shadow time is the first estimated end at which enough
-/// processors are free (all ends at that instant counted), extra is the surplus then.
-fn reference_starts(trace: &Trace, easy: bool) -> Vec<u64> {
+/// Which count-based discipline the reference runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reference {
+    /// Heads in order while they fit.
+    Fcfs,
+    /// Heads, then backfilling by the shadow time and extra.
+    Easy,
+    /// Every job that fits, in queue order.
+    Greedy,
+}
+
+/// Textbook count-based FCFS / EASY (Mu'alem & Feitelson 2001) and greedy, written
+/// independently of the crate: processors are a count, the shadow time is the first estimated
+/// end at which enough processors are free (all ends at that instant counted), extra is the
+/// surplus then; greedy starts every queued job whose size fits what is free, in order.
+fn reference_starts(trace: &Trace, discipline: Reference) -> Vec<u64> {
     let jobs = trace.workload.jobs();
     let runs: Vec<u64> = jobs
         .iter()
@@ -120,13 +132,25 @@ fn reference_starts(trace: &Trace, easy: bool) -> Vec<u64> {
             running.push(j);
             ends.push(Reverse((now + runs[j], j)));
         };
+        if discipline == Reference::Greedy {
+            let mut keep: Vec<usize> = Vec::new();
+            for &j in &queue {
+                if u64::from(jobs[j].size) <= free {
+                    launch(j, &mut start, &mut free, &mut running, &mut ends);
+                } else {
+                    keep.push(j);
+                }
+            }
+            queue = keep;
+            continue;
+        }
         let mut i = 0;
         while i < queue.len() && u64::from(jobs[queue[i]].size) <= free {
             launch(queue[i], &mut start, &mut free, &mut running, &mut ends);
             i += 1;
         }
         let mut keep: Vec<usize> = Vec::new();
-        if easy && i < queue.len() {
+        if discipline == Reference::Easy && i < queue.len() {
             let head = queue[i];
             let need = u64::from(jobs[head].size);
             let mut by_end: Vec<(u64, usize)> = running
@@ -168,20 +192,33 @@ fn reference_starts(trace: &Trace, easy: bool) -> Vec<u64> {
     start
 }
 
-/// FCFS, EASY, and EASY forced onto its vnode path all keep every invariant and start every
-/// job when the count-based reference does.
+/// FCFS, EASY, EASY forced onto its vnode path, and greedy all keep every invariant and start
+/// every job when the count-based reference does.
 fn assert_matches_reference(trace: &Trace) {
-    let runs: [(&str, Vec<u64>, bool); 3] = [
-        ("fcfs", check_invariants(trace, Discipline::Fcfs), false),
-        ("easy", check_invariants(trace, Discipline::Easy), true),
+    let runs: [(&str, Vec<u64>, Reference); 4] = [
+        (
+            "fcfs",
+            check_invariants(trace, Discipline::Fcfs),
+            Reference::Fcfs,
+        ),
+        (
+            "easy",
+            check_invariants(trace, Discipline::Easy),
+            Reference::Easy,
+        ),
         (
             "easy on vnodes",
             check_invariants_with(trace, &mut easy_on_vnodes()),
-            true,
+            Reference::Easy,
+        ),
+        (
+            "greedy",
+            check_invariants(trace, Discipline::Greedy),
+            Reference::Greedy,
         ),
     ];
-    for (name, ours, easy) in runs {
-        let reference = reference_starts(trace, easy);
+    for (name, ours, discipline) in runs {
+        let reference = reference_starts(trace, discipline);
         let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
         assert_eq!(
             first_diff, None,
@@ -191,7 +228,7 @@ fn assert_matches_reference(trace: &Trace) {
 }
 
 #[test]
-fn kth_under_fcfs_and_easy_keeps_every_invariant_and_matches_count_based_reference() {
+fn kth_under_fcfs_easy_and_greedy_keeps_every_invariant_and_matches_count_based_reference() {
     let trace = kth();
     assert_eq!((trace.records, trace.procs), (27_992, 100));
     assert_matches_reference(&trace);

@@ -48,6 +48,23 @@ fn easy_backfills_only_what_ends_by_the_shadow_time_when_extra_is_zero() {
     );
 }
 
+/// Greedy on the same trace reserves nothing: J3 starts at 1 beside J1 (2 free); J4 (t=2,
+/// size 2) finds 1 free, and starts at 4 when J3 ends, ahead of J2, which needs all 4 and
+/// starts only when J1 ends at 10 (J4 ended at 8).
+#[test]
+fn greedy_starts_whatever_fits_and_reserves_nothing() {
+    let t = trace_from_text(&trace_blocking_head(), 4);
+    assert_eq!(
+        schedule(&t, Discipline::Greedy),
+        vec![
+            Ran::finished(1, 0, 10),
+            Ran::finished(2, 10, 15),
+            Ran::finished(3, 1, 4),
+            Ran::finished(4, 4, 8)
+        ]
+    );
+}
+
 /// 4 processors. J1 t=0 size 3 run 10 est 10; J2 t=1 size 2 (blocked: 1 free) → shadow 10,
 /// free then 4, extra = 2. J3 t=2 size 1 run 100: fits now, ends after the shadow, but
 /// 1 ≤ extra: backfilled at 2 (extra becomes 1). J4 t=3 size 1: nothing free until 10. At 10 J1

@@ -84,7 +84,7 @@ fn bad_values() {
     );
     assert_eq!(
         error_of(&format!("{BASE}[run]\ndiscipline = \"sjf\"\n")),
-        "test.toml:5:14: key `run.discipline`: unknown value `sjf`: expected one of fcfs, easy"
+        "test.toml:5:14: key `run.discipline`: unknown value `sjf`: expected one of fcfs, easy, greedy"
     );
     assert_eq!(
         error_of(&format!("{BASE}[run]\nplacement = \"slurm\"\n")),
@@ -177,9 +177,16 @@ fn pbs_ordering_names_the_discipline_or_is_refused() {
         discipline("[run]\ndiscipline = \"fcfs\"\n"),
         (Discipline::Fcfs, 0)
     );
+    // Without strict ordering PBS starts whatever fits: greedy, whatever backfill_depth says.
     assert_eq!(
-        error_of(&format!("{BASE}[pbs]\nstrict_ordering = false\n")),
-        "test.toml:5:19: key `pbs.strict_ordering`: strict_ordering = false (PBS's pass that starts any job that fits, with no reservation) is not modelled: set it to true, or leave it out and choose run.discipline"
+        discipline("[pbs]\nstrict_ordering = false\nbackfill_depth = 1\n"),
+        (Discipline::Greedy, 0)
+    );
+    assert_eq!(
+        error_of(&format!(
+            "[run]\ndiscipline = \"easy\"\n{BASE}[pbs]\nstrict_ordering = false\n"
+        )),
+        "test.toml:2:14: key `run.discipline`: `easy` contradicts [pbs] strict_ordering / backfill_depth, which name greedy (strict_ordering = false)"
     );
     assert_eq!(
         error_of(&format!("{BASE}[pbs]\nbackfill_depth = 3\n")),
