@@ -137,6 +137,25 @@ pub struct NodeSetRequest {
     pub delay: Option<SimDuration>,
 }
 
+impl NodeSetRequest {
+    /// This request's fields over `default`'s, field by field: what a job's own node-set
+    /// fields make of its class's DEFAULT.NODESET (a job that gives only
+    /// `nodesetisoptional` keeps the class's policy, attribute and list).
+    pub fn over(self, default: &NodeSetRequest) -> NodeSetRequest {
+        NodeSetRequest {
+            policy: self.policy.or(default.policy),
+            attribute: self.attribute.or(default.attribute),
+            values: if self.values.is_empty() {
+                default.values.clone()
+            } else {
+                self.values
+            },
+            is_optional: self.is_optional.or(default.is_optional),
+            delay: self.delay.or(default.delay),
+        }
+    }
+}
+
 /// A node_filter expression (extension, seed 003), evaluated per vnode.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FilterExpr {

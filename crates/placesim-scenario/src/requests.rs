@@ -138,7 +138,7 @@ impl Scenario {
         for (index, job) in jobs.iter_mut().enumerate() {
             // The PBS queue is part of what a job asks: it decides the vnodes it may use.
             let queue = self.pbs_queue_of(job.queue);
-            // So is the Moab class, whose DEFAULT.NODESET applies when the job asks for none.
+            // So is the Moab class, whose DEFAULT.NODESET gives the node-set fields the job leaves unset.
             let class = self.moab_class_of(job.queue);
             let (rule, text) = match explicit.get(&job.source_id) {
                 Some(text) => {
@@ -187,10 +187,14 @@ impl Scenario {
                             }
                         })?;
                     request.queue = queue.map(|q| q as u32);
-                    if let Some(c) = class
-                        && request.nodeset.is_none()
-                    {
-                        request.nodeset = Some(self.moab.classes[c].default_nodeset.clone());
+                    if let Some(c) = class {
+                        // The job's own node-set fields over its class's default, field by
+                        // field.
+                        let default = &self.moab.classes[c].default_nodeset;
+                        request.nodeset = Some(match request.nodeset.take() {
+                            Some(own) => own.over(default),
+                            None => default.clone(),
+                        });
                     }
                     requests.push(request);
                     request_texts.push(text.clone());

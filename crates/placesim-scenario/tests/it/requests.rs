@@ -184,7 +184,9 @@ fn the_requests_file_overrides_rules_and_reports_bad_lines() {
 }
 
 /// A Moab class's DEFAULT.NODESET becomes the request of its jobs (by SWF queue) that ask for
-/// no node set themselves; a job's own `nodeset=` wins; other queues' jobs get none.
+/// no node set themselves; a job's own `nodeset=` wins; a job that gives only
+/// `nodesetisoptional` keeps the class's policy and list (field by field); other queues'
+/// jobs get none.
 #[test]
 fn class_default_nodesets_apply_to_jobs_that_ask_for_none() {
     let dir = tempfile::tempdir().unwrap();
@@ -192,6 +194,9 @@ fn class_default_nodesets_apply_to_jobs_that_ask_for_none() {
 [[workload.rule]]
 users = [2]
 request = \"select={n}:ncpus=1 nodeset=ANYOF:FEATURE:own\"
+[[workload.rule]]
+users = [3]
+request = \"select={n}:ncpus=1 nodesetisoptional=true\"
 [moab]
 [[moab.class]]
 name = \"amd\"
@@ -201,7 +206,7 @@ swf_queues = [3]
     let w = scenario_with(
         dir.path(),
         extra,
-        &[(1, 2, 1, 3), (2, 2, 2, 3), (3, 2, 1, 1)],
+        &[(1, 2, 1, 3), (2, 2, 2, 3), (3, 2, 1, 1), (4, 2, 3, 3)],
     );
     let nodeset = |j: u32| {
         w.trace
@@ -223,6 +228,15 @@ swf_queues = [3]
         )
     );
     assert_eq!(nodeset(2), None);
+    let merged = nodeset(3).expect("the class default under the job's own field");
+    assert_eq!(
+        (merged.policy, merged.values, merged.is_optional),
+        (
+            Some(placesim_core::NodeSetPolicy::OneOf),
+            vec![feature("ATHLON"), feature("OPTERON")],
+            Some(true)
+        )
+    );
 }
 
 #[test]
