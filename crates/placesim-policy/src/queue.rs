@@ -88,6 +88,30 @@ impl Discipline {
 
 crate::spec::named_list!(Discipline, "discipline");
 
+/// The `SchedulingPolicy` methods every discipline here shares, for a type with a
+/// `runnable: Runnable` and a `placement`: the pass's comments and wake-up come from the
+/// runnable bookkeeping, and a start lies where its placement's own check says.
+macro_rules! comments_wakeups_and_checks {
+    () => {
+        fn drain_comments(&mut self, out: &mut Vec<(placesim_core::JobId, std::sync::Arc<str>)>) {
+            out.append(&mut self.runnable.comments);
+        }
+
+        fn wakeup(&self) -> Option<placesim_core::SimTime> {
+            self.runnable.next_wakeup
+        }
+
+        fn check_start(
+            &self,
+            request: &placesim_core::Request,
+            allocation: &placesim_core::Allocation,
+        ) -> Result<(), String> {
+            self.placement.check_within_label(request, allocation)
+        }
+    };
+}
+use comments_wakeups_and_checks;
+
 /// The relaxation of `request` under `placement`'s set constraints, if it has one.
 fn relaxation_of(
     placement: &mut dyn PlacementPolicy,

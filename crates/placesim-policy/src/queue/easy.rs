@@ -131,21 +131,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
         "easy".to_owned()
     }
 
-    fn drain_comments(&mut self, out: &mut Vec<(JobId, std::sync::Arc<str>)>) {
-        out.append(&mut self.runnable.comments);
-    }
-
-    fn wakeup(&self) -> Option<placesim_core::SimTime> {
-        self.runnable.next_wakeup
-    }
-
-    fn check_start(
-        &self,
-        request: &placesim_core::Request,
-        allocation: &placesim_core::Allocation,
-    ) -> Result<(), String> {
-        self.placement.check_within_label(request, allocation)
-    }
+    super::comments_wakeups_and_checks!();
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         self.pass(ctx, decisions);

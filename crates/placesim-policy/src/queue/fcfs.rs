@@ -2,7 +2,7 @@
 
 use super::{Order, Runnable, start_heads};
 use placesim_core::{
-    Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy, Scratch, ScratchBuf,
+    Decision, PlacementPolicy, SchedContext, SchedulingPolicy, Scratch, ScratchBuf,
 };
 
 /// Starts queue heads in order while they fit, and stops at the first that does not: no job
@@ -31,21 +31,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for Fcfs<P> {
         "fcfs".to_owned()
     }
 
-    fn drain_comments(&mut self, out: &mut Vec<(JobId, std::sync::Arc<str>)>) {
-        out.append(&mut self.runnable.comments);
-    }
-
-    fn wakeup(&self) -> Option<placesim_core::SimTime> {
-        self.runnable.next_wakeup
-    }
-
-    fn check_start(
-        &self,
-        request: &placesim_core::Request,
-        allocation: &placesim_core::Allocation,
-    ) -> Result<(), String> {
-        self.placement.check_within_label(request, allocation)
-    }
+    super::comments_wakeups_and_checks!();
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         self.pass(ctx, decisions);

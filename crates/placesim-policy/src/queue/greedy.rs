@@ -3,7 +3,7 @@
 
 use super::{Order, Runnable, start_heads};
 use placesim_core::{
-    Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy, Scratch, ScratchBuf,
+    Decision, PlacementPolicy, SchedContext, SchedulingPolicy, Scratch, ScratchBuf,
 };
 
 /// Scans the whole queue in order at every pass and starts each job its placement can place
@@ -32,21 +32,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for Greedy<P> {
         "greedy".to_owned()
     }
 
-    fn drain_comments(&mut self, out: &mut Vec<(JobId, std::sync::Arc<str>)>) {
-        out.append(&mut self.runnable.comments);
-    }
-
-    fn wakeup(&self) -> Option<placesim_core::SimTime> {
-        self.runnable.next_wakeup
-    }
-
-    fn check_start(
-        &self,
-        request: &placesim_core::Request,
-        allocation: &placesim_core::Allocation,
-    ) -> Result<(), String> {
-        self.placement.check_within_label(request, allocation)
-    }
+    super::comments_wakeups_and_checks!();
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         // When nothing was freed since the previous pass, the jobs that waited then still
