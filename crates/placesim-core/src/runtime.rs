@@ -24,7 +24,7 @@ pub enum CommForm {
     PairFraction,
     /// C = 1 + min(α·(S − 1), cap) for communication-sensitive jobs (β > 0), 1 for the
     /// others: Slurm's `--switches` view, where only the count of sets matters.
-    GroupsSpanned {
+    SetsSpanned {
         /// α, per extra set.
         alpha: f64,
         /// The largest penalty.
@@ -209,7 +209,7 @@ impl RuntimeModel {
         } else {
             match self.comm {
                 CommForm::PairFraction => 1.0 + beta * cross_set_pairs,
-                CommForm::GroupsSpanned { alpha, cap } => {
+                CommForm::SetsSpanned { alpha, cap } => {
                     1.0 + (alpha * f64::from(sets_spanned - 1)).min(cap)
                 }
             }

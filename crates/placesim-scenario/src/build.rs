@@ -1187,7 +1187,7 @@ impl Cx<'_> {
             "runtime.comm",
             &[("pairs", false), ("groups", true)],
         )? {
-            Some(true) => CommForm::GroupsSpanned {
+            Some(true) => CommForm::SetsSpanned {
                 alpha: r.alpha.unwrap_or(0.1),
                 cap: r.alpha_cap.unwrap_or(0.4),
             },

@@ -146,7 +146,7 @@ fn spanning_switches_costs_beta_times_the_cross_pair_fraction() {
         100
     );
     // The groups form: 1 + min(α·(S − 1), cap) = 1 + min(0.3, 0.25).
-    let groups = CommForm::GroupsSpanned {
+    let groups = CommForm::SetsSpanned {
         alpha: 0.3,
         cap: 0.25,
     };
