@@ -311,26 +311,6 @@ impl Scenario {
             .iter()
             .position(|queue| queue.swf_queues.contains(&q))
     }
-
-    /// The vnodes a job of queue `queue` may use, by PBS's three association rules: a queue
-    /// with associated vnodes uses only those; otherwise, if any queue has vnodes, the vnodes
-    /// associated with no queue; otherwise every vnode.
-    pub fn queue_pool(&self, queue: Option<usize>) -> Vec<VnodeId> {
-        let all = (0..self.cluster.n_vnodes()).map(VnodeId::from_index);
-        let of = |q: Option<usize>| {
-            all.clone()
-                .filter(move |v| self.pbs.psets.vnode_queue[v.index()] == q)
-        };
-        if let Some(q) = queue
-            && self.pbs.psets.vnode_queue.contains(&Some(q))
-        {
-            return of(Some(q)).collect();
-        }
-        if self.pbs.psets.vnode_queue.iter().any(Option::is_some) {
-            return of(None).collect();
-        }
-        all.collect()
-    }
 }
 
 /// Moab node-set parameters (moab.cfg) and classes.
