@@ -2,7 +2,7 @@
 //! [`crate::placement::PlacementKind`] share, and [`PlacementSpec`], a placement built for one
 //! cluster.
 
-use crate::placement::{BuiltPool, FirstFit, MoabNodeSets, PbsPsets, PlacementKind};
+use crate::placement::{FirstFit, MoabNodeSets, PbsPsets, PlacementKind};
 use placesim_core::{ClusterState, PlacementPolicy};
 
 /// A name that none of a list's entries has.
@@ -60,7 +60,7 @@ pub(crate) fn by_name<T: Copy, const N: usize>(
 #[derive(Debug, Clone)]
 pub enum PlacementSpec {
     /// First fit, no grouping.
-    FirstFit,
+    FirstFit(FirstFit),
     /// PBS placement sets.
     Pbs(PbsPsets),
     /// Moab node sets.
@@ -71,7 +71,7 @@ impl PlacementSpec {
     /// A fresh instance for one run over `state`, with the groups it reads registered there.
     pub fn instance(&self, state: &mut ClusterState) -> Box<dyn PlacementPolicy> {
         match self {
-            PlacementSpec::FirstFit => Box::new(FirstFit::default()),
+            PlacementSpec::FirstFit(f) => Box::new(f.clone()),
             PlacementSpec::Pbs(p) => {
                 p.track(state);
                 Box::new(p.clone())
@@ -83,19 +83,20 @@ impl PlacementSpec {
         }
     }
 
-    /// The pools of sets this placement built, as its runs use them (none for first fit).
-    pub fn pools(&self) -> Vec<BuiltPool<'_>> {
+    /// The placement itself, for what it says of requests before any run (its name, what it
+    /// cannot honour) without building a state to run it on.
+    pub fn policy(&self) -> &dyn PlacementPolicy {
         match self {
-            PlacementSpec::FirstFit => Vec::new(),
-            PlacementSpec::Pbs(p) => p.pools(),
-            PlacementSpec::Moab(m) => m.pools(),
+            PlacementSpec::FirstFit(f) => f,
+            PlacementSpec::Pbs(p) => p,
+            PlacementSpec::Moab(m) => m,
         }
     }
 
     /// Which placement this is.
     pub fn kind(&self) -> PlacementKind {
         match self {
-            PlacementSpec::FirstFit => PlacementKind::FirstFit,
+            PlacementSpec::FirstFit(_) => PlacementKind::FirstFit,
             PlacementSpec::Pbs(_) => PlacementKind::Pbs,
             PlacementSpec::Moab(_) => PlacementKind::Moab,
         }

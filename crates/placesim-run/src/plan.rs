@@ -1,7 +1,7 @@
 //! A validated run: everything [`crate::execute`] needs, built before the first event.
 
 use crate::RunError;
-use placesim_core::{Cluster, ClusterState, NodeFailurePolicy, Outage, RunConfig, WalltimePolicy};
+use placesim_core::{Cluster, NodeFailurePolicy, Outage, RunConfig, WalltimePolicy};
 use placesim_policy::{Discipline, PlacementSpec};
 use placesim_scenario::{MetricsSettings, Scenario, TraceTexts};
 use placesim_workload::Trace;
@@ -75,7 +75,7 @@ pub fn plain_plan(
         seed: 0,
         trace,
         runtime: None,
-        placement: PlacementSpec::FirstFit,
+        placement: PlacementSpec::FirstFit(Default::default()),
         outages: Vec::new(),
         on_failure: NodeFailurePolicy::default(),
         check_invariants: false,
@@ -98,7 +98,7 @@ pub fn plan_of_scenario(
     let loaded = scenario.workload_with(texts)?;
     let trace = loaded.trace;
     let spec = scenario.placement(&trace.workload);
-    let placement = spec.instance(&mut ClusterState::new(scenario.cluster.clone()));
+    let placement = spec.policy();
     for (i, request) in trace.workload.requests().iter().enumerate() {
         if let Some(what) = placement.unsupported(request) {
             let job = trace

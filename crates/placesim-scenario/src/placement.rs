@@ -10,7 +10,7 @@ impl Scenario {
     /// requests of `workload` (the keys its jobs name in `group=`, the values in `nodeset=`).
     pub fn placement(&self, workload: &Workload) -> PlacementSpec {
         match self.run.placement {
-            PlacementKind::FirstFit => PlacementSpec::FirstFit,
+            PlacementKind::FirstFit => PlacementSpec::FirstFit(Default::default()),
             PlacementKind::Pbs => PlacementSpec::Pbs(PbsPsets::new(
                 &self.cluster,
                 PsetSettings {
