@@ -53,12 +53,13 @@ impl Hasher for EventHasher {
 }
 
 /// Everything that can happen in a run, in the order events at one instant are applied:
-/// the variants' order is that order ([`Event::class_rank`]).
+/// the variants' order is that order ([`Event::class_rank`]; the derived `Ord` follows it,
+/// then the ids).
 ///
 /// Job ends and wake-ups are pushed into the [`EventQueue`] as the run goes; submits and
 /// vnode outages are known up front, so the kernel keeps them in sorted lists and merges
 /// them with the queue by the same key, which keeps a million-job trace out of the heap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Event {
     /// A running job finishes, or is killed at its walltime. First, so that anything else at
     /// the instant sees the resources it frees.
@@ -188,6 +189,10 @@ mod tests {
         let mut expected = pushed.to_vec();
         expected.reverse();
         assert_eq!(order, expected);
+        // The derived order, which sorts the outage list, is the same.
+        let mut sorted = pushed.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, expected);
     }
 
     #[test]

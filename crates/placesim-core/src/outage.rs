@@ -49,12 +49,7 @@ pub(crate) fn events(outages: &[Outage]) -> Vec<(SimTime, Event)> {
             ]
         })
         .collect();
-    events.sort_unstable_by_key(|&(time, event)| {
-        let vnode = match event {
-            Event::VnodeUp(v) | Event::VnodeDown(v) => v,
-            _ => VnodeId(0),
-        };
-        (time, event.class_rank(), vnode)
-    });
+    // By time, then by `Event`'s order: its class, then the vnode.
+    events.sort_unstable();
     events
 }
