@@ -19,6 +19,7 @@ pub mod event;
 pub mod ids;
 mod invariants;
 pub mod job;
+pub mod names;
 pub mod outage;
 pub mod policy;
 pub mod request;
@@ -35,6 +36,7 @@ pub use cluster::{Cluster, ClusterBuilder, ClusterError, Vnode};
 pub use event::{Event, EventKey, EventQueue};
 pub use ids::{HostId, JobId, RequestId, ResourceId, VnodeId};
 pub use job::{Job, Workload, WorkloadError};
+pub use names::UnknownName;
 pub use outage::{NodeFailurePolicy, Outage};
 pub use policy::{
     Decision, PlacementPolicy, Relaxation, RelaxationLasts, RelaxationWait, RunningJob,

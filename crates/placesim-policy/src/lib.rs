@@ -49,5 +49,6 @@ pub mod queue;
 pub mod spec;
 
 pub use placement::PlacementKind;
+pub use placesim_core::UnknownName;
 pub use queue::Discipline;
-pub use spec::{PlacementSpec, UnknownName};
+pub use spec::PlacementSpec;

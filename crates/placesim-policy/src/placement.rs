@@ -55,7 +55,7 @@ impl PlacementKind {
     }
 }
 
-crate::spec::named_list!(PlacementKind, "placement");
+placesim_core::named_list!(PlacementKind, "placement");
 
 /// Where a pool of sets comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -86,7 +86,7 @@ impl Discipline {
     }
 }
 
-crate::spec::named_list!(Discipline, "discipline");
+placesim_core::named_list!(Discipline, "discipline");
 
 /// The `SchedulingPolicy` methods every discipline here shares, for a type with a
 /// `runnable: Runnable` and a `placement`: the pass's comments and wake-up come from the

@@ -1,60 +1,7 @@
-//! Selection by name: the helpers [`crate::queue::Discipline`] and
-//! [`crate::placement::PlacementKind`] share, and [`PlacementSpec`], a placement built for one
-//! cluster.
+//! [`PlacementSpec`], a placement built for one cluster.
 
 use crate::placement::{FirstFit, MoabNodeSets, PbsPsets, PlacementKind};
 use placesim_core::{ClusterState, PlacementPolicy};
-
-/// A name that none of a list's entries has.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} `{name}`: expected one of {expected}")]
-pub struct UnknownName {
-    /// What was looked for: `discipline`, `placement`.
-    pub what: &'static str,
-    /// The name given.
-    pub name: String,
-    /// The names there are, comma-separated.
-    pub expected: String,
-}
-
-/// `Display` (the name) and `FromStr` (by name, the list's error) for a list type with
-/// `ALL` and `name`: one implementation for [`crate::Discipline`] and
-/// [`crate::PlacementKind`].
-macro_rules! named_list {
-    ($list:ty, $what:literal) => {
-        impl std::fmt::Display for $list {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-
-        impl std::str::FromStr for $list {
-            type Err = $crate::spec::UnknownName;
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                $crate::spec::by_name(&Self::ALL, s, Self::name, $what)
-            }
-        }
-    };
-}
-pub(crate) use named_list;
-
-/// The entry of `all` whose `name` is `given` (ASCII case ignored, as scenario files always
-/// matched).
-pub(crate) fn by_name<T: Copy, const N: usize>(
-    all: &[T; N],
-    given: &str,
-    name: fn(T) -> &'static str,
-    what: &'static str,
-) -> Result<T, UnknownName> {
-    all.iter()
-        .copied()
-        .find(|&t| name(t).eq_ignore_ascii_case(given))
-        .ok_or_else(|| UnknownName {
-            what,
-            name: given.to_owned(),
-            expected: all.map(name).join(", "),
-        })
-}
 
 /// A placement policy built for one cluster (its sets made up front), cloned into each run.
 #[derive(Debug, Clone)]

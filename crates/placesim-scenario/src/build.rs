@@ -632,7 +632,7 @@ impl Cx<'_> {
     }
 
     /// The entry of a policy-crate list (disciplines, placements) that `value` names.
-    fn named<T: std::str::FromStr<Err = placesim_policy::UnknownName>>(
+    fn named<T: std::str::FromStr<Err = placesim_core::UnknownName>>(
         &self,
         value: Option<&Spanned<String>>,
         key: &str,
@@ -641,7 +641,7 @@ impl Cx<'_> {
         v.get_ref()
             .parse()
             .map(Some)
-            .map_err(|e: placesim_policy::UnknownName| {
+            .map_err(|e: placesim_core::UnknownName| {
                 self.at(
                     v,
                     key,
@@ -1302,21 +1302,9 @@ impl Cx<'_> {
                     "a generated workload has no format: give `format` with `trace`".into(),
                 ));
             }
-            (Some(f), WorkloadSource::Trace(_)) => {
-                f.get_ref()
-                    .parse()
-                    .map_err(|e: placesim_workload::UnknownFormat| {
-                        self.at(
-                            f,
-                            "workload.format",
-                            format!(
-                                "unknown value `{}`: expected one of {}",
-                                e.0,
-                                TraceFormat::names()
-                            ),
-                        )
-                    })?
-            }
+            (Some(_), WorkloadSource::Trace(_)) => self
+                .named(w.format.as_ref(), "workload.format")?
+                .unwrap_or_default(),
         };
         Ok(WorkloadSettings {
             source,

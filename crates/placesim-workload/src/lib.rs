@@ -9,6 +9,6 @@ pub mod generate;
 mod source;
 pub mod swf;
 
-pub use source::{TraceFormat, UnknownFormat};
+pub use source::TraceFormat;
 pub use swf::convert::{SkipCounts, SkipReason, SwfOptions, Trace, load_trace, read_trace};
 pub use swf::{SwfError, SwfErrorKind, SwfHeader, SwfReader, SwfRecord, open, write_swf};

@@ -39,11 +39,6 @@ impl TraceFormat {
         }
     }
 
-    /// The names of every format, as error messages list them: `swf`.
-    pub fn names() -> String {
-        TraceFormat::ALL.map(TraceFormat::name).join(", ")
-    }
-
     /// Reads a workload in this format from `reader`; `path` names it in errors and output.
     pub fn read(
         self,
@@ -69,23 +64,4 @@ impl TraceFormat {
     }
 }
 
-impl std::fmt::Display for TraceFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A format name that is not in [`TraceFormat::ALL`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown format `{0}`: expected one of {names}", names = TraceFormat::names())]
-pub struct UnknownFormat(pub String);
-
-impl std::str::FromStr for TraceFormat {
-    type Err = UnknownFormat;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        TraceFormat::ALL
-            .into_iter()
-            .find(|f| f.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| UnknownFormat(s.to_owned()))
-    }
-}
+placesim_core::named_list!(TraceFormat, "format");
