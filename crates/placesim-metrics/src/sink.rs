@@ -141,7 +141,7 @@ pub(crate) struct Factors {
     pub(crate) comm: f32,
     pub(crate) noise: f32,
     pub(crate) spread: f32,
-    pub(crate) groups: u32,
+    pub(crate) sets_spanned: u32,
     pub(crate) cross: f32,
 }
 
@@ -152,7 +152,7 @@ impl Factors {
         comm: 1.0,
         noise: 1.0,
         spread: 0.0,
-        groups: 1,
+        sets_spanned: 1,
         cross: 0.0,
     };
 }
@@ -202,7 +202,7 @@ impl JobSink {
             comm: self.comm_factor.get(i).copied().unwrap_or(1.0),
             noise: self.noise.get(i).copied().unwrap_or(1.0),
             spread: self.speed_spread.get(i).copied().unwrap_or(0.0),
-            groups: self.sets_spanned.get(i).copied().unwrap_or(1),
+            sets_spanned: self.sets_spanned.get(i).copied().unwrap_or(1),
             cross: self.cross_set_pairs.get(i).copied().unwrap_or(0.0),
         }
     }

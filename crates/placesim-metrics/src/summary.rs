@@ -258,8 +258,8 @@ impl WindowMetrics {
             waits.push(wait as f64);
             bsds.push(bounded_slowdown(wait, run));
             killed += u64::from(sink.killed(i));
-            spanning += u64::from(factors.groups > 1);
-            sets_sum += u64::from(factors.groups);
+            spanning += u64::from(factors.sets_spanned > 1);
+            sets_sum += u64::from(factors.sets_spanned);
             cross_sum += f64::from(factors.cross);
         }
         let n = waits.len();

@@ -167,7 +167,7 @@ fn jobs_frame_range(
         let v: Vec<Option<u32>> = factors
             .iter()
             .zip(&ran)
-            .map(|(f, r)| r.map(|_| f.groups))
+            .map(|(f, r)| r.map(|_| f.sets_spanned))
             .collect();
         Column::new(jobs::SETS_SPANNED.name.into(), v)
     });
