@@ -432,23 +432,9 @@ pub(crate) fn start_heads(
         Order::Strict => 0,
         Order::AnyThatFits { from } => from,
     };
-    let greedy = matches!(order, Order::AnyThatFits { .. });
     for (pos, &job) in ctx.queue.iter().enumerate().skip(from) {
         if runnable.known_never(ctx, job) {
             runnable.tell_never(ctx, job);
-            continue;
-        }
-        // Past a blocked job, one that needs more ncpus than are free cannot be placed by any
-        // placement, relaxed or not; a placement that does not explain refusals has nothing
-        // to say about it either, so it is passed over at the cost of a comparison.
-        if greedy
-            && cheap_first
-            && ctx.workload.ncpus_of(job)
-                > placesim_core::StateView::free_total(scratch, ConsumableIdx::NCPUS)
-        {
-            if !runnable.can_ever_run(ctx, placement, job) {
-                runnable.tell_never(ctx, job);
-            }
             continue;
         }
         let placed = runnable.place_now(ctx, placement, job, scratch, decisions, cheap_first);
