@@ -140,7 +140,7 @@ pub mod jobs {
         name: "policy",
         dtype: "string",
         unit: "",
-        meaning: "the queue discipline, `fcfs` or `easy`, with `+pbs-psets` under PBS placement sets",
+        meaning: "the queue discipline (`fcfs`, `easy` or `greedy`), with `+pbs-psets` under PBS placement sets and `+moab-nodesets` under Moab node sets",
     };
     /// The `seed` column.
     pub const SEED: ColumnDef = ColumnDef {
