@@ -4,7 +4,6 @@ use crate::cli::{GenArgs, StreamsArg};
 use anyhow::Context as _;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams};
 use placesim_workload::{SwfHeader, SwfRecord};
-use std::io::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
@@ -84,7 +83,7 @@ fn from_scenario(path: &Path, args: &GenArgs, started: Instant) -> anyhow::Resul
             loaded.request_texts[job.request.index()]
         );
     }
-    write_atomically(&side, text.as_bytes())?;
+    placesim_run::write_atomic(&side, text.as_bytes())?;
     eprintln!("placesim: requests written to {}", side.display());
     report(&args.out, records.len(), started);
     Ok(())
@@ -106,20 +105,7 @@ fn write(out: &Path, header: &SwfHeader, records: &[SwfRecord]) -> anyhow::Resul
     } else {
         placesim_workload::write_swf(&mut bytes, header, records)?;
     }
-    write_atomically(out, &bytes)
-}
-
-/// Writes to a temporary name beside `path`, then renames: no half-written file is ever seen.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    let mut f =
-        std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    f.write_all(bytes)
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
-    Ok(())
+    Ok(placesim_run::write_atomic(out, &bytes)?)
 }
 
 fn report(out: &Path, jobs: usize, started: Instant) {

@@ -17,3 +17,16 @@ pub use error::RunError;
 pub use execute::{Clock, Executed, Output, execute};
 pub use plan::{Plan, RequestSources, plain_plan, plan_of_scenario, read_scenario, trace_stem};
 pub use sweep::{Shard, Sweep, SweepRun, SweepTotals};
+
+use std::path::Path;
+
+/// Writes `bytes` to `path` through a temporary name beside it (`path` + `.tmp`), then renames
+/// it into place, so that no reader ever sees half a file: the sweep's marks and lists, and
+/// `placesim gen`'s outputs.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).map_err(RunError::io("writing", &tmp))?;
+    std::fs::rename(&tmp, path).map_err(RunError::io("renaming", &tmp))
+}

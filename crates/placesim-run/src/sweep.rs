@@ -11,7 +11,7 @@
 //! both tables are in place, so its presence marks a finished run: resuming skips those.
 //! `OUT/configs.txt` lists the grid's cells in order, one per line, for reports.
 
-use crate::{Clock, Output, RunError, execute, plan_of_scenario};
+use crate::{Clock, Output, RunError, execute, plan_of_scenario, write_atomic};
 use placesim_metrics::RunSummary;
 use placesim_scenario::{Scenario, TraceTexts, WorkloadSettings, WorkloadSource};
 use rayon::prelude::*;
@@ -293,7 +293,7 @@ impl Sweep {
         finished: &(dyn Fn(&RunSummary) + Sync),
     ) -> Result<SweepTotals, RunError> {
         std::fs::create_dir_all(out).map_err(RunError::io("creating", out))?;
-        write_atomic(&out.join("configs.txt"), &self.configs())?;
+        write_atomic(&out.join("configs.txt"), self.configs().as_bytes())?;
         let texts = read_traces(todo)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.unwrap_or(0))
@@ -347,7 +347,7 @@ impl Sweep {
         // Last: the mark of a finished run.
         write_atomic(
             &dir.join("run.toml"),
-            &format!("# run id {:016x}\n{}", run.id, run.config),
+            format!("# run id {:016x}\n{}", run.id, run.config).as_bytes(),
         )?;
         Ok(executed.summary)
     }
@@ -424,11 +424,4 @@ fn read_traces(runs: &[&SweepRun]) -> Result<TraceTexts, RunError> {
         texts.insert(path.clone(), text.into());
     }
     Ok(texts)
-}
-
-/// Writes `text` to `path` through a temporary name.
-fn write_atomic(path: &Path, text: &str) -> Result<(), RunError> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(RunError::io("writing", &tmp))?;
-    std::fs::rename(&tmp, path).map_err(RunError::io("renaming", &tmp))
 }
