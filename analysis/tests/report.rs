@@ -92,7 +92,7 @@ fn column(path: &Path, name: &str) -> Vec<Option<f64>> {
 fn report_figures_equal_what_the_parquet_files_hold() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    for policy in [Discipline::Fcfs, Discipline::Easy] {
+    for policy in [Discipline::Fcfs, Discipline::EASY] {
         for k in 0..3 {
             write_replicate(root, policy, k);
         }

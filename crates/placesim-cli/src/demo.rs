@@ -28,7 +28,7 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
         "KTH-SP2-1996-2.1-cln".to_owned(),
     )?;
     // The demo compares the two textbook disciplines, whatever else the list holds.
-    for policy in [Discipline::Fcfs, Discipline::Easy] {
+    for policy in [Discipline::Fcfs, Discipline::EASY] {
         let started = Instant::now();
         let out = args.out.join(policy.to_string());
         plan.discipline = policy;

@@ -36,7 +36,7 @@
 //! let state = ClusterState::new(Cluster::homogeneous(4, 1)?);
 //! let config = RunConfig { walltime: WalltimePolicy::Kill };
 //! let mut sink = VecSink::default();
-//! let mut easy = Discipline::Easy.build();
+//! let mut easy = Discipline::EASY.build();
 //! Simulation::new(&workload, state, config).run(easy.as_mut(), &mut sink, &mut |_| {})?;
 //! let mut starts: Vec<(u32, u64)> = sink.outcomes.iter().map(|o| (o.job.0, o.start.0)).collect();
 //! starts.sort();

@@ -5,11 +5,13 @@
 //! all derive from it. A new discipline is a module here and a variant of it.
 
 mod calendar;
+mod depth;
 mod easy;
 mod fcfs;
 mod greedy;
 
 pub use calendar::Shortcuts;
+pub use depth::{Backfill, Depth, Planned};
 pub use easy::{Easy, Reservation};
 pub use fcfs::Fcfs;
 pub use greedy::Greedy;
@@ -25,24 +27,64 @@ use std::sync::Arc;
 /// A queue discipline, by the name users give it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Discipline {
-    /// First come, first served.
+    /// First come, first served: strict order, nothing backfilled.
     Fcfs,
-    /// EASY backfilling.
-    Easy,
+    /// Backfilling with a reservation for each of the first `depth` jobs that cannot start
+    /// (at least 1), re-planned at every pass. `depth` 1 is EASY.
+    Easy {
+        /// The number of reservations a pass makes.
+        depth: u32,
+        /// Whether a job that got a reservation keeps one in every later pass until it runs,
+        /// beyond the depth (Moab `RESERVATIONPOLICY HIGHEST`); otherwise only the current
+        /// first `depth` blocked jobs hold one (CURRENTHIGHEST, and PBS).
+        kept: bool,
+    },
     /// Every job that fits now starts, in queue order; nothing is reserved.
     Greedy,
+    /// Backfilling with a reservation for every waiting job, re-planned at every pass.
+    Conservative,
 }
 
 impl Discipline {
-    /// Every discipline, in the order listings and messages show them.
-    pub const ALL: [Discipline; 3] = [Discipline::Fcfs, Discipline::Easy, Discipline::Greedy];
+    /// EASY: backfilling with one reservation.
+    pub const EASY: Discipline = Discipline::Easy {
+        depth: 1,
+        kept: false,
+    };
 
-    /// The name on the command line, in scenario files and in output rows.
+    /// Every discipline, in the order listings and messages show them (`easy` with its
+    /// default depth, 1).
+    pub const ALL: [Discipline; 4] = [
+        Discipline::Fcfs,
+        Discipline::EASY,
+        Discipline::Greedy,
+        Discipline::Conservative,
+    ];
+
+    /// The name on the command line and in scenario files.
     pub const fn name(self) -> &'static str {
         match self {
             Discipline::Fcfs => "fcfs",
-            Discipline::Easy => "easy",
+            Discipline::Easy { .. } => "easy",
             Discipline::Greedy => "greedy",
+            Discipline::Conservative => "conservative",
+        }
+    }
+
+    /// The name in output rows: the name, with the depth when it is not 1 (`easy-depth4`).
+    pub fn label(self) -> String {
+        match self {
+            Discipline::Easy { depth, kept } => {
+                let mut label = "easy".to_owned();
+                if depth != 1 {
+                    label += &format!("-depth{depth}");
+                }
+                if kept {
+                    label += "-highest";
+                }
+                label
+            }
+            _ => self.name().to_owned(),
         }
     }
 
@@ -50,24 +92,42 @@ impl Discipline {
     pub const fn help(self) -> &'static str {
         match self {
             Discipline::Fcfs => "first come, first served: the head of the queue blocks the rest",
-            Discipline::Easy => {
-                "EASY backfilling: the head gets a reservation, later jobs start if they do not \
-                 delay it"
+            Discipline::Easy { .. } => {
+                "backfilling: the first N jobs that cannot start get reservations (N = \
+                 --backfill-depth, 1 = EASY), later jobs start if they delay none"
             }
             Discipline::Greedy => {
                 "greedy: every job that fits now starts, in queue order; nothing is reserved \
                  (PBS's default, strict_ordering false)"
             }
+            Discipline::Conservative => {
+                "conservative backfilling: every waiting job gets a reservation, re-planned at \
+                 every pass; a job starts only if it delays none"
+            }
         }
     }
 
-    /// The PBS scheduler `backfill_depth` that names this discipline, with what that depth
-    /// means, if PBS has one for it.
-    pub const fn pbs_backfill_depth(self) -> Option<(u32, &'static str)> {
+    /// This discipline with `depth` reservations per pass: 0 is strict order ([`Self::Fcfs`]).
+    /// Only backfilling ([`Self::Easy`]) has a depth; for the others the error says so.
+    pub fn with_backfill_depth(self, depth: u32) -> Result<Discipline, String> {
         match self {
-            Discipline::Fcfs => Some((0, "no backfill")),
-            Discipline::Easy => Some((1, "one reservation")),
-            Discipline::Greedy => None,
+            Discipline::Easy { .. } if depth == 0 => Ok(Discipline::Fcfs),
+            Discipline::Easy { kept, .. } => Ok(Discipline::Easy { depth, kept }),
+            other => Err(format!(
+                "a backfill depth goes with discipline easy, not {}",
+                other.name()
+            )),
+        }
+    }
+
+    /// The PBS scheduler `backfill_depth` that names this discipline under `strict_ordering`,
+    /// if PBS has one for it.
+    pub const fn pbs_backfill_depth(self) -> Option<u32> {
+        match self {
+            Discipline::Fcfs => Some(0),
+            Discipline::Easy { depth, kept: false } => Some(depth),
+            Discipline::Easy { kept: true, .. } => None,
+            Discipline::Greedy | Discipline::Conservative => None,
         }
     }
 
@@ -75,8 +135,22 @@ impl Discipline {
     pub fn build_with(self, placement: Box<dyn PlacementPolicy>) -> Box<dyn SchedulingPolicy> {
         match self {
             Discipline::Fcfs => Box::new(Fcfs::new(placement)),
-            Discipline::Easy => Box::new(Easy::new(placement)),
+            // EASY keeps its own pass, with the shortcuts of one reservation; the general
+            // pass equals it at depth 1 (tested on whole traces).
+            Discipline::Easy {
+                depth: 0 | 1,
+                kept: false,
+            } => Box::new(Easy::new(placement)),
+            Discipline::Easy { depth, kept } => {
+                let backfill = Backfill::new(placement, Depth::Jobs(depth.max(1)));
+                Box::new(if kept {
+                    backfill.keeping_reservations()
+                } else {
+                    backfill
+                })
+            }
             Discipline::Greedy => Box::new(Greedy::new(placement)),
+            Discipline::Conservative => Box::new(Backfill::new(placement, Depth::All)),
         }
     }
 

@@ -62,13 +62,6 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             // The keys jobs name come with the workload (Scenario::placement).
             job_keys: Vec::new(),
         },
-        // FCFS and EASY keep strict order (backfilling nothing, or one job deep); greedy does
-        // not.
-        strict_ordering: run.discipline != Discipline::Greedy,
-        backfill_depth: run
-            .discipline
-            .pbs_backfill_depth()
-            .map_or(0, |(depth, _)| depth),
         queues: raw
             .pbs
             .queue
@@ -651,67 +644,139 @@ impl Cx<'_> {
     }
 
     /// The discipline PBS's `strict_ordering` and `backfill_depth` name, if either is given.
-    fn pbs_discipline(&self, raw: &ScenarioToml) -> Result<Option<Discipline>, ScenarioError> {
+    fn pbs_discipline(&self, raw: &ScenarioToml) -> Option<Named> {
         let (strict, depth) = (&raw.pbs.strict_ordering, &raw.pbs.backfill_depth);
+        let settings = "[pbs] strict_ordering / backfill_depth";
         // Without strict ordering PBS starts every job that fits and reserves nothing:
         // backfill_depth then has no effect, as in PBS.
-        if strict.as_ref().is_some_and(|s| !*s.get_ref()) {
-            return Ok(Some(Discipline::Greedy));
+        if let Some(s) = strict.as_ref().filter(|s| !*s.get_ref()) {
+            return Some(Named {
+                discipline: Discipline::Greedy,
+                span: s.span(),
+                settings,
+                value: "strict_ordering = false".to_owned(),
+            });
         }
-        Ok(match (strict, depth) {
-            (None, None) => None,
-            (_, Some(d)) => {
-                let n = *d.get_ref();
-                let named = Discipline::ALL
-                    .into_iter()
-                    .find(|x| x.pbs_backfill_depth().is_some_and(|(depth, _)| depth == n));
-                if named.is_none() {
-                    let modelled: Vec<String> = Discipline::ALL
-                        .into_iter()
-                        .filter_map(|x| {
-                            let (depth, what) = x.pbs_backfill_depth()?;
-                            Some(format!("{depth} ({what}, {x})"))
-                        })
-                        .collect();
-                    return Err(self.at(
-                        d,
-                        "pbs.backfill_depth",
-                        format!(
-                            "backfill_depth {n} is not modelled: {}",
-                            modelled.join(" or ")
-                        ),
-                    ));
-                }
-                named
-            }
+        match (strict, depth) {
+            (_, Some(d)) => Some(Named {
+                // A depth is always one of easy's, or 0 for strict order.
+                discipline: Discipline::EASY
+                    .with_backfill_depth(*d.get_ref())
+                    .unwrap_or(Discipline::EASY),
+                span: d.span(),
+                settings,
+                value: format!("backfill_depth = {}", d.get_ref()),
+            }),
             // PBS's default backfill_depth is 1.
-            (Some(_), None) => Some(Discipline::Easy),
-        })
+            (Some(s), None) => Some(Named {
+                discipline: Discipline::EASY,
+                span: s.span(),
+                settings,
+                value: "strict_ordering = true".to_owned(),
+            }),
+            (None, None) => None,
+        }
+    }
+
+    /// The discipline Moab's `reservation_depth` and `reservation_policy` name, if either is
+    /// given: CURRENTHIGHEST (the default) with depth N is backfilling N deep; HIGHEST also
+    /// keeps a job's reservation until it runs; NEVER, or a depth of 0, reserves nothing,
+    /// which is greedy (Moab's backfill pass then starts whatever fits, though in backfill
+    /// window order rather than queue order).
+    fn moab_discipline(&self, raw: &ScenarioToml) -> Result<Option<Named>, ScenarioError> {
+        let (depth, policy) = (&raw.moab.reservation_depth, &raw.moab.reservation_policy);
+        let kept = self.choice(
+            policy.as_ref(),
+            "moab.reservation_policy",
+            &[
+                ("CURRENTHIGHEST", Some(false)),
+                ("HIGHEST", Some(true)),
+                ("NEVER", None),
+            ],
+        )?;
+        let depth_value = depth.as_ref().map_or(1, |d| *d.get_ref());
+        let Some(span) = depth
+            .as_ref()
+            .map(Spanned::span)
+            .or_else(|| policy.as_ref().map(Spanned::span))
+        else {
+            return Ok(None);
+        };
+        let discipline = match kept {
+            Some(None) => Discipline::Greedy,
+            _ if depth_value == 0 => Discipline::Greedy,
+            kept => Discipline::Easy {
+                depth: depth_value,
+                kept: kept.flatten().unwrap_or(false),
+            },
+        };
+        Ok(Some(Named {
+            discipline,
+            span,
+            settings: "[moab] reservation_depth / reservation_policy",
+            value: format!(
+                "reservation_depth = {depth_value}, reservation_policy = {}",
+                policy
+                    .as_ref()
+                    .map_or("CURRENTHIGHEST".to_owned(), |p| p.get_ref().to_uppercase())
+            ),
+        }))
     }
 
     fn run(&self, raw: &ScenarioToml) -> Result<RunSettings, ScenarioError> {
         let r = &raw.run;
-        let named: Option<Discipline> = self.named(r.discipline.as_ref(), "run.discipline")?;
-        let from_pbs = self.pbs_discipline(raw)?;
-        let discipline = match (named, from_pbs, &r.discipline) {
-            (Some(a), Some(b), Some(at)) if a != b => {
-                return Err(self.at(
-                    at,
-                    "run.discipline",
+        let mut named: Option<Discipline> = self.named(r.discipline.as_ref(), "run.discipline")?;
+        if let Some(d) = &r.backfill_depth {
+            let with_depth = named
+                .unwrap_or(Discipline::EASY)
+                .with_backfill_depth(*d.get_ref())
+                .map_err(|e| self.at(d, "run.backfill_depth", e))?;
+            named = Some(with_depth);
+        }
+        let from_schedulers: Vec<Named> = self
+            .pbs_discipline(raw)
+            .into_iter()
+            .chain(self.moab_discipline(raw)?)
+            .collect();
+        if let [first, second] = &from_schedulers[..] {
+            if first.discipline != second.discipline {
+                return Err(self.error(
+                    second.span.clone(),
+                    None,
                     format!(
-                        "`{}` contradicts [pbs] strict_ordering / backfill_depth, which name {b} \
-                         ({})",
-                        at.get_ref(),
-                        b.pbs_backfill_depth().map_or_else(
-                            || "strict_ordering = false".to_owned(),
-                            |(depth, _)| format!("backfill_depth = {depth}")
-                        ),
+                        "{} ({}) names {}, but {} ({}) names {}",
+                        second.settings,
+                        second.value,
+                        second.discipline.label(),
+                        first.settings,
+                        first.value,
+                        first.discipline.label()
                     ),
                 ));
             }
-            (Some(a), _, _) => a,
-            (None, Some(b), _) => b,
-            (None, None, _) => Discipline::Easy,
+        }
+        let from_scheduler = from_schedulers.first();
+        let discipline = match (named, from_scheduler) {
+            (Some(a), Some(b)) if a != b.discipline => {
+                let (span, key, given) = match (&r.backfill_depth, &r.discipline) {
+                    (Some(d), _) => (d.span(), "run.backfill_depth", d.get_ref().to_string()),
+                    (None, Some(n)) => (n.span(), "run.discipline", n.get_ref().clone()),
+                    (None, None) => (b.span.clone(), "run.discipline", a.label()),
+                };
+                return Err(self.error(
+                    span,
+                    Some(key),
+                    format!(
+                        "`{given}` contradicts {}, which name {} ({})",
+                        b.settings,
+                        b.discipline.label(),
+                        b.value
+                    ),
+                ));
+            }
+            (Some(a), _) => a,
+            (None, Some(b)) => b.discipline,
+            (None, None) => Discipline::EASY,
         };
         Ok(RunSettings {
             discipline,
@@ -1330,4 +1395,14 @@ impl Cx<'_> {
             },
         })
     }
+}
+
+/// A scheduler setting that names the discipline: which, where, and in the setting's words.
+struct Named {
+    discipline: Discipline,
+    span: Range<usize>,
+    /// The settings, as messages name them: `[pbs] strict_ordering / backfill_depth`.
+    settings: &'static str,
+    /// Their values: `backfill_depth = 0`.
+    value: String,
 }

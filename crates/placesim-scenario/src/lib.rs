@@ -274,10 +274,6 @@ pub struct PbsSettings {
     /// come from the workload's requests), with each queue's `node_group_key` by index in
     /// `queues` and each vnode's queue.
     pub psets: PsetSettings,
-    /// Scheduler `strict_ordering`.
-    pub strict_ordering: bool,
-    /// Scheduler `backfill_depth`.
-    pub backfill_depth: u32,
     /// Queues, in file order.
     pub queues: Vec<QueueSettings>,
 }

@@ -100,8 +100,10 @@ pub struct FailureModelToml {
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct RunToml {
-    /// `fcfs` or `easy`.
+    /// `fcfs`, `easy`, `greedy` or `conservative`.
     pub discipline: Option<Spanned<String>>,
+    /// Reservations per pass under `easy` (0 is strict order) [default: 1].
+    pub backfill_depth: Option<Spanned<u32>>,
     /// `first-fit`.
     pub placement: Option<Spanned<String>>,
     /// `kill` or `overrun`.
@@ -181,7 +183,7 @@ pub struct PbsToml {
     pub only_explicit_psets: bool,
     /// Scheduler `strict_ordering`: with `backfill_depth`, another way to name the discipline.
     pub strict_ordering: Option<Spanned<bool>>,
-    /// Scheduler `backfill_depth`: 0 is FCFS, 1 is EASY.
+    /// Scheduler `backfill_depth`: 0 is strict order (FCFS), N is N top jobs (1 is EASY).
     pub backfill_depth: Option<Spanned<u32>>,
     /// Queues.
     #[serde(default)]
@@ -206,6 +208,10 @@ pub struct QueueToml {
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct MoabToml {
+    /// RESERVATIONDEPTH: priority reservations per pass [default: 1].
+    pub reservation_depth: Option<Spanned<u32>>,
+    /// RESERVATIONPOLICY: CURRENTHIGHEST, HIGHEST or NEVER [default: CURRENTHIGHEST].
+    pub reservation_policy: Option<Spanned<String>>,
     /// NODESETPOLICY: ONEOF, ANYOF or FIRSTOF.
     pub nodeset_policy: Option<Spanned<String>>,
     /// NODESETATTRIBUTE: FEATURE or VARATTR.

@@ -121,7 +121,7 @@ pub(crate) fn first_time_with(ends: &[End], need: u64, free_now: u64) -> Option<
 }
 
 /// The allocation of entry `index` of the ends list.
-fn allocation_at<'a>(
+pub(crate) fn allocation_at<'a>(
     ctx: &'a SchedContext<'_>,
     decisions: &'a [Decision],
     index: usize,

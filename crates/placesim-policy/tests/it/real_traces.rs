@@ -6,7 +6,7 @@ use placesim_core::SchedulingPolicy;
 use placesim_core::{ResourceDefs, WalltimePolicy};
 use placesim_policy::Discipline;
 use placesim_policy::placement::FirstFit;
-use placesim_policy::queue::Easy;
+use placesim_policy::queue::{Backfill, Depth, Easy};
 use placesim_workload::{SwfOptions, Trace, load_trace};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -88,6 +88,9 @@ enum Reference {
     Easy,
     /// Every job that fits, in queue order.
     Greedy,
+    /// `queue-disciplines.md` §1.3 on a count profile: the first N jobs that cannot start get
+    /// reservations (`usize::MAX`: conservative).
+    Depth(usize),
 }
 
 /// Textbook count-based FCFS / EASY (Mu'alem & Feitelson 2001) and greedy, written
@@ -132,6 +135,42 @@ fn reference_starts(trace: &Trace, discipline: Reference) -> Vec<u64> {
             running.push(j);
             ends.push(Reverse((now + runs[j], j)));
         };
+        if let Reference::Depth(depth) = discipline {
+            let mut holds: Vec<(u64, u64, u64)> = running
+                .iter()
+                .map(|&r| {
+                    let end = (start[r] + jobs[r].estimate.as_secs()).max(now);
+                    (now, end, u64::from(jobs[r].size))
+                })
+                .collect();
+            let mut made = 0;
+            let mut keep: Vec<usize> = Vec::new();
+            for &j in &queue {
+                let (size, estimate) = (u64::from(jobs[j].size), jobs[j].estimate.as_secs());
+                if count_fits(trace.procs, &holds, now, now + estimate, size) {
+                    holds.push((now, now + estimate, size));
+                    launch(j, &mut start, &mut free, &mut running, &mut ends);
+                    continue;
+                }
+                keep.push(j);
+                if made < depth {
+                    // Candidate starts: now and every end of something held.
+                    let mut times: Vec<u64> = holds.iter().map(|h| h.1).collect();
+                    times.push(now);
+                    times.sort_unstable();
+                    times.dedup();
+                    let at = times
+                        .into_iter()
+                        .find(|&t| count_fits(trace.procs, &holds, t, t + estimate, size));
+                    if let Some(at) = at {
+                        holds.push((at, at + estimate, size));
+                        made += 1;
+                    }
+                }
+            }
+            queue = keep;
+            continue;
+        }
         if discipline == Reference::Greedy {
             let mut keep: Vec<usize> = Vec::new();
             for &j in &queue {
@@ -192,32 +231,28 @@ fn reference_starts(trace: &Trace, discipline: Reference) -> Vec<u64> {
     start
 }
 
-/// FCFS, EASY, EASY forced onto its vnode path, and greedy all keep every invariant and start
-/// every job when the count-based reference does.
-fn assert_matches_reference(trace: &Trace) {
-    let runs: [(&str, Vec<u64>, Reference); 4] = [
-        (
-            "fcfs",
-            check_invariants(trace, Discipline::Fcfs),
-            Reference::Fcfs,
-        ),
-        (
-            "easy",
-            check_invariants(trace, Discipline::Easy),
-            Reference::Easy,
-        ),
-        (
-            "easy on vnodes",
-            check_invariants_with(trace, &mut easy_on_vnodes()),
-            Reference::Easy,
-        ),
-        (
-            "greedy",
-            check_invariants(trace, Discipline::Greedy),
-            Reference::Greedy,
-        ),
-    ];
-    for (name, ours, discipline) in runs {
+/// Whether `size` processors of `procs` are free over the whole of `[from, to)` given the
+/// `holds` (`[start, end)`, processors): the use only rises where a hold starts, so checking
+/// `from` and every start inside the interval suffices.
+fn count_fits(procs: u64, holds: &[(u64, u64, u64)], from: u64, to: u64, size: u64) -> bool {
+    let used_at = |t: u64| -> u64 {
+        holds
+            .iter()
+            .filter(|h| h.0 <= t && t < h.1)
+            .map(|h| h.2)
+            .sum()
+    };
+    std::iter::once(from)
+        .chain(holds.iter().map(|h| h.0).filter(|&s| from < s && s < to))
+        .all(|t| used_at(t) + size <= procs)
+}
+
+/// Runs `trace` under every discipline and form named, each against the count-based
+/// reference for its definition: every invariant holds and every job starts when the
+/// reference starts it.
+fn assert_matches_reference(trace: &Trace, runs: Vec<(&str, Box<dyn SchedulingPolicy>, Reference)>) {
+    for (name, mut policy, discipline) in runs {
+        let ours = check_invariants_with(trace, policy.as_mut());
         let reference = reference_starts(trace, discipline);
         let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
         assert_eq!(
@@ -227,11 +262,73 @@ fn assert_matches_reference(trace: &Trace) {
     }
 }
 
+/// FCFS, EASY (its own pass, forced onto vnodes, and the general pass at depth 1 on totals
+/// and on vnodes) and greedy.
+fn classic() -> Vec<(&'static str, Box<dyn SchedulingPolicy>, Reference)> {
+    vec![
+        ("fcfs", Discipline::Fcfs.build(), Reference::Fcfs),
+        ("easy", Discipline::EASY.build(), Reference::Easy),
+        ("easy on vnodes", Box::new(easy_on_vnodes()), Reference::Easy),
+        (
+            "depth 1",
+            Box::new(Backfill::new(FirstFit::default(), Depth::Jobs(1))),
+            Reference::Easy,
+        ),
+        (
+            "depth 1 on vnodes",
+            Box::new(Backfill::on_vnodes(FirstFit::default(), Depth::Jobs(1))),
+            Reference::Easy,
+        ),
+        ("greedy", Discipline::Greedy.build(), Reference::Greedy),
+    ]
+}
+
+/// Depth 2, depth 4 and conservative, each on totals, and depth 2 also on vnodes.
+fn deeper() -> Vec<(&'static str, Box<dyn SchedulingPolicy>, Reference)> {
+    vec![
+        (
+            "depth 2",
+            Discipline::EASY.with_backfill_depth(2).expect("easy").build(),
+            Reference::Depth(2),
+        ),
+        (
+            "depth 2 on vnodes",
+            Box::new(Backfill::on_vnodes(FirstFit::default(), Depth::Jobs(2))),
+            Reference::Depth(2),
+        ),
+        (
+            "depth 4",
+            Discipline::EASY.with_backfill_depth(4).expect("easy").build(),
+            Reference::Depth(4),
+        ),
+        (
+            "conservative",
+            Discipline::Conservative.build(),
+            Reference::Depth(usize::MAX),
+        ),
+    ]
+}
+
 #[test]
 fn kth_under_fcfs_easy_and_greedy_keeps_every_invariant_and_matches_count_based_reference() {
     let trace = kth();
     assert_eq!((trace.records, trace.procs), (27_992, 100));
-    assert_matches_reference(&trace);
+    assert_matches_reference(&trace, classic());
+}
+
+#[test]
+fn kth_under_depth_2_4_and_conservative_matches_count_based_reference() {
+    let trace = kth();
+    assert_matches_reference(&trace, deeper());
+    // Conservative on vnodes too: the vnode form's reservations, checked at their starts.
+    assert_matches_reference(
+        &trace,
+        vec![(
+            "conservative on vnodes",
+            Box::new(Backfill::on_vnodes(FirstFit::default(), Depth::All)),
+            Reference::Depth(usize::MAX),
+        )],
+    );
 }
 
 #[test]
@@ -240,7 +337,15 @@ fn ctc_sp2_from_shared_traces_keeps_every_invariant_and_matches_reference() {
         return;
     };
     assert_eq!(trace.records, 77_222);
-    assert_matches_reference(&trace);
+    assert_matches_reference(&trace, classic());
+}
+
+#[test]
+fn ctc_sp2_under_depth_2_4_and_conservative_matches_count_based_reference() {
+    let Some(trace) = shared("CTC-SP2-1996-3.1-cln.swf.gz") else {
+        return;
+    };
+    assert_matches_reference(&trace, deeper());
 }
 
 #[test]
@@ -256,5 +361,5 @@ fn llnl_thunder_with_unsimulable_records_is_fully_accounted_for() {
         trace.skipped.get(placesim_workload::SkipReason::NoSize),
         2_248
     );
-    check_invariants(&trace, Discipline::Easy);
+    check_invariants(&trace, Discipline::EASY);
 }

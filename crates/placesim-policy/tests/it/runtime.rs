@@ -225,7 +225,7 @@ fn schedulers_plan_with_estimates_not_stretched_runtimes() {
         Vec::new(),
     );
     let mut sink = VecSink::default();
-    let mut easy = Discipline::Easy.build();
+    let mut easy = Discipline::EASY.build();
     Replay::on(&w, cluster())
         .runtime_model(&model)
         .run(easy.as_mut(), &mut sink);

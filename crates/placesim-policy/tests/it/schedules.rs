@@ -38,7 +38,7 @@ fn easy_backfills_only_what_ends_by_the_shadow_time_when_extra_is_zero() {
     let t = trace_blocking_head();
     let t = trace_from_text(&t, 4);
     assert_eq!(
-        schedule(&t, Discipline::Easy),
+        schedule(&t, Discipline::EASY),
         vec![
             Ran::finished(1, 0, 10),
             Ran::finished(2, 10, 15),
@@ -80,7 +80,7 @@ fn easy_backfills_long_jobs_into_extra() {
     .concat();
     let t = trace_from_text(&text, 4);
     assert_eq!(
-        schedule(&t, Discipline::Easy),
+        schedule(&t, Discipline::EASY),
         vec![
             Ran::finished(1, 0, 10),
             Ran::finished(2, 10, 20),
@@ -119,7 +119,7 @@ fn ends_come_before_submits_at_one_instant_and_line_order_breaks_ties() {
         Ran::finished(3, 15, 16),
     ];
     assert_eq!(schedule(&t, Discipline::Fcfs), expected);
-    assert_eq!(schedule(&t, Discipline::Easy), expected);
+    assert_eq!(schedule(&t, Discipline::EASY), expected);
 }
 
 /// 2 processors. K t=0 size 1 runs 50 but asked for 30: killed at 30. L t=0 size 2 waits for K.
@@ -143,7 +143,7 @@ fn job_is_killed_at_its_walltime() {
         ]
     );
     assert_eq!(
-        schedule(&t, Discipline::Easy),
+        schedule(&t, Discipline::EASY),
         vec![
             Ran::killed(1, 0, 30),
             Ran::finished(2, 30, 40),
@@ -161,7 +161,7 @@ fn missing_estimate_and_requested_size_fall_back() {
     let j = &t.workload.jobs()[0];
     assert_eq!((j.size, j.estimate.as_secs()), (2, 40));
     assert_eq!(
-        schedule(&t, Discipline::Easy),
+        schedule(&t, Discipline::EASY),
         vec![Ran::finished(1, 0, 40), Ran::finished(2, 40, 45)]
     );
 }

@@ -84,7 +84,7 @@ fn bad_values() {
     );
     assert_eq!(
         error_of(&format!("{BASE}[run]\ndiscipline = \"sjf\"\n")),
-        "test.toml:5:14: key `run.discipline`: unknown value `sjf`: expected one of fcfs, easy, greedy"
+        "test.toml:5:14: key `run.discipline`: unknown value `sjf`: expected one of fcfs, easy, greedy, conservative"
     );
     assert_eq!(
         error_of(&format!("{BASE}[run]\nplacement = \"slurm\"\n")),
@@ -154,33 +154,45 @@ fn request_rules_are_checked_when_loaded() {
     );
 }
 
-/// PBS's `strict_ordering` and `backfill_depth` name the discipline; a value placesim does
-/// not model, or one that contradicts `run.discipline`, is an error at that key.
+/// PBS's `strict_ordering` and `backfill_depth`, Moab's `reservation_depth` and
+/// `reservation_policy`, and `[run] backfill_depth` name the discipline; settings that
+/// contradict each other are an error at the later key.
 #[test]
-fn pbs_ordering_names_the_discipline_or_is_refused() {
+fn scheduler_settings_name_the_discipline_or_are_refused() {
     use placesim_scenario::Discipline;
     let discipline = |extra: &str| {
         placesim_scenario::load_scenario(&format!("{BASE}{extra}"), std::path::Path::new("t.toml"))
-            .map(|s| (s.run.discipline, s.pbs.backfill_depth))
+            .map(|s| s.run.discipline.label())
             .unwrap_or_else(|e| panic!("{e}"))
     };
-    assert_eq!(discipline(""), (Discipline::Easy, 1));
-    assert_eq!(
-        discipline("[pbs]\nstrict_ordering = true\n"),
-        (Discipline::Easy, 1)
-    );
+    let easy = |depth: u32, kept: bool| Discipline::Easy { depth, kept }.label();
+    assert_eq!(discipline(""), "easy");
+    assert_eq!(discipline("[pbs]\nstrict_ordering = true\n"), easy(1, false));
     assert_eq!(
         discipline("[pbs]\nstrict_ordering = true\nbackfill_depth = 0\n"),
-        (Discipline::Fcfs, 0)
+        "fcfs"
     );
+    assert_eq!(discipline("[pbs]\nbackfill_depth = 4\n"), "easy-depth4");
+    assert_eq!(discipline("[run]\ndiscipline = \"fcfs\"\n"), "fcfs");
     assert_eq!(
-        discipline("[run]\ndiscipline = \"fcfs\"\n"),
-        (Discipline::Fcfs, 0)
+        discipline("[run]\ndiscipline = \"conservative\"\n"),
+        "conservative"
     );
+    assert_eq!(discipline("[run]\nbackfill_depth = 3\n"), "easy-depth3");
+    assert_eq!(discipline("[run]\nbackfill_depth = 0\n"), "fcfs");
     // Without strict ordering PBS starts whatever fits: greedy, whatever backfill_depth says.
     assert_eq!(
         discipline("[pbs]\nstrict_ordering = false\nbackfill_depth = 1\n"),
-        (Discipline::Greedy, 0)
+        "greedy"
+    );
+    assert_eq!(discipline("[moab]\nreservation_depth = 2\n"), "easy-depth2");
+    assert_eq!(
+        discipline("[moab]\nreservation_policy = \"HIGHEST\"\n"),
+        "easy-highest"
+    );
+    assert_eq!(
+        discipline("[moab]\nreservation_policy = \"never\"\nreservation_depth = 3\n"),
+        "greedy"
     );
     assert_eq!(
         error_of(&format!(
@@ -189,14 +201,30 @@ fn pbs_ordering_names_the_discipline_or_is_refused() {
         "test.toml:2:14: key `run.discipline`: `easy` contradicts [pbs] strict_ordering / backfill_depth, which name greedy (strict_ordering = false)"
     );
     assert_eq!(
-        error_of(&format!("{BASE}[pbs]\nbackfill_depth = 3\n")),
-        "test.toml:5:18: key `pbs.backfill_depth`: backfill_depth 3 is not modelled: 0 (no backfill, fcfs) or 1 (one reservation, easy)"
-    );
-    assert_eq!(
         error_of(&format!(
             "[run]\ndiscipline = \"easy\"\n{BASE}[pbs]\nbackfill_depth = 0\n"
         )),
         "test.toml:2:14: key `run.discipline`: `easy` contradicts [pbs] strict_ordering / backfill_depth, which name fcfs (backfill_depth = 0)"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "[run]\ndiscipline = \"greedy\"\nbackfill_depth = 2\n{BASE}"
+        )),
+        "test.toml:3:18: key `run.backfill_depth`: a backfill depth goes with discipline easy, not greedy"
+    );
+    assert_eq!(
+        error_of(&format!("[run]\nbackfill_depth = 2\n{BASE}[pbs]\nbackfill_depth = 3\n")),
+        "test.toml:2:18: key `run.backfill_depth`: `2` contradicts [pbs] strict_ordering / backfill_depth, which name easy-depth3 (backfill_depth = 3)"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[pbs]\nbackfill_depth = 3\n[moab]\nreservation_depth = 2\n"
+        )),
+        "test.toml:7:21: key `reservation_depth`: [moab] reservation_depth / reservation_policy (reservation_depth = 2, reservation_policy = CURRENTHIGHEST) names easy-depth2, but [pbs] strict_ordering / backfill_depth (backfill_depth = 3) names easy-depth3"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[moab]\nreservation_policy = \"lowest\"\n")),
+        "test.toml:5:22: key `moab.reservation_policy`: unknown value `lowest`: expected one of CURRENTHIGHEST, HIGHEST, NEVER"
     );
 }
 

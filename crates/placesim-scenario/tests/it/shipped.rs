@@ -34,7 +34,7 @@ fn two_switch_has_the_seed_002_sets_and_a_runnable_workload() {
     let sizes: Vec<(&str, usize)> = sets.iter().map(|(v, m)| (v.as_str(), m.len())).collect();
     assert_eq!(sizes, vec![("Switch1", 10), ("Switch2", 14)]);
     assert_eq!(s.cluster.capacity_total(ConsumableIdx::NCPUS), 192);
-    assert_eq!(s.run.discipline, Discipline::Easy);
+    assert_eq!(s.run.discipline, Discipline::EASY);
     let w = s.workload().unwrap();
     // Every record is a job (KTH-SP2 fits in 192 ncpus), and the rules took their share.
     assert_eq!(w.trace.workload.jobs().len(), 27992);

@@ -1,0 +1,698 @@
+//! Backfilling with a reservation depth: the first N jobs that cannot start get a reservation,
+//! re-planned from scratch at every pass (PBS `strict_ordering` with `backfill_depth N`, Moab
+//! `RESERVATIONDEPTH N` under CURRENTHIGHEST); conservative backfilling is N = every waiting
+//! job. The definition is `queue-disciplines.md` §1.3.
+
+use super::calendar::{Calendar, End, allocation_at, place_on};
+use super::{Order, Runnable, calendar_request, start, start_heads};
+use placesim_core::{
+    Allocation, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy,
+    Scratch, ScratchBuf, SimTime, StateView,
+};
+
+/// How many reservations a pass makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// At most this many (at least 1; 1 is EASY).
+    Jobs(u32),
+    /// One for every waiting job that cannot start: conservative backfilling.
+    All,
+}
+
+impl Depth {
+    fn limit(self) -> usize {
+        match self {
+            Depth::Jobs(n) => n as usize,
+            Depth::All => usize::MAX,
+        }
+    }
+}
+
+/// A reservation a pass made: the job, when it would start, and where it would go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    /// The job.
+    pub job: JobId,
+    /// When it would start: the earliest instant at which it can be placed for its whole
+    /// estimate, given the running jobs and the reservations made before it.
+    pub start: SimTime,
+    /// When it would end: start + estimate.
+    pub end: SimTime,
+    /// The vnodes it would take, on the vnode form of the pass; `None` when the pass reasoned
+    /// on ncpus totals (the vnodes are then any that are free).
+    pub allocation: Option<Allocation>,
+}
+
+/// Backfilling with a reservation depth.
+///
+/// At each pass:
+/// 1. Queue heads start while they fit (a job that can never run is passed over).
+/// 2. The profile holds every running job until start + estimate (a job already past its
+///    estimate counts as ending now, as EASY counts it).
+/// 3. Every later job, in queue order: if it can be placed now without making any reservation
+///    of this pass impossible, it starts now; otherwise, while fewer than N reservations have
+///    been made, it gets one at the earliest time at which it can be placed for its whole
+///    estimate; otherwise it waits. A job that can never run, or that no time fits (a vnode
+///    down now that it needs), gets none and does not use one up.
+///
+/// A reservation's vnodes are not fixed: a job may start on some of them if the reservation
+/// can still be placed at its time elsewhere (EASY's rule, which makes N = 1 EASY exactly).
+/// Reservations are checked at their start instants, in order of start: at each, everything
+/// that holds resources then must fit together, and a reservation that no longer fits where it
+/// was is placed again there; if it cannot be, the job that caused it does not start (or the
+/// time tried for a new reservation is passed over).
+///
+/// Two forms, the same decisions:
+/// - **on totals**, when the placement says fit is decided by ncpus totals for every job of the
+///   pass ([`PlacementPolicy::fits_by_totals`]) and has no set constraints: the profile is a
+///   count of free ncpus over time, and vnodes are placed only for the jobs that start;
+/// - **on vnodes** otherwise: each reservation keeps the state at its start, and each job that
+///   may start is checked against them.
+///
+/// On a homogeneous cluster of one-ncpu vnodes both are the count-based definition: fixed
+/// intervals on identical unit resources can always be given vnodes when the counts allow
+/// (interval graphs are perfect), and checking them in start order finds such vnodes.
+#[derive(Debug)]
+pub struct Backfill<P> {
+    placement: P,
+    depth: Depth,
+    /// Moab HIGHEST: a job that got a reservation keeps one until it runs.
+    kept: bool,
+    /// Per job: whether it got a reservation in an earlier pass (used when `kept`).
+    reserved_before: Vec<bool>,
+    totals_allowed: bool,
+    runnable: Runnable,
+    now_buf: ScratchBuf,
+    /// One state per reservation of the vnode form, kept between passes.
+    pool: Vec<ScratchBuf>,
+    calendar: Calendar,
+    profile: Profile,
+    /// The reservations of the last pass, in the order they were made.
+    planned: Vec<Planned>,
+}
+
+impl<P: PlacementPolicy> Backfill<P> {
+    /// Backfilling with `depth` reservations, placing jobs with `placement`.
+    pub fn new(placement: P, depth: Depth) -> Self {
+        Backfill {
+            placement,
+            depth,
+            kept: false,
+            reserved_before: Vec::new(),
+            totals_allowed: true,
+            runnable: Runnable::default(),
+            now_buf: ScratchBuf::default(),
+            pool: Vec::new(),
+            calendar: Calendar::new(false),
+            profile: Profile::default(),
+            planned: Vec::new(),
+        }
+    }
+
+    /// The same discipline always on vnodes, never on totals: the reference the totals form
+    /// is tested against.
+    pub fn on_vnodes(placement: P, depth: Depth) -> Self {
+        let mut backfill = Backfill::new(placement, depth);
+        backfill.totals_allowed = false;
+        backfill
+    }
+
+    /// The same discipline under Moab's `RESERVATIONPOLICY HIGHEST`: a job that got a
+    /// reservation gets one in every later pass until it runs, whatever the depth; such jobs
+    /// count toward the depth when they come first.
+    pub fn keeping_reservations(mut self) -> Self {
+        self.kept = true;
+        self
+    }
+
+    /// The reservations the last pass made, in the order it made them.
+    pub fn planned(&self) -> &[Planned] {
+        &self.planned
+    }
+}
+
+impl<P: PlacementPolicy> SchedulingPolicy for Backfill<P> {
+    fn name(&self) -> String {
+        match self.depth {
+            Depth::Jobs(1) => "easy".to_owned(),
+            Depth::Jobs(n) => format!("easy-depth{n}"),
+            Depth::All => "conservative".to_owned(),
+        }
+    }
+
+    super::comments_wakeups_and_checks!();
+
+    fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        self.pass(ctx, decisions);
+        self.runnable
+            .record_bindings(ctx, &mut self.placement, decisions);
+    }
+}
+
+/// A reservation of the vnode form while its pass runs.
+struct Held {
+    job: JobId,
+    start: SimTime,
+    end: SimTime,
+    allocation: Allocation,
+    relaxed: bool,
+    /// Index into the pool: the state at `start` with everything held then except this
+    /// reservation and the ones after it in start order.
+    state: usize,
+}
+
+/// What a tentative admission changed, to undo it if a reservation cannot be kept.
+enum Undo {
+    /// An allocation was taken in reservation `.0`'s state.
+    Took(usize, Allocation),
+    /// An allocation was given back in reservation `.0`'s state.
+    Gave(usize, Allocation),
+    /// Reservation `.0` moved from these vnodes.
+    Moved(usize, Allocation),
+}
+
+impl<P: PlacementPolicy> Backfill<P> {
+    fn pass(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        self.planned.clear();
+        // The view now borrows its buffer for the pass, beside the rest of `self`.
+        let mut now_buf = std::mem::take(&mut self.now_buf);
+        self.pass_with(ctx, decisions, &mut now_buf);
+        self.now_buf = now_buf;
+    }
+
+    fn pass_with(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        decisions: &mut Vec<Decision>,
+        now_buf: &mut ScratchBuf,
+    ) {
+        let mut now_view = Scratch::new(ctx.state, now_buf);
+        let (head_pos, head_relaxed) = start_heads(
+            ctx,
+            &mut self.placement,
+            &mut self.runnable,
+            &mut now_view,
+            decisions,
+            Order::Strict,
+        );
+        if head_pos >= ctx.queue.len() {
+            return;
+        }
+        let (mut walk, _) = self.calendar.open(ctx.state);
+        walk.fill_ends(ctx, decisions);
+        let ends: Vec<End> = walk.ends.clone();
+        let free_now = now_view.free_total(ConsumableIdx::NCPUS);
+        self.profile.build(ctx.now, free_now, &ends);
+        let on_totals = self.totals_allowed
+            && !head_relaxed
+            && self.placement.constraints().is_none()
+            && ctx.queue[head_pos..].iter().all(|&job| {
+                self.runnable.known_never(ctx, job)
+                    || self
+                        .placement
+                        .fits_by_totals(&calendar_request(ctx.workload.request_of(job)), &now_view)
+            });
+        if on_totals {
+            self.pass_on_totals(ctx, head_pos, &mut now_view, decisions);
+        } else {
+            let mut pass = VnodePass {
+                ctx,
+                placement: &mut self.placement,
+                runnable: &mut self.runnable,
+                profile: &mut self.profile,
+                planned: &mut self.planned,
+                pool: &mut self.pool,
+                ends,
+                held: Vec::new(),
+                quota: Quota {
+                    limit: self.depth.limit(),
+                    kept: self.kept.then_some(&self.reserved_before[..]),
+                },
+            };
+            pass.run(head_pos, head_relaxed, &mut now_view, decisions);
+        }
+        if self.kept {
+            let jobs = ctx.workload.jobs().len();
+            if self.reserved_before.len() != jobs {
+                self.reserved_before = vec![false; jobs];
+            }
+            for planned in &self.planned {
+                self.reserved_before[planned.job.index()] = true;
+            }
+        }
+    }
+
+    /// The pass on ncpus totals: the profile is all there is to reserve in.
+    fn pass_on_totals(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        head_pos: usize,
+        now_view: &mut Scratch<'_>,
+        decisions: &mut Vec<Decision>,
+    ) {
+        let quota = Quota {
+            limit: self.depth.limit(),
+            kept: self.kept.then_some(&self.reserved_before[..]),
+        };
+        for (pos, &job) in ctx.queue.iter().enumerate().skip(head_pos) {
+            if self.runnable.known_never(ctx, job) {
+                continue;
+            }
+            let need = ctx.workload.ncpus_of(job);
+            let estimate = ctx.workload.job(job).estimate;
+            let end = ctx.now + estimate;
+            // The head was tried in step 1 and did not fit.
+            if pos > head_pos
+                && need <= now_view.free_total(ConsumableIdx::NCPUS)
+                && self.profile.min_over(ctx.now, end) >= need
+            {
+                if let Some(allocation) =
+                    self.runnable
+                        .place_plain(ctx, &mut self.placement, job, now_view)
+                {
+                    self.profile.hold(ctx.now, end, need);
+                    start(job, allocation, now_view, decisions);
+                    continue;
+                }
+            }
+            if !quota.allows(job, self.planned.len()) {
+                // Only starts remain possible (and kept reservations), and no start once
+                // nothing is free now.
+                if now_view.free_total(ConsumableIdx::NCPUS) == 0 && quota.kept.is_none() {
+                    break;
+                }
+                continue;
+            }
+            if !self.runnable.can_ever_run(ctx, &mut self.placement, job) {
+                continue;
+            }
+            if let Some(at) = self.profile.earliest(need, estimate.as_secs()) {
+                self.profile.hold(at, at + estimate, need);
+                self.planned.push(Planned {
+                    job,
+                    start: at,
+                    end: at + estimate,
+                    allocation: None,
+                });
+            }
+        }
+    }
+}
+
+/// One pass on vnodes.
+struct VnodePass<'p, 'c, P> {
+    ctx: &'p SchedContext<'c>,
+    placement: &'p mut P,
+    runnable: &'p mut Runnable,
+    profile: &'p mut Profile,
+    planned: &'p mut Vec<Planned>,
+    pool: &'p mut Vec<ScratchBuf>,
+    /// Running jobs and this pass's starts by estimated end.
+    ends: Vec<End>,
+    /// The reservations, in start order (ties in the order they were made).
+    held: Vec<Held>,
+    quota: Quota<'p>,
+}
+
+/// Which jobs may still get a reservation in a pass.
+#[derive(Clone, Copy)]
+struct Quota<'a> {
+    /// The depth.
+    limit: usize,
+    /// Under HIGHEST: per job, whether it got a reservation in an earlier pass.
+    kept: Option<&'a [bool]>,
+}
+
+impl Quota<'_> {
+    /// Whether `job` may get a reservation once `made` have been made in this pass.
+    fn allows(self, job: JobId, made: usize) -> bool {
+        made < self.limit
+            || self
+                .kept
+                .is_some_and(|kept| kept.get(job.index()) == Some(&true))
+    }
+
+    /// The most reservations a pass over `waiting` jobs can make.
+    fn most(self, waiting: usize) -> usize {
+        if self.kept.is_some() {
+            waiting
+        } else {
+            self.limit.min(waiting)
+        }
+    }
+}
+
+impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
+    fn run(
+        &mut self,
+        head_pos: usize,
+        head_relaxed: bool,
+        now_view: &mut Scratch<'_>,
+        decisions: &mut Vec<Decision>,
+    ) {
+        let ctx = self.ctx;
+        // Each reservation's state lives in its own buffer, kept between passes; a buffer is
+        // taken from the pool only when a reservation is made in it.
+        let most = self.quota.most(ctx.queue.len() - head_pos);
+        if self.pool.len() < most {
+            self.pool.resize_with(most, ScratchBuf::default);
+        }
+        let mut bufs = std::mem::take(self.pool);
+        let mut states: Vec<Scratch<'_>> = Vec::new();
+        let mut unused: &mut [ScratchBuf] = &mut bufs[..most];
+        let mut spare: Option<Scratch<'_>> = None;
+        for (pos, &job) in ctx.queue.iter().enumerate().skip(head_pos) {
+            if self.runnable.known_never(ctx, job) {
+                continue;
+            }
+            let need = ctx.workload.ncpus_of(job);
+            let estimate = ctx.workload.job(job).estimate;
+            let end = ctx.now + estimate;
+            let mut relaxed = if pos == head_pos {
+                head_relaxed
+            } else {
+                self.runnable.erased(job)
+            };
+            // The head was tried in step 1 and did not fit.
+            if pos > head_pos
+                && need <= now_view.free_total(ConsumableIdx::NCPUS)
+                && self.profile.min_over(ctx.now, end) >= need
+            {
+                let placed =
+                    self.runnable
+                        .place_now(ctx, self.placement, job, now_view, decisions, false);
+                relaxed = placed.relaxed;
+                if let Some(allocation) = placed.allocation {
+                    if self.admit(&mut states, None, ctx.now, end, &allocation) {
+                        self.profile.hold(ctx.now, end, need);
+                        let index = ctx.running.len() + decisions.len();
+                        let slot = self.ends.partition_point(|e| e.0 <= end);
+                        self.ends.insert(slot, (end, job, index, need));
+                        start(job, allocation, now_view, decisions);
+                        continue;
+                    }
+                }
+            }
+            if !self.quota.allows(job, self.held.len()) {
+                if now_view.free_total(ConsumableIdx::NCPUS) == 0 && self.quota.kept.is_none() {
+                    break;
+                }
+                continue;
+            }
+            if !self.runnable.can_ever_run(ctx, self.placement, job) {
+                continue;
+            }
+            let mut state = match spare.take() {
+                Some(state) => state,
+                None => {
+                    let Some((buf, rest)) = std::mem::take(&mut unused).split_first_mut() else {
+                        continue;
+                    };
+                    unused = rest;
+                    Scratch::new(ctx.state, buf)
+                }
+            };
+            match self.reserve(&mut states, job, relaxed, now_view, decisions, &mut state) {
+                Some((at, allocation)) => {
+                    self.profile.hold(at, at + estimate, need);
+                    let slot = self.held.partition_point(|h| h.start <= at);
+                    self.held.insert(
+                        slot,
+                        Held {
+                            job,
+                            start: at,
+                            end: at + estimate,
+                            allocation,
+                            relaxed,
+                            state: states.len(),
+                        },
+                    );
+                    states.push(state);
+                }
+                None => spare = Some(state),
+            }
+        }
+        // In the order they were made (their states were made in that order).
+        let mut made: Vec<&Held> = self.held.iter().collect();
+        made.sort_by_key(|h| h.state);
+        self.planned.extend(made.into_iter().map(|h| Planned {
+            job: h.job,
+            start: h.start,
+            end: h.end,
+            allocation: Some(h.allocation.clone()),
+        }));
+        drop(spare);
+        drop(states);
+        *self.pool = bufs;
+    }
+
+    /// The earliest time at which `job` can be placed for its whole estimate, given the
+    /// profile, and its vnodes then; `state` ends as the state at that time, without the job.
+    #[allow(clippy::too_many_arguments)]
+    fn reserve<'s>(
+        &mut self,
+        states: &mut [Scratch<'s>],
+        job: JobId,
+        relaxed: bool,
+        now_view: &Scratch<'_>,
+        decisions: &[Decision],
+        state: &mut Scratch<'s>,
+    ) -> Option<(SimTime, Allocation)> {
+        let ctx = self.ctx;
+        let need = ctx.workload.ncpus_of(job);
+        let estimate = ctx.workload.job(job).estimate;
+        let request = calendar_request(ctx.workload.request_of(job));
+        // The instants at which the state changes: running jobs and this pass's starts end,
+        // reservations start and end.
+        let mut changes: Vec<(SimTime, Change)> = Vec::new();
+        for (k, e) in self.ends.iter().enumerate() {
+            changes.push((e.0, Change::End(k)));
+        }
+        for (k, h) in self.held.iter().enumerate() {
+            changes.push((h.start, Change::ReservationStart(k)));
+            changes.push((h.end, Change::ReservationEnd(k)));
+        }
+        // At one instant, what ends is given back before what starts is taken.
+        changes.sort_unstable_by_key(|&(t, c)| (t, c.rank()));
+        state.copy_from(now_view);
+        let mut next = 0;
+        let mut times: Vec<SimTime> = vec![ctx.now];
+        times.extend(
+            changes
+                .iter()
+                .filter(|(t, c)| *t > ctx.now && !matches!(c, Change::ReservationStart(_)))
+                .map(|&(t, _)| t),
+        );
+        times.dedup();
+        for at in times {
+            while let Some(&(t, change)) = changes.get(next) {
+                if t > at {
+                    break;
+                }
+                match change {
+                    Change::End(k) => {
+                        state.give(allocation_at(ctx, decisions, self.ends[k].2));
+                    }
+                    Change::ReservationStart(k) => state.take(&self.held[k].allocation),
+                    Change::ReservationEnd(k) => state.give(&self.held[k].allocation),
+                }
+                next += 1;
+            }
+            if self.profile.min_over(at, at + estimate) < need {
+                continue;
+            }
+            let Some(allocation) = place_on(self.placement, &request, state, relaxed) else {
+                continue;
+            };
+            if self.admit(states, Some(at), at, at + estimate, &allocation) {
+                return Some((at, allocation));
+            }
+        }
+        None
+    }
+
+    /// Whether an allocation held over `[start, end)` leaves every reservation placeable at
+    /// its time; if so, its effect is kept (taken in the states of the reservations it
+    /// overlaps, and any reservation that had to move moved), else everything is undone.
+    /// `new_at` is the start of a new reservation being tried (placed after the reservations
+    /// that start no later), `None` for a job starting now (placed before all of them).
+    fn admit(
+        &mut self,
+        states: &mut [Scratch<'_>],
+        new_at: Option<SimTime>,
+        start: SimTime,
+        end: SimTime,
+        allocation: &Allocation,
+    ) -> bool {
+        let ctx = self.ctx;
+        let n_cons = ctx.state.cluster_consumables();
+        let first = match new_at {
+            Some(at) => self.held.partition_point(|h| h.start <= at),
+            None => 0,
+        };
+        let mut undo: Vec<Undo> = Vec::new();
+        // Reservations this admission moved, with the vnodes they left.
+        let mut moved: Vec<(usize, Allocation)> = Vec::new();
+        let mut ok = true;
+        for r in first..self.held.len() {
+            let at = self.held[r].start;
+            let s = self.held[r].state;
+            // The moved reservations that hold vnodes then leave their old vnodes before
+            // anything is taken: the new allocation may lie on them.
+            let active_moved: Vec<usize> = (0..moved.len())
+                .filter(|&i| {
+                    let h = &self.held[moved[i].0];
+                    h.start <= at && at < h.end
+                })
+                .collect();
+            for &i in &active_moved {
+                states[s].give(&moved[i].1);
+                undo.push(Undo::Gave(s, moved[i].1.clone()));
+            }
+            let overlaps = start <= at && at < end;
+            if overlaps {
+                states[s].take(allocation);
+                undo.push(Undo::Took(s, allocation.clone()));
+            }
+            for &i in &active_moved {
+                let now_on = &self.held[moved[i].0].allocation;
+                states[s].take(now_on);
+                undo.push(Undo::Took(s, now_on.clone()));
+            }
+            let changed = overlaps || !active_moved.is_empty();
+            if !changed {
+                continue;
+            }
+            let h = &self.held[r];
+            let fits = h
+                .allocation
+                .parts(n_cons)
+                .all(|(v, amounts)| states[s].fits_chunk(v, amounts, h.allocation.sharing));
+            if fits {
+                continue;
+            }
+            let request = calendar_request(ctx.workload.request_of(h.job));
+            let Some(elsewhere) = place_on(self.placement, &request, &states[s], h.relaxed)
+            else {
+                ok = false;
+                break;
+            };
+            let old = std::mem::replace(&mut self.held[r].allocation, elsewhere);
+            undo.push(Undo::Moved(r, old.clone()));
+            moved.push((r, old));
+        }
+        if !ok {
+            for step in undo.into_iter().rev() {
+                match step {
+                    Undo::Took(s, a) => states[s].give(&a),
+                    Undo::Gave(s, a) => states[s].take(&a),
+                    Undo::Moved(r, old) => self.held[r].allocation = old,
+                }
+            }
+        }
+        ok
+    }
+}
+
+/// A change of the state at an instant, for the reservation walk.
+#[derive(Debug, Clone, Copy)]
+enum Change {
+    /// Entry of the ends list.
+    End(usize),
+    /// Reservation (by index in start order) begins.
+    ReservationStart(usize),
+    /// Reservation ends.
+    ReservationEnd(usize),
+}
+
+impl Change {
+    fn rank(self) -> u8 {
+        match self {
+            Change::End(_) | Change::ReservationEnd(_) => 0,
+            Change::ReservationStart(_) => 1,
+        }
+    }
+}
+
+/// Free ncpus over time, as steps: `steps[i].1` are free from `steps[i].0` until the next
+/// step's time (the last for ever). Built from the running jobs' estimated ends; reservations
+/// and this pass's starts are held in it.
+#[derive(Debug, Default)]
+struct Profile {
+    steps: Vec<(SimTime, u64)>,
+}
+
+impl Profile {
+    /// Free ncpus `free_now` now, and each entry of `ends` (sorted) given back at its time.
+    fn build(&mut self, now: SimTime, free_now: u64, ends: &[End]) {
+        self.steps.clear();
+        self.steps.push((now, free_now));
+        for &(t, _, _, ncpus) in ends {
+            let t = t.max(now);
+            match self.steps.last_mut() {
+                Some(last) if last.0 == t => last.1 += ncpus,
+                Some(&mut (_, free)) => self.steps.push((t, free + ncpus)),
+                None => self.steps.push((t, ncpus)),
+            }
+        }
+    }
+
+    /// The index of the step in force at `t`.
+    fn at(&self, t: SimTime) -> usize {
+        self.steps.partition_point(|s| s.0 <= t).saturating_sub(1)
+    }
+
+    /// The fewest ncpus free at any instant of `[from, to)`.
+    fn min_over(&self, from: SimTime, to: SimTime) -> u64 {
+        let mut least = u64::MAX;
+        for &(t, free) in &self.steps[self.at(from)..] {
+            if t >= to && t > from {
+                break;
+            }
+            least = least.min(free);
+        }
+        least
+    }
+
+    /// The earliest step time at which `need` ncpus are free for `duration_s` seconds.
+    fn earliest(&self, need: u64, duration_s: u64) -> Option<SimTime> {
+        let mut i = 0;
+        'candidates: while i < self.steps.len() {
+            let t = self.steps[i].0;
+            let until = SimTime(t.0.saturating_add(duration_s));
+            let mut j = i;
+            while j < self.steps.len() && (j == i || self.steps[j].0 < until) {
+                if self.steps[j].1 < need {
+                    i = j + 1;
+                    continue 'candidates;
+                }
+                j += 1;
+            }
+            return Some(t);
+        }
+        None
+    }
+
+    /// Takes `need` ncpus over `[from, to)`.
+    fn hold(&mut self, from: SimTime, to: SimTime, need: u64) {
+        self.split(from);
+        self.split(to);
+        for step in &mut self.steps {
+            if step.0 >= from && step.0 < to {
+                step.1 -= need;
+            }
+        }
+    }
+
+    /// Makes `t` a step boundary.
+    fn split(&mut self, t: SimTime) {
+        let i = self.steps.partition_point(|s| s.0 <= t);
+        if i == 0 {
+            return;
+        }
+        if self.steps[i - 1].0 != t {
+            let free = self.steps[i - 1].1;
+            self.steps.insert(i, (t, free));
+        }
+    }
+}
