@@ -170,6 +170,10 @@ pub struct RunArgs {
     /// The queue discipline [default with --scenario: the scenario's].
     #[arg(long, value_parser = discipline_parser(), required_unless_present = "scenario")]
     pub policy: Option<Discipline>,
+    /// Reservations per pass under `easy`: the first N jobs that cannot start get one; 0 is
+    /// strict order (fcfs) [default: 1, or the scenario's].
+    #[arg(long, value_name = "N")]
+    pub backfill_depth: Option<u32>,
     /// Where to write jobs.parquet, summary.parquet and timeseries.parquet.
     #[arg(long)]
     pub out: PathBuf,

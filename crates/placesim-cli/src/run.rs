@@ -5,6 +5,7 @@ use crate::cli::{MachineArgs, RunArgs, WalltimeArg};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use placesim_core::{Progress, WalltimePolicy};
+use placesim_policy::Discipline;
 use placesim_metrics::RunSummary;
 use placesim_run::{Clock, Executed, Output, Plan, plain_plan, trace_stem};
 use placesim_workload::{SwfOptions, Trace};
@@ -44,11 +45,22 @@ fn walltime_of(arg: WalltimeArg) -> WalltimePolicy {
     }
 }
 
+/// `discipline` with `--backfill-depth`, if given.
+fn with_depth(discipline: Discipline, depth: Option<u32>) -> anyhow::Result<Discipline> {
+    match depth {
+        Some(depth) => discipline
+            .with_backfill_depth(depth)
+            .map_err(|e| anyhow::anyhow!("--backfill-depth {depth}: {e}")),
+        None => Ok(discipline),
+    }
+}
+
 /// `run --trace`: the plain SWF machine.
 fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
     let (Some(path), Some(policy)) = (&args.trace, args.policy) else {
         anyhow::bail!("give --scenario FILE, or both --trace FILE and --policy");
     };
+    let policy = with_depth(policy, args.backfill_depth)?;
     let trace = load(path, &args.machine)?;
     let mut plan = plain_plan(
         trace,
@@ -70,6 +82,7 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
     }
     let texts = placesim_scenario::TraceTexts::new();
     let mut plan = placesim_run::plan_of_scenario(scenario, path, args.policy, &texts)?;
+    plan.discipline = with_depth(plan.discipline, args.backfill_depth)?;
     report_trace(&plan.trace);
     let sources = &plan.request_sources;
     if sources.from_file > 0 || !sources.by_rule.is_empty() {

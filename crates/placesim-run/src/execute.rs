@@ -64,7 +64,7 @@ pub fn execute(
     // The placement is part of the policy's name when it is not plain first fit.
     let meta = RunMeta {
         scenario: plan.name.clone(),
-        policy: format!("{discipline}{}", plan.placement.kind().policy_suffix()),
+        policy: format!("{}{}", discipline.label(), plan.placement.kind().policy_suffix()),
         seed: plan.seed,
         trace: trace.path.display().to_string(),
         procs: cluster.capacity_total(ConsumableIdx::NCPUS),
@@ -104,7 +104,7 @@ pub fn execute(
     };
     let failed = |source| RunError::Simulation {
         trace: trace.path.display().to_string(),
-        policy: discipline.to_string(),
+        policy: discipline.label(),
         source,
     };
     match output {

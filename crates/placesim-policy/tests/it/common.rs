@@ -148,8 +148,12 @@ impl Ran {
 
 /// Every job of `trace` under `policy` on its machine, in source-id order.
 pub fn schedule(trace: &Trace, policy: Discipline) -> Vec<Ran> {
-    let mut p = policy.build();
-    let (sink, stats, cluster) = run(trace, 1, p.as_mut(), WalltimePolicy::Kill);
+    schedule_with(trace, policy.build().as_mut())
+}
+
+/// [`schedule`] under a policy built by hand.
+pub fn schedule_with(trace: &Trace, policy: &mut dyn placesim_core::SchedulingPolicy) -> Vec<Ran> {
+    let (sink, stats, cluster) = run(trace, 1, policy, WalltimePolicy::Kill);
     assert!(stats.never_started.is_empty());
     assert_eq!(sink.first_oversubscription(&cluster), None);
     let mut rows: Vec<Ran> = sink

@@ -240,3 +240,96 @@ fn reservation_shortcuts_change_no_decision() {
         assert_eq!((none.idle_builds, none.reuses), (0, 0));
     }
 }
+
+/// Six single-processor vnodes; A holds v0, v1, v2 until 30 (estimated). At t = 3 the queue is
+/// H (4 processors), K (all 6), C (1, long); each estimate 10 except C's 1000.
+///
+/// Depth 2: H is reserved at 30 on {v0..v3}, and K after it, at 40, on every vnode. C fits now
+/// on v3 (first fit) and runs past 30: H could move to {v0, v1, v2, v4}, but K could not be
+/// placed at 40. C waits.
+///
+/// Depth 1 (EASY): only H is reserved. C takes v3, and H moves to {v0, v1, v2, v4}.
+#[test]
+fn reservations_hold_their_vnodes_at_their_time_and_move_when_a_backfill_takes_some() {
+    use placesim_policy::queue::{Backfill, Depth, Planned};
+    let requests = vec![
+        Request::processors(1, 3),
+        Request::processors(2, 3),
+        Request::processors(3, 3),
+        Request::processors(4, 3),
+        Request::processors(6, 3),
+    ];
+    let jobs = vec![
+        job(0, 30, 2),   // A
+        job(1, 10, 3),   // H
+        job(2, 10, 4),   // K
+        job(3, 1000, 0), // C
+    ];
+    let workload = Workload::new(jobs, requests).unwrap();
+    let mut state = ClusterState::new(Cluster::homogeneous(6, 1).unwrap());
+    let a = on(&[0, 1, 2]);
+    state.allocate(&a).unwrap();
+    let running = vec![RunningJob {
+        job: JobId(0),
+        start: SimTime(0),
+        estimated_end: SimTime(30),
+        allocation: a,
+    }];
+    let queue = [JobId(1), JobId(2), JobId(3)];
+    let ctx = SchedContext {
+        now: SimTime(3),
+        state: &state,
+        workload: &workload,
+        queue: &queue,
+        running: &running,
+        fresh_from: 0,
+        freed_since_last_pass: true,
+    };
+    let planned = |job: u32, start: u64, vnodes: &[u32]| Planned {
+        job: JobId(job),
+        start: SimTime(start),
+        end: SimTime(start + 10),
+        allocation: Some(on(vnodes)),
+    };
+
+    let mut depth2 = Backfill::on_vnodes(FirstFit::default(), Depth::Jobs(2));
+    let mut decisions = Vec::new();
+    depth2.schedule(&ctx, &mut decisions);
+    assert!(decisions.is_empty(), "{decisions:?}");
+    assert_eq!(
+        depth2.planned(),
+        [planned(1, 30, &[0, 1, 2, 3]), planned(2, 40, &[0, 1, 2, 3, 4, 5])]
+    );
+
+    let mut depth1 = Backfill::on_vnodes(FirstFit::default(), Depth::Jobs(1));
+    let mut decisions = Vec::new();
+    depth1.schedule(&ctx, &mut decisions);
+    assert_eq!(
+        decisions,
+        vec![Decision::Start {
+            job: JobId(3),
+            allocation: on(&[3]),
+        }]
+    );
+    assert_eq!(depth1.planned(), [planned(1, 30, &[0, 1, 2, 4])]);
+    // EASY's own pass agrees.
+    let mut easy = Easy::new(FirstFit::default());
+    let mut easy_decisions = Vec::new();
+    easy.schedule(&ctx, &mut easy_decisions);
+    assert_eq!(easy_decisions, decisions);
+
+    // On totals the same decisions, and the reservations without vnodes.
+    let mut on_totals = Backfill::new(FirstFit::default(), Depth::Jobs(2));
+    let mut decisions = Vec::new();
+    on_totals.schedule(&ctx, &mut decisions);
+    assert!(decisions.is_empty());
+    let times: Vec<(JobId, SimTime, bool)> = on_totals
+        .planned()
+        .iter()
+        .map(|p| (p.job, p.start, p.allocation.is_none()))
+        .collect();
+    assert_eq!(
+        times,
+        [(JobId(1), SimTime(30), true), (JobId(2), SimTime(40), true)]
+    );
+}

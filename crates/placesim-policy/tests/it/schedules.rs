@@ -1,7 +1,9 @@
 //! Tiny traces whose schedules were worked out by hand; every start is asserted.
 
-use crate::common::{Ran, schedule, swf_line, trace_from_text};
+use crate::common::{Ran, VnodesOnly, schedule, schedule_with, swf_line, trace_from_text};
 use placesim_policy::Discipline;
+use placesim_policy::placement::FirstFit;
+use placesim_policy::queue::{Backfill, Depth};
 
 /// 4 processors.
 /// J1 t=0 size 2 run 10 est 20; J2 t=0 size 4 run 5 est 5; J3 t=1 size 1 run 3 est 3;
@@ -164,4 +166,77 @@ fn missing_estimate_and_requested_size_fall_back() {
         schedule(&t, Discipline::EASY),
         vec![Ran::finished(1, 0, 40), Ran::finished(2, 40, 45)]
     );
+}
+
+/// 4 processors; every estimate is exact.
+/// J1 t=0 size 3 run 10; J2 t=0 size 2 run 10; J3 t=0 size 4 run 10; J4 t=1 size 1 run 30.
+///
+/// EASY: J1 starts at 0 (1 free). J2 is the head: shadow 10 (J1's end), extra 4 − 2 = 2. J3
+/// gets nothing. J4 (t=1) fits in the 1 free and runs past 10, but 1 ≤ extra: backfilled, 1–31.
+/// At 10 J2 starts (10–20); J3 needs all 4 and waits for J4: 31–41.
+///
+/// Depth 2 (and conservative): J2 is reserved [10, 20) and J3 [20, 30). J4 over [1, 31) would
+/// hold 1 processor at 20, when J3 needs all 4: it waits. At 10 J2 starts; J3 is reserved at
+/// 20 again, and J4 (2 free now) still clashes with it; J4's own reservation is at 30, after
+/// J3. At 20 J3 starts (20–30), at 30 J4 (30–60).
+fn trace_second_reservation() -> String {
+    [
+        swf_line(1, 0, 10, 3, 10),
+        swf_line(2, 0, 10, 2, 10),
+        swf_line(3, 0, 10, 4, 10),
+        swf_line(4, 1, 30, 1, 30),
+    ]
+    .concat()
+}
+
+#[test]
+fn a_second_reservation_blocks_what_easy_backfills() {
+    let t = trace_from_text(&trace_second_reservation(), 4);
+    let easy = vec![
+        Ran::finished(1, 0, 10),
+        Ran::finished(2, 10, 20),
+        Ran::finished(3, 31, 41),
+        Ran::finished(4, 1, 31),
+    ];
+    let deep = vec![
+        Ran::finished(1, 0, 10),
+        Ran::finished(2, 10, 20),
+        Ran::finished(3, 20, 30),
+        Ran::finished(4, 30, 60),
+    ];
+    assert_eq!(schedule(&t, Discipline::EASY), easy);
+    let depth = |n| Discipline::EASY.with_backfill_depth(n).expect("easy");
+    assert_eq!(schedule(&t, depth(1)), easy);
+    assert_eq!(schedule(&t, depth(2)), deep);
+    assert_eq!(schedule(&t, depth(4)), deep);
+    assert_eq!(schedule(&t, Discipline::Conservative), deep);
+    // The vnode form gives the same schedules.
+    for (n, expected) in [(1, &easy), (2, &deep)] {
+        let mut on_vnodes = Backfill::on_vnodes(VnodesOnly(FirstFit::default()), Depth::Jobs(n));
+        assert_eq!(&schedule_with(&t, &mut on_vnodes), expected, "depth {n}");
+    }
+    let mut on_vnodes = Backfill::on_vnodes(FirstFit::default(), Depth::All);
+    assert_eq!(schedule_with(&t, &mut on_vnodes), deep);
+    // Backfill off: strict order.
+    assert_eq!(
+        schedule(&t, depth(0)),
+        vec![
+            Ran::finished(1, 0, 10),
+            Ran::finished(2, 10, 20),
+            Ran::finished(3, 20, 30),
+            Ran::finished(4, 30, 60),
+        ]
+    );
+}
+
+/// The shared hand-worked trace: J4's reservation (after J2's) holds nothing back, so every
+/// depth gives EASY's schedule.
+#[test]
+fn every_depth_is_easy_when_one_job_is_blocked_at_a_time() {
+    let t = trace_from_text(&trace_blocking_head(), 4);
+    let easy = schedule(&t, Discipline::EASY);
+    for n in [2, 3] {
+        let d = Discipline::EASY.with_backfill_depth(n).expect("easy");
+        assert_eq!(schedule(&t, d), easy, "depth {n}");
+    }
 }
