@@ -724,6 +724,15 @@ impl Cx<'_> {
     }
 
     fn run(&self, raw: &ScenarioToml) -> Result<RunSettings, ScenarioError> {
+        if let Some(d) = raw.pbs.queue.iter().find_map(|q| q.backfill_depth.as_ref()) {
+            return Err(self.at(
+                d,
+                "pbs.queue.backfill_depth",
+                "a queue's own backfill_depth is not modelled: give the server's \
+                 [pbs] backfill_depth, which every queue then shares"
+                    .to_owned(),
+            ));
+        }
         let r = &raw.run;
         let mut named: Option<Discipline> = self.named(r.discipline.as_ref(), "run.discipline")?;
         if let Some(d) = &r.backfill_depth {

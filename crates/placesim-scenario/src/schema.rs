@@ -202,6 +202,9 @@ pub struct QueueToml {
     /// SWF queue numbers (field 15) whose jobs go to this queue.
     #[serde(default)]
     pub swf_queues: Vec<u32>,
+    /// The queue's own `backfill_depth`: read so that it is refused with a message, since
+    /// per-queue top-job counts are not modelled.
+    pub backfill_depth: Option<Spanned<u32>>,
 }
 
 /// `[moab]`.

@@ -657,3 +657,87 @@ fn the_set_check_reads_the_placement_record_not_the_label() {
     a.within = placesim_core::Within::Anywhere;
     assert_eq!(p.check_within_label(&request, &a), Ok(()));
 }
+
+/// Top-job estimates with placement sets: both switches full, Switch1's jobs until 100 and
+/// Switch2's until 50. Two jobs of 10 vnodes wait. At depth 2 the first is reserved in
+/// Switch2 at 50 (for 10 s), and the second in Switch2 again when that reservation ends, at
+/// 60: earlier than Switch1 frees, at 100.
+#[test]
+fn second_top_job_is_reserved_in_the_set_that_frees_first_after_the_first() {
+    use placesim_core::{JobId, SchedContext, SchedulingPolicy, SimTime, Workload};
+    use placesim_policy::queue::{Backfill, Depth};
+    let s = scenario(&two_switch(""));
+    let defs = s.cluster.resources();
+    let req = |t: &str| placesim_request::parse_and_lower(t, defs).unwrap();
+    let requests = vec![req("select=10:ncpus=8"), req("select=14:ncpus=8")];
+    let job = |i: u64, runtime, r| placesim_core::Job {
+        source_id: i,
+        submit: SimTime(0),
+        runtime: placesim_core::SimDuration(runtime),
+        estimate: placesim_core::SimDuration(runtime),
+        size: 0,
+        request: placesim_core::RequestId(r),
+        user: None,
+        group: None,
+        queue: None,
+        partition: None,
+    };
+    let jobs = vec![job(1, 100, 0), job(2, 50, 1), job(3, 10, 0), job(4, 10, 0)];
+    let workload = Workload::new(jobs, requests).unwrap();
+    let mut p = psets(&s, &[]);
+    let mut sim_state = state(&s, &p, &[]);
+    let mut running = Vec::new();
+    let mut buf = ScratchBuf::default();
+    for (j, end) in [(0u32, 100u64), (1, 50)] {
+        let a = p
+            .place(workload.request_of(JobId(j)), &Scratch::new(&sim_state, &mut buf))
+            .unwrap();
+        sim_state.allocate(&a).unwrap();
+        running.push(placesim_core::RunningJob {
+            job: JobId(j),
+            start: SimTime(0),
+            estimated_end: SimTime(end),
+            allocation: a,
+        });
+    }
+    let ctx = SchedContext {
+        now: SimTime(1),
+        state: &sim_state,
+        workload: &workload,
+        queue: &[JobId(2), JobId(3)],
+        running: &running,
+        fresh_from: 0,
+        freed_since_last_pass: true,
+    };
+    let mut depth2 = Backfill::new(p, Depth::Jobs(2));
+    let mut decisions = Vec::new();
+    depth2.schedule(&ctx, &mut decisions);
+    assert!(decisions.is_empty());
+    let planned: Vec<(JobId, SimTime, Option<&str>, Vec<&str>)> = depth2
+        .planned()
+        .iter()
+        .map(|p| {
+            let a = p.allocation.as_ref().expect("placement sets plan on vnodes");
+            let names = a
+                .vnodes
+                .iter()
+                .map(|&v| s.cluster.vnode(v).name.as_str())
+                .collect();
+            (p.job, p.start, a.label.as_deref(), names)
+        })
+        .collect();
+    let b_first_ten: Vec<String> = (1..=10).map(|i| format!("b{i}")).collect();
+    let b_first_ten: Vec<&str> = b_first_ten.iter().map(String::as_str).collect();
+    assert_eq!(
+        planned,
+        vec![
+            (
+                JobId(2),
+                SimTime(50),
+                Some("switch=Switch2"),
+                b_first_ten.clone()
+            ),
+            (JobId(3), SimTime(60), Some("switch=Switch2"), b_first_ten),
+        ]
+    );
+}

@@ -223,6 +223,12 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
         "test.toml:7:21: key `reservation_depth`: [moab] reservation_depth / reservation_policy (reservation_depth = 2, reservation_policy = CURRENTHIGHEST) names easy-depth2, but [pbs] strict_ordering / backfill_depth (backfill_depth = 3) names easy-depth3"
     );
     assert_eq!(
+        error_of(&format!(
+            "{BASE}[[pbs.queue]]\nname = \"q\"\nbackfill_depth = 10\n"
+        )),
+        "test.toml:6:18: key `pbs.queue.backfill_depth`: a queue's own backfill_depth is not modelled: give the server's [pbs] backfill_depth, which every queue then shares"
+    );
+    assert_eq!(
         error_of(&format!("{BASE}[moab]\nreservation_policy = \"lowest\"\n")),
         "test.toml:5:22: key `moab.reservation_policy`: unknown value `lowest`: expected one of CURRENTHIGHEST, HIGHEST, NEVER"
     );
