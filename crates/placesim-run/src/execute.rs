@@ -64,7 +64,11 @@ pub fn execute(
     // The placement is part of the policy's name when it is not plain first fit.
     let meta = RunMeta {
         scenario: plan.name.clone(),
-        policy: format!("{}{}", discipline.label(), plan.placement.kind().policy_suffix()),
+        policy: format!(
+            "{}{}",
+            discipline.label(),
+            plan.placement.kind().policy_suffix()
+        ),
         seed: plan.seed,
         trace: trace.path.display().to_string(),
         procs: cluster.capacity_total(ConsumableIdx::NCPUS),

@@ -572,8 +572,7 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
                 continue;
             }
             let request = calendar_request(ctx.workload.request_of(h.job));
-            let Some(elsewhere) = place_on(self.placement, &request, &states[s], h.relaxed)
-            else {
+            let Some(elsewhere) = place_on(self.placement, &request, &states[s], h.relaxed) else {
                 ok = false;
                 break;
             };

@@ -690,7 +690,10 @@ fn second_top_job_is_reserved_in_the_set_that_frees_first_after_the_first() {
     let mut buf = ScratchBuf::default();
     for (j, end) in [(0u32, 100u64), (1, 50)] {
         let a = p
-            .place(workload.request_of(JobId(j)), &Scratch::new(&sim_state, &mut buf))
+            .place(
+                workload.request_of(JobId(j)),
+                &Scratch::new(&sim_state, &mut buf),
+            )
             .unwrap();
         sim_state.allocate(&a).unwrap();
         running.push(placesim_core::RunningJob {
@@ -717,7 +720,10 @@ fn second_top_job_is_reserved_in_the_set_that_frees_first_after_the_first() {
         .planned()
         .iter()
         .map(|p| {
-            let a = p.allocation.as_ref().expect("placement sets plan on vnodes");
+            let a = p
+                .allocation
+                .as_ref()
+                .expect("placement sets plan on vnodes");
             let names = a
                 .vnodes
                 .iter()

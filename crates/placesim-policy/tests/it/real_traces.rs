@@ -250,7 +250,10 @@ fn count_fits(procs: u64, holds: &[(u64, u64, u64)], from: u64, to: u64, size: u
 /// Runs `trace` under every discipline and form named, each against the count-based
 /// reference for its definition: every invariant holds and every job starts when the
 /// reference starts it.
-fn assert_matches_reference(trace: &Trace, runs: Vec<(&str, Box<dyn SchedulingPolicy>, Reference)>) {
+fn assert_matches_reference(
+    trace: &Trace,
+    runs: Vec<(&str, Box<dyn SchedulingPolicy>, Reference)>,
+) {
     for (name, mut policy, discipline) in runs {
         let ours = check_invariants_with(trace, policy.as_mut());
         let reference = reference_starts(trace, discipline);
@@ -268,7 +271,11 @@ fn classic() -> Vec<(&'static str, Box<dyn SchedulingPolicy>, Reference)> {
     vec![
         ("fcfs", Discipline::Fcfs.build(), Reference::Fcfs),
         ("easy", Discipline::EASY.build(), Reference::Easy),
-        ("easy on vnodes", Box::new(easy_on_vnodes()), Reference::Easy),
+        (
+            "easy on vnodes",
+            Box::new(easy_on_vnodes()),
+            Reference::Easy,
+        ),
         (
             "depth 1",
             Box::new(Backfill::new(FirstFit::default(), Depth::Jobs(1))),
@@ -288,7 +295,10 @@ fn deeper() -> Vec<(&'static str, Box<dyn SchedulingPolicy>, Reference)> {
     vec![
         (
             "depth 2",
-            Discipline::EASY.with_backfill_depth(2).expect("easy").build(),
+            Discipline::EASY
+                .with_backfill_depth(2)
+                .expect("easy")
+                .build(),
             Reference::Depth(2),
         ),
         (
@@ -298,7 +308,10 @@ fn deeper() -> Vec<(&'static str, Box<dyn SchedulingPolicy>, Reference)> {
         ),
         (
             "depth 4",
-            Discipline::EASY.with_backfill_depth(4).expect("easy").build(),
+            Discipline::EASY
+                .with_backfill_depth(4)
+                .expect("easy")
+                .build(),
             Reference::Depth(4),
         ),
         (

@@ -298,7 +298,10 @@ fn reservations_hold_their_vnodes_at_their_time_and_move_when_a_backfill_takes_s
     assert!(decisions.is_empty(), "{decisions:?}");
     assert_eq!(
         depth2.planned(),
-        [planned(1, 30, &[0, 1, 2, 3]), planned(2, 40, &[0, 1, 2, 3, 4, 5])]
+        [
+            planned(1, 30, &[0, 1, 2, 3]),
+            planned(2, 40, &[0, 1, 2, 3, 4, 5])
+        ]
     );
 
     let mut depth1 = Backfill::on_vnodes(FirstFit::default(), Depth::Jobs(1));
@@ -331,5 +334,64 @@ fn reservations_hold_their_vnodes_at_their_time_and_move_when_a_backfill_takes_s
     assert_eq!(
         times,
         [(JobId(1), SimTime(30), true), (JobId(2), SimTime(40), true)]
+    );
+}
+
+/// Moab's HIGHEST against CURRENTHIGHEST, at depth 1. Four single-processor vnodes; A holds v0
+/// until 50 (estimated); X needs all 4 for 10, Y needs 3 for 100.
+///
+/// First pass, v3 down: X can never be reserved while it is down (the calendar does not know
+/// when it comes back), so it uses no slot, and Y is reserved at 50. Second pass, v3 back: X
+/// is reserved at 50 on every vnode, and Y, which would fit now, would still run then: it does
+/// not start. Under CURRENTHIGHEST X's is the one reservation; under HIGHEST Y keeps one too,
+/// after X's, at 60.
+#[test]
+fn highest_keeps_a_reservation_that_currenthighest_gives_up() {
+    use placesim_policy::queue::{Backfill, Depth};
+    let requests = vec![
+        Request::processors(1, 3),
+        Request::processors(3, 3),
+        Request::processors(4, 3),
+    ];
+    let jobs = vec![job(0, 50, 0), job(1, 10, 2), job(1, 100, 1)];
+    let workload = Workload::new(jobs, requests).unwrap();
+    let mut up = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
+    let a = on(&[0]);
+    up.allocate(&a).unwrap();
+    let mut down = up.clone();
+    down.set_down(VnodeId(3)).unwrap();
+    let running = vec![RunningJob {
+        job: JobId(0),
+        start: SimTime(0),
+        estimated_end: SimTime(50),
+        allocation: a,
+    }];
+    let queue = [JobId(1), JobId(2)];
+    let ctx = |state| SchedContext {
+        now: SimTime(2),
+        state,
+        workload: &workload,
+        queue: &queue,
+        running: &running,
+        fresh_from: 0,
+        freed_since_last_pass: true,
+    };
+    let reserved = |policy: &Backfill<FirstFit>| -> Vec<(JobId, SimTime)> {
+        policy.planned().iter().map(|p| (p.job, p.start)).collect()
+    };
+    let mut current = Backfill::new(FirstFit::default(), Depth::Jobs(1));
+    let mut highest = Backfill::new(FirstFit::default(), Depth::Jobs(1)).keeping_reservations();
+    for policy in [&mut current, &mut highest] {
+        let mut decisions = Vec::new();
+        policy.schedule(&ctx(&down), &mut decisions);
+        assert!(decisions.is_empty());
+        assert_eq!(reserved(policy), [(JobId(2), SimTime(50))]);
+        policy.schedule(&ctx(&up), &mut decisions);
+        assert!(decisions.is_empty(), "{decisions:?}");
+    }
+    assert_eq!(reserved(&current), [(JobId(1), SimTime(50))]);
+    assert_eq!(
+        reserved(&highest),
+        [(JobId(1), SimTime(50)), (JobId(2), SimTime(60))]
     );
 }

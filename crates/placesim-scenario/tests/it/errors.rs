@@ -167,7 +167,10 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
     };
     let easy = |depth: u32, kept: bool| Discipline::Easy { depth, kept }.label();
     assert_eq!(discipline(""), "easy");
-    assert_eq!(discipline("[pbs]\nstrict_ordering = true\n"), easy(1, false));
+    assert_eq!(
+        discipline("[pbs]\nstrict_ordering = true\n"),
+        easy(1, false)
+    );
     assert_eq!(
         discipline("[pbs]\nstrict_ordering = true\nbackfill_depth = 0\n"),
         "fcfs"
@@ -213,7 +216,9 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
         "test.toml:3:18: key `run.backfill_depth`: a backfill depth goes with discipline easy, not greedy"
     );
     assert_eq!(
-        error_of(&format!("[run]\nbackfill_depth = 2\n{BASE}[pbs]\nbackfill_depth = 3\n")),
+        error_of(&format!(
+            "[run]\nbackfill_depth = 2\n{BASE}[pbs]\nbackfill_depth = 3\n"
+        )),
         "test.toml:2:18: key `run.backfill_depth`: `2` contradicts [pbs] strict_ordering / backfill_depth, which name easy-depth3 (backfill_depth = 3)"
     );
     assert_eq!(
