@@ -40,7 +40,7 @@ pub use names::UnknownName;
 pub use outage::{NodeFailurePolicy, Outage};
 pub use policy::{
     Decision, PlacementPolicy, Relaxation, RelaxationLasts, RelaxationWait, RunningJob,
-    SchedContext, SchedulingPolicy, SetConstraints,
+    SchedContext, SchedulingPolicy, SetConstraints, TopJobEstimate,
 };
 pub use request::{
     Arrangement, Chunk, Constraint, FilterExpr, NodeSetAttribute, NodeSetPolicy, NodeSetRequest,

@@ -25,6 +25,18 @@ pub struct RunningJob {
     pub allocation: Allocation,
 }
 
+/// A top job's estimate: when a pass calendared it to start, and on which vnodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopJobEstimate {
+    /// The job.
+    pub job: JobId,
+    /// When it would start.
+    pub start: SimTime,
+    /// Where, when the pass placed it on vnodes; `None` when it reasoned on ncpus totals
+    /// (any free vnodes would do).
+    pub allocation: Option<Allocation>,
+}
+
 /// What a scheduling pass may read.
 #[derive(Debug, Clone, Copy)]
 pub struct SchedContext<'a> {
@@ -72,6 +84,13 @@ pub trait SchedulingPolicy: Send {
     /// scheduler's own words (PBS's "Not Running: ...", "Can Never Run: ..."). The kernel
     /// hands them to the sink. The default has none.
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
+        let _ = out;
+    }
+
+    /// Moves the top-job estimates of the last pass into `out`: for each job the pass
+    /// calendared, when and where it would start (PBS's `estimated.start_time` and
+    /// `estimated.exec_vnode`). The kernel hands them to the sink. The default has none.
+    fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
         let _ = out;
     }
 
@@ -226,6 +245,9 @@ impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
     }
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
         (**self).drain_comments(out);
+    }
+    fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
+        (**self).drain_estimates(out);
     }
     fn wakeup(&self) -> Option<SimTime> {
         (**self).wakeup()

@@ -169,6 +169,8 @@ pub struct Simulation<'w> {
     runtime_model: Option<&'w RuntimeModel>,
     stretch_scratch: Vec<u64>,
     comments: Vec<(JobId, std::sync::Arc<str>)>,
+    /// The top-job estimates of the pass, on their way from the policy to the sink.
+    estimates: Vec<crate::TopJobEstimate>,
     started: Vec<bool>,
     stats: RunStats,
     /// Queue length when the previous pass ended.
@@ -215,6 +217,7 @@ impl<'w> Simulation<'w> {
             runtime_model: None,
             stretch_scratch: Vec::new(),
             comments: Vec::new(),
+            estimates: Vec::new(),
             started: vec![false; n],
             stats: RunStats::default(),
             settled_queue_len: 0,
@@ -438,6 +441,7 @@ impl<'w> Simulation<'w> {
         self.stats.events += 1;
         match event {
             Event::JobSubmit(id) => {
+                sink.job_submitted(self.now, id);
                 self.queue.push(id);
                 if let Some(facts) = &mut self.facts {
                     facts.enqueued(self.workload.ncpus_of(id));
@@ -585,6 +589,7 @@ impl<'w> Simulation<'w> {
                         facts.enqueued(self.workload.ncpus_of(id));
                     }
                     sink.job_requeued(
+                        self.now,
                         id,
                         self.requeues[id.index()],
                         self.lost_core_seconds[id.index()],
@@ -671,7 +676,11 @@ impl<'w> Simulation<'w> {
         policy.schedule(&ctx, decisions);
         policy.drain_comments(&mut self.comments);
         for (job, text) in self.comments.drain(..) {
-            sink.job_comment(job, &text);
+            sink.job_comment(self.now, job, &text);
+        }
+        policy.drain_estimates(&mut self.estimates);
+        for estimate in self.estimates.drain(..) {
+            sink.job_estimated(self.now, &estimate);
         }
         self.freed_since_last_pass = false;
         if decisions.is_empty() {

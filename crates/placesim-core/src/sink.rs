@@ -53,8 +53,19 @@ pub trait MetricsSink {
     /// A vnode failure sent a running job back to the queue; `requeues` and
     /// `lost_core_seconds` are its totals so far. The default ignores requeues (the job's
     /// end reports the same totals, if it ends).
-    fn job_requeued(&mut self, id: JobId, requeues: u32, lost_core_seconds: u64) {
-        let _ = (id, requeues, lost_core_seconds);
+    fn job_requeued(&mut self, now: SimTime, id: JobId, requeues: u32, lost_core_seconds: u64) {
+        let _ = (now, id, requeues, lost_core_seconds);
+    }
+
+    /// A job was submitted: it joins the queue at `now`. The default ignores submits.
+    fn job_submitted(&mut self, now: SimTime, id: JobId) {
+        let _ = (now, id);
+    }
+
+    /// A pass at `now` calendared a top job ([`crate::SchedulingPolicy::drain_estimates`]).
+    /// The default ignores estimates.
+    fn job_estimated(&mut self, now: SimTime, estimate: &crate::TopJobEstimate) {
+        let _ = (now, estimate);
     }
 
     /// An instant is settled: what the cluster and the queue are from now until the next
@@ -65,8 +76,8 @@ pub trait MetricsSink {
 
     /// The scheduler commented on a waiting job (why it did not start). The default ignores
     /// comments.
-    fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
-        let _ = (id, text);
+    fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
+        let _ = (now, id, text);
     }
 }
 
@@ -90,11 +101,17 @@ impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
     fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
         (**self).job_ended(job, outcome);
     }
-    fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
-        (**self).job_comment(id, text);
+    fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
+        (**self).job_comment(now, id, text);
     }
-    fn job_requeued(&mut self, id: JobId, requeues: u32, lost_core_seconds: u64) {
-        (**self).job_requeued(id, requeues, lost_core_seconds);
+    fn job_requeued(&mut self, now: SimTime, id: JobId, requeues: u32, lost_core_seconds: u64) {
+        (**self).job_requeued(now, id, requeues, lost_core_seconds);
+    }
+    fn job_submitted(&mut self, now: SimTime, id: JobId) {
+        (**self).job_submitted(now, id);
+    }
+    fn job_estimated(&mut self, now: SimTime, estimate: &crate::TopJobEstimate) {
+        (**self).job_estimated(now, estimate);
     }
     fn instant_settled(&mut self, instant: &crate::settled::SettledInstant<'_>) {
         (**self).instant_settled(instant);

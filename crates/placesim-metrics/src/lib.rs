@@ -4,6 +4,7 @@
 //!
 //! Every column, with its unit and formula, is documented in `docs/output-schema.md`.
 
+mod exec;
 mod occupancy;
 pub mod schema;
 mod sink;
@@ -14,6 +15,7 @@ pub use occupancy::{OccupancyConfig, OccupancyStats};
 pub use sink::JobSink;
 pub use summary::{BSD_TAU_SECS, RunMeta, RunSummary, SkipColumn, Timing, WindowMetrics};
 pub use write::{
-    JOBS_PER_ROW_GROUP, MetricsError, StreamingJobSink, jobs_frame, summary_frame,
-    timeseries_frame, warm_up, write_jobs, write_run, write_summary, write_timeseries,
+    JOBS_PER_ROW_GROUP, MetricsError, StreamingJobSink, events_frame, jobs_frame, summary_frame,
+    timeseries_frame, warm_up, write_events, write_jobs, write_run, write_summary,
+    write_timeseries,
 };

@@ -140,7 +140,7 @@ pub mod jobs {
         name: "policy",
         dtype: "string",
         unit: "",
-        meaning: "the queue discipline (`fcfs`, `easy` or `greedy`), with `+pbs-psets` under PBS placement sets and `+moab-nodesets` under Moab node sets",
+        meaning: "the queue discipline (`fcfs`, `easy`, `easy-depthN` for a backfill depth N other than 1, `easy-highest` / `easy-depthN-highest` under Moab's HIGHEST, `greedy` or `conservative`), with `+pbs-psets` under PBS placement sets and `+moab-nodesets` under Moab node sets",
     };
     /// The `seed` column.
     pub const SEED: ColumnDef = ColumnDef {
@@ -318,6 +318,28 @@ pub mod jobs {
         meaning: "the scheduler's last comment on the job before it started, or ever if it never did, in PBS's words: \"Not Running: Placement set switch=A has too few free resources\", \"Not Running: Insufficient amount of resource: ncpus (R: 64 A: 10 T: 100)\", \"Can Never Run: can't fit in the largest placement set, and can't span psets\", ...; under first fit only jobs that can never run get one (\"Can Never Run: the request does not fit on the empty cluster\")",
     };
 
+    /// The `exec_vnode` column.
+    pub const EXEC_VNODE: ColumnDef = ColumnDef {
+        name: "exec_vnode",
+        dtype: "string, nullable",
+        unit: "",
+        meaning: "the vnodes the job ran on (its last start), in PBS's syntax: one chunk per vnode, `(v1:ncpus=2:mem=4gb)+(v2:ncpus=2)`, amounts of 0 left out, sizes in the largest exact unit; null for a job that never started",
+    };
+    /// The `estimated_start_s` column.
+    pub const ESTIMATED_START_S: ColumnDef = ColumnDef {
+        name: "estimated_start_s",
+        dtype: "u64, nullable",
+        unit: "s",
+        meaning: "PBS's `estimated.start_time`: the start the last pass that calendared the job as a top job gave it (a reservation of a backfilling discipline); null if it never was one",
+    };
+    /// The `estimated_exec_vnode` column.
+    pub const ESTIMATED_EXEC_VNODE: ColumnDef = ColumnDef {
+        name: "estimated_exec_vnode",
+        dtype: "string, nullable",
+        unit: "",
+        meaning: "PBS's `estimated.exec_vnode`: the vnodes of that last estimate, as `exec_vnode`; null if it never was a top job, or when the pass reasoned on ncpus totals (first fit with one-ncpu chunks: any free vnodes would do)",
+    };
+
     /// Every column, in file order.
     pub const ALL: &[ColumnDef] = &[
         SCENARIO,
@@ -347,7 +369,42 @@ pub mod jobs {
         FAILED,
         PLACEMENT_SET,
         COMMENT,
+        EXEC_VNODE,
+        ESTIMATED_START_S,
+        ESTIMATED_EXEC_VNODE,
     ];
+}
+
+/// The columns of events.parquet, in file order.
+pub mod events {
+    use super::ColumnDef;
+
+    pub use super::jobs::{JOB_ID, POLICY, SCENARIO, SEED};
+
+    /// The `time_s` column.
+    pub const TIME_S: ColumnDef = ColumnDef {
+        name: "time_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "when it happened: the submit, the pass that gave the estimate or the comment, the start, the end, the requeue",
+    };
+    /// The `kind` column.
+    pub const KIND: ColumnDef = ColumnDef {
+        name: "kind",
+        dtype: "string",
+        unit: "",
+        meaning: "`submit`, `top-job estimate`, `comment`, `start`, `end`, `requeue` or `kill` (an end at the walltime or by a vnode failure)",
+    };
+    /// The `text` column.
+    pub const TEXT: ColumnDef = ColumnDef {
+        name: "text",
+        dtype: "string, nullable",
+        unit: "",
+        meaning: "for an estimate `estimated start T s`; for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime` or `killed by a vnode failure`; for a requeue `requeued by a vnode failure`; null for a submit",
+    };
+
+    /// Every column, in file order.
+    pub const ALL: &[ColumnDef] = &[SCENARIO, POLICY, SEED, JOB_ID, TIME_S, KIND, TEXT];
 }
 
 /// The columns of summary.parquet, in file order.

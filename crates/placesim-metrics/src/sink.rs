@@ -1,5 +1,6 @@
 //! The in-memory sink: a few bytes per job, filled as jobs end.
 
+use crate::exec::{ExecNames, ExecStore, Runs};
 use crate::occupancy::{Occupancy, OccupancyConfig, OccupancyStats, Sample};
 use placesim_core::{
     Allocation, EndReason, Job, JobId, JobOutcome, MetricsSink, SimTime, Workload,
@@ -45,6 +46,58 @@ pub struct JobSink {
     pub(crate) sample_set_free: Vec<u64>,
     /// The integrals and samples, when measured ([`JobSink::measure`]).
     occupancy: Option<Occupancy>,
+    /// Names for `exec_vnode`, once the cluster is known ([`JobSink::keep_exec_vnodes`]).
+    pub(crate) exec_names: Option<Arc<ExecNames>>,
+    pub(crate) exec_store: ExecStore,
+    /// Per job (sized at the first start): its last allocation, as runs.
+    pub(crate) exec: Vec<Option<Runs>>,
+    /// Per job (sized at the first estimate): its last top-job estimate's start
+    /// ([`NO_ESTIMATE`] for none) and vnodes.
+    pub(crate) estimated_start: Vec<u64>,
+    pub(crate) estimated_exec: Vec<Option<Runs>>,
+    /// What the scheduler said and did, in order: events.parquet.
+    pub(crate) events: Vec<EventRow>,
+}
+
+/// No top-job estimate.
+pub(crate) const NO_ESTIMATE: u64 = u64::MAX;
+
+/// What kind of thing an event row records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EventKind {
+    Submit,
+    Estimate,
+    Comment,
+    Start,
+    End,
+    Requeue,
+    Kill,
+}
+
+impl EventKind {
+    /// Its name in events.parquet.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            EventKind::Submit => "submit",
+            EventKind::Estimate => "top-job estimate",
+            EventKind::Comment => "comment",
+            EventKind::Start => "start",
+            EventKind::End => "end",
+            EventKind::Requeue => "requeue",
+            EventKind::Kill => "kill",
+        }
+    }
+}
+
+/// One row of events.parquet: 24 bytes; its text is made when the file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct EventRow {
+    pub(crate) time: u64,
+    /// For an estimate, the estimated start; otherwise an index into the sink's texts (0 for
+    /// none).
+    pub(crate) value: u64,
+    pub(crate) job: u32,
+    pub(crate) kind: EventKind,
 }
 
 impl JobSink {
@@ -76,7 +129,54 @@ impl JobSink {
             samples: Vec::new(),
             sample_set_free: Vec::new(),
             occupancy: None,
+            exec_names: None,
+            exec_store: ExecStore::default(),
+            exec: Vec::new(),
+            estimated_start: Vec::new(),
+            estimated_exec: Vec::new(),
+            events: Vec::new(),
         }
+    }
+
+    /// Keeps where each job ran, and each top-job estimate's vnodes, for the `exec_vnode` and
+    /// `estimated_exec_vnode` columns, with `cluster`'s vnode and resource names.
+    pub fn keep_exec_vnodes(&mut self, cluster: &placesim_core::Cluster) {
+        self.exec_store = ExecStore::new(cluster.resources().n_consumables());
+        self.exec_names = Some(Arc::new(ExecNames::of(cluster)));
+    }
+
+    /// Appends job `i`'s vnodes (its last allocation, or with `estimated` its last top-job
+    /// estimate's) to `out` in PBS's syntax; false (and nothing appended) if there are none.
+    pub(crate) fn write_exec_vnode(&self, i: usize, estimated: bool, out: &mut String) -> bool {
+        let runs = if estimated {
+            &self.estimated_exec
+        } else {
+            &self.exec
+        };
+        match (&self.exec_names, runs.get(i).and_then(Option::as_ref)) {
+            (Some(names), Some(runs)) => {
+                self.exec_store.write(names, runs, out);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Job `i`'s last top-job estimate's start, if it had one.
+    pub(crate) fn estimated_start(&self, i: usize) -> Option<u64> {
+        self.estimated_start
+            .get(i)
+            .copied()
+            .filter(|&t| t != NO_ESTIMATE)
+    }
+
+    fn event(&mut self, time: SimTime, job: JobId, kind: EventKind, value: u64) {
+        self.events.push(EventRow {
+            time: time.as_secs(),
+            value,
+            job: job.index() as u32,
+            kind,
+        });
     }
 
     /// Measures occupancy and fragmentation as `config` says over `sets` of `cluster` (the
@@ -220,7 +320,7 @@ impl JobSink {
 }
 
 impl MetricsSink for JobSink {
-    fn job_started(&mut self, _job: &Job, id: JobId, _start: SimTime, allocation: &Allocation) {
+    fn job_started(&mut self, _job: &Job, id: JobId, start: SimTime, allocation: &Allocation) {
         // A requeued job starts again: its last start's label is the one kept.
         let x = allocation
             .label
@@ -228,6 +328,13 @@ impl MetricsSink for JobSink {
             .map_or(0, |label| self.intern(label));
         let n = self.ended.len();
         Self::put(&mut self.label, n, id.index(), x, 0);
+        self.event(start, id, EventKind::Start, u64::from(x));
+        if self.exec_names.is_some() {
+            if self.exec.len() != n {
+                self.exec.resize(n, None);
+            }
+            self.exec[id.index()] = Some(self.exec_store.runs(allocation));
+        }
         let runs = contiguity_runs(&allocation.vnodes);
         Self::put(&mut self.contiguity_runs, n, id.index(), runs, 1);
     }
@@ -246,17 +353,51 @@ impl MetricsSink for JobSink {
         });
     }
 
-    fn job_comment(&mut self, id: JobId, text: &Arc<str>) {
+    fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
         // A comment after the start would be about another run; only waiting jobs get them.
         if !self.ended[id.index()] {
             let x = self.intern(text);
             let n = self.ended.len();
+            // A comment that repeats the job's last one says nothing new.
+            if self.comment.get(id.index()) != Some(&x) {
+                self.event(now, id, EventKind::Comment, u64::from(x));
+            }
             Self::put(&mut self.comment, n, id.index(), x, 0);
         }
     }
 
+    fn job_submitted(&mut self, now: SimTime, id: JobId) {
+        self.event(now, id, EventKind::Submit, 0);
+    }
+
+    fn job_estimated(&mut self, now: SimTime, estimate: &placesim_core::TopJobEstimate) {
+        let (n, i) = (self.ended.len(), estimate.job.index());
+        if self.estimated_start.len() != n {
+            self.estimated_start.resize(n, NO_ESTIMATE);
+            self.estimated_exec.resize(n, None);
+        }
+        let runs = match (&self.exec_names, &estimate.allocation) {
+            (Some(_), Some(allocation)) => Some(self.exec_store.runs(allocation)),
+            _ => None,
+        };
+        let start = estimate.start.as_secs();
+        if self.estimated_start[i] == start && self.estimated_exec[i] == runs {
+            return;
+        }
+        self.estimated_start[i] = start;
+        self.estimated_exec[i] = runs;
+        self.event(now, estimate.job, EventKind::Estimate, start);
+    }
+
     fn job_ended(&mut self, _job: &Job, outcome: &JobOutcome) {
         let i = outcome.job.index();
+        let (kind, why) = match outcome.reason {
+            EndReason::Finished => (EventKind::End, "finished"),
+            EndReason::WalltimeKilled => (EventKind::Kill, "killed at its walltime"),
+            EndReason::VnodeFailed => (EventKind::Kill, "killed by a vnode failure"),
+        };
+        let why = self.intern(&Arc::from(why));
+        self.event(outcome.end, outcome.job, kind, u64::from(why));
         self.start[i] = outcome.start.as_secs();
         self.end[i] = outcome.end.as_secs();
         self.reason[i] = outcome.reason;
@@ -280,7 +421,9 @@ impl MetricsSink for JobSink {
         );
     }
 
-    fn job_requeued(&mut self, id: JobId, requeues: u32, lost_core_seconds: u64) {
+    fn job_requeued(&mut self, now: SimTime, id: JobId, requeues: u32, lost_core_seconds: u64) {
+        let why = self.intern(&Arc::from("requeued by a vnode failure"));
+        self.event(now, id, EventKind::Requeue, u64::from(why));
         let (n, i) = (self.ended.len(), id.index());
         Self::put(&mut self.requeues, n, i, requeues, 0);
         Self::put(&mut self.lost_core_seconds, n, i, lost_core_seconds, 0);

@@ -3,7 +3,7 @@
 
 use crate::schema::{self, jobs, summary, timeseries};
 use crate::sink::Factors;
-use crate::sink::JobSink;
+use crate::sink::{EventKind, JobSink};
 use crate::summary::{RunMeta, RunSummary, bounded_slowdown};
 use placesim_core::Workload;
 use polars::prelude::*;
@@ -233,7 +233,110 @@ fn jobs_frame_range(
             Column::new(name.into(), v)
         });
     }
+    columns.push(exec_vnode_column(
+        sink,
+        ids.clone(),
+        jobs::EXEC_VNODE.name,
+        false,
+    ));
+    let estimated: Vec<Option<u64>> = ids.clone().map(|i| sink.estimated_start(i)).collect();
+    columns.push(if estimated.iter().all(Option::is_none) {
+        Column::full_null(jobs::ESTIMATED_START_S.name.into(), n, &DataType::UInt64)
+    } else {
+        Column::new(jobs::ESTIMATED_START_S.name.into(), estimated)
+    });
+    columns.push(exec_vnode_column(
+        sink,
+        ids,
+        jobs::ESTIMATED_EXEC_VNODE.name,
+        true,
+    ));
     schema::conform(jobs::ALL, DataFrame::new(n, columns)?)
+}
+
+/// The `exec_vnode` (or, `estimated`, `estimated_exec_vnode`) column of jobs `ids`: the
+/// texts are made here, one row group at a time, from the runs the sink keeps.
+fn exec_vnode_column(
+    sink: &JobSink,
+    ids: std::ops::Range<usize>,
+    name: &str,
+    estimated: bool,
+) -> Column {
+    let n = ids.len();
+    let mut text = String::new();
+    let mut ends: Vec<Option<usize>> = Vec::with_capacity(n);
+    for i in ids {
+        ends.push(
+            sink.write_exec_vnode(i, estimated, &mut text)
+                .then_some(text.len()),
+        );
+    }
+    if ends.iter().all(Option::is_none) {
+        return Column::full_null(name.into(), n, &DataType::String);
+    }
+    let mut from = 0;
+    let values: Vec<Option<&str>> = ends
+        .iter()
+        .map(|end| {
+            end.map(|end| {
+                let value = &text[from..end];
+                from = end;
+                value
+            })
+        })
+        .collect();
+    Column::new(name.into(), values)
+}
+
+/// Builds events.parquet's table: one row per thing the scheduler said or did, in order.
+pub fn events_frame(
+    meta: &RunMeta,
+    workload: &Workload,
+    sink: &JobSink,
+) -> PolarsResult<DataFrame> {
+    let rows = &sink.events;
+    let n = rows.len();
+    let mut columns = id_columns(meta, n);
+    columns.push(Column::new(
+        schema::events::JOB_ID.name.into(),
+        rows.iter()
+            .map(|r| workload.job(placesim_core::JobId(r.job)).source_id)
+            .collect::<Vec<u64>>(),
+    ));
+    columns.push(Column::new(
+        schema::events::TIME_S.name.into(),
+        rows.iter().map(|r| r.time).collect::<Vec<u64>>(),
+    ));
+    columns.push(Column::new(
+        schema::events::KIND.name.into(),
+        rows.iter().map(|r| r.kind.name()).collect::<Vec<&str>>(),
+    ));
+    let text: Vec<Option<String>> = rows
+        .iter()
+        .map(|r| match r.kind {
+            EventKind::Estimate => Some(format!("estimated start {} s", r.value)),
+            _ => u32::try_from(r.value)
+                .ok()
+                .and_then(|id| sink.text(id))
+                .map(str::to_owned),
+        })
+        .collect();
+    columns.push(Column::new(schema::events::TEXT.name.into(), text));
+    schema::conform(schema::events::ALL, DataFrame::new(n, columns)?)
+}
+
+/// Writes `events.parquet` into `dir`.
+pub fn write_events(
+    dir: &Path,
+    meta: &RunMeta,
+    workload: &Workload,
+    sink: &JobSink,
+) -> Result<(), MetricsError> {
+    write_atomic(&dir.join("events.parquet"), |out| {
+        parquet_writer(out)
+            .finish(&mut events_frame(meta, workload, sink)?)
+            .map(|_| ())
+    })
 }
 
 /// Builds the one-row summary table: every declared column, computed by its declaration.
@@ -446,16 +549,40 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
         self.inner.job_started(job, id, start, allocation);
     }
 
-    fn job_comment(&mut self, id: placesim_core::JobId, text: &std::sync::Arc<str>) {
-        self.inner.job_comment(id, text);
+    fn job_comment(
+        &mut self,
+        now: placesim_core::SimTime,
+        id: placesim_core::JobId,
+        text: &std::sync::Arc<str>,
+    ) {
+        self.inner.job_comment(now, id, text);
+    }
+
+    fn job_submitted(&mut self, now: placesim_core::SimTime, id: placesim_core::JobId) {
+        self.inner.job_submitted(now, id);
+    }
+
+    fn job_estimated(
+        &mut self,
+        now: placesim_core::SimTime,
+        estimate: &placesim_core::TopJobEstimate,
+    ) {
+        self.inner.job_estimated(now, estimate);
     }
 
     fn instant_settled(&mut self, instant: &placesim_core::SettledInstant<'_>) {
         self.inner.instant_settled(instant);
     }
 
-    fn job_requeued(&mut self, id: placesim_core::JobId, requeues: u32, lost_core_seconds: u64) {
-        self.inner.job_requeued(id, requeues, lost_core_seconds);
+    fn job_requeued(
+        &mut self,
+        now: placesim_core::SimTime,
+        id: placesim_core::JobId,
+        requeues: u32,
+        lost_core_seconds: u64,
+    ) {
+        self.inner
+            .job_requeued(now, id, requeues, lost_core_seconds);
     }
 
     fn job_ended(&mut self, job: &placesim_core::Job, outcome: &placesim_core::JobOutcome) {
@@ -492,6 +619,7 @@ pub fn write_run(
         source,
     })?;
     write_jobs(dir, &summary.meta, workload, sink)?;
+    write_events(dir, &summary.meta, workload, sink)?;
     write_timeseries(dir, &summary.meta, sink)?;
     write_summary(dir, summary)
 }

@@ -594,3 +594,172 @@ fn two_switches(names: [&str; 2]) -> (Cluster, placesim_core::ResourceId) {
     }
     (b.build().unwrap(), switch)
 }
+
+/// The strings of column `name` of `df`.
+fn strings(df: &polars::prelude::DataFrame, name: &str) -> Vec<Option<String>> {
+    df.column(name)
+        .unwrap()
+        .as_materialized_series()
+        .str()
+        .unwrap()
+        .iter()
+        .map(|s| s.map(str::to_owned))
+        .collect()
+}
+
+/// The hand trace under EASY (4 one-ncpu vnodes): J1 runs 0–10 on node0–1, J3 is backfilled
+/// at 1 on node2 (J2, the head, is reserved at J1's estimated end, 20), J2 runs 10–15 on all
+/// four, and J4, the head from 10, is reserved at J2's estimated end, 15, and runs then.
+#[test]
+fn exec_vnode_estimates_and_events_of_the_hand_worked_schedule() {
+    let trace = hand_trace();
+    let cluster = Cluster::homogeneous(4, 1).unwrap();
+    let mut sink = JobSink::new(&trace.workload);
+    sink.keep_exec_vnodes(&cluster);
+    let mut easy = Discipline::EASY.build();
+    Replay::on(&trace.workload, cluster).run(easy.as_mut(), &mut sink);
+    let meta = RunMeta {
+        policy: "easy".into(),
+        ..hand_meta(4)
+    };
+    let df = jobs_frame(&meta, &trace.workload, &sink).unwrap();
+    let some = |s: &str| Some(s.to_owned());
+    assert_eq!(
+        strings(&df, "exec_vnode"),
+        vec![
+            some("(node0:ncpus=1)+(node1:ncpus=1)"),
+            some("(node0:ncpus=1)+(node1:ncpus=1)+(node2:ncpus=1)+(node3:ncpus=1)"),
+            some("(node2:ncpus=1)"),
+            some("(node0:ncpus=1)+(node1:ncpus=1)"),
+        ]
+    );
+    let estimated: Vec<Option<u64>> = df
+        .column("estimated_start_s")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(estimated, vec![None, Some(20), None, Some(15)]);
+    // On totals the reservation names no vnodes.
+    assert_eq!(strings(&df, "estimated_exec_vnode"), vec![None; 4]);
+
+    let events = placesim_metrics::events_frame(&meta, &trace.workload, &sink).unwrap();
+    let rows: Vec<(u64, u64, String, Option<String>)> = (0..events.height())
+        .map(|i| {
+            let get = |name: &str| events.column(name).unwrap().get(i).unwrap();
+            let text = match get("text") {
+                polars::prelude::AnyValue::String(s) => Some(s.to_owned()),
+                _ => None,
+            };
+            let kind = get("kind").get_str().unwrap().to_owned();
+            let time = get("time_s").try_extract::<u64>().unwrap();
+            let job = get("job_id").try_extract::<u64>().unwrap();
+            (time, job, kind, text)
+        })
+        .collect();
+    let row = |t, j, k: &str, x: Option<&str>| (t, j, k.to_owned(), x.map(str::to_owned));
+    assert_eq!(
+        rows,
+        vec![
+            row(0, 1, "submit", None),
+            row(0, 2, "submit", None),
+            row(0, 2, "top-job estimate", Some("estimated start 20 s")),
+            row(0, 1, "start", None),
+            row(1, 3, "submit", None),
+            row(1, 3, "start", None),
+            row(2, 4, "submit", None),
+            row(4, 3, "end", Some("finished")),
+            row(10, 1, "end", Some("finished")),
+            row(10, 4, "top-job estimate", Some("estimated start 15 s")),
+            row(10, 2, "start", None),
+            row(15, 2, "end", Some("finished")),
+            row(15, 4, "start", None),
+            row(19, 4, "end", Some("finished")),
+        ]
+    );
+}
+
+/// KTH-SP2 on 25 vnodes of 4 ncpus under depth-4 backfilling and under conservative: every
+/// job's `exec_vnode`, read back from jobs.parquet and parsed, holds no vnode beyond its 4
+/// ncpus at any instant, and names exactly the job's size in ncpus. Checked here, outside
+/// the kernel, from the file alone.
+#[test]
+fn exec_vnode_read_back_never_oversubscribes_a_vnode() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/KTH-SP2-1996-2.1-cln.swf.gz");
+    let trace =
+        placesim_workload::load_trace(&path, &SwfOptions::default(), &ResourceDefs::default())
+            .unwrap();
+    for discipline in [
+        Discipline::EASY.with_backfill_depth(4).unwrap(),
+        Discipline::Conservative,
+    ] {
+        let cluster = Cluster::homogeneous(trace.procs, 4).unwrap();
+        let mut sink = JobSink::new(&trace.workload);
+        sink.keep_exec_vnodes(&cluster);
+        let mut policy = discipline.build();
+        Replay::on(&trace.workload, cluster).run(policy.as_mut(), &mut sink);
+        let meta = RunMeta {
+            policy: discipline.label(),
+            ..hand_meta(trace.procs)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        placesim_metrics::write_jobs(dir.path(), &meta, &trace.workload, &sink).unwrap();
+        let file = std::fs::File::open(dir.path().join("jobs.parquet")).unwrap();
+        use polars::prelude::SerReader as _;
+        let df = polars::prelude::ParquetReader::new(file).finish().unwrap();
+        let column = |name: &str| -> Vec<u64> {
+            df.column(name)
+                .unwrap()
+                .u64()
+                .unwrap()
+                .iter()
+                .map(Option::unwrap)
+                .collect()
+        };
+        let sizes: Vec<u32> = df
+            .column("size")
+            .unwrap()
+            .u32()
+            .unwrap()
+            .iter()
+            .map(Option::unwrap)
+            .collect();
+        let (starts, ends) = (column("start_s"), column("end_s"));
+        // (time, +ncpus or −ncpus, vnode), ends before starts at one instant.
+        let mut changes: Vec<(u64, i64, String)> = Vec::new();
+        for (i, exec) in strings(&df, "exec_vnode").into_iter().enumerate() {
+            let exec = exec.expect("every job started");
+            let mut total = 0;
+            for chunk in exec.split('+') {
+                let inner = chunk
+                    .strip_prefix('(')
+                    .and_then(|c| c.strip_suffix(')'))
+                    .unwrap();
+                let mut parts = inner.split(':');
+                let vnode = parts.next().unwrap().to_owned();
+                let ncpus: i64 = parts
+                    .find_map(|p| p.strip_prefix("ncpus="))
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                total += ncpus;
+                changes.push((starts[i], ncpus, vnode.clone()));
+                changes.push((ends[i], -ncpus, vnode));
+            }
+            assert_eq!(total, i64::from(sizes[i]), "job index {i}");
+        }
+        changes.sort_by_key(|c| (c.0, c.1));
+        let mut held: std::collections::HashMap<String, i64> = Default::default();
+        for (time, delta, vnode) in changes {
+            let h = held.entry(vnode.clone()).or_default();
+            *h += delta;
+            assert!(
+                (0..=4).contains(h),
+                "{}: {vnode} holds {h} ncpus at {time}",
+                discipline.label()
+            );
+        }
+    }
+}

@@ -45,6 +45,7 @@ fn docs_list_exactly_the_declared_columns() {
         ("## jobs.parquet", schema::jobs::ALL),
         ("## summary.parquet", &summary_defs),
         ("## timeseries.parquet", schema::timeseries::ALL),
+        ("## events.parquet", schema::events::ALL),
     ] {
         let rows = documented(&doc, heading);
         let names: Vec<&str> = rows

@@ -171,6 +171,10 @@ macro_rules! comments_wakeups_and_checks {
             out.append(&mut self.runnable.comments);
         }
 
+        fn drain_estimates(&mut self, out: &mut Vec<placesim_core::TopJobEstimate>) {
+            out.append(&mut self.runnable.estimates);
+        }
+
         fn wakeup(&self) -> Option<placesim_core::SimTime> {
             self.runnable.next_wakeup
         }
@@ -222,6 +226,9 @@ pub(crate) struct Runnable {
     told: Vec<bool>,
     /// This pass's comments, for [`placesim_core::SchedulingPolicy::drain_comments`].
     pub(crate) comments: Vec<(JobId, Arc<str>)>,
+    /// This pass's top-job estimates, for
+    /// [`placesim_core::SchedulingPolicy::drain_estimates`].
+    pub(crate) estimates: Vec<placesim_core::TopJobEstimate>,
     /// Per job: whether its relaxable constraint was dropped for good (SPANEVENLY).
     erased: Vec<bool>,
     /// Per job: when an anchored relaxation's wait began.

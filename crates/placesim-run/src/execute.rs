@@ -3,8 +3,8 @@
 use crate::{Plan, RunError};
 use placesim_core::{ClusterState, ConsumableIdx, Progress, RunStats, Simulation};
 use placesim_metrics::{
-    JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_run,
-    write_summary, write_timeseries,
+    JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_events,
+    write_run, write_summary, write_timeseries,
 };
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -115,6 +115,7 @@ pub fn execute(
         Output::AfterRun(dir) => {
             let mut sink = JobSink::new(workload);
             sink.measure(&measurement.sets, &cluster, occupancy);
+            sink.keep_exec_vnodes(&cluster);
             let started = Instant::now();
             let stats = simulation
                 .run(policy.as_mut(), &mut sink, progress)
@@ -132,6 +133,7 @@ pub fn execute(
             streaming
                 .sink_mut()
                 .measure(&measurement.sets, &cluster, occupancy);
+            streaming.sink_mut().keep_exec_vnodes(&cluster);
             let started = Instant::now();
             let stats = simulation
                 .run(policy.as_mut(), &mut streaming, progress)
@@ -143,6 +145,7 @@ pub fn execute(
             let (_, summary) = streaming.finish_with(|sink| {
                 let summary = summarise(sink, &stats, wall);
                 write_timeseries(dir, &summary.meta, sink)?;
+                write_events(dir, &summary.meta, workload, sink)?;
                 write_summary(dir, &summary).map(|()| summary)
             })?;
             Ok(Executed {

@@ -144,6 +144,13 @@ impl<P: PlacementPolicy> SchedulingPolicy for Backfill<P> {
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         self.pass(ctx, decisions);
+        self.runnable.estimates.extend(self.planned.iter().map(|p| {
+            placesim_core::TopJobEstimate {
+                job: p.job,
+                start: p.start,
+                allocation: p.allocation.clone(),
+            }
+        }));
         self.runnable
             .record_bindings(ctx, &mut self.placement, decisions);
     }
@@ -441,8 +448,7 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
             end: h.end,
             allocation: Some(h.allocation.clone()),
         }));
-        drop(spare);
-        drop(states);
+        // The views borrow the buffers until here (their last use above).
         *self.pool = bufs;
     }
 

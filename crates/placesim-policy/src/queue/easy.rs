@@ -275,6 +275,37 @@ impl<P: PlacementPolicy> Easy<P> {
                 }
             }
         }
+        // The head's reservation is its top-job estimate: reported every pass, computed here
+        // as the scan would have when no candidate needed it.
+        let estimate = match held {
+            Held::Unknown if head_by_totals => {
+                walk.fill_ends(ctx, decisions);
+                let free_now = now_view.free_total(ConsumableIdx::NCPUS);
+                shadow_by_totals(walk.ends, head_need, free_now).map(|(time, _)| (time, None))
+            }
+            Held::Unknown => walk
+                .earliest(
+                    ctx,
+                    &mut self.placement,
+                    head,
+                    head_relaxed,
+                    &now_view,
+                    &mut shadow_view,
+                    decisions,
+                )
+                .map(|start| (start, Some(walk.found().clone()))),
+            Held::Totals { time, .. } => Some((time, None)),
+            Held::Vnodes { start, moved } => {
+                Some((start, Some(moved.unwrap_or_else(|| walk.found().clone()))))
+            }
+        };
+        if let Some((start, allocation)) = estimate {
+            self.runnable.estimates.push(placesim_core::TopJobEstimate {
+                job: head,
+                start,
+                allocation,
+            });
+        }
     }
 }
 

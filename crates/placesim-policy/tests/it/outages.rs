@@ -60,7 +60,7 @@ impl MetricsSink for Record {
     fn job_ended(&mut self, _job: &Job, outcome: &JobOutcome) {
         self.ends.push(*outcome);
     }
-    fn job_requeued(&mut self, id: JobId, requeues: u32, lost: u64) {
+    fn job_requeued(&mut self, _now: placesim_core::SimTime, id: JobId, requeues: u32, lost: u64) {
         self.requeued.push(Requeued {
             job: id.0,
             requeues,
