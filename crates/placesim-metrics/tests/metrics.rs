@@ -280,7 +280,8 @@ fn jobs_that_never_start_get_a_row_with_their_comment() {
             None,
             Some("Can Never Run: the request does not fit on the empty cluster"),
             None,
-            None
+            // J3 waits for J1 at the head from 1; J4 behind it is told why.
+            Some("Not Running: Job would break strict sorted order")
         ]
     );
     // An empty workload: the file holds the schema and no rows.
@@ -670,6 +671,13 @@ fn exec_vnode_estimates_and_events_of_the_hand_worked_schedule() {
             row(1, 3, "start", None),
             row(2, 4, "submit", None),
             row(4, 3, "end", Some("finished")),
+            // J4 fits on node2–3 now, but would hold them past J2's reservation at 20.
+            row(
+                4,
+                4,
+                "comment",
+                Some("Not Running: Job would conflict with reservation or top job"),
+            ),
             row(10, 1, "end", Some("finished")),
             row(10, 4, "top-job estimate", Some("estimated start 15 s")),
             row(10, 2, "start", None),

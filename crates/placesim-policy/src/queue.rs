@@ -226,6 +226,8 @@ pub(crate) struct Runnable {
     told: Vec<bool>,
     /// This pass's comments, for [`placesim_core::SchedulingPolicy::drain_comments`].
     pub(crate) comments: Vec<(JobId, Arc<str>)>,
+    /// The texts of [`PbsComment`]s, made once.
+    pbs_texts: Vec<Arc<str>>,
     /// This pass's top-job estimates, for
     /// [`placesim_core::SchedulingPolicy::drain_estimates`].
     pub(crate) estimates: Vec<placesim_core::TopJobEstimate>,
@@ -252,7 +254,38 @@ pub(crate) struct PlacedNow {
     pub(crate) why: Option<Arc<str>>,
 }
 
+/// A PBS comment the discipline itself gives (the placement gives the others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PbsComment {
+    /// `RESERVATION_CONFLICT`: the job fits now but would delay a top job.
+    Conflict,
+    /// `STRICT_ORDERING`: a job before it in the queue cannot run, and nothing is backfilled.
+    StrictOrder,
+}
+
+impl PbsComment {
+    const ALL: [PbsComment; 2] = [PbsComment::Conflict, PbsComment::StrictOrder];
+
+    /// PBS's text (openpbs `job_info.cpp` `fctt`), with its `Not Running: ` prefix.
+    pub(crate) const fn text(self) -> &'static str {
+        match self {
+            PbsComment::Conflict => "Not Running: Job would conflict with reservation or top job",
+            PbsComment::StrictOrder => "Not Running: Job would break strict sorted order",
+        }
+    }
+}
+
 impl Runnable {
+    /// Comments `comment` on `job` this pass. The text is one shared string, so a sink can
+    /// tell a repeat by pointer.
+    pub(crate) fn comment(&mut self, job: JobId, comment: PbsComment) {
+        if self.pbs_texts.is_empty() {
+            self.pbs_texts = PbsComment::ALL.map(|c| Arc::from(c.text())).to_vec();
+        }
+        let text = self.pbs_texts[comment as usize].clone();
+        self.comments.push((job, text));
+    }
+
     /// Comments once that `job` can never run.
     pub(crate) fn tell_never(&mut self, ctx: &SchedContext<'_>, job: JobId) {
         if self.told.len() != ctx.workload.jobs().len() {

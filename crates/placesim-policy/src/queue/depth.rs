@@ -4,7 +4,7 @@
 //! job. The definition is `queue-disciplines.md` §1.3.
 
 use super::calendar::{Calendar, End, allocation_at, place_on};
-use super::{Order, Runnable, calendar_request, start, start_heads};
+use super::{Order, PbsComment, Runnable, calendar_request, start, start_heads};
 use placesim_core::{
     Allocation, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy,
     Scratch, ScratchBuf, SimTime, StateView,
@@ -269,11 +269,11 @@ impl<P: PlacementPolicy> Backfill<P> {
             let estimate = ctx.workload.job(job).estimate;
             let end = ctx.now + estimate;
             // The head was tried in step 1 and did not fit.
-            if pos > head_pos
-                && need <= now_view.free_total(ConsumableIdx::NCPUS)
-                && self.profile.min_over(ctx.now, end) >= need
-            {
-                if let Some(allocation) =
+            if pos > head_pos && need <= now_view.free_total(ConsumableIdx::NCPUS) {
+                // It fits now (totals decide): only the reservations may hold it back.
+                if self.profile.min_over(ctx.now, end) < need {
+                    self.runnable.comment(job, PbsComment::Conflict);
+                } else if let Some(allocation) =
                     self.runnable
                         .place_plain(ctx, &mut self.placement, job, now_view)
                 {
@@ -390,7 +390,9 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
                         .place_now(ctx, self.placement, job, now_view, decisions, false);
                 relaxed = placed.relaxed;
                 if let Some(allocation) = placed.allocation {
-                    if self.admit(&mut states, None, ctx.now, end, &allocation) {
+                    if !self.admit(&mut states, None, ctx.now, end, &allocation) {
+                        self.runnable.comment(job, PbsComment::Conflict);
+                    } else {
                         self.profile.hold(ctx.now, end, need);
                         let index = ctx.running.len() + decisions.len();
                         let slot = self.ends.partition_point(|e| e.0 <= end);

@@ -2,7 +2,7 @@
 //! placement policy.
 
 use super::calendar::{Calendar, End, Shortcuts, first_time_with, place_on};
-use super::{Order, Runnable, calendar_request, start, start_heads};
+use super::{Order, PbsComment, Runnable, calendar_request, start, start_heads};
 use placesim_core::{
     Allocation, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy,
     Scratch, ScratchBuf, SimTime, StateView,
@@ -213,6 +213,8 @@ impl<P: PlacementPolicy> Easy<P> {
                 Held::Totals { time, free_ncpus } => {
                     let ends_by_shadow = ctx.now + ctx.workload.job(job).estimate <= *time;
                     if !ends_by_shadow && need + head_need > *free_ncpus {
+                        // It fits now (totals decide, and it is within the free ncpus).
+                        self.runnable.comment(job, PbsComment::Conflict);
                         continue;
                     }
                     let Some(allocation) =
@@ -266,6 +268,7 @@ impl<P: PlacementPolicy> Easy<P> {
                                 Some(a) => *moved = Some(a),
                                 None => {
                                     shadow_view.give(&allocation);
+                                    self.runnable.comment(job, PbsComment::Conflict);
                                     continue;
                                 }
                             }

@@ -1,6 +1,6 @@
 //! First come, first served.
 
-use super::{Order, Runnable, start_heads};
+use super::{Order, PbsComment, Runnable, start_heads};
 use placesim_core::{
     Decision, PlacementPolicy, SchedContext, SchedulingPolicy, Scratch, ScratchBuf,
 };
@@ -44,7 +44,7 @@ impl<P: PlacementPolicy> Fcfs<P> {
     /// One scheduling pass; [`SchedulingPolicy::schedule`] then records the starts' bindings.
     fn pass(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut scratch = Scratch::new(ctx.state, &mut self.buf);
-        let _blocked = start_heads(
+        let (head_pos, _) = start_heads(
             ctx,
             &mut self.placement,
             &mut self.runnable,
@@ -52,5 +52,11 @@ impl<P: PlacementPolicy> Fcfs<P> {
             decisions,
             Order::Strict,
         );
+        // PBS's strict order: every job after the blocked one is told why it waits.
+        for &job in ctx.queue.iter().skip(head_pos + 1) {
+            if !self.runnable.known_never(ctx, job) {
+                self.runnable.comment(job, PbsComment::StrictOrder);
+            }
+        }
     }
 }
