@@ -51,7 +51,7 @@ pub use resource::{
 };
 pub use runtime::{CommForm, RuntimeModel, RuntimeSettings, Stretch};
 pub use settled::{InstantFacts, SetPartition, SettledInstant};
-pub use sim::{Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
+pub use sim::{Cycles, Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
 pub use sink::{EndReason, JobOutcome, MetricsSink, VecSink};
 pub use state::{
     Allocation, AllocationError, ClusterState, Scratch, ScratchBuf, SetIndex, StateView, Within,

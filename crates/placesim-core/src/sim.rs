@@ -22,11 +22,58 @@ pub enum WalltimePolicy {
     Overrun,
 }
 
+/// When the scheduler runs a pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Cycles {
+    /// At every instant at which a job is submitted or ends (or a vnode changes, or a policy
+    /// asked to be woken): the default, and the most a scheduler could do.
+    #[default]
+    EventExact,
+    /// PBS: a cycle on every submit and every end, and also every `scheduler_iteration`
+    /// (counted from the first submit), when jobs wait.
+    PbsIteration(crate::SimDuration),
+    /// Maui/Moab simulation mode: an iteration only every `RMPOLLINTERVAL` (counted from the
+    /// first submit), so that a job waits at least until the next one; a policy's wake-up is
+    /// moved to the iteration after it.
+    MoabPoll(crate::SimDuration),
+}
+
+impl Cycles {
+    /// The next periodic cycle strictly after `now`, for a run whose first submit is
+    /// `origin`; `None` when cycles are event-exact (or the period is 0).
+    fn next_tick(self, origin: SimTime, now: SimTime) -> Option<SimTime> {
+        let every = match self {
+            Cycles::EventExact => return None,
+            Cycles::PbsIteration(every) | Cycles::MoabPoll(every) => every.as_secs(),
+        };
+        if every == 0 {
+            return None;
+        }
+        let since = now.as_secs().saturating_sub(origin.as_secs());
+        let ticks = since / every + 1;
+        Some(SimTime(
+            origin.as_secs().saturating_add(ticks.saturating_mul(every)),
+        ))
+    }
+
+    /// Whether a pass runs at `now`, when something happened then.
+    fn passes_at(self, origin: SimTime, now: SimTime) -> bool {
+        match self {
+            Cycles::MoabPoll(every) if every.as_secs() > 0 => {
+                now.as_secs().saturating_sub(origin.as_secs()) % every.as_secs() == 0
+            }
+            _ => true,
+        }
+    }
+}
+
 /// Settings of one run that are not the cluster, the workload or the policies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunConfig {
     /// What happens at the walltime.
     pub walltime: WalltimePolicy,
+    /// When passes run.
+    pub cycles: Cycles,
 }
 
 /// How far a run has got, for progress bars.
@@ -312,9 +359,29 @@ impl<'w> Simulation<'w> {
             while let Some(event) = self.next_event_at(now) {
                 self.dispatch(event, first_submit, sink)?;
             }
+            let cycles = self.config.cycles;
             if self.queue_head < self.queue.len() {
-                self.pass(policy, &mut decisions, sink)?;
-                self.schedule_wakeup(policy.wakeup());
+                let passes = cycles.passes_at(first_submit, now);
+                if passes {
+                    self.pass(policy, &mut decisions, sink)?;
+                    let wanted = policy.wakeup();
+                    // Under Moab's polling a wake-up waits for the iteration after it.
+                    let wanted = match cycles {
+                        Cycles::MoabPoll(_) => wanted.and_then(|t| {
+                            cycles.next_tick(first_submit, SimTime(t.as_secs().saturating_sub(1)))
+                        }),
+                        _ => wanted,
+                    };
+                    self.schedule_wakeup(wanted);
+                }
+                // Jobs still wait: the next periodic cycle is an event of its own, while it can
+                // change something (a pass was skipped now, or jobs run or are still to come;
+                // otherwise a job that can never run would tick for ever).
+                let may_change =
+                    !passes || !self.running.is_empty() || self.next_arrival < jobs.len();
+                if self.queue_head < self.queue.len() && may_change {
+                    self.schedule_wakeup(cycles.next_tick(first_submit, now));
+                }
             }
             if let Some(facts) = &self.facts {
                 let head = self.queue.get(self.queue_head);
@@ -851,6 +918,7 @@ mod wakeup_tests {
             &workload,
             ClusterState::new(cluster),
             RunConfig {
+                cycles: Cycles::EventExact,
                 walltime: WalltimePolicy::Kill,
             },
         )
@@ -907,6 +975,7 @@ mod invariant_tests {
                 &workload,
                 ClusterState::new(cluster.clone()),
                 RunConfig {
+                    cycles: Cycles::EventExact,
                     walltime: WalltimePolicy::Kill,
                 },
             )

@@ -34,7 +34,10 @@
 //! let jobs = vec![job(0, 100, 100, 0), job(1, 50, 50, 0), job(2, 10, 10, 1)];
 //! let workload = Workload::new(jobs, requests)?;
 //! let state = ClusterState::new(Cluster::homogeneous(4, 1)?);
-//! let config = RunConfig { walltime: WalltimePolicy::Kill };
+//! let config = RunConfig {
+//!     walltime: WalltimePolicy::Kill,
+//!     cycles: placesim_core::Cycles::EventExact,
+//! };
 //! let mut sink = VecSink::default();
 //! let mut easy = Discipline::EASY.build();
 //! Simulation::new(&workload, state, config).run(easy.as_mut(), &mut sink, &mut |_| {})?;

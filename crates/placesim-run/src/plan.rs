@@ -70,6 +70,7 @@ pub fn plain_plan(
         cluster,
         discipline,
         config: RunConfig {
+            cycles: placesim_core::Cycles::EventExact,
             walltime: WalltimePolicy::Kill,
         },
         seed: 0,
@@ -127,6 +128,7 @@ pub fn plan_of_scenario(
         cluster: scenario.cluster,
         discipline: discipline.unwrap_or(scenario.run.discipline),
         config: RunConfig {
+            cycles: scenario.run.cycles,
             walltime: scenario.run.walltime,
         },
         seed: scenario.run.seed,

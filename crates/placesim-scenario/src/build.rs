@@ -9,9 +9,9 @@ use crate::{
     WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
-    AttrValue, ClusterBuilder, CommForm, ConsumableIdx, NodeFailurePolicy, NodeSetAttribute,
-    NodeSetPolicy, NodeSetValue, Outage, ResourceDefs, ResourceId, ResourceKind, RuntimeSettings,
-    SimDuration, SimTime, WalltimePolicy,
+    AttrValue, ClusterBuilder, CommForm, ConsumableIdx, Cycles, NodeFailurePolicy,
+    NodeSetAttribute, NodeSetPolicy, NodeSetValue, Outage, ResourceDefs, ResourceId, ResourceKind,
+    RuntimeSettings, SimDuration, SimTime, WalltimePolicy,
 };
 use placesim_workload::TraceFormat;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams};
@@ -802,7 +802,50 @@ impl Cx<'_> {
                     ],
                 )?
                 .unwrap_or(WalltimePolicy::Kill),
+            cycles: self.cycles(raw)?,
             seed: r.seed,
+        })
+    }
+
+    /// `[run] cycles`: event-exact (the default), PBS's (every submit and end, and every
+    /// `[pbs] scheduler_iteration`, 600 s by default) or Moab's (every `[moab]
+    /// rmpoll_interval`, 60 s by default, and only then).
+    fn cycles(&self, raw: &ScenarioToml) -> Result<Cycles, ScenarioError> {
+        #[derive(Clone, Copy)]
+        enum Kind {
+            Exact,
+            Pbs,
+            Moab,
+        }
+        let kind = self
+            .choice(
+                raw.run.cycles.as_ref(),
+                "run.cycles",
+                &[
+                    ("event-exact", Kind::Exact),
+                    ("pbs", Kind::Pbs),
+                    ("moab", Kind::Moab),
+                ],
+            )?
+            .unwrap_or(Kind::Exact);
+        let every = |value: &Option<Spanned<toml::Value>>, key: &str, default: u64| {
+            let seconds = match value {
+                Some(v) => self.duration(v, key)?,
+                None => default,
+            };
+            match value {
+                Some(v) if seconds == 0 => {
+                    Err(self.at(v, key, "expected a period of at least 1 second".to_owned()))
+                }
+                _ => Ok(SimDuration(seconds)),
+            }
+        };
+        let pbs = every(&raw.pbs.scheduler_iteration, "pbs.scheduler_iteration", 600)?;
+        let moab = every(&raw.moab.rmpoll_interval, "moab.rmpoll_interval", 60)?;
+        Ok(match kind {
+            Kind::Exact => Cycles::EventExact,
+            Kind::Pbs => Cycles::PbsIteration(pbs),
+            Kind::Moab => Cycles::MoabPoll(moab),
         })
     }
 

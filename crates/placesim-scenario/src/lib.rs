@@ -254,6 +254,8 @@ pub struct RunSettings {
     pub placement: PlacementKind,
     /// What happens at a job's walltime.
     pub walltime: WalltimePolicy,
+    /// When the scheduler runs a pass.
+    pub cycles: placesim_core::Cycles,
     /// The scenario seed: every random choice derives from it.
     pub seed: u64,
 }

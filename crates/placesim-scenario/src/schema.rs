@@ -108,6 +108,8 @@ pub struct RunToml {
     pub placement: Option<Spanned<String>>,
     /// `kill` or `overrun`.
     pub walltime: Option<Spanned<String>>,
+    /// `event-exact`, `pbs` or `moab`.
+    pub cycles: Option<Spanned<String>>,
     /// The run's seed.
     #[serde(default)]
     pub seed: u64,
@@ -183,6 +185,8 @@ pub struct PbsToml {
     pub only_explicit_psets: bool,
     /// Scheduler `strict_ordering`: with `backfill_depth`, another way to name the discipline.
     pub strict_ordering: Option<Spanned<bool>>,
+    /// `scheduler_iteration`: the period of PBS's cycles under `run.cycles = "pbs"`.
+    pub scheduler_iteration: Option<Spanned<toml::Value>>,
     /// Scheduler `backfill_depth`: 0 is strict order (FCFS), N is N top jobs (1 is EASY).
     pub backfill_depth: Option<Spanned<u32>>,
     /// Queues.
@@ -211,6 +215,8 @@ pub struct QueueToml {
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct MoabToml {
+    /// RMPOLLINTERVAL: the period of iterations under `run.cycles = "moab"`.
+    pub rmpoll_interval: Option<Spanned<toml::Value>>,
     /// RESERVATIONDEPTH: priority reservations per pass [default: 1].
     pub reservation_depth: Option<Spanned<u32>>,
     /// RESERVATIONPOLICY: CURRENTHIGHEST, HIGHEST or NEVER [default: CURRENTHIGHEST].

@@ -57,6 +57,7 @@ impl<'w> Replay<'w> {
             workload,
             state,
             config: RunConfig {
+                cycles: placesim_core::Cycles::EventExact,
                 walltime: WalltimePolicy::Kill,
             },
             runtime_model: None,
@@ -69,6 +70,12 @@ impl<'w> Replay<'w> {
     /// What happens at a job's walltime.
     pub fn walltime(mut self, walltime: WalltimePolicy) -> Self {
         self.config.walltime = walltime;
+        self
+    }
+
+    /// When the scheduler runs its passes.
+    pub fn cycles(mut self, cycles: placesim_core::Cycles) -> Self {
+        self.config.cycles = cycles;
         self
     }
 

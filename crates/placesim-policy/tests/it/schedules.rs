@@ -240,3 +240,45 @@ fn every_depth_is_easy_when_one_job_is_blocked_at_a_time() {
         assert_eq!(schedule(&t, d), easy, "depth {n}");
     }
 }
+
+/// Scheduler cycles on the shared hand-worked trace under FCFS (event-exact: J1 0–10, J2
+/// 10–15, J3 15–18, J4 15–19).
+///
+/// PBS's cycles (on every submit and end, and every 7 s here) give the same schedule: the
+/// extra cycles find nothing new. Moab's polling every 7 s passes only at 0, 7, 14, 21, ...:
+/// J1 starts at 0; J1's end at 10 waits for the iteration at 14, where J2 starts (14–19); J2's
+/// end at 19 waits for 21, where J3 (21–24) and J4 (21–25) start.
+#[test]
+fn scheduler_cycles_delay_starts_to_the_next_iteration() {
+    use placesim_core::{Cluster, Cycles, SimDuration, VecSink};
+    let t = trace_from_text(&trace_blocking_head(), 4);
+    let under = |cycles: Cycles| -> Vec<Ran> {
+        let mut sink = VecSink::default();
+        let mut fcfs = Discipline::Fcfs.build();
+        placesim_testkit::Replay::on(&t.workload, Cluster::homogeneous(4, 1).unwrap())
+            .cycles(cycles)
+            .run(fcfs.as_mut(), &mut sink);
+        let mut rows: Vec<Ran> = sink
+            .outcomes
+            .iter()
+            .map(|o| {
+                let job = t.workload.job(o.job).source_id;
+                Ran::finished(job, o.start.as_secs(), o.end.as_secs())
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let exact = schedule(&t, Discipline::Fcfs);
+    assert_eq!(under(Cycles::EventExact), exact);
+    assert_eq!(under(Cycles::PbsIteration(SimDuration(7))), exact);
+    assert_eq!(
+        under(Cycles::MoabPoll(SimDuration(7))),
+        vec![
+            Ran::finished(1, 0, 10),
+            Ran::finished(2, 14, 19),
+            Ran::finished(3, 21, 24),
+            Ran::finished(4, 21, 25),
+        ]
+    );
+}

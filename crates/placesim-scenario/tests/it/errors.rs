@@ -14,7 +14,7 @@ fn a_typo_in_a_key_names_its_line() {
     let text = format!("{BASE}[pbs]\nnode_group_enabled = true\n");
     assert_eq!(
         error_of(&text),
-        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `backfill_depth`, `queue`"
+        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `queue`"
     );
 }
 
@@ -232,6 +232,27 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
             "{BASE}[[pbs.queue]]\nname = \"q\"\nbackfill_depth = 10\n"
         )),
         "test.toml:6:18: key `pbs.queue.backfill_depth`: a queue's own backfill_depth is not modelled: give the server's [pbs] backfill_depth, which every queue then shares"
+    );
+    let cycles = |extra: &str| {
+        placesim_scenario::load_scenario(&format!("{BASE}{extra}"), std::path::Path::new("t.toml"))
+            .map(|s| s.run.cycles)
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    use placesim_core::{Cycles, SimDuration};
+    assert_eq!(cycles(""), Cycles::EventExact);
+    assert_eq!(
+        cycles("[run]\ncycles = \"pbs\"\n"),
+        Cycles::PbsIteration(SimDuration(600))
+    );
+    assert_eq!(
+        cycles("[run]\ncycles = \"moab\"\n[moab]\nrmpoll_interval = \"2:00\"\n"),
+        Cycles::MoabPoll(SimDuration(120))
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[run]\ncycles = \"pbs\"\n[pbs]\nscheduler_iteration = 0\n"
+        )),
+        "test.toml:7:23: key `pbs.scheduler_iteration`: expected a period of at least 1 second"
     );
     assert_eq!(
         error_of(&format!("{BASE}[moab]\nreservation_policy = \"lowest\"\n")),
