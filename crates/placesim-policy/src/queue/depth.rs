@@ -89,6 +89,9 @@ pub struct Backfill<P> {
     profile: Profile,
     /// The reservations of the last pass, in the order they were made.
     planned: Vec<Planned>,
+    /// Whether the last pass ran on totals to its end, so that `profile` and `planned` are
+    /// what it left (see [`Backfill::carried_over`]).
+    carry: bool,
 }
 
 impl<P: PlacementPolicy> Backfill<P> {
@@ -106,6 +109,7 @@ impl<P: PlacementPolicy> Backfill<P> {
             calendar: Calendar::new(false),
             profile: Profile::default(),
             planned: Vec::new(),
+            carry: false,
         }
     }
 
@@ -163,8 +167,8 @@ struct Held {
     end: SimTime,
     allocation: Allocation,
     relaxed: bool,
-    /// Index into the pool: the state at `start` with everything held then except this
-    /// reservation and the ones after it in start order.
+    /// Index into the pass's states: the state at `start` with everything held then except
+    /// this reservation and the ones after it in start order.
     state: usize,
 }
 
@@ -180,7 +184,6 @@ enum Undo {
 
 impl<P: PlacementPolicy> Backfill<P> {
     fn pass(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
-        self.planned.clear();
         // The view now borrows its buffer for the pass, beside the rest of `self`.
         let mut now_buf = std::mem::take(&mut self.now_buf);
         self.pass_with(ctx, decisions, &mut now_buf);
@@ -194,6 +197,7 @@ impl<P: PlacementPolicy> Backfill<P> {
         now_buf: &mut ScratchBuf,
     ) {
         let mut now_view = Scratch::new(ctx.state, now_buf);
+        let carry = std::mem::replace(&mut self.carry, false);
         let (head_pos, head_relaxed) = start_heads(
             ctx,
             &mut self.placement,
@@ -203,8 +207,37 @@ impl<P: PlacementPolicy> Backfill<P> {
             Order::Strict,
         );
         if head_pos >= ctx.queue.len() {
+            self.planned.clear();
             return;
         }
+        if carry && self.carried_over(ctx, head_pos, head_relaxed, &now_view, decisions) {
+            let from = ctx.fresh_from.max(head_pos + 1);
+            self.pass_on_totals(ctx, head_pos, from, &mut now_view, decisions);
+            self.carry = true;
+        } else {
+            self.replan(ctx, head_pos, head_relaxed, &mut now_view, decisions);
+        }
+        if self.kept {
+            let jobs = ctx.workload.jobs().len();
+            if self.reserved_before.len() != jobs {
+                self.reserved_before = vec![false; jobs];
+            }
+            for planned in &self.planned {
+                self.reserved_before[planned.job.index()] = true;
+            }
+        }
+    }
+
+    /// The pass from scratch after step 1, on totals or on vnodes.
+    fn replan(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        head_pos: usize,
+        head_relaxed: bool,
+        now_view: &mut Scratch<'_>,
+        decisions: &mut Vec<Decision>,
+    ) {
+        self.planned.clear();
         let (mut walk, _) = self.calendar.open(ctx.state);
         walk.fill_ends(ctx, decisions);
         let ends: Vec<End> = walk.ends.clone();
@@ -217,10 +250,11 @@ impl<P: PlacementPolicy> Backfill<P> {
                 self.runnable.known_never(ctx, job)
                     || self
                         .placement
-                        .fits_by_totals(&calendar_request(ctx.workload.request_of(job)), &now_view)
+                        .fits_by_totals(&calendar_request(ctx.workload.request_of(job)), now_view)
             });
         if on_totals {
-            self.pass_on_totals(ctx, head_pos, &mut now_view, decisions);
+            self.pass_on_totals(ctx, head_pos, head_pos, now_view, decisions);
+            self.carry = true;
         } else {
             let mut pass = VnodePass {
                 ctx,
@@ -236,24 +270,65 @@ impl<P: PlacementPolicy> Backfill<P> {
                     kept: self.kept.then_some(&self.reserved_before[..]),
                 },
             };
-            pass.run(head_pos, head_relaxed, &mut now_view, decisions);
-        }
-        if self.kept {
-            let jobs = ctx.workload.jobs().len();
-            if self.reserved_before.len() != jobs {
-                self.reserved_before = vec![false; jobs];
-            }
-            for planned in &self.planned {
-                self.reserved_before[planned.job.index()] = true;
-            }
+            pass.run(head_pos, head_relaxed, now_view, decisions);
         }
     }
 
-    /// The pass on ncpus totals: the profile is all there is to reserve in.
+    /// Whether this pass may start from where the last one (on totals) left off, scanning
+    /// only the jobs that arrived since: nothing was freed in between (no end, outage or
+    /// wake-up), every running job's estimated end is still ahead, the blocked head is an
+    /// older job and nothing started ahead of it, and totals still decide for the head and
+    /// the new jobs.
+    ///
+    /// Then the last pass's decisions for the older jobs stand: the running jobs and their
+    /// estimated ends are the same, so the profile from now on is the one it left, whose
+    /// steps (running ends, and reservations, which start at such ends or at the ends of
+    /// other reservations) all lie after now; an older job's window now `[now, now + e)`
+    /// covers the one it had (the profile was flat until now) and more, so it fits no better;
+    /// and its reservation is again the earliest of the same candidate times. The profile is
+    /// trimmed to now, and the reservations are kept.
+    fn carried_over(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        head_pos: usize,
+        head_relaxed: bool,
+        now_view: &Scratch<'_>,
+        decisions: &[Decision],
+    ) -> bool {
+        let usable = !ctx.freed_since_last_pass
+            && decisions.is_empty()
+            && !head_relaxed
+            && head_pos < ctx.fresh_from
+            && ctx.running.iter().all(|r| r.estimated_end > ctx.now)
+            && ctx.queue[head_pos..]
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| k == 0 || head_pos + k >= ctx.fresh_from)
+                .all(|(_, &job)| {
+                    self.runnable.known_never(ctx, job)
+                        || self.placement.fits_by_totals(
+                            &calendar_request(ctx.workload.request_of(job)),
+                            now_view,
+                        )
+                });
+        if usable {
+            self.profile.trim_to(ctx.now);
+            debug_assert_eq!(
+                self.profile.min_over(ctx.now, SimTime(ctx.now.0 + 1)),
+                now_view.free_total(ConsumableIdx::NCPUS),
+                "the carried profile must start at what is free now"
+            );
+        }
+        usable
+    }
+
+    /// The pass on ncpus totals: the profile is all there is to reserve in. Jobs before
+    /// `scan_from` (but the head) are not looked at: a carried-over pass.
     fn pass_on_totals(
         &mut self,
         ctx: &SchedContext<'_>,
         head_pos: usize,
+        scan_from: usize,
         now_view: &mut Scratch<'_>,
         decisions: &mut Vec<Decision>,
     ) {
@@ -261,7 +336,7 @@ impl<P: PlacementPolicy> Backfill<P> {
             limit: self.depth.limit(),
             kept: self.kept.then_some(&self.reserved_before[..]),
         };
-        for (pos, &job) in ctx.queue.iter().enumerate().skip(head_pos) {
+        for (pos, &job) in ctx.queue.iter().enumerate().skip(scan_from) {
             if self.runnable.known_never(ctx, job) {
                 continue;
             }
@@ -678,6 +753,15 @@ impl Profile {
             return Some(t);
         }
         None
+    }
+
+    /// Drops what lies before `now`: the step in force then starts now.
+    fn trim_to(&mut self, now: SimTime) {
+        let first = self.at(now);
+        self.steps.drain(..first);
+        if let Some(step) = self.steps.first_mut() {
+            step.0 = step.0.max(now);
+        }
     }
 
     /// Takes `need` ncpus over `[from, to)`.
