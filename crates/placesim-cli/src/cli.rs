@@ -193,6 +193,11 @@ pub struct RunArgs {
     /// a broken one stops the run with the event and the state. Slower; on in debug builds.
     #[arg(long)]
     pub check_invariants: bool,
+    /// Name every job's vnodes in jobs.parquet (`exec_vnode`, `estimated_exec_vnode`, in PBS's
+    /// syntax); off by default, since a job of thousands of vnodes has tens of kilobytes of
+    /// them [default: the scenario's `metrics.exec_vnode`].
+    #[arg(long)]
+    pub exec_vnode: bool,
     /// Δt of timeseries.parquet, `[[[DD:]HH:]MM:]SS` or seconds; 0 for no samples
     /// [default: the scenario's `metrics.sample_every`, else 1 hour].
     #[arg(long, value_name = "DURATION")]

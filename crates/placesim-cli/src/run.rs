@@ -126,6 +126,7 @@ fn apply_metrics_args(
     if let Some(text) = &args.cooldown {
         metrics.cooldown = trim(text, "--cooldown")?;
     }
+    metrics.exec_vnode |= args.exec_vnode;
     Ok(())
 }
 

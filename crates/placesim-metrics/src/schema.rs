@@ -323,7 +323,7 @@ pub mod jobs {
         name: "exec_vnode",
         dtype: "string, nullable",
         unit: "",
-        meaning: "the vnodes the job ran on (its last start), in PBS's syntax: one chunk per vnode, `(v1:ncpus=2:mem=4gb)+(v2:ncpus=2)`, amounts of 0 left out, sizes in the largest exact unit; null for a job that never started",
+        meaning: "the vnodes the job ran on (its last start), in PBS's syntax: one chunk per vnode, `(v1:ncpus=2:mem=4gb)+(v2:ncpus=2)`, amounts of 0 left out, sizes in the largest exact unit; null for a job that never started, and unless asked for (`[metrics] exec_vnode = true` or `run --exec-vnode`: a job of thousands of vnodes has tens of kilobytes of them)",
     };
     /// The `estimated_start_s` column.
     pub const ESTIMATED_START_S: ColumnDef = ColumnDef {
@@ -337,7 +337,7 @@ pub mod jobs {
         name: "estimated_exec_vnode",
         dtype: "string, nullable",
         unit: "",
-        meaning: "PBS's `estimated.exec_vnode`: the vnodes of that last estimate, as `exec_vnode`; null if it never was a top job, or when the pass reasoned on ncpus totals (first fit with one-ncpu chunks: any free vnodes would do)",
+        meaning: "PBS's `estimated.exec_vnode`: the vnodes of that last estimate, as `exec_vnode`; null if it never was a top job, unless asked for as `exec_vnode`, or when the pass reasoned on ncpus totals (first fit with one-ncpu chunks: any free vnodes would do)",
     };
 
     /// Every column, in file order.
@@ -400,11 +400,28 @@ pub mod events {
         name: "text",
         dtype: "string, nullable",
         unit: "",
-        meaning: "for an estimate `estimated start T s`; for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime` or `killed by a vnode failure`; for a requeue `requeued by a vnode failure`; null for a submit",
+        meaning: "for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime` or `killed by a vnode failure`; for a requeue `requeued by a vnode failure`; null for a submit",
+    };
+
+    /// The `estimated_start_s` column.
+    pub const ESTIMATED_START_S: ColumnDef = ColumnDef {
+        name: "estimated_start_s",
+        dtype: "u64, nullable",
+        unit: "s",
+        meaning: "for a top-job estimate, the start it gives the job (its vnodes, the last time, are jobs.parquet's `estimated_exec_vnode`); null for the other kinds",
     };
 
     /// Every column, in file order.
-    pub const ALL: &[ColumnDef] = &[SCENARIO, POLICY, SEED, JOB_ID, TIME_S, KIND, TEXT];
+    pub const ALL: &[ColumnDef] = &[
+        SCENARIO,
+        POLICY,
+        SEED,
+        JOB_ID,
+        TIME_S,
+        KIND,
+        TEXT,
+        ESTIMATED_START_S,
+    ];
 }
 
 /// The columns of summary.parquet, in file order.

@@ -311,17 +311,22 @@ pub fn events_frame(
         schema::events::KIND.name.into(),
         rows.iter().map(|r| r.kind.name()).collect::<Vec<&str>>(),
     ));
-    let text: Vec<Option<String>> = rows
+    let text: Vec<Option<&str>> = rows
         .iter()
         .map(|r| match r.kind {
-            EventKind::Estimate => Some(format!("estimated start {} s", r.value)),
-            _ => u32::try_from(r.value)
-                .ok()
-                .and_then(|id| sink.text(id))
-                .map(str::to_owned),
+            EventKind::Estimate => None,
+            _ => u32::try_from(r.value).ok().and_then(|id| sink.text(id)),
         })
         .collect();
     columns.push(Column::new(schema::events::TEXT.name.into(), text));
+    let estimated: Vec<Option<u64>> = rows
+        .iter()
+        .map(|r| (r.kind == EventKind::Estimate).then_some(r.value))
+        .collect();
+    columns.push(Column::new(
+        schema::events::ESTIMATED_START_S.name.into(),
+        estimated,
+    ));
     schema::conform(schema::events::ALL, DataFrame::new(n, columns)?)
 }
 

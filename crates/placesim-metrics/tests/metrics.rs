@@ -646,7 +646,7 @@ fn exec_vnode_estimates_and_events_of_the_hand_worked_schedule() {
     assert_eq!(strings(&df, "estimated_exec_vnode"), vec![None; 4]);
 
     let events = placesim_metrics::events_frame(&meta, &trace.workload, &sink).unwrap();
-    let rows: Vec<(u64, u64, String, Option<String>)> = (0..events.height())
+    let rows: Vec<(u64, u64, String, Option<String>, Option<u64>)> = (0..events.height())
         .map(|i| {
             let get = |name: &str| events.column(name).unwrap().get(i).unwrap();
             let text = match get("text") {
@@ -656,16 +656,18 @@ fn exec_vnode_estimates_and_events_of_the_hand_worked_schedule() {
             let kind = get("kind").get_str().unwrap().to_owned();
             let time = get("time_s").try_extract::<u64>().unwrap();
             let job = get("job_id").try_extract::<u64>().unwrap();
-            (time, job, kind, text)
+            let estimated = get("estimated_start_s").try_extract::<u64>().ok();
+            (time, job, kind, text, estimated)
         })
         .collect();
-    let row = |t, j, k: &str, x: Option<&str>| (t, j, k.to_owned(), x.map(str::to_owned));
+    let row = |t, j, k: &str, x: Option<&str>| (t, j, k.to_owned(), x.map(str::to_owned), None);
+    let estimate = |t, j, at| (t, j, "top-job estimate".to_owned(), None, Some(at));
     assert_eq!(
         rows,
         vec![
             row(0, 1, "submit", None),
             row(0, 2, "submit", None),
-            row(0, 2, "top-job estimate", Some("estimated start 20 s")),
+            estimate(0, 2, 20),
             row(0, 1, "start", None),
             row(1, 3, "submit", None),
             row(1, 3, "start", None),
@@ -679,7 +681,7 @@ fn exec_vnode_estimates_and_events_of_the_hand_worked_schedule() {
                 Some("Not Running: Job would conflict with reservation or top job"),
             ),
             row(10, 1, "end", Some("finished")),
-            row(10, 4, "top-job estimate", Some("estimated start 15 s")),
+            estimate(10, 4, 15),
             row(10, 2, "start", None),
             row(15, 2, "end", Some("finished")),
             row(15, 4, "start", None),

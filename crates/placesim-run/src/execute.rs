@@ -115,7 +115,9 @@ pub fn execute(
         Output::AfterRun(dir) => {
             let mut sink = JobSink::new(workload);
             sink.measure(&measurement.sets, &cluster, occupancy);
-            sink.keep_exec_vnodes(&cluster);
+            if plan.metrics.exec_vnode {
+                sink.keep_exec_vnodes(&cluster);
+            }
             let started = Instant::now();
             let stats = simulation
                 .run(policy.as_mut(), &mut sink, progress)
@@ -133,7 +135,9 @@ pub fn execute(
             streaming
                 .sink_mut()
                 .measure(&measurement.sets, &cluster, occupancy);
-            streaming.sink_mut().keep_exec_vnodes(&cluster);
+            if plan.metrics.exec_vnode {
+                streaming.sink_mut().keep_exec_vnodes(&cluster);
+            }
             let started = Instant::now();
             let stats = simulation
                 .run(policy.as_mut(), &mut streaming, progress)

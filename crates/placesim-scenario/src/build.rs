@@ -1142,7 +1142,10 @@ impl Cx<'_> {
     }
 
     fn metrics(&self, m: &MetricsToml) -> Result<MetricsSettings, ScenarioError> {
-        let mut settings = MetricsSettings::default();
+        let mut settings = MetricsSettings {
+            exec_vnode: m.exec_vnode,
+            ..MetricsSettings::default()
+        };
         if let Some(v) = &m.sample_every {
             let secs = self.duration(v, "metrics.sample_every")?;
             settings.sample_every = (secs > 0).then_some(secs);

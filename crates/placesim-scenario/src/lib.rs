@@ -71,6 +71,9 @@ pub struct MetricsSettings {
     pub warmup: Trim,
     /// Trimmed from the end.
     pub cooldown: Trim,
+    /// Whether jobs.parquet names every job's vnodes (`exec_vnode`, `estimated_exec_vnode`).
+    /// Off by default: a job of thousands of vnodes has tens of kilobytes of them.
+    pub exec_vnode: bool,
 }
 
 impl Default for MetricsSettings {
@@ -79,6 +82,7 @@ impl Default for MetricsSettings {
             sample_every: Some(3600),
             warmup: Trim::None,
             cooldown: Trim::None,
+            exec_vnode: false,
         }
     }
 }

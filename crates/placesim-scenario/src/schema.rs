@@ -53,6 +53,9 @@ pub struct MetricsToml {
     pub warmup: Option<Spanned<toml::Value>>,
     /// Trimmed from the end: a duration before the last submit, or `"N%"` of the jobs.
     pub cooldown: Option<Spanned<toml::Value>>,
+    /// Whether jobs.parquet names every job's vnodes [default: false].
+    #[serde(default)]
+    pub exec_vnode: bool,
 }
 
 /// `[failures]`.

@@ -53,6 +53,8 @@ pub struct Easy<P> {
     now_buf: ScratchBuf,
     /// The head's reservation walk.
     calendar: Calendar,
+    /// The job whose estimate the last pass reported.
+    estimated: Option<JobId>,
 }
 
 /// The reservation as a pass holds it: on totals, or on vnodes in the shadow view.
@@ -77,6 +79,7 @@ impl<P: PlacementPolicy> Easy<P> {
             runnable: Runnable::default(),
             now_buf: ScratchBuf::default(),
             calendar: Calendar::new(true),
+            estimated: None,
         }
     }
 
@@ -278,8 +281,17 @@ impl<P: PlacementPolicy> Easy<P> {
                 }
             }
         }
-        // The head's reservation is its top-job estimate: reported every pass, computed here
-        // as the scan would have when no candidate needed it.
+        // The head's reservation is its top-job estimate, computed here as the scan would have
+        // when no candidate needed it. When nothing was freed since the pass that reported the
+        // same head's estimate, it stands (EASY's guarantee: backfills never move the shadow
+        // time) and is not computed again.
+        if !ctx.freed_since_last_pass
+            && matches!(held, Held::Unknown)
+            && self.estimated == Some(head)
+        {
+            return;
+        }
+        self.estimated = Some(head);
         let estimate = match held {
             Held::Unknown if head_by_totals => {
                 walk.fill_ends(ctx, decisions);

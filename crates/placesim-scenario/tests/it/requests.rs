@@ -268,6 +268,7 @@ fn metrics_windows_trim_by_share_of_jobs_or_by_time() {
             sample_every: None,
             warmup,
             cooldown,
+            exec_vnode: false,
         };
         let c = m.measurement(&cluster, None, &w.trace.workload);
         (
