@@ -646,7 +646,9 @@ fn exec_vnode_estimates_and_events_of_the_hand_worked_schedule() {
     assert_eq!(strings(&df, "estimated_exec_vnode"), vec![None; 4]);
 
     let events = placesim_metrics::events_frame(&meta, &trace.workload, &sink).unwrap();
-    let rows: Vec<(u64, u64, String, Option<String>, Option<u64>)> = (0..events.height())
+    /// time_s, job_id, kind, text, estimated_start_s.
+    type EventRow = (u64, u64, String, Option<String>, Option<u64>);
+    let rows: Vec<EventRow> = (0..events.height())
         .map(|i| {
             let get = |name: &str| events.column(name).unwrap().get(i).unwrap();
             let text = match get("text") {
