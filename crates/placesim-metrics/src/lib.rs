@@ -15,7 +15,7 @@ pub use occupancy::{OccupancyConfig, OccupancyStats};
 pub use sink::JobSink;
 pub use summary::{BSD_TAU_SECS, RunMeta, RunSummary, SkipColumn, Timing, WindowMetrics};
 pub use write::{
-    JOBS_PER_ROW_GROUP, MetricsError, StreamingJobSink, events_frame, jobs_frame, summary_frame,
-    timeseries_frame, warm_up, write_events, write_jobs, write_run, write_summary,
-    write_timeseries,
+    EVENTS_PER_ROW_GROUP, JOBS_PER_ROW_GROUP, MetricsError, StreamingJobSink, events_frame,
+    jobs_frame, summary_frame, timeseries_frame, warm_up, write_events, write_jobs, write_run,
+    write_summary, write_timeseries,
 };

@@ -294,7 +294,20 @@ pub fn events_frame(
     workload: &Workload,
     sink: &JobSink,
 ) -> PolarsResult<DataFrame> {
-    let rows = &sink.events;
+    events_frame_range(meta, workload, sink, 0..sink.events.len())
+}
+
+/// Rows per row group of events.parquet, written (like jobs.parquet's) during the run.
+pub const EVENTS_PER_ROW_GROUP: usize = 65_536;
+
+/// The events table for the rows in `range`.
+fn events_frame_range(
+    meta: &RunMeta,
+    workload: &Workload,
+    sink: &JobSink,
+    range: std::ops::Range<usize>,
+) -> PolarsResult<DataFrame> {
+    let rows = &sink.events[range];
     let n = rows.len();
     let mut columns = id_columns(meta, n);
     columns.push(Column::new(
@@ -337,10 +350,11 @@ pub fn write_events(
     workload: &Workload,
     sink: &JobSink,
 ) -> Result<(), MetricsError> {
+    let n = sink.events.len();
     write_atomic(&dir.join("events.parquet"), |out| {
-        parquet_writer(out)
-            .finish(&mut events_frame(meta, workload, sink)?)
-            .map(|_| ())
+        let frames = row_group_ranges(n, EVENTS_PER_ROW_GROUP)
+            .map(|rows| events_frame_range(meta, workload, sink, rows));
+        write_row_groups(out, frames)
     })
 }
 
@@ -402,10 +416,10 @@ pub const JOBS_PER_ROW_GROUP: usize = 8_192;
 /// The ranges of job ids that make the row groups of jobs.parquet: fixed multiples of
 /// [`JOBS_PER_ROW_GROUP`], so the file is the same however it is written. An empty workload
 /// still gets one (empty) group, so the file has its schema.
-fn row_group_ranges(n_jobs: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
-    (0..n_jobs.max(1))
-        .step_by(JOBS_PER_ROW_GROUP)
-        .map(move |s| s..n_jobs.min(s + JOBS_PER_ROW_GROUP))
+fn row_group_ranges(n: usize, per_group: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..n.max(1))
+        .step_by(per_group)
+        .map(move |s| s..n.min(s + per_group))
 }
 
 /// Writes row groups, in order, as one Parquet file: the one encoding path of jobs.parquet.
@@ -435,14 +449,77 @@ pub fn write_jobs(
 ) -> Result<(), MetricsError> {
     let n = workload.jobs().len();
     write_atomic(&dir.join("jobs.parquet"), |out| {
-        let frames = row_group_ranges(n).map(|ids| jobs_frame_range(meta, workload, sink, ids));
+        let frames = row_group_ranges(n, JOBS_PER_ROW_GROUP)
+            .map(|ids| jobs_frame_range(meta, workload, sink, ids));
         write_row_groups(out, frames)
     })
 }
 
-/// A [`JobSink`] that writes `jobs.parquet` while the run goes on: as soon as every job of a
-/// row group has ended, the group is built and handed to a writer thread, so encoding overlaps
-/// the simulation on an otherwise idle core. The file is byte-identical to [`write_jobs`]'s.
+/// A Parquet file written by a thread from the row groups handed to it, in order.
+#[derive(Debug)]
+struct Streamed {
+    path: PathBuf,
+    groups: Option<std::sync::mpsc::SyncSender<DataFrame>>,
+    writer: std::thread::JoinHandle<Result<(), MetricsError>>,
+}
+
+impl Streamed {
+    fn start(path: PathBuf) -> Streamed {
+        let (groups, received) = std::sync::mpsc::sync_channel::<DataFrame>(2);
+        let target = path.clone();
+        let writer = std::thread::spawn(move || {
+            write_atomic(&target, |out| {
+                write_row_groups(out, received.into_iter().map(Ok))
+            })
+        });
+        Streamed {
+            path,
+            groups: Some(groups),
+            writer,
+        }
+    }
+
+    /// Hands over one row group; a failure to build it is kept in `failed`.
+    fn send(&mut self, frame: PolarsResult<DataFrame>, failed: &mut Option<MetricsError>) {
+        if failed.is_some() {
+            return;
+        }
+        match frame {
+            Ok(frame) => {
+                if let Some(g) = &self.groups {
+                    // The writer stopped: its own error is reported when it is joined.
+                    if g.send(frame).is_err() {
+                        self.groups = None;
+                    }
+                }
+            }
+            Err(source) => {
+                *failed = Some(MetricsError::Polars {
+                    path: self.path.clone(),
+                    source,
+                })
+            }
+        }
+    }
+
+    /// Waits for the file.
+    fn finish(mut self) -> Result<(), MetricsError> {
+        self.groups = None;
+        let path = self.path;
+        self.writer.join().unwrap_or_else(|_| {
+            Err(MetricsError::Io {
+                path,
+                source: std::io::Error::other("a Parquet writer thread panicked"),
+            })
+        })
+    }
+}
+
+/// A [`JobSink`] that writes `jobs.parquet` and `events.parquet` while the run goes on: as
+/// soon as every job of a row group has ended (or a row group of events has happened), the
+/// group is built and handed to a writer thread, so encoding overlaps the simulation on an
+/// otherwise idle core. The files are byte-identical to [`write_jobs`]'s and
+/// [`write_events`]'s.
 #[derive(Debug)]
 pub struct StreamingJobSink<'w> {
     inner: JobSink,
@@ -452,38 +529,32 @@ pub struct StreamingJobSink<'w> {
     frontier: usize,
     /// Row groups before this job index have been handed over.
     sent_upto: usize,
-    groups: Option<std::sync::mpsc::SyncSender<DataFrame>>,
-    writer: std::thread::JoinHandle<Result<(), MetricsError>>,
+    /// Event rows before this index have been handed over.
+    events_sent: usize,
+    jobs: Streamed,
+    events: Streamed,
     /// A failure building a row group, reported by [`StreamingJobSink::finish`].
     failed: Option<MetricsError>,
-    path: std::path::PathBuf,
 }
 
 impl<'w> StreamingJobSink<'w> {
-    /// Starts writing `dir/jobs.parquet` (creating `dir`) for a run of `workload`.
+    /// Starts writing `dir/jobs.parquet` and `dir/events.parquet` (creating `dir`) for a run
+    /// of `workload`.
     pub fn new(dir: &Path, meta: RunMeta, workload: &'w Workload) -> Result<Self, MetricsError> {
         fs::create_dir_all(dir).map_err(|source| MetricsError::Io {
             path: dir.to_owned(),
             source,
         })?;
-        let path = dir.join("jobs.parquet");
-        let (groups, received) = std::sync::mpsc::sync_channel::<DataFrame>(2);
-        let target = path.clone();
-        let writer = std::thread::spawn(move || {
-            write_atomic(&target, |out| {
-                write_row_groups(out, received.into_iter().map(Ok))
-            })
-        });
         Ok(StreamingJobSink {
             inner: JobSink::new(workload),
             workload,
             meta,
             frontier: 0,
             sent_upto: 0,
-            groups: Some(groups),
-            writer,
+            events_sent: 0,
+            jobs: Streamed::start(dir.join("jobs.parquet")),
+            events: Streamed::start(dir.join("events.parquet")),
             failed: None,
-            path,
         })
     }
 
@@ -493,52 +564,52 @@ impl<'w> StreamingJobSink<'w> {
     }
 
     fn send(&mut self, ids: std::ops::Range<usize>) {
-        if self.failed.is_some() {
-            return;
-        }
-        let sent = jobs_frame_range(&self.meta, self.workload, &self.inner, ids)
-            .map_err(|source| MetricsError::Polars {
-                path: self.path.clone(),
-                source,
-            })
-            .map(|frame| self.groups.as_ref().map(|g| g.send(frame)));
-        match sent {
-            Ok(Some(Ok(()))) | Ok(None) => {}
-            // The writer stopped: its own error is reported when it is joined.
-            Ok(Some(Err(_))) => self.groups = None,
-            Err(e) => self.failed = Some(e),
+        let frame = jobs_frame_range(&self.meta, self.workload, &self.inner, ids);
+        self.jobs.send(frame, &mut self.failed);
+    }
+
+    /// Hands over every whole row group of events not yet handed over.
+    fn send_events(&mut self) {
+        while self.events_sent + EVENTS_PER_ROW_GROUP <= self.inner.events.len() {
+            let rows = self.events_sent..self.events_sent + EVENTS_PER_ROW_GROUP;
+            self.events_sent = rows.end;
+            let frame = events_frame_range(&self.meta, self.workload, &self.inner, rows);
+            self.events.send(frame, &mut self.failed);
         }
     }
 
-    /// Hands over the remaining row groups, waits for the file, and returns the per-job data.
+    /// Hands over the remaining row groups, waits for the files, and returns the per-job data.
     pub fn finish(self) -> Result<JobSink, MetricsError> {
         self.finish_with(|_| ()).map(|(sink, ())| sink)
     }
 
     /// As [`StreamingJobSink::finish`], running `during` on the per-job data while the writer
-    /// thread encodes the last row groups (the run's summary, say).
+    /// threads encode the last row groups (the run's summary, say).
     pub fn finish_with<T>(
         mut self,
         during: impl FnOnce(&JobSink) -> T,
     ) -> Result<(JobSink, T), MetricsError> {
         let n = self.workload.jobs().len();
-        let rest: Vec<_> = row_group_ranges(n)
+        let rest: Vec<_> = row_group_ranges(n, JOBS_PER_ROW_GROUP)
             .filter(|r| r.start >= self.sent_upto)
             .collect();
         for ids in rest {
             self.send(ids);
         }
-        self.groups = None;
+        let n_events = self.inner.events.len();
+        let rest: Vec<_> = row_group_ranges(n_events, EVENTS_PER_ROW_GROUP)
+            .filter(|r| r.start >= self.events_sent)
+            .collect();
+        for rows in rest {
+            let frame = events_frame_range(&self.meta, self.workload, &self.inner, rows);
+            self.events.send(frame, &mut self.failed);
+        }
         let out = during(&self.inner);
-        let written = self.writer.join().unwrap_or_else(|_| {
-            Err(MetricsError::Io {
-                path: self.path.clone(),
-                source: std::io::Error::other("the jobs.parquet writer thread panicked"),
-            })
-        });
+        let jobs = self.jobs.finish();
+        let events = self.events.finish();
         match self.failed {
             Some(e) => Err(e),
-            None => written.map(|()| (self.inner, out)),
+            None => jobs.and(events).map(|()| (self.inner, out)),
         }
     }
 }
@@ -552,6 +623,7 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
         allocation: &placesim_core::Allocation,
     ) {
         self.inner.job_started(job, id, start, allocation);
+        self.send_events();
     }
 
     fn job_comment(
@@ -565,6 +637,7 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
 
     fn job_submitted(&mut self, now: placesim_core::SimTime, id: placesim_core::JobId) {
         self.inner.job_submitted(now, id);
+        self.send_events();
     }
 
     fn job_estimated(
@@ -592,6 +665,7 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
 
     fn job_ended(&mut self, job: &placesim_core::Job, outcome: &placesim_core::JobOutcome) {
         self.inner.job_ended(job, outcome);
+        self.send_events();
         let n = self.workload.jobs().len();
         while self.frontier < n && self.inner.span(self.frontier).is_some() {
             self.frontier += 1;

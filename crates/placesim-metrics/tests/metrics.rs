@@ -187,10 +187,12 @@ fn large_jobs_table_is_written_in_row_groups_and_reads_back_whole() {
 /// Writing jobs.parquet during the run gives the same bytes as writing it afterwards: for one
 /// row group, for several, and for a run with a job that never starts.
 #[test]
-fn streaming_jobs_writer_matches_the_after_run_writer() {
-    use placesim_metrics::{StreamingJobSink, write_jobs};
+fn streaming_jobs_and_events_writers_match_the_after_run_writers() {
+    use placesim_metrics::{StreamingJobSink, write_events, write_jobs};
+    // Enough jobs for several row groups of jobs.parquet and of events.parquet (three events
+    // a job).
     let big = {
-        let n = placesim_metrics::JOBS_PER_ROW_GROUP * 2 + 5;
+        let n = placesim_metrics::EVENTS_PER_ROW_GROUP + 5;
         let mut text = String::from("; MaxProcs: 8\n");
         for i in 0..n {
             text.push_str(&format!(
@@ -225,9 +227,12 @@ fn streaming_jobs_writer_matches_the_after_run_writer() {
         let after_dir = dir.path().join(format!("{name}-after"));
         std::fs::create_dir_all(&after_dir).unwrap();
         write_jobs(&after_dir, &meta, &trace.workload, &sink).unwrap();
-        let a = std::fs::read(streamed_dir.join("jobs.parquet")).unwrap();
-        let b = std::fs::read(after_dir.join("jobs.parquet")).unwrap();
-        assert!(a == b, "{name}");
+        write_events(&after_dir, &meta, &trace.workload, &sink).unwrap();
+        for file in ["jobs.parquet", "events.parquet"] {
+            let a = std::fs::read(streamed_dir.join(file)).unwrap();
+            let b = std::fs::read(after_dir.join(file)).unwrap();
+            assert!(a == b, "{name}: {file}");
+        }
     }
 }
 

@@ -3,8 +3,8 @@
 use crate::{Plan, RunError};
 use placesim_core::{ClusterState, ConsumableIdx, Progress, RunStats, Simulation};
 use placesim_metrics::{
-    JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_events,
-    write_run, write_summary, write_timeseries,
+    JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_run,
+    write_summary, write_timeseries,
 };
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -149,7 +149,6 @@ pub fn execute(
             let (_, summary) = streaming.finish_with(|sink| {
                 let summary = summarise(sink, &stats, wall);
                 write_timeseries(dir, &summary.meta, sink)?;
-                write_events(dir, &summary.meta, workload, sink)?;
                 write_summary(dir, &summary).map(|()| summary)
             })?;
             Ok(Executed {
