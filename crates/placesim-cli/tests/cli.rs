@@ -238,7 +238,7 @@ fn check_refuses_a_typo_with_its_line_and_key() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `backfill_depth`, `queue`\n",
+            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `queue`\n",
             path.display()
         )
     );
@@ -443,4 +443,46 @@ fn unsorted_submits_are_reported_and_absurd_values_refused() {
             "placesim: error: {absurd}:2: field 9 (requested time): expected at most 1099511627776, found 99999999999999\n"
         )
     );
+}
+
+/// `--backfill-depth` goes with `easy` only, and says so; with `easy` it names the depth in
+/// the output rows.
+#[test]
+fn backfill_depth_goes_with_easy_and_labels_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = repo_file("workloads/hand-worked.swf");
+    let trace = trace.as_str();
+    let out = dir.path().join("c");
+    let o = placesim(&[
+        "run",
+        "--trace",
+        trace,
+        "--policy",
+        "conservative",
+        "--backfill-depth",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        "placesim: error: --backfill-depth 3: a backfill depth goes with discipline easy, not conservative\n"
+    );
+    let out = dir.path().join("e");
+    let o = placesim(&[
+        "run",
+        "--trace",
+        trace,
+        "--policy",
+        "easy",
+        "--backfill-depth",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let row = placesim_analysis::read_summary(&out.join("summary.parquet")).unwrap();
+    assert_eq!(row.policy, "easy-depth3");
+    assert!(out.join("events.parquet").is_file());
 }
