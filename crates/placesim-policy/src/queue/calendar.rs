@@ -100,6 +100,13 @@ impl Calendar {
     pub(crate) fn found(&self) -> &Allocation {
         &self.memo.allocation
     }
+
+    /// The running jobs and this pass's starts by estimated end, as a walk lists them
+    /// ([`Walk::fill_ends`]), without opening a walk (no idle state is made).
+    pub(crate) fn ends_now(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) -> &[End] {
+        fill_ends(&mut self.ends, &mut self.held, ctx, decisions);
+        &self.ends
+    }
 }
 
 /// How many entries of `ends` must be released (a whole distinct end time at a time) before
@@ -242,36 +249,48 @@ impl<'s> Walk<'s> {
     /// A job already past its estimate (possible only when jobs may overrun) counts as ending
     /// now.
     pub(crate) fn fill_ends(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) {
-        let (ends, held) = (&mut *self.ends, &mut *self.held);
-        ends.clear();
-        let n_cons = ctx.state.cluster_consumables();
-        let jobs = ctx.workload.jobs().len();
-        if held.len() != jobs {
-            held.clear();
-            held.resize(jobs, (SimTime(u64::MAX), 0));
-        }
-        let mut ncpus_held = |job: JobId, start: SimTime, allocation: &Allocation| {
-            let entry = &mut held[job.index()];
-            if entry.0 != start {
-                *entry = (start, allocation.total(n_cons, ConsumableIdx::NCPUS));
-            }
-            entry.1
-        };
-        for (i, run) in ctx.running.iter().enumerate() {
-            let ncpus = ncpus_held(run.job, run.start, &run.allocation);
-            ends.push((run.estimated_end.max(ctx.now), run.job, i, ncpus));
-        }
-        for (i, d) in decisions.iter().enumerate() {
-            let Decision::Start { job, allocation } = d;
-            let end = ctx.now + ctx.workload.job(*job).estimate;
-            let ncpus = ncpus_held(*job, ctx.now, allocation);
-            ends.push((end, *job, ctx.running.len() + i, ncpus));
-        }
-        ends.sort_unstable();
+        fill_ends(self.ends, self.held, ctx, decisions);
     }
 
     /// The vnodes the last successful walk found.
     pub(crate) fn found(&self) -> &Allocation {
         &self.memo.allocation
     }
+}
+
+/// Fills `ends` with the running jobs, and the jobs this pass has decided to start, by
+/// estimated end (ties by job id), with the ncpus each holds: read from its allocation once
+/// per start and kept in `held`, per job. A job already past its estimate (possible only when
+/// jobs may overrun) counts as ending now.
+fn fill_ends(
+    ends: &mut Vec<End>,
+    held: &mut Vec<(SimTime, u64)>,
+    ctx: &SchedContext<'_>,
+    decisions: &[Decision],
+) {
+    ends.clear();
+    let n_cons = ctx.state.cluster_consumables();
+    let jobs = ctx.workload.jobs().len();
+    if held.len() != jobs {
+        held.clear();
+        held.resize(jobs, (SimTime(u64::MAX), 0));
+    }
+    let mut ncpus_held = |job: JobId, start: SimTime, allocation: &Allocation| {
+        let entry = &mut held[job.index()];
+        if entry.0 != start {
+            *entry = (start, allocation.total(n_cons, ConsumableIdx::NCPUS));
+        }
+        entry.1
+    };
+    for (i, run) in ctx.running.iter().enumerate() {
+        let ncpus = ncpus_held(run.job, run.start, &run.allocation);
+        ends.push((run.estimated_end.max(ctx.now), run.job, i, ncpus));
+    }
+    for (i, d) in decisions.iter().enumerate() {
+        let Decision::Start { job, allocation } = d;
+        let end = ctx.now + ctx.workload.job(*job).estimate;
+        let ncpus = ncpus_held(*job, ctx.now, allocation);
+        ends.push((end, *job, ctx.running.len() + i, ncpus));
+    }
+    ends.sort_unstable();
 }

@@ -238,11 +238,9 @@ impl<P: PlacementPolicy> Backfill<P> {
         decisions: &mut Vec<Decision>,
     ) {
         self.planned.clear();
-        let (mut walk, _) = self.calendar.open(ctx.state);
-        walk.fill_ends(ctx, decisions);
-        let ends: Vec<End> = walk.ends.clone();
+        let ends = self.calendar.ends_now(ctx, decisions);
         let free_now = now_view.free_total(ConsumableIdx::NCPUS);
-        self.profile.build(ctx.now, free_now, &ends);
+        self.profile.build(ctx.now, free_now, ends);
         let on_totals = self.totals_allowed
             && !head_relaxed
             && self.placement.constraints().is_none()
@@ -263,12 +261,9 @@ impl<P: PlacementPolicy> Backfill<P> {
                 profile: &mut self.profile,
                 planned: &mut self.planned,
                 pool: &mut self.pool,
-                ends,
+                ends: ends.to_vec(),
                 held: Vec::new(),
-                quota: Quota {
-                    limit: self.depth.limit(),
-                    kept: self.kept.then_some(&self.reserved_before[..]),
-                },
+                quota: Quota::of(self.depth, self.kept, &self.reserved_before),
             };
             pass.run(head_pos, head_relaxed, now_view, decisions);
         }
@@ -332,10 +327,7 @@ impl<P: PlacementPolicy> Backfill<P> {
         now_view: &mut Scratch<'_>,
         decisions: &mut Vec<Decision>,
     ) {
-        let quota = Quota {
-            limit: self.depth.limit(),
-            kept: self.kept.then_some(&self.reserved_before[..]),
-        };
+        let quota = Quota::of(self.depth, self.kept, &self.reserved_before);
         for (pos, &job) in ctx.queue.iter().enumerate().skip(scan_from) {
             if self.runnable.known_never(ctx, job) {
                 continue;
@@ -405,7 +397,16 @@ struct Quota<'a> {
     kept: Option<&'a [bool]>,
 }
 
-impl Quota<'_> {
+impl<'a> Quota<'a> {
+    /// The quota of `depth`, keeping the reservations of the jobs in `reserved_before` when
+    /// `kept` (HIGHEST).
+    fn of(depth: Depth, kept: bool, reserved_before: &'a [bool]) -> Quota<'a> {
+        Quota {
+            limit: depth.limit(),
+            kept: kept.then_some(reserved_before),
+        }
+    }
+
     /// Whether `job` may get a reservation once `made` have been made in this pass.
     fn allows(self, job: JobId, made: usize) -> bool {
         made < self.limit
@@ -709,12 +710,13 @@ impl Profile {
     fn build(&mut self, now: SimTime, free_now: u64, ends: &[End]) {
         self.steps.clear();
         self.steps.push((now, free_now));
+        let mut free = free_now;
         for &(t, _, _, ncpus) in ends {
             let t = t.max(now);
+            free += ncpus;
             match self.steps.last_mut() {
-                Some(last) if last.0 == t => last.1 += ncpus,
-                Some(&mut (_, free)) => self.steps.push((t, free + ncpus)),
-                None => self.steps.push((t, ncpus)),
+                Some(last) if last.0 == t => last.1 = free,
+                _ => self.steps.push((t, free)),
             }
         }
     }

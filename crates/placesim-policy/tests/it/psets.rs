@@ -69,6 +69,49 @@ fn psets(s: &Scenario, job_keys: &[&str]) -> PbsPsets {
     )
 }
 
+/// A trace job `i` submitted at `submit`, running (and estimated) `runtime_s`, asking
+/// request `r`.
+fn trace_job(i: u64, submit: u64, runtime_s: u64, r: u32) -> placesim_core::Job {
+    placesim_core::Job {
+        source_id: i,
+        submit: placesim_core::SimTime(submit),
+        runtime: placesim_core::SimDuration(runtime_s),
+        estimate: placesim_core::SimDuration(runtime_s),
+        size: 0,
+        request: placesim_core::RequestId(r),
+        user: None,
+        group: None,
+        queue: None,
+        partition: None,
+    }
+}
+
+/// Starts each `(job, estimated end)` at 0 where `p` places it in `state`, in order: the
+/// running jobs of a hand-made pass.
+fn started_at_zero(
+    p: &mut PbsPsets,
+    workload: &placesim_core::Workload,
+    state: &mut ClusterState,
+    jobs: &[(u32, u64)],
+) -> Vec<placesim_core::RunningJob> {
+    let mut buf = ScratchBuf::default();
+    jobs.iter()
+        .map(|&(j, end)| {
+            let job = placesim_core::JobId(j);
+            let a = p
+                .place(workload.request_of(job), &Scratch::new(state, &mut buf))
+                .unwrap();
+            state.allocate(&a).unwrap();
+            placesim_core::RunningJob {
+                job,
+                start: placesim_core::SimTime(0),
+                estimated_end: placesim_core::SimTime(end),
+                allocation: a,
+            }
+        })
+        .collect()
+}
+
 /// A state of `s` where other jobs hold all of each named vnode, with `p`'s groups tracked.
 fn state(s: &Scenario, p: &PbsPsets, busy: &[&str]) -> ClusterState {
     let mut state = ClusterState::new(s.cluster.clone());
@@ -486,20 +529,12 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
         req("select=14:ncpus=8"),
         req("select=10:ncpus=8"),
     ];
-    let job = |i: u64, submit, runtime, r| placesim_core::Job {
-        source_id: i,
-        submit: SimTime(submit),
-        runtime: placesim_core::SimDuration(runtime),
-        estimate: placesim_core::SimDuration(runtime),
-        size: 0,
-        request: placesim_core::RequestId(r),
-        user: None,
-        group: None,
-        queue: None,
-        partition: None,
-    };
     // Job 1 fills Switch1 until 100, job 2 Switch2 until 50; job 3 waits.
-    let jobs = vec![job(1, 0, 100, 2), job(2, 0, 50, 1), job(3, 1, 10, 2)];
+    let jobs = vec![
+        trace_job(1, 0, 100, 2),
+        trace_job(2, 0, 50, 1),
+        trace_job(3, 1, 10, 2),
+    ];
     let workload = Workload::new(jobs, requests).unwrap();
     let mut state = ClusterState::new(s.cluster.clone());
     p.track(&mut state);
@@ -510,24 +545,8 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
     assert_eq!(sink.outcomes[2].start, SimTime(50));
     // And the reservation itself, computed at t = 1.
     let mut sim_state = state;
-    let mut running = Vec::new();
-    let mut buf = ScratchBuf::default();
     let mut p2 = psets(&s, &[]);
-    for (j, end) in [(0usize, 100u64), (1, 50)] {
-        let a = p2
-            .place(
-                workload.request_of(JobId(j as u32)),
-                &Scratch::new(&sim_state, &mut buf),
-            )
-            .unwrap();
-        sim_state.allocate(&a).unwrap();
-        running.push(placesim_core::RunningJob {
-            job: JobId(j as u32),
-            start: SimTime(0),
-            estimated_end: SimTime(end),
-            allocation: a,
-        });
-    }
+    let running = started_at_zero(&mut p2, &workload, &mut sim_state, &[(0, 100), (1, 50)]);
     let ctx = placesim_core::SchedContext {
         now: SimTime(1),
         state: &sim_state,
@@ -670,39 +689,16 @@ fn second_top_job_is_reserved_in_the_set_that_frees_first_after_the_first() {
     let defs = s.cluster.resources();
     let req = |t: &str| placesim_request::parse_and_lower(t, defs).unwrap();
     let requests = vec![req("select=10:ncpus=8"), req("select=14:ncpus=8")];
-    let job = |i: u64, runtime, r| placesim_core::Job {
-        source_id: i,
-        submit: SimTime(0),
-        runtime: placesim_core::SimDuration(runtime),
-        estimate: placesim_core::SimDuration(runtime),
-        size: 0,
-        request: placesim_core::RequestId(r),
-        user: None,
-        group: None,
-        queue: None,
-        partition: None,
-    };
-    let jobs = vec![job(1, 100, 0), job(2, 50, 1), job(3, 10, 0), job(4, 10, 0)];
+    let jobs = vec![
+        trace_job(1, 0, 100, 0),
+        trace_job(2, 0, 50, 1),
+        trace_job(3, 0, 10, 0),
+        trace_job(4, 0, 10, 0),
+    ];
     let workload = Workload::new(jobs, requests).unwrap();
     let mut p = psets(&s, &[]);
     let mut sim_state = state(&s, &p, &[]);
-    let mut running = Vec::new();
-    let mut buf = ScratchBuf::default();
-    for (j, end) in [(0u32, 100u64), (1, 50)] {
-        let a = p
-            .place(
-                workload.request_of(JobId(j)),
-                &Scratch::new(&sim_state, &mut buf),
-            )
-            .unwrap();
-        sim_state.allocate(&a).unwrap();
-        running.push(placesim_core::RunningJob {
-            job: JobId(j),
-            start: SimTime(0),
-            estimated_end: SimTime(end),
-            allocation: a,
-        });
-    }
+    let running = started_at_zero(&mut p, &workload, &mut sim_state, &[(0, 100), (1, 50)]);
     let ctx = SchedContext {
         now: SimTime(1),
         state: &sim_state,

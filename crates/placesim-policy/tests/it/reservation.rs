@@ -23,6 +23,25 @@ fn job(submit: u64, estimate: u64, request: u32) -> Job {
     }
 }
 
+/// The context of a pass at `now` that sees every job as new and something freed.
+fn first_pass_at<'a>(
+    now: u64,
+    state: &'a ClusterState,
+    workload: &'a Workload,
+    queue: &'a [JobId],
+    running: &'a [RunningJob],
+) -> SchedContext<'a> {
+    SchedContext {
+        now: SimTime(now),
+        state,
+        workload,
+        queue,
+        running,
+        fresh_from: 0,
+        freed_since_last_pass: true,
+    }
+}
+
 fn on(vnodes: &[u32]) -> Allocation {
     let mut a = Allocation::new(Sharing::Shared);
     for &v in vnodes {
@@ -65,15 +84,7 @@ fn reservation_is_at_the_first_end_that_frees_enough_and_names_its_vnodes() {
         },
     ];
     let queue = [JobId(2), JobId(3), JobId(4)];
-    let ctx = SchedContext {
-        now: SimTime(3),
-        state: &state,
-        workload: &workload,
-        queue: &queue,
-        running: &running,
-        fresh_from: 0,
-        freed_since_last_pass: true,
-    };
+    let ctx = first_pass_at(3, &state, &workload, &queue, &running);
     let mut easy = Easy::new(FirstFit::default());
     let r = easy.reservation(&ctx).expect("the head is blocked");
     assert_eq!((r.job, r.start), (JobId(2), SimTime(50)));
@@ -122,15 +133,7 @@ fn reservation_waits_for_the_end_at_which_the_head_can_be_placed() {
         },
     ];
     let queue = [JobId(2)];
-    let ctx = SchedContext {
-        now: SimTime(1),
-        state: &state,
-        workload: &workload,
-        queue: &queue,
-        running: &running,
-        fresh_from: 0,
-        freed_since_last_pass: true,
-    };
+    let ctx = first_pass_at(1, &state, &workload, &queue, &running);
     let mut easy = Easy::new(FirstFit::default());
     let r = easy.reservation(&ctx).expect("blocked");
     assert_eq!(r.start, SimTime(60));
@@ -276,15 +279,7 @@ fn reservations_hold_their_vnodes_at_their_time_and_move_when_a_backfill_takes_s
         allocation: a,
     }];
     let queue = [JobId(1), JobId(2), JobId(3)];
-    let ctx = SchedContext {
-        now: SimTime(3),
-        state: &state,
-        workload: &workload,
-        queue: &queue,
-        running: &running,
-        fresh_from: 0,
-        freed_since_last_pass: true,
-    };
+    let ctx = first_pass_at(3, &state, &workload, &queue, &running);
     let planned = |job: u32, start: u64, vnodes: &[u32]| Planned {
         job: JobId(job),
         start: SimTime(start),
@@ -367,15 +362,7 @@ fn highest_keeps_a_reservation_that_currenthighest_gives_up() {
         allocation: a,
     }];
     let queue = [JobId(1), JobId(2)];
-    let ctx = |state| SchedContext {
-        now: SimTime(2),
-        state,
-        workload: &workload,
-        queue: &queue,
-        running: &running,
-        fresh_from: 0,
-        freed_since_last_pass: true,
-    };
+    let ctx = |state| first_pass_at(2, state, &workload, &queue, &running);
     let reserved = |policy: &Backfill<FirstFit>| -> Vec<(JobId, SimTime)> {
         policy.planned().iter().map(|p| (p.job, p.start)).collect()
     };
