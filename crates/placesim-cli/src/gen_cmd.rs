@@ -24,7 +24,10 @@ fn from_flags(args: &GenArgs, started: Instant) -> anyhow::Result<()> {
             .with_context(|| format!("--max-estimate `{text}`: expected [[[DD:]HH:]MM:]SS"))?,
         None => GeneratorSpec::lublin(1).max_estimate_s,
     };
-    anyhow::ensure!(max_estimate_s > 0, "--max-estimate must be positive");
+    anyhow::ensure!(
+        max_estimate_s >= placesim_workload::generate::tsafrir::MIN_MAX_ESTIMATE_S,
+        "--max-estimate must be at least 01:00:00, the least maximum the estimate model of Tsafrir et al. accepts"
+    );
     if let Some(load) = args.load {
         anyhow::ensure!(
             load > 0.0 && load.is_finite(),

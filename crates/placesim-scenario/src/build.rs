@@ -14,7 +14,7 @@ use placesim_core::{
     RuntimeSettings, SimDuration, SimTime, WalltimePolicy,
 };
 use placesim_workload::TraceFormat;
-use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams};
+use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams, tsafrir};
 use std::collections::HashSet;
 use std::ops::Range;
 use std::path::Path;
@@ -181,6 +181,8 @@ fn overrides(mut p: StreamParams, o: Option<&StreamToml>) -> StreamParams {
     set(&mut p.serial_prob, o.serial_prob);
     set(&mut p.pow2_prob, o.pow2_prob);
     set(&mut p.ulow, o.ulow);
+    set(&mut p.umed, o.umed);
+    set(&mut p.uhi, o.uhi);
     set(&mut p.uprob, o.uprob);
     set(&mut p.a1, o.a1);
     set(&mut p.b1, o.b1);
@@ -193,9 +195,6 @@ fn overrides(mut p: StreamParams, o: Option<&StreamToml>) -> StreamParams {
     set(&mut p.arar, o.arar);
     set(&mut p.anum, o.anum);
     set(&mut p.bnum, o.bnum);
-    if o.umed.is_some() {
-        p.umed = o.umed;
-    }
     p
 }
 
@@ -1190,7 +1189,6 @@ impl Cx<'_> {
     }
 
     fn generator(&self, g: &Spanned<GeneratorToml>) -> Result<GeneratorSpec, ScenarioError> {
-        let span = g.span();
         let g = g.get_ref();
         self.choice(
             g.model.as_ref(),
@@ -1227,16 +1225,21 @@ impl Cx<'_> {
             _ => Streams::BatchAndInteractive(b, i),
         };
         let max_estimate_s = match &g.max_estimate {
-            Some(v) => self.duration(v, "workload.generator.max_estimate")?,
+            Some(v) => {
+                let seconds = self.duration(v, "workload.generator.max_estimate")?;
+                if seconds < tsafrir::MIN_MAX_ESTIMATE_S {
+                    return Err(self.at(
+                        v,
+                        "workload.generator.max_estimate",
+                        format!(
+                            "expected at least 01:00:00, the least maximum the estimate model of Tsafrir et al. accepts, found {seconds} s"
+                        ),
+                    ));
+                }
+                seconds
+            }
             None => GeneratorSpec::lublin(1).max_estimate_s,
         };
-        if max_estimate_s == 0 {
-            return Err(self.error(
-                span,
-                Some("workload.generator.max_estimate"),
-                "expected a positive duration".into(),
-            ));
-        }
         let load = match &g.load {
             Some(l) if !(*l.get_ref() > 0.0 && l.get_ref().is_finite()) => {
                 return Err(self.at(

@@ -407,7 +407,7 @@ pub enum ScenarioError {
         /// The scenario file.
         path: PathBuf,
         /// Why.
-        source: placesim_workload::generate::ModelError,
+        source: placesim_workload::generate::GenerateError,
     },
     /// A requests file could not be read.
     #[error("{}: {source}", path.display())]

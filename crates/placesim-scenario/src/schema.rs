@@ -391,6 +391,7 @@ pub struct StreamToml {
     pub pow2_prob: Option<f64>,
     pub ulow: Option<f64>,
     pub umed: Option<f64>,
+    pub uhi: Option<f64>,
     pub uprob: Option<f64>,
     pub a1: Option<f64>,
     pub b1: Option<f64>,

@@ -5,10 +5,11 @@
 //! drawn from a PCG stream of their own (see [`stream_seed`]).
 
 pub mod lublin;
-mod special;
+pub mod special;
 pub mod tsafrir;
 
-pub use lublin::{LublinJob, ModelError, StreamParams, Streams};
+pub use lublin::{BATCH_TYPE, INTERACTIVE_TYPE, LublinJob, ModelError, StreamParams, Streams};
+pub use tsafrir::EstimateError;
 
 use crate::swf::{SwfHeader, SwfRecord};
 use rand::SeedableRng;
@@ -40,6 +41,17 @@ impl GeneratorSpec {
             load: None,
         }
     }
+}
+
+/// Why a workload could not be generated.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GenerateError {
+    /// A job model parameter is wrong.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The estimate model cannot cover the jobs.
+    #[error(transparent)]
+    Estimates(#[from] EstimateError),
 }
 
 /// A seed for one purpose, derived from the run's seed by SplitMix64, so that adding draws in
@@ -82,7 +94,7 @@ pub fn generate(
     spec: &GeneratorSpec,
     machine_procs: u64,
     seed: u64,
-) -> Result<(SwfHeader, Vec<SwfRecord>), ModelError> {
+) -> Result<(SwfHeader, Vec<SwfRecord>), GenerateError> {
     let seed_of_jobs = stream_seed(seed, purpose::WORKLOAD);
     let mut rng = Pcg64Mcg::seed_from_u64(seed_of_jobs);
     let mut jobs = lublin::generate(spec.streams, spec.jobs, machine_procs, &mut rng)?;
@@ -98,7 +110,7 @@ pub fn generate(
         }
     }
     let mut runtimes: Vec<u64> = jobs.iter().map(|j| j.runtime).collect();
-    let estimates = tsafrir::assign(&mut runtimes, spec.max_estimate_s, &mut rng);
+    let estimates = tsafrir::assign(&mut runtimes, spec.max_estimate_s, &mut rng)?;
     let records = jobs
         .iter()
         .zip(runtimes.iter().zip(&estimates))
@@ -118,7 +130,7 @@ pub fn generate(
             user_id: -1,
             group_id: -1,
             executable: -1,
-            queue: j.queue,
+            queue: j.job_type,
             partition: -1,
             preceding_job: -1,
             think_time: -1,
@@ -138,7 +150,7 @@ pub fn generate(
             format!("MaxJobs: {}", spec.jobs),
             format!("MaxRecords: {}", spec.jobs),
             format!("MaxProcs: {machine_procs}"),
-            "Queues: 0 typeless, 1 batch, 2 interactive".to_owned(),
+            "Queues: field 15 is the job type as m_lublin99.c writes it: 1 batch, 0 interactive (and typeless)".to_owned(),
         ],
     };
     Ok((header, records))

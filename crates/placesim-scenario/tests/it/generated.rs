@@ -148,7 +148,7 @@ fn generator_errors() {
         error_of(&format!(
             "{base}[workload.generator]\njobs = 10\n[workload.generator.batch]\nserial = 0.5\n"
         )),
-        "test.toml:7:1: key `serial`: unknown field `serial`, expected one of `serial_prob`, `pow2_prob`, `ulow`, `umed`, `uprob`, `a1`, `b1`, `a2`, `b2`, `pa`, `pb`, `aarr`, `barr`, `arar`, `anum`, `bnum`"
+        "test.toml:7:1: key `serial`: unknown field `serial`, expected one of `serial_prob`, `pow2_prob`, `ulow`, `umed`, `uhi`, `uprob`, `a1`, `b1`, `a2`, `b2`, `pa`, `pb`, `aarr`, `barr`, `arar`, `anum`, `bnum`"
     );
     assert_eq!(
         error_of(&format!(
@@ -163,6 +163,29 @@ fn generator_errors() {
     assert_eq!(
         s.workload().unwrap_err().to_string(),
         "test.toml: [workload.generator]: Lublin model parameter a1/b1 = -1 is invalid: gamma shape and scale must be positive and finite"
+    );
+    let s = load_text(&format!(
+        "{base}[workload.generator]\njobs = 10\n[workload.generator.interactive]\nulow = -2\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        s.workload().unwrap_err().to_string(),
+        "test.toml: [workload.generator]: Lublin model parameter ulow = -2 is invalid: a log2 size from 0 to 64"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{base}[workload.generator]\njobs = 10\nmax_estimate = \"00:30:00\"\n"
+        )),
+        "test.toml:6:16: key `workload.generator.max_estimate`: expected at least 01:00:00, the least maximum the estimate model of Tsafrir et al. accepts, found 1800 s"
+    );
+    // The model itself fails when more jobs run an hour than it gives estimates of an hour.
+    let s = load_text(&format!(
+        "{base}[workload.generator]\njobs = 2000\nstreams = \"batch\"\nmax_estimate = 3600\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        s.workload().unwrap_err().to_string(),
+        "test.toml: [workload.generator]: the estimate model cannot give every job an estimate at least its runtime: 720 jobs run 3600 s or longer, but only 640 of its estimates are that long; raise the maximum estimate (3600 s)"
     );
 }
 

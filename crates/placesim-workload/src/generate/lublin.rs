@@ -2,18 +2,34 @@
 //! characteristics of rigid jobs", as its reference code `m_lublin99.c` implements it, with its
 //! published parameters (../shared/spec/metrics-and-models.md §2.1).
 //!
-//! - **Size**: serial with probability SerialProb; otherwise log₂ size from a two-stage
+//! - **Size**: serial with probability SerialProb; otherwise log₂ size `par` from a two-stage
 //!   uniform (U(ULow, UMed) with probability UProb, else U(UMed, UHi)), rounded to an integer
-//!   (a power of two) for a further Pow2Prob of jobs; size = round(2^par), at most the machine.
+//!   (a power of two) when the same draw that chose "parallel" also falls within a further
+//!   Pow2Prob; size = round(2^par).
+//! - **Machine size**: the published parameters are for P = 128. On a machine of P processors
+//!   UMed and UHi *of every stream* move by log₂(P) − 7 and ULow stays, as the code's comments
+//!   prescribe ("UHi is the log2 of the system size" is the batch stream's UHi = 7; the
+//!   interactive stream's published UHi is 5.5, so its jobs stay smaller). A job is at most
+//!   round(2^UHi) of its stream, as GridSim's port clamps it: on a machine that is not a power
+//!   of two, a power-of-two batch job rounded above P is cut to P. A size below 1 (only on
+//!   machines under 8 processors, where the shifted range goes below 0) becomes 1.
 //! - **Runtime**: log runtime is hyper-gamma, Gamma(a1, b1) with probability
-//!   p = clamp(pa·size + pb, 0, 1), else Gamma(a2, b2) (shape, scale), redrawn while above 12;
-//!   pa < 0, so larger jobs run longer.
+//!   p = clamp(pa·size + pb, 0, 1), else Gamma(a2, b2) (shape, scale); the whole hyper-gamma is
+//!   drawn again, branch included, while above 12; runtime = ⌊e^value⌋ seconds, as the C code's
+//!   conversion to an integer gives it. pa < 0, so larger jobs run longer.
 //! - **Arrivals**: log inter-arrival ~ Gamma(aarr·arar, barr), redrawn while above 13, gives
 //!   exp(g)/1800 "points"; 48 half-hour buckets weighted by a gamma density (anum, bnum) over
 //!   i = 11..58 mapped to bucket (i−1) mod 48 (normalised to mean 1) consume points at their
 //!   weight per half hour, which warps arrivals onto the daily cycle.
-//! - Batch and interactive jobs are two independent streams, merged in time order; SWF
-//!   field 15 (queue) records the stream: 1 batch, 2 interactive, 0 typeless.
+//! - **The clock** is kept in floating point and rounded to whole seconds only when a submit
+//!   time is written. `m_lublin99.c` adds each inter-arrival to an integer clock, which drops
+//!   about half a second per job while the position within the day's buckets is kept exactly;
+//!   over 100,000 jobs the submit times fall hours behind the daily cycle. placesim does not
+//!   copy that drift (a test checks the cycle at the end of a long trace).
+//! - Batch and interactive jobs are two independent streams, merged in time order (a batch job
+//!   goes first only if it arrives strictly earlier, as in the C code). SWF field 15 carries the
+//!   job type as `m_lublin99.c` writes it: 1 batch, 0 interactive; the typeless model writes 0,
+//!   as the C code does when it makes every job interactive.
 
 use super::special::gamma_cdf;
 use rand::RngExt;
@@ -29,10 +45,12 @@ pub struct StreamParams {
     pub pow2_prob: f64,
     /// Two-stage uniform of log₂ size: low end.
     pub ulow: f64,
-    /// Two-stage uniform: the middle. `None` keeps the published UHi − UMed gap.
-    pub umed: Option<f64>,
-    /// Two-stage uniform: the published high end (log₂ 128); the machine's log₂ size is used.
-    pub uhi_published: f64,
+    /// Two-stage uniform: the middle, for a machine of 128 processors (shifted with the
+    /// machine's size).
+    pub umed: f64,
+    /// Two-stage uniform: the high end, for a machine of 128 processors (shifted with the
+    /// machine's size): log₂ 128 = 7 for batch and typeless jobs, 5.5 for interactive ones.
+    pub uhi: f64,
     /// Probability of the low stage.
     pub uprob: f64,
     /// Short-runtime gamma (shape, scale).
@@ -57,8 +75,6 @@ pub struct StreamParams {
     pub anum: f64,
     /// Daily-cycle gamma scale.
     pub bnum: f64,
-    /// The published UMed, for the default gap.
-    pub umed_published: f64,
 }
 
 impl StreamParams {
@@ -67,9 +83,8 @@ impl StreamParams {
         serial_prob: 0.2927,
         pow2_prob: 0.6686,
         ulow: 1.2,
-        umed: None,
-        umed_published: 5.0,
-        uhi_published: 7.0,
+        umed: 5.0,
+        uhi: 7.0,
         uprob: 0.875,
         a1: 6.57,
         b1: 0.823,
@@ -89,9 +104,8 @@ impl StreamParams {
         serial_prob: 0.1541,
         pow2_prob: 0.625,
         ulow: 1.0,
-        umed: None,
-        umed_published: 3.0,
-        uhi_published: 5.5,
+        umed: 3.0,
+        uhi: 5.5,
         uprob: 0.705,
         a1: 3.8351,
         b1: 0.6605,
@@ -111,9 +125,8 @@ impl StreamParams {
         serial_prob: 0.244,
         pow2_prob: 0.576,
         ulow: 0.8,
-        umed: None,
-        umed_published: 4.5,
-        uhi_published: 7.0,
+        umed: 4.5,
+        uhi: 7.0,
         uprob: 0.86,
         a1: 4.2,
         b1: 0.94,
@@ -128,13 +141,26 @@ impl StreamParams {
         bnum: 3.9631,
     };
 
-    /// UMed for a machine whose log₂ size is `uhi`: as set, or the published gap below UHi,
-    /// kept at least ULow.
-    pub fn umed_for(&self, uhi: f64) -> f64 {
-        self.umed
-            .unwrap_or(uhi - (self.uhi_published - self.umed_published))
-            .max(self.ulow)
-            .min(uhi)
+    /// The published machine size of the parameters: 128 processors, log₂ 7.
+    pub const PUBLISHED_LOG2_PROCS: f64 = 7.0;
+
+    /// How far UMed and UHi move on a machine of `machine_procs` processors: log₂(P) − 7.
+    pub fn size_shift(machine_procs: u64) -> f64 {
+        (machine_procs.max(1) as f64).log2() - Self::PUBLISHED_LOG2_PROCS
+    }
+
+    /// (ULow, UMed, UHi) of the two-stage uniform on a machine of `machine_procs` processors.
+    pub fn size_range(&self, machine_procs: u64) -> (f64, f64, f64) {
+        let shift = Self::size_shift(machine_procs);
+        (self.ulow, self.umed + shift, self.uhi + shift)
+    }
+
+    /// The largest job of this stream on a machine of `machine_procs` processors:
+    /// round(2^UHi), as GridSim clamps it, and never more than the machine.
+    pub fn max_size(&self, machine_procs: u64) -> u32 {
+        let (_, _, uhi) = self.size_range(machine_procs);
+        let largest = (2f64.powf(uhi) + 0.5).floor().max(1.0) as u64;
+        largest.min(machine_procs.max(1)).min(u64::from(u32::MAX)) as u32
     }
 
     /// The probability that a job of `size` takes the short-runtime branch.
@@ -183,27 +209,35 @@ impl Default for Streams {
 /// One generated job, before estimates.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LublinJob {
-    /// Submit time, seconds.
+    /// Submit time, seconds (the stream's clock rounded to the nearest second).
     pub submit: u64,
     /// Processors.
     pub size: u32,
     /// Runtime, seconds (at least 1).
     pub runtime: u64,
-    /// 1 batch, 2 interactive, 0 typeless.
-    pub queue: i64,
+    /// The job type as `m_lublin99.c` writes it in SWF field 15: [`BATCH_TYPE`] or
+    /// [`INTERACTIVE_TYPE`].
+    pub job_type: i64,
 }
+
+/// SWF field 15 of a batch job, as `m_lublin99.c` writes it.
+pub const BATCH_TYPE: i64 = 1;
+/// SWF field 15 of an interactive (or typeless) job, as `m_lublin99.c` writes it.
+pub const INTERACTIVE_TYPE: i64 = 0;
 
 /// One stream's generator state.
 struct Stream {
     params: StreamParams,
-    queue: i64,
-    uhi: f64,
+    job_type: i64,
+    ulow: f64,
     umed: f64,
+    uhi: f64,
+    max_size: u32,
     weights: [f64; 48],
     short: Gamma<f64>,
     long: Gamma<f64>,
     arrival: Gamma<f64>,
-    /// The clock of this stream, seconds.
+    /// The clock of this stream, seconds, unrounded.
     t: f64,
 }
 
@@ -228,7 +262,7 @@ fn gamma(name: &'static str, shape: f64, scale: f64) -> Result<Gamma<f64>, Model
 }
 
 impl Stream {
-    fn new(params: StreamParams, queue: i64, machine_procs: u64) -> Result<Stream, ModelError> {
+    fn new(params: StreamParams, job_type: i64, machine_procs: u64) -> Result<Stream, ModelError> {
         for (name, value) in [
             ("serial_prob", params.serial_prob),
             ("pow2_prob", params.pow2_prob),
@@ -242,48 +276,91 @@ impl Stream {
                 });
             }
         }
-        let uhi = (machine_procs.max(1) as f64).log2();
+        for (name, value) in [
+            ("ulow", params.ulow),
+            ("umed", params.umed),
+            ("uhi", params.uhi),
+        ] {
+            if !(0.0..=64.0).contains(&value) {
+                return Err(ModelError {
+                    name,
+                    value,
+                    expected: "a log2 size from 0 to 64",
+                });
+            }
+        }
+        if !(params.anum > 0.0 && params.anum.is_finite()) {
+            return Err(ModelError {
+                name: "anum",
+                value: params.anum,
+                expected: "a positive daily-cycle gamma shape",
+            });
+        }
+        if !(params.bnum > 0.0 && params.bnum.is_finite()) {
+            return Err(ModelError {
+                name: "bnum",
+                value: params.bnum,
+                expected: "a positive daily-cycle gamma scale",
+            });
+        }
+        let weights = params.daily_weights();
+        if !weights.iter().any(|&w| w > 0.0) {
+            return Err(ModelError {
+                name: "anum",
+                value: params.anum,
+                expected: "a daily cycle with weight in hours 11 to 58 (anum × bnum there)",
+            });
+        }
+        let (ulow, umed, uhi) = params.size_range(machine_procs);
         Ok(Stream {
+            ulow,
+            umed,
             uhi,
-            umed: params.umed_for(uhi),
-            weights: params.daily_weights(),
+            max_size: params.max_size(machine_procs),
+            weights,
             short: gamma("a1/b1", params.a1, params.b1)?,
             long: gamma("a2/b2", params.a2, params.b2)?,
             arrival: gamma("aarr/barr", params.aarr * params.arar, params.barr)?,
             params,
-            queue,
+            job_type,
             t: 0.0,
         })
     }
 
-    fn size(&self, rng: &mut Pcg64Mcg, machine_procs: u64) -> u32 {
+    /// `calc_number_of_nodes`: one uniform decides serial, power of two or other.
+    fn size(&self, rng: &mut Pcg64Mcg) -> u32 {
         let p = &self.params;
         let u: f64 = rng.random();
         if u <= p.serial_prob {
             return 1;
         }
-        let low = rng.random::<f64>() < p.uprob;
-        let (a, b) = if low {
-            (p.ulow.min(self.umed), self.umed)
+        // two_stage_uniform: U(ULow, UMed) with probability UProb, else U(UMed, UHi). The C
+        // code draws a + (b − a)·u whichever end is larger, and so does this.
+        let (a, b) = if rng.random::<f64>() <= p.uprob {
+            (self.ulow, self.umed)
         } else {
             (self.umed, self.uhi)
         };
         let mut par = a + (b - a) * rng.random::<f64>();
         if u <= p.serial_prob + p.pow2_prob {
-            par = par.round();
+            par = (par + 0.5).floor();
         }
-        let size = 2f64.powf(par).round().max(1.0);
-        (size as u64).min(machine_procs.max(1)) as u32
+        let size = (2f64.powf(par) + 0.5).floor().max(1.0);
+        (size.min(f64::from(self.max_size))) as u32
     }
 
+    /// `time_from_nodes`: the hyper-gamma, drawn whole again (branch included) while its
+    /// value is above 12, then ⌊e^value⌋.
     fn runtime(&self, rng: &mut Pcg64Mcg, size: u32) -> u64 {
-        let short = rng.random::<f64>() < self.params.short_branch_prob(size);
-        let dist = if short { &self.short } else { &self.long };
-        let mut v = dist.sample(rng);
-        while v > 12.0 {
-            v = dist.sample(rng);
+        let short_prob = self.params.short_branch_prob(size);
+        loop {
+            let short = rng.random::<f64>() <= short_prob;
+            let dist = if short { &self.short } else { &self.long };
+            let v = dist.sample(rng);
+            if v <= 12.0 {
+                return (v.exp().floor() as u64).max(1);
+            }
         }
-        (v.exp().round() as u64).max(1)
     }
 
     /// Advances the clock by one warped inter-arrival, its points scaled by `scale`.
@@ -293,7 +370,8 @@ impl Stream {
             g = self.arrival.sample(rng);
         }
         let mut points = g.exp() / 1800.0 * scale;
-        // Bounded: every day has positive weight in total, so points run out.
+        // Bounded: every day has positive weight in total (checked in `new`), so points run
+        // out.
         loop {
             let bucket = ((self.t / 1800.0).floor() as u64 % 48) as usize;
             let bucket_end = ((self.t / 1800.0).floor() + 1.0) * 1800.0;
@@ -332,30 +410,32 @@ pub fn generate_scaled(
 ) -> Result<Vec<LublinJob>, ModelError> {
     let mut list = match streams {
         Streams::BatchAndInteractive(b, i) => vec![
-            Stream::new(b, 1, machine_procs)?,
-            Stream::new(i, 2, machine_procs)?,
+            Stream::new(b, BATCH_TYPE, machine_procs)?,
+            Stream::new(i, INTERACTIVE_TYPE, machine_procs)?,
         ],
-        Streams::Batch(b) => vec![Stream::new(b, 1, machine_procs)?],
-        Streams::Interactive(i) => vec![Stream::new(i, 2, machine_procs)?],
-        Streams::Typeless(t) => vec![Stream::new(t, 0, machine_procs)?],
+        Streams::Batch(b) => vec![Stream::new(b, BATCH_TYPE, machine_procs)?],
+        Streams::Interactive(i) => vec![Stream::new(i, INTERACTIVE_TYPE, machine_procs)?],
+        Streams::Typeless(t) => vec![Stream::new(t, INTERACTIVE_TYPE, machine_procs)?],
     };
     for s in &mut list {
         s.advance(rng, arrival_scale);
     }
     let mut jobs = Vec::with_capacity(n_jobs);
     while jobs.len() < n_jobs {
-        // The stream whose next arrival comes first (ties: the first stream).
-        let next = (0..list.len())
-            .min_by(|&a, &b| list[a].t.total_cmp(&list[b].t))
-            .unwrap_or(0);
+        // The stream whose next arrival comes first; the batch stream (listed first) only if
+        // strictly earlier, as `arrive` in the C code chooses.
+        let next = match list.as_slice() {
+            [batch, interactive] if batch.t >= interactive.t => 1,
+            _ => 0,
+        };
         let s = &mut list[next];
-        let size = s.size(rng, machine_procs);
+        let size = s.size(rng);
         let runtime = s.runtime(rng, size);
         jobs.push(LublinJob {
-            submit: s.t.floor() as u64,
+            submit: s.t.round() as u64,
             size,
             runtime,
-            queue: s.queue,
+            job_type: s.job_type,
         });
         s.advance(rng, arrival_scale);
     }
