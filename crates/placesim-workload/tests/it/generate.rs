@@ -227,6 +227,11 @@ fn the_published_mixture_has_the_models_headline_figures() {
 fn median_runtimes_follow_the_model() {
     for procs in [128u64, 1024] {
         let records = published(60_000, procs, &[4, 5]);
+        let n_all = records.len() as f64;
+        // The mixture's CDF at the model's 18 s (P = 128) or its P = 1024 median, given the
+        // observed count of each stream.
+        let mix_at = if procs == 128 { 18 } else { 35 };
+        let mut mix_model = 0.0;
         for (name, job_type, params) in published_streams() {
             let runtimes: Vec<u64> = records
                 .iter()
@@ -252,7 +257,23 @@ fn median_runtimes_follow_the_model() {
                 "P = {procs}, {name}: median runtime {} s, model {median} s",
                 sorted[sorted.len() / 2]
             );
+            mix_model += n / n_all * runtime_cdf(&params, &pmf, mix_at);
         }
+        let got = records
+            .iter()
+            .filter(|r| r.run_time as u64 <= mix_at)
+            .count() as f64
+            / n_all;
+        let mut sorted: Vec<i64> = records.iter().map(|r| r.run_time).collect();
+        sorted.sort_unstable();
+        assert!(
+            (got - mix_model).abs() < 4.0 * (mix_model * (1.0 - mix_model) / n_all).sqrt(),
+            "P = {procs}: {got:.4} of runtimes ≤ {mix_at} s, model {mix_model:.4}"
+        );
+        eprintln!(
+            "P = {procs}: median runtime {} s, {got:.4} of runtimes ≤ {mix_at} s (model {mix_model:.4})",
+            sorted[sorted.len() / 2]
+        );
     }
 }
 
