@@ -11,7 +11,7 @@ mod sink;
 mod summary;
 mod write;
 
-pub use occupancy::{OccupancyConfig, OccupancyStats};
+pub use occupancy::{MAX_SAMPLES, OccupancyConfig, OccupancyStats, TooManySamples};
 pub use sink::JobSink;
 pub use summary::{BSD_TAU_SECS, RunMeta, RunSummary, SkipColumn, Timing, WindowMetrics};
 pub use write::{

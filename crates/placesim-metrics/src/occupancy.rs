@@ -177,7 +177,31 @@ pub(crate) struct Occupancy {
     held: Option<Held>,
     /// The next sample's time.
     next_sample: Option<SimTime>,
+    /// Samples taken so far.
+    samples_taken: u64,
+    /// The first sample time refused for going over [`MAX_SAMPLES`], if any.
+    refused_at: Option<SimTime>,
     stats: OccupancyStats,
+}
+
+/// The most samples one run may take: a year sampled every 30 s, a century hourly. Samples
+/// are kept until the run ends, so a trace with a span of 10¹² s (which SWF allows) at the
+/// default hourly Δt would otherwise take all the memory there is; past this the run fails
+/// with [`TooManySamples`].
+pub const MAX_SAMPLES: u64 = 1_000_000;
+
+/// A run would take more than [`MAX_SAMPLES`] samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "timeseries.parquet would hold more than {limit} samples: at one every {every_s} s the run reached its limit at simulated time {at_s} s; set a larger Δt ([metrics] sample_every, or --sample-every), or 0 for no samples"
+)]
+pub struct TooManySamples {
+    /// [`MAX_SAMPLES`].
+    pub limit: u64,
+    /// Δt, seconds.
+    pub every_s: u64,
+    /// The time of the first sample refused, seconds.
+    pub at_s: u64,
 }
 
 impl Occupancy {
@@ -187,6 +211,8 @@ impl Occupancy {
             config,
             held: None,
             next_sample: None,
+            samples_taken: 0,
+            refused_at: None,
             stats: OccupancyStats {
                 capacity_ncpus,
                 ..OccupancyStats::default()
@@ -221,7 +247,16 @@ impl Occupancy {
         if let (Some(every), Some(mut at)) = (self.config.sample_every, self.next_sample) {
             let every = every.as_secs().max(1);
             while at < now && at < end_cap {
+                if self.samples_taken == MAX_SAMPLES {
+                    // Refused: skip to the first sample time at or after now without a loop
+                    // over the gap (it may be 10¹² s long).
+                    self.refused_at.get_or_insert(at);
+                    let behind = now.as_secs() - at.as_secs();
+                    at = SimTime(at.as_secs().saturating_add(behind.div_ceil(every) * every));
+                    break;
+                }
                 if at >= last {
+                    self.samples_taken += 1;
                     let sample = Sample {
                         time: at.as_secs(),
                         job_ncpus: held.facts.job_ncpus,
@@ -239,6 +274,16 @@ impl Occupancy {
             self.next_sample = Some(at);
         }
         held.update(instant, self.config.sample_every.is_some());
+    }
+
+    /// Whether the run went over [`MAX_SAMPLES`], and where.
+    pub(crate) fn too_many_samples(&self) -> Option<TooManySamples> {
+        let (every, at) = (self.config.sample_every?, self.refused_at?);
+        Some(TooManySamples {
+            limit: MAX_SAMPLES,
+            every_s: every.as_secs().max(1),
+            at_s: at.as_secs(),
+        })
     }
 
     /// The integrals, once the run ended at `last_event`.

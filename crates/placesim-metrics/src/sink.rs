@@ -200,6 +200,12 @@ impl JobSink {
         self.occupancy = Some(Occupancy::new(config, capacity));
     }
 
+    /// Whether the run took more samples than a run may ([`crate::MAX_SAMPLES`]); checked
+    /// after the run, before anything is written.
+    pub fn too_many_samples(&self) -> Option<crate::TooManySamples> {
+        self.occupancy.as_ref()?.too_many_samples()
+    }
+
     /// The occupancy integrals of a run that ended at `last_event`, if this sink measured
     /// them.
     pub fn occupancy(&self, last_event: SimTime) -> Option<OccupancyStats> {

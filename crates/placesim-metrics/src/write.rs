@@ -383,6 +383,21 @@ fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut std::io::BufWriter<fs::File>) -> PolarsResult<()>,
 ) -> Result<(), MetricsError> {
+    write_atomic_unless_abandoned(path, |out| write(out).map(|()| Written::Whole))
+}
+
+/// Whether a file was written whole or abandoned half way.
+enum Written {
+    Whole,
+    Abandoned,
+}
+
+/// As [`write_atomic`], except that a file `write` abandons is removed, not renamed into
+/// place: a run that fails leaves no partial Parquet behind.
+fn write_atomic_unless_abandoned(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<fs::File>) -> PolarsResult<Written>,
+) -> Result<(), MetricsError> {
     let tmp = path.with_extension("parquet.tmp");
     let file = fs::File::create(&tmp).map_err(|source| MetricsError::Io {
         path: tmp.clone(),
@@ -390,18 +405,25 @@ fn write_atomic(
     })?;
     // The writer emits many small pieces (page and thrift headers): buffer them.
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    write(&mut out).map_err(|source| MetricsError::Polars {
+    let written = write(&mut out).map_err(|source| MetricsError::Polars {
         path: path.to_owned(),
         source,
-    })?;
-    out.into_inner().map_err(|e| MetricsError::Io {
+    });
+    let flushed = out.into_inner().map_err(|e| MetricsError::Io {
         path: tmp.clone(),
         source: e.into_error(),
-    })?;
-    fs::rename(&tmp, path).map_err(|source| MetricsError::Io {
-        path: path.to_owned(),
-        source,
-    })
+    });
+    match (written, flushed) {
+        (Ok(Written::Whole), Ok(_)) => fs::rename(&tmp, path).map_err(|source| MetricsError::Io {
+            path: path.to_owned(),
+            source,
+        }),
+        (written, flushed) => {
+            // Best effort: the error that matters is the one returned.
+            let _ = fs::remove_file(&tmp);
+            written.and(flushed).map(|_| ())
+        }
+    }
 }
 
 fn parquet_writer<W: std::io::Write>(out: W) -> ParquetWriter<W> {
@@ -459,23 +481,47 @@ pub fn write_jobs(
 #[derive(Debug)]
 struct Streamed {
     path: PathBuf,
-    groups: Option<std::sync::mpsc::SyncSender<DataFrame>>,
-    writer: std::thread::JoinHandle<Result<(), MetricsError>>,
+    groups: Option<std::sync::mpsc::SyncSender<RowGroup>>,
+    /// Joined by [`Streamed::finish`], or on drop (so that an abandoned file is removed
+    /// before the process goes on to exit).
+    writer: Option<std::thread::JoinHandle<Result<(), MetricsError>>>,
+}
+
+/// What the writer thread of a [`Streamed`] file receives.
+enum RowGroup {
+    /// The next row group.
+    Rows(DataFrame),
+    /// The last row group has been sent: the file is whole. Without it (the run failed and the
+    /// sink was dropped) the file is abandoned and removed.
+    End,
 }
 
 impl Streamed {
     fn start(path: PathBuf) -> Streamed {
-        let (groups, received) = std::sync::mpsc::sync_channel::<DataFrame>(2);
+        let (groups, received) = std::sync::mpsc::sync_channel::<RowGroup>(2);
         let target = path.clone();
         let writer = std::thread::spawn(move || {
-            write_atomic(&target, |out| {
-                write_row_groups(out, received.into_iter().map(Ok))
+            write_atomic_unless_abandoned(&target, |out| {
+                let ended = std::cell::Cell::new(false);
+                let rows = received.iter().map_while(|group| match group {
+                    RowGroup::Rows(frame) => Some(Ok(frame)),
+                    RowGroup::End => {
+                        ended.set(true);
+                        None
+                    }
+                });
+                write_row_groups(out, rows)?;
+                Ok(if ended.get() {
+                    Written::Whole
+                } else {
+                    Written::Abandoned
+                })
             })
         });
         Streamed {
             path,
             groups: Some(groups),
-            writer,
+            writer: Some(writer),
         }
     }
 
@@ -488,7 +534,7 @@ impl Streamed {
             Ok(frame) => {
                 if let Some(g) = &self.groups {
                     // The writer stopped: its own error is reported when it is joined.
-                    if g.send(frame).is_err() {
+                    if g.send(RowGroup::Rows(frame)).is_err() {
                         self.groups = None;
                     }
                 }
@@ -502,16 +548,33 @@ impl Streamed {
         }
     }
 
-    /// Waits for the file.
+    /// Marks the file whole and waits for it.
     fn finish(mut self) -> Result<(), MetricsError> {
+        if let Some(g) = self.groups.take() {
+            // A writer that stopped reports its own error when joined.
+            let _ = g.send(RowGroup::End);
+        }
+        let path = self.path.clone();
+        match self.writer.take() {
+            Some(writer) => writer.join().unwrap_or_else(|_| {
+                Err(MetricsError::Io {
+                    path,
+                    source: std::io::Error::other("a Parquet writer thread panicked"),
+                })
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Streamed {
+    /// Abandons a file never finished: the writer sees its channel close without the end and
+    /// removes what it wrote.
+    fn drop(&mut self) {
         self.groups = None;
-        let path = self.path;
-        self.writer.join().unwrap_or_else(|_| {
-            Err(MetricsError::Io {
-                path,
-                source: std::io::Error::other("a Parquet writer thread panicked"),
-            })
-        })
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
     }
 }
 

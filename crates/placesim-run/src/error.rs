@@ -47,6 +47,15 @@ pub enum RunError {
         /// The placement's name.
         placement: String,
     },
+    /// The run took more samples than a run may; nothing was written.
+    #[error("simulating {trace}: {source}")]
+    Samples {
+        /// The trace replayed.
+        trace: String,
+        /// How many, and where.
+        #[source]
+        source: placesim_metrics::TooManySamples,
+    },
     /// The kernel stopped the run: a policy's decision broke an invariant.
     #[error("simulating {trace} under {policy}: {source}")]
     Simulation {

@@ -111,6 +111,14 @@ pub fn execute(
         policy: discipline.label(),
         source,
     };
+    // Checked before anything is written: a failed run leaves no Parquet behind.
+    let sampled_within_limit = |sink: &JobSink| match sink.too_many_samples() {
+        Some(source) => Err(RunError::Samples {
+            trace: trace.path.display().to_string(),
+            source,
+        }),
+        None => Ok(()),
+    };
     match output {
         Output::AfterRun(dir) => {
             let mut sink = JobSink::new(workload);
@@ -122,6 +130,7 @@ pub fn execute(
             let stats = simulation
                 .run(policy.as_mut(), &mut sink, progress)
                 .map_err(failed)?;
+            sampled_within_limit(&sink)?;
             let summary = summarise(&sink, &stats, started.elapsed());
             let writing = Instant::now();
             write_run(dir, workload, &sink, &summary)?;
@@ -142,6 +151,7 @@ pub fn execute(
             let stats = simulation
                 .run(policy.as_mut(), &mut streaming, progress)
                 .map_err(failed)?;
+            sampled_within_limit(streaming.sink_mut())?;
             let wall = started.elapsed();
             let writing = Instant::now();
             // The summary is computed and written while the last row groups of jobs.parquet
