@@ -15,7 +15,9 @@ fuzz_target!(|data: &[u8]| {
             let _ = describe(&scenario);
             let empty = placesim_core::Workload::new(Vec::new(), Vec::new());
             if let Ok(w) = empty {
-                let _ = scenario.outages(&w);
+                if let Err(e) = scenario.outages(&w) {
+                    assert!(e.to_string().starts_with("fuzz.toml"), "{e}");
+                }
             }
         }
         Err(e) => {

@@ -19,6 +19,16 @@ fn from_flags(args: &GenArgs, started: Instant) -> anyhow::Result<()> {
     let (Some(jobs), Some(procs)) = (args.jobs, args.procs) else {
         anyhow::bail!("give --scenario FILE, or both --jobs N and --procs P");
     };
+    anyhow::ensure!(
+        (1..=placesim_workload::MAX_PROCS as u64).contains(&procs),
+        "--procs {procs}: expected from 1 to {}, the most an SWF trace may name",
+        placesim_workload::MAX_PROCS
+    );
+    anyhow::ensure!(
+        jobs <= placesim_scenario::MAX_GENERATED_JOBS,
+        "--jobs {jobs} is more than placesim's limit of {} generated jobs",
+        placesim_scenario::MAX_GENERATED_JOBS
+    );
     let max_estimate_s = match &args.max_estimate {
         Some(text) => placesim_request::parse_duration(text)
             .with_context(|| format!("--max-estimate `{text}`: expected [[[DD:]HH:]MM:]SS"))?,

@@ -29,6 +29,12 @@ impl Vnode {
     }
 }
 
+/// The most vnodes a cluster may have: generous for any site (the largest machines have some
+/// hundred thousand nodes), and a bound that keeps a typo such as `count = 1000000000` or
+/// `--procs 100000000000 --procs-per-node 1` from taking all the memory there is. Checked
+/// before any vnode is made.
+pub const MAX_VNODES: usize = 1_000_000;
+
 /// Error assembling a cluster.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -49,6 +55,12 @@ pub enum ClusterError {
     /// A cluster must have at least one vnode.
     #[error("a cluster needs at least one vnode")]
     Empty,
+    /// More vnodes than [`MAX_VNODES`].
+    #[error("{requested} vnodes is more than placesim's limit of {MAX_VNODES} vnodes in a cluster")]
+    TooManyVnodes {
+        /// How many were asked for.
+        requested: u64,
+    },
     /// Speeds must be positive and finite, or runtimes would be meaningless.
     #[error("vnode `{vnode}` has speed {speed}; speeds must be positive and finite")]
     BadSpeed {
@@ -191,6 +203,11 @@ impl Cluster {
         let mut b = ClusterBuilder::new(resources);
         let per = ncpus_per_vnode.max(1);
         let n_vnodes = total_ncpus.div_ceil(per);
+        if n_vnodes > MAX_VNODES as u64 {
+            return Err(ClusterError::TooManyVnodes {
+                requested: n_vnodes,
+            });
+        }
         for i in 0..n_vnodes {
             capacity[ConsumableIdx::NCPUS.index()] = per.min(total_ncpus - i * per);
             let name = format!("node{i}");

@@ -32,7 +32,7 @@ pub mod state;
 pub mod time;
 
 pub use bitset::Bitset;
-pub use cluster::{Cluster, ClusterBuilder, ClusterError, Vnode};
+pub use cluster::{Cluster, ClusterBuilder, ClusterError, MAX_VNODES, Vnode};
 pub use event::{Event, EventKey, EventQueue};
 pub use ids::{HostId, JobId, RequestId, ResourceId, VnodeId};
 pub use job::{Job, Workload, WorkloadError};

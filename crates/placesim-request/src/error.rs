@@ -100,6 +100,9 @@ pub enum RequestErrorKind {
     /// A node-set attribute that does not exist.
     #[error("unknown node-set attribute `{0}`: expected FEATURE or VARATTR")]
     UnknownNodeSetAttribute(String),
+    /// A node_filter nested deeper than [`crate::MAX_FILTER_DEPTH`].
+    #[error("node_filter nests `(` and `not` more than {0} levels deep")]
+    TooDeep(usize),
     /// VARATTR on a consumable.
     #[error("VARATTR `{0}` is consumable; node sets are built from non-consumable resources")]
     VarAttrConsumable(String),

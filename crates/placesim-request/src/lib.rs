@@ -37,7 +37,9 @@ pub use ast::{
 };
 pub use error::{RequestError, RequestErrorKind};
 pub use lower::{lower, lower_nodeset};
-pub use parse::{parse_bool, parse_duration, parse_nodeset, parse_request, parse_size};
+pub use parse::{
+    MAX_FILTER_DEPTH, parse_bool, parse_duration, parse_nodeset, parse_request, parse_size,
+};
 
 /// Parses and lowers in one step: what a loader does with a request string.
 pub fn parse_and_lower(

@@ -14,6 +14,7 @@ pub fn parse_request(text: &str, defs: &ResourceDefs) -> Result<JobRequest, Requ
         src: text,
         pos: 0,
         defs,
+        depth: 0,
     };
     let mut select: Option<(usize, Vec<Select>)> = None;
     let mut place: Option<(usize, Place)> = None;
@@ -121,6 +122,7 @@ pub fn parse_nodeset(text: &str, defs: &ResourceDefs) -> Result<NodeSet, Request
         src: text,
         pos: 0,
         defs,
+        depth: 0,
     };
     let ns = p.nodeset()?;
     if !p.at_end() {
@@ -133,7 +135,14 @@ struct Parser<'a> {
     src: &'a str,
     pos: usize,
     defs: &'a ResourceDefs,
+    /// How many `(` and `not` of a node_filter enclose the parser now.
+    depth: usize,
 }
+
+/// The deepest a node_filter may nest `(` and `not`: the parser and every walk over a filter
+/// recurse once per level, so a filter 200,000 levels deep would overflow the stack. PBS
+/// filters in practice nest a handful of levels.
+pub const MAX_FILTER_DEPTH: usize = 100;
 
 impl<'a> Parser<'a> {
     fn err(&self, kind: K) -> RequestError {
@@ -490,6 +499,7 @@ impl<'a> Parser<'a> {
                 src: &self.src[..start + end],
                 pos: start,
                 defs: self.defs,
+                depth: 0,
             };
             let f = sub.filter_or()?;
             sub.skip_ws();
@@ -507,6 +517,7 @@ impl<'a> Parser<'a> {
             src: &self.src[..open + 1 + len],
             pos: open + 1,
             defs: self.defs,
+            depth: 0,
         };
         sub.skip_ws();
         let f = sub.filter_or()?;
@@ -568,20 +579,35 @@ impl<'a> Parser<'a> {
     }
 
     fn filter_not(&mut self) -> Result<Filter, RequestError> {
+        let at = self.pos;
         if self.keyword("not") {
+            self.enter(at)?;
             self.skip_ws();
-            return Ok(Filter::Not(Box::new(self.filter_not()?)));
+            let inner = self.filter_not()?;
+            self.depth -= 1;
+            return Ok(Filter::Not(Box::new(inner)));
         }
         if self.eat('(') {
+            self.enter(at)?;
             self.skip_ws();
             let inner = self.filter_or()?;
             self.skip_ws();
             if !self.eat(')') {
                 return Err(self.err(K::Expected("`)`")));
             }
+            self.depth -= 1;
             return Ok(inner);
         }
         self.filter_compare()
+    }
+
+    /// One level deeper into a node_filter, refused past [`MAX_FILTER_DEPTH`].
+    fn enter(&mut self, at: usize) -> Result<(), RequestError> {
+        self.depth += 1;
+        if self.depth > MAX_FILTER_DEPTH {
+            return Err(self.err_at(at, K::TooDeep(MAX_FILTER_DEPTH)));
+        }
+        Ok(())
     }
 
     fn filter_compare(&mut self) -> Result<Filter, RequestError> {

@@ -117,7 +117,7 @@ pub fn plan_of_scenario(
         }
     }
     let runtime = Some(scenario.runtime_model(&trace.workload));
-    let outages = scenario.outages(&trace.workload);
+    let outages = scenario.outages(&trace.workload)?;
     Ok(Plan {
         outages,
         on_failure: scenario.failures.on_failure,

@@ -9,9 +9,9 @@ use crate::{
     WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
-    AttrValue, ClusterBuilder, CommForm, ConsumableIdx, Cycles, NodeFailurePolicy,
-    NodeSetAttribute, NodeSetPolicy, NodeSetValue, Outage, ResourceDefs, ResourceId, ResourceKind,
-    RuntimeSettings, SimDuration, SimTime, WalltimePolicy,
+    AttrValue, ClusterBuilder, ClusterError, CommForm, ConsumableIdx, Cycles, MAX_VNODES,
+    NodeFailurePolicy, NodeSetAttribute, NodeSetPolicy, NodeSetValue, Outage, ResourceDefs,
+    ResourceId, ResourceKind, RuntimeSettings, SimDuration, SimTime, WalltimePolicy,
 };
 use placesim_workload::TraceFormat;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams, tsafrir};
@@ -198,6 +198,9 @@ fn overrides(mut p: StreamParams, o: Option<&StreamToml>) -> StreamParams {
     p
 }
 
+/// The most jobs `[workload.generator]` may generate: many millions, within memory.
+pub const MAX_GENERATED_JOBS: u64 = 50_000_000;
+
 /// The source, for turning spans into lines and columns.
 struct Cx<'a> {
     text: &'a str,
@@ -334,7 +337,7 @@ impl Cx<'_> {
                         })?,
                 ),
             };
-            let vnode_names = self.vnode_names(node, table)?;
+            let vnode_names = self.vnode_names(node, table, names.len())?;
             let per_host = node.vnodes_per_host.as_ref().map_or(1, |s| *s.get_ref());
             if per_host == 0 {
                 let span = node.vnodes_per_host.as_ref().map_or(0..0, Spanned::span);
@@ -428,8 +431,15 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// The names of an entry's vnodes; `table` is `class`, `vnode` or `cluster.generation`.
-    fn vnode_names(&self, node: &NodeToml, table: &str) -> Result<Vec<String>, ScenarioError> {
+    /// The names of an entry's vnodes; `table` is `class`, `vnode` or `cluster.generation`;
+    /// `defined` vnodes come before it. Refused, before any is made, past
+    /// [`placesim_core::MAX_VNODES`].
+    fn vnode_names(
+        &self,
+        node: &NodeToml,
+        table: &str,
+        defined: usize,
+    ) -> Result<Vec<String>, ScenarioError> {
         let name = node.name.get_ref();
         if table == "vnode" {
             for (key, present) in [
@@ -462,6 +472,16 @@ impl Cx<'_> {
             ));
         };
         let n = *count.get_ref() as usize;
+        if defined.saturating_add(n) > MAX_VNODES {
+            return Err(self.at(
+                count,
+                &format!("{table}.count"),
+                ClusterError::TooManyVnodes {
+                    requested: defined.saturating_add(n) as u64,
+                }
+                .to_string(),
+            ));
+        }
         match &node.names {
             Some(list) if list.get_ref().len() != n => Err(self.at(
                 list,
@@ -1103,6 +1123,16 @@ impl Cx<'_> {
                     format!("expected a time after `down` ({down} s), found {up} s"),
                 ));
             }
+            if outages.len().saturating_add(vnodes.len()) > crate::failures::MAX_OUTAGES {
+                return Err(self.at(
+                    &o.down,
+                    "failures.outage",
+                    format!(
+                        "more than {} outages in all, placesim's limit",
+                        crate::failures::MAX_OUTAGES
+                    ),
+                ));
+            }
             outages.extend(vnodes.into_iter().map(|vnode| Outage {
                 vnode,
                 down: SimTime(down),
@@ -1119,6 +1149,7 @@ impl Cx<'_> {
                 Ok(secs)
             };
             models.push(FailureModel {
+                class: m.class.get_ref().clone(),
                 vnodes: class_of(&m.class, "failures.model.class")?,
                 mtbf_s: positive(&m.mtbf, "failures.model.mtbf")?,
                 mttr_s: positive(&m.mttr, "failures.model.mttr")?,
@@ -1201,6 +1232,13 @@ impl Cx<'_> {
                 &g.jobs,
                 "workload.generator.jobs",
                 "expected at least 1 job".into(),
+            ));
+        }
+        if jobs > MAX_GENERATED_JOBS {
+            return Err(self.at(
+                &g.jobs,
+                "workload.generator.jobs",
+                format!("{jobs} jobs is more than placesim's limit of {MAX_GENERATED_JOBS} generated jobs"),
             ));
         }
         let streams = self

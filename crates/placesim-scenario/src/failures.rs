@@ -1,6 +1,6 @@
 //! The outages of a scenario: those listed, and those its MTBF/MTTR models draw.
 
-use crate::Scenario;
+use crate::{Scenario, ScenarioError};
 use placesim_core::{Outage, SimTime, Workload};
 use placesim_workload::generate::{purpose, stream_seed};
 use rand::SeedableRng;
@@ -13,7 +13,10 @@ impl Scenario {
     /// request (later outages could only delay jobs that run past every estimate). Each
     /// vnode draws from its own stream of the run's seed, so adding a model for one class
     /// leaves the others' outages unchanged. Times are whole seconds, each stretch at least 1.
-    pub fn outages(&self, workload: &Workload) -> Vec<Outage> {
+    ///
+    /// Refused past [`MAX_OUTAGES`]: an MTBF of a second over a year of a large cluster would
+    /// otherwise draw more outages than memory holds.
+    pub fn outages(&self, workload: &Workload) -> Result<Vec<Outage>, ScenarioError> {
         let mut outages = self.failures.outages.clone();
         let jobs = workload.jobs();
         let horizon = jobs.last().map_or(0, |j| j.submit.as_secs())
@@ -37,6 +40,13 @@ impl Scenario {
                         break;
                     }
                     let back = t.saturating_add(draw(&down));
+                    if outages.len() >= MAX_OUTAGES {
+                        return Err(ScenarioError::TooManyOutages {
+                            path: self.path.clone(),
+                            class: model.class.clone(),
+                            horizon_s: horizon,
+                        });
+                    }
                     outages.push(Outage {
                         vnode,
                         down: SimTime(t),
@@ -46,6 +56,9 @@ impl Scenario {
                 }
             }
         }
-        outages
+        Ok(outages)
     }
 }
+
+/// The most outages a run may have, listed and drawn: ten million, some 240 MB.
+pub const MAX_OUTAGES: usize = 10_000_000;

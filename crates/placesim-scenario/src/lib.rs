@@ -18,7 +18,7 @@ mod requests;
 mod runtime;
 mod schema;
 
-pub use build::load_scenario;
+pub use build::{MAX_GENERATED_JOBS, load_scenario};
 pub use describe::{describe, hostlist};
 pub use placesim_policy::placement::{
     DelayMode, DelayReference, MinLoss, NodeSetOptions, NodeSetPlus, PriorityType,
@@ -197,6 +197,8 @@ pub struct FailureSettings {
 /// Outages drawn for each vnode of a class.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FailureModel {
+    /// The class, as the scenario names it.
+    pub class: String,
     /// The class's vnodes.
     pub vnodes: Vec<VnodeId>,
     /// Mean time between failures, seconds.
@@ -401,6 +403,20 @@ pub enum ScenarioError {
     /// The trace could not be read.
     #[error(transparent)]
     Trace(#[from] placesim_workload::SwfError),
+    /// The failure models draw more outages than a run may have.
+    #[error(
+        "{}: [[failures.model]] for class `{class}` takes the run past {} outages before the horizon of {horizon_s} s; give a longer mtbf",
+        path.display(),
+        failures::MAX_OUTAGES
+    )]
+    TooManyOutages {
+        /// The scenario file.
+        path: PathBuf,
+        /// The class of the model that went over.
+        class: String,
+        /// The horizon of the draws, seconds.
+        horizon_s: u64,
+    },
     /// The generator's parameters are wrong.
     #[error("{}: [workload.generator]: {source}", path.display())]
     Generator {

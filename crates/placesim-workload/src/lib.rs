@@ -11,4 +11,7 @@ pub mod swf;
 
 pub use source::TraceFormat;
 pub use swf::convert::{SkipCounts, SkipReason, SwfOptions, Trace, load_trace, read_trace};
-pub use swf::{SwfError, SwfErrorKind, SwfHeader, SwfReader, SwfRecord, open, write_swf};
+pub use swf::{
+    MAX_PROCS, MAX_SECONDS, SwfError, SwfErrorKind, SwfHeader, SwfReader, SwfRecord, open,
+    write_swf,
+};

@@ -115,7 +115,7 @@ fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> (Record, RunStats) {
     let mut policy = s.run.discipline.build_with(placement);
     let mut record = Record::default();
     let stats = Replay::from_state(&workload, state)
-        .outages(&s.outages(&workload), s.failures.on_failure)
+        .outages(&s.outages(&workload).unwrap(), s.failures.on_failure)
         .run(policy.as_mut(), &mut record);
     (record, stats)
 }
@@ -370,7 +370,7 @@ fn mtbf_model_outages_are_seeded_per_vnode() {
         .collect();
     let s = scenario(&text(1));
     let w = workload_of(&s, &jobs);
-    let outages = s.outages(&w);
+    let outages = s.outages(&w).unwrap();
     let horizon = 49_000 + 500;
     // About horizon / (mtbf + mttr) = 49,500 / 4,200 ≈ 12 per vnode.
     for v in 0..3u32 {
@@ -383,8 +383,8 @@ fn mtbf_model_outages_are_seeded_per_vnode() {
             .iter()
             .all(|o| o.down.as_secs() < horizon && o.up > o.down)
     );
-    assert_eq!(outages, scenario(&text(1)).outages(&w));
-    assert_ne!(outages, scenario(&text(2)).outages(&w));
+    assert_eq!(outages, scenario(&text(1)).outages(&w).unwrap());
+    assert_ne!(outages, scenario(&text(2)).outages(&w).unwrap());
     let (_, stats) = simulate(&s, &jobs);
     assert!(stats.availability() < 1.0 && stats.availability() > 0.6);
 }
