@@ -15,6 +15,9 @@ pub enum RunError {
     /// The trace could not be read.
     #[error(transparent)]
     Trace(#[from] placesim_workload::SwfError),
+    /// A scenario or sweep file is not text, or could not be read.
+    #[error(transparent)]
+    Text(#[from] placesim_workload::TextError),
     /// The results could not be written.
     #[error(transparent)]
     Metrics(#[from] placesim_metrics::MetricsError),

@@ -52,7 +52,7 @@ pub struct RequestSources {
 
 /// Reads and checks a scenario file.
 pub fn read_scenario(path: &Path) -> Result<Scenario, RunError> {
-    let text = std::fs::read_to_string(path).map_err(RunError::io("reading scenario", path))?;
+    let text = placesim_workload::read_text(path)?;
     Ok(placesim_scenario::load_scenario(&text, path)?)
 }
 

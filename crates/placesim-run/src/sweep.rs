@@ -137,6 +137,10 @@ fn merge(base: &mut toml::Table, changes: &toml::Table) {
     }
 }
 
+/// The most runs one sweep may have: far beyond any study (the headline experiment has 90),
+/// and a bound on the grid, whose every run holds a scenario of its own.
+pub const MAX_SWEEP_RUNS: u64 = 100_000;
+
 impl Sweep {
     /// Reads the sweep file at `path` and checks every run's scenario.
     pub fn load(path: &Path) -> Result<Sweep, RunError> {
@@ -144,24 +148,19 @@ impl Sweep {
             path: path.to_owned(),
             message,
         };
-        let text = std::fs::read_to_string(path).map_err(RunError::io("reading", path))?;
-        let sweep: SweepToml = toml::from_str(&text).map_err(|e| wrong(e.to_string()))?;
+        let text = placesim_workload::read_text(path)?;
+        let sweep: SweepToml = toml::from_str(&text)
+            .map_err(|e| placesim_scenario::toml_syntax_error(&text, path, &e))?;
         let name = sweep.name.clone().unwrap_or_else(|| {
             path.file_stem()
                 .map_or_else(|| "sweep".to_owned(), |s| s.to_string_lossy().into_owned())
         });
         let dir = path.parent().unwrap_or(Path::new("."));
         let base_path = dir.join(&sweep.scenario);
-        let base_text = std::fs::read_to_string(&base_path).map_err(|e| {
-            wrong(format!(
-                "key `scenario`: reading {}: {e}",
-                base_path.display()
-            ))
-        })?;
-        let base: toml::Table = toml::from_str(&base_text).map_err(|e| RunError::Sweep {
-            path: base_path.clone(),
-            message: e.to_string(),
-        })?;
+        let base_text = placesim_workload::read_text(&base_path)
+            .map_err(|e| wrong(format!("key `scenario`: {e}")))?;
+        let base: toml::Table = toml::from_str(&base_text)
+            .map_err(|e| placesim_scenario::toml_syntax_error(&base_text, &base_path, &e))?;
         if sweep.replicates == 0 {
             return Err(wrong("key `replicates`: expected at least 1".to_owned()));
         }
@@ -196,6 +195,19 @@ impl Sweep {
                     )));
                 }
             }
+        }
+        // Refused before the grid is built: each run holds its own scenario.
+        let runs_asked = sweep
+            .axis
+            .iter()
+            .try_fold(u64::from(sweep.replicates), |n, axis| {
+                n.checked_mul(axis.value.len() as u64)
+            })
+            .filter(|&n| n <= MAX_SWEEP_RUNS);
+        if runs_asked.is_none() {
+            return Err(wrong(format!(
+                "the axes' values times the replicates make more than {MAX_SWEEP_RUNS} runs, placesim's limit for one sweep"
+            )));
         }
         // Every combination, the first axis varying slowest.
         let mut cells: Vec<Vec<usize>> = vec![Vec::new()];

@@ -23,10 +23,7 @@ use toml::Spanned;
 /// Reads and checks a scenario. `path` names the file in errors and anchors relative paths.
 pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let cx = Cx { text, path };
-    let raw: ScenarioToml = toml::from_str(text).map_err(|e| {
-        let span = e.span().unwrap_or(0..0);
-        cx.error(span, None, e.message().trim_end().to_owned())
-    })?;
+    let raw: ScenarioToml = toml::from_str(text).map_err(|e| toml_syntax_error(text, path, &e))?;
     let resources = cx.resources(&raw)?;
     let queue_names: Vec<&Spanned<String>> = raw.pbs.queue.iter().map(|q| &q.name).collect();
     for (i, q) in queue_names.iter().enumerate() {
@@ -196,6 +193,13 @@ fn overrides(mut p: StreamParams, o: Option<&StreamToml>) -> StreamParams {
     set(&mut p.anum, o.anum);
     set(&mut p.bnum, o.bnum);
     p
+}
+
+/// A TOML file's parse error as every placesim error names a place: `FILE:LINE:COLUMN: key
+/// `KEY`: what was expected`, on one line (the TOML parser's own text draws the line).
+pub fn toml_syntax_error(text: &str, path: &Path, e: &toml::de::Error) -> ScenarioError {
+    let span = e.span().unwrap_or(0..0);
+    Cx { text, path }.error(span, None, e.message().trim_end().to_owned())
 }
 
 /// The most jobs `[workload.generator]` may generate: many millions, within memory.

@@ -18,7 +18,7 @@ mod requests;
 mod runtime;
 mod schema;
 
-pub use build::{MAX_GENERATED_JOBS, load_scenario};
+pub use build::{MAX_GENERATED_JOBS, load_scenario, toml_syntax_error};
 pub use describe::{describe, hostlist};
 pub use placesim_policy::placement::{
     DelayMode, DelayReference, MinLoss, NodeSetOptions, NodeSetPlus, PriorityType,
@@ -387,7 +387,11 @@ pub struct Rule {
 #[non_exhaustive]
 pub enum ScenarioError {
     /// A key of the file is wrong: where, which key, and what was expected.
-    #[error("{}:{line}:{column}: key `{key}`: {message}", path.display())]
+    #[error(
+        "{}:{line}:{column}: {}{message}",
+        path.display(),
+        if key.is_empty() { String::new() } else { format!("key `{key}`: ") }
+    )]
     At {
         /// The scenario file.
         path: PathBuf,
@@ -425,6 +429,9 @@ pub enum ScenarioError {
         /// Why.
         source: placesim_workload::generate::GenerateError,
     },
+    /// A text input is not text, or could not be read.
+    #[error(transparent)]
+    Text(#[from] placesim_workload::TextError),
     /// A requests file could not be read.
     #[error("{}: {source}", path.display())]
     Io {

@@ -229,10 +229,7 @@ fn read_requests_file(
     path: &Path,
     defs: &placesim_core::ResourceDefs,
 ) -> Result<HashMap<u64, String>, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let text = placesim_workload::read_text(path)?;
     let mut out = HashMap::new();
     for (i, line) in text.lines().enumerate() {
         let err = |message: String| ScenarioError::RequestsFile {

@@ -8,6 +8,7 @@
 pub mod generate;
 mod source;
 pub mod swf;
+mod text;
 
 pub use source::TraceFormat;
 pub use swf::convert::{SkipCounts, SkipReason, SwfOptions, Trace, load_trace, read_trace};
@@ -15,3 +16,4 @@ pub use swf::{
     MAX_PROCS, MAX_SECONDS, SwfError, SwfErrorKind, SwfHeader, SwfReader, SwfRecord, open,
     write_swf,
 };
+pub use text::{TextError, read_text};

@@ -348,7 +348,7 @@ fn parse_whole_field(n: usize, token: &[u8]) -> Result<i64, SwfErrorKind> {
             SwfErrorKind::NotAnInteger {
                 field: n + 1,
                 name: FIELD_NAMES[n],
-                text: String::from_utf8_lossy(token).into_owned(),
+                text: shown(token),
             }
         } else {
             not_a_number(n, token)
@@ -360,9 +360,43 @@ fn not_a_number(n: usize, token: &[u8]) -> SwfErrorKind {
     SwfErrorKind::NotANumber {
         field: n + 1,
         name: FIELD_NAMES[n],
-        text: String::from_utf8_lossy(token).into_owned(),
+        text: shown(token),
     }
 }
+
+/// A field as an error message quotes it: control characters escaped (`\0`, `\u{1}`),
+/// bytes that are not UTF-8 as `\xNN`, and at most [`SHOWN_CHARS`] characters, so that a
+/// binary file gives a readable message of one line.
+fn shown(token: &[u8]) -> String {
+    let mut out = String::new();
+    let mut chars = 0;
+    for chunk in token.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if chars == SHOWN_CHARS {
+                out.push('…');
+                return out;
+            }
+            if c.is_control() {
+                out.extend(c.escape_debug());
+            } else {
+                out.push(c);
+            }
+            chars += 1;
+        }
+        for byte in chunk.invalid() {
+            if chars == SHOWN_CHARS {
+                out.push('…');
+                return out;
+            }
+            out.push_str(&format!("\\x{byte:02x}"));
+            chars += 1;
+        }
+    }
+    out
+}
+
+/// The most characters of a field an error message quotes.
+const SHOWN_CHARS: usize = 40;
 
 /// An optionally negative run of at most 18 digits: the form of nearly every SWF field.
 #[inline]
