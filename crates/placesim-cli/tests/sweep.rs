@@ -218,3 +218,72 @@ fn job_array_variables_pick_the_shard() {
         "{bad}"
     );
 }
+
+/// A run that fails during a sweep leaves nothing of its own behind, and the other runs' results
+/// whole: the sweep ends with the failure's message, exit status 1, and `--resume` re-runs only
+/// the failed run.
+#[test]
+fn a_failed_run_leaves_no_parquet_and_the_others_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("tiny.swf"), placesim_testkit::HAND_TRACE).unwrap();
+    // Two jobs 10¹² s apart: more hourly samples than a run may take.
+    std::fs::write(
+        d.join("span.swf"),
+        "1 0 -1 100 4 -1 -1 4 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+         2 1000000000000 -1 100 4 -1 -1 4 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("base.toml"),
+        "[[class]]\nname = \"n\"\ncount = 4\nncpus = 1\n[workload]\ntrace = \"tiny.swf\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("s.toml"),
+        "scenario = \"base.toml\"\n\
+         [[axis]]\nname = \"trace\"\n\
+         [[axis.value]]\nlabel = \"tiny\"\nset = {}\n\
+         [[axis.value]]\nlabel = \"span\"\nset = { workload = { trace = \"span.swf\" } }\n",
+    )
+    .unwrap();
+    let out = d.join("out");
+    let file = d.join("s.toml").display().to_string();
+    let out_dir = out.display().to_string();
+    let sweep = |extra: &[&str]| {
+        let mut args = vec!["sweep", file.as_str(), "--out", out_dir.as_str()];
+        args.extend_from_slice(extra);
+        placesim(&args)
+    };
+    let o = sweep(&[]);
+    assert_eq!(o.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "placesim: error: run trace=span, replicate=0: simulating {}: timeseries.parquet would hold more than 1000000 samples",
+            d.join("span.swf").display()
+        )),
+        "{stderr}"
+    );
+    let good = files(&out.join("trace=tiny/replicate=0"));
+    assert_eq!(
+        good.keys()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>(),
+        [
+            "events.parquet",
+            "jobs.parquet",
+            "run.toml",
+            "summary.parquet",
+            "timeseries.parquet"
+        ]
+    );
+    assert!(
+        files(&out.join("trace=span/replicate=0")).is_empty(),
+        "the failed run left files"
+    );
+    // Resumed: the finished run is kept as it was, the failed one is tried again.
+    let o = sweep(&["--resume"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(files(&out.join("trace=tiny/replicate=0")) == good);
+}

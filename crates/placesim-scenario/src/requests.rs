@@ -224,12 +224,21 @@ impl Scenario {
     }
 }
 
-/// Reads `JOB_ID REQUEST` lines; `#` starts a comment. Every request is checked now.
+/// Reads a requests file (see [`parse_requests_file`]).
 fn read_requests_file(
     path: &Path,
     defs: &placesim_core::ResourceDefs,
 ) -> Result<HashMap<u64, String>, ScenarioError> {
-    let text = placesim_workload::read_text(path)?;
+    parse_requests_file(&placesim_workload::read_text(path)?, path, defs)
+}
+
+/// The `JOB_ID REQUEST` lines of a requests file's `text`; `#` starts a comment. Every
+/// request is checked now; errors name `path`, the line and the column.
+pub fn parse_requests_file(
+    text: &str,
+    path: &Path,
+    defs: &placesim_core::ResourceDefs,
+) -> Result<HashMap<u64, String>, ScenarioError> {
     let mut out = HashMap::new();
     for (i, line) in text.lines().enumerate() {
         let err = |message: String| ScenarioError::RequestsFile {

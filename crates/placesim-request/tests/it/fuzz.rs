@@ -149,3 +149,187 @@ fn fuzz_parser_never_panics_and_round_trips() {
     assert!(tried > 1000, "the fuzzer ran: {tried} inputs");
     assert!(parsed > 0, "some mutants are valid requests");
 }
+
+/// Structure-aware generation, beside the mutations above: requests from the grammar, with
+/// nesting as deep and lists as long as a hostile user would write them, and extreme values at
+/// every numeric field, in every unit.
+mod grammar {
+    use super::Rng;
+    use crate::common::defs;
+    use placesim_request::{MAX_FILTER_DEPTH, RequestErrorKind, lower, parse_request};
+
+    const VALUES: &[&str] = &[
+        "0",
+        "1",
+        "-1",
+        "4294967295",
+        "4294967296",
+        "18446744073709551615",
+        "99999999999999999999999999",
+        "1.5e308",
+        "1e309",
+        "-0",
+        "NaN",
+        "inf",
+        "1b",
+        "1kb",
+        "7mb",
+        "3gb",
+        "2tb",
+        "9999999999tb",
+        "1KB",
+        "1w",
+        "True",
+        "False",
+        "red",
+        "'a b'",
+    ];
+    const RESOURCES: &[&str] = &[
+        "ncpus", "mem", "ngpus", "color", "features", "bigmem", "speed", "gen", "scratch",
+        "licenses", "switch", "vnode", "host",
+    ];
+    const OPS: &[&str] = &["==", "!=", "<", ">", "<=", ">="];
+
+    /// Well-formed pairs, so that most requests get as far as their deep or long parts.
+    const VALID: &[(&str, &str)] = &[
+        ("ncpus", "4"),
+        ("ncpus", "4294967295"),
+        ("mem", "3gb"),
+        ("mem", "9999999999tb"),
+        ("ngpus", "0"),
+        ("color", "red"),
+        ("bigmem", "True"),
+        ("speed", "1.5e308"),
+        ("gen", "-1"),
+        ("scratch", "10kb"),
+        ("licenses", "2"),
+    ];
+
+    fn pick<'a>(rng: &mut Rng, from: &[&'a str]) -> &'a str {
+        from[rng.below(from.len())]
+    }
+
+    /// A resource and a value: in a hostile request, anything one time in four; otherwise
+    /// well formed.
+    fn pair(rng: &mut Rng, hostile: bool) -> (String, String) {
+        if hostile && rng.below(4) == 0 {
+            (
+                pick(rng, RESOURCES).to_owned(),
+                pick(rng, VALUES).to_owned(),
+            )
+        } else {
+            let (r, v) = VALID[rng.below(VALID.len())];
+            (r.to_owned(), v.to_owned())
+        }
+    }
+
+    /// A node_filter nested exactly `depth` levels of `(` or `not`, with chains of `and` and
+    /// `or` along the way.
+    fn filter(rng: &mut Rng, depth: usize, hostile: bool) -> String {
+        let (resource, value) = pair(rng, hostile);
+        let mut inner = format!("{resource}{}{}", pick(rng, OPS), value.trim_matches('\''));
+        for _ in 0..depth {
+            inner = match rng.below(3) {
+                0 => format!("not {inner}"),
+                1 => format!("({inner})"),
+                _ => format!(
+                    "({inner} {} {}>=1)",
+                    if rng.below(2) == 0 { "and" } else { "or" },
+                    pick(rng, RESOURCES)
+                ),
+            };
+        }
+        inner
+    }
+
+    fn chunk(rng: &mut Rng, hostile: bool) -> String {
+        let counts: &[&str] = if hostile {
+            &["1", "2", "64", "4294967295", "4294967296", "0"]
+        } else {
+            &["1", "2", "64", "4294967295"]
+        };
+        let mut c = pick(rng, counts).to_owned();
+        for _ in 0..rng.below(4) {
+            let (resource, value) = pair(rng, hostile);
+            c += &format!(
+                ":{resource}{}{value}",
+                if rng.below(4) == 0 { "!=" } else { "=" },
+            );
+        }
+        c
+    }
+
+    fn select(rng: &mut Rng, chunks: usize, hostile: bool) -> String {
+        (0..chunks.max(1))
+            .map(|_| chunk(rng, hostile))
+            .collect::<Vec<_>>()
+            .join("+")
+    }
+
+    #[test]
+    fn generated_requests_parse_or_fail_with_a_message_and_never_crash() {
+        let d = defs();
+        let mut rng = Rng(0x6a77);
+        let (mut tried, mut parsed, mut too_deep) = (0u64, 0u64, 0u64);
+        for round in 0..400 {
+            let hostile = round % 3 == 0;
+            // Long `||` chains and chunk lists every few rounds.
+            let alternatives = if round % 10 == 0 {
+                300
+            } else {
+                1 + rng.below(3)
+            };
+            let chunks = if round % 7 == 0 {
+                500
+            } else {
+                1 + rng.below(3)
+            };
+            let select = (0..alternatives)
+                .map(|_| select(&mut rng, chunks / alternatives.min(chunks), hostile))
+                .collect::<Vec<_>>()
+                .join("||");
+            let depth = match round % 4 {
+                0 => MAX_FILTER_DEPTH,
+                1 => MAX_FILTER_DEPTH + 1 + rng.below(5000),
+                _ => rng.below(20),
+            };
+            let text = format!(
+                "select={select} place={} node_filter=\"{}\"",
+                pick(
+                    &mut rng,
+                    &[
+                        "free",
+                        "pack",
+                        "scatter:excl",
+                        "group=switch",
+                        "vscatter:shared"
+                    ]
+                ),
+                filter(&mut rng, depth, hostile)
+            );
+            tried += 1;
+            match parse_request(&text, &d) {
+                Ok(request) => {
+                    parsed += 1;
+                    assert!(depth <= MAX_FILTER_DEPTH, "depth {depth} parsed");
+                    let printed = request.to_string();
+                    assert_eq!(parse_request(&printed, &d).as_ref(), Ok(&request));
+                    let _ = lower(&request, &d);
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    assert!(message.starts_with("column "), "{message}");
+                    if e.kind == RequestErrorKind::TooDeep(MAX_FILTER_DEPTH) {
+                        too_deep += 1;
+                        assert!(depth > MAX_FILTER_DEPTH, "depth {depth} refused");
+                    }
+                }
+            }
+        }
+        eprintln!("grammar: {tried} requests, {parsed} parsed, {too_deep} refused as too deep");
+        assert!(
+            parsed > 0 && too_deep > 0,
+            "{parsed} parsed, {too_deep} too deep"
+        );
+    }
+}
