@@ -117,6 +117,15 @@ fn corpus() -> tempfile::TempDir {
         "base.toml",
         format!("{cluster}[workload]\ntrace = \"tiny.swf\"\n").as_bytes(),
     );
+    // Nesting past the TOML parser's own limit, in arrays and in inline tables.
+    let deep = format!("a = {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    write("deep.toml", deep.as_bytes());
+    let deep_tables = format!("x = {}1{}\n", "{a = ".repeat(50_000), "}".repeat(50_000));
+    write("deep_tables.toml", deep_tables.as_bytes());
+    write(
+        "replicates.sweep.toml",
+        b"scenario = \"base.toml\"\nreplicates = 4294967295\n",
+    );
     // 400 × 400 runs: past the limit of one sweep.
     let mut grid = String::from("scenario = \"base.toml\"\n");
     for axis in ["a", "b"] {
@@ -202,6 +211,14 @@ fn every_hostile_input_gets_its_message_and_exit_status_1() {
         (
             run_scenario("adir"),
             "placesim: error: adir: Is a directory (os error 21)",
+        ),
+        (
+            run_scenario("deep.toml"),
+            "placesim: error: deep.toml:1:85: key `a`: cannot recurse further; max recursion depth met",
+        ),
+        (
+            run_scenario("deep_tables.toml"),
+            "placesim: error: deep_tables.toml:1:405: key `x`: cannot recurse further; max recursion depth met",
         ),
         (
             run_scenario("huge_class.toml"),

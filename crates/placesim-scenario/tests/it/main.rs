@@ -6,6 +6,7 @@
 
 mod errors;
 mod generated;
+mod grammar;
 mod moab;
 mod requests;
 mod shipped;
