@@ -141,6 +141,79 @@ pub fn read_summary(path: &Path) -> Result<RunRow, ReportError> {
     row.map_err(polars_err(path))
 }
 
+/// Where one job ran, as jobs.parquet records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobPlacement {
+    /// The job's number in the trace.
+    pub job_id: u64,
+    /// When it started, seconds (null for a job that never started).
+    pub start_s: Option<u64>,
+    /// When it ended, seconds.
+    pub end_s: Option<u64>,
+    /// Its placement set, as the placement named it (null under first fit).
+    pub placement_set: Option<String>,
+    /// Its vnodes in PBS's `exec_vnode` syntax (null unless the run kept them).
+    pub exec_vnode: Option<String>,
+}
+
+/// Reads where every job of a run ran, from its jobs.parquet, in row order: what a picture of
+/// placement over time is drawn from.
+pub fn read_placements(path: &Path) -> Result<Vec<JobPlacement>, ReportError> {
+    use placesim_metrics::schema::jobs;
+    let file = fs::File::open(path).map_err(|source| ReportError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let read = || -> PolarsResult<Vec<JobPlacement>> {
+        let df = ParquetReader::new(file)
+            .with_columns(Some(
+                [
+                    jobs::JOB_ID.name,
+                    jobs::START_S.name,
+                    jobs::END_S.name,
+                    jobs::PLACEMENT_SET.name,
+                    jobs::EXEC_VNODE.name,
+                ]
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            ))
+            .finish()?;
+        let u64s = |name: &str| -> PolarsResult<Vec<Option<u64>>> {
+            Ok(df.column(name)?.u64()?.iter().collect())
+        };
+        let strs = |name: &str| -> PolarsResult<Vec<Option<String>>> {
+            Ok(df
+                .column(name)?
+                .str()?
+                .iter()
+                .map(|s| s.map(str::to_owned))
+                .collect())
+        };
+        let (ids, starts, ends) = (
+            u64s(jobs::JOB_ID.name)?,
+            u64s(jobs::START_S.name)?,
+            u64s(jobs::END_S.name)?,
+        );
+        let (sets, execs) = (
+            strs(jobs::PLACEMENT_SET.name)?,
+            strs(jobs::EXEC_VNODE.name)?,
+        );
+        let mut out = Vec::with_capacity(df.height());
+        for i in 0..df.height() {
+            out.push(JobPlacement {
+                job_id: ids[i].ok_or_else(|| PolarsError::ComputeError("a null job_id".into()))?,
+                start_s: starts[i],
+                end_s: ends[i],
+                placement_set: sets[i].clone(),
+                exec_vnode: execs[i].clone(),
+            });
+        }
+        Ok(out)
+    };
+    read().map_err(polars_err(path))
+}
+
 /// Reads every `*/summary.parquet` directly under `dir`, in directory-name order.
 pub fn read_runs(dir: &Path) -> Result<Vec<RunRow>, ReportError> {
     let entries = fs::read_dir(dir).map_err(|source| ReportError::Io {
