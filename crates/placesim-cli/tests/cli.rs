@@ -512,32 +512,25 @@ fn exec_vnode_flag_names_each_jobs_vnodes() {
         placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap()
     };
     let with = run(&dir.path().join("with"), &["--exec-vnode"]);
-    let placed: Vec<(u64, Option<u64>, Option<u64>, Option<&str>)> = with
-        .iter()
-        .map(|p| (p.job_id, p.start_s, p.end_s, p.exec_vnode.as_deref()))
-        .collect();
+    let job = |job_id: u64, start: u64, end: u64, exec: &str| placesim_analysis::JobPlacement {
+        job_id,
+        start_s: Some(start),
+        end_s: Some(end),
+        placement_set: None,
+        exec_vnode: Some(exec.to_owned()),
+    };
     assert_eq!(
-        placed,
+        with,
         [
-            (
-                1,
-                Some(0),
-                Some(10),
-                Some("(node0:ncpus=1)+(node1:ncpus=1)")
-            ),
-            (
+            job(1, 0, 10, "(node0:ncpus=1)+(node1:ncpus=1)"),
+            job(
                 2,
-                Some(10),
-                Some(15),
-                Some("(node0:ncpus=1)+(node1:ncpus=1)+(node2:ncpus=1)+(node3:ncpus=1)")
+                10,
+                15,
+                "(node0:ncpus=1)+(node1:ncpus=1)+(node2:ncpus=1)+(node3:ncpus=1)"
             ),
-            (3, Some(1), Some(4), Some("(node2:ncpus=1)")),
-            (
-                4,
-                Some(15),
-                Some(19),
-                Some("(node0:ncpus=1)+(node1:ncpus=1)")
-            ),
+            job(3, 1, 4, "(node2:ncpus=1)"),
+            job(4, 15, 19, "(node0:ncpus=1)+(node1:ncpus=1)"),
         ]
     );
     let without = run(&dir.path().join("without"), &[]);
