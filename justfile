@@ -1,6 +1,6 @@
 # Conveniences only: every recipe is a plain command you can run without just.
 
-# FCFS vs EASY on the shipped KTH-SP2 trace; results and report in results/demo/.
+# Placement sets and node sets on three node generations (KTH-SP2); results and report in results/demo/.
 demo:
     cargo run --release -- demo
 

@@ -182,6 +182,9 @@ pub struct Comparison {
     pub size_classes: Vec<SizeClassRow>,
     /// Per configuration: the share of its jobs spanning 1, 2, 3 and 4 or more sets.
     pub sets_spanned: Vec<[f64; 4]>,
+    /// Per configuration: the share of its jobs that ran on vnodes of different speeds (node
+    /// generations mixed: `speed_spread` > 0), over every run's started jobs.
+    pub speeds_mixed: Vec<f64>,
     /// Per configuration: (days since the window start, mean utilization over replicates).
     pub utilization: Vec<Vec<(f64, f64)>>,
     /// Per configuration: (days, mean Φ over replicates).
@@ -373,6 +376,25 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
             }
         }
     }
+    let mut speeds_mixed = vec![0.0; order.len()];
+    let mixed = scan_all(&runs, "jobs.parquet", &[jobs::SPEED_SPREAD.name])
+        .map_err(err)?
+        .filter(col(jobs::SPEED_SPREAD.name).is_not_null())
+        .group_by([col("config")])
+        .agg([col(jobs::SPEED_SPREAD.name)
+            .gt(lit(0.0))
+            .cast(DataType::Float64)
+            .mean()
+            .alias("mixed")])
+        .collect()
+        .map_err(err)?;
+    {
+        let c = strs(&mixed, "config").map_err(err)?;
+        let m = f64s(&mixed, "mixed").map_err(err)?;
+        for (c, m) in c.iter().zip(m) {
+            speeds_mixed[index_of(c)] = m.unwrap_or(0.0);
+        }
+    }
     let (utilization, fragmentation) = time_series(&runs, &order).map_err(err)?;
     Ok(Comparison {
         root: root.to_owned(),
@@ -381,6 +403,7 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
         configs,
         size_classes,
         sets_spanned,
+        speeds_mixed,
         utilization,
         fragmentation,
     })

@@ -1,56 +1,123 @@
-//! `placesim demo`: FCFS against EASY on the shipped KTH-SP2 trace, with a report.
+//! `placesim demo`: the question placesim exists for, answered on shipped data in seconds.
+//! The shipped KTH-SP2 trace on a cluster of three node generations, without grouping and
+//! under PBS placement sets and Moab node sets (`scenarios/demo-sweep.toml` over
+//! `scenarios/demo.toml`), three replicates each; then a short answer, the comparison table
+//! and the HTML report.
 
 use crate::cli::DemoArgs;
-use crate::run::{execute_reported, print_figures, report_trace};
 use anyhow::Context as _;
-use placesim_policy::Discipline;
-use placesim_workload::{SwfOptions, TraceFormat};
-use std::path::Path;
+use placesim_analysis::{Comparison, METRICS, MeanCi};
+use placesim_metrics::schema::summary;
+use placesim_run::{Shard, Sweep};
 use std::time::Instant;
 
-/// The demo's trace, embedded so that the demo runs from any directory.
-const KTH_SP2: &[u8] = include_bytes!("../../../workloads/KTH-SP2-1996-2.1-cln.swf.gz");
-const KTH_NAME: &str = "KTH-SP2-1996-2.1-cln.swf.gz";
+/// The demo's inputs, embedded so that the demo runs from any directory; written under
+/// `OUT/inputs/` as they sit in the repository, so the sweep can be run again from there.
+const INPUTS: [(&str, &[u8]); 3] = [
+    (
+        "scenarios/demo.toml",
+        include_bytes!("../../../scenarios/demo.toml"),
+    ),
+    (
+        "scenarios/demo-sweep.toml",
+        include_bytes!("../../../scenarios/demo-sweep.toml"),
+    ),
+    (
+        "workloads/KTH-SP2-1996-2.1-cln.swf.gz",
+        include_bytes!("../../../workloads/KTH-SP2-1996-2.1-cln.swf.gz"),
+    ),
+];
+
+/// What each configuration of the sweep is, in words, by its label.
+const DESCRIPTIONS: [(&str, &str); 5] = [
+    ("config=none", "no grouping (EASY, first fit)"),
+    ("config=pbs-model", "PBS placement sets on model"),
+    ("config=moab-bestfit", "Moab ONEOF node sets, BESTFIT"),
+    ("config=moab-minloss", "Moab ONEOF node sets, MINLOSS"),
+    (
+        "config=pbs-model-greedy",
+        "PBS placement sets, greedy (PBS's default)",
+    ),
+];
 
 pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
     let _warm = placesim_metrics::warm_up();
-    let resources = placesim_core::ResourceDefs::default();
-    let reader = std::io::BufReader::new(flate2_reader(KTH_SP2));
-    let path = Path::new("workloads").join(KTH_NAME);
-    let trace = TraceFormat::Swf
-        .read(reader, &path, &SwfOptions::default(), &resources)
-        .context("reading the embedded KTH-SP2 trace")?;
-    report_trace(&trace);
-    let mut plan = placesim_run::plain_plan(
-        trace,
-        1,
-        Discipline::Fcfs,
-        "KTH-SP2-1996-2.1-cln".to_owned(),
-    )?;
-    // The demo compares the two textbook disciplines, whatever else the list holds.
-    for policy in [Discipline::Fcfs, Discipline::EASY] {
-        let started = Instant::now();
-        let out = args.out.join(policy.to_string());
-        plan.discipline = policy;
-        let summary = execute_reported(&plan, placesim_run::Clock::Timed, &out)?;
-        print_figures(&summary, started.elapsed());
+    let inputs = args.out.join("inputs");
+    for (rel, bytes) in INPUTS {
+        let path = inputs.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
     }
-    let table = placesim_analysis::report(&args.out)?;
-    println!("{table}");
-    // The comparison report over the same files: the table with the window metrics, and the
-    // HTML with its plots.
+    let sweep = Sweep::load(&inputs.join("scenarios/demo-sweep.toml"))?;
+    let runs = sweep.shard(Shard::ALL);
+    eprintln!(
+        "placesim: demo: KTH-SP2 on three node generations, {} configurations × 3 replicates",
+        DESCRIPTIONS.len()
+    );
+    let totals = sweep.execute(&runs, &args.out, None, &|_| {})?;
     let html = args.out.join("report.html");
-    let (_, comparison) = placesim_analysis::html_report(&args.out, &html)?;
-    println!("{comparison}");
+    let (comparison, table) = placesim_analysis::html_report(&args.out, &html)?;
+    print!("{}", headline(&comparison));
+    println!();
+    print!("{table}");
     println!(
-        "Results: {}/*/jobs.parquet, summary.parquet, timeseries.parquet; reports: {} and {}",
+        "Report: {}; results: {}/config=*/replicate=*/*.parquet; inputs: {}",
+        html.display(),
         args.out.display(),
-        args.out.join("report.md").display(),
-        html.display()
+        inputs.display()
+    );
+    eprintln!(
+        "placesim: demo: {} runs, {} jobs, in {:.1} s on {} threads",
+        totals.runs,
+        totals.jobs,
+        started.elapsed().as_secs_f64(),
+        totals.threads
     );
     Ok(())
 }
 
-fn flate2_reader(bytes: &'static [u8]) -> impl std::io::Read {
-    placesim_workload::swf::gunzip(bytes)
+/// The short answer: each configuration against the first (no grouping), in work per hour,
+/// mean wait and the share of jobs mixing node generations.
+pub(crate) fn headline(c: &Comparison) -> String {
+    let index = |column: &str| METRICS.iter().position(|m| m.column == column);
+    let (Some(work), Some(wait), Some(base)) = (
+        index(summary::WORK_CORE_HOURS_PER_HOUR.def.name),
+        index(summary::WINDOW_WAIT_MEAN_S.def.name),
+        c.configs.first(),
+    ) else {
+        return String::new();
+    };
+    let change = |row: &[MeanCi], i: usize| 100.0 * (row[i].mean / base.metrics[i].mean - 1.0);
+    let described = |config: &str| {
+        DESCRIPTIONS
+            .iter()
+            .find(|(label, _)| *label == config)
+            .map_or(config, |(_, words)| words)
+            .to_owned()
+    };
+    let mut out = format!(
+        "Against {}, means of {} replicates:\n",
+        described(&base.config),
+        base.runs
+    );
+    for (i, row) in c.configs.iter().enumerate().skip(1) {
+        out += &format!(
+            "  {:<42} work per hour {} %, mean wait {} %, jobs mixing generations {:.0} % → {:.0} %\n",
+            described(&row.config),
+            signed(change(&row.metrics, work), 1),
+            signed(change(&row.metrics, wait), 0),
+            100.0 * c.speeds_mixed.first().copied().unwrap_or(0.0),
+            100.0 * c.speeds_mixed.get(i).copied().unwrap_or(0.0),
+        );
+    }
+    out
+}
+
+/// `+4.0` or `−73`: a change with its sign, the minus as a minus sign.
+pub(crate) fn signed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:+.decimals$}");
+    text.replacen('-', "−", 1)
 }

@@ -161,41 +161,71 @@ fn unknown_policy_is_a_usage_error() {
 }
 
 #[test]
-fn demo_compares_fcfs_and_easy_on_kth_and_writes_a_report() {
+fn demo_answers_on_three_generations_and_writes_a_report() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("demo");
     let o = placesim(&["demo", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(report.starts_with("# placesim report: KTH-SP2-1996-2.1-cln"));
-    let rows = placesim_analysis::read_runs(&out).unwrap();
-    let policies: Vec<&str> = rows.iter().map(|r| r.policy.as_str()).collect();
-    assert_eq!(policies, ["easy", "fcfs"]);
-    for r in &rows {
-        assert_eq!(r.jobs_run, 27_992);
-        // The report shows what the Parquet files hold.
-        assert!(
-            report.contains(&format!(
-                "| {} | 27992 | 0 | {:.4} |",
-                r.policy, r.utilization
-            )),
-            "{report}"
-        );
-    }
-    // EASY waits far less than FCFS on this trace.
-    assert!(rows[0].wait_mean_s * 10.0 < rows[1].wait_mean_s);
-    // It ends with the comparison report: the table on stdout, the HTML beside the results.
-    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let stdout = text(&o.stdout);
+    // The configurations, in the sweep's order, three replicates each, every KTH-SP2 job run.
     let comparison = placesim_analysis::compare(&out).unwrap();
-    let names: Vec<&str> = comparison
+    let names: Vec<(&str, usize)> = comparison
         .configs
         .iter()
-        .map(|c| c.config.as_str())
+        .map(|c| (c.config.as_str(), c.runs))
         .collect();
-    assert_eq!(names, ["easy", "fcfs"]);
-    let wait = comparison.configs[1].metrics[1].format(0);
-    assert!(text(&o.stdout).contains(&wait), "{}", text(&o.stdout));
-    assert!(html.contains(&wait) && html.contains("Utilization over time"));
+    assert_eq!(
+        names,
+        [
+            ("config=none", 3),
+            ("config=pbs-model", 3),
+            ("config=moab-bestfit", 3),
+            ("config=moab-minloss", 3),
+            ("config=pbs-model-greedy", 3),
+        ]
+    );
+    let baseline = placesim_analysis::read_runs(&out.join("config=none")).unwrap();
+    assert_eq!(baseline.len(), 3);
+    assert!(baseline.iter().all(|r| r.jobs_run == 27_992));
+    // The short answer comes first, its figures those the Parquet files hold: work per hour
+    // and mean wait against no grouping, and the share of jobs mixing generations.
+    let metric = |name: &str| {
+        placesim_analysis::METRICS
+            .iter()
+            .position(|m| m.column == name)
+            .unwrap()
+    };
+    let (work, wait) = (
+        metric("work_core_hours_per_hour"),
+        metric("window_wait_mean_s"),
+    );
+    let base = &comparison.configs[0];
+    let pbs = &comparison.configs[1];
+    let change = |i: usize| 100.0 * (pbs.metrics[i].mean / base.metrics[i].mean - 1.0);
+    let expected = format!(
+        "  PBS placement sets on model                work per hour {} %, mean wait {} %, jobs mixing generations {:.0} % → {:.0} %",
+        format!("{:+.1}", change(work)).replacen('-', "−", 1),
+        format!("{:+.0}", change(wait)).replacen('-', "−", 1),
+        100.0 * comparison.speeds_mixed[0],
+        100.0 * comparison.speeds_mixed[1],
+    );
+    assert!(
+        stdout.starts_with("Against no grouping (EASY, first fit), means of 3 replicates:\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&expected), "{expected}\n{stdout}");
+    // On this cluster, placement sets raise work per hour, cut the wait, and keep most jobs
+    // within one generation.
+    assert!(change(work) > 0.0 && change(wait) < 0.0, "{stdout}");
+    assert!(comparison.speeds_mixed[1] < comparison.speeds_mixed[0] / 2.0);
+    // Then the table and the report.
+    let mean_wait = pbs.metrics[wait].format(0);
+    assert!(stdout.contains(&mean_wait), "{stdout}");
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains(&mean_wait) && html.contains("Utilization over time"));
+    assert!(stdout.contains(&format!("Report: {}", out.join("report.html").display())));
+    // The inputs, beside the results, run again as a sweep.
+    assert!(out.join("inputs/scenarios/demo-sweep.toml").is_file());
 }
 
 fn repo_file(rel: &str) -> String {
