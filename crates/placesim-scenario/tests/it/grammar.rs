@@ -5,19 +5,13 @@
 
 use crate::load_text;
 use placesim_core::Workload;
+use rand::{RngExt, SeedableRng};
 
-/// SplitMix64: a seeded, portable generator, so a failure replays.
-struct Rng(u64, bool);
+/// A seeded generator, so a failure replays, and whether this scenario is hostile.
+struct Rng(rand_pcg::Pcg64Mcg, bool);
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.random_range(0..n)
     }
     fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
         from[self.below(from.len())]
@@ -171,7 +165,7 @@ fn rng_count(rng: &mut Rng) -> &'static str {
 
 #[test]
 fn generated_scenarios_load_or_fail_with_a_message_and_never_crash() {
-    let mut rng = Rng(0x5ce7, false);
+    let mut rng = Rng(rand_pcg::Pcg64Mcg::seed_from_u64(0x5ce7), false);
     let empty = Workload::new(Vec::new(), Vec::new()).unwrap();
     let (mut loaded, mut refused) = (0, 0);
     for round in 0..300 {

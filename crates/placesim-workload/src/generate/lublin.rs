@@ -263,45 +263,36 @@ fn gamma(name: &'static str, shape: f64, scale: f64) -> Result<Gamma<f64>, Model
 
 impl Stream {
     fn new(params: StreamParams, job_type: i64, machine_procs: u64) -> Result<Stream, ModelError> {
-        for (name, value) in [
-            ("serial_prob", params.serial_prob),
-            ("pow2_prob", params.pow2_prob),
-            ("uprob", params.uprob),
+        const PROBABILITY: &str = "a probability from 0 to 1";
+        const LOG2_SIZE: &str = "a log2 size from 0 to 64";
+        for (name, value, range, expected) in [
+            ("serial_prob", params.serial_prob, 0.0..=1.0, PROBABILITY),
+            ("pow2_prob", params.pow2_prob, 0.0..=1.0, PROBABILITY),
+            ("uprob", params.uprob, 0.0..=1.0, PROBABILITY),
+            ("ulow", params.ulow, 0.0..=64.0, LOG2_SIZE),
+            ("umed", params.umed, 0.0..=64.0, LOG2_SIZE),
+            ("uhi", params.uhi, 0.0..=64.0, LOG2_SIZE),
+            // Positive and finite.
+            (
+                "anum",
+                params.anum,
+                f64::MIN_POSITIVE..=f64::MAX,
+                "a positive daily-cycle gamma shape",
+            ),
+            (
+                "bnum",
+                params.bnum,
+                f64::MIN_POSITIVE..=f64::MAX,
+                "a positive daily-cycle gamma scale",
+            ),
         ] {
-            if !(0.0..=1.0).contains(&value) {
+            if !range.contains(&value) {
                 return Err(ModelError {
                     name,
                     value,
-                    expected: "a probability from 0 to 1",
+                    expected,
                 });
             }
-        }
-        for (name, value) in [
-            ("ulow", params.ulow),
-            ("umed", params.umed),
-            ("uhi", params.uhi),
-        ] {
-            if !(0.0..=64.0).contains(&value) {
-                return Err(ModelError {
-                    name,
-                    value,
-                    expected: "a log2 size from 0 to 64",
-                });
-            }
-        }
-        if !(params.anum > 0.0 && params.anum.is_finite()) {
-            return Err(ModelError {
-                name: "anum",
-                value: params.anum,
-                expected: "a positive daily-cycle gamma shape",
-            });
-        }
-        if !(params.bnum > 0.0 && params.bnum.is_finite()) {
-            return Err(ModelError {
-                name: "bnum",
-                value: params.bnum,
-                expected: "a positive daily-cycle gamma scale",
-            });
         }
         let weights = params.daily_weights();
         if !weights.iter().any(|&w| w > 0.0) {
