@@ -174,7 +174,8 @@ pub struct RunArgs {
     /// strict order (fcfs) [default: 1, or the scenario's].
     #[arg(long, value_name = "N")]
     pub backfill_depth: Option<u32>,
-    /// Where to write jobs.parquet, events.parquet, summary.parquet and timeseries.parquet.
+    /// Where to write jobs.parquet, events.parquet, summary.parquet, timeseries.parquet and
+    /// vnodes.parquet.
     #[arg(long)]
     pub out: PathBuf,
     /// The scenario name recorded in every row [default: the scenario's name, else the

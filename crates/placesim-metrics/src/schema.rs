@@ -424,6 +424,53 @@ pub mod events {
     ];
 }
 
+/// The columns of vnodes.parquet: the cluster a run ran on, one row per vnode in cluster
+/// order, so that where jobs ran (`exec_vnode`) can be drawn by set.
+pub mod vnodes {
+    use super::ColumnDef;
+
+    pub use super::jobs::{POLICY, SCENARIO, SEED};
+
+    /// The `vnode` column.
+    pub const VNODE: ColumnDef = ColumnDef {
+        name: "vnode",
+        dtype: "string",
+        unit: "",
+        meaning: "the vnode's name, as `exec_vnode` names it",
+    };
+    /// The `host` column.
+    pub const HOST: ColumnDef = ColumnDef {
+        name: "host",
+        dtype: "string",
+        unit: "",
+        meaning: "its host",
+    };
+    /// The `set` column.
+    pub const SET: ColumnDef = ColumnDef {
+        name: "set",
+        dtype: "string",
+        unit: "",
+        meaning: "its set under the topology key the metrics measure (`sets_spanned`): the key's value, `\"\"` for a vnode without it or without a key",
+    };
+    /// The `speed` column.
+    pub const SPEED: ColumnDef = ColumnDef {
+        name: "speed",
+        dtype: "f64",
+        unit: "",
+        meaning: "its relative speed",
+    };
+    /// The `ncpus` column.
+    pub const NCPUS: ColumnDef = ColumnDef {
+        name: "ncpus",
+        dtype: "u64",
+        unit: "processors",
+        meaning: "its ncpus",
+    };
+
+    /// Every column, in file order.
+    pub const ALL: &[ColumnDef] = &[SCENARIO, POLICY, SEED, VNODE, HOST, SET, SPEED, NCPUS];
+}
+
 /// The columns of summary.parquet, in file order.
 pub mod summary {
     use super::{Cell, ColumnDef, SummaryColumn};

@@ -41,6 +41,8 @@ pub struct JobSink {
     /// The sets fragmentation is measured over: names and ncpus (empty: the whole cluster).
     pub(crate) set_names: Vec<String>,
     pub(crate) set_ncpus: Vec<u64>,
+    /// The cluster, for vnodes.parquet: each vnode's name, host, set, speed and ncpus.
+    pub(crate) vnodes: Vec<VnodeRow>,
     /// Samples of the cluster, in time order, and their per-set free ncpus, flattened.
     pub(crate) samples: Vec<Sample>,
     pub(crate) sample_set_free: Vec<u64>,
@@ -126,6 +128,7 @@ impl JobSink {
             text_ids: HashMap::new(),
             set_names: Vec::new(),
             set_ncpus: Vec::new(),
+            vnodes: Vec::new(),
             samples: Vec::new(),
             sample_set_free: Vec::new(),
             occupancy: None,
@@ -196,6 +199,18 @@ impl JobSink {
         }
         self.set_names = sets.names.clone();
         self.set_ncpus = ncpus;
+        self.vnodes = cluster
+            .vnodes()
+            .iter()
+            .enumerate()
+            .map(|(v, vnode)| VnodeRow {
+                name: vnode.name.clone(),
+                host: cluster.hosts()[vnode.host.index()].clone(),
+                set: sets.set_of[v],
+                speed: vnode.speed,
+                ncpus: cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)),
+            })
+            .collect();
         let capacity = cluster.capacity_total(placesim_core::ConsumableIdx::NCPUS);
         self.occupancy = Some(Occupancy::new(config, capacity));
     }
@@ -476,4 +491,15 @@ mod tests {
         assert_eq!(contiguity_runs(&v(&[3, 1, 2])), 1);
         assert_eq!(contiguity_runs(&v(&[0, 1, 5, 7, 6, 9])), 3);
     }
+}
+
+/// One vnode of the cluster, as vnodes.parquet records it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct VnodeRow {
+    pub(crate) name: String,
+    pub(crate) host: String,
+    /// Its set, an index into the sink's set names.
+    pub(crate) set: u32,
+    pub(crate) speed: f64,
+    pub(crate) ncpus: u64,
 }

@@ -749,7 +749,50 @@ pub fn write_summary(dir: &Path, summary: &RunSummary) -> Result<(), MetricsErro
     })
 }
 
-/// Creates `dir` if needed and writes the three tables of a run into it.
+/// Builds the vnodes table: the cluster of the run, one row per vnode in cluster order.
+pub fn vnodes_frame(meta: &RunMeta, sink: &JobSink) -> PolarsResult<DataFrame> {
+    use schema::vnodes;
+    let rows = &sink.vnodes;
+    let n = rows.len();
+    let mut columns = id_columns(meta, n);
+    columns.push(Column::new(
+        vnodes::VNODE.name.into(),
+        rows.iter().map(|r| r.name.as_str()).collect::<Vec<&str>>(),
+    ));
+    columns.push(Column::new(
+        vnodes::HOST.name.into(),
+        rows.iter().map(|r| r.host.as_str()).collect::<Vec<&str>>(),
+    ));
+    columns.push(Column::new(
+        vnodes::SET.name.into(),
+        rows.iter()
+            .map(|r| {
+                sink.set_names
+                    .get(r.set as usize)
+                    .map_or("", String::as_str)
+            })
+            .collect::<Vec<&str>>(),
+    ));
+    columns.push(Column::new(
+        vnodes::SPEED.name.into(),
+        rows.iter().map(|r| r.speed).collect::<Vec<f64>>(),
+    ));
+    columns.push(Column::new(
+        vnodes::NCPUS.name.into(),
+        rows.iter().map(|r| r.ncpus).collect::<Vec<u64>>(),
+    ));
+    schema::conform(vnodes::ALL, DataFrame::new(n, columns)?)
+}
+
+/// Writes `vnodes.parquet` into `dir`.
+pub fn write_vnodes(dir: &Path, meta: &RunMeta, sink: &JobSink) -> Result<(), MetricsError> {
+    write_atomic(&dir.join("vnodes.parquet"), |out| {
+        let mut df = vnodes_frame(meta, sink)?;
+        parquet_writer(out).finish(&mut df).map(|_| ())
+    })
+}
+
+/// Creates `dir` if needed and writes the tables of a run into it.
 pub fn write_run(
     dir: &Path,
     workload: &Workload,
@@ -763,6 +806,7 @@ pub fn write_run(
     write_jobs(dir, &summary.meta, workload, sink)?;
     write_events(dir, &summary.meta, workload, sink)?;
     write_timeseries(dir, &summary.meta, sink)?;
+    write_vnodes(dir, &summary.meta, sink)?;
     write_summary(dir, summary)
 }
 

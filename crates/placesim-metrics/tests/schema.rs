@@ -46,6 +46,7 @@ fn docs_list_exactly_the_declared_columns() {
         ("## summary.parquet", &summary_defs),
         ("## timeseries.parquet", schema::timeseries::ALL),
         ("## events.parquet", schema::events::ALL),
+        ("## vnodes.parquet", schema::vnodes::ALL),
     ] {
         let rows = documented(&doc, heading);
         let names: Vec<&str> = rows

@@ -4,7 +4,7 @@ use crate::{Plan, RunError};
 use placesim_core::{ClusterState, ConsumableIdx, Progress, RunStats, Simulation};
 use placesim_metrics::{
     JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_run,
-    write_summary, write_timeseries,
+    write_summary, write_timeseries, write_vnodes,
 };
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -159,6 +159,7 @@ pub fn execute(
             let (_, summary) = streaming.finish_with(|sink| {
                 let summary = summarise(sink, &stats, wall);
                 write_timeseries(dir, &summary.meta, sink)?;
+                write_vnodes(dir, &summary.meta, sink)?;
                 write_summary(dir, &summary).map(|()| summary)
             })?;
             Ok(Executed {
