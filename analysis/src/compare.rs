@@ -185,6 +185,9 @@ pub struct Comparison {
     /// Per configuration: the share of its jobs that ran on vnodes of different speeds (node
     /// generations mixed: `speed_spread` > 0), over every run's started jobs.
     pub speeds_mixed: Vec<f64>,
+    /// Per configuration whose runs kept their vnodes: where its first run's jobs ran over one
+    /// window, the same for all (see [`crate::picture`]).
+    pub pictures: Vec<(String, crate::picture::Picture)>,
     /// Per configuration: (days since the window start, mean utilization over replicates).
     pub utilization: Vec<Vec<(f64, f64)>>,
     /// Per configuration: (days, mean Φ over replicates).
@@ -242,6 +245,12 @@ fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<String>> {
 
 /// Reads the runs under `root` and compares them.
 pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
+    compare_over(root, None)
+}
+
+/// As [`compare`], with the placement pictures over `window` (seconds, [start, end)); by
+/// default the busiest day of the first configuration's first run.
+pub fn compare_over(root: &Path, window: Option<(u64, u64)>) -> Result<Comparison, ReportError> {
     let runs = discover(root)?;
     let err = |source| ReportError::Polars {
         path: root.to_owned(),
@@ -395,6 +404,7 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
             speeds_mixed[index_of(c)] = m.unwrap_or(0.0);
         }
     }
+    let pictures = pictures(&runs, &order, window)?;
     let (utilization, fragmentation) = time_series(&runs, &order).map_err(err)?;
     Ok(Comparison {
         root: root.to_owned(),
@@ -404,9 +414,42 @@ pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
         size_classes,
         sets_spanned,
         speeds_mixed,
+        pictures,
         utilization,
         fragmentation,
     })
+}
+
+/// The placement picture of each configuration's first run, over `window` or the busiest day
+/// of the first configuration's first run; configurations whose runs did not keep their
+/// vnodes (no `exec_vnode`) or predate vnodes.parquet have none.
+fn pictures(
+    runs: &[RunDir],
+    order: &[String],
+    window: Option<(u64, u64)>,
+) -> Result<Vec<(String, crate::picture::Picture)>, ReportError> {
+    let mut out = Vec::new();
+    let mut window = window;
+    for config in order {
+        let Some(run) = runs.iter().find(|r| &r.config == config) else {
+            continue;
+        };
+        let vnodes_path = run.dir.join("vnodes.parquet");
+        if !vnodes_path.is_file() {
+            continue;
+        }
+        let placements = crate::read_placements(&run.dir.join("jobs.parquet"))?;
+        if placements.iter().all(|p| p.exec_vnode.is_none()) {
+            continue;
+        }
+        let cluster = crate::picture::read_vnodes(&vnodes_path)?;
+        let w = *window.get_or_insert_with(|| crate::picture::busiest_day(&placements));
+        out.push((
+            config.clone(),
+            crate::picture::picture(&cluster, &placements, w),
+        ));
+    }
+    Ok(out)
 }
 
 /// Quantiles of wait and BSD per configuration and size class, over every job that ran.

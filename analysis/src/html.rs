@@ -56,6 +56,35 @@ td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:
 th{background:#f4f4f4;position:sticky;top:0}td:first-child,th:first-child{text-align:left}\
 .scroll{overflow-x:auto}.note{color:#555;font-size:13px}figure{margin:1em 0}";
 
+/// One placement picture per configuration, over the same window, or a note saying how to get
+/// them.
+fn placement_pictures(out: &mut String, c: &Comparison) {
+    out.push_str("<h2>Where jobs ran</h2>");
+    let Some((_, first)) = c.pictures.first() else {
+        out.push_str(
+            "<p class=\"note\">The runs did not keep their vnodes: set <code>[metrics] \
+             exec_vnode = true</code> (or <code>placesim run --exec-vnode</code>) to see \
+             where jobs ran.</p>",
+        );
+        return;
+    };
+    let (w0, w1) = first.window;
+    let _ = write!(
+        out,
+        "<p class=\"note\">Each configuration's first run, from {w0} s to {w1} s of \
+         simulated time (by default the busiest day of the first configuration; \
+         <code>placesim report --window START..END</code> picks another). Each row is a \
+         vnode, grouped by set (with its mean speed); each job is a bar on its vnodes \
+         (<code>exec_vnode</code>) from its start to its end, in its set's colour, or red \
+         when its vnodes lie in several sets.</p>"
+    );
+    for (config, picture) in &c.pictures {
+        out.push_str("<figure>");
+        out.push_str(&crate::picture::render(config, picture));
+        out.push_str("</figure>");
+    }
+}
+
 /// The self-contained HTML report.
 pub fn render_html(c: &Comparison) -> String {
     let mut out = String::new();
@@ -97,6 +126,7 @@ pub fn render_html(c: &Comparison) -> String {
         out.push_str("</tr>");
     }
     out.push_str("</table></div>");
+    placement_pictures(&mut out, c);
     let names: Vec<String> = c.configs.iter().map(|r| r.config.clone()).collect();
     let (panels, rests, colours) = split(&names);
     // One chart per panel (a sweep's first axis), one line per configuration in it.

@@ -7,11 +7,12 @@
 
 mod compare;
 mod html;
+pub mod picture;
 mod stats;
 pub mod svg;
 
 pub use compare::{
-    Comparison, ConfigRow, METRICS, Metric, RunDir, SizeClassRow, compare, discover,
+    Comparison, ConfigRow, METRICS, Metric, RunDir, SizeClassRow, compare, compare_over, discover,
 };
 pub use html::{render_html, render_terminal};
 pub use stats::{MeanCi, t_975};
@@ -76,7 +77,7 @@ pub struct RunRow {
     pub throughput_jobs_per_hour: f64,
 }
 
-fn polars_err(path: &Path) -> impl Fn(PolarsError) -> ReportError + '_ {
+pub(crate) fn polars_err(path: &Path) -> impl Fn(PolarsError) -> ReportError + '_ {
     move |source| ReportError::Polars {
         path: path.to_owned(),
         source,
@@ -317,7 +318,16 @@ pub fn report(dir: &Path) -> Result<String, ReportError> {
 /// Compares every run under `dir` (at any depth), writes the HTML report to `html`, and
 /// returns the comparison and its terminal table.
 pub fn html_report(dir: &Path, html: &Path) -> Result<(Comparison, String), ReportError> {
-    let comparison = compare(dir)?;
+    html_report_over(dir, html, None)
+}
+
+/// As [`html_report`], with the placement pictures over `window` (seconds, [start, end)).
+pub fn html_report_over(
+    dir: &Path,
+    html: &Path,
+    window: Option<(u64, u64)>,
+) -> Result<(Comparison, String), ReportError> {
+    let comparison = compare_over(dir, window)?;
     fs::write(html, render_html(&comparison)).map_err(|source| ReportError::Io {
         path: html.to_owned(),
         source,

@@ -41,6 +41,10 @@ pub struct ReportArgs {
     /// Where to write the HTML report [default: RESULTS/report.html].
     #[arg(long)]
     pub html: Option<PathBuf>,
+    /// The window of the placement pictures, START..END in simulated time, each seconds or
+    /// `[[[DD:]HH:]MM:]SS` [default: the busiest day of the first configuration's first run].
+    #[arg(long)]
+    pub window: Option<String>,
 }
 
 /// `placesim sweep`.

@@ -56,7 +56,8 @@ fn report_command(args: &cli::ReportArgs) -> anyhow::Result<()> {
         .html
         .clone()
         .unwrap_or_else(|| args.results.join("report.html"));
-    let (comparison, table) = placesim_analysis::html_report(&args.results, &html)?;
+    let window = args.window.as_deref().map(parse_window).transpose()?;
+    let (comparison, table) = placesim_analysis::html_report_over(&args.results, &html, window)?;
     print!("{table}");
     eprintln!(
         "placesim: {} runs in {} configurations compared; report: {}",
@@ -65,6 +66,22 @@ fn report_command(args: &cli::ReportArgs) -> anyhow::Result<()> {
         html.display()
     );
     Ok(())
+}
+
+/// `START..END`, each seconds or `[[[DD:]HH:]MM:]SS`, START before END.
+fn parse_window(text: &str) -> anyhow::Result<(u64, u64)> {
+    let parsed = text.split_once("..").and_then(|(a, b)| {
+        Some((
+            placesim_request::parse_duration(a.trim())?,
+            placesim_request::parse_duration(b.trim())?,
+        ))
+    });
+    match parsed {
+        Some((start, end)) if start < end => Ok((start, end)),
+        _ => anyhow::bail!(
+            "--window `{text}`: expected START..END, each seconds or [[[DD:]HH:]MM:]SS, START before END"
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -226,6 +226,52 @@ fn demo_answers_on_three_generations_and_writes_a_report() {
     assert!(stdout.contains(&format!("Report: {}", out.join("report.html").display())));
     // The inputs, beside the results, run again as a sweep.
     assert!(out.join("inputs/scenarios/demo-sweep.toml").is_file());
+    // A placement picture per configuration, over one window: each bar a job on one of its
+    // exec_vnode's vnodes from its start to its end (clipped to the window), read back here
+    // from the first run's jobs.parquet on its own.
+    assert_eq!(comparison.pictures.len(), 5);
+    assert!(html.contains("Where jobs ran") && html.contains("spanned: vnodes in several sets"));
+    for (config, picture) in &comparison.pictures {
+        assert_eq!(picture.window, comparison.pictures[0].1.window);
+        let jobs =
+            placesim_analysis::read_placements(&out.join(config).join("replicate=0/jobs.parquet"))
+                .unwrap();
+        let (w0, w1) = picture.window;
+        let mut shown = 0;
+        for job in &jobs {
+            let (Some(start), Some(end), Some(exec)) = (job.start_s, job.end_s, &job.exec_vnode)
+            else {
+                continue;
+            };
+            let bars: Vec<_> = picture
+                .bars
+                .iter()
+                .filter(|b| b.job_id == job.job_id)
+                .collect();
+            if end <= w0 || start >= w1 {
+                assert!(bars.is_empty(), "job {} outside the window", job.job_id);
+                continue;
+            }
+            shown += 1;
+            let mut vnodes: Vec<&str> = bars
+                .iter()
+                .map(|b| picture.rows[b.row].0.as_str())
+                .collect();
+            let mut expected = placesim_analysis::picture::exec_vnodes(exec);
+            vnodes.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(vnodes, expected, "{config}: job {}", job.job_id);
+            assert!(
+                bars.iter()
+                    .all(|b| (b.from_s, b.to_s) == (start.max(w0), end.min(w1))),
+                "{config}: job {} times",
+                job.job_id
+            );
+        }
+        assert!(shown > 10, "{config}: {shown} jobs in the window");
+        // Rows are grouped by set.
+        assert!(picture.rows.windows(2).all(|w| w[0].1 <= w[1].1));
+    }
 }
 
 fn repo_file(rel: &str) -> String {

@@ -282,6 +282,11 @@ fn every_hostile_input_gets_its_message_and_exit_status_1() {
             sweep("grid.sweep.toml"),
             "placesim: error: grid.sweep.toml: the axes' values times the replicates make more than 100000 runs, placesim's limit for one sweep",
         ),
+        // The report's window.
+        (
+            vec!["report", "adir", "--window", "5..3"],
+            "placesim: error: --window `5..3`: expected START..END, each seconds or [[[DD:]HH:]MM:]SS, START before END",
+        ),
         // The generator's flags.
         (
             vec![
