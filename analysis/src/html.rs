@@ -56,6 +56,54 @@ td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:
 th{background:#f4f4f4;position:sticky;top:0}td:first-child,th:first-child{text-align:left}\
 .scroll{overflow-x:auto}.note{color:#555;font-size:13px}figure{margin:1em 0}";
 
+/// Work per hour and mean wait of each configuration against the first, with 95 % intervals.
+fn headline_charts(out: &mut String, c: &Comparison) {
+    let Some(first) = c.configs.first() else {
+        return;
+    };
+    if c.configs.len() < 2 {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<h2>Against {}</h2><p class=\"note\">Each configuration's mean against the first's, in \
+         percent; the whiskers are its 95 % interval, in percent of the first's mean.</p>",
+        escape(&first.config)
+    );
+    for (column, title) in [
+        (
+            placesim_metrics::schema::summary::WORK_CORE_HOURS_PER_HOUR
+                .def
+                .name,
+            "Work per hour (core-hours per hour of the window)",
+        ),
+        (
+            placesim_metrics::schema::summary::WINDOW_WAIT_MEAN_S
+                .def
+                .name,
+            "Mean wait",
+        ),
+    ] {
+        let Some(i) = METRICS.iter().position(|m| m.column == column) else {
+            continue;
+        };
+        let base = first.metrics[i].mean;
+        let changes: Vec<svg::Change> = c
+            .configs
+            .iter()
+            .skip(1)
+            .map(|r| svg::Change {
+                name: r.config.clone(),
+                percent: 100.0 * (r.metrics[i].mean / base - 1.0),
+                half_width: r.metrics[i].half_width.map(|h| 100.0 * h / base),
+            })
+            .collect();
+        out.push_str("<figure>");
+        out.push_str(&svg::change_bars(title, &changes));
+        out.push_str("</figure>");
+    }
+}
+
 /// One placement picture per configuration, over the same window, or a note saying how to get
 /// them.
 fn placement_pictures(out: &mut String, c: &Comparison) {
@@ -107,6 +155,7 @@ pub fn render_html(c: &Comparison) -> String {
         c.configs.len(),
         escape(&c.root.display().to_string())
     );
+    headline_charts(&mut out, c);
     out.push_str("<h2>Runs compared</h2><div class=\"scroll\"><table><tr><th>configuration</th><th>policy</th><th>runs</th>");
     for m in &METRICS {
         let _ = write!(out, "<th>{}</th>", escape(m.heading));

@@ -355,9 +355,118 @@ pub fn share_bars(title: &str, parts: &[String], series: &[(String, Vec<f64>)]) 
     out
 }
 
+/// One bar of [`change_bars`]: a configuration's change against the first, in percent, and
+/// the half-width of its 95 % interval in percent of the first's mean.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The configuration.
+    pub name: String,
+    /// (mean − first's mean) / first's mean × 100.
+    pub percent: f64,
+    /// The configuration's interval half-width / first's mean × 100, if it has replicates.
+    pub half_width: Option<f64>,
+}
+
+/// Horizontal bars from zero, one per configuration, with their 95 % intervals as whiskers:
+/// how much each changes a figure against the first configuration.
+pub fn change_bars(title: &str, changes: &[Change]) -> String {
+    let row = 24.0;
+    let height = TOP + 12.0 + row * changes.len() as f64 + 28.0;
+    let mut out = String::new();
+    open(&mut out, height, title);
+    let left = changes
+        .iter()
+        .map(|c| text_width(&c.name))
+        .fold(60.0, f64::max)
+        + 16.0;
+    let reach = changes
+        .iter()
+        .map(|c| c.percent.abs() + c.half_width.unwrap_or(0.0))
+        .filter(|v| v.is_finite())
+        .fold(1.0, f64::max);
+    let ticks = ticks(-reach, reach, 8);
+    let (lo, hi) = (
+        ticks.first().copied().unwrap_or(-reach).min(-reach),
+        ticks.last().copied().unwrap_or(reach).max(reach),
+    );
+    let pw = W - left - RIGHT - 40.0;
+    let x = |v: f64| left + (v - lo) / (hi - lo) * pw;
+    let bottom = TOP + 12.0 + row * changes.len() as f64;
+    for t in &ticks {
+        let _ = write!(
+            out,
+            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="{3}" stroke-width="1"/><text x="{0:.1}" y="{4:.1}" text-anchor="middle" fill="#555" font-size="11">{5} %</text>"##,
+            x(*t),
+            TOP + 8.0,
+            bottom,
+            if *t == 0.0 { "#444" } else { "#e5e5e5" },
+            bottom + 14.0,
+            tick_label(*t)
+        );
+    }
+    for (i, c) in changes.iter().enumerate() {
+        let y = TOP + 12.0 + row * i as f64;
+        let (a, b) = (x(0.0_f64.min(c.percent)), x(0.0_f64.max(c.percent)));
+        let _ = write!(
+            out,
+            r##"<text x="{:.1}" y="{:.1}" text-anchor="end" fill="#444" font-size="11">{}</text><rect x="{a:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}: {:+.1} %</title></rect>"##,
+            left - 6.0,
+            y + 14.0,
+            escape(&c.name),
+            y + 3.0,
+            (b - a).max(0.5),
+            row - 8.0,
+            colour(i),
+            escape(&c.name),
+            c.percent
+        );
+        if let Some(h) = c.half_width.filter(|h| h.is_finite()) {
+            let mid = y + row / 2.0 - 1.0;
+            let _ = write!(
+                out,
+                r##"<line x1="{:.1}" y1="{mid:.1}" x2="{:.1}" y2="{mid:.1}" stroke="#222" stroke-width="1.2"/>"##,
+                x(c.percent - h),
+                x(c.percent + h)
+            );
+        }
+        let _ = write!(
+            out,
+            r##"<text x="{:.1}" y="{:.1}" fill="#222" font-size="11">{:+.1} %</text>"##,
+            x(hi) + 4.0,
+            y + 14.0,
+            c.percent
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn change_bars_run_from_zero_with_their_intervals() {
+        let s = change_bars(
+            "work",
+            &[
+                Change {
+                    name: "up".into(),
+                    percent: 4.0,
+                    half_width: Some(1.0),
+                },
+                Change {
+                    name: "down<".into(),
+                    percent: -70.0,
+                    half_width: None,
+                },
+            ],
+        );
+        assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
+        assert!(s.contains("up: +4.0 %") && s.contains("down&lt;: -70.0 %"));
+        // One whisker: the configuration with replicates.
+        assert_eq!(s.matches(r##"stroke="#222""##).count(), 1);
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_range() {

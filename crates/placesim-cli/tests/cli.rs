@@ -231,6 +231,11 @@ fn demo_answers_on_three_generations_and_writes_a_report() {
     // from the first run's jobs.parquet on its own.
     assert_eq!(comparison.pictures.len(), 5);
     assert!(html.contains("Where jobs ran") && html.contains("spanned: vnodes in several sets"));
+    // The headline chart: work per hour and mean wait against no grouping.
+    assert!(
+        html.contains("<h2>Against config=none</h2>")
+            && html.contains(&format!("config=pbs-model: {:+.1} %</title>", change(work)))
+    );
     for (config, picture) in &comparison.pictures {
         assert_eq!(picture.window, comparison.pictures[0].1.window);
         let jobs =
