@@ -514,7 +514,7 @@ fn size_class_rows(runs: &[RunDir]) -> PolarsResult<Vec<SizeClassRow>> {
 }
 
 /// Points per line of the time-series plots, at most.
-const POINTS: u64 = 200;
+const POINTS: u64 = 60;
 
 type Lines = Vec<Vec<(f64, f64)>>;
 

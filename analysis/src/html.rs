@@ -215,7 +215,7 @@ pub fn render_html(c: &Comparison) -> String {
     ));
     out.push_str(
         "<p class=\"note\">Mean over a configuration's runs at each sample, then over \
-         equal bins of time (at most 200 points a line).</p>",
+         equal bins of time (at most 60 points a line, so that the lines read apart).</p>",
     );
     out.push_str("<h2>Fragmentation over time</h2>");
     out.push_str(&charts(
