@@ -188,6 +188,9 @@ pub struct Comparison {
     /// Per configuration whose runs kept their vnodes: where its first run's jobs ran over one
     /// window, the same for all (see [`crate::picture`]).
     pub pictures: Vec<(String, crate::picture::Picture)>,
+    /// Per configuration, a job explained on its first run (`report --explain JOB`), as
+    /// [`crate::explain`] writes it; empty unless asked for.
+    pub explained: Vec<(String, String)>,
     /// Per configuration: (days since the window start, mean utilization over replicates).
     pub utilization: Vec<Vec<(f64, f64)>>,
     /// Per configuration: (days, mean Φ over replicates).
@@ -415,6 +418,7 @@ pub fn compare_over(root: &Path, window: Option<(u64, u64)>) -> Result<Compariso
         sets_spanned,
         speeds_mixed,
         pictures,
+        explained: Vec::new(),
         utilization,
         fragmentation,
     })

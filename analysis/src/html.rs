@@ -176,6 +176,17 @@ pub fn render_html(c: &Comparison) -> String {
     }
     out.push_str("</table></div>");
     placement_pictures(&mut out, c);
+    for (i, (config, text)) in c.explained.iter().enumerate() {
+        if i == 0 {
+            out.push_str("<h2>Why the job waited</h2>");
+        }
+        let _ = write!(
+            out,
+            "<h3>{}</h3><pre>{}</pre>",
+            escape(config),
+            escape(text)
+        );
+    }
     let names: Vec<String> = c.configs.iter().map(|r| r.config.clone()).collect();
     let (panels, rests, colours) = split(&names);
     // One chart per panel (a sweep's first axis), one line per configuration in it.

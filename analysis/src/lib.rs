@@ -6,6 +6,7 @@
 //! exactly what the Parquet output holds.
 
 mod compare;
+mod explain;
 mod html;
 pub mod picture;
 mod stats;
@@ -14,6 +15,7 @@ pub mod svg;
 pub use compare::{
     Comparison, ConfigRow, METRICS, Metric, RunDir, SizeClassRow, compare, compare_over, discover,
 };
+pub use explain::explain;
 pub use html::{render_html, render_terminal};
 pub use stats::{MeanCi, t_975};
 
@@ -42,6 +44,14 @@ pub enum ReportError {
         path: PathBuf,
         /// The cause.
         source: PolarsError,
+    },
+    /// The run has no job of that number.
+    #[error("{}: no job {job_id}", path.display())]
+    NoJob {
+        /// The jobs.parquet read.
+        path: PathBuf,
+        /// The job asked for.
+        job_id: u64,
     },
     /// No run was found under the directory.
     #[error("{}: no */summary.parquet found", .0.display())]
@@ -318,16 +328,27 @@ pub fn report(dir: &Path) -> Result<String, ReportError> {
 /// Compares every run under `dir` (at any depth), writes the HTML report to `html`, and
 /// returns the comparison and its terminal table.
 pub fn html_report(dir: &Path, html: &Path) -> Result<(Comparison, String), ReportError> {
-    html_report_over(dir, html, None)
+    html_report_over(dir, html, None, None)
 }
 
-/// As [`html_report`], with the placement pictures over `window` (seconds, [start, end)).
+/// As [`html_report`], with the placement pictures over `window` (seconds, [start, end)),
+/// and, with `explain`, that job explained for each configuration's first run.
 pub fn html_report_over(
     dir: &Path,
     html: &Path,
     window: Option<(u64, u64)>,
+    explain: Option<u64>,
 ) -> Result<(Comparison, String), ReportError> {
-    let comparison = compare_over(dir, window)?;
+    let mut comparison = compare_over(dir, window)?;
+    if let Some(job) = explain {
+        for run in discover(dir)? {
+            if comparison.explained.iter().any(|(c, _)| *c == run.config) {
+                continue;
+            }
+            let text = explain::explain(&run.dir, job)?;
+            comparison.explained.push((run.config, text));
+        }
+    }
     fs::write(html, render_html(&comparison)).map_err(|source| ReportError::Io {
         path: html.to_owned(),
         source,

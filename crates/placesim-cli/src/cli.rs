@@ -19,7 +19,8 @@ pub struct Cli {
 pub enum Command {
     /// Replay an SWF trace (plain or gzipped) under one policy and write Parquet results.
     Run(RunArgs),
-    /// Compare FCFS and EASY on the shipped KTH-SP2 trace, write results and a report.
+    /// Placement sets and node sets on three node generations (shipped KTH-SP2): the short
+    /// answer, the comparison and a report.
     Demo(DemoArgs),
     /// Validate a scenario file and print the cluster it describes and the sets it forms.
     Check(CheckArgs),
@@ -30,6 +31,18 @@ pub enum Command {
     /// Compare the runs under a results directory (a sweep's, the demo's, or one run's):
     /// means and 95 % CIs over replicates, as a table and a self-contained HTML report.
     Report(ReportArgs),
+    /// Why a job waited: its request, where it ran, what the scheduler said about it in time
+    /// order, and the queue ahead of it when it became a top job.
+    Explain(ExplainArgs),
+}
+
+/// `placesim explain`.
+#[derive(Debug, Clone, Args)]
+pub struct ExplainArgs {
+    /// One run's directory (holding its jobs.parquet and events.parquet).
+    pub run: PathBuf,
+    /// The job's number in the trace (SWF field 1).
+    pub job: u64,
 }
 
 /// `placesim report`.
@@ -45,6 +58,10 @@ pub struct ReportArgs {
     /// `[[[DD:]HH:]MM:]SS` [default: the busiest day of the first configuration's first run].
     #[arg(long)]
     pub window: Option<String>,
+    /// Explain this job (its number in the trace) in the report, for each configuration's
+    /// first run, as `placesim explain` does.
+    #[arg(long)]
+    pub explain: Option<u64>,
 }
 
 /// `placesim sweep`.

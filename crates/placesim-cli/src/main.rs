@@ -23,6 +23,9 @@ fn main() -> ExitCode {
         cli::Command::Gen(args) => gen_cmd::gen_command(&args),
         cli::Command::Sweep(args) => sweep::sweep_command(&args),
         cli::Command::Report(args) => report_command(&args),
+        cli::Command::Explain(args) => placesim_analysis::explain(&args.run, args.job)
+            .map(|text| print!("{text}"))
+            .map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -57,7 +60,8 @@ fn report_command(args: &cli::ReportArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| args.results.join("report.html"));
     let window = args.window.as_deref().map(parse_window).transpose()?;
-    let (comparison, table) = placesim_analysis::html_report_over(&args.results, &html, window)?;
+    let (comparison, table) =
+        placesim_analysis::html_report_over(&args.results, &html, window, args.explain)?;
     print!("{table}");
     eprintln!(
         "placesim: {} runs in {} configurations compared; report: {}",

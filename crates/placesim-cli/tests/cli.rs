@@ -617,3 +617,62 @@ fn exec_vnode_flag_names_each_jobs_vnodes() {
     let without = run(&dir.path().join("without"), &[]);
     assert!(without.iter().all(|p| p.exec_vnode.is_none()));
 }
+
+/// `placesim explain` on the hand-worked EASY schedule: J4 (2 processors, submitted at 2)
+/// fits at 4 but would delay J2's reservation (at 20, J1's estimated end), becomes the top
+/// job when J2 starts at 10, is reserved at J2's estimated end, 15, and runs then; and
+/// `report --explain` shows the same text.
+#[test]
+fn explain_tells_why_a_job_waited() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), TRACE);
+    let out = dir.path().join("out");
+    let o = placesim(&[
+        "run",
+        "--trace",
+        &trace,
+        "--policy",
+        "easy",
+        "--procs-per-node",
+        "1",
+        "--exec-vnode",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = placesim(&["explain", out.to_str().unwrap(), "4"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let expected = "job 4 of tiny (easy, seed 0)
+  request:    select=2:ncpus=1
+  submitted:  2 s
+  started:    15 s, after waiting 13 s
+  ended:      19 s
+  ran on:     (node0:ncpus=1)+(node1:ncpus=1)
+  set:        (none)
+what the scheduler said, in time order:
+           2 s  submit
+           4 s  comment: Not Running: Job would conflict with reservation or top job
+          10 s  top-job estimate: start 15 s
+          15 s  start
+          19 s  end: finished
+queue ahead of it when it first became a top job, at 10 s: none
+";
+    assert_eq!(text(&o.stdout), expected);
+    // J3 was backfilled at once: never a top job.
+    let o = placesim(&["explain", out.to_str().unwrap(), "3"]);
+    assert!(text(&o.stdout).ends_with("it never became a top job\n"));
+    let o = placesim(&["explain", out.to_str().unwrap(), "9"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "placesim: error: {}: no job 9\n",
+            out.join("jobs.parquet").display()
+        )
+    );
+    let o = placesim(&["report", out.to_str().unwrap(), "--explain", "4"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Why the job waited</h2>"));
+    assert!(html.contains("10 s  top-job estimate: start 15 s\n          15 s  start"));
+}

@@ -303,6 +303,13 @@ pub mod jobs {
         unit: "",
         meaning: "whether a vnode failure ended the job (`on_failure = \"kill\"`); its `end_s` is the failure time",
     };
+    /// The `request` column.
+    pub const REQUEST: ColumnDef = ColumnDef {
+        name: "request",
+        dtype: "string, nullable",
+        unit: "",
+        meaning: "the job's request in PBS's syntax, as the run gave it (a requests file, a rule, or the size mapping: `select=N:ncpus=1` for a plain trace); null where the tables were built without the run's requests",
+    };
     /// The `placement_set` column.
     pub const PLACEMENT_SET: ColumnDef = ColumnDef {
         name: "placement_set",
@@ -367,6 +374,7 @@ pub mod jobs {
         REQUEUES,
         LOST_CORE_S,
         FAILED,
+        REQUEST,
         PLACEMENT_SET,
         COMMENT,
         EXEC_VNODE,

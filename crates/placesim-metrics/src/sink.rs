@@ -43,6 +43,8 @@ pub struct JobSink {
     pub(crate) set_ncpus: Vec<u64>,
     /// The cluster, for vnodes.parquet: each vnode's name, host, set, speed and ncpus.
     pub(crate) vnodes: Vec<VnodeRow>,
+    /// Each request's text, by request id ([`JobSink::keep_request_texts`]).
+    pub(crate) request_texts: Option<Arc<Vec<String>>>,
     /// Samples of the cluster, in time order, and their per-set free ncpus, flattened.
     pub(crate) samples: Vec<Sample>,
     pub(crate) sample_set_free: Vec<u64>,
@@ -129,6 +131,7 @@ impl JobSink {
             set_names: Vec::new(),
             set_ncpus: Vec::new(),
             vnodes: Vec::new(),
+            request_texts: None,
             samples: Vec::new(),
             sample_set_free: Vec::new(),
             occupancy: None,
@@ -139,6 +142,11 @@ impl JobSink {
             estimated_exec: Vec::new(),
             events: Vec::new(),
         }
+    }
+
+    /// Names each request in PBS's syntax, by request id, for the `request` column.
+    pub fn keep_request_texts(&mut self, texts: Arc<Vec<String>>) {
+        self.request_texts = Some(texts);
     }
 
     /// Keeps where each job ran, and each top-job estimate's vnodes, for the `exec_vnode` and

@@ -222,6 +222,19 @@ fn jobs_frame_range(
                 .collect::<Vec<Option<bool>>>(),
         ));
     }
+    columns.push(match &sink.request_texts {
+        Some(texts) => {
+            let v: Vec<Option<&str>> = ids
+                .clone()
+                .map(|i| {
+                    let request = workload.job(placesim_core::JobId(i as u32)).request;
+                    texts.get(request.index()).map(String::as_str)
+                })
+                .collect();
+            Column::new(jobs::REQUEST.name.into(), v)
+        }
+        None => Column::full_null(jobs::REQUEST.name.into(), n, &DataType::String),
+    });
     // Where each job was placed, and the scheduler's comment.
     let notes: Vec<(u32, u32)> = ids.clone().map(|i| sink.notes(i)).collect();
     for (name, pick) in [(jobs::PLACEMENT_SET.name, 0usize), (jobs::COMMENT.name, 1)] {

@@ -123,6 +123,7 @@ pub fn execute(
         Output::AfterRun(dir) => {
             let mut sink = JobSink::new(workload);
             sink.measure(&measurement.sets, &cluster, occupancy);
+            sink.keep_request_texts(plan.request_texts.clone());
             if plan.metrics.exec_vnode {
                 sink.keep_exec_vnodes(&cluster);
             }
@@ -144,6 +145,9 @@ pub fn execute(
             streaming
                 .sink_mut()
                 .measure(&measurement.sets, &cluster, occupancy);
+            streaming
+                .sink_mut()
+                .keep_request_texts(plan.request_texts.clone());
             if plan.metrics.exec_vnode {
                 streaming.sink_mut().keep_exec_vnodes(&cluster);
             }

@@ -39,6 +39,8 @@ pub struct Plan {
     pub topology: Option<placesim_core::ResourceId>,
     /// Where the jobs' requests came from (a scenario's requests file and rules).
     pub request_sources: RequestSources,
+    /// Each request's text in PBS's syntax, by request id, for jobs.parquet's `request`.
+    pub request_texts: std::sync::Arc<Vec<String>>,
 }
 
 /// How many jobs got their request from where, for the front end to report.
@@ -74,7 +76,6 @@ pub fn plain_plan(
             walltime: WalltimePolicy::Kill,
         },
         seed: 0,
-        trace,
         runtime: None,
         placement: PlacementSpec::FirstFit(Default::default()),
         outages: Vec::new(),
@@ -83,7 +84,36 @@ pub fn plain_plan(
         metrics: MetricsSettings::default(),
         topology: None,
         request_sources: RequestSources::default(),
+        request_texts: std::sync::Arc::new(
+            trace
+                .workload
+                .requests()
+                .iter()
+                .map(plain_request_text)
+                .collect(),
+        ),
+        trace,
     })
+}
+
+/// A plain trace's request as PBS writes it: `select=N:ncpus=1`, each chunk complex by its
+/// count and ncpus.
+fn plain_request_text(request: &placesim_core::Request) -> String {
+    let chunks: Vec<String> = request
+        .chunks
+        .iter()
+        .map(|c| {
+            format!(
+                "{}:ncpus={}",
+                c.count,
+                c.amounts
+                    .get(placesim_core::ConsumableIdx::NCPUS.index())
+                    .copied()
+                    .unwrap_or(0)
+            )
+        })
+        .collect();
+    format!("select={}", chunks.join("+"))
 }
 
 /// The plan of a loaded scenario (read from `path`): its workload, placement, discipline
@@ -139,6 +169,7 @@ pub fn plan_of_scenario(
             from_file: loaded.from_file,
             by_rule: loaded.by_rule,
         },
+        request_texts: std::sync::Arc::new(loaded.request_texts),
     })
 }
 
