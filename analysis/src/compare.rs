@@ -359,52 +359,49 @@ pub fn compare_over(root: &Path, window: Option<(u64, u64)>) -> Result<Compariso
     })()
     .map_err(err)?;
     let size_classes = size_class_rows(&runs).map_err(err)?;
+    // Sets spanned and node speeds mixed, from one scan of the jobs.
     let mut sets_spanned = vec![[0.0; 4]; order.len()];
-    let spans = scan_all(&runs, "jobs.parquet", &[jobs::SETS_SPANNED.name])
-        .map_err(err)?
-        .filter(col(jobs::SETS_SPANNED.name).is_not_null())
-        .with_column(
-            when(col(jobs::SETS_SPANNED.name).gt(lit(4u32)))
-                .then(lit(4u32))
-                .otherwise(col(jobs::SETS_SPANNED.name).cast(DataType::UInt32))
-                .alias("s"),
-        )
-        .group_by([col("config"), col("s")])
-        .agg([len().alias("jobs")])
-        .collect()
-        .map_err(err)?;
+    let mut speeds_mixed = vec![0.0; order.len()];
+    let spans = scan_all(
+        &runs,
+        "jobs.parquet",
+        &[jobs::SETS_SPANNED.name, jobs::SPEED_SPREAD.name],
+    )
+    .map_err(err)?
+    .filter(col(jobs::SETS_SPANNED.name).is_not_null())
+    .with_column(
+        when(col(jobs::SETS_SPANNED.name).gt(lit(4u32)))
+            .then(lit(4u32))
+            .otherwise(col(jobs::SETS_SPANNED.name).cast(DataType::UInt32))
+            .alias("s"),
+    )
+    .group_by([col("config"), col("s")])
+    .agg([
+        len().alias("jobs"),
+        col(jobs::SPEED_SPREAD.name)
+            .gt(lit(0.0))
+            .cast(DataType::Float64)
+            .sum()
+            .alias("mixed"),
+    ])
+    .collect()
+    .map_err(err)?;
     {
         let c = strs(&spans, "config").map_err(err)?;
         let s = f64s(&spans, "s").map_err(err)?;
         let j = f64s(&spans, "jobs").map_err(err)?;
-        for ((c, s), j) in c.iter().zip(s).zip(j) {
+        let m = f64s(&spans, "mixed").map_err(err)?;
+        for (((c, s), j), m) in c.iter().zip(s).zip(j).zip(m) {
             let bucket = (s.unwrap_or(1.0) as usize).clamp(1, 4) - 1;
             sets_spanned[index_of(c)][bucket] += j.unwrap_or(0.0);
+            speeds_mixed[index_of(c)] += m.unwrap_or(0.0);
         }
-        for row in &mut sets_spanned {
+        for (row, mixed) in sets_spanned.iter_mut().zip(&mut speeds_mixed) {
             let total: f64 = row.iter().sum();
             if total > 0.0 {
                 row.iter_mut().for_each(|x| *x /= total);
+                *mixed /= total;
             }
-        }
-    }
-    let mut speeds_mixed = vec![0.0; order.len()];
-    let mixed = scan_all(&runs, "jobs.parquet", &[jobs::SPEED_SPREAD.name])
-        .map_err(err)?
-        .filter(col(jobs::SPEED_SPREAD.name).is_not_null())
-        .group_by([col("config")])
-        .agg([col(jobs::SPEED_SPREAD.name)
-            .gt(lit(0.0))
-            .cast(DataType::Float64)
-            .mean()
-            .alias("mixed")])
-        .collect()
-        .map_err(err)?;
-    {
-        let c = strs(&mixed, "config").map_err(err)?;
-        let m = f64s(&mixed, "mixed").map_err(err)?;
-        for (c, m) in c.iter().zip(m) {
-            speeds_mixed[index_of(c)] = m.unwrap_or(0.0);
         }
     }
     let pictures = pictures(&runs, &order, window)?;
@@ -442,10 +439,11 @@ fn pictures(
         if !vnodes_path.is_file() {
             continue;
         }
-        let placements = crate::read_placements(&run.dir.join("jobs.parquet"))?;
-        if placements.iter().all(|p| p.exec_vnode.is_none()) {
+        let jobs_path = run.dir.join("jobs.parquet");
+        if !crate::any_exec_vnode(&jobs_path)? {
             continue;
         }
+        let placements = crate::read_placements(&jobs_path)?;
         let cluster = crate::picture::read_vnodes(&vnodes_path)?;
         let w = *window.get_or_insert_with(|| crate::picture::busiest_day(&placements));
         out.push((

@@ -225,6 +225,22 @@ pub fn read_placements(path: &Path) -> Result<Vec<JobPlacement>, ReportError> {
     read().map_err(polars_err(path))
 }
 
+/// Whether a run's jobs.parquet names any job's vnodes: read from its `exec_vnode` column
+/// alone, so that a run that did not keep them costs the report almost nothing.
+pub(crate) fn any_exec_vnode(path: &Path) -> Result<bool, ReportError> {
+    use placesim_metrics::schema::jobs;
+    let file = fs::File::open(path).map_err(|source| ReportError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let df = ParquetReader::new(file)
+        .with_columns(Some(vec![jobs::EXEC_VNODE.name.to_owned()]))
+        .finish()
+        .map_err(polars_err(path))?;
+    let column = df.column(jobs::EXEC_VNODE.name).map_err(polars_err(path))?;
+    Ok(column.null_count() < column.len())
+}
+
 /// Reads every `*/summary.parquet` directly under `dir`, in directory-name order.
 pub fn read_runs(dir: &Path) -> Result<Vec<RunRow>, ReportError> {
     let entries = fs::read_dir(dir).map_err(|source| ReportError::Io {
