@@ -681,12 +681,14 @@ impl<'w> StreamingJobSink<'w> {
             self.events.send(frame, &mut self.failed);
         }
         let out = during(&self.inner);
+        if let Some(e) = self.failed {
+            // A row group is missing: both files are abandoned (removed), not finished.
+            drop((self.jobs, self.events));
+            return Err(e);
+        }
         let jobs = self.jobs.finish();
         let events = self.events.finish();
-        match self.failed {
-            Some(e) => Err(e),
-            None => jobs.and(events).map(|()| (self.inner, out)),
-        }
+        jobs.and(events).map(|()| (self.inner, out))
     }
 }
 
