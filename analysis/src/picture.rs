@@ -160,36 +160,59 @@ pub fn picture(cluster: &[VnodeInfo], placements: &[JobPlacement], window: (u64,
     }
 }
 
-/// A day the cluster was busiest: the 24 hours, from a whole day after the first start,
-/// holding the most vnode-seconds of jobs.
+/// A day the cluster was busiest: of the 24-hour days (counted from the day of the first
+/// start) on which some job started, the one holding the most vnode-seconds of jobs. Time is
+/// swept once over the starts and ends, so a job of 10¹² s costs no more than one of a minute.
 pub fn busiest_day(placements: &[JobPlacement]) -> (u64, u64) {
     const DAY: u64 = 86_400;
-    let started = placements.iter().filter_map(|j| j.start_s.zip(j.end_s));
-    let Some(first) = started.clone().map(|(s, _)| s).min() else {
+    let ran: Vec<(u64, u64, i128)> = placements
+        .iter()
+        .filter_map(|j| {
+            let (start, end) = j.start_s.zip(j.end_s)?;
+            let width = j
+                .exec_vnode
+                .as_deref()
+                .map_or(1, |e| exec_vnodes(e).len().max(1)) as i128;
+            Some((start, end.max(start), width))
+        })
+        .collect();
+    let Some(first) = ran.iter().map(|r| r.0).min() else {
         return (0, DAY);
     };
     let origin = first / DAY * DAY;
-    let mut busy: HashMap<u64, u128> = HashMap::new();
-    for (job, (start, end)) in placements
+    // The busy width changes at each start and end; `integral` holds ∫ width dt up to each.
+    let mut changes: Vec<(u64, i128)> = ran
         .iter()
-        .filter_map(|j| Some((j, j.start_s.zip(j.end_s)?)))
-    {
-        let width = job
-            .exec_vnode
-            .as_deref()
-            .map_or(1, |e| exec_vnodes(e).len().max(1)) as u128;
-        let mut day = (start - origin) / DAY;
-        while origin + day * DAY < end {
-            let (d0, d1) = (origin + day * DAY, origin + (day + 1) * DAY);
-            let overlap = end.min(d1).saturating_sub(start.max(d0));
-            *busy.entry(day).or_default() += u128::from(overlap) * width;
-            day += 1;
-        }
+        .flat_map(|&(start, end, width)| [(start, width), (end, -width)])
+        .collect();
+    changes.sort_unstable();
+    let mut integral: Vec<(u64, i128, i128)> = Vec::with_capacity(changes.len());
+    let (mut at, mut width, mut total) = (0u64, 0i128, 0i128);
+    for (t, delta) in changes {
+        total += width * i128::from(t - at);
+        width += delta;
+        at = t;
+        integral.push((t, total, width));
     }
-    let best = busy
-        .into_iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-        .map_or(0, |(day, _)| day);
+    // ∫ width dt from 0 to t.
+    let busy_until = |t: u64| -> i128 {
+        let k = integral.partition_point(|&(time, _, _)| time <= t);
+        match k.checked_sub(1).map(|k| integral[k]) {
+            Some((time, total, width)) => total + width * i128::from(t - time),
+            None => 0,
+        }
+    };
+    let mut days: Vec<u64> = ran.iter().map(|r| (r.0 - origin) / DAY).collect();
+    days.sort_unstable();
+    days.dedup();
+    let best = days
+        .iter()
+        .map(|&d| {
+            let (d0, d1) = (origin + d * DAY, origin + (d + 1) * DAY);
+            (busy_until(d1) - busy_until(d0), d)
+        })
+        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+        .map_or(0, |(_, d)| d);
     (origin + best * DAY, origin + (best + 1) * DAY)
 }
 
@@ -276,4 +299,41 @@ pub fn render(title: &str, p: &Picture) -> String {
         rows = p.rows.len(),
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(id: u64, start: u64, end: u64, exec: &str) -> JobPlacement {
+        JobPlacement {
+            job_id: id,
+            start_s: Some(start),
+            end_s: Some(end),
+            placement_set: None,
+            exec_vnode: Some(exec.to_owned()),
+        }
+    }
+
+    #[test]
+    fn the_busiest_day_holds_the_most_vnode_seconds_and_long_jobs_cost_nothing() {
+        const DAY: u64 = 86_400;
+        let a = job(1, 0, 3_600, "(n1:ncpus=1)");
+        let b = job(
+            2,
+            2 * DAY + 100,
+            2 * DAY + 7_300,
+            "(n1:ncpus=1)+(n2:ncpus=1)",
+        );
+        // 14,400 vnode-seconds on day 2 against 3,600 on day 0.
+        assert_eq!(busiest_day(&[a.clone(), b.clone()]), (2 * DAY, 3 * DAY));
+        // A job of 10¹² s from day 5 fills day 5.
+        let c = job(3, 5 * DAY, 1_000_000_000_000, "(n3:ncpus=1)");
+        assert_eq!(busiest_day(&[a, b, c]), (5 * DAY, 6 * DAY));
+        assert_eq!(busiest_day(&[]), (0, DAY));
+        assert_eq!(
+            exec_vnodes("(n1:ncpus=2:mem=4gb)+(n2:ncpus=1)"),
+            ["n1", "n2"]
+        );
+    }
 }
