@@ -20,6 +20,7 @@ mod schema;
 
 pub use build::{MAX_GENERATED_JOBS, load_scenario, toml_syntax_error};
 pub use describe::{describe, hostlist};
+pub use failures::MAX_OUTAGES;
 pub use placesim_policy::placement::{
     DelayMode, DelayReference, MinLoss, NodeSetOptions, NodeSetPlus, PriorityType,
 };

@@ -343,10 +343,13 @@ fn the_daily_cycle_holds_to_the_end_of_a_long_trace() {
     }
 }
 
-/// The reference distributions `est_model.cc` printed, by (jobs, maximum).
-fn est_model_reference() -> Vec<((usize, u64), Vec<(u64, usize)>)> {
+/// One distribution `est_model.cc` printed: (jobs, maximum), then each (estimate, jobs).
+type ReferenceCase = ((usize, u64), Vec<(u64, usize)>);
+
+/// The reference distributions `est_model.cc` printed.
+fn est_model_reference() -> Vec<ReferenceCase> {
     let text = include_str!("../data/est_model_reference.txt");
-    let mut cases: Vec<((usize, u64), Vec<(u64, usize)>)> = Vec::new();
+    let mut cases: Vec<ReferenceCase> = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let fields: Vec<&str> = line.split_whitespace().collect();
         match fields.as_slice() {
