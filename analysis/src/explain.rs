@@ -2,7 +2,7 @@
 //! scheduler said about it (events.parquet) in time order, and the queue ahead of it when it
 //! first became a top job. What `placesim explain` prints, and what `report --explain` shows.
 
-use crate::{ReportError, polars_err};
+use crate::{ReportError, polars_err, str_column as strs, u64_column as u64s};
 use placesim_metrics::schema::{events, jobs};
 use polars::prelude::*;
 use std::fmt::Write as _;
@@ -17,19 +17,6 @@ fn read(path: &Path, columns: &[&str]) -> Result<DataFrame, ReportError> {
         .with_columns(Some(columns.iter().map(|c| (*c).to_owned()).collect()))
         .finish()
         .map_err(polars_err(path))
-}
-
-fn u64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<u64>>> {
-    Ok(df.column(name)?.u64()?.iter().collect())
-}
-
-fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
-    Ok(df
-        .column(name)?
-        .str()?
-        .iter()
-        .map(|s| s.map(str::to_owned))
-        .collect())
 }
 
 /// One event about the job: time, kind, text, estimated start.

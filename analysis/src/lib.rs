@@ -152,6 +152,21 @@ pub fn read_summary(path: &Path) -> Result<RunRow, ReportError> {
     row.map_err(polars_err(path))
 }
 
+/// A u64 column of `df`, nulls kept.
+pub(crate) fn u64_column(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<u64>>> {
+    Ok(df.column(name)?.u64()?.iter().collect())
+}
+
+/// A string column of `df`, nulls kept.
+pub(crate) fn str_column(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
+    Ok(df
+        .column(name)?
+        .str()?
+        .iter()
+        .map(|s| s.map(str::to_owned))
+        .collect())
+}
+
 /// Where one job ran, as jobs.parquet records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobPlacement {
@@ -190,17 +205,8 @@ pub fn read_placements(path: &Path) -> Result<Vec<JobPlacement>, ReportError> {
                 .collect(),
             ))
             .finish()?;
-        let u64s = |name: &str| -> PolarsResult<Vec<Option<u64>>> {
-            Ok(df.column(name)?.u64()?.iter().collect())
-        };
-        let strs = |name: &str| -> PolarsResult<Vec<Option<String>>> {
-            Ok(df
-                .column(name)?
-                .str()?
-                .iter()
-                .map(|s| s.map(str::to_owned))
-                .collect())
-        };
+        let u64s = |name: &str| u64_column(&df, name);
+        let strs = |name: &str| str_column(&df, name);
         let (ids, starts, ends) = (
             u64s(jobs::JOB_ID.name)?,
             u64s(jobs::START_S.name)?,
