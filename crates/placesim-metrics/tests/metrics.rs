@@ -780,3 +780,84 @@ fn exec_vnode_read_back_never_oversubscribes_a_vnode() {
         }
     }
 }
+
+/// Kill at the walltime under reservation depth 2, by hand. Four processors, one vnode each:
+/// J1 (4, estimate 50, runs 100) is killed at 50; J2 (2, estimate 20, runs 10) and J3
+/// (4, estimate 10) wait. Depth 2 calendars both at once: J2 at 50 (J1's estimated end, which
+/// the kill makes its real one) and J3 at 70 (J2's estimated end); depth 1 calendars only J2
+/// until J3 is the head. At 50 J2 starts, and J4 (2, estimate 5, submitted at 3) backfills
+/// beside it, ending at 55, before J3's reservation. J2 ends early, at 60, and the re-planned
+/// pass starts J3 then.
+#[test]
+fn kill_at_walltime_under_depth_two_by_hand() {
+    let text = "; MaxProcs: 4\n\
+        1 0 -1 100 4 -1 -1 4 50 -1 1 1 1 -1 1 -1 -1 -1\n\
+        2 1 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n\
+        3 2 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1\n\
+        4 3 -1 5 2 -1 -1 2 5 -1 1 1 1 -1 1 -1 -1 -1\n";
+    let trace = placesim_testkit::trace(text, 4);
+    for (depth, j3_estimate) in [(2u32, Some(70u64)), (1, Some(70))] {
+        let cluster = Cluster::homogeneous(4, 1).unwrap();
+        let mut sink = JobSink::new(&trace.workload);
+        sink.keep_exec_vnodes(&cluster);
+        let mut policy = Discipline::EASY.with_backfill_depth(depth).unwrap().build();
+        Replay::on(&trace.workload, cluster).run(policy.as_mut(), &mut sink);
+        let df = jobs_frame(&hand_meta(4), &trace.workload, &sink).unwrap();
+        let u64s = |name: &str| -> Vec<Option<u64>> {
+            df.column(name).unwrap().u64().unwrap().iter().collect()
+        };
+        assert_eq!(
+            u64s("start_s"),
+            [Some(0), Some(50), Some(60), Some(50)],
+            "depth {depth}"
+        );
+        assert_eq!(
+            u64s("end_s"),
+            [Some(50), Some(60), Some(70), Some(55)],
+            "depth {depth}"
+        );
+        let killed: Vec<Option<bool>> = df
+            .column("killed")
+            .unwrap()
+            .bool()
+            .unwrap()
+            .iter()
+            .collect();
+        assert_eq!(killed, [Some(true), Some(false), Some(false), Some(false)]);
+        // J2's reservation at J1's estimated end; J3's at J2's estimated end, the last one
+        // calendared (under depth 1 from 50, when J3 became the head).
+        assert_eq!(
+            u64s("estimated_start_s"),
+            [None, Some(50), j3_estimate, None],
+            "depth {depth}"
+        );
+        let all = "(node0:ncpus=1)+(node1:ncpus=1)+(node2:ncpus=1)+(node3:ncpus=1)";
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            strings(&df, "exec_vnode"),
+            [
+                some(all),
+                some("(node0:ncpus=1)+(node1:ncpus=1)"),
+                some(all),
+                some("(node2:ncpus=1)+(node3:ncpus=1)"),
+            ]
+        );
+        // The events show when depth 2 calendared J3: at its submit, against depth 1's 50.
+        let events = placesim_metrics::events_frame(&hand_meta(4), &trace.workload, &sink).unwrap();
+        let first_j3_estimate = (0..events.height()).find_map(|i| {
+            let get = |name: &str| events.column(name).unwrap().get(i).unwrap();
+            let is_j3 = get("job_id") == polars::prelude::AnyValue::UInt64(3);
+            let kind = get("kind");
+            let is_estimate = kind == polars::prelude::AnyValue::String("top-job estimate");
+            (is_j3 && is_estimate).then(|| match get("time_s") {
+                polars::prelude::AnyValue::UInt64(t) => t,
+                _ => u64::MAX,
+            })
+        });
+        assert_eq!(
+            first_j3_estimate,
+            Some(if depth == 2 { 2 } else { 50 }),
+            "depth {depth}"
+        );
+    }
+}
