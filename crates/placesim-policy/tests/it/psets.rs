@@ -677,12 +677,18 @@ fn the_set_check_reads_the_placement_record_not_the_label() {
     assert_eq!(p.check_within_label(&request, &a), Ok(()));
 }
 
-/// Top-job estimates with placement sets: both switches full, Switch1's jobs until 100 and
-/// Switch2's until 50. Two jobs of 10 vnodes wait. At depth 2 the first is reserved in
-/// Switch2 at 50 (for 10 s), and the second in Switch2 again when that reservation ends, at
-/// 60: earlier than Switch1 frees, at 100.
-#[test]
-fn second_top_job_is_reserved_in_the_set_that_frees_first_after_the_first() {
+/// A planned reservation as the test reads it: job, start, set label, vnode names.
+type Planned = (
+    placesim_core::JobId,
+    placesim_core::SimTime,
+    Option<String>,
+    Vec<String>,
+);
+
+/// One depth-2 pass at time 1 on the two-switch cluster: Switch1 held by a job of 10 vnodes
+/// until `switch1_until`, Switch2 by one of 14 until `switch2_until`; jobs 2 and 3 (10 vnodes,
+/// 10 s each) wait. Returns the reservations it planned, and checks it starts nothing.
+fn two_top_jobs_planned(switch1_until: u64, switch2_until: u64) -> Vec<Planned> {
     use placesim_core::{JobId, SchedContext, SchedulingPolicy, SimTime, Workload};
     use placesim_policy::queue::{Backfill, Depth};
     let s = scenario(&two_switch(""));
@@ -690,15 +696,20 @@ fn second_top_job_is_reserved_in_the_set_that_frees_first_after_the_first() {
     let req = |t: &str| placesim_request::parse_and_lower(t, defs).unwrap();
     let requests = vec![req("select=10:ncpus=8"), req("select=14:ncpus=8")];
     let jobs = vec![
-        trace_job(1, 0, 100, 0),
-        trace_job(2, 0, 50, 1),
+        trace_job(1, 0, switch1_until, 0),
+        trace_job(2, 0, switch2_until, 1),
         trace_job(3, 0, 10, 0),
         trace_job(4, 0, 10, 0),
     ];
     let workload = Workload::new(jobs, requests).unwrap();
     let mut p = psets(&s, &[]);
     let mut sim_state = state(&s, &p, &[]);
-    let running = started_at_zero(&mut p, &workload, &mut sim_state, &[(0, 100), (1, 50)]);
+    let running = started_at_zero(
+        &mut p,
+        &workload,
+        &mut sim_state,
+        &[(0, switch1_until), (1, switch2_until)],
+    );
     let ctx = SchedContext {
         now: SimTime(1),
         state: &sim_state,
@@ -712,7 +723,7 @@ fn second_top_job_is_reserved_in_the_set_that_frees_first_after_the_first() {
     let mut decisions = Vec::new();
     depth2.schedule(&ctx, &mut decisions);
     assert!(decisions.is_empty());
-    let planned: Vec<(JobId, SimTime, Option<&str>, Vec<&str>)> = depth2
+    depth2
         .planned()
         .iter()
         .map(|p| {
@@ -723,23 +734,56 @@ fn second_top_job_is_reserved_in_the_set_that_frees_first_after_the_first() {
             let names = a
                 .vnodes
                 .iter()
-                .map(|&v| s.cluster.vnode(v).name.as_str())
+                .map(|&v| s.cluster.vnode(v).name.clone())
                 .collect();
-            (p.job, p.start, a.label.as_deref(), names)
+            (p.job, p.start, a.label.as_deref().map(str::to_owned), names)
         })
-        .collect();
-    let b_first_ten: Vec<String> = (1..=10).map(|i| format!("b{i}")).collect();
-    let b_first_ten: Vec<&str> = b_first_ten.iter().map(String::as_str).collect();
+        .collect()
+}
+
+/// The first ten vnodes of class `class`: `a1`…`a10` or `b1`…`b10`.
+fn first_ten(class: &str) -> Vec<String> {
+    (1..=10).map(|i| format!("{class}{i}")).collect()
+}
+
+/// Top-job estimates with placement sets: both switches full, Switch1's jobs until 100 and
+/// Switch2's until 50. Two jobs of 10 vnodes wait. At depth 2 the first is reserved in
+/// Switch2 at 50 (for 10 s), and the second in Switch2 again when that reservation ends, at
+/// 60: earlier than Switch1 frees, at 100 (the earliest time first, pbs-placement-sets §6).
+#[test]
+fn second_top_job_is_reserved_in_the_set_that_frees_first_after_the_first() {
+    use placesim_core::{JobId, SimTime};
+    let switch2 = Some("switch=Switch2".to_owned());
     assert_eq!(
-        planned,
+        two_top_jobs_planned(100, 50),
+        vec![
+            (JobId(2), SimTime(50), switch2.clone(), first_ten("b")),
+            (JobId(3), SimTime(60), switch2, first_ten("b")),
+        ]
+    );
+}
+
+/// Two top jobs at the same time take disjoint sets (`TestNodeBuckets.test_psets_calendaring`):
+/// both switches free at 50, the first job is reserved in the smaller, Switch1, by the usual
+/// set order, and the second, at the same time, in Switch2.
+#[test]
+fn two_top_jobs_at_one_time_take_disjoint_sets() {
+    use placesim_core::{JobId, SimTime};
+    assert_eq!(
+        two_top_jobs_planned(50, 50),
         vec![
             (
                 JobId(2),
                 SimTime(50),
-                Some("switch=Switch2"),
-                b_first_ten.clone()
+                Some("switch=Switch1".to_owned()),
+                first_ten("a")
             ),
-            (JobId(3), SimTime(60), Some("switch=Switch2"), b_first_ten),
+            (
+                JobId(3),
+                SimTime(50),
+                Some("switch=Switch2".to_owned()),
+                first_ten("b")
+            ),
         ]
     );
 }
