@@ -2,22 +2,13 @@
 //! scheduler said about it (events.parquet) in time order, and the queue ahead of it when it
 //! first became a top job. What `placesim explain` prints, and what `report --explain` shows.
 
-use crate::{ReportError, polars_err, str_column as strs, u64_column as u64s};
+use crate::{
+    ReportError, polars_err, read_columns as read, str_column as strs, u64_column as u64s,
+};
 use placesim_metrics::schema::{events, jobs};
 use polars::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
-
-fn read(path: &Path, columns: &[&str]) -> Result<DataFrame, ReportError> {
-    let file = std::fs::File::open(path).map_err(|source| ReportError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    ParquetReader::new(file)
-        .with_columns(Some(columns.iter().map(|c| (*c).to_owned()).collect()))
-        .finish()
-        .map_err(polars_err(path))
-}
 
 /// One event about the job: time, kind, text, estimated start.
 type Said = (u64, String, Option<String>, Option<u64>);

@@ -186,25 +186,17 @@ pub struct JobPlacement {
 /// placement over time is drawn from.
 pub fn read_placements(path: &Path) -> Result<Vec<JobPlacement>, ReportError> {
     use placesim_metrics::schema::jobs;
-    let file = fs::File::open(path).map_err(|source| ReportError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let read = || -> PolarsResult<Vec<JobPlacement>> {
-        let df = ParquetReader::new(file)
-            .with_columns(Some(
-                [
-                    jobs::JOB_ID.name,
-                    jobs::START_S.name,
-                    jobs::END_S.name,
-                    jobs::PLACEMENT_SET.name,
-                    jobs::EXEC_VNODE.name,
-                ]
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect(),
-            ))
-            .finish()?;
+    let df = read_columns(
+        path,
+        &[
+            jobs::JOB_ID.name,
+            jobs::START_S.name,
+            jobs::END_S.name,
+            jobs::PLACEMENT_SET.name,
+            jobs::EXEC_VNODE.name,
+        ],
+    )?;
+    let rows = || -> PolarsResult<Vec<JobPlacement>> {
         let u64s = |name: &str| u64_column(&df, name);
         let strs = |name: &str| str_column(&df, name);
         let (ids, starts, ends) = (
@@ -228,23 +220,29 @@ pub fn read_placements(path: &Path) -> Result<Vec<JobPlacement>, ReportError> {
         }
         Ok(out)
     };
-    read().map_err(polars_err(path))
+    rows().map_err(polars_err(path))
 }
 
 /// Whether a run's jobs.parquet names any job's vnodes: read from its `exec_vnode` column
 /// alone, so that a run that did not keep them costs the report almost nothing.
 pub(crate) fn any_exec_vnode(path: &Path) -> Result<bool, ReportError> {
     use placesim_metrics::schema::jobs;
+    let df = read_columns(path, &[jobs::EXEC_VNODE.name])?;
+    let column = df.column(jobs::EXEC_VNODE.name).map_err(polars_err(path))?;
+    Ok(column.null_count() < column.len())
+}
+
+/// The `columns` of the Parquet file at `path`, an error naming the file if it cannot be
+/// opened, read, or lacks one of them.
+pub(crate) fn read_columns(path: &Path, columns: &[&str]) -> Result<DataFrame, ReportError> {
     let file = fs::File::open(path).map_err(|source| ReportError::Io {
         path: path.to_owned(),
         source,
     })?;
-    let df = ParquetReader::new(file)
-        .with_columns(Some(vec![jobs::EXEC_VNODE.name.to_owned()]))
+    ParquetReader::new(file)
+        .with_columns(Some(columns.iter().map(|c| (*c).to_owned()).collect()))
         .finish()
-        .map_err(polars_err(path))?;
-    let column = df.column(jobs::EXEC_VNODE.name).map_err(polars_err(path))?;
-    Ok(column.null_count() < column.len())
+        .map_err(polars_err(path))
 }
 
 /// Reads every `*/summary.parquet` directly under `dir`, in directory-name order.

@@ -5,7 +5,7 @@
 //! starves while another idles.
 
 use crate::svg::{colour, escape};
-use crate::{JobPlacement, ReportError, polars_err};
+use crate::{JobPlacement, ReportError, polars_err, read_columns};
 use placesim_metrics::schema::vnodes;
 use polars::prelude::*;
 use std::collections::HashMap;
@@ -25,12 +25,11 @@ pub struct VnodeInfo {
 
 /// Reads a run's vnodes.parquet, in cluster order.
 pub fn read_vnodes(path: &Path) -> Result<Vec<VnodeInfo>, ReportError> {
-    let file = std::fs::File::open(path).map_err(|source| ReportError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let df = read_columns(
+        path,
+        &[vnodes::VNODE.name, vnodes::SET.name, vnodes::SPEED.name],
+    )?;
     let read = || -> PolarsResult<Vec<VnodeInfo>> {
-        let df = ParquetReader::new(file).finish()?;
         let names = df.column(vnodes::VNODE.name)?.str()?.clone();
         let sets = df.column(vnodes::SET.name)?.str()?.clone();
         let speeds = df.column(vnodes::SPEED.name)?.f64()?.clone();
