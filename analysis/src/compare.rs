@@ -248,12 +248,17 @@ fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<String>> {
 
 /// Reads the runs under `root` and compares them.
 pub fn compare(root: &Path) -> Result<Comparison, ReportError> {
-    compare_over(root, None)
+    compare_over(root, None, None)
 }
 
 /// As [`compare`], with the placement pictures over `window` (seconds, [start, end)); by
-/// default the busiest day of the first configuration's first run.
-pub fn compare_over(root: &Path, window: Option<(u64, u64)>) -> Result<Comparison, ReportError> {
+/// default the busiest day of the first configuration's first run. With `explain`, that job
+/// is explained for each configuration's first run ([`crate::explain`]).
+pub fn compare_over(
+    root: &Path,
+    window: Option<(u64, u64)>,
+    explain: Option<u64>,
+) -> Result<Comparison, ReportError> {
     let runs = discover(root)?;
     let err = |source| ReportError::Polars {
         path: root.to_owned(),
@@ -405,6 +410,14 @@ pub fn compare_over(root: &Path, window: Option<(u64, u64)>) -> Result<Compariso
         }
     }
     let pictures = pictures(&runs, &order, window)?;
+    let mut explained = Vec::new();
+    if let Some(job) = explain {
+        for config in &order {
+            if let Some(run) = runs.iter().find(|r| &r.config == config) {
+                explained.push((config.clone(), crate::explain(&run.dir, job)?));
+            }
+        }
+    }
     let (utilization, fragmentation) = time_series(&runs, &order).map_err(err)?;
     Ok(Comparison {
         root: root.to_owned(),
@@ -415,7 +428,7 @@ pub fn compare_over(root: &Path, window: Option<(u64, u64)>) -> Result<Compariso
         sets_spanned,
         speeds_mixed,
         pictures,
-        explained: Vec::new(),
+        explained,
         utilization,
         fragmentation,
     })

@@ -359,16 +359,7 @@ pub fn html_report_over(
     window: Option<(u64, u64)>,
     explain: Option<u64>,
 ) -> Result<(Comparison, String), ReportError> {
-    let mut comparison = compare_over(dir, window)?;
-    if let Some(job) = explain {
-        for run in discover(dir)? {
-            if comparison.explained.iter().any(|(c, _)| *c == run.config) {
-                continue;
-            }
-            let text = explain::explain(&run.dir, job)?;
-            comparison.explained.push((run.config, text));
-        }
-    }
+    let comparison = compare_over(dir, window, explain)?;
     fs::write(html, render_html(&comparison)).map_err(|source| ReportError::Io {
         path: html.to_owned(),
         source,
