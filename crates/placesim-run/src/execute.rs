@@ -119,14 +119,18 @@ pub fn execute(
         }),
         None => Ok(()),
     };
+    // What the per-job data measures and names, the same for both outputs.
+    let set_up = |sink: &mut JobSink| {
+        sink.measure(&measurement.sets, &cluster, occupancy);
+        sink.keep_request_texts(plan.request_texts.clone());
+        if plan.metrics.exec_vnode {
+            sink.keep_exec_vnodes(&cluster);
+        }
+    };
     match output {
         Output::AfterRun(dir) => {
             let mut sink = JobSink::new(workload);
-            sink.measure(&measurement.sets, &cluster, occupancy);
-            sink.keep_request_texts(plan.request_texts.clone());
-            if plan.metrics.exec_vnode {
-                sink.keep_exec_vnodes(&cluster);
-            }
+            set_up(&mut sink);
             let started = Instant::now();
             let stats = simulation
                 .run(policy.as_mut(), &mut sink, progress)
@@ -142,15 +146,7 @@ pub fn execute(
         }
         Output::Streamed(dir) => {
             let mut streaming = StreamingJobSink::new(dir, meta.clone(), workload)?;
-            streaming
-                .sink_mut()
-                .measure(&measurement.sets, &cluster, occupancy);
-            streaming
-                .sink_mut()
-                .keep_request_texts(plan.request_texts.clone());
-            if plan.metrics.exec_vnode {
-                streaming.sink_mut().keep_exec_vnodes(&cluster);
-            }
+            set_up(streaming.sink_mut());
             let started = Instant::now();
             let stats = simulation
                 .run(policy.as_mut(), &mut streaming, progress)
