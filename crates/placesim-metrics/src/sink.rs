@@ -201,12 +201,6 @@ impl JobSink {
         cluster: &placesim_core::Cluster,
         config: OccupancyConfig,
     ) {
-        let mut ncpus = vec![0u64; sets.len()];
-        for (v, &set) in sets.set_of.iter().enumerate() {
-            ncpus[set as usize] += cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v));
-        }
-        self.set_names = sets.names.clone();
-        self.set_ncpus = ncpus;
         self.vnodes = cluster
             .vnodes()
             .iter()
@@ -219,6 +213,13 @@ impl JobSink {
                 ncpus: cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)),
             })
             .collect();
+        // Each set's ncpus, from the same walk over the vnodes.
+        let mut ncpus = vec![0u64; sets.len()];
+        for row in &self.vnodes {
+            ncpus[row.set as usize] += row.ncpus;
+        }
+        self.set_names = sets.names.clone();
+        self.set_ncpus = ncpus;
         let capacity = cluster.capacity_total(placesim_core::ConsumableIdx::NCPUS);
         self.occupancy = Some(Occupancy::new(config, capacity));
     }
