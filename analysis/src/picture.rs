@@ -88,22 +88,21 @@ pub struct Picture {
 
 /// The picture of `placements` on `cluster` over `window` [start, end).
 pub fn picture(cluster: &[VnodeInfo], placements: &[JobPlacement], window: (u64, u64)) -> Picture {
+    // Sets in order of first appearance, found by name in a map: a cluster may have as many
+    // sets as vnodes.
     let mut sets: Vec<(String, f64, usize)> = Vec::new();
+    let mut index_of: HashMap<&str, usize> = HashMap::new();
     let set_of: Vec<usize> = cluster
         .iter()
-        .map(
-            |v| match sets.iter().position(|(name, _, _)| *name == v.set) {
-                Some(i) => {
-                    sets[i].1 += v.speed;
-                    sets[i].2 += 1;
-                    i
-                }
-                None => {
-                    sets.push((v.set.clone(), v.speed, 1));
-                    sets.len() - 1
-                }
-            },
-        )
+        .map(|v| {
+            let i = *index_of.entry(v.set.as_str()).or_insert_with(|| {
+                sets.push((v.set.clone(), 0.0, 0));
+                sets.len() - 1
+            });
+            sets[i].1 += v.speed;
+            sets[i].2 += 1;
+            i
+        })
         .collect();
     // Rows grouped by set, in cluster order within each.
     let mut order: Vec<usize> = (0..cluster.len()).collect();
