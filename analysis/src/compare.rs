@@ -197,6 +197,31 @@ pub struct Comparison {
     pub fragmentation: Vec<Vec<(f64, f64)>>,
 }
 
+impl Comparison {
+    /// Each configuration after the first, against the first, in summary `column` (one of
+    /// [`METRICS`]): the change of its mean in percent of the first's mean, and its 95 %
+    /// interval's half-width in percent of the first's mean. Empty for a column the report
+    /// does not compare or with no configuration.
+    pub fn changes_against_first(&self, column: &str) -> Vec<crate::svg::Change> {
+        let (Some(i), Some(first)) = (
+            METRICS.iter().position(|m| m.column == column),
+            self.configs.first(),
+        ) else {
+            return Vec::new();
+        };
+        let base = first.metrics[i].mean;
+        self.configs
+            .iter()
+            .skip(1)
+            .map(|r| crate::svg::Change {
+                name: r.config.clone(),
+                percent: 100.0 * (r.metrics[i].mean / base - 1.0),
+                half_width: r.metrics[i].half_width.map(|h| 100.0 * h / base),
+            })
+            .collect()
+    }
+}
+
 /// `items` without repeats, each where it first appears.
 pub(crate) fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     let mut out: Vec<T> = Vec::new();

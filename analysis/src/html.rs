@@ -84,22 +84,8 @@ fn headline_charts(out: &mut String, c: &Comparison) {
             "Mean wait",
         ),
     ] {
-        let Some(i) = METRICS.iter().position(|m| m.column == column) else {
-            continue;
-        };
-        let base = first.metrics[i].mean;
-        let changes: Vec<svg::Change> = c
-            .configs
-            .iter()
-            .skip(1)
-            .map(|r| svg::Change {
-                name: r.config.clone(),
-                percent: 100.0 * (r.metrics[i].mean / base - 1.0),
-                half_width: r.metrics[i].half_width.map(|h| 100.0 * h / base),
-            })
-            .collect();
         out.push_str("<figure>");
-        out.push_str(&svg::change_bars(title, &changes));
+        out.push_str(&svg::change_bars(title, &c.changes_against_first(column)));
         out.push_str("</figure>");
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::cli::DemoArgs;
 use anyhow::Context as _;
-use placesim_analysis::{Comparison, METRICS, MeanCi};
+use placesim_analysis::Comparison;
 use placesim_metrics::schema::summary;
 use placesim_run::{Shard, Sweep};
 use std::time::Instant;
@@ -82,15 +82,11 @@ pub(crate) fn demo_command(args: &DemoArgs) -> anyhow::Result<()> {
 /// The short answer: each configuration against the first (no grouping), in work per hour,
 /// mean wait and the share of jobs mixing node generations.
 pub(crate) fn headline(c: &Comparison) -> String {
-    let index = |column: &str| METRICS.iter().position(|m| m.column == column);
-    let (Some(work), Some(wait), Some(base)) = (
-        index(summary::WORK_CORE_HOURS_PER_HOUR.def.name),
-        index(summary::WINDOW_WAIT_MEAN_S.def.name),
-        c.configs.first(),
-    ) else {
+    let Some(base) = c.configs.first() else {
         return String::new();
     };
-    let change = |row: &[MeanCi], i: usize| 100.0 * (row[i].mean / base.metrics[i].mean - 1.0);
+    let work = c.changes_against_first(summary::WORK_CORE_HOURS_PER_HOUR.def.name);
+    let wait = c.changes_against_first(summary::WINDOW_WAIT_MEAN_S.def.name);
     let described = |config: &str| {
         DESCRIPTIONS
             .iter()
@@ -103,14 +99,14 @@ pub(crate) fn headline(c: &Comparison) -> String {
         described(&base.config),
         base.runs
     );
-    for (i, row) in c.configs.iter().enumerate().skip(1) {
+    for (i, (work, wait)) in work.iter().zip(&wait).enumerate() {
         out += &format!(
             "  {:<42} work per hour {} %, mean wait {} %, jobs mixing generations {:.0} % → {:.0} %\n",
-            described(&row.config),
-            signed(change(&row.metrics, work), 1),
-            signed(change(&row.metrics, wait), 0),
+            described(&work.name),
+            signed(work.percent, 1),
+            signed(wait.percent, 0),
             100.0 * c.speeds_mixed.first().copied().unwrap_or(0.0),
-            100.0 * c.speeds_mixed.get(i).copied().unwrap_or(0.0),
+            100.0 * c.speeds_mixed.get(i + 1).copied().unwrap_or(0.0),
         );
     }
     out
