@@ -824,6 +824,20 @@ impl<'a> Scratch<'a> {
         s
     }
 
+    /// A scratch view that keeps the changes `buf` already holds: the view it was last used
+    /// for, again. `base` must equal the state that view read through to (the same state, or
+    /// an identical copy of it), or the result means nothing. A view kept this way between
+    /// passes is brought up to date by applying only what changed since, instead of being
+    /// rebuilt from its base at the cost of every allocation it holds. A buffer never used
+    /// (or sized for another cluster) gives a view equal to `base`.
+    pub fn resume(base: &'a ClusterState, buf: &'a mut ScratchBuf) -> Self {
+        let n = base.cluster.n_vnodes();
+        if buf.stamp.len() != n || buf.generation == 0 {
+            return Scratch::new(base, buf);
+        }
+        Scratch { base, buf }
+    }
+
     /// The real state this view reads through to.
     pub fn base(&self) -> &'a ClusterState {
         self.base

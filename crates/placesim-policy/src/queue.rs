@@ -9,6 +9,7 @@ mod depth;
 mod easy;
 mod fcfs;
 mod greedy;
+mod kept;
 
 pub use calendar::Shortcuts;
 pub use depth::{Backfill, Depth, Planned};
@@ -507,13 +508,7 @@ pub(crate) fn idle_of<'a>(
     state: &ClusterState,
     keep_outages: bool,
 ) -> &'a ClusterState {
-    let n_vnodes = placesim_core::StateView::cluster(state).n_vnodes();
-    let stale = slot.as_ref().is_some_and(|e| {
-        placesim_core::StateView::cluster(e).n_vnodes() != n_vnodes
-            || e.tracked_sets().len() != state.tracked_sets().len()
-            || (keep_outages && e.outage_epoch() != state.outage_epoch())
-    });
-    if stale {
+    if idle_is_stale(slot, state, keep_outages) {
         *slot = None;
     }
     slot.get_or_insert_with(|| {
@@ -522,6 +517,21 @@ pub(crate) fn idle_of<'a>(
         } else {
             state.idle_copy()
         }
+    })
+}
+
+/// Whether the idle copy in `slot` was made from another cluster, other tracked sets or (when
+/// `keep_outages`) other outages than `state`'s. An empty slot is not stale.
+pub(crate) fn idle_is_stale(
+    slot: &Option<ClusterState>,
+    state: &ClusterState,
+    keep_outages: bool,
+) -> bool {
+    let n_vnodes = placesim_core::StateView::cluster(state).n_vnodes();
+    slot.as_ref().is_some_and(|e| {
+        placesim_core::StateView::cluster(e).n_vnodes() != n_vnodes
+            || e.tracked_sets().len() != state.tracked_sets().len()
+            || (keep_outages && e.outage_epoch() != state.outage_epoch())
     })
 }
 

@@ -3,12 +3,14 @@
 //! `RESERVATIONDEPTH N` under CURRENTHIGHEST); conservative backfilling is N = every waiting
 //! job. The definition is `queue-disciplines.md` §1.3.
 
-use super::calendar::{Calendar, End, allocation_at, place_on};
+use super::calendar::{Calendar, End, allocation_at};
+use super::kept::{Holder, Kept, Shared, Unoccupied, View};
 use super::{Order, PbsComment, Runnable, calendar_request, start, start_heads};
 use placesim_core::{
-    Allocation, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy,
-    Scratch, ScratchBuf, SimTime, StateView,
+    Allocation, ClusterState, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext,
+    SchedulingPolicy, Scratch, ScratchBuf, SimTime, StateView,
 };
+use std::sync::Arc;
 
 /// How many reservations a pass makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,8 +85,12 @@ pub struct Backfill<P> {
     totals_allowed: bool,
     runnable: Runnable,
     now_buf: ScratchBuf,
-    /// One state per reservation of the vnode form, kept between passes.
-    pool: Vec<ScratchBuf>,
+    /// One view per reservation of the vnode form, kept between passes.
+    pool: Vec<Kept>,
+    /// The running jobs' allocations the kept views hold, copied once.
+    shared: Shared,
+    /// The unoccupied cluster the kept views read through to.
+    unoccupied: Unoccupied,
     calendar: Calendar,
     profile: Profile,
     /// The reservations of the last pass, in the order they were made.
@@ -106,6 +112,8 @@ impl<P: PlacementPolicy> Backfill<P> {
             runnable: Runnable::default(),
             now_buf: ScratchBuf::default(),
             pool: Vec::new(),
+            shared: Shared::default(),
+            unoccupied: Unoccupied::default(),
             calendar: Calendar::new(false),
             profile: Profile::default(),
             planned: Vec::new(),
@@ -167,17 +175,23 @@ struct Held {
     end: SimTime,
     allocation: Allocation,
     relaxed: bool,
-    /// Index into the pass's states: the state at `start` with everything held then except
+    /// Index into the pass's views: the state at `start` with everything held then except
     /// this reservation and the ones after it in start order.
     state: usize,
 }
 
+impl Held {
+    fn holder(&self) -> Holder {
+        Holder::Reservation(self.job, self.start)
+    }
+}
+
 /// What a tentative admission changed, to undo it if a reservation cannot be kept.
 enum Undo {
-    /// An allocation was taken in reservation `.0`'s state.
-    Took(usize, Allocation),
-    /// An allocation was given back in reservation `.0`'s state.
-    Gave(usize, Allocation),
+    /// Something was taken for this holder in view `.0`.
+    Took(usize, Holder),
+    /// What this holder held in view `.0` was given back.
+    Gave(usize, Holder, Arc<Allocation>),
     /// Reservation `.0` moved from these vnodes.
     Moved(usize, Allocation),
 }
@@ -254,6 +268,7 @@ impl<P: PlacementPolicy> Backfill<P> {
             self.pass_on_totals(ctx, head_pos, head_pos, now_view, decisions);
             self.carry = true;
         } else {
+            let unoccupied = self.unoccupied.of(ctx.state);
             let mut pass = VnodePass {
                 ctx,
                 placement: &mut self.placement,
@@ -261,11 +276,12 @@ impl<P: PlacementPolicy> Backfill<P> {
                 profile: &mut self.profile,
                 planned: &mut self.planned,
                 pool: &mut self.pool,
+                shared: &mut self.shared,
                 ends: ends.to_vec(),
                 held: Vec::new(),
                 quota: Quota::of(self.depth, self.kept, &self.reserved_before),
             };
-            pass.run(head_pos, head_relaxed, now_view, decisions);
+            pass.run(unoccupied, head_pos, head_relaxed, now_view, decisions);
         }
     }
 
@@ -380,7 +396,8 @@ struct VnodePass<'p, 'c, P> {
     runnable: &'p mut Runnable,
     profile: &'p mut Profile,
     planned: &'p mut Vec<Planned>,
-    pool: &'p mut Vec<ScratchBuf>,
+    pool: &'p mut Vec<Kept>,
+    shared: &'p mut Shared,
     /// Running jobs and this pass's starts by estimated end.
     ends: Vec<End>,
     /// The reservations, in start order (ties in the order they were made).
@@ -428,22 +445,25 @@ impl<'a> Quota<'a> {
 impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
     fn run(
         &mut self,
+        unoccupied: (&ClusterState, u64),
         head_pos: usize,
         head_relaxed: bool,
         now_view: &mut Scratch<'_>,
         decisions: &mut Vec<Decision>,
     ) {
         let ctx = self.ctx;
-        // Each reservation's state lives in its own buffer, kept between passes; a buffer is
-        // taken from the pool only when a reservation is made in it.
+        // Each reservation's view is kept between passes, the k-th made in a pass in the k-th
+        // of the pool: the next pass's k-th reservation is usually the same job at the same
+        // time, whose view then needs only what changed. A view is opened only when a
+        // reservation is tried in it.
         let most = self.quota.most(ctx.queue.len() - head_pos);
         if self.pool.len() < most {
-            self.pool.resize_with(most, ScratchBuf::default);
+            self.pool.resize_with(most, Kept::default);
         }
-        let mut bufs = std::mem::take(self.pool);
-        let mut states: Vec<Scratch<'_>> = Vec::new();
-        let mut unused: &mut [ScratchBuf] = &mut bufs[..most];
-        let mut spare: Option<Scratch<'_>> = None;
+        let mut pool = std::mem::take(self.pool);
+        let mut states: Vec<View<'_>> = Vec::new();
+        let mut unused = pool[..most].iter_mut();
+        let mut spare: Option<View<'_>> = None;
         for (pos, &job) in ctx.queue.iter().enumerate().skip(head_pos) {
             if self.runnable.known_never(ctx, job) {
                 continue;
@@ -466,7 +486,8 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
                         .place_now(ctx, self.placement, job, now_view, decisions, false);
                 relaxed = placed.relaxed;
                 if let Some(allocation) = placed.allocation {
-                    if !self.admit(&mut states, None, ctx.now, end, &allocation) {
+                    let holder = Holder::Job(job, ctx.now);
+                    if !self.admit(&mut states, None, ctx.now, end, holder, &allocation) {
                         self.runnable.comment(job, PbsComment::Conflict);
                     } else {
                         self.profile.hold(ctx.now, end, need);
@@ -490,14 +511,13 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
             let mut state = match spare.take() {
                 Some(state) => state,
                 None => {
-                    let Some((buf, rest)) = std::mem::take(&mut unused).split_first_mut() else {
+                    let Some(kept) = unused.next() else {
                         continue;
                     };
-                    unused = rest;
-                    Scratch::new(ctx.state, buf)
+                    View::open(unoccupied.0, unoccupied.1, kept)
                 }
             };
-            match self.reserve(&mut states, job, relaxed, now_view, decisions, &mut state) {
+            match self.reserve(&mut states, job, relaxed, decisions, &mut state) {
                 Some((at, allocation)) => {
                     self.profile.hold(at, at + estimate, need);
                     let slot = self.held.partition_point(|h| h.start <= at);
@@ -526,21 +546,22 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
             end: h.end,
             allocation: Some(h.allocation.clone()),
         }));
-        // The views borrow the buffers until here (their last use above).
-        *self.pool = bufs;
+        // The views borrow the pool until here (their last use above).
+        drop(states);
+        drop(spare);
+        *self.pool = pool;
+        self.shared.prune();
     }
 
     /// The earliest time at which `job` can be placed for its whole estimate, given the
     /// profile, and its vnodes then; `state` ends as the state at that time, without the job.
-    #[allow(clippy::too_many_arguments)]
     fn reserve<'s>(
         &mut self,
-        states: &mut [Scratch<'s>],
+        states: &mut [View<'s>],
         job: JobId,
         relaxed: bool,
-        now_view: &Scratch<'_>,
         decisions: &[Decision],
-        state: &mut Scratch<'s>,
+        state: &mut View<'s>,
     ) -> Option<(SimTime, Allocation)> {
         let ctx = self.ctx;
         let need = ctx.workload.ncpus_of(job);
@@ -558,8 +579,6 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
         }
         // At one instant, what ends is given back before what starts is taken.
         changes.sort_unstable_by_key(|&(t, c)| (t, c.rank()));
-        state.copy_from(now_view);
-        let mut next = 0;
         let mut times: Vec<SimTime> = vec![ctx.now];
         times.extend(
             changes
@@ -568,44 +587,66 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
                 .map(|&(t, _)| t),
         );
         times.dedup();
+        // The view is brought to the first time worth placing at by what differs from what it
+        // held, then moved forward change by change.
+        let mut next: Option<usize> = None;
         for at in times {
-            while let Some(&(t, change)) = changes.get(next) {
-                if t > at {
-                    break;
-                }
-                match change {
-                    Change::End(k) => {
-                        state.give(allocation_at(ctx, decisions, self.ends[k].2));
-                    }
-                    Change::ReservationStart(k) => state.take(&self.held[k].allocation),
-                    Change::ReservationEnd(k) => state.give(&self.held[k].allocation),
-                }
-                next += 1;
-            }
             if self.profile.min_over(at, at + estimate) < need {
                 continue;
             }
-            let Some(allocation) = place_on(self.placement, &request, state, relaxed) else {
+            match next {
+                None => {
+                    let desired = held_at(ctx, &self.ends, &self.held, at, decisions);
+                    state.sync(self.shared, &desired);
+                    next = Some(changes.partition_point(|c| c.0 <= at));
+                }
+                Some(ref mut next) => {
+                    while let Some(&(t, change)) = changes.get(*next) {
+                        if t > at {
+                            break;
+                        }
+                        match change {
+                            Change::End(k) => {
+                                let e = self.ends[k];
+                                let start = ctx.running.get(e.2).map_or(ctx.now, |r| r.start);
+                                state.give(Holder::Job(e.1, start));
+                            }
+                            Change::ReservationStart(k) => {
+                                let h = &self.held[k];
+                                state.take(self.shared, h.holder(), &h.allocation);
+                            }
+                            Change::ReservationEnd(k) => {
+                                state.give(self.held[k].holder());
+                            }
+                        }
+                        *next += 1;
+                    }
+                }
+            }
+            let Some(allocation) = state.place(self.placement, job, &request, relaxed) else {
                 continue;
             };
-            if self.admit(states, Some(at), at, at + estimate, &allocation) {
+            let holder = Holder::Reservation(job, at);
+            if self.admit(states, Some(at), at, at + estimate, holder, &allocation) {
                 return Some((at, allocation));
             }
         }
         None
     }
 
-    /// Whether an allocation held over `[start, end)` leaves every reservation placeable at
-    /// its time; if so, its effect is kept (taken in the states of the reservations it
-    /// overlaps, and any reservation that had to move moved), else everything is undone.
-    /// `new_at` is the start of a new reservation being tried (placed after the reservations
-    /// that start no later), `None` for a job starting now (placed before all of them).
+    /// Whether an allocation held over `[start, end)` by `holder` leaves every reservation
+    /// placeable at its time; if so, its effect is kept (taken in the views of the
+    /// reservations it overlaps, and any reservation that had to move moved), else everything
+    /// is undone. `new_at` is the start of a new reservation being tried (placed after the
+    /// reservations that start no later), `None` for a job starting now (placed before all of
+    /// them).
     fn admit(
         &mut self,
-        states: &mut [Scratch<'_>],
+        states: &mut [View<'_>],
         new_at: Option<SimTime>,
         start: SimTime,
         end: SimTime,
+        holder: Holder,
         allocation: &Allocation,
     ) -> bool {
         let ctx = self.ctx;
@@ -615,66 +656,101 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
             None => 0,
         };
         let mut undo: Vec<Undo> = Vec::new();
-        // Reservations this admission moved, with the vnodes they left.
-        let mut moved: Vec<(usize, Allocation)> = Vec::new();
+        // Reservations this admission moved.
+        let mut moved: Vec<usize> = Vec::new();
         let mut ok = true;
         for r in first..self.held.len() {
             let at = self.held[r].start;
             let s = self.held[r].state;
             // The moved reservations that hold vnodes then leave their old vnodes before
             // anything is taken: the new allocation may lie on them.
-            let active_moved: Vec<usize> = (0..moved.len())
-                .filter(|&i| {
-                    let h = &self.held[moved[i].0];
+            let active_moved: Vec<usize> = moved
+                .iter()
+                .copied()
+                .filter(|&m| {
+                    let h = &self.held[m];
                     h.start <= at && at < h.end
                 })
                 .collect();
-            for &i in &active_moved {
-                states[s].give(&moved[i].1);
-                undo.push(Undo::Gave(s, moved[i].1.clone()));
+            for &m in &active_moved {
+                let was = self.held[m].holder();
+                if let Some(old) = states[s].give(was) {
+                    undo.push(Undo::Gave(s, was, old));
+                }
             }
             let overlaps = start <= at && at < end;
             if overlaps {
-                states[s].take(allocation);
-                undo.push(Undo::Took(s, allocation.clone()));
+                states[s].take(self.shared, holder, allocation);
+                undo.push(Undo::Took(s, holder));
             }
-            for &i in &active_moved {
-                let now_on = &self.held[moved[i].0].allocation;
-                states[s].take(now_on);
-                undo.push(Undo::Took(s, now_on.clone()));
+            for &m in &active_moved {
+                let h = &self.held[m];
+                states[s].take(self.shared, h.holder(), &h.allocation);
+                undo.push(Undo::Took(s, h.holder()));
             }
             let changed = overlaps || !active_moved.is_empty();
             if !changed {
                 continue;
             }
             let h = &self.held[r];
-            let fits = h
-                .allocation
-                .parts(n_cons)
-                .all(|(v, amounts)| states[s].fits_chunk(v, amounts, h.allocation.sharing));
+            let fits = h.allocation.parts(n_cons).all(|(v, amounts)| {
+                states[s]
+                    .scratch
+                    .fits_chunk(v, amounts, h.allocation.sharing)
+            });
             if fits {
                 continue;
             }
-            let request = calendar_request(ctx.workload.request_of(h.job));
-            let Some(elsewhere) = place_on(self.placement, &request, &states[s], h.relaxed) else {
+            let (job, relaxed) = (h.job, h.relaxed);
+            let request = calendar_request(ctx.workload.request_of(job));
+            let Some(elsewhere) = states[s].place(self.placement, job, &request, relaxed) else {
                 ok = false;
                 break;
             };
             let old = std::mem::replace(&mut self.held[r].allocation, elsewhere);
-            undo.push(Undo::Moved(r, old.clone()));
-            moved.push((r, old));
+            undo.push(Undo::Moved(r, old));
+            moved.push(r);
         }
         if !ok {
             for step in undo.into_iter().rev() {
                 match step {
-                    Undo::Took(s, a) => states[s].give(&a),
-                    Undo::Gave(s, a) => states[s].take(&a),
+                    Undo::Took(s, holder) => {
+                        states[s].give(holder);
+                    }
+                    Undo::Gave(s, holder, a) => states[s].take(self.shared, holder, &a),
                     Undo::Moved(r, old) => self.held[r].allocation = old,
                 }
             }
         }
         ok
     }
+}
+
+/// What holds resources at `at` in a pass: the running jobs and the pass's starts (`ends`)
+/// that end after it, and the reservations made so far (`held`) in force then; sorted by
+/// holder.
+fn held_at<'d>(
+    ctx: &'d SchedContext<'_>,
+    ends: &[End],
+    held: &'d [Held],
+    at: SimTime,
+    decisions: &'d [Decision],
+) -> Vec<(Holder, &'d Allocation)> {
+    let first = ends.partition_point(|e| e.0 <= at);
+    let mut desired: Vec<(Holder, &Allocation)> = ends[first..]
+        .iter()
+        .map(|e| {
+            let start = ctx.running.get(e.2).map_or(ctx.now, |r| r.start);
+            (Holder::Job(e.1, start), allocation_at(ctx, decisions, e.2))
+        })
+        .chain(
+            held.iter()
+                .filter(|h| h.start <= at && at < h.end)
+                .map(|h| (h.holder(), &h.allocation)),
+        )
+        .collect();
+    desired.sort_unstable_by_key(|(h, _)| *h);
+    desired
 }
 
 /// A change of the state at an instant, for the reservation walk.
