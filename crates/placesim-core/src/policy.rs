@@ -33,8 +33,9 @@ pub struct TopJobEstimate {
     /// When it would start.
     pub start: SimTime,
     /// Where, when the pass placed it on vnodes; `None` when it reasoned on ncpus totals
-    /// (any free vnodes would do).
-    pub allocation: Option<Allocation>,
+    /// (any free vnodes would do). Shared with the policy's own record of the pass, so that
+    /// reporting an estimate at every pass copies no vnode list.
+    pub allocation: Option<std::sync::Arc<Allocation>>,
 }
 
 /// What a scheduling pass may read.

@@ -42,7 +42,7 @@ pub struct Planned {
     pub end: SimTime,
     /// The vnodes it would take, on the vnode form of the pass; `None` when the pass reasoned
     /// on ncpus totals (the vnodes are then any that are free).
-    pub allocation: Option<Allocation>,
+    pub allocation: Option<Arc<Allocation>>,
 }
 
 /// Backfilling with a reservation depth.
@@ -538,13 +538,13 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
             }
         }
         // In the order they were made (their states were made in that order).
-        let mut made: Vec<&Held> = self.held.iter().collect();
+        let mut made = std::mem::take(&mut self.held);
         made.sort_by_key(|h| h.state);
         self.planned.extend(made.into_iter().map(|h| Planned {
             job: h.job,
             start: h.start,
             end: h.end,
-            allocation: Some(h.allocation.clone()),
+            allocation: Some(Arc::new(h.allocation)),
         }));
         // The views borrow the pool until here (their last use above).
         drop(states);

@@ -318,7 +318,7 @@ impl<P: PlacementPolicy> Easy<P> {
             self.runnable.estimates.push(placesim_core::TopJobEstimate {
                 job: head,
                 start,
-                allocation,
+                allocation: allocation.map(std::sync::Arc::new),
             });
         }
     }

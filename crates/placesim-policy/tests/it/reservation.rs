@@ -284,7 +284,7 @@ fn reservations_hold_their_vnodes_at_their_time_and_move_when_a_backfill_takes_s
         job: JobId(job),
         start: SimTime(start),
         end: SimTime(start + 10),
-        allocation: Some(on(vnodes)),
+        allocation: Some(std::sync::Arc::new(on(vnodes))),
     };
 
     let mut depth2 = Backfill::on_vnodes(FirstFit::default(), Depth::Jobs(2));
