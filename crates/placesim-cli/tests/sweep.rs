@@ -105,7 +105,22 @@ fn a_sweep_killed_mid_run_and_resumed_equals_an_uninterrupted_one() {
         .spawn()
         .unwrap();
     // Kill it (SIGKILL) once the first run has finished and before the last.
-    let finished = |d: &Path| files(d).keys().filter(|p| p.ends_with("run.toml")).count();
+    // Names only, read while the sweep renames its files: an entry may vanish meanwhile.
+    let finished = |d: &Path| {
+        let mut n = 0;
+        let mut stack = vec![d.to_owned()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.ends_with("run.toml") {
+                    n += 1;
+                }
+            }
+        }
+        n
+    };
     let waiting = std::time::Instant::now();
     loop {
         if killed.exists() && finished(&killed) >= 1 {
