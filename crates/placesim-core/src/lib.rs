@@ -48,6 +48,7 @@ pub use request::{
 };
 pub use resource::{
     AttrValue, CmpOp, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
+    write_amount,
 };
 pub use runtime::{CommForm, RuntimeModel, RuntimeSettings, Stretch};
 pub use settled::{InstantFacts, SetPartition, SettledInstant};

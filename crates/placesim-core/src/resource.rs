@@ -123,6 +123,39 @@ impl AttrValue {
     }
 }
 
+/// Writes `amount`, in `kind`'s base unit (KiB for sizes, thousandths for floats), as PBS
+/// prints amounts in `exec_vnode` and in its comments: a size in the largest unit it is a
+/// whole number of (`4gb`, `1536mb`, `100kb`).
+pub fn write_amount(out: &mut impl fmt::Write, kind: ResourceKind, amount: u64) -> fmt::Result {
+    match kind {
+        ResourceKind::Size => {
+            let (unit, per) = [("tb", 1u64 << 30), ("gb", 1 << 20), ("mb", 1 << 10)]
+                .into_iter()
+                .find(|&(_, per)| amount >= per && amount % per == 0)
+                .unwrap_or(("kb", 1));
+            write!(out, "{}{unit}", amount / per)
+        }
+        ResourceKind::Float => write!(out, "{}", amount as f64 / 1000.0),
+        _ => write!(out, "{amount}"),
+    }
+}
+
+/// As PBS prints a value: a string_array's elements joined by commas, booleans as `True` and
+/// `False`, sizes with their unit.
+impl fmt::Display for AttrValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttrValue::Str(s) => f.write_str(s),
+            AttrValue::StrArray(v) => f.write_str(&v.join(",")),
+            AttrValue::Bool(true) => f.write_str("True"),
+            AttrValue::Bool(false) => f.write_str("False"),
+            AttrValue::Long(n) => write!(f, "{n}"),
+            AttrValue::Float(x) => write!(f, "{x}"),
+            AttrValue::SizeKib(k) => write_amount(f, ResourceKind::Size, *k),
+        }
+    }
+}
+
 /// A comparison operator in a chunk condition or a node_filter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CmpOp {

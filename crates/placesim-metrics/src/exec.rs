@@ -117,29 +117,10 @@ impl ExecStore {
                         continue;
                     }
                     let _ = write!(out, ":{name}=");
-                    write_amount(out, *kind, amount);
+                    let _ = placesim_core::write_amount(out, *kind, amount);
                 }
                 out.push(')');
             }
-        }
-    }
-}
-
-/// An amount in its kind's base unit (KiB for sizes, thousandths for floats), as PBS prints it.
-fn write_amount(out: &mut String, kind: ResourceKind, amount: u64) {
-    match kind {
-        ResourceKind::Size => {
-            let (unit, per) = [("tb", 1u64 << 30), ("gb", 1 << 20), ("mb", 1 << 10)]
-                .into_iter()
-                .find(|&(_, per)| amount % per == 0)
-                .unwrap_or(("kb", 1));
-            let _ = write!(out, "{}{unit}", amount / per);
-        }
-        ResourceKind::Float => {
-            let _ = write!(out, "{}", amount as f64 / 1000.0);
-        }
-        _ => {
-            let _ = write!(out, "{amount}");
         }
     }
 }

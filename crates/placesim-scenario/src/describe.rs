@@ -68,12 +68,9 @@ fn names_of(cluster: &Cluster, vnodes: &[VnodeId]) -> String {
 }
 
 fn kib(k: u64) -> String {
-    for (unit, factor) in [("tb", 1u64 << 30), ("gb", 1 << 20), ("mb", 1 << 10)] {
-        if k >= factor && k % factor == 0 {
-            return format!("{}{unit}", k / factor);
-        }
-    }
-    format!("{k}kb")
+    let mut out = String::new();
+    let _ = placesim_core::write_amount(&mut out, placesim_core::ResourceKind::Size, k);
+    out
 }
 
 /// The text `placesim check` prints for a scenario.

@@ -43,6 +43,7 @@ use placesim_core::{
     PlacementPolicy, Request, RequestFeature, ResourceId, Scratch, ScratchBuf, StateView, VnodeId,
     Within, chunks_totals_into,
 };
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// The PBS settings a placement-set policy needs.
@@ -300,8 +301,24 @@ impl PbsPsets {
         request: &Request,
         chunks: &[Chunk],
     ) -> bool {
+        self.shortfall(cluster, set, offer, request, chunks)
+            .is_none()
+    }
+
+    /// The first of the four aggregate checks that `offer` (free or total) fails, in PBS's
+    /// order (`resresv_can_fit_nodepart`, queue-disciplines.md §2.8): at least one vnode;
+    /// for scatter, a vnode per chunk; the job-wide consumable totals; each chunk's
+    /// non-consumables against the union of the set's values.
+    fn shortfall(
+        &self,
+        cluster: &Cluster,
+        set: &SetInfo,
+        offer: &Offer<'_>,
+        request: &Request,
+        chunks: &[Chunk],
+    ) -> Option<Shortfall> {
         if offer.vnodes == 0 {
-            return false;
+            return Some(Shortfall::Nodes);
         }
         let n_chunks: u64 = chunks.iter().map(|c| u64::from(c.count)).sum();
         if matches!(
@@ -309,23 +326,26 @@ impl PbsPsets {
             Arrangement::Scatter | Arrangement::VScatter
         ) && offer.vnodes < n_chunks
         {
-            return false;
+            return Some(Shortfall::Nodes);
         }
-        if self
+        if let Some(slot) = self
             .totals
             .iter()
             .zip(offer.amounts)
-            .any(|(need, have)| need > have)
+            .position(|(need, have)| need > have)
         {
-            return false;
+            return Some(Shortfall::Amount(slot));
         }
-        // Non-consumables against the union of the set's values.
-        chunks.iter().all(|c| {
-            c.constraints.iter().all(|k| {
-                set.vnodes
-                    .iter()
-                    .any(|&v| k.matches(cluster.vnode(v).attr(k.resource)))
-            })
+        chunks.iter().enumerate().find_map(|(c, chunk)| {
+            chunk
+                .constraints
+                .iter()
+                .position(|k| {
+                    !set.vnodes
+                        .iter()
+                        .any(|&v| k.matches(cluster.vnode(v).attr(k.resource)))
+                })
+                .map(|k| Shortfall::Value(c, k))
         })
     }
 
@@ -382,13 +402,17 @@ impl PbsPsets {
             amounts: &free,
             vnodes: free_vnodes,
         };
-        if !self.fits(cluster, arr, &now, request, chunks) {
+        if let Some(now_short) = self.shortfall(cluster, arr, &now, request, chunks) {
+            // The totals' first failure wins, as "never"; else the one now.
             let ever = Offer {
                 amounts: &arr.total,
                 vnodes: arr.vnodes.len() as u64,
             };
-            let never = !self.fits(cluster, arr, &ever, request, chunks);
-            self.refuse(insufficient(&self.totals, &free, &arr.total, never));
+            let refusal = match self.shortfall(cluster, arr, &ever, request, chunks) {
+                Some(short) => self.insufficient(cluster, arr, short, chunks, &arr.total, true),
+                None => self.insufficient(cluster, arr, now_short, chunks, &free, false),
+            };
+            self.refuse(refusal);
             return None;
         }
         if chunks.iter().any(|c| c.group.is_some()) {
@@ -644,18 +668,34 @@ enum Tier {
     Span,
 }
 
-/// Why the last placement failed; the text is built only when asked for.
+/// Which of the whole-pool checks failed first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shortfall {
+    /// Too few vnodes: none (free), or fewer than scatter's chunks.
+    Nodes,
+    /// The job's total of consumable `.0` is more than offered.
+    Amount(usize),
+    /// Condition `.1` of chunk `.0`, on a non-consumable, matches no vnode.
+    Value(usize, usize),
+}
+
+/// Why the last placement failed; the text is built only when asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Refusal {
-    /// The whole-pool check: consumable `slot` short, with requested, available and total;
-    /// or (slot none) the vnodes.
-    Insufficient {
-        slot: Option<usize>,
+    /// The whole-pool check: too few vnodes.
+    Nodes { never: bool },
+    /// The whole-pool check: consumable `slot` short, with requested, available and total
+    /// (available is the total when `never`, as PBS prints it).
+    Amount {
+        slot: usize,
         r: u64,
         a: u64,
         t: u64,
         never: bool,
     },
+    /// The whole-pool check: a non-consumable's requested value, and the values the pool has,
+    /// as PBS prints them: `vnode (foo != n1,n2)`.
+    Value { text: Arc<str>, never: bool },
     /// Some set fits statically; this set was the last examined.
     SetTooSmall(usize),
     /// No set fits statically and spanning is off.
@@ -666,56 +706,105 @@ enum Refusal {
     ChunkSetsTooSmall,
 }
 
-/// The whole-pool refusal: the first consumable short, as `R: requested A: available
-/// T: total`, or the vnode count.
-fn insufficient(need: &[u64], free: &[u64], total: &[u64], never: bool) -> Refusal {
-    for (slot, &r) in need.iter().enumerate() {
-        let (a, t) = (
-            free.get(slot).copied().unwrap_or(0),
-            total.get(slot).copied().unwrap_or(0),
-        );
-        if r > if never { t } else { a } {
-            return Refusal::Insufficient {
-                slot: Some(slot),
-                r,
-                a,
-                t,
+/// The most bytes of a pool's values a comment shows: PBS prints them into a buffer of
+/// `MAX_LOG_SIZE` (1024) bytes (openpbs `src/scheduler/config.h`, `check.cpp`).
+const MAX_VALUES_TEXT: usize = 1023;
+
+impl PbsPsets {
+    /// The refusal for the first failed whole-pool check `short` of array `arr`, offering
+    /// `offered` (free amounts, or totals when `never`).
+    fn insufficient(
+        &self,
+        cluster: &Cluster,
+        arr: &SetInfo,
+        short: Shortfall,
+        chunks: &[Chunk],
+        offered: &[u64],
+        never: bool,
+    ) -> Refusal {
+        match short {
+            Shortfall::Nodes => Refusal::Nodes { never },
+            Shortfall::Amount(slot) => Refusal::Amount {
+                slot,
+                r: self.totals[slot],
+                a: offered.get(slot).copied().unwrap_or(0),
+                t: arr.total.get(slot).copied().unwrap_or(0),
                 never,
-            };
+            },
+            Shortfall::Value(c, k) => {
+                let k = &chunks[c].constraints[k];
+                let name = &cluster.resources().def(k.resource).name;
+                let mut have: Vec<String> = Vec::new();
+                for &v in &arr.vnodes {
+                    if let Some(value) = cluster.vnode(v).attr(k.resource) {
+                        let text = value.to_string();
+                        if !have.contains(&text) {
+                            have.push(text);
+                        }
+                    }
+                }
+                let mut values = String::new();
+                for text in &have {
+                    if values.len() + text.len() + 1 > MAX_VALUES_TEXT {
+                        break;
+                    }
+                    if !values.is_empty() {
+                        values.push(',');
+                    }
+                    values.push_str(text);
+                }
+                Refusal::Value {
+                    text: Arc::from(format!("{name} ({} != {values})", k.value)),
+                    never,
+                }
+            }
         }
-    }
-    Refusal::Insufficient {
-        slot: None,
-        r: 0,
-        a: 0,
-        t: 0,
-        never,
     }
 }
 
 impl PbsPsets {
     /// PBS's comment text for a refusal.
-    fn text(&self, why: Refusal) -> String {
+    fn text(&self, why: &Refusal) -> String {
+        let prefix = |never: bool| {
+            if never {
+                "Can Never Run"
+            } else {
+                "Not Running"
+            }
+        };
         match why {
-            Refusal::Insufficient {
-                slot, r, a, t, never, ..
+            Refusal::Nodes { never: true } => {
+                "Can Never Run: Not enough total nodes available".to_owned()
+            }
+            Refusal::Nodes { never: false } => {
+                "Not Running: Not enough free nodes available".to_owned()
+            }
+            Refusal::Amount {
+                slot,
+                r,
+                a,
+                t,
+                never,
             } => {
-                let prefix = if never { "Can Never Run" } else { "Not Running" };
-                match slot {
-                    Some(slot) => {
-                        let defs = &self.defs;
-                        let name = &defs.def(defs.consumables()[slot]).name;
-                        format!("{prefix}: Insufficient amount of resource: {name} (R: {r} A: {a} T: {t})")
-                    }
-                    // Too few vnodes (none free, or fewer than scatter's chunks), or no vnode
-                    // with a requested property: PBS's node-count texts.
-                    _ if never => format!("{prefix}: Not enough total nodes available"),
-                    _ => format!("{prefix}: Not enough free nodes available"),
+                let def = self.defs.def(self.defs.consumables()[*slot]);
+                let mut rat = String::new();
+                for (label, amount) in [("R", r), ("A", a), ("T", t)] {
+                    let sep = if label == "R" { "" } else { " " };
+                    let _ = write!(rat, "{sep}{label}: ");
+                    let _ = placesim_core::write_amount(&mut rat, def.kind, *amount);
                 }
+                format!(
+                    "{}: Insufficient amount of resource: {} ({rat})",
+                    prefix(*never),
+                    def.name
+                )
+            }
+            Refusal::Value { text, never } => {
+                format!("{}: Insufficient amount of resource: {text}", prefix(*never))
             }
             Refusal::SetTooSmall(s) => format!(
                 "Not Running: Placement set {} has too few free resources",
-                self.sets.get(s).map_or("", |x| &*x.name)
+                self.sets.get(*s).map_or("", |x| &*x.name)
             ),
             Refusal::CantSpan => {
                 "Can Never Run: can't fit in the largest placement set, and can't span psets".to_owned()
@@ -753,7 +842,7 @@ impl PlacementPolicy for PbsPsets {
     }
 
     fn refusal(&self) -> Option<Arc<str>> {
-        self.refusal.map(|why| Arc::from(self.text(why)))
+        self.refusal.as_ref().map(|why| Arc::from(self.text(why)))
     }
 
     fn explains_refusals(&self) -> bool {

@@ -547,8 +547,6 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
             allocation: Some(Arc::new(h.allocation)),
         }));
         // The views borrow the pool until here (their last use above).
-        drop(states);
-        drop(spare);
         *self.pool = pool;
         self.shared.prune();
     }

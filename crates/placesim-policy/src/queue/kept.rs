@@ -130,7 +130,10 @@ impl<'s> View<'s> {
         self.scratch.take(allocation);
         let slot = self.book.content.partition_point(|(h, _)| *h < holder);
         debug_assert!(
-            self.book.content.get(slot).is_none_or(|(h, _)| *h != holder),
+            self.book
+                .content
+                .get(slot)
+                .is_none_or(|(h, _)| *h != holder),
             "{holder:?} is held twice"
         );
         let shared = shared.of(holder, allocation);

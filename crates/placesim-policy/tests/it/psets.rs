@@ -332,6 +332,87 @@ fn the_whole_pool_check_comes_first_with_pbs_texts() {
     );
 }
 
+/// PBS checks a pool in this order, and the first failure is the comment
+/// (`resresv_can_fit_nodepart`, queue-disciplines.md §2.8): a free vnode, a vnode per
+/// scatter chunk, the consumable totals, then each chunk's non-consumables; against totals
+/// first for "Can Never Run", then against what is free for "Not Running".
+#[test]
+fn the_whole_pool_checks_go_in_pbs_order() {
+    let s = scenario(&two_switch(""));
+    let mut p = psets(&s, &[]);
+    let all: Vec<String> = ["a", "b"]
+        .iter()
+        .flat_map(|c| (1..=14).map(move |i| format!("{c}{i}")))
+        .filter(|n| s.cluster.vnode_by_name(n).is_some())
+        .collect();
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    // No vnode free: the node count comes before the ncpus the job would also lack.
+    let full = state(&s, &p, &all);
+    assert_eq!(
+        place(&s, &mut p, &full, "select=1:ncpus=8", None),
+        Err("Not Running: Not enough free nodes available".into())
+    );
+    // More scatter chunks than vnodes, though the ncpus would do.
+    let empty = state(&s, &p, &[]);
+    assert_eq!(
+        place(&s, &mut p, &empty, "select=25:ncpus=1 place=scatter", None),
+        Err("Can Never Run: Not enough total nodes available".into())
+    );
+    // More scatter chunks than free vnodes: 23 free of 24.
+    let one_busy = state(&s, &p, &["a1"]);
+    assert_eq!(
+        place(
+            &s,
+            &mut p,
+            &one_busy,
+            "select=24:ncpus=1 place=scatter",
+            None
+        ),
+        Err("Not Running: Not enough free nodes available".into())
+    );
+    // Never: the available amount printed is the total, and sizes carry their unit.
+    assert_eq!(
+        place(&s, &mut p, &one_busy, "select=1:ncpus=1:mem=769gb", None),
+        Err(
+            "Can Never Run: Insufficient amount of resource: mem (R: 769gb A: 768gb T: 768gb)"
+                .into()
+        )
+    );
+    // Consumables before non-consumables.
+    assert_eq!(
+        place(
+            &s,
+            &mut p,
+            &one_busy,
+            "select=1:ncpus=193:switch=Switch3",
+            None
+        ),
+        Err("Can Never Run: Insufficient amount of resource: ncpus (R: 193 A: 192 T: 192)".into())
+    );
+    // A value no vnode has: PBS's non-consumable form, with the pool's values.
+    assert_eq!(
+        place(
+            &s,
+            &mut p,
+            &one_busy,
+            "select=1:ncpus=1:switch=Switch3",
+            None
+        ),
+        Err(
+            "Can Never Run: Insufficient amount of resource: switch (Switch3 != Switch1,Switch2)"
+                .into()
+        )
+    );
+    // PBS's own example (pbs_allpart.py): a vnode that does not exist.
+    let names = all.join(",");
+    assert_eq!(
+        place(&s, &mut p, &one_busy, "select=1:ncpus=1:vnode=foo", None),
+        Err(format!(
+            "Can Never Run: Insufficient amount of resource: vnode (foo != {names})"
+        ))
+    );
+}
+
 #[test]
 fn pool_precedence_job_group_then_queue_then_server() {
     let text = format!(
