@@ -676,3 +676,59 @@ queue ahead of it when it first became a top job, at 10 s: none
     assert!(html.contains("<h2>Why the job waited</h2>"));
     assert!(html.contains("10 s  top-job estimate: start 15 s\n          15 s  start"));
 }
+
+/// A PBS queue's own `backfill_depth` reaches the run: queue `strict` (SWF queue 1) has
+/// depth 0. J1 (3 of 4 vnodes) runs until 10; J2 (queue 1, 2 vnodes) cannot start, and J3
+/// (queue 1, 1 vnode, 5 s) would break the queue's strict order, so it waits for J2, until
+/// 10. Without the queue's depth, J2 is the top job and J3, ending by 7, is backfilled at 2.
+#[test]
+fn a_queue_backfill_depth_of_zero_keeps_the_queue_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "1 0 -1 10 3 -1 -1 3 10 -1 1 -1 -1 -1 0 -1 -1 -1\n\
+         2 1 -1 10 2 -1 -1 2 10 -1 1 -1 -1 -1 1 -1 -1 -1\n\
+         3 2 -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 1 -1 -1 -1\n",
+    );
+    let explain_j3 = |queue_depth: &str| {
+        let scenario = dir.path().join("q.toml");
+        std::fs::write(
+            &scenario,
+            format!(
+                "name = \"queues\"\n[[class]]\nname = \"n\"\ncount = 4\nncpus = 1\n\
+                 [workload]\ntrace = \"{trace}\"\n\
+                 [[pbs.queue]]\nname = \"strict\"\nswf_queues = [1]\n{queue_depth}"
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join("out");
+        let o = placesim(&[
+            "run",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let o = placesim(&["explain", out.to_str().unwrap(), "3"]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let strict = explain_j3("backfill_depth = 0\n");
+    assert!(
+        strict.contains(
+            "  started:    10 s, after waiting 8 s\n\
+             \x20 ended:      15 s\n"
+        ),
+        "{strict}"
+    );
+    assert!(
+        strict.contains("2 s  comment: Not Running: Job would break strict sorted order\n"),
+        "{strict}"
+    );
+    let shared = explain_j3("");
+    assert!(
+        shared.contains("  started:    2 s, after waiting 0 s\n"),
+        "{shared}"
+    );
+}

@@ -155,6 +155,43 @@ impl Discipline {
         }
     }
 
+    /// A fresh instance for one run, asking `placement` where jobs go, with PBS queues that
+    /// have a `backfill_depth` of their own (`queue_depths`, by queue index; PBS's rules,
+    /// queue-disciplines.md §2.3):
+    /// - under backfilling, a queue's jobs count their top jobs against its depth, and all
+    ///   other jobs against the discipline's;
+    /// - a queue of depth 0 keeps strict order among its own jobs only;
+    /// - under strict order (server depth 0), a queue with a depth above 0 turns backfilling
+    ///   back on, and the jobs of the other queues get no top job;
+    /// - greedy (no `strict_ordering`) calendars nothing, whatever the depths.
+    pub fn build_for(
+        self,
+        placement: Box<dyn PlacementPolicy>,
+        queue_depths: &[Option<u32>],
+    ) -> Box<dyn SchedulingPolicy> {
+        if queue_depths.iter().all(Option::is_none) {
+            return self.build_with(placement);
+        }
+        let depths = queue_depths.to_vec();
+        let backfill = match self {
+            Discipline::Greedy => return self.build_with(placement),
+            Discipline::Fcfs if depths.iter().flatten().all(|&d| d == 0) => {
+                return self.build_with(placement);
+            }
+            Discipline::Fcfs => Backfill::new(placement, Depth::Jobs(0)),
+            Discipline::Easy { depth, kept } => {
+                let backfill = Backfill::new(placement, Depth::Jobs(depth));
+                if kept {
+                    backfill.keeping_reservations()
+                } else {
+                    backfill
+                }
+            }
+            Discipline::Conservative => Backfill::new(placement, Depth::All),
+        };
+        Box::new(backfill.with_queue_depths(depths))
+    }
+
     /// A fresh instance for one run with first-fit placement.
     pub fn build(self) -> Box<dyn SchedulingPolicy> {
         self.build_with(Box::new(crate::placement::FirstFit::default()))

@@ -73,7 +73,7 @@ pub fn execute(
         trace: trace.path.display().to_string(),
         procs: cluster.capacity_total(ConsumableIdx::NCPUS),
     };
-    let mut policy = discipline.build_with(plan.placement.instance(&mut state));
+    let mut policy = discipline.build_for(plan.placement.instance(&mut state), &plan.queue_depths);
     let mut simulation = Simulation::new(workload, state, plan.config);
     if let Some(model) = &plan.runtime {
         simulation = simulation.with_runtime_model(model);

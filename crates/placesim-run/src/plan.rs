@@ -17,6 +17,8 @@ pub struct Plan {
     pub cluster: Cluster,
     /// The queue discipline.
     pub discipline: Discipline,
+    /// Per PBS queue (by index): its own `backfill_depth`, if it has one.
+    pub queue_depths: Vec<Option<u32>>,
     /// Walltime handling.
     pub config: RunConfig,
     /// The scenario name recorded in every output row.
@@ -71,6 +73,7 @@ pub fn plain_plan(
         name,
         cluster,
         discipline,
+        queue_depths: Vec::new(),
         config: RunConfig {
             cycles: placesim_core::Cycles::EventExact,
             walltime: WalltimePolicy::Kill,
@@ -157,6 +160,12 @@ pub fn plan_of_scenario(
         name: scenario.name.clone(),
         cluster: scenario.cluster,
         discipline: discipline.unwrap_or(scenario.run.discipline),
+        queue_depths: scenario
+            .pbs
+            .queues
+            .iter()
+            .map(|q| q.backfill_depth)
+            .collect(),
         config: RunConfig {
             cycles: scenario.run.cycles,
             walltime: scenario.run.walltime,

@@ -66,6 +66,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             .map(|q| QueueSettings {
                 name: q.name.get_ref().clone(),
                 swf_queues: q.swf_queues.clone(),
+                backfill_depth: q.backfill_depth.as_ref().map(|d| *d.get_ref()),
             })
             .collect(),
     };
@@ -747,15 +748,6 @@ impl Cx<'_> {
     }
 
     fn run(&self, raw: &ScenarioToml) -> Result<RunSettings, ScenarioError> {
-        if let Some(d) = raw.pbs.queue.iter().find_map(|q| q.backfill_depth.as_ref()) {
-            return Err(self.at(
-                d,
-                "pbs.queue.backfill_depth",
-                "a queue's own backfill_depth is not modelled: give the server's \
-                 [pbs] backfill_depth, which every queue then shares"
-                    .to_owned(),
-            ));
-        }
         let r = &raw.run;
         let mut named: Option<Discipline> = self.named(r.discipline.as_ref(), "run.discipline")?;
         if let Some(d) = &r.backfill_depth {
@@ -810,6 +802,24 @@ impl Cx<'_> {
             (None, Some(b)) => b.discipline,
             (None, None) => Discipline::EASY,
         };
+        // A queue's depth is PBS's: it counts top jobs under strict_ordering (and is ignored
+        // without it, as the server's is).
+        if let Some(d) = raw.pbs.queue.iter().find_map(|q| q.backfill_depth.as_ref())
+            && matches!(
+                discipline,
+                Discipline::Conservative | Discipline::Easy { kept: true, .. }
+            )
+        {
+            return Err(self.at(
+                d,
+                "pbs.queue.backfill_depth",
+                format!(
+                    "a queue's backfill_depth goes with PBS's strict_ordering (discipline easy \
+                     or fcfs), not {}",
+                    discipline.label()
+                ),
+            ));
+        }
         Ok(RunSettings {
             discipline,
             placement: self

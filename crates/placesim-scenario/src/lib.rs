@@ -294,6 +294,9 @@ pub struct QueueSettings {
     pub name: String,
     /// SWF queue numbers whose jobs it receives.
     pub swf_queues: Vec<u32>,
+    /// Its own `backfill_depth` (under `strict_ordering`): its jobs' top jobs are counted
+    /// against it rather than the server's.
+    pub backfill_depth: Option<u32>,
 }
 
 impl Scenario {

@@ -209,8 +209,8 @@ pub struct QueueToml {
     /// SWF queue numbers (field 15) whose jobs go to this queue.
     #[serde(default)]
     pub swf_queues: Vec<u32>,
-    /// The queue's own `backfill_depth`: read so that it is refused with a message, since
-    /// per-queue top-job counts are not modelled.
+    /// The queue's own `backfill_depth`: its jobs count their top jobs against it, not the
+    /// server's; 0 is strict order inside the queue.
     pub backfill_depth: Option<Spanned<u32>>,
 }
 

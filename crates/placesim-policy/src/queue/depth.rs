@@ -15,7 +15,7 @@ use std::sync::Arc;
 /// How many reservations a pass makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Depth {
-    /// At most this many (at least 1; 1 is EASY).
+    /// At most this many (1 is EASY; 0 only beside queues with a depth of their own).
     Jobs(u32),
     /// One for every waiting job that cannot start: conservative backfilling.
     All,
@@ -83,6 +83,8 @@ pub struct Backfill<P> {
     /// Per job: whether it got a reservation in an earlier pass (used when `kept`).
     reserved_before: Vec<bool>,
     totals_allowed: bool,
+    /// Per PBS queue (by index): its own `backfill_depth`, if it has one.
+    queue_depths: Vec<Option<u32>>,
     runnable: Runnable,
     now_buf: ScratchBuf,
     /// One view per reservation of the vnode form, kept between passes.
@@ -109,6 +111,7 @@ impl<P: PlacementPolicy> Backfill<P> {
             kept: false,
             reserved_before: Vec::new(),
             totals_allowed: true,
+            queue_depths: Vec::new(),
             runnable: Runnable::default(),
             now_buf: ScratchBuf::default(),
             pool: Vec::new(),
@@ -134,6 +137,15 @@ impl<P: PlacementPolicy> Backfill<P> {
     /// count toward the depth when they come first.
     pub fn keeping_reservations(mut self) -> Self {
         self.kept = true;
+        self
+    }
+
+    /// The same discipline with PBS queues that have a `backfill_depth` of their own
+    /// (`queue_depths`, by queue index): a queue's jobs count their top jobs against its
+    /// depth, the other jobs against the server's; in a queue of depth 0, nothing after a
+    /// job that cannot start starts (its strict order), while the other queues go on.
+    pub fn with_queue_depths(mut self, queue_depths: Vec<Option<u32>>) -> Self {
+        self.queue_depths = queue_depths;
         self
     }
 
@@ -224,6 +236,8 @@ impl<P: PlacementPolicy> Backfill<P> {
             self.planned.clear();
             return;
         }
+        // A carried-over pass does not know which queues the last one blocked.
+        let carry = carry && self.queue_depths.iter().all(Option::is_none);
         if carry && self.carried_over(ctx, head_pos, head_relaxed, &now_view, decisions) {
             let from = ctx.fresh_from.max(head_pos + 1);
             self.pass_on_totals(ctx, head_pos, from, &mut now_view, decisions);
@@ -279,7 +293,12 @@ impl<P: PlacementPolicy> Backfill<P> {
                 shared: &mut self.shared,
                 ends: ends.to_vec(),
                 held: Vec::new(),
-                quota: Quota::of(self.depth, self.kept, &self.reserved_before),
+                quota: Quota::of(
+                    self.depth,
+                    &self.queue_depths,
+                    self.kept,
+                    &self.reserved_before,
+                ),
             };
             pass.run(unoccupied, head_pos, head_relaxed, now_view, decisions);
         }
@@ -343,9 +362,21 @@ impl<P: PlacementPolicy> Backfill<P> {
         now_view: &mut Scratch<'_>,
         decisions: &mut Vec<Decision>,
     ) {
-        let quota = Quota::of(self.depth, self.kept, &self.reserved_before);
+        let mut quota = Quota::of(
+            self.depth,
+            &self.queue_depths,
+            self.kept,
+            &self.reserved_before,
+        );
+        for planned in &self.planned {
+            quota.took(ctx, planned.job);
+        }
         for (pos, &job) in ctx.queue.iter().enumerate().skip(scan_from) {
             if self.runnable.known_never(ctx, job) {
+                continue;
+            }
+            if quota.blocked(ctx, job) {
+                self.runnable.comment(job, PbsComment::StrictOrder);
                 continue;
             }
             let need = ctx.workload.ncpus_of(job);
@@ -365,10 +396,11 @@ impl<P: PlacementPolicy> Backfill<P> {
                     continue;
                 }
             }
-            if !quota.allows(job, self.planned.len()) {
+            quota.could_not_start(ctx, job);
+            if !quota.allows(ctx, job) {
                 // Only starts remain possible (and kept reservations), and no start once
                 // nothing is free now.
-                if now_view.free_total(ConsumableIdx::NCPUS) == 0 && quota.kept.is_none() {
+                if now_view.free_total(ConsumableIdx::NCPUS) == 0 && quota.exhausted() {
                     break;
                 }
                 continue;
@@ -377,6 +409,7 @@ impl<P: PlacementPolicy> Backfill<P> {
                 continue;
             }
             if let Some(at) = self.profile.earliest(need, estimate.as_secs()) {
+                quota.took(ctx, job);
                 self.profile.hold(at, at + estimate, need);
                 self.planned.push(Planned {
                     job,
@@ -405,39 +438,106 @@ struct VnodePass<'p, 'c, P> {
     quota: Quota<'p>,
 }
 
-/// Which jobs may still get a reservation in a pass.
-#[derive(Clone, Copy)]
+/// Which jobs may still get a reservation in a pass. PBS counts top jobs per queue for the
+/// queues with a `backfill_depth` of their own, and for the server for all other jobs
+/// (openpbs `should_backfill_with_job`, queue-disciplines.md §2.3).
 struct Quota<'a> {
-    /// The depth.
+    /// The server's depth, for jobs of queues without their own.
     limit: usize,
+    /// Per PBS queue (by index): its own depth, if it has one.
+    queue_limits: &'a [Option<u32>],
+    /// The reservations made so far in this pass: the server's count, then one per queue.
+    made: Vec<usize>,
     /// Under HIGHEST: per job, whether it got a reservation in an earlier pass.
     kept: Option<&'a [bool]>,
+    /// Per queue with a depth of 0: whether one of its jobs could not start in this pass, so
+    /// that the queue's later jobs would break its strict order.
+    blocked: Vec<bool>,
 }
 
 impl<'a> Quota<'a> {
-    /// The quota of `depth`, keeping the reservations of the jobs in `reserved_before` when
-    /// `kept` (HIGHEST).
-    fn of(depth: Depth, kept: bool, reserved_before: &'a [bool]) -> Quota<'a> {
+    /// The quota of `depth` (and the queues' own), keeping the reservations of the jobs in
+    /// `reserved_before` when `kept` (HIGHEST).
+    fn of(
+        depth: Depth,
+        queue_limits: &'a [Option<u32>],
+        kept: bool,
+        reserved_before: &'a [bool],
+    ) -> Quota<'a> {
         Quota {
             limit: depth.limit(),
+            queue_limits,
+            made: vec![0; 1 + queue_limits.len()],
             kept: kept.then_some(reserved_before),
+            blocked: vec![false; queue_limits.len()],
         }
     }
 
-    /// Whether `job` may get a reservation once `made` have been made in this pass.
-    fn allows(self, job: JobId, made: usize) -> bool {
-        made < self.limit
+    /// The queue of `job` if it has a depth of its own, with that depth.
+    fn own_queue(&self, ctx: &SchedContext<'_>, job: JobId) -> Option<(usize, u32)> {
+        let q = ctx.workload.request_of(job).queue? as usize;
+        Some((q, (*self.queue_limits.get(q)?)?))
+    }
+
+    /// The count `job`'s reservation goes in, and its limit.
+    fn counter(&self, ctx: &SchedContext<'_>, job: JobId) -> (usize, usize) {
+        match self.own_queue(ctx, job) {
+            Some((q, depth)) => (1 + q, depth as usize),
+            None => (0, self.limit),
+        }
+    }
+
+    /// Whether `job` may get a reservation now.
+    fn allows(&self, ctx: &SchedContext<'_>, job: JobId) -> bool {
+        let (counter, limit) = self.counter(ctx, job);
+        self.made[counter] < limit
             || self
                 .kept
                 .is_some_and(|kept| kept.get(job.index()) == Some(&true))
     }
 
+    /// Counts a reservation made for `job`.
+    fn took(&mut self, ctx: &SchedContext<'_>, job: JobId) {
+        let (counter, _) = self.counter(ctx, job);
+        self.made[counter] += 1;
+    }
+
+    /// Whether no job at all may get a reservation any more.
+    fn exhausted(&self) -> bool {
+        self.kept.is_none()
+            && self.made[0] >= self.limit
+            && self
+                .queue_limits
+                .iter()
+                .zip(&self.made[1..])
+                .all(|(limit, &made)| limit.is_none_or(|l| made >= l as usize))
+    }
+
     /// The most reservations a pass over `waiting` jobs can make.
-    fn most(self, waiting: usize) -> usize {
+    fn most(&self, waiting: usize) -> usize {
         if self.kept.is_some() {
-            waiting
-        } else {
-            self.limit.min(waiting)
+            return waiting;
+        }
+        let queues: usize = self
+            .queue_limits
+            .iter()
+            .flatten()
+            .map(|&d| d as usize)
+            .sum();
+        self.limit.saturating_add(queues).min(waiting)
+    }
+
+    /// Whether `job` is in a queue of depth 0 where an earlier job could not start: it would
+    /// break the queue's strict order.
+    fn blocked(&self, ctx: &SchedContext<'_>, job: JobId) -> bool {
+        self.own_queue(ctx, job)
+            .is_some_and(|(q, depth)| depth == 0 && self.blocked[q])
+    }
+
+    /// Notes that `job` could not start: in a queue of depth 0, the jobs after it wait.
+    fn could_not_start(&mut self, ctx: &SchedContext<'_>, job: JobId) {
+        if let Some((q, 0)) = self.own_queue(ctx, job) {
+            self.blocked[q] = true;
         }
     }
 }
@@ -466,6 +566,10 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
         let mut spare: Option<View<'_>> = None;
         for (pos, &job) in ctx.queue.iter().enumerate().skip(head_pos) {
             if self.runnable.known_never(ctx, job) {
+                continue;
+            }
+            if self.quota.blocked(ctx, job) {
+                self.runnable.comment(job, PbsComment::StrictOrder);
                 continue;
             }
             let need = ctx.workload.ncpus_of(job);
@@ -499,8 +603,9 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
                     }
                 }
             }
-            if !self.quota.allows(job, self.held.len()) {
-                if now_view.free_total(ConsumableIdx::NCPUS) == 0 && self.quota.kept.is_none() {
+            self.quota.could_not_start(ctx, job);
+            if !self.quota.allows(ctx, job) {
+                if now_view.free_total(ConsumableIdx::NCPUS) == 0 && self.quota.exhausted() {
                     break;
                 }
                 continue;
@@ -519,6 +624,7 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
             };
             match self.reserve(&mut states, job, relaxed, decisions, &mut state) {
                 Some((at, allocation)) => {
+                    self.quota.took(ctx, job);
                     self.profile.hold(at, at + estimate, need);
                     let slot = self.held.partition_point(|h| h.start <= at);
                     self.held.insert(

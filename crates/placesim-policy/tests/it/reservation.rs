@@ -382,3 +382,165 @@ fn highest_keeps_a_reservation_that_currenthighest_gives_up() {
         [(JobId(1), SimTime(50)), (JobId(2), SimTime(60))]
     );
 }
+
+/// PBS queues with a `backfill_depth` of their own (queue-disciplines.md §2.3): four
+/// one-processor vnodes, A holds v0..v2 until 10 (estimated), v3 is free; a pass at 1.
+mod queue_depths {
+    use super::*;
+    use placesim_policy::queue::{Backfill, Depth, Discipline};
+
+    /// `n` processors, in PBS queue `queue`.
+    fn in_queue(n: u32, queue: Option<u32>) -> Request {
+        let mut r = Request::processors(n, 3);
+        r.queue = queue;
+        r
+    }
+
+    /// The pass's starts, reservations (job, start) and comments, for the policy `policy`
+    /// over the jobs `queued` (request, estimate), after A.
+    fn pass(
+        policy: &mut dyn SchedulingPolicy,
+        requests: Vec<Request>,
+        queued: &[(u32, u64)],
+    ) -> (Vec<Decision>, Vec<(JobId, SimTime)>, Vec<(JobId, String)>) {
+        let mut jobs = vec![job(0, 10, 0)];
+        jobs.extend(queued.iter().map(|&(r, e)| job(1, e, r)));
+        let mut requests = requests;
+        requests.insert(0, Request::processors(3, 3));
+        let shift = |j: &mut Job| j.request = RequestId(j.request.0 + 1);
+        jobs.iter_mut().skip(1).for_each(shift);
+        let workload = Workload::new(jobs, requests).unwrap();
+        let mut state = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
+        let a = on(&[0, 1, 2]);
+        state.allocate(&a).unwrap();
+        let running = vec![RunningJob {
+            job: JobId(0),
+            start: SimTime(0),
+            estimated_end: SimTime(10),
+            allocation: a,
+        }];
+        let queue: Vec<JobId> = (1..=queued.len() as u32).map(JobId).collect();
+        let ctx = first_pass_at(1, &state, &workload, &queue, &running);
+        let mut decisions = Vec::new();
+        policy.schedule(&ctx, &mut decisions);
+        let mut estimates = Vec::new();
+        policy.drain_estimates(&mut estimates);
+        let mut comments = Vec::new();
+        policy.drain_comments(&mut comments);
+        (
+            decisions,
+            estimates.iter().map(|e| (e.job, e.start)).collect(),
+            comments
+                .into_iter()
+                .map(|(j, t)| (j, t.to_string()))
+                .collect(),
+        )
+    }
+
+    /// Queue 0 has depth 1, the server 1. J1 (queue 0, 4 processors) is calendared against
+    /// queue 0's count, so J2 (no queue of its own, 4 processors) still gets the server's
+    /// top job, at J1's end; J3 (queue 0) gets none. With the server's count alone, J1 takes
+    /// the only top job.
+    #[test]
+    fn a_queue_with_its_own_depth_counts_its_own_top_jobs() {
+        let requests = || vec![in_queue(4, Some(0)), in_queue(4, None)];
+        let queued = [(0, 10), (1, 10), (0, 10)];
+        for on_vnodes in [false, true] {
+            let build = |depths: Vec<Option<u32>>| {
+                let b = if on_vnodes {
+                    Backfill::on_vnodes(FirstFit::default(), Depth::Jobs(1))
+                } else {
+                    Backfill::new(FirstFit::default(), Depth::Jobs(1))
+                };
+                b.with_queue_depths(depths)
+            };
+            let (starts, tops, _) = pass(&mut build(vec![Some(1)]), requests(), &queued);
+            assert!(starts.is_empty());
+            assert_eq!(
+                tops,
+                [(JobId(1), SimTime(10)), (JobId(2), SimTime(20))],
+                "on vnodes: {on_vnodes}"
+            );
+            let (_, tops, _) = pass(&mut build(vec![None]), requests(), &queued);
+            assert_eq!(tops, [(JobId(1), SimTime(10))], "on vnodes: {on_vnodes}");
+        }
+    }
+
+    /// Queue 1 has depth 0: J1 (queue 1, 2 processors) cannot start and gets no top job, and
+    /// J2 (queue 1, 1 processor), which fits now, would break the queue's strict order; J3
+    /// (no queue of its own) starts on v3. Without the queue's depth, J1 is calendared and
+    /// J2, which ends before it, is backfilled.
+    #[test]
+    fn a_queue_of_depth_zero_keeps_its_own_jobs_in_strict_order() {
+        let requests = || {
+            vec![
+                in_queue(2, Some(1)),
+                in_queue(1, Some(1)),
+                in_queue(1, None),
+            ]
+        };
+        let queued = [(0, 10), (1, 5), (2, 5)];
+        for on_vnodes in [false, true] {
+            let build = |depths: Vec<Option<u32>>| {
+                let b = if on_vnodes {
+                    Backfill::on_vnodes(FirstFit::default(), Depth::Jobs(1))
+                } else {
+                    Backfill::new(FirstFit::default(), Depth::Jobs(1))
+                };
+                b.with_queue_depths(depths)
+            };
+            let (starts, tops, comments) =
+                pass(&mut build(vec![None, Some(0)]), requests(), &queued);
+            assert_eq!(
+                starts,
+                [Decision::Start {
+                    job: JobId(3),
+                    allocation: on(&[3])
+                }],
+                "on vnodes: {on_vnodes}"
+            );
+            assert!(tops.is_empty());
+            assert_eq!(
+                comments,
+                [(
+                    JobId(2),
+                    "Not Running: Job would break strict sorted order".to_owned()
+                )]
+            );
+            let (starts, tops, _) = pass(&mut build(vec![]), requests(), &queued);
+            assert_eq!(
+                starts,
+                [Decision::Start {
+                    job: JobId(2),
+                    allocation: on(&[3])
+                }]
+            );
+            assert_eq!(tops, [(JobId(1), SimTime(10))]);
+        }
+    }
+
+    /// Server depth 0 is strict order; a queue with a depth above 0 turns backfilling back
+    /// on. J1 (no queue of its own) then gets no top job and blocks nothing; J2 (queue 0) is
+    /// calendared at 10; J3 (1 processor, ends by 6) starts. Under strict order alone,
+    /// nothing starts.
+    #[test]
+    fn a_queue_depth_turns_backfilling_back_on_under_server_depth_zero() {
+        let requests = || vec![in_queue(4, None), in_queue(4, Some(0)), in_queue(1, None)];
+        let queued = [(0, 10), (1, 10), (2, 5)];
+        let mut fcfs_with_queue =
+            Discipline::Fcfs.build_for(Box::new(FirstFit::default()), &[Some(1)]);
+        let (starts, tops, _) = pass(fcfs_with_queue.as_mut(), requests(), &queued);
+        assert_eq!(
+            starts,
+            [Decision::Start {
+                job: JobId(3),
+                allocation: on(&[3])
+            }]
+        );
+        assert_eq!(tops, [(JobId(2), SimTime(10))]);
+        let mut fcfs = Discipline::Fcfs.build_for(Box::new(FirstFit::default()), &[Some(0)]);
+        let (starts, tops, _) = pass(fcfs.as_mut(), requests(), &queued);
+        assert!(starts.is_empty());
+        assert!(tops.is_empty());
+    }
+}

@@ -227,11 +227,16 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
         )),
         "test.toml:7:21: key `reservation_depth`: [moab] reservation_depth / reservation_policy (reservation_depth = 2, reservation_policy = CURRENTHIGHEST) names easy-depth2, but [pbs] strict_ordering / backfill_depth (backfill_depth = 3) names easy-depth3"
     );
+    // A queue's own depth is read into its settings, and goes with PBS's disciplines only.
+    let queue_depth = format!("{BASE}[[pbs.queue]]\nname = \"q\"\nbackfill_depth = 10\n");
+    let s = placesim_scenario::load_scenario(&queue_depth, std::path::Path::new("t.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.pbs.queues[0].backfill_depth, Some(10));
     assert_eq!(
         error_of(&format!(
-            "{BASE}[[pbs.queue]]\nname = \"q\"\nbackfill_depth = 10\n"
+            "[run]\ndiscipline = \"conservative\"\n{queue_depth}"
         )),
-        "test.toml:6:18: key `pbs.queue.backfill_depth`: a queue's own backfill_depth is not modelled: give the server's [pbs] backfill_depth, which every queue then shares"
+        "test.toml:8:18: key `pbs.queue.backfill_depth`: a queue's backfill_depth goes with PBS's strict_ordering (discipline easy or fcfs), not conservative"
     );
     let cycles = |extra: &str| {
         placesim_scenario::load_scenario(&format!("{BASE}{extra}"), std::path::Path::new("t.toml"))
