@@ -396,13 +396,16 @@ mod queue_depths {
         r
     }
 
+    /// What a pass said: its starts, its top jobs (job, start) and its comments.
+    type Said = (Vec<Decision>, Vec<(JobId, SimTime)>, Vec<(JobId, String)>);
+
     /// The pass's starts, reservations (job, start) and comments, for the policy `policy`
     /// over the jobs `queued` (request, estimate), after A.
     fn pass(
         policy: &mut dyn SchedulingPolicy,
         requests: Vec<Request>,
         queued: &[(u32, u64)],
-    ) -> (Vec<Decision>, Vec<(JobId, SimTime)>, Vec<(JobId, String)>) {
+    ) -> Said {
         let mut jobs = vec![job(0, 10, 0)];
         jobs.extend(queued.iter().map(|&(r, e)| job(1, e, r)));
         let mut requests = requests;
