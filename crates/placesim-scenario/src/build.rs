@@ -802,6 +802,19 @@ impl Cx<'_> {
             (None, Some(b)) => b.discipline,
             (None, None) => Discipline::EASY,
         };
+        if let Some(fuzzy) = &raw.pbs.opt_backfill_fuzzy
+            && !fuzzy.get_ref().eq_ignore_ascii_case("off")
+        {
+            return Err(self.at(
+                fuzzy,
+                "pbs.opt_backfill_fuzzy",
+                format!(
+                    "opt_backfill_fuzzy `{}` is not modelled: top-job start times are exact, \
+                     as PBS computes them with `off`",
+                    fuzzy.get_ref()
+                ),
+            ));
+        }
         // A queue's depth is PBS's: it counts top jobs under strict_ordering (and is ignored
         // without it, as the server's is).
         if let Some(d) = raw.pbs.queue.iter().find_map(|q| q.backfill_depth.as_ref())

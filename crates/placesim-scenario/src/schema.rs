@@ -192,6 +192,9 @@ pub struct PbsToml {
     pub scheduler_iteration: Option<Spanned<toml::Value>>,
     /// Scheduler `backfill_depth`: 0 is strict order (FCFS), N is N top jobs (1 is EASY).
     pub backfill_depth: Option<Spanned<u32>>,
+    /// Scheduler `opt_backfill_fuzzy`: only `off` (exact top-job times) is modelled; read so
+    /// that another value is refused with a message saying so.
+    pub opt_backfill_fuzzy: Option<Spanned<String>>,
     /// Queues.
     #[serde(default)]
     pub queue: Vec<QueueToml>,

@@ -14,7 +14,7 @@ fn a_typo_in_a_key_names_its_line() {
     let text = format!("{BASE}[pbs]\nnode_group_enabled = true\n");
     assert_eq!(
         error_of(&text),
-        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `queue`"
+        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `queue`"
     );
 }
 
@@ -226,6 +226,11 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
             "{BASE}[pbs]\nbackfill_depth = 3\n[moab]\nreservation_depth = 2\n"
         )),
         "test.toml:7:21: key `reservation_depth`: [moab] reservation_depth / reservation_policy (reservation_depth = 2, reservation_policy = CURRENTHIGHEST) names easy-depth2, but [pbs] strict_ordering / backfill_depth (backfill_depth = 3) names easy-depth3"
+    );
+    assert_eq!(discipline("[pbs]\nopt_backfill_fuzzy = \"OFF\"\n"), "easy");
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\nopt_backfill_fuzzy = \"low\"\n")),
+        "test.toml:5:22: key `pbs.opt_backfill_fuzzy`: opt_backfill_fuzzy `low` is not modelled: top-job start times are exact, as PBS computes them with `off`"
     );
     // A queue's own depth is read into its settings, and goes with PBS's disciplines only.
     let queue_depth = format!("{BASE}[[pbs.queue]]\nname = \"q\"\nbackfill_depth = 10\n");
