@@ -650,6 +650,90 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
     assert!(sim_state.eligible().iter().count() == 0);
 }
 
+/// A top job no set can hold even empty is calendared spanning, as it would run (spec §6:
+/// "if no set statically fits and spanning is allowed, the calendared placement spans
+/// too"). Switch1 (10 vnodes) is busy until 100, Switch2 (14) until 50. J3 asks 16 vnodes:
+/// it is estimated at 100 on a1–a10 and b1–b6, `spanned`. Under depth 2, J4 (4 vnodes,
+/// 10 s) is the second top job: at 50 Switch2 is free and J3's vnodes are not held until
+/// 100, so it is estimated at 50 on b1–b4, in `switch=Switch2`.
+#[test]
+fn a_top_job_no_set_can_hold_is_calendared_spanning() {
+    use placesim_core::{JobId, SchedulingPolicy, SimTime, Workload};
+    use placesim_policy::queue::{Backfill, Depth, Easy};
+    let s = scenario(&two_switch(""));
+    let defs = s.cluster.resources();
+    let req = |t: &str| placesim_request::parse_and_lower(t, defs).unwrap();
+    let requests = vec![
+        req("select=10:ncpus=8 place=group=switch"),
+        req("select=14:ncpus=8"),
+        req("select=16:ncpus=8"),
+        req("select=4:ncpus=8"),
+    ];
+    let jobs = vec![
+        trace_job(1, 0, 100, 0),
+        trace_job(2, 0, 50, 1),
+        trace_job(3, 1, 10, 2),
+        trace_job(4, 1, 10, 3),
+    ];
+    let workload = Workload::new(jobs, requests).unwrap();
+    let mut state = ClusterState::new(s.cluster.clone());
+    let mut p = psets(&s, &[]);
+    p.track(&mut state);
+    let running = started_at_zero(&mut p, &workload, &mut state, &[(0, 100), (1, 50)]);
+    let ctx = placesim_core::SchedContext {
+        now: SimTime(1),
+        state: &state,
+        workload: &workload,
+        queue: &[JobId(2), JobId(3)],
+        running: &running,
+        fresh_from: 0,
+        freed_since_last_pass: true,
+    };
+    let names = |a: &placesim_core::Allocation| -> Vec<String> {
+        a.vnodes
+            .iter()
+            .map(|&v| s.cluster.vnode(v).name.clone())
+            .collect()
+    };
+    let spanning: Vec<String> = (1..=10)
+        .map(|i| format!("a{i}"))
+        .chain((1..=6).map(|i| format!("b{i}")))
+        .collect();
+    let easy = Easy::new(psets(&s, &[])).reservation(&ctx).unwrap();
+    assert_eq!(easy.start, SimTime(100));
+    assert_eq!(easy.allocation.label.as_deref(), Some("spanned"));
+    assert_eq!(names(&easy.allocation), spanning);
+    let mut depth2 = Backfill::new(psets(&s, &[]), Depth::Jobs(2));
+    let mut decisions = Vec::new();
+    depth2.schedule(&ctx, &mut decisions);
+    assert!(decisions.is_empty(), "{decisions:?}");
+    let planned: Vec<(JobId, SimTime, String, Vec<String>)> = depth2
+        .planned()
+        .iter()
+        .map(|p| {
+            let a = p.allocation.as_deref().unwrap();
+            (
+                p.job,
+                p.start,
+                a.label.as_deref().unwrap_or("").to_owned(),
+                names(a),
+            )
+        })
+        .collect();
+    assert_eq!(
+        planned,
+        [
+            (JobId(2), SimTime(100), "spanned".to_owned(), spanning),
+            (
+                JobId(3),
+                SimTime(50),
+                "switch=Switch2".to_owned(),
+                vec!["b1".into(), "b2".into(), "b3".into(), "b4".into()]
+            ),
+        ]
+    );
+}
+
 #[test]
 fn ctc_sp2_on_switch_sets_with_and_without_placement_sets() {
     use crate::common::CheckingSink;
