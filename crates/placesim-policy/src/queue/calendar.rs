@@ -42,7 +42,7 @@ struct Memo {
 pub(crate) struct Calendar {
     ends: Vec<End>,
     /// Per job: the ncpus its allocation holds, with the start it was read at.
-    held: Vec<(SimTime, u64)>,
+    slots: Slots,
     /// The cluster with nothing running (vnodes down now still down), to build shadow states
     /// from when that is nearer.
     idle: Option<ClusterState>,
@@ -54,7 +54,7 @@ pub(crate) struct Calendar {
 /// A calendar opened for one pass: its lists, and the idle state shadow views may be built on.
 pub(crate) struct Walk<'a> {
     pub(crate) ends: &'a mut Vec<End>,
-    held: &'a mut Vec<(SimTime, u64)>,
+    slots: &'a mut Slots,
     idle: &'a ClusterState,
     memo: &'a mut Memo,
     shortcuts: &'a mut Shortcuts,
@@ -71,7 +71,7 @@ impl Calendar {
     pub(crate) fn new(shortcuts: bool) -> Calendar {
         Calendar {
             ends: Vec::new(),
-            held: Vec::new(),
+            slots: Slots::default(),
             idle: None,
             memo: Memo::default(),
             shortcuts: Shortcuts {
@@ -88,7 +88,7 @@ impl Calendar {
         let idle = idle_of(&mut self.idle, state, true);
         let walk = Walk {
             ends: &mut self.ends,
-            held: &mut self.held,
+            slots: &mut self.slots,
             idle,
             memo: &mut self.memo,
             shortcuts: &mut self.shortcuts,
@@ -104,7 +104,7 @@ impl Calendar {
     /// The running jobs and this pass's starts by estimated end, as a walk lists them
     /// ([`Walk::fill_ends`]), without opening a walk (no idle state is made).
     pub(crate) fn ends_now(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) -> &[End] {
-        fill_ends(&mut self.ends, &mut self.held, ctx, decisions);
+        fill_ends(&mut self.ends, &mut self.slots, ctx, decisions);
         &self.ends
     }
 }
@@ -249,7 +249,7 @@ impl<'s> Walk<'s> {
     /// A job already past its estimate (possible only when jobs may overrun) counts as ending
     /// now.
     pub(crate) fn fill_ends(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) {
-        fill_ends(self.ends, self.held, ctx, decisions);
+        fill_ends(self.ends, self.slots, ctx, decisions);
     }
 
     /// The vnodes the last successful walk found.
@@ -258,39 +258,103 @@ impl<'s> Walk<'s> {
     }
 }
 
+/// Per job, what [`fill_ends`] keeps from one call to the next.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Slot {
+    /// The start the ncpus were read at.
+    start: SimTime,
+    /// The ncpus its allocation holds.
+    ncpus: u64,
+    /// The call in which it was last seen running, and where in `ctx.running`.
+    running: u32,
+    index: u32,
+    /// The call in which it was last put in the list.
+    listed: u32,
+}
+
+/// The per-job slots of [`fill_ends`], and the number of its current call.
+#[derive(Debug, Default)]
+pub(crate) struct Slots {
+    slots: Vec<Slot>,
+    call: u32,
+}
+
 /// Fills `ends` with the running jobs, and the jobs this pass has decided to start, by
 /// estimated end (ties by job id), with the ncpus each holds: read from its allocation once
-/// per start and kept in `held`, per job. A job already past its estimate (possible only when
+/// per start and kept in `slots`, per job. A job already past its estimate (possible only when
 /// jobs may overrun) counts as ending now.
+///
+/// Between two calls a few jobs end and a few start, so the list is not built and sorted
+/// afresh: the entries of jobs still running (with the same start) are kept in their order,
+/// the others dropped, the new ones appended, and a stable sort, which finds the kept prefix
+/// already in order, merges them in O(n) plus the new ones' sort. The order is the same as a
+/// full sort's: (end, job) is unique.
 fn fill_ends(
     ends: &mut Vec<End>,
-    held: &mut Vec<(SimTime, u64)>,
+    slots: &mut Slots,
     ctx: &SchedContext<'_>,
     decisions: &[Decision],
 ) {
-    ends.clear();
     let n_cons = ctx.state.cluster_consumables();
     let jobs = ctx.workload.jobs().len();
-    if held.len() != jobs {
-        held.clear();
-        held.resize(jobs, (SimTime(u64::MAX), 0));
+    slots.call = slots.call.wrapping_add(1);
+    if slots.slots.len() != jobs || slots.call == 0 {
+        slots.slots.clear();
+        let empty = Slot {
+            start: SimTime(u64::MAX),
+            ncpus: 0,
+            running: 0,
+            index: 0,
+            listed: 0,
+        };
+        slots.slots.resize(jobs, empty);
+        slots.call = 1;
+        ends.clear();
     }
-    let mut ncpus_held = |job: JobId, start: SimTime, allocation: &Allocation| {
-        let entry = &mut held[job.index()];
-        if entry.0 != start {
-            *entry = (start, allocation.total(n_cons, ConsumableIdx::NCPUS));
+    let call = slots.call;
+    let slots = &mut slots.slots;
+    let ncpus_held = |slot: &mut Slot, start: SimTime, allocation: &Allocation| {
+        if slot.start != start {
+            slot.start = start;
+            slot.ncpus = allocation.total(n_cons, ConsumableIdx::NCPUS);
         }
-        entry.1
+        slot.ncpus
     };
     for (i, run) in ctx.running.iter().enumerate() {
-        let ncpus = ncpus_held(run.job, run.start, &run.allocation);
-        ends.push((run.estimated_end.max(ctx.now), run.job, i, ncpus));
+        let slot = &mut slots[run.job.index()];
+        ncpus_held(slot, run.start, &run.allocation);
+        slot.running = call;
+        slot.index = i as u32;
+    }
+    // Kept: the jobs still running, each once, with their place in `ctx.running` and their end
+    // now.
+    ends.retain_mut(|e| {
+        let slot = &mut slots[e.1.index()];
+        if slot.running != call || slot.listed == call {
+            return false;
+        }
+        slot.listed = call;
+        let run = &ctx.running[slot.index as usize];
+        *e = (
+            run.estimated_end.max(ctx.now),
+            run.job,
+            slot.index as usize,
+            slot.ncpus,
+        );
+        true
+    });
+    for (i, run) in ctx.running.iter().enumerate() {
+        let slot = &mut slots[run.job.index()];
+        if slot.listed != call {
+            slot.listed = call;
+            ends.push((run.estimated_end.max(ctx.now), run.job, i, slot.ncpus));
+        }
     }
     for (i, d) in decisions.iter().enumerate() {
         let Decision::Start { job, allocation } = d;
         let end = ctx.now + ctx.workload.job(*job).estimate;
-        let ncpus = ncpus_held(*job, ctx.now, allocation);
+        let ncpus = ncpus_held(&mut slots[job.index()], ctx.now, allocation);
         ends.push((end, *job, ctx.running.len() + i, ncpus));
     }
-    ends.sort_unstable();
+    ends.sort_by_key(|e| (e.0, e.1));
 }
