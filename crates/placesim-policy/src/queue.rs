@@ -10,12 +10,14 @@ mod easy;
 mod fcfs;
 mod greedy;
 mod kept;
+mod order;
 
 pub use calendar::Shortcuts;
 pub use depth::{Backfill, Depth, Planned};
 pub use easy::{Easy, Reservation};
 pub use fcfs::Fcfs;
 pub use greedy::Greedy;
+pub use order::{JobOrder, Ordered, SortKey, SortLine};
 
 use calendar::{Calendar, place_on};
 use placesim_core::{

@@ -74,6 +74,13 @@ pub fn execute(
         procs: cluster.capacity_total(ConsumableIdx::NCPUS),
     };
     let mut policy = discipline.build_for(plan.placement.instance(&mut state), &plan.queue_depths);
+    // A queue in another order than submission: the discipline walks it sorted.
+    if !plan.order.is_submit_order() {
+        policy = Box::new(placesim_policy::queue::Ordered::new(
+            policy,
+            plan.order.clone(),
+        ));
+    }
     let mut simulation = Simulation::new(workload, state, plan.config);
     if let Some(model) = &plan.runtime {
         simulation = simulation.with_runtime_model(model);

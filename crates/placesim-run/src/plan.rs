@@ -19,6 +19,8 @@ pub struct Plan {
     pub discipline: Discipline,
     /// Per PBS queue (by index): its own `backfill_depth`, if it has one.
     pub queue_depths: Vec<Option<u32>>,
+    /// The order of the queue (PBS's `job_sort_key`, `by_queue`, `round_robin`).
+    pub order: placesim_policy::queue::JobOrder,
     /// Walltime handling.
     pub config: RunConfig,
     /// The scenario name recorded in every output row.
@@ -74,6 +76,7 @@ pub fn plain_plan(
         cluster,
         discipline,
         queue_depths: Vec::new(),
+        order: Default::default(),
         config: RunConfig {
             cycles: placesim_core::Cycles::EventExact,
             walltime: WalltimePolicy::Kill,
@@ -166,6 +169,7 @@ pub fn plan_of_scenario(
             .iter()
             .map(|q| q.backfill_depth)
             .collect(),
+        order: scenario.pbs.order.clone(),
         config: RunConfig {
             cycles: scenario.run.cycles,
             walltime: scenario.run.walltime,

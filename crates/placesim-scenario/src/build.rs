@@ -13,6 +13,7 @@ use placesim_core::{
     NodeFailurePolicy, NodeSetAttribute, NodeSetPolicy, NodeSetValue, Outage, ResourceDefs,
     ResourceId, ResourceKind, RuntimeSettings, SimDuration, SimTime, WalltimePolicy,
 };
+use placesim_policy::queue::{JobOrder, SortKey, SortLine};
 use placesim_workload::TraceFormat;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams, tsafrir};
 use std::collections::HashSet;
@@ -69,6 +70,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
                 backfill_depth: q.backfill_depth.as_ref().map(|d| *d.get_ref()),
             })
             .collect(),
+        order: cx.job_order(&raw, &defs)?,
     };
     let moab = cx.moab(&raw, &defs)?;
     let runtime = cx.runtime(&raw, &defs)?;
@@ -621,6 +623,58 @@ impl Cx<'_> {
                 Ok(id)
             })
             .collect()
+    }
+
+    /// PBS's job order: `[pbs] job_sort_key`, `by_queue` and `round_robin`, and the queues'
+    /// priorities. A key PBS has and placesim does not read (per-job priorities, fairshare)
+    /// is refused at the key, with a message.
+    fn job_order(&self, raw: &ScenarioToml, defs: &ResourceDefs) -> Result<JobOrder, ScenarioError> {
+        let key = "pbs.job_sort_key";
+        let keys = raw
+            .pbs
+            .job_sort_key
+            .iter()
+            .map(|line| {
+                let text = line.get_ref();
+                let mut words = text.split_whitespace();
+                let (Some(name), Some(direction), None) = (words.next(), words.next(), words.next())
+                else {
+                    return Err(self.at(line, key, format!("`{text}`: expected `<resource> HIGH` or `<resource> LOW`")));
+                };
+                let high_first = match direction.to_ascii_uppercase().as_str() {
+                    "HIGH" => true,
+                    "LOW" => false,
+                    other => {
+                        return Err(self.at(line, key, format!("`{text}`: unknown direction `{other}`: expected HIGH or LOW")));
+                    }
+                };
+                let sort_key = match name {
+                    "walltime" => SortKey::Walltime,
+                    "job_priority" | "sort_priority" => {
+                        return Err(self.at(line, key, format!("`{text}`: per-job priorities are not read yet, so {name} cannot order jobs")));
+                    }
+                    "fair_share_perc" | "preempt_priority" => {
+                        return Err(self.at(line, key, format!("`{text}`: {name} is not modelled")));
+                    }
+                    resource => {
+                        let consumable = defs.lookup(resource).and_then(|id| defs.consumable_idx(id));
+                        match consumable {
+                            Some(c) => SortKey::Resource(c),
+                            None => {
+                                return Err(self.at(line, key, format!("`{text}`: `{resource}` is not a consumable resource, walltime or a PBS sort key")));
+                            }
+                        }
+                    }
+                };
+                Ok(SortLine { key: sort_key, high_first })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(JobOrder {
+            keys,
+            by_queue: raw.pbs.by_queue.unwrap_or(true),
+            round_robin: raw.pbs.round_robin,
+            queue_priority: raw.pbs.queue.iter().map(|q| q.priority).collect(),
+        })
     }
 
     fn choice<T: Copy>(

@@ -285,6 +285,9 @@ pub struct PbsSettings {
     pub psets: PsetSettings,
     /// Queues, in file order.
     pub queues: Vec<QueueSettings>,
+    /// The order of the queue: `job_sort_key`, `by_queue` with the queues' priorities,
+    /// `round_robin`.
+    pub order: placesim_policy::queue::JobOrder,
 }
 
 /// One PBS queue.

@@ -195,6 +195,14 @@ pub struct PbsToml {
     /// Scheduler `opt_backfill_fuzzy`: only `off` (exact top-job times) is modelled; read so
     /// that another value is refused with a message saying so.
     pub opt_backfill_fuzzy: Option<Spanned<String>>,
+    /// Scheduler `job_sort_key` lines, in order: `"<resource|walltime> HIGH|LOW"`.
+    #[serde(default)]
+    pub job_sort_key: Vec<Spanned<String>>,
+    /// Scheduler `by_queue`: queues visited by descending priority [default: true].
+    pub by_queue: Option<bool>,
+    /// Scheduler `round_robin`: queues of one priority take turns [default: false].
+    #[serde(default)]
+    pub round_robin: bool,
     /// Queues.
     #[serde(default)]
     pub queue: Vec<QueueToml>,
@@ -215,6 +223,9 @@ pub struct QueueToml {
     /// The queue's own `backfill_depth`: its jobs count their top jobs against it, not the
     /// server's; 0 is strict order inside the queue.
     pub backfill_depth: Option<Spanned<u32>>,
+    /// The queue's `priority`: with `by_queue`, higher-priority queues' jobs go first.
+    #[serde(default)]
+    pub priority: i64,
 }
 
 /// `[moab]`.

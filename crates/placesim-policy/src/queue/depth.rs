@@ -82,6 +82,10 @@ pub struct Backfill<P> {
     kept: bool,
     /// Per job: whether it got a reservation in an earlier pass (used when `kept`).
     reserved_before: Vec<bool>,
+    /// Per job: whether it holds a reservation of the last pass (the jobs of `planned`).
+    planned_now: Vec<bool>,
+    /// The jobs flagged in `planned_now`.
+    flagged: Vec<JobId>,
     totals_allowed: bool,
     /// Per PBS queue (by index): its own `backfill_depth`, if it has one.
     queue_depths: Vec<Option<u32>>,
@@ -110,6 +114,8 @@ impl<P: PlacementPolicy> Backfill<P> {
             depth,
             kept: false,
             reserved_before: Vec::new(),
+            planned_now: Vec::new(),
+            flagged: Vec::new(),
             totals_allowed: true,
             queue_depths: Vec::new(),
             runnable: Runnable::default(),
@@ -245,8 +251,20 @@ impl<P: PlacementPolicy> Backfill<P> {
         } else {
             self.replan(ctx, head_pos, head_relaxed, &mut now_view, decisions);
         }
+        // The flags of the last pass's reservations are cleared as this pass's are set.
+        let jobs = ctx.workload.jobs().len();
+        if self.planned_now.len() != jobs {
+            self.planned_now = vec![false; jobs];
+        }
+        for &job in &self.flagged {
+            self.planned_now[job.index()] = false;
+        }
+        self.flagged.clear();
+        for planned in &self.planned {
+            self.planned_now[planned.job.index()] = true;
+            self.flagged.push(planned.job);
+        }
         if self.kept {
-            let jobs = ctx.workload.jobs().len();
             if self.reserved_before.len() != jobs {
                 self.reserved_before = vec![false; jobs];
             }
@@ -329,6 +347,12 @@ impl<P: PlacementPolicy> Backfill<P> {
             && decisions.is_empty()
             && !head_relaxed
             && head_pos < ctx.fresh_from
+            // Every new job comes after every job that holds a reservation (always so in
+            // submission order; a sorted queue may put one before): the reservations were made
+            // in the order the plain pass would make them.
+            && ctx.queue[ctx.fresh_from..]
+                .iter()
+                .all(|j| !self.planned_now.get(j.index()).copied().unwrap_or(false))
             && ctx.running.iter().all(|r| r.estimated_end > ctx.now)
             && ctx.queue[head_pos..]
                 .iter()

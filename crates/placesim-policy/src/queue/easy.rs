@@ -283,9 +283,11 @@ impl<P: PlacementPolicy> Easy<P> {
         }
         // The head's reservation is its top-job estimate, computed here as the scan would have
         // when no candidate needed it. When nothing was freed since the pass that reported the
-        // same head's estimate, it stands (EASY's guarantee: backfills never move the shadow
-        // time) and is not computed again.
+        // same head's estimate, and no job that arrived since sorts before it (a queue in
+        // another order than submission may start one ahead of it), it stands (EASY's
+        // guarantee: backfills never move the shadow time) and is not computed again.
         if !ctx.freed_since_last_pass
+            && head_pos < ctx.fresh_from
             && matches!(held, Held::Unknown)
             && self.estimated == Some(head)
         {

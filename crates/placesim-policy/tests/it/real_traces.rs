@@ -98,6 +98,16 @@ enum Reference {
 /// end at which enough processors are free (all ends at that instant counted), extra is the
 /// surplus then; greedy starts every queued job whose size fits what is free, in order.
 fn reference_starts(trace: &Trace, discipline: Reference) -> Vec<u64> {
+    reference_starts_sorted(trace, discipline, &|_| 0)
+}
+
+/// As [`reference_starts`], with the queue kept sorted by `key` (smaller first), then by
+/// submission order: PBS's `job_sort_key` on a count-based machine.
+fn reference_starts_sorted(
+    trace: &Trace,
+    discipline: Reference,
+    key: &dyn Fn(usize) -> i64,
+) -> Vec<u64> {
     let jobs = trace.workload.jobs();
     let runs: Vec<u64> = jobs
         .iter()
@@ -125,6 +135,7 @@ fn reference_starts(trace: &Trace, discipline: Reference) -> Vec<u64> {
             queue.push(next);
             next += 1;
         }
+        queue.sort_by_key(|&j| (key(j), j));
         let launch = |j: usize,
                       start: &mut [u64],
                       free: &mut u64,
@@ -375,4 +386,52 @@ fn llnl_thunder_with_unsimulable_records_is_fully_accounted_for() {
         2_248
     );
     check_invariants(&trace, Discipline::EASY);
+}
+
+/// PBS's `job_sort_key` on KTH-SP2: every discipline and form, walking the queue sorted by
+/// ncpus HIGH and, separately, by walltime LOW, equals the count-based reference kept sorted
+/// by the same key. The disciplines' shortcuts for passes after which nothing was freed see
+/// the sorted queue, where new jobs may land before older ones.
+#[test]
+fn kth_sorted_by_job_sort_key_matches_count_based_reference() {
+    use placesim_core::ConsumableIdx;
+    use placesim_policy::queue::{JobOrder, Ordered, SortKey, SortLine};
+    let trace = kth();
+    let jobs = trace.workload.jobs();
+    let size = |j: usize| i64::from(jobs[j].size);
+    let estimate = |j: usize| jobs[j].estimate.as_secs() as i64;
+    let orders: [(SortLine, &dyn Fn(usize) -> i64); 2] = [
+        (
+            SortLine {
+                key: SortKey::Resource(ConsumableIdx::NCPUS),
+                high_first: true,
+            },
+            &|j| -size(j),
+        ),
+        (
+            SortLine {
+                key: SortKey::Walltime,
+                high_first: false,
+            },
+            &estimate,
+        ),
+    ];
+    for (line, key) in orders {
+        let order = JobOrder {
+            keys: vec![line],
+            by_queue: true,
+            round_robin: false,
+            queue_priority: Vec::new(),
+        };
+        for (name, policy, discipline) in classic().into_iter().chain(deeper()) {
+            let mut ordered = Ordered::new(policy, order.clone());
+            let ours = check_invariants_with(&trace, &mut ordered);
+            let reference = reference_starts_sorted(&trace, discipline, key);
+            let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
+            assert_eq!(
+                first_diff, None,
+                "{name} sorted by {line:?}: first job index whose start differs"
+            );
+        }
+    }
 }

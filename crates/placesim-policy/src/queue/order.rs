@@ -1,0 +1,220 @@
+//! The order of the queue as PBS sorts it (queue-disciplines.md §2.2): queues by descending
+//! priority with `by_queue` (interleaved within a priority with `round_robin`), then the
+//! `job_sort_key` lines in order, then submission order. Every discipline walks the queue in
+//! the order given to it, so this is an adapter around any of them: [`Ordered`].
+
+use placesim_core::{
+    ConsumableIdx, Decision, JobId, SchedContext, SchedulingPolicy, TopJobEstimate, Workload,
+};
+use std::sync::Arc;
+
+/// What one `job_sort_key` line sorts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// The job's requested total of a consumable resource (`ncpus`, `mem`, ...).
+    Resource(ConsumableIdx),
+    /// The job's requested walltime (its estimate).
+    Walltime,
+}
+
+/// One `job_sort_key` line: a key, and whether higher values go first (`HIGH`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SortLine {
+    /// The key.
+    pub key: SortKey,
+    /// `HIGH`: descending; `LOW`: ascending.
+    pub high_first: bool,
+}
+
+/// PBS's job order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobOrder {
+    /// `job_sort_key` lines, applied in order.
+    pub keys: Vec<SortLine>,
+    /// `by_queue`: queues are visited by descending priority (queues of one priority in file
+    /// order, the default queue last), each queue's jobs together.
+    pub by_queue: bool,
+    /// `round_robin`: queues of the same priority take turns, one job each.
+    pub round_robin: bool,
+    /// Per PBS queue (by index): its priority. Jobs in no listed queue are in the default
+    /// queue, of priority 0, which comes after the listed queues of its priority.
+    pub queue_priority: Vec<i64>,
+}
+
+impl JobOrder {
+    /// Whether the order is plain submission order, so that no adapter is needed: no sort
+    /// key, and no queue but the default one to group by.
+    pub fn is_submit_order(&self) -> bool {
+        self.keys.is_empty()
+            && ((!self.by_queue && !self.round_robin) || self.queue_priority.is_empty())
+    }
+
+    /// A job's queue as the order sees it: (priority, position among the queues).
+    fn queue_of(&self, workload: &Workload, job: JobId) -> (i64, usize) {
+        match workload.request_of(job).queue.map(|q| q as usize) {
+            Some(q) if q < self.queue_priority.len() => (self.queue_priority[q], q),
+            _ => (0, self.queue_priority.len()),
+        }
+    }
+
+    /// The value of `line` for `job`, oriented so that smaller goes first.
+    fn value(line: SortLine, workload: &Workload, job: JobId) -> i128 {
+        let v = i128::from(match line.key {
+            SortKey::Resource(c) => workload.request_of(job).total(c),
+            SortKey::Walltime => workload.job(job).estimate.as_secs(),
+        });
+        if line.high_first { -v } else { v }
+    }
+
+    /// Every job's place in this order when it does not depend on which jobs wait (without
+    /// `round_robin`): ranks by queue, keys and submission order.
+    fn ranks(&self, workload: &Workload) -> Vec<u32> {
+        let n = workload.jobs().len();
+        let mut by: Vec<u32> = (0..n as u32).collect();
+        let queue = |j: u32| {
+            if self.by_queue || self.round_robin {
+                let (priority, position) = self.queue_of(workload, JobId(j));
+                (-i128::from(priority), position)
+            } else {
+                (0, 0)
+            }
+        };
+        by.sort_by(|&a, &b| {
+            let (qa, qb) = (queue(a), queue(b));
+            // Under round_robin, queues of one priority are interleaved later: here they
+            // only share their level.
+            let qa = if self.round_robin { (qa.0, 0) } else { qa };
+            let qb = if self.round_robin { (qb.0, 0) } else { qb };
+            qa.cmp(&qb)
+                .then_with(|| {
+                    self.keys
+                        .iter()
+                        .map(|&line| {
+                            Self::value(line, workload, JobId(a))
+                                .cmp(&Self::value(line, workload, JobId(b)))
+                        })
+                        .find(|o| o.is_ne())
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                })
+                .then(a.cmp(&b))
+        });
+        let mut rank = vec![0u32; n];
+        for (r, &j) in by.iter().enumerate() {
+            rank[j as usize] = r as u32;
+        }
+        rank
+    }
+
+    /// `waiting` (sorted by rank) with the queues of each priority taking turns: the first
+    /// job of each queue in queue order, then the second of each, and so on.
+    fn take_turns(&self, workload: &Workload, waiting: &mut Vec<JobId>) {
+        let mut out = Vec::with_capacity(waiting.len());
+        let mut level_start = 0;
+        while level_start < waiting.len() {
+            let priority = self.queue_of(workload, waiting[level_start]).0;
+            let level_end = level_start
+                + waiting[level_start..]
+                    .iter()
+                    .position(|&j| self.queue_of(workload, j).0 != priority)
+                    .unwrap_or(waiting.len() - level_start);
+            // Each queue's jobs, in rank order, and the queues in queue order.
+            let mut queues: Vec<(usize, Vec<JobId>)> = Vec::new();
+            for &j in &waiting[level_start..level_end] {
+                let position = self.queue_of(workload, j).1;
+                match queues.iter_mut().find(|(p, _)| *p == position) {
+                    Some((_, jobs)) => jobs.push(j),
+                    None => queues.push((position, vec![j])),
+                }
+            }
+            queues.sort_by_key(|(p, _)| *p);
+            let longest = queues.iter().map(|(_, jobs)| jobs.len()).max().unwrap_or(0);
+            for turn in 0..longest {
+                out.extend(queues.iter().filter_map(|(_, jobs)| jobs.get(turn)));
+            }
+            level_start = level_end;
+        }
+        *waiting = out;
+    }
+}
+
+/// A discipline walking the queue in a [`JobOrder`] rather than in submission order.
+///
+/// The discipline sees the waiting jobs sorted, and where the jobs that arrived since the last
+/// pass begin in that order: the first of them, since every older job keeps its relative
+/// order (the order of two jobs depends only on the jobs, except under `round_robin`, where
+/// the whole queue counts as new). So a discipline's conclusions about the older jobs before
+/// that point stay as valid as in submission order.
+#[derive(Debug)]
+pub struct Ordered<S> {
+    inner: S,
+    order: JobOrder,
+    ranks: Vec<u32>,
+    sorted: Vec<JobId>,
+}
+
+impl<S: SchedulingPolicy> Ordered<S> {
+    /// `inner`, walking the queue in `order`.
+    pub fn new(inner: S, order: JobOrder) -> Self {
+        Ordered {
+            inner,
+            order,
+            ranks: Vec::new(),
+            sorted: Vec::new(),
+        }
+    }
+}
+
+impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        if self.ranks.len() != ctx.workload.jobs().len() {
+            self.ranks = self.order.ranks(ctx.workload);
+        }
+        let ranks = &self.ranks;
+        self.sorted.clear();
+        self.sorted.extend_from_slice(ctx.queue);
+        self.sorted.sort_unstable_by_key(|j| ranks[j.index()]);
+        let fresh_from = if self.order.round_robin {
+            self.order.take_turns(ctx.workload, &mut self.sorted);
+            0
+        } else {
+            let first_fresh = ctx.queue[ctx.fresh_from.min(ctx.queue.len())..]
+                .iter()
+                .map(|j| ranks[j.index()])
+                .min();
+            match first_fresh {
+                Some(r) => self.sorted.partition_point(|j| ranks[j.index()] < r),
+                None => self.sorted.len(),
+            }
+        };
+        let sorted = SchedContext {
+            queue: &self.sorted,
+            fresh_from,
+            ..*ctx
+        };
+        self.inner.schedule(&sorted, decisions);
+    }
+
+    fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
+        self.inner.drain_comments(out);
+    }
+
+    fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
+        self.inner.drain_estimates(out);
+    }
+
+    fn wakeup(&self) -> Option<placesim_core::SimTime> {
+        self.inner.wakeup()
+    }
+
+    fn check_start(
+        &self,
+        request: &placesim_core::Request,
+        allocation: &placesim_core::Allocation,
+    ) -> Result<(), String> {
+        self.inner.check_start(request, allocation)
+    }
+}
