@@ -319,7 +319,7 @@ fn check_refuses_a_typo_with_its_line_and_key() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `queue`\n",
+            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `job_sort_key`, `by_queue`, `round_robin`, `queue`\n",
             path.display()
         )
     );
@@ -730,5 +730,50 @@ fn a_queue_backfill_depth_of_zero_keeps_the_queue_in_order() {
     assert!(
         shared.contains("  started:    2 s, after waiting 0 s\n"),
         "{shared}"
+    );
+}
+
+/// `[pbs] job_sort_key` reaches the run: J1 holds the 4 vnodes until 10; J2 (1 vnode) and J3
+/// (4 vnodes, 5 s) wait. Under FCFS in submission order J2 starts at 10 and J3 at 20; sorted
+/// by ncpus HIGH, J3 goes first, at 10, and J2 at 15.
+#[test]
+fn job_sort_key_orders_the_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "1 0 -1 10 4 -1 -1 4 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+         2 1 -1 10 1 -1 -1 1 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
+         3 2 -1 5 4 -1 -1 4 5 -1 1 -1 -1 -1 -1 -1 -1 -1\n",
+    );
+    let starts = |pbs: &str| {
+        let scenario = dir.path().join("o.toml");
+        std::fs::write(
+            &scenario,
+            format!(
+                "name = \"order\"\n[run]\ndiscipline = \"fcfs\"\n[[class]]\nname = \"n\"\ncount = 4\nncpus = 1\n\
+                 [workload]\ntrace = \"{trace}\"\n{pbs}"
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join("out");
+        let o = placesim(&[
+            "run",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let mut placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
+        placements.sort_by_key(|p| p.job_id);
+        placements
+            .iter()
+            .map(|p| p.start_s.unwrap())
+            .collect::<Vec<u64>>()
+    };
+    assert_eq!(starts(""), [0, 10, 20]);
+    assert_eq!(
+        starts("[pbs]\njob_sort_key = [\"ncpus HIGH\"]\n"),
+        [0, 15, 10]
     );
 }

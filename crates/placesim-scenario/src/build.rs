@@ -628,7 +628,11 @@ impl Cx<'_> {
     /// PBS's job order: `[pbs] job_sort_key`, `by_queue` and `round_robin`, and the queues'
     /// priorities. A key PBS has and placesim does not read (per-job priorities, fairshare)
     /// is refused at the key, with a message.
-    fn job_order(&self, raw: &ScenarioToml, defs: &ResourceDefs) -> Result<JobOrder, ScenarioError> {
+    fn job_order(
+        &self,
+        raw: &ScenarioToml,
+        defs: &ResourceDefs,
+    ) -> Result<JobOrder, ScenarioError> {
         let key = "pbs.job_sort_key";
         let keys = raw
             .pbs

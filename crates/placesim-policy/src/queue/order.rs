@@ -90,8 +90,11 @@ impl JobOrder {
                     self.keys
                         .iter()
                         .map(|&line| {
-                            Self::value(line, workload, JobId(a))
-                                .cmp(&Self::value(line, workload, JobId(b)))
+                            Self::value(line, workload, JobId(a)).cmp(&Self::value(
+                                line,
+                                workload,
+                                JobId(b),
+                            ))
                         })
                         .find(|o| o.is_ne())
                         .unwrap_or(std::cmp::Ordering::Equal)
@@ -161,6 +164,11 @@ impl<S: SchedulingPolicy> Ordered<S> {
             ranks: Vec::new(),
             sorted: Vec::new(),
         }
+    }
+
+    /// The discipline inside.
+    pub fn into_inner(self) -> S {
+        self.inner
     }
 }
 

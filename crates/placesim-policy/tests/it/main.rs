@@ -6,6 +6,7 @@
 mod common;
 mod mixed;
 mod nodesets;
+mod order;
 mod outages;
 mod placement;
 mod psets;

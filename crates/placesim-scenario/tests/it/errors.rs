@@ -14,7 +14,7 @@ fn a_typo_in_a_key_names_its_line() {
     let text = format!("{BASE}[pbs]\nnode_group_enabled = true\n");
     assert_eq!(
         error_of(&text),
-        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `queue`"
+        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `job_sort_key`, `by_queue`, `round_robin`, `queue`"
     );
 }
 
@@ -231,6 +231,41 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
     assert_eq!(
         error_of(&format!("{BASE}[pbs]\nopt_backfill_fuzzy = \"low\"\n")),
         "test.toml:5:22: key `pbs.opt_backfill_fuzzy`: opt_backfill_fuzzy `low` is not modelled: top-job start times are exact, as PBS computes them with `off`"
+    );
+    // PBS's job order, and its keys refused with what is wrong.
+    let order = |extra: &str| {
+        placesim_scenario::load_scenario(&format!("{BASE}{extra}"), std::path::Path::new("t.toml"))
+            .map(|s| s.pbs.order)
+    };
+    let o = order("[pbs]\njob_sort_key = [\"ncpus HIGH\", \"walltime low\"]\nround_robin = true\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (
+            o.keys.len(),
+            o.keys[0].high_first,
+            o.keys[1].high_first,
+            o.by_queue,
+            o.round_robin
+        ),
+        (2, true, false, true, true)
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\njob_sort_key = [\"ncpus\"]\n")),
+        "test.toml:5:17: key `pbs.job_sort_key`: `ncpus`: expected `<resource> HIGH` or `<resource> LOW`"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\njob_sort_key = [\"ncpus UP\"]\n")),
+        "test.toml:5:17: key `pbs.job_sort_key`: `ncpus UP`: unknown direction `UP`: expected HIGH or LOW"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\njob_sort_key = [\"host HIGH\"]\n")),
+        "test.toml:5:17: key `pbs.job_sort_key`: `host HIGH`: `host` is not a consumable resource, walltime or a PBS sort key"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[pbs]\njob_sort_key = [\"job_priority HIGH\"]\n"
+        )),
+        "test.toml:5:17: key `pbs.job_sort_key`: `job_priority HIGH`: per-job priorities are not read yet, so job_priority cannot order jobs"
     );
     // A queue's own depth is read into its settings, and goes with PBS's disciplines only.
     let queue_depth = format!("{BASE}[[pbs.queue]]\nname = \"q\"\nbackfill_depth = 10\n");
