@@ -8,6 +8,7 @@ mod calendar;
 mod depth;
 mod easy;
 mod fcfs;
+mod formula;
 mod greedy;
 mod kept;
 mod order;
@@ -16,6 +17,7 @@ pub use calendar::Shortcuts;
 pub use depth::{Backfill, Depth, Planned};
 pub use easy::{Easy, Reservation};
 pub use fcfs::Fcfs;
+pub use formula::{Formula, FormulaError, MAX_FORMULA_DEPTH, Term, TermValues};
 pub use greedy::Greedy;
 pub use order::{JobOrder, Ordered, SortKey, SortLine};
 

@@ -13,12 +13,13 @@ use placesim_core::{
     NodeFailurePolicy, NodeSetAttribute, NodeSetPolicy, NodeSetValue, Outage, ResourceDefs,
     ResourceId, ResourceKind, RuntimeSettings, SimDuration, SimTime, WalltimePolicy,
 };
-use placesim_policy::queue::{JobOrder, SortKey, SortLine};
+use placesim_policy::queue::{Formula, JobOrder, SortKey, SortLine, Term};
 use placesim_workload::TraceFormat;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams, tsafrir};
 use std::collections::HashSet;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::Arc;
 use toml::Spanned;
 
 /// Reads and checks a scenario. `path` names the file in errors and anchors relative paths.
@@ -673,11 +674,57 @@ impl Cx<'_> {
                 Ok(SortLine { key: sort_key, high_first })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let formula = raw
+            .pbs
+            .job_sort_formula
+            .as_ref()
+            .map(|text| {
+                let term = |name: &str| -> Result<Term, String> {
+                    match name {
+                        "walltime" => Ok(Term::Walltime),
+                        "eligible_time" => Ok(Term::EligibleTime),
+                        "queue_priority" => Ok(Term::QueuePriority),
+                        "job_priority" => Err("per-job priorities are not read yet, so job_priority cannot be used".to_owned()),
+                        "fairshare_perc" | "fair_share_perc" | "fairshare_tree_usage" | "fairshare_factor" => {
+                            Err(format!("{name}: fairshare is not modelled yet"))
+                        }
+                        "accrue_type" => Err("accrue_type is not modelled".to_owned()),
+                        resource => defs
+                            .lookup(resource)
+                            .and_then(|id| defs.consumable_idx(id))
+                            .map(Term::Resource)
+                            .ok_or_else(|| format!("unknown term `{resource}`: expected a consumable resource, walltime, eligible_time or queue_priority")),
+                    }
+                };
+                Formula::parse(text.get_ref(), &term)
+                    .map(Arc::new)
+                    .map_err(|e| self.at(text, "pbs.job_sort_formula", format!("`{}`: {e}", text.get_ref())))
+            })
+            .transpose()?;
+        let threshold = match &raw.pbs.job_sort_formula_threshold {
+            Some(t) if t.get_ref().is_nan() => {
+                return Err(self.at(
+                    t,
+                    "pbs.job_sort_formula_threshold",
+                    "expected a number, not nan".to_owned(),
+                ));
+            }
+            Some(t) if formula.is_none() => {
+                return Err(self.at(
+                    t,
+                    "pbs.job_sort_formula_threshold",
+                    "a threshold goes with a job_sort_formula".to_owned(),
+                ));
+            }
+            t => t.as_ref().map(|t| *t.get_ref()),
+        };
         Ok(JobOrder {
             keys,
             by_queue: raw.pbs.by_queue.unwrap_or(true),
             round_robin: raw.pbs.round_robin,
             queue_priority: raw.pbs.queue.iter().map(|q| q.priority).collect(),
+            formula,
+            threshold,
         })
     }
 

@@ -203,6 +203,10 @@ pub struct PbsToml {
     /// Scheduler `round_robin`: queues of one priority take turns [default: false].
     #[serde(default)]
     pub round_robin: bool,
+    /// Server `job_sort_formula`: a Python arithmetic expression over a job's terms.
+    pub job_sort_formula: Option<Spanned<String>>,
+    /// Scheduler `job_sort_formula_threshold`: jobs at or below it are not run.
+    pub job_sort_formula_threshold: Option<Spanned<f64>>,
     /// Queues.
     #[serde(default)]
     pub queue: Vec<QueueToml>,

@@ -3,8 +3,10 @@
 //! `job_sort_key` lines in order, then submission order. Every discipline walks the queue in
 //! the order given to it, so this is an adapter around any of them: [`Ordered`].
 
+use super::formula::{Formula, TermValues};
 use placesim_core::{
-    ConsumableIdx, Decision, JobId, SchedContext, SchedulingPolicy, TopJobEstimate, Workload,
+    ConsumableIdx, Decision, JobId, SchedContext, SchedulingPolicy, SimTime, TopJobEstimate,
+    Workload,
 };
 use std::sync::Arc;
 
@@ -27,7 +29,7 @@ pub struct SortLine {
 }
 
 /// PBS's job order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct JobOrder {
     /// `job_sort_key` lines, applied in order.
     pub keys: Vec<SortLine>,
@@ -39,13 +41,21 @@ pub struct JobOrder {
     /// Per PBS queue (by index): its priority. Jobs in no listed queue are in the default
     /// queue, of priority 0, which comes after the listed queues of its priority.
     pub queue_priority: Vec<i64>,
+    /// `job_sort_formula`: higher values first, after the queues and before the sort keys.
+    pub formula: Option<Arc<Formula>>,
+    /// `job_sort_formula_threshold`: a job whose formula value is at or below it is not run.
+    pub threshold: Option<f64>,
 }
+
+// The threshold is never NaN (a scenario refuses it), so equality is reflexive.
+impl Eq for JobOrder {}
 
 impl JobOrder {
     /// Whether the order is plain submission order, so that no adapter is needed: no sort
     /// key, and no queue but the default one to group by.
     pub fn is_submit_order(&self) -> bool {
         self.keys.is_empty()
+            && self.formula.is_none()
             && ((!self.by_queue && !self.round_robin) || self.queue_priority.is_empty())
     }
 
@@ -55,6 +65,22 @@ impl JobOrder {
             Some(q) if q < self.queue_priority.len() => (self.queue_priority[q], q),
             _ => (0, self.queue_priority.len()),
         }
+    }
+
+    /// The formula's value for `job` at `now`.
+    fn formula_value(
+        &self,
+        formula: &Formula,
+        workload: &Workload,
+        job: JobId,
+        now: SimTime,
+    ) -> f64 {
+        formula.value(&TermValues {
+            workload,
+            job,
+            now,
+            queue_priority: self.queue_of(workload, job).0,
+        })
     }
 
     /// The value of `line` for `job`, oriented so that smaller goes first.
@@ -71,6 +97,12 @@ impl JobOrder {
     fn ranks(&self, workload: &Workload) -> Vec<u32> {
         let n = workload.jobs().len();
         let mut by: Vec<u32> = (0..n as u32).collect();
+        let values: Vec<f64> = match &self.formula {
+            Some(f) if !f.is_dynamic() => (0..n as u32)
+                .map(|j| self.formula_value(f, workload, JobId(j), SimTime(0)))
+                .collect(),
+            _ => Vec::new(),
+        };
         let queue = |j: u32| {
             if self.by_queue || self.round_robin {
                 let (priority, position) = self.queue_of(workload, JobId(j));
@@ -86,6 +118,11 @@ impl JobOrder {
             let qa = if self.round_robin { (qa.0, 0) } else { qa };
             let qb = if self.round_robin { (qb.0, 0) } else { qb };
             qa.cmp(&qb)
+                // Higher first; a formula that changes with time is applied at each pass.
+                .then_with(|| match (values.get(a as usize), values.get(b as usize)) {
+                    (Some(va), Some(vb)) => vb.total_cmp(va),
+                    _ => std::cmp::Ordering::Equal,
+                })
                 .then_with(|| {
                     self.keys
                         .iter()
@@ -153,6 +190,13 @@ pub struct Ordered<S> {
     order: JobOrder,
     ranks: Vec<u32>,
     sorted: Vec<JobId>,
+    /// This pass's formula values, by job, when the formula changes with time.
+    values: Vec<f64>,
+    /// Per job: whether it is under the formula threshold (and was told so).
+    under: Vec<bool>,
+    /// Comments of this pass: the threshold's.
+    comments: Vec<(JobId, Arc<str>)>,
+    under_text: Arc<str>,
 }
 
 impl<S: SchedulingPolicy> Ordered<S> {
@@ -163,10 +207,19 @@ impl<S: SchedulingPolicy> Ordered<S> {
             order,
             ranks: Vec::new(),
             sorted: Vec::new(),
+            values: Vec::new(),
+            under: Vec::new(),
+            comments: Vec::new(),
+            under_text: Arc::from("Not Running: Job is under job_sort_formula threshold value"),
         }
     }
 
     /// The discipline inside.
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    /// The discipline inside, taken out.
     pub fn into_inner(self) -> S {
         self.inner
     }
@@ -178,17 +231,59 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
     }
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
-        if self.ranks.len() != ctx.workload.jobs().len() {
+        let n = ctx.workload.jobs().len();
+        if self.ranks.len() != n {
             self.ranks = self.order.ranks(ctx.workload);
+            self.under = vec![false; n];
         }
         let ranks = &self.ranks;
+        let order = &self.order;
+        let dynamic = order.formula.as_ref().filter(|f| f.is_dynamic());
+        if let Some(f) = dynamic {
+            self.values.resize(n, 0.0);
+            for &j in ctx.queue {
+                self.values[j.index()] = order.formula_value(f, ctx.workload, j, ctx.now);
+            }
+        }
         self.sorted.clear();
         self.sorted.extend_from_slice(ctx.queue);
-        self.sorted.sort_unstable_by_key(|j| ranks[j.index()]);
-        let fresh_from = if self.order.round_robin {
-            self.order.take_turns(ctx.workload, &mut self.sorted);
+        // The threshold: a job at or below it is not run, nor seen by the discipline.
+        if let (Some(f), Some(threshold)) = (&order.formula, order.threshold) {
+            let (values, under, comments) = (&self.values, &mut self.under, &mut self.comments);
+            let text = &self.under_text;
+            self.sorted.retain(|&j| {
+                let value = if f.is_dynamic() {
+                    values[j.index()]
+                } else {
+                    order.formula_value(f, ctx.workload, j, ctx.now)
+                };
+                let is_under = value <= threshold;
+                if is_under && !under[j.index()] {
+                    comments.push((j, text.clone()));
+                }
+                under[j.index()] = is_under;
+                !is_under
+            });
+        }
+        let fresh_from = if dynamic.is_some() {
+            let values = &self.values;
+            let queue_part = |j: JobId| {
+                let (priority, position) = order.queue_of(ctx.workload, j);
+                match (order.by_queue || order.round_robin, order.round_robin) {
+                    (false, _) => (0, 0),
+                    (true, true) => (-i128::from(priority), 0),
+                    (true, false) => (-i128::from(priority), position),
+                }
+            };
+            self.sorted.sort_unstable_by(|&a, &b| {
+                queue_part(a)
+                    .cmp(&queue_part(b))
+                    .then(values[b.index()].total_cmp(&values[a.index()]))
+                    .then(ranks[a.index()].cmp(&ranks[b.index()]))
+            });
             0
         } else {
+            self.sorted.sort_unstable_by_key(|j| ranks[j.index()]);
             let first_fresh = ctx.queue[ctx.fresh_from.min(ctx.queue.len())..]
                 .iter()
                 .map(|j| ranks[j.index()])
@@ -197,6 +292,12 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                 Some(r) => self.sorted.partition_point(|j| ranks[j.index()] < r),
                 None => self.sorted.len(),
             }
+        };
+        let fresh_from = if order.round_robin {
+            order.take_turns(ctx.workload, &mut self.sorted);
+            0
+        } else {
+            fresh_from
         };
         let sorted = SchedContext {
             queue: &self.sorted,
@@ -207,6 +308,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
     }
 
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
+        out.append(&mut self.comments);
         self.inner.drain_comments(out);
     }
 

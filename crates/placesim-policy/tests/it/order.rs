@@ -105,6 +105,7 @@ fn by_queue_visits_queues_by_descending_priority() {
         by_queue,
         round_robin: false,
         queue_priority: vec![10, 20],
+        ..JobOrder::default()
     };
     assert_eq!(seen(&jobs, order(true)), [2, 4, 1, 5, 3, 0]);
     assert_eq!(seen(&jobs, order(false)), [3, 1, 2, 5, 0, 4]);
@@ -128,6 +129,242 @@ fn round_robin_interleaves_queues_of_one_priority() {
         by_queue: true,
         round_robin: true,
         queue_priority: vec![5, 5, 9],
+        ..JobOrder::default()
     };
     assert_eq!(seen(&jobs, order), [5, 0, 3, 1, 6, 2, 4]);
+}
+
+mod formula {
+    use super::*;
+    use placesim_policy::queue::{Formula, Term, TermValues};
+
+    /// One job of 4 ncpus, 8 GiB (in KiB, as PBS holds sizes), a walltime of 3,600 s,
+    /// submitted at 100.
+    fn one_job() -> Workload {
+        let request = Request::from_chunks(vec![placesim_core::Chunk::new(1, vec![4, 8 << 20, 0])]);
+        let job = Job {
+            source_id: 1,
+            submit: SimTime(100),
+            runtime: SimDuration(3600),
+            estimate: SimDuration(3600),
+            size: 4,
+            request: RequestId(0),
+            user: None,
+            group: None,
+            queue: None,
+            partition: None,
+        };
+        Workload::new(vec![job], vec![request]).unwrap()
+    }
+
+    fn terms(name: &str) -> Result<Term, String> {
+        match name {
+            "ncpus" => Ok(Term::Resource(ConsumableIdx::NCPUS)),
+            "mem" => Ok(Term::Resource(ConsumableIdx::MEM)),
+            "walltime" => Ok(Term::Walltime),
+            "eligible_time" => Ok(Term::EligibleTime),
+            "queue_priority" => Ok(Term::QueuePriority),
+            other => Err(format!("unknown term `{other}`")),
+        }
+    }
+
+    fn value(text: &str) -> f64 {
+        let w = one_job();
+        let f = Formula::parse(text, &terms).unwrap_or_else(|e| panic!("{text}: {e}"));
+        f.value(&TermValues {
+            workload: &w,
+            job: JobId(0),
+            now: SimTime(1000),
+            queue_priority: 7,
+        })
+    }
+
+    fn error(text: &str) -> String {
+        Formula::parse(text, &terms).unwrap_err().to_string()
+    }
+
+    /// Python's arithmetic, as PBS evaluates the formula.
+    #[test]
+    fn arithmetic_follows_python() {
+        assert_eq!(value("2 + 3 * 4"), 14.0);
+        assert_eq!(value("(2 + 3) * 4"), 20.0);
+        assert_eq!(value("-2**2"), -4.0);
+        assert_eq!(value("2**3**2"), 512.0);
+        assert_eq!(value("2**-1"), 0.5);
+        assert_eq!(value("7 // 2"), 3.0);
+        assert_eq!(value("-7 // 2"), -4.0);
+        assert_eq!(value("-7 % 3"), 2.0);
+        assert_eq!(value("7 % -3"), -2.0);
+        assert_eq!(value("7 / 2"), 3.5);
+        assert_eq!(value("1e3 + 2.5E-1 + 1_000"), 2000.25);
+        assert_eq!(value("min(3, 1, 2) + max(4, 5) + abs(-6)"), 12.0);
+        // A failure is 0, as PBS uses.
+        assert_eq!(value("ncpus / (walltime - 3600)"), 0.0);
+        assert_eq!(value("5 % 0"), 0.0);
+    }
+
+    /// The terms: requested totals (mem in KiB), walltime, time since submission, queue
+    /// priority.
+    #[test]
+    fn terms_are_the_jobs() {
+        assert_eq!(value("ncpus"), 4.0);
+        assert_eq!(value("mem / 1024 / 1024"), 8.0);
+        assert_eq!(value("walltime / 3600"), 1.0);
+        assert_eq!(value("eligible_time"), 900.0);
+        assert_eq!(value("queue_priority"), 7.0);
+        let dynamic = |t: &str| Formula::parse(t, &terms).unwrap().is_dynamic();
+        assert!(dynamic("ncpus + eligible_time / 60"));
+        assert!(!dynamic("ncpus * walltime"));
+    }
+
+    /// What is refused, with the column.
+    #[test]
+    fn bad_formulas_are_refused_with_the_column() {
+        assert_eq!(
+            error("ncpus +"),
+            "column 8: expected a number, a term or `(`, found the end"
+        );
+        assert_eq!(
+            error("2 3"),
+            "column 3: expected an operator or the end of the formula"
+        );
+        assert_eq!(error("ncpus * foo"), "column 9: unknown term `foo`");
+        assert_eq!(error("(ncpus"), "column 7: expected `)`");
+        assert_eq!(
+            error("min(1)"),
+            "column 1: `min` takes two arguments or more"
+        );
+        assert_eq!(
+            error("ncpus ^ 2"),
+            "column 7: expected an operator or the end of the formula"
+        );
+        let nested = |n: usize| format!("{}1{}", "(".repeat(n), ")".repeat(n));
+        assert_eq!(Formula::parse(&nested(100), &terms).map(|_| ()), Ok(()));
+        assert_eq!(
+            error(&nested(101)),
+            "column 101: the formula nests more than 100 deep"
+        );
+        assert_eq!(
+            error(&"-".repeat(200)),
+            "column 102: the formula nests more than 100 deep"
+        );
+    }
+
+    /// `job_sort_formula`, higher first: ncpus × walltime. J2 (80), then J0 and J3 (60
+    /// each, by submission), then J1 (40).
+    #[test]
+    fn a_static_formula_orders_higher_first() {
+        let f = Formula::parse("ncpus * walltime", &terms).unwrap();
+        let order = JobOrder {
+            formula: Some(std::sync::Arc::new(f)),
+            ..JobOrder::default()
+        };
+        let jobs = [(2, 30, None), (4, 10, None), (8, 10, None), (6, 10, None)];
+        assert_eq!(seen(&jobs, order), [2, 0, 3, 1]);
+    }
+}
+
+/// The queue and comments a pass at `now` gives under `ordered`, for jobs `(ncpus, submit)`.
+fn pass_at(
+    ordered: &mut Ordered<Seen>,
+    jobs: &[(u32, u64)],
+    now: u64,
+) -> (Vec<u32>, Vec<(u32, String)>) {
+    let requests: Vec<Request> = jobs
+        .iter()
+        .map(|&(n, _)| Request::processors(n, 3))
+        .collect();
+    let jobs: Vec<Job> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(n, submit))| Job {
+            source_id: i as u64 + 1,
+            submit: SimTime(submit),
+            runtime: SimDuration(10),
+            estimate: SimDuration(10),
+            size: n,
+            request: RequestId(i as u32),
+            user: None,
+            group: None,
+            queue: None,
+            partition: None,
+        })
+        .collect();
+    let workload = Workload::new(jobs, requests).unwrap();
+    let state = ClusterState::new(Cluster::homogeneous(64, 1).unwrap());
+    let queue: Vec<JobId> = (0..workload.jobs().len() as u32).map(JobId).collect();
+    let ctx = SchedContext {
+        now: SimTime(now),
+        state: &state,
+        workload: &workload,
+        queue: &queue,
+        running: &[],
+        fresh_from: 0,
+        freed_since_last_pass: true,
+    };
+    ordered.schedule(&ctx, &mut Vec::new());
+    let mut comments = Vec::new();
+    ordered.drain_comments(&mut comments);
+    let seen = ordered_seen_last(ordered);
+    (
+        seen,
+        comments
+            .into_iter()
+            .map(|(j, t)| (j.0, t.to_string()))
+            .collect(),
+    )
+}
+
+fn ordered_seen_last(ordered: &Ordered<Seen>) -> Vec<u32> {
+    ordered.inner().0.last().cloned().unwrap()
+}
+
+/// A formula over `eligible_time` is evaluated at every pass: `eligible_time * ncpus`. At 10,
+/// J0 (1 ncpu, since 0) and J1 (10 ncpus, since 9) tie at 10 and go by submission; at 20, J1
+/// (110) is ahead of J0 (20).
+#[test]
+fn a_formula_over_eligible_time_reorders_as_time_passes() {
+    let terms = |name: &str| match name {
+        "ncpus" => Ok(placesim_policy::queue::Term::Resource(ConsumableIdx::NCPUS)),
+        "eligible_time" => Ok(placesim_policy::queue::Term::EligibleTime),
+        other => Err(format!("unknown term `{other}`")),
+    };
+    let f = placesim_policy::queue::Formula::parse("eligible_time * ncpus", &terms).unwrap();
+    let mut ordered = Ordered::new(
+        Seen::default(),
+        JobOrder {
+            formula: Some(std::sync::Arc::new(f)),
+            ..JobOrder::default()
+        },
+    );
+    let jobs = [(1, 0), (10, 9)];
+    assert_eq!(pass_at(&mut ordered, &jobs, 10).0, [0, 1]);
+    assert_eq!(pass_at(&mut ordered, &jobs, 20).0, [1, 0]);
+}
+
+/// `job_sort_formula_threshold`: a job whose value is at or below it is not run and not seen
+/// by the discipline, with PBS's comment, told once while it stays under.
+#[test]
+fn jobs_at_or_under_the_threshold_are_not_run() {
+    let terms = |name: &str| match name {
+        "ncpus" => Ok(placesim_policy::queue::Term::Resource(ConsumableIdx::NCPUS)),
+        other => Err(format!("unknown term `{other}`")),
+    };
+    let f = placesim_policy::queue::Formula::parse("ncpus", &terms).unwrap();
+    let mut ordered = Ordered::new(
+        Seen::default(),
+        JobOrder {
+            formula: Some(std::sync::Arc::new(f)),
+            threshold: Some(2.0),
+            ..JobOrder::default()
+        },
+    );
+    let jobs = [(1, 0), (4, 1), (2, 2), (3, 3)];
+    let (queue, comments) = pass_at(&mut ordered, &jobs, 10);
+    assert_eq!(queue, [1, 3]);
+    let text = "Not Running: Job is under job_sort_formula threshold value".to_owned();
+    assert_eq!(comments, [(0, text.clone()), (2, text)]);
+    let (queue, comments) = pass_at(&mut ordered, &jobs, 11);
+    assert_eq!(queue, [1, 3]);
+    assert!(comments.is_empty());
 }

@@ -98,16 +98,16 @@ enum Reference {
 /// end at which enough processors are free (all ends at that instant counted), extra is the
 /// surplus then; greedy starts every queued job whose size fits what is free, in order.
 fn reference_starts(trace: &Trace, discipline: Reference) -> Vec<u64> {
-    reference_starts_sorted(trace, discipline, &|_| 0)
+    reference_starts_sorted(trace, discipline, &|_, _| 0)
 }
 
-/// As [`reference_starts`], with the queue kept sorted by `key` (smaller first), then by
-/// submission order: PBS's `job_sort_key` on a count-based machine.
-fn reference_starts_sorted(
-    trace: &Trace,
-    discipline: Reference,
-    key: &dyn Fn(usize) -> i64,
-) -> Vec<u64> {
+/// A job's place in a sorted queue at an instant: `key(job index, now)`, smaller first.
+type QueueKey<'a> = &'a dyn Fn(usize, u64) -> i64;
+
+/// As [`reference_starts`], with the queue sorted at every event by `key(job, now)` (smaller
+/// first), then by submission order: PBS's `job_sort_key` and `job_sort_formula` on a
+/// count-based machine.
+fn reference_starts_sorted(trace: &Trace, discipline: Reference, key: QueueKey<'_>) -> Vec<u64> {
     let jobs = trace.workload.jobs();
     let runs: Vec<u64> = jobs
         .iter()
@@ -135,7 +135,7 @@ fn reference_starts_sorted(
             queue.push(next);
             next += 1;
         }
-        queue.sort_by_key(|&j| (key(j), j));
+        queue.sort_by_key(|&j| (key(j, now), j));
         let launch = |j: usize,
                       start: &mut [u64],
                       free: &mut u64,
@@ -400,20 +400,21 @@ fn kth_sorted_by_job_sort_key_matches_count_based_reference() {
     let jobs = trace.workload.jobs();
     let size = |j: usize| i64::from(jobs[j].size);
     let estimate = |j: usize| jobs[j].estimate.as_secs() as i64;
-    let orders: [(SortLine, &dyn Fn(usize) -> i64); 2] = [
+    let by_estimate = |j: usize, _: u64| estimate(j);
+    let orders: [(SortLine, QueueKey<'_>); 2] = [
         (
             SortLine {
                 key: SortKey::Resource(ConsumableIdx::NCPUS),
                 high_first: true,
             },
-            &|j| -size(j),
+            &|j, _| -size(j),
         ),
         (
             SortLine {
                 key: SortKey::Walltime,
                 high_first: false,
             },
-            &estimate,
+            &by_estimate,
         ),
     ];
     for (line, key) in orders {
@@ -422,6 +423,7 @@ fn kth_sorted_by_job_sort_key_matches_count_based_reference() {
             by_queue: true,
             round_robin: false,
             queue_priority: Vec::new(),
+            ..JobOrder::default()
         };
         for (name, policy, discipline) in classic().into_iter().chain(deeper()) {
             let mut ordered = Ordered::new(policy, order.clone());
@@ -431,6 +433,50 @@ fn kth_sorted_by_job_sort_key_matches_count_based_reference() {
             assert_eq!(
                 first_diff, None,
                 "{name} sorted by {line:?}: first job index whose start differs"
+            );
+        }
+    }
+}
+
+/// PBS's `job_sort_formula` on KTH-SP2, higher first: one that does not change with time
+/// (`walltime / ncpus`) and one that does (`eligible_time * ncpus`, evaluated at every pass).
+/// Every discipline and form equals the count-based reference sorted by the same values at
+/// every event.
+#[test]
+fn kth_sorted_by_job_sort_formula_matches_count_based_reference() {
+    use placesim_core::ConsumableIdx;
+    use placesim_policy::queue::{Formula, JobOrder, Ordered, Term};
+    let trace = kth();
+    let jobs = trace.workload.jobs();
+    let terms = |name: &str| match name {
+        "ncpus" => Ok(Term::Resource(ConsumableIdx::NCPUS)),
+        "walltime" => Ok(Term::Walltime),
+        "eligible_time" => Ok(Term::EligibleTime),
+        other => Err(format!("unknown term `{other}`")),
+    };
+    // Both are whole numbers here (walltime / ncpus is floored to keep the reference exact).
+    let static_key =
+        |j: usize, _: u64| -((jobs[j].estimate.as_secs() / u64::from(jobs[j].size)) as i64);
+    let dynamic_key =
+        |j: usize, now: u64| -(((now - jobs[j].submit.as_secs()) * u64::from(jobs[j].size)) as i64);
+    let formulas: [(&str, QueueKey<'_>); 2] = [
+        ("walltime // ncpus", &static_key),
+        ("eligible_time * ncpus", &dynamic_key),
+    ];
+    for (text, key) in formulas {
+        let order = JobOrder {
+            formula: Some(std::sync::Arc::new(Formula::parse(text, &terms).unwrap())),
+            by_queue: true,
+            ..JobOrder::default()
+        };
+        for (name, policy, discipline) in classic().into_iter().chain(deeper()) {
+            let mut ordered = Ordered::new(policy, order.clone());
+            let ours = check_invariants_with(&trace, &mut ordered);
+            let reference = reference_starts_sorted(&trace, discipline, key);
+            let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
+            assert_eq!(
+                first_diff, None,
+                "{name} sorted by {text}: first job index whose start differs"
             );
         }
     }

@@ -14,7 +14,7 @@ fn a_typo_in_a_key_names_its_line() {
     let text = format!("{BASE}[pbs]\nnode_group_enabled = true\n");
     assert_eq!(
         error_of(&text),
-        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `job_sort_key`, `by_queue`, `round_robin`, `queue`"
+        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `queue`"
     );
 }
 
@@ -266,6 +266,26 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
             "{BASE}[pbs]\njob_sort_key = [\"job_priority HIGH\"]\n"
         )),
         "test.toml:5:17: key `pbs.job_sort_key`: `job_priority HIGH`: per-job priorities are not read yet, so job_priority cannot order jobs"
+    );
+    let o = order("[pbs]\njob_sort_formula = \"ncpus * walltime + eligible_time / 60\"\njob_sort_formula_threshold = -1.5\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (o.formula.as_ref().map(|f| f.is_dynamic()), o.threshold),
+        (Some(true), Some(-1.5))
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[pbs]\njob_sort_formula = \"ncpus * fairshare_factor\"\n"
+        )),
+        "test.toml:5:20: key `pbs.job_sort_formula`: `ncpus * fairshare_factor`: column 9: fairshare_factor: fairshare is not modelled yet"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\njob_sort_formula = \"ncpus *\"\n")),
+        "test.toml:5:20: key `pbs.job_sort_formula`: `ncpus *`: column 8: expected a number, a term or `(`, found the end"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\njob_sort_formula_threshold = 3\n")),
+        "test.toml:5:30: key `pbs.job_sort_formula_threshold`: a threshold goes with a job_sort_formula"
     );
     // A queue's own depth is read into its settings, and goes with PBS's disciplines only.
     let queue_depth = format!("{BASE}[[pbs.queue]]\nname = \"q\"\nbackfill_depth = 10\n");
