@@ -322,7 +322,7 @@ pub mod jobs {
         name: "comment",
         dtype: "string, nullable",
         unit: "",
-        meaning: "the scheduler's last comment on the job before it started, or ever if it never did, in PBS's words: \"Not Running: Placement set switch=A has too few free resources\", \"Not Running: Insufficient amount of resource: ncpus (R: 64 A: 10 T: 100)\", \"Can Never Run: can't fit in the largest placement set, and can't span psets\", ...; under first fit the discipline's own: \"Not Running: Job would break strict sorted order\" (strict order, on the jobs after the blocked one), \"Not Running: Job would conflict with reservation or top job\" (a job that fits now but would delay a reservation), and \"Can Never Run: the request does not fit on the empty cluster\"",
+        meaning: "the scheduler's last comment on the job before it started, or ever if it never did, in PBS's words: \"Not Running: Placement set switch=A has too few free resources\", \"Not Running: Insufficient amount of resource: ncpus (R: 64 A: 10 T: 100)\", \"Not Running: Not enough free nodes available\", \"Can Never Run: can't fit in the largest placement set, and can't span psets\", ...; under first fit the discipline's own: \"Not Running: Job would break strict sorted order\" (strict order, on the jobs after the blocked one), \"Not Running: Job would conflict with reservation or top job\" (a job that fits now but would delay a reservation), and \"Can Never Run: the request does not fit on the empty cluster\"",
     };
 
     /// The `exec_vnode` column.
