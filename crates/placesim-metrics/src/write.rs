@@ -307,53 +307,65 @@ pub fn events_frame(
     workload: &Workload,
     sink: &JobSink,
 ) -> PolarsResult<DataFrame> {
-    events_frame_range(meta, workload, sink, 0..sink.events.len())
+    EventsChunk::take(workload, sink, 0..sink.events.len()).frame(meta)
 }
 
 /// Rows per row group of events.parquet, written (like jobs.parquet's) during the run.
 pub const EVENTS_PER_ROW_GROUP: usize = 65_536;
 
-/// The events table for the rows in `range`.
-fn events_frame_range(
-    meta: &RunMeta,
-    workload: &Workload,
-    sink: &JobSink,
-    range: std::ops::Range<usize>,
-) -> PolarsResult<DataFrame> {
-    let rows = &sink.events[range];
-    let n = rows.len();
-    let mut columns = id_columns(meta, n);
-    columns.push(Column::new(
-        schema::events::JOB_ID.name.into(),
-        rows.iter()
-            .map(|r| workload.job(placesim_core::JobId(r.job)).source_id)
-            .collect::<Vec<u64>>(),
-    ));
-    columns.push(Column::new(
-        schema::events::TIME_S.name.into(),
-        rows.iter().map(|r| r.time).collect::<Vec<u64>>(),
-    ));
-    columns.push(Column::new(
-        schema::events::KIND.name.into(),
-        rows.iter().map(|r| r.kind.name()).collect::<Vec<&str>>(),
-    ));
-    let text: Vec<Option<&str>> = rows
-        .iter()
-        .map(|r| match r.kind {
-            EventKind::Estimate => None,
-            _ => u32::try_from(r.value).ok().and_then(|id| sink.text(id)),
-        })
-        .collect();
-    columns.push(Column::new(schema::events::TEXT.name.into(), text));
-    let estimated: Vec<Option<u64>> = rows
-        .iter()
-        .map(|r| (r.kind == EventKind::Estimate).then_some(r.value))
-        .collect();
-    columns.push(Column::new(
-        schema::events::ESTIMATED_START_S.name.into(),
-        estimated,
-    ));
-    schema::conform(schema::events::ALL, DataFrame::new(n, columns)?)
+/// A row group of events.parquet as plain values, taken from the sink on the simulation's
+/// thread and turned into a table on the writer's, so that building the table overlaps the
+/// simulation instead of holding it up.
+struct EventsChunk {
+    job_id: Vec<u64>,
+    time: Vec<u64>,
+    kind: Vec<&'static str>,
+    text: Vec<Option<Arc<str>>>,
+    estimated: Vec<Option<u64>>,
+}
+
+impl EventsChunk {
+    /// The event rows in `range`.
+    fn take(workload: &Workload, sink: &JobSink, range: std::ops::Range<usize>) -> EventsChunk {
+        let rows = &sink.events[range];
+        EventsChunk {
+            job_id: rows
+                .iter()
+                .map(|r| workload.job(placesim_core::JobId(r.job)).source_id)
+                .collect(),
+            time: rows.iter().map(|r| r.time).collect(),
+            kind: rows.iter().map(|r| r.kind.name()).collect(),
+            text: rows
+                .iter()
+                .map(|r| match r.kind {
+                    EventKind::Estimate => None,
+                    _ => u32::try_from(r.value)
+                        .ok()
+                        .and_then(|id| sink.shared_text(id)),
+                })
+                .collect(),
+            estimated: rows
+                .iter()
+                .map(|r| (r.kind == EventKind::Estimate).then_some(r.value))
+                .collect(),
+        }
+    }
+
+    /// The table.
+    fn frame(self, meta: &RunMeta) -> PolarsResult<DataFrame> {
+        let n = self.time.len();
+        let mut columns = id_columns(meta, n);
+        columns.push(Column::new(schema::events::JOB_ID.name.into(), self.job_id));
+        columns.push(Column::new(schema::events::TIME_S.name.into(), self.time));
+        columns.push(Column::new(schema::events::KIND.name.into(), self.kind));
+        let text: Vec<Option<&str>> = self.text.iter().map(|t| t.as_deref()).collect();
+        columns.push(Column::new(schema::events::TEXT.name.into(), text));
+        columns.push(Column::new(
+            schema::events::ESTIMATED_START_S.name.into(),
+            self.estimated,
+        ));
+        schema::conform(schema::events::ALL, DataFrame::new(n, columns)?)
+    }
 }
 
 /// Writes `events.parquet` into `dir`.
@@ -366,7 +378,7 @@ pub fn write_events(
     let n = sink.events.len();
     write_atomic(&dir.join("events.parquet"), |out| {
         let frames = row_group_ranges(n, EVENTS_PER_ROW_GROUP)
-            .map(|rows| events_frame_range(meta, workload, sink, rows));
+            .map(|rows| EventsChunk::take(workload, sink, rows).frame(meta));
         write_row_groups(out, frames)
     })
 }
@@ -502,8 +514,8 @@ struct Streamed {
 
 /// What the writer thread of a [`Streamed`] file receives.
 enum RowGroup {
-    /// The next row group.
-    Rows(DataFrame),
+    /// The next row group, built on the writer's thread.
+    Rows(Box<dyn FnOnce() -> PolarsResult<DataFrame> + Send>),
     /// The last row group has been sent: the file is whole. Without it (the run failed and the
     /// sink was dropped) the file is abandoned and removed.
     End,
@@ -517,7 +529,7 @@ impl Streamed {
             write_atomic_unless_abandoned(&target, |out| {
                 let ended = std::cell::Cell::new(false);
                 let rows = received.iter().map_while(|group| match group {
-                    RowGroup::Rows(frame) => Some(Ok(frame)),
+                    RowGroup::Rows(build) => Some(build()),
                     RowGroup::End => {
                         ended.set(true);
                         None
@@ -544,19 +556,23 @@ impl Streamed {
             return;
         }
         match frame {
-            Ok(frame) => {
-                if let Some(g) = &self.groups {
-                    // The writer stopped: its own error is reported when it is joined.
-                    if g.send(RowGroup::Rows(frame)).is_err() {
-                        self.groups = None;
-                    }
-                }
-            }
+            Ok(frame) => self.send_built_there(Box::new(move || Ok(frame))),
             Err(source) => {
                 *failed = Some(MetricsError::Polars {
                     path: self.path.clone(),
                     source,
                 })
+            }
+        }
+    }
+
+    /// Hands over one row group that the writer's thread builds (a failure to build it is
+    /// the writer's error, reported when it is joined).
+    fn send_built_there(&mut self, build: Box<dyn FnOnce() -> PolarsResult<DataFrame> + Send>) {
+        if let Some(g) = &self.groups {
+            // The writer stopped: its own error is reported when it is joined.
+            if g.send(RowGroup::Rows(build)).is_err() {
+                self.groups = None;
             }
         }
     }
@@ -649,9 +665,19 @@ impl<'w> StreamingJobSink<'w> {
         while self.events_sent + EVENTS_PER_ROW_GROUP <= self.inner.events.len() {
             let rows = self.events_sent..self.events_sent + EVENTS_PER_ROW_GROUP;
             self.events_sent = rows.end;
-            let frame = events_frame_range(&self.meta, self.workload, &self.inner, rows);
-            self.events.send(frame, &mut self.failed);
+            self.send_event_rows(rows);
         }
+    }
+
+    /// Hands over the event rows in `rows`, to be made a table by the writer.
+    fn send_event_rows(&mut self, rows: std::ops::Range<usize>) {
+        if self.failed.is_some() {
+            return;
+        }
+        let chunk = EventsChunk::take(self.workload, &self.inner, rows);
+        let meta = self.meta.clone();
+        self.events
+            .send_built_there(Box::new(move || chunk.frame(&meta)));
     }
 
     /// Hands over the remaining row groups, waits for the files, and returns the per-job data.
@@ -677,8 +703,7 @@ impl<'w> StreamingJobSink<'w> {
             .filter(|r| r.start >= self.events_sent)
             .collect();
         for rows in rest {
-            let frame = events_frame_range(&self.meta, self.workload, &self.inner, rows);
-            self.events.send(frame, &mut self.failed);
+            self.send_event_rows(rows);
         }
         let out = during(&self.inner);
         if let Some(e) = self.failed {
