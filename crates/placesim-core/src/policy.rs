@@ -95,6 +95,13 @@ pub trait SchedulingPolicy: Send {
         let _ = out;
     }
 
+    /// Moves the job priorities of the last pass into `out`: the value each waiting job was
+    /// ordered by (PBS's `job_sort_formula`), reported when it changed. The kernel hands them
+    /// to the sink. The default has none.
+    fn drain_priorities(&mut self, out: &mut Vec<(JobId, f64)>) {
+        let _ = out;
+    }
+
     /// The next instant at which this policy wants a pass even if no job arrives or ends (an
     /// anchored NODESETDELAY running out), asked after each pass. The default wants none.
     fn wakeup(&self) -> Option<SimTime> {
@@ -249,6 +256,9 @@ impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
     }
     fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
         (**self).drain_estimates(out);
+    }
+    fn drain_priorities(&mut self, out: &mut Vec<(JobId, f64)>) {
+        (**self).drain_priorities(out);
     }
     fn wakeup(&self) -> Option<SimTime> {
         (**self).wakeup()

@@ -218,6 +218,7 @@ pub struct Simulation<'w> {
     comments: Vec<(JobId, std::sync::Arc<str>)>,
     /// The top-job estimates of the pass, on their way from the policy to the sink.
     estimates: Vec<crate::TopJobEstimate>,
+    priorities: Vec<(JobId, f64)>,
     started: Vec<bool>,
     stats: RunStats,
     /// Queue length when the previous pass ended.
@@ -265,6 +266,7 @@ impl<'w> Simulation<'w> {
             stretch_scratch: Vec::new(),
             comments: Vec::new(),
             estimates: Vec::new(),
+            priorities: Vec::new(),
             started: vec![false; n],
             stats: RunStats::default(),
             settled_queue_len: 0,
@@ -748,6 +750,10 @@ impl<'w> Simulation<'w> {
         policy.drain_estimates(&mut self.estimates);
         for estimate in self.estimates.drain(..) {
             sink.job_estimated(self.now, &estimate);
+        }
+        policy.drain_priorities(&mut self.priorities);
+        for (job, priority) in self.priorities.drain(..) {
+            sink.job_priority(self.now, job, priority);
         }
         self.freed_since_last_pass = false;
         if decisions.is_empty() {

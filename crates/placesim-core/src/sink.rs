@@ -79,6 +79,12 @@ pub trait MetricsSink {
     fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
         let _ = (now, id, text);
     }
+
+    /// A pass at `now` ordered a waiting job by this priority
+    /// ([`crate::SchedulingPolicy::drain_priorities`]). The default ignores priorities.
+    fn job_priority(&mut self, now: SimTime, id: JobId, priority: f64) {
+        let _ = (now, id, priority);
+    }
 }
 
 /// A sink that keeps every outcome in memory, for tests and small runs.
@@ -112,6 +118,9 @@ impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
     }
     fn job_estimated(&mut self, now: SimTime, estimate: &crate::TopJobEstimate) {
         (**self).job_estimated(now, estimate);
+    }
+    fn job_priority(&mut self, now: SimTime, id: JobId, priority: f64) {
+        (**self).job_priority(now, id, priority);
     }
     fn instant_settled(&mut self, instant: &crate::settled::SettledInstant<'_>) {
         (**self).instant_settled(instant);

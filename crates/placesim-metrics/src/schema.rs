@@ -346,6 +346,34 @@ pub mod jobs {
         unit: "",
         meaning: "PBS's `estimated.exec_vnode`: the vnodes of that last estimate, as `exec_vnode`; null if it never was a top job, unless asked for as `exec_vnode`, or when the pass reasoned on ncpus totals (first fit with one-ncpu chunks: any free vnodes would do)",
     };
+    /// The `user` column.
+    pub const USER: ColumnDef = ColumnDef {
+        name: "user",
+        dtype: "u32, nullable",
+        unit: "",
+        meaning: "the job's user, as the trace numbers it (SWF field 12); null where unknown",
+    };
+    /// The `group` column.
+    pub const GROUP: ColumnDef = ColumnDef {
+        name: "group",
+        dtype: "u32, nullable",
+        unit: "",
+        meaning: "the job's group, as the trace numbers it (SWF field 13); null where unknown",
+    };
+    /// The `priority_at_submit` column.
+    pub const PRIORITY_AT_SUBMIT: ColumnDef = ColumnDef {
+        name: "priority_at_submit",
+        dtype: "f64, nullable",
+        unit: "",
+        meaning: "the value the scheduler first ordered the job by, in the first pass after its submission: PBS's `job_sort_formula`; null when the queue is not ordered by a formula",
+    };
+    /// The `priority_at_start` column.
+    pub const PRIORITY_AT_START: ColumnDef = ColumnDef {
+        name: "priority_at_start",
+        dtype: "f64, nullable",
+        unit: "",
+        meaning: "the same value in the pass that (last) started the job (it differs from `priority_at_submit` when the formula uses `eligible_time`); null for a job that never started, and when the queue is not ordered by a formula",
+    };
 
     /// Every column, in file order.
     pub const ALL: &[ColumnDef] = &[
@@ -380,6 +408,10 @@ pub mod jobs {
         EXEC_VNODE,
         ESTIMATED_START_S,
         ESTIMATED_EXEC_VNODE,
+        USER,
+        GROUP,
+        PRIORITY_AT_SUBMIT,
+        PRIORITY_AT_START,
     ];
 }
 

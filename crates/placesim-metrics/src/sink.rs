@@ -59,6 +59,11 @@ pub struct JobSink {
     /// ([`NO_ESTIMATE`] for none) and vnodes.
     pub(crate) estimated_start: Vec<u64>,
     pub(crate) estimated_exec: Vec<Option<Runs>>,
+    /// Per job (sized at the first report): the priority the scheduler first ordered it by,
+    /// the last it reported, and the one in force when the job (last) started.
+    pub(crate) priority_at_submit: Vec<Option<f64>>,
+    priority_last: Vec<Option<f64>>,
+    pub(crate) priority_at_start: Vec<Option<f64>>,
     /// What the scheduler said and did, in order: events.parquet.
     pub(crate) events: Vec<EventRow>,
 }
@@ -140,6 +145,9 @@ impl JobSink {
             exec: Vec::new(),
             estimated_start: Vec::new(),
             estimated_exec: Vec::new(),
+            priority_at_submit: Vec::new(),
+            priority_last: Vec::new(),
+            priority_at_start: Vec::new(),
             events: Vec::new(),
         }
     }
@@ -355,6 +363,17 @@ impl JobSink {
 }
 
 impl MetricsSink for JobSink {
+    fn job_priority(&mut self, _now: SimTime, id: JobId, priority: f64) {
+        let (n, i) = (self.ended.len(), id.index());
+        if self.priority_at_submit.len() != n {
+            self.priority_at_submit.resize(n, None);
+            self.priority_last.resize(n, None);
+            self.priority_at_start.resize(n, None);
+        }
+        self.priority_at_submit[i].get_or_insert(priority);
+        self.priority_last[i] = Some(priority);
+    }
+
     fn job_started(&mut self, _job: &Job, id: JobId, start: SimTime, allocation: &Allocation) {
         // A requeued job starts again: its last start's label is the one kept.
         let x = allocation
@@ -372,6 +391,10 @@ impl MetricsSink for JobSink {
         }
         let runs = contiguity_runs(&allocation.vnodes);
         Self::put(&mut self.contiguity_runs, n, id.index(), runs, 1);
+        // The pass that starts a job reports its priority first.
+        if let Some(&last) = self.priority_last.get(id.index()) {
+            self.priority_at_start[id.index()] = last;
+        }
     }
 
     fn instant_settled(&mut self, instant: &placesim_core::SettledInstant<'_>) {

@@ -260,10 +260,31 @@ fn jobs_frame_range(
     });
     columns.push(exec_vnode_column(
         sink,
-        ids,
+        ids.clone(),
         jobs::ESTIMATED_EXEC_VNODE.name,
         true,
     ));
+    let entity = |name: &str, pick: fn(&placesim_core::Job) -> Option<u32>| {
+        Column::new(
+            name.into(),
+            jobs.iter().map(pick).collect::<Vec<Option<u32>>>(),
+        )
+    };
+    columns.push(entity(jobs::USER.name, |j| j.user));
+    columns.push(entity(jobs::GROUP.name, |j| j.group));
+    for (name, by) in [
+        (jobs::PRIORITY_AT_SUBMIT.name, &sink.priority_at_submit),
+        (jobs::PRIORITY_AT_START.name, &sink.priority_at_start),
+    ] {
+        columns.push(if by.is_empty() {
+            Column::full_null(name.into(), n, &DataType::Float64)
+        } else {
+            Column::new(
+                name.into(),
+                ids.clone().map(|i| by[i]).collect::<Vec<Option<f64>>>(),
+            )
+        });
+    }
     schema::conform(jobs::ALL, DataFrame::new(n, columns)?)
 }
 

@@ -861,3 +861,44 @@ fn kill_at_walltime_under_depth_two_by_hand() {
         );
     }
 }
+
+/// The job's user and group (SWF fields 12 and 13), and the priority a `job_sort_formula`
+/// ordered it by, at its first pass and at its start: the hand trace under FCFS ordered by
+/// `eligible_time` (oldest first, so the schedule is FCFS's). Each job's first pass is at its
+/// submission (value 0); at its start the value is its wait: 0, 10, 14, 13. Without a
+/// formula both are null.
+#[test]
+fn user_group_and_priorities_reach_jobs_parquet() {
+    use placesim_policy::queue::{Formula, JobOrder, Ordered, Term};
+    let trace = hand_trace();
+    let terms = |name: &str| match name {
+        "eligible_time" => Ok(Term::EligibleTime),
+        other => Err(format!("unknown term `{other}`")),
+    };
+    let order = JobOrder {
+        formula: Some(std::sync::Arc::new(
+            Formula::parse("eligible_time", &terms).unwrap(),
+        )),
+        ..JobOrder::default()
+    };
+    let mut policy = Ordered::new(Discipline::Fcfs.build(), order);
+    let mut sink = JobSink::new(&trace.workload);
+    Replay::on(&trace.workload, Cluster::homogeneous(4, 1).unwrap()).run(&mut policy, &mut sink);
+    let df = jobs_frame(&hand_meta(4), &trace.workload, &sink).unwrap();
+    let column = |name: &str| -> Vec<Option<f64>> {
+        df.column(name).unwrap().f64().unwrap().iter().collect()
+    };
+    assert_eq!(column("priority_at_submit"), [Some(0.0); 4]);
+    assert_eq!(
+        column("priority_at_start"),
+        [Some(0.0), Some(10.0), Some(14.0), Some(13.0)]
+    );
+    let ids = |name: &str| -> Vec<Option<u32>> {
+        df.column(name).unwrap().u32().unwrap().iter().collect()
+    };
+    assert_eq!(ids("user"), [Some(1); 4]);
+    assert_eq!(ids("group"), [Some(1); 4]);
+    let (sink, s) = run(&trace, None);
+    let df = jobs_frame(&s.meta, &trace.workload, &sink).unwrap();
+    assert_eq!(df.column("priority_at_start").unwrap().null_count(), 4);
+}

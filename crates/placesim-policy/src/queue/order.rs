@@ -196,6 +196,11 @@ pub struct Ordered<S> {
     under: Vec<bool>,
     /// Comments of this pass: the threshold's.
     comments: Vec<(JobId, Arc<str>)>,
+    /// Priorities of this pass: the formula's value for each job seen for the first time and
+    /// for each job started.
+    priorities: Vec<(JobId, f64)>,
+    /// Per job: whether its first priority was reported.
+    reported: Vec<bool>,
     under_text: Arc<str>,
 }
 
@@ -210,6 +215,8 @@ impl<S: SchedulingPolicy> Ordered<S> {
             values: Vec::new(),
             under: Vec::new(),
             comments: Vec::new(),
+            priorities: Vec::new(),
+            reported: Vec::new(),
             under_text: Arc::from("Not Running: Job is under job_sort_formula threshold value"),
         }
     }
@@ -235,6 +242,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         if self.ranks.len() != n {
             self.ranks = self.order.ranks(ctx.workload);
             self.under = vec![false; n];
+            self.reported = vec![false; n];
         }
         let ranks = &self.ranks;
         let order = &self.order;
@@ -304,7 +312,26 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             fresh_from,
             ..*ctx
         };
+        let before = decisions.len();
         self.inner.schedule(&sorted, decisions);
+        if let Some(f) = &order.formula {
+            let value = |j: JobId| {
+                if f.is_dynamic() {
+                    self.values[j.index()]
+                } else {
+                    order.formula_value(f, ctx.workload, j, ctx.now)
+                }
+            };
+            // Each job's first value, and its value in the pass that starts it.
+            for &j in ctx.queue {
+                if !std::mem::replace(&mut self.reported[j.index()], true) {
+                    self.priorities.push((j, value(j)));
+                }
+            }
+            for Decision::Start { job, .. } in &decisions[before..] {
+                self.priorities.push((*job, value(*job)));
+            }
+        }
     }
 
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
@@ -314,6 +341,11 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
 
     fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
         self.inner.drain_estimates(out);
+    }
+
+    fn drain_priorities(&mut self, out: &mut Vec<(JobId, f64)>) {
+        out.append(&mut self.priorities);
+        self.inner.drain_priorities(out);
     }
 
     fn wakeup(&self) -> Option<placesim_core::SimTime> {
