@@ -733,7 +733,7 @@ fn a_queue_backfill_depth_of_zero_keeps_the_queue_in_order() {
     );
 }
 
-/// `[pbs] job_sort_key` reaches the run: J1 holds the 4 vnodes until 10; J2 (1 vnode) and J3
+/// `[pbs] job_sort_key` (and Moab's priority) reaches the run: J1 holds the 4 vnodes until 10; J2 (1 vnode) and J3
 /// (4 vnodes, 5 s) wait. Under FCFS in submission order J2 starts at 10 and J3 at 20; sorted
 /// by ncpus HIGH, J3 goes first, at 10, and J2 at 15.
 #[test]
@@ -776,4 +776,6 @@ fn job_sort_key_orders_the_queue() {
         starts("[pbs]\njob_sort_key = [\"ncpus HIGH\"]\n"),
         [0, 15, 10]
     );
+    // Moab's priority with a PROC weight far above a minute queued: the same order.
+    assert_eq!(starts("[moab.priority]\nprocweight = 100\n"), [0, 15, 10]);
 }

@@ -169,7 +169,12 @@ pub fn plan_of_scenario(
             .iter()
             .map(|q| q.backfill_depth)
             .collect(),
-        order: scenario.pbs.order.clone(),
+        // At most one of them orders the queue (the scenario refuses both).
+        order: if scenario.pbs.order.is_submit_order() {
+            scenario.moab.order.clone()
+        } else {
+            scenario.pbs.order.clone()
+        },
         config: RunConfig {
             cycles: scenario.run.cycles,
             walltime: scenario.run.walltime,

@@ -74,6 +74,17 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         order: cx.job_order(&raw, &defs)?,
     };
     let moab = cx.moab(&raw, &defs)?;
+    if let Some(priority) = &raw.moab.priority
+        && !pbs.order.is_submit_order()
+    {
+        return Err(cx.at(
+            priority,
+            "moab.priority",
+            "[moab.priority] and PBS's job order (job_sort_key, job_sort_formula, queue \
+             priorities) both order the queue: give one"
+                .to_owned(),
+        ));
+    }
     let runtime = cx.runtime(&raw, &defs)?;
     let failures = cx.failures(&raw.failures, &cluster, &classes)?;
     let metrics = cx.metrics(&raw.metrics)?;
@@ -1181,6 +1192,94 @@ impl Cx<'_> {
             nodesets,
             list: m.nodeset_list.iter().map(|e| e.get_ref().clone()).collect(),
             classes,
+            order: self.moab_order(raw, defs)?,
+        })
+    }
+
+    /// The job order of Moab's priority (queue-disciplines.md §3.2, Maui `MPriority.c`): the
+    /// service component (QUEUETIME in minutes queued, XFACTOR) and the resource component
+    /// (PROC, MEM in MB, WALLTIME and PS in seconds requested), each subcomponent capped,
+    /// each component capped, the total clipped to [1, 1e9]; higher first, then submission.
+    /// It is built as a `job_sort_formula`, whose evaluation it shares.
+    fn moab_order(
+        &self,
+        raw: &ScenarioToml,
+        defs: &ResourceDefs,
+    ) -> Result<JobOrder, ScenarioError> {
+        let Some(spanned) = &raw.moab.priority else {
+            return Ok(JobOrder::default());
+        };
+        let p = spanned.get_ref();
+        let number = |x: f64| format!("({x:?})");
+        let capped = |cap: Option<f64>, expr: String| match cap {
+            Some(c) if c > 0.0 => format!("min({expr}, {})", number(c)),
+            _ => expr,
+        };
+        let weighted = |weight: f64, expr: String| format!("{} * {expr}", number(weight));
+        let queuetime = capped(p.queuetimecap, "max(0, eligible_time / 60)".to_owned());
+        let xfactor = capped(
+            p.xfactorcap,
+            format!(
+                "(eligible_time + walltime) / max({}, walltime)",
+                number(p.xfminwclimit.unwrap_or(120.0))
+            ),
+        );
+        let serv = capped(
+            p.servcap,
+            format!(
+                "({} + {})",
+                weighted(p.queuetimeweight.unwrap_or(1.0), queuetime),
+                weighted(p.xfactorweight.unwrap_or(0.0), xfactor)
+            ),
+        );
+        let res = capped(
+            p.rescap,
+            format!(
+                "({} + {} + {} + {})",
+                weighted(
+                    p.procweight.unwrap_or(0.0),
+                    capped(p.proccap, "ncpus".to_owned())
+                ),
+                weighted(
+                    p.memweight.unwrap_or(0.0),
+                    capped(p.memcap, "(mem / 1024)".to_owned())
+                ),
+                weighted(
+                    p.walltimeweight.unwrap_or(0.0),
+                    capped(p.walltimecap, "walltime".to_owned())
+                ),
+                weighted(
+                    p.psweight.unwrap_or(0.0),
+                    capped(p.pscap, "(ncpus * walltime)".to_owned())
+                ),
+            ),
+        );
+        let total = format!(
+            "{} + {}",
+            weighted(p.servweight.unwrap_or(1.0), serv),
+            weighted(p.resweight.unwrap_or(1.0), res)
+        );
+        let clipped = if p.enablenegjobpriority {
+            format!("min({total}, 1e9)")
+        } else {
+            format!("min(max({total}, 1), 1e9)")
+        };
+        let term = |name: &str| -> Result<Term, String> {
+            match name {
+                "eligible_time" => Ok(Term::EligibleTime),
+                "walltime" => Ok(Term::Walltime),
+                resource => defs
+                    .lookup(resource)
+                    .and_then(|id| defs.consumable_idx(id))
+                    .map(Term::Resource)
+                    .ok_or_else(|| format!("the cluster has no consumable `{resource}`")),
+            }
+        };
+        let formula = Formula::parse(&clipped, &term)
+            .map_err(|e| self.at(spanned, "moab.priority", e.message))?;
+        Ok(JobOrder {
+            formula: Some(Arc::new(formula)),
+            ..JobOrder::default()
         })
     }
 

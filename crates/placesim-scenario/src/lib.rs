@@ -333,6 +333,9 @@ pub struct MoabSettings {
     pub list: Vec<String>,
     /// Classes with a DEFAULT.NODESET.
     pub classes: Vec<MoabClass>,
+    /// The job order Moab's priority weights give (`[moab.priority]`); submission order when
+    /// none is set.
+    pub order: placesim_policy::queue::JobOrder,
 }
 
 /// A Moab class with its default node set.

@@ -301,6 +301,53 @@ pub struct MoabToml {
     /// Classes with a DEFAULT.NODESET.
     #[serde(default)]
     pub class: Vec<MoabClassToml>,
+    /// Job priority: the component and subcomponent weights and caps of moab.cfg.
+    pub priority: Option<Spanned<MoabPriorityToml>>,
+}
+
+/// `[moab.priority]`: Moab's priority weights and caps, by their moab.cfg names in lower
+/// case. Unset weights take Moab's defaults: component weights 1, subcomponent weights 0 but
+/// QUEUETIMEWEIGHT 1 (FIFO); caps 0 (none).
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MoabPriorityToml {
+    /// SERVWEIGHT.
+    pub servweight: Option<f64>,
+    /// SERVCAP.
+    pub servcap: Option<f64>,
+    /// QUEUETIMEWEIGHT.
+    pub queuetimeweight: Option<f64>,
+    /// QUEUETIMECAP.
+    pub queuetimecap: Option<f64>,
+    /// XFACTORWEIGHT.
+    pub xfactorweight: Option<f64>,
+    /// XFACTORCAP.
+    pub xfactorcap: Option<f64>,
+    /// XFMINWCLIMIT, in seconds [default: 120, Maui's source].
+    pub xfminwclimit: Option<f64>,
+    /// RESWEIGHT.
+    pub resweight: Option<f64>,
+    /// RESCAP.
+    pub rescap: Option<f64>,
+    /// PROCWEIGHT.
+    pub procweight: Option<f64>,
+    /// PROCCAP.
+    pub proccap: Option<f64>,
+    /// MEMWEIGHT (per MB).
+    pub memweight: Option<f64>,
+    /// MEMCAP.
+    pub memcap: Option<f64>,
+    /// WALLTIMEWEIGHT (per second of requested walltime).
+    pub walltimeweight: Option<f64>,
+    /// WALLTIMECAP.
+    pub walltimecap: Option<f64>,
+    /// PSWEIGHT (per processor-second requested).
+    pub psweight: Option<f64>,
+    /// PSCAP.
+    pub pscap: Option<f64>,
+    /// ENABLENEGJOBPRIORITY: priorities below 1 are kept, not raised to 1.
+    #[serde(default)]
+    pub enablenegjobpriority: bool,
 }
 
 /// `[[moab.class]]`.

@@ -287,6 +287,12 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
         error_of(&format!("{BASE}[pbs]\njob_sort_formula_threshold = 3\n")),
         "test.toml:5:30: key `pbs.job_sort_formula_threshold`: a threshold goes with a job_sort_formula"
     );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[pbs]\njob_sort_key = [\"ncpus HIGH\"]\n[moab.priority]\nprocweight = 1\n"
+        )),
+        "test.toml:6:1: key `moab.priority`: [moab.priority] and PBS's job order (job_sort_key, job_sort_formula, queue priorities) both order the queue: give one"
+    );
     // A queue's own depth is read into its settings, and goes with PBS's disciplines only.
     let queue_depth = format!("{BASE}[[pbs.queue]]\nname = \"q\"\nbackfill_depth = 10\n");
     let s = placesim_scenario::load_scenario(&queue_depth, std::path::Path::new("t.toml"))

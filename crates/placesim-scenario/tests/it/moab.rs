@@ -66,3 +66,68 @@ fn check_lists_the_global_vnode_in_every_feature_set() {
         "{out}"
     );
 }
+
+/// Moab's priority (queue-disciplines.md §3.2): each subcomponent weighted and capped, each
+/// component weighted and capped, the total clipped to [1, 1e9]. A job of 4 ncpus and 1 h
+/// requested, queued 900 s: QUEUETIME 15 min, XFACTOR (900 + 3600) / 3600 = 1.25, PROC 4.
+#[test]
+fn priority_weights_and_caps_as_moab_computes_them() {
+    use placesim_core::{
+        Chunk, ConsumableIdx, Job, JobId, Request, RequestId, SimDuration, SimTime, Workload,
+    };
+    use placesim_policy::queue::TermValues;
+    let job = Job {
+        source_id: 1,
+        submit: SimTime(100),
+        runtime: SimDuration(3600),
+        estimate: SimDuration(3600),
+        size: 4,
+        request: RequestId(0),
+        user: None,
+        group: None,
+        queue: None,
+        partition: None,
+    };
+    let mut amounts = vec![0; 3];
+    amounts[ConsumableIdx::NCPUS.index()] = 4;
+    let workload = Workload::new(
+        vec![job],
+        vec![Request::from_chunks(vec![Chunk::new(1, amounts)])],
+    )
+    .unwrap();
+    let priority = |table: &str| {
+        let text = format!("[[class]]\nname = \"n\"\ncount = 2\n[moab.priority]\n{table}");
+        let s = load_scenario(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
+        let formula = s.moab.order.formula.expect("a priority formula");
+        formula.value(&TermValues {
+            workload: &workload,
+            job: JobId(0),
+            now: SimTime(1000),
+            queue_priority: 0,
+        })
+    };
+    // Moab's defaults: minutes queued.
+    assert_eq!(priority(""), 15.0);
+    assert_eq!(
+        priority("xfactorweight = 10\nprocweight = 2\n"),
+        15.0 + 12.5 + 8.0
+    );
+    // Subcomponent and component caps.
+    assert_eq!(priority("queuetimecap = 10\n"), 10.0);
+    assert_eq!(priority("xfactorweight = 10\nservcap = 20\n"), 20.0);
+    assert_eq!(
+        priority("servweight = 2\nprocweight = 3\nrescap = 5\n"),
+        35.0
+    );
+    // Clipped to 1 unless negative priorities are enabled.
+    assert_eq!(priority("queuetimeweight = -1\n"), 1.0);
+    assert_eq!(
+        priority("queuetimeweight = -1\nenablenegjobpriority = true\n"),
+        -15.0
+    );
+    // XFMINWCLIMIT raises a short walltime's denominator: (900 + 3600) / 9000 = 0.5.
+    assert_eq!(
+        priority("queuetimeweight = 0\nxfactorweight = 10\nxfminwclimit = 9000\n"),
+        5.0
+    );
+}
