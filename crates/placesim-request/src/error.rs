@@ -103,6 +103,9 @@ pub enum RequestErrorKind {
     /// A node_filter nested deeper than [`crate::MAX_FILTER_DEPTH`].
     #[error("node_filter nests `(` and `not` more than {0} levels deep")]
     TooDeep(usize),
+    /// A consumable's total over a select specification's chunks does not fit in 64 bits.
+    #[error("the request's total of `{0}` over its chunks is more than 2^64 - 1")]
+    TotalTooLarge(String),
     /// VARATTR on a consumable.
     #[error("VARATTR `{0}` is consumable; node sets are built from non-consumable resources")]
     VarAttrConsumable(String),

@@ -46,5 +46,22 @@ pub fn parse_and_lower(
     text: &str,
     defs: &placesim_core::ResourceDefs,
 ) -> Result<placesim_core::Request, RequestError> {
-    parse_request(text, defs).map(|r| lower(&r, defs))
+    let request = parse_request(text, defs).map(|r| lower(&r, defs))?;
+    // The simulator sums a request's amounts over its chunks: a total past 2^64 - 1 is refused
+    // here rather than overflowing there.
+    for chunks in request.selects() {
+        for (slot, &id) in defs.consumables().iter().enumerate() {
+            let total = chunks.iter().try_fold(0u64, |sum, chunk| {
+                let amount = chunk.amounts.get(slot).copied().unwrap_or(0);
+                sum.checked_add(u64::from(chunk.count).checked_mul(amount)?)
+            });
+            if total.is_none() {
+                return Err(RequestError {
+                    column: 1,
+                    kind: RequestErrorKind::TotalTooLarge(defs.def(id).name.clone()),
+                });
+            }
+        }
+    }
+    Ok(request)
 }

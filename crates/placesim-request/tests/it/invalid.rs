@@ -171,3 +171,28 @@ fn other_rules() {
         "column 29: resource `model` needs a string without quotes, found `a'b`"
     );
 }
+
+/// A consumable's total over the chunks must fit in 64 bits: (2^32 − 1) × (2^32 + 1) is
+/// 2^64 − 1 and is taken; one more ncpu per chunk is refused, as is a sum over two complexes
+/// past it, or in an `||` alternative.
+#[test]
+fn totals_past_64_bits_are_refused() {
+    let lowered = |text: &str| {
+        placesim_request::parse_and_lower(text, &defs())
+            .map(|r| r.total(placesim_core::ConsumableIdx::NCPUS))
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(lowered("select=4294967295:ncpus=4294967297"), Ok(u64::MAX));
+    let refused = Err(
+        "column 1: the request's total of `ncpus` over its chunks is more than 2^64 - 1".to_owned(),
+    );
+    assert_eq!(lowered("select=4294967295:ncpus=4294967298"), refused);
+    assert_eq!(
+        lowered("select=4294967295:ncpus=4294967297+1:ncpus=1"),
+        refused
+    );
+    assert_eq!(
+        lowered("select=1:ncpus=1||4294967295:ncpus=4294967298"),
+        refused
+    );
+}
