@@ -690,26 +690,16 @@ impl Cx<'_> {
             .job_sort_formula
             .as_ref()
             .map(|text| {
-                let term = |name: &str| -> Result<Term, String> {
-                    match name {
-                        "walltime" => Ok(Term::Walltime),
-                        "eligible_time" => Ok(Term::EligibleTime),
-                        "queue_priority" => Ok(Term::QueuePriority),
-                        "job_priority" => Err("per-job priorities are not read yet, so job_priority cannot be used".to_owned()),
-                        "fairshare_perc" | "fair_share_perc" | "fairshare_tree_usage" | "fairshare_factor" => {
-                            Err(format!("{name}: fairshare is not modelled yet"))
-                        }
-                        "accrue_type" => Err("accrue_type is not modelled".to_owned()),
-                        resource => defs
-                            .lookup(resource)
-                            .and_then(|id| defs.consumable_idx(id))
-                            .map(Term::Resource)
-                            .ok_or_else(|| format!("unknown term `{resource}`: expected a consumable resource, walltime, eligible_time or queue_priority")),
-                    }
-                };
+                let term = |name: &str| formula_term(defs, name);
                 Formula::parse(text.get_ref(), &term)
                     .map(Arc::new)
-                    .map_err(|e| self.at(text, "pbs.job_sort_formula", format!("`{}`: {e}", text.get_ref())))
+                    .map_err(|e| {
+                        self.at(
+                            text,
+                            "pbs.job_sort_formula",
+                            format!("`{}`: {e}", text.get_ref()),
+                        )
+                    })
             })
             .transpose()?;
         let threshold = match &raw.pbs.job_sort_formula_threshold {
@@ -1264,17 +1254,7 @@ impl Cx<'_> {
         } else {
             format!("min(max({total}, 1), 1e9)")
         };
-        let term = |name: &str| -> Result<Term, String> {
-            match name {
-                "eligible_time" => Ok(Term::EligibleTime),
-                "walltime" => Ok(Term::Walltime),
-                resource => defs
-                    .lookup(resource)
-                    .and_then(|id| defs.consumable_idx(id))
-                    .map(Term::Resource)
-                    .ok_or_else(|| format!("the cluster has no consumable `{resource}`")),
-            }
-        };
+        let term = |name: &str| formula_term(defs, name);
         let formula = Formula::parse(&clipped, &term)
             .map_err(|e| self.at(spanned, "moab.priority", e.message))?;
         Ok(JobOrder {
@@ -1732,4 +1712,31 @@ struct Named {
     settings: &'static str,
     /// Their values: `backfill_depth = 0`.
     value: String,
+}
+
+/// A `job_sort_formula` term by its PBS name (Moab's priority is built from the same terms):
+/// the terms placesim reads, or why a name is refused.
+fn formula_term(defs: &ResourceDefs, name: &str) -> Result<Term, String> {
+    match name {
+        "walltime" => Ok(Term::Walltime),
+        "eligible_time" => Ok(Term::EligibleTime),
+        "queue_priority" => Ok(Term::QueuePriority),
+        "job_priority" => {
+            Err("per-job priorities are not read yet, so job_priority cannot be used".to_owned())
+        }
+        "fairshare_perc" | "fair_share_perc" | "fairshare_tree_usage" | "fairshare_factor" => {
+            Err(format!("{name}: fairshare is not modelled yet"))
+        }
+        "accrue_type" => Err("accrue_type is not modelled".to_owned()),
+        resource => defs
+            .lookup(resource)
+            .and_then(|id| defs.consumable_idx(id))
+            .map(Term::Resource)
+            .ok_or_else(|| {
+                format!(
+                    "unknown term `{resource}`: expected a consumable resource, walltime, \
+                     eligible_time or queue_priority"
+                )
+            }),
+    }
 }

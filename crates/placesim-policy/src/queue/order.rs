@@ -225,11 +225,6 @@ impl<S: SchedulingPolicy> Ordered<S> {
     pub fn inner(&self) -> &S {
         &self.inner
     }
-
-    /// The discipline inside, taken out.
-    pub fn into_inner(self) -> S {
-        self.inner
-    }
 }
 
 impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {

@@ -21,20 +21,27 @@ impl SchedulingPolicy for Seen {
     }
 }
 
-/// Jobs `(ncpus, estimate, queue)`, all waiting, in submission order; the queue the
-/// discipline sees under `order`.
-fn seen(jobs: &[(u32, u64, Option<u32>)], order: JobOrder) -> Vec<u32> {
+/// One waiting job: ncpus, submit time, estimate, PBS queue.
+type Waiting = (u32, u64, u64, Option<u32>);
+
+/// One pass of `ordered` at `now` over `jobs`, all waiting, in submission order: the queue the
+/// discipline saw, and the pass's comments.
+fn pass_at(
+    ordered: &mut Ordered<Seen>,
+    jobs: &[Waiting],
+    now: u64,
+) -> (Vec<u32>, Vec<(u32, String)>) {
     let mut requests = Vec::new();
     let jobs: Vec<Job> = jobs
         .iter()
         .enumerate()
-        .map(|(i, &(n, estimate, queue))| {
+        .map(|(i, &(n, submit, estimate, queue))| {
             let mut r = Request::processors(n, 3);
             r.queue = queue;
             requests.push(r);
             Job {
                 source_id: i as u64 + 1,
-                submit: SimTime(i as u64),
+                submit: SimTime(submit),
                 runtime: SimDuration(estimate),
                 estimate: SimDuration(estimate),
                 size: n,
@@ -50,7 +57,7 @@ fn seen(jobs: &[(u32, u64, Option<u32>)], order: JobOrder) -> Vec<u32> {
     let state = ClusterState::new(Cluster::homogeneous(64, 1).unwrap());
     let queue: Vec<JobId> = (0..workload.jobs().len() as u32).map(JobId).collect();
     let ctx = SchedContext {
-        now: SimTime(10),
+        now: SimTime(now),
         state: &state,
         workload: &workload,
         queue: &queue,
@@ -58,9 +65,26 @@ fn seen(jobs: &[(u32, u64, Option<u32>)], order: JobOrder) -> Vec<u32> {
         fresh_from: 0,
         freed_since_last_pass: true,
     };
-    let mut ordered = Ordered::new(Seen::default(), order);
     ordered.schedule(&ctx, &mut Vec::new());
-    ordered.into_inner().0.pop().unwrap()
+    let mut comments = Vec::new();
+    ordered.drain_comments(&mut comments);
+    let seen = ordered.inner().0.last().cloned().unwrap();
+    let comments = comments
+        .into_iter()
+        .map(|(j, t)| (j.0, t.to_string()))
+        .collect();
+    (seen, comments)
+}
+
+/// Jobs `(ncpus, estimate, queue)`, all waiting, submitted at 0, 1, 2, ...: the queue the
+/// discipline sees under `order` at 10.
+fn seen(jobs: &[(u32, u64, Option<u32>)], order: JobOrder) -> Vec<u32> {
+    let waiting: Vec<Waiting> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, &(n, estimate, queue))| (n, i as u64, estimate, queue))
+        .collect();
+    pass_at(&mut Ordered::new(Seen::default(), order), &waiting, 10).0
 }
 
 fn line(key: SortKey, high_first: bool) -> SortLine {
@@ -264,61 +288,6 @@ mod formula {
     }
 }
 
-/// The queue and comments a pass at `now` gives under `ordered`, for jobs `(ncpus, submit)`.
-fn pass_at(
-    ordered: &mut Ordered<Seen>,
-    jobs: &[(u32, u64)],
-    now: u64,
-) -> (Vec<u32>, Vec<(u32, String)>) {
-    let requests: Vec<Request> = jobs
-        .iter()
-        .map(|&(n, _)| Request::processors(n, 3))
-        .collect();
-    let jobs: Vec<Job> = jobs
-        .iter()
-        .enumerate()
-        .map(|(i, &(n, submit))| Job {
-            source_id: i as u64 + 1,
-            submit: SimTime(submit),
-            runtime: SimDuration(10),
-            estimate: SimDuration(10),
-            size: n,
-            request: RequestId(i as u32),
-            user: None,
-            group: None,
-            queue: None,
-            partition: None,
-        })
-        .collect();
-    let workload = Workload::new(jobs, requests).unwrap();
-    let state = ClusterState::new(Cluster::homogeneous(64, 1).unwrap());
-    let queue: Vec<JobId> = (0..workload.jobs().len() as u32).map(JobId).collect();
-    let ctx = SchedContext {
-        now: SimTime(now),
-        state: &state,
-        workload: &workload,
-        queue: &queue,
-        running: &[],
-        fresh_from: 0,
-        freed_since_last_pass: true,
-    };
-    ordered.schedule(&ctx, &mut Vec::new());
-    let mut comments = Vec::new();
-    ordered.drain_comments(&mut comments);
-    let seen = ordered_seen_last(ordered);
-    (
-        seen,
-        comments
-            .into_iter()
-            .map(|(j, t)| (j.0, t.to_string()))
-            .collect(),
-    )
-}
-
-fn ordered_seen_last(ordered: &Ordered<Seen>) -> Vec<u32> {
-    ordered.inner().0.last().cloned().unwrap()
-}
-
 /// A formula over `eligible_time` is evaluated at every pass: `eligible_time * ncpus`. At 10,
 /// J0 (1 ncpu, since 0) and J1 (10 ncpus, since 9) tie at 10 and go by submission; at 20, J1
 /// (110) is ahead of J0 (20).
@@ -337,7 +306,7 @@ fn a_formula_over_eligible_time_reorders_as_time_passes() {
             ..JobOrder::default()
         },
     );
-    let jobs = [(1, 0), (10, 9)];
+    let jobs = [(1, 0, 10, None), (10, 9, 10, None)];
     assert_eq!(pass_at(&mut ordered, &jobs, 10).0, [0, 1]);
     assert_eq!(pass_at(&mut ordered, &jobs, 20).0, [1, 0]);
 }
@@ -359,7 +328,12 @@ fn jobs_at_or_under_the_threshold_are_not_run() {
             ..JobOrder::default()
         },
     );
-    let jobs = [(1, 0), (4, 1), (2, 2), (3, 3)];
+    let jobs = [
+        (1, 0, 10, None),
+        (4, 1, 10, None),
+        (2, 2, 10, None),
+        (3, 3, 10, None),
+    ];
     let (queue, comments) = pass_at(&mut ordered, &jobs, 10);
     assert_eq!(queue, [1, 3]);
     let text = "Not Running: Job is under job_sort_formula threshold value".to_owned();

@@ -395,7 +395,7 @@ fn llnl_thunder_with_unsimulable_records_is_fully_accounted_for() {
 #[test]
 fn kth_sorted_by_job_sort_key_matches_count_based_reference() {
     use placesim_core::ConsumableIdx;
-    use placesim_policy::queue::{JobOrder, Ordered, SortKey, SortLine};
+    use placesim_policy::queue::{JobOrder, SortKey, SortLine};
     let trace = kth();
     let jobs = trace.workload.jobs();
     let size = |j: usize| i64::from(jobs[j].size);
@@ -425,16 +425,27 @@ fn kth_sorted_by_job_sort_key_matches_count_based_reference() {
             queue_priority: Vec::new(),
             ..JobOrder::default()
         };
-        for (name, policy, discipline) in classic().into_iter().chain(deeper()) {
-            let mut ordered = Ordered::new(policy, order.clone());
-            let ours = check_invariants_with(&trace, &mut ordered);
-            let reference = reference_starts_sorted(&trace, discipline, key);
-            let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
-            assert_eq!(
-                first_diff, None,
-                "{name} sorted by {line:?}: first job index whose start differs"
-            );
-        }
+        assert_sorted_matches_reference(&trace, &order, key, &format!("{line:?}"));
+    }
+}
+
+/// Every discipline and form of [`classic`] and [`deeper`], walking the queue in `order`,
+/// against the count-based reference sorted by `key` (`label` names the order in messages).
+fn assert_sorted_matches_reference(
+    trace: &Trace,
+    order: &placesim_policy::queue::JobOrder,
+    key: QueueKey<'_>,
+    label: &str,
+) {
+    for (name, policy, discipline) in classic().into_iter().chain(deeper()) {
+        let mut ordered = placesim_policy::queue::Ordered::new(policy, order.clone());
+        let ours = check_invariants_with(trace, &mut ordered);
+        let reference = reference_starts_sorted(trace, discipline, key);
+        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
+        assert_eq!(
+            first_diff, None,
+            "{name} sorted by {label}: first job index whose start differs"
+        );
     }
 }
 
@@ -445,7 +456,7 @@ fn kth_sorted_by_job_sort_key_matches_count_based_reference() {
 #[test]
 fn kth_sorted_by_job_sort_formula_matches_count_based_reference() {
     use placesim_core::ConsumableIdx;
-    use placesim_policy::queue::{Formula, JobOrder, Ordered, Term};
+    use placesim_policy::queue::{Formula, JobOrder, Term};
     let trace = kth();
     let jobs = trace.workload.jobs();
     let terms = |name: &str| match name {
@@ -469,15 +480,6 @@ fn kth_sorted_by_job_sort_formula_matches_count_based_reference() {
             by_queue: true,
             ..JobOrder::default()
         };
-        for (name, policy, discipline) in classic().into_iter().chain(deeper()) {
-            let mut ordered = Ordered::new(policy, order.clone());
-            let ours = check_invariants_with(&trace, &mut ordered);
-            let reference = reference_starts_sorted(&trace, discipline, key);
-            let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
-            assert_eq!(
-                first_diff, None,
-                "{name} sorted by {text}: first job index whose start differs"
-            );
-        }
+        assert_sorted_matches_reference(&trace, &order, key, text);
     }
 }
