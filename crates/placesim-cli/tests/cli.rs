@@ -733,9 +733,9 @@ fn a_queue_backfill_depth_of_zero_keeps_the_queue_in_order() {
     );
 }
 
-/// `[pbs] job_sort_key` (and Moab's priority) reaches the run: J1 holds the 4 vnodes until 10; J2 (1 vnode) and J3
-/// (4 vnodes, 5 s) wait. Under FCFS in submission order J2 starts at 10 and J3 at 20; sorted
-/// by ncpus HIGH, J3 goes first, at 10, and J2 at 15.
+/// `[pbs] job_sort_key` (and Moab's priority) reaches the run: J1 holds the 4 vnodes until
+/// 10; J2 (1 vnode) and J3 (4 vnodes, 5 s) wait. Under FCFS in submission order J2 starts at
+/// 10 and J3 at 20; sorted by ncpus HIGH, J3 goes first, at 10, and J2 at 15.
 #[test]
 fn job_sort_key_orders_the_queue() {
     let dir = tempfile::tempdir().unwrap();
