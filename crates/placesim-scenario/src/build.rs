@@ -11,7 +11,7 @@ use crate::{
 use placesim_core::{
     AttrValue, ClusterBuilder, ClusterError, CommForm, ConsumableIdx, Cycles, MAX_VNODES,
     NodeFailurePolicy, NodeSetAttribute, NodeSetPolicy, NodeSetValue, Outage, ResourceDefs,
-    ResourceId, ResourceKind, RuntimeSettings, SimDuration, SimTime, WalltimePolicy,
+    ResourceId, ResourceKind, RuntimeSettings, SimDuration, SimTime, VnodeId, WalltimePolicy,
 };
 use placesim_policy::queue::{Formula, JobOrder, SortKey, SortLine, Term};
 use placesim_workload::TraceFormat;
@@ -41,6 +41,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         cluster,
         classes,
         vnode_queue,
+        vnode_priority,
     } = cx.cluster(&raw, resources, &queue_names)?;
     let defs = cluster.resources().clone();
     let run = cx.run(&raw)?;
@@ -60,6 +61,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             only_explicit: raw.pbs.only_explicit_psets,
             // The keys jobs name come with the workload (Scenario::placement).
             job_keys: Vec::new(),
+            node_order: cx.node_order(&raw, &cluster, &vnode_priority, &run)?,
         },
         queues: raw
             .pbs
@@ -125,6 +127,8 @@ struct Nodes {
     cluster: placesim_core::Cluster,
     classes: Vec<NodeClass>,
     vnode_queue: Vec<Option<usize>>,
+    /// Per vnode: its PBS `priority` (`sort_priority`).
+    vnode_priority: Vec<i64>,
 }
 
 /// The labels a generated cluster gives its n-th node: rack and switch by position.
@@ -318,6 +322,7 @@ impl Cx<'_> {
         let mut b = ClusterBuilder::new(defs.clone());
         let mut classes = Vec::new();
         let mut vnode_queue = Vec::new();
+        let mut vnode_priority = Vec::new();
         let mut names: HashSet<String> = HashSet::new();
         let generations = raw.cluster.as_ref().map_or(&[][..], |c| &c.generation[..]);
         let entries = raw
@@ -397,6 +402,7 @@ impl Cx<'_> {
                     .map_err(|e| self.at(&node.name, &format!("{table}.name"), e.to_string()))?;
                 members.push(v);
                 vnode_queue.push(queue);
+                vnode_priority.push(node.sort_priority);
             }
             classes.push(NodeClass {
                 name: node.name.get_ref().clone(),
@@ -414,6 +420,7 @@ impl Cx<'_> {
             cluster,
             classes,
             vnode_queue,
+            vnode_priority,
         })
     }
 
@@ -635,6 +642,126 @@ impl Cx<'_> {
                 Ok(id)
             })
             .collect()
+    }
+
+    /// PBS's `node_sort_key`: the order first fit tries vnodes in, by `sort_priority` (the
+    /// vnodes' `priority`) and resource totals, each HIGH or LOW, a stable sort of cluster
+    /// order; `None` when it is cluster order. PBS's default is `sort_priority HIGH`, which
+    /// changes nothing until a vnode has a priority. Keys on what is free or assigned change
+    /// with every start and are refused, as is the key under Moab's placement.
+    fn node_order(
+        &self,
+        raw: &ScenarioToml,
+        cluster: &placesim_core::Cluster,
+        priority: &[i64],
+        run: &RunSettings,
+    ) -> Result<Option<Arc<[VnodeId]>>, ScenarioError> {
+        let key = "pbs.node_sort_key";
+        if let Some(lines) = &raw.pbs.node_sort_key
+            && run.placement == PlacementKind::Moab
+        {
+            return Err(self.at(
+                lines,
+                key,
+                "node_sort_key is PBS's: it goes with placement first-fit or pbs, not moab"
+                    .to_owned(),
+            ));
+        }
+        let defs = cluster.resources();
+        enum NodeKey {
+            Priority,
+            Total(ConsumableIdx),
+        }
+        let default = vec![Spanned::new(0..0, "sort_priority HIGH".to_owned())];
+        let lines = raw
+            .pbs
+            .node_sort_key
+            .as_ref()
+            .map_or(&default[..], |l| &l.get_ref()[..]);
+        let mut keys = Vec::new();
+        for line in lines {
+            let text = line.get_ref();
+            let words: Vec<&str> = text.split_whitespace().collect();
+            let (name, direction, amount) = match words[..] {
+                [n, d] => (n, d, "total"),
+                [n, d, a] => (n, d, a),
+                _ => {
+                    return Err(self.at(
+                        line,
+                        key,
+                        format!("`{text}`: expected `<sort_priority|resource> HIGH|LOW [total]`"),
+                    ));
+                }
+            };
+            let high_first = match direction.to_ascii_uppercase().as_str() {
+                "HIGH" => true,
+                "LOW" => false,
+                other => {
+                    return Err(self.at(
+                        line,
+                        key,
+                        format!("`{text}`: unknown direction `{other}`: expected HIGH or LOW"),
+                    ));
+                }
+            };
+            match amount {
+                "total" => {}
+                "assigned" | "unused" => {
+                    return Err(self.at(
+                        line,
+                        key,
+                        format!(
+                            "`{text}`: sorting by the {amount} amount is not modelled yet: it \
+                             changes with every start; sort_priority and totals are"
+                        ),
+                    ));
+                }
+                other => {
+                    return Err(self.at(
+                        line,
+                        key,
+                        format!(
+                            "`{text}`: unknown amount `{other}`: expected total, assigned or unused"
+                        ),
+                    ));
+                }
+            }
+            let node_key = match name {
+                "sort_priority" => NodeKey::Priority,
+                resource => match defs.lookup(resource).and_then(|id| defs.consumable_idx(id)) {
+                    Some(c) => NodeKey::Total(c),
+                    None => {
+                        return Err(self.at(
+                            line,
+                            key,
+                            format!(
+                                "`{text}`: `{resource}` is not sort_priority or a consumable \
+                                 resource"
+                            ),
+                        ));
+                    }
+                },
+            };
+            keys.push((node_key, high_first));
+        }
+        let value = |v: VnodeId, k: &NodeKey| -> i128 {
+            match k {
+                NodeKey::Priority => i128::from(priority.get(v.index()).copied().unwrap_or(0)),
+                NodeKey::Total(c) => i128::from(cluster.capacity(v)[c.index()]),
+            }
+        };
+        let mut order: Vec<VnodeId> = (0..cluster.n_vnodes()).map(VnodeId::from_index).collect();
+        order.sort_by(|&a, &b| {
+            keys.iter()
+                .map(|(k, high)| {
+                    let (x, y) = (value(a, k), value(b, k));
+                    if *high { y.cmp(&x) } else { x.cmp(&y) }
+                })
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let is_cluster_order = order.iter().enumerate().all(|(i, v)| v.index() == i);
+        Ok((!is_cluster_order).then(|| Arc::from(order)))
     }
 
     /// PBS's job order: `[pbs] job_sort_key`, `by_queue` and `round_robin`, and the queues'

@@ -2,7 +2,7 @@
 
 use crate::Scenario;
 use placesim_core::{ResourceId, Workload};
-use placesim_policy::placement::{MoabNodeSets, PbsPsets, PsetSettings};
+use placesim_policy::placement::{FirstFit, MoabNodeSets, PbsPsets, PsetSettings};
 use placesim_policy::{PlacementKind, PlacementSpec};
 
 impl Scenario {
@@ -10,7 +10,9 @@ impl Scenario {
     /// requests of `workload` (the keys its jobs name in `group=`, the values in `nodeset=`).
     pub fn placement(&self, workload: &Workload) -> PlacementSpec {
         match self.run.placement {
-            PlacementKind::FirstFit => PlacementSpec::FirstFit(Default::default()),
+            PlacementKind::FirstFit => {
+                PlacementSpec::FirstFit(FirstFit::in_order(self.pbs.psets.node_order.clone()))
+            }
             PlacementKind::Pbs => PlacementSpec::Pbs(PbsPsets::new(
                 &self.cluster,
                 PsetSettings {

@@ -161,6 +161,9 @@ pub struct NodeToml {
     pub speed: f64,
     /// The PBS queue the vnode is associated with.
     pub queue: Option<Spanned<String>>,
+    /// PBS's vnode `priority`, which `node_sort_key` calls `sort_priority` [default: 0].
+    #[serde(default)]
+    pub sort_priority: i64,
     /// Other resources: consumable amounts and non-consumable properties.
     #[serde(default)]
     pub resources: BTreeMap<String, Spanned<toml::Value>>,
@@ -195,6 +198,9 @@ pub struct PbsToml {
     /// Scheduler `opt_backfill_fuzzy`: only `off` (exact top-job times) is modelled; read so
     /// that another value is refused with a message saying so.
     pub opt_backfill_fuzzy: Option<Spanned<String>>,
+    /// Scheduler `node_sort_key` lines, in order: `"<sort_priority|resource> HIGH|LOW
+    /// [total]"` [default: `sort_priority HIGH`, PBS's].
+    pub node_sort_key: Option<Spanned<Vec<Spanned<String>>>>,
     /// Scheduler `job_sort_key` lines, in order: `"<resource|walltime> HIGH|LOW"`.
     #[serde(default)]
     pub job_sort_key: Vec<Spanned<String>>,

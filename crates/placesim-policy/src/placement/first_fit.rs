@@ -1,9 +1,11 @@
-//! First fit over vnodes in cluster order, as PBS places chunks inside a set.
+//! First fit over vnodes in cluster order (or PBS's `node_sort_key` order), as PBS places
+//! chunks inside a set.
 
 use placesim_core::{
     Allocation, Arrangement, AttrValue, Chunk, ConsumableIdx, FilterExpr, HostId, PlacementPolicy,
     Request, RequestFeature, Scratch, Sharing, StateView, VnodeId, Within, chunks_totals_into,
 };
+use std::sync::Arc;
 
 /// Places chunk complexes in select order, each chunk on the first eligible vnode (in cluster
 /// order) that can hold it, with no backtracking: the greedy single pass PBS makes.
@@ -21,9 +23,20 @@ pub struct FirstFit {
     totals: Vec<u64>,
     /// The vnodes a restricted search walks, kept between calls to save the allocation.
     list: Vec<usize>,
+    /// The order vnodes are tried in when not cluster order (PBS's `node_sort_key`).
+    order: Option<Arc<[VnodeId]>>,
 }
 
 impl FirstFit {
+    /// First fit trying vnodes in `order` (every vnode once) instead of cluster order: PBS's
+    /// `node_sort_key`.
+    pub fn in_order(order: Option<Arc<[VnodeId]>>) -> FirstFit {
+        FirstFit {
+            order,
+            ..FirstFit::default()
+        }
+    }
+
     fn begin(&mut self, n_vnodes: usize, n_hosts: usize) {
         if self.slot.len() != n_vnodes || self.host_stamp.len() != n_hosts {
             self.slot = vec![0; n_vnodes];
@@ -102,6 +115,9 @@ impl FirstFit {
         view: &Scratch<'_>,
         within: Option<&[VnodeId]>,
     ) -> Option<Allocation> {
+        // Without a list of its own, a search walks the configured node order, if any.
+        let order = self.order.clone();
+        let within = within.or(order.as_deref());
         // The aggregate check first: it rejects most jobs that cannot start in O(consumables).
         chunks_totals_into(shape.chunks, &mut self.totals);
         for (c, &need) in self.totals.iter().enumerate() {

@@ -64,6 +64,9 @@ pub struct PsetSettings {
     /// Resources that jobs name in `place=group=` or a per-chunk `group=`: their sets are
     /// built up front, over every node array.
     pub job_keys: Vec<ResourceId>,
+    /// Scheduler `node_sort_key`: the order first fit tries vnodes in, inside every set and
+    /// node array too; cluster order when none.
+    pub node_order: Option<Arc<[VnodeId]>>,
 }
 
 /// One placement set (or node array): its vnodes, its totals, and its tally set.
@@ -80,6 +83,8 @@ struct SetInfo {
 #[derive(Debug, Clone)]
 pub struct PbsPsets {
     first_fit: FirstFit,
+    /// Per vnode: its place in `node_sort_key`'s order, when there is one.
+    rank: Option<Vec<u32>>,
     settings: PsetSettings,
     /// How many tally sets the arrays and sets use (their `set` ids are 0..this).
     n_sets: usize,
@@ -117,8 +122,17 @@ impl PbsPsets {
         let n = cluster.n_vnodes();
         let all: Vec<VnodeId> = (0..n).map(VnodeId::from_index).collect();
         let vq = |v: &VnodeId| settings.vnode_queue.get(v.index()).copied().flatten();
+        // Each vnode's place in the node order, to sort every set's members by.
+        let rank: Option<Vec<u32>> = settings.node_order.as_ref().map(|order| {
+            let mut rank = vec![0u32; n];
+            for (r, v) in order.iter().enumerate() {
+                rank[v.index()] = r as u32;
+            }
+            rank
+        });
         let mut p = PbsPsets {
-            first_fit: FirstFit::default(),
+            first_fit: FirstFit::in_order(settings.node_order.clone()),
+            rank,
             n_sets: 0,
             arrays: Vec::new(),
             array_of_queue: Vec::new(),
@@ -234,7 +248,10 @@ impl PbsPsets {
         state.track_sets(&self.tracked_sets());
     }
 
-    fn info(&mut self, cluster: &Cluster, name: String, vnodes: Vec<VnodeId>) -> SetInfo {
+    fn info(&mut self, cluster: &Cluster, name: String, mut vnodes: Vec<VnodeId>) -> SetInfo {
+        if let Some(rank) = &self.rank {
+            vnodes.sort_by_key(|v| rank[v.index()]);
+        }
         let n_cons = cluster.resources().n_consumables();
         let mut total = vec![0u64; n_cons];
         for &v in &vnodes {

@@ -952,3 +952,60 @@ fn two_top_jobs_at_one_time_take_disjoint_sets() {
         ]
     );
 }
+
+/// Three classes: `a` (2 vnodes of 4 ncpus, priority 1), `b` (2 of 8, priority 5), `c` (2 of
+/// 4, priority 5), on switches `S1` (a, b) and `S2` (c).
+fn three_priorities(pbs: &str) -> Scenario {
+    scenario(&format!(
+        "[[resource]]\nname = \"switch\"\ntype = \"string\"\n\
+         [[class]]\nname = \"a\"\ncount = 2\nncpus = 4\nsort_priority = 1\nresources = {{ switch = \"S1\" }}\n\
+         [[class]]\nname = \"b\"\ncount = 2\nncpus = 8\nsort_priority = 5\nresources = {{ switch = \"S1\" }}\n\
+         [[class]]\nname = \"c\"\ncount = 2\nncpus = 4\nsort_priority = 5\nresources = {{ switch = \"S2\" }}\n\
+         [pbs]\n{pbs}"
+    ))
+}
+
+/// PBS's `node_sort_key` orders the vnodes first fit tries: by default `sort_priority HIGH`
+/// (b1, b2, c1, c2, then a1, a2, ties in cluster order); with `ncpus LOW` then
+/// `sort_priority HIGH`, c1, c2, a1, a2, b1, b2. Under first fit alone and inside placement
+/// sets (switch S1 holds a and b: b first).
+#[test]
+fn node_sort_key_orders_the_vnodes_first_fit_tries() {
+    use placesim_policy::placement::FirstFit;
+    let first_fit = |s: &Scenario, text: &str| {
+        let request = placesim_request::parse_and_lower(text, s.cluster.resources()).unwrap();
+        let state = state(s, &psets(s, &[]), &[]);
+        let mut buf = ScratchBuf::default();
+        let mut ff = FirstFit::in_order(s.pbs.psets.node_order.clone());
+        let a = ff.place(&request, &Scratch::new(&state, &mut buf)).unwrap();
+        a.vnodes
+            .iter()
+            .map(|&v| s.cluster.vnode(v).name.clone())
+            .collect::<Vec<_>>()
+    };
+    let by_priority = three_priorities("");
+    assert_eq!(
+        first_fit(&by_priority, "select=5:ncpus=1 place=vscatter"),
+        names(&["b1", "b2", "c1", "c2", "a1"])
+    );
+    let by_size = three_priorities("node_sort_key = [\"ncpus LOW\", \"sort_priority HIGH\"]\n");
+    assert_eq!(
+        first_fit(&by_size, "select=5:ncpus=1 place=vscatter"),
+        names(&["c1", "c2", "a1", "a2", "b1"])
+    );
+    // No priority set: cluster order, and no order is kept.
+    let plain = scenario("[[class]]\nname = \"n\"\ncount = 2\n");
+    assert_eq!(plain.pbs.psets.node_order, None);
+    // Inside a placement set: S1 (16+8 = 24 ncpus) sorts after S2 (8), which is too small for
+    // 3 vnodes; in S1, b before a.
+    let sets = three_priorities("node_group_enable = true\nnode_group_key = [\"switch\"]\n");
+    let mut p = psets(&sets, &[]);
+    let st = state(&sets, &p, &[]);
+    assert_eq!(
+        place(&sets, &mut p, &st, "select=3:ncpus=1 place=vscatter", None),
+        Ok(Placed {
+            vnodes: names(&["b1", "b2", "a1"]),
+            set: "switch=S1".into()
+        })
+    );
+}

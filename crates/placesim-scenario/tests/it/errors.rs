@@ -9,12 +9,12 @@ fn a_typo_in_a_key_names_its_line() {
     let text = "[[class]]\nname = \"n\"\ncuont = 2\n";
     assert_eq!(
         error_of(text),
-        "test.toml:3:1: key `cuont`: unknown field `cuont`, expected one of `name`, `count`, `names`, `vnodes_per_host`, `host`, `ncpus`, `mem`, `ngpus`, `speed`, `queue`, `resources`"
+        "test.toml:3:1: key `cuont`: unknown field `cuont`, expected one of `name`, `count`, `names`, `vnodes_per_host`, `host`, `ncpus`, `mem`, `ngpus`, `speed`, `queue`, `sort_priority`, `resources`"
     );
     let text = format!("{BASE}[pbs]\nnode_group_enabled = true\n");
     assert_eq!(
         error_of(&text),
-        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `queue`"
+        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `queue`"
     );
 }
 
@@ -292,6 +292,23 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
             "{BASE}[pbs]\njob_sort_key = [\"ncpus HIGH\"]\n[moab.priority]\nprocweight = 1\n"
         )),
         "test.toml:6:1: key `moab.priority`: [moab.priority] and PBS's job order (job_sort_key, job_sort_formula, queue priorities) both order the queue: give one"
+    );
+    // node_sort_key: its refusals.
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[pbs]\nnode_sort_key = [\"ncpus HIGH unused\"]\n"
+        )),
+        "test.toml:5:18: key `pbs.node_sort_key`: `ncpus HIGH unused`: sorting by the unused amount is not modelled yet: it changes with every start; sort_priority and totals are"
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\nnode_sort_key = [\"host HIGH\"]\n")),
+        "test.toml:5:18: key `pbs.node_sort_key`: `host HIGH`: `host` is not sort_priority or a consumable resource"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "[run]\nplacement = \"moab\"\n{BASE}[pbs]\nnode_sort_key = [\"ncpus HIGH\"]\n"
+        )),
+        "test.toml:7:17: key `pbs.node_sort_key`: node_sort_key is PBS's: it goes with placement first-fit or pbs, not moab"
     );
     // A queue's own depth is read into its settings, and goes with PBS's disciplines only.
     let queue_depth = format!("{BASE}[[pbs.queue]]\nname = \"q\"\nbackfill_depth = 10\n");
