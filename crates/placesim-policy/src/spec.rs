@@ -8,10 +8,10 @@ use placesim_core::{ClusterState, PlacementPolicy};
 pub enum PlacementSpec {
     /// First fit, no grouping.
     FirstFit(FirstFit),
-    /// PBS placement sets.
-    Pbs(PbsPsets),
-    /// Moab node sets.
-    Moab(MoabNodeSets),
+    /// PBS placement sets (boxed: they carry their sets and first fit's buffers).
+    Pbs(Box<PbsPsets>),
+    /// Moab node sets (boxed, as PBS's).
+    Moab(Box<MoabNodeSets>),
 }
 
 impl PlacementSpec {
@@ -21,11 +21,11 @@ impl PlacementSpec {
             PlacementSpec::FirstFit(f) => Box::new(f.clone()),
             PlacementSpec::Pbs(p) => {
                 p.track(state);
-                Box::new(p.clone())
+                p.clone()
             }
             PlacementSpec::Moab(m) => {
                 m.track(state);
-                Box::new(m.clone())
+                m.clone()
             }
         }
     }
@@ -35,8 +35,8 @@ impl PlacementSpec {
     pub fn policy(&self) -> &dyn PlacementPolicy {
         match self {
             PlacementSpec::FirstFit(f) => f,
-            PlacementSpec::Pbs(p) => p,
-            PlacementSpec::Moab(m) => m,
+            PlacementSpec::Pbs(p) => p.as_ref(),
+            PlacementSpec::Moab(m) => m.as_ref(),
         }
     }
 

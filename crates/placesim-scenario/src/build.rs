@@ -672,7 +672,7 @@ impl Cx<'_> {
             Priority,
             Total(ConsumableIdx),
         }
-        let default = vec![Spanned::new(0..0, "sort_priority HIGH".to_owned())];
+        let default = [Spanned::new(0..0, "sort_priority HIGH".to_owned())];
         let lines = raw
             .pbs
             .node_sort_key

@@ -13,18 +13,18 @@ impl Scenario {
             PlacementKind::FirstFit => {
                 PlacementSpec::FirstFit(FirstFit::in_order(self.pbs.psets.node_order.clone()))
             }
-            PlacementKind::Pbs => PlacementSpec::Pbs(PbsPsets::new(
+            PlacementKind::Pbs => PlacementSpec::Pbs(Box::new(PbsPsets::new(
                 &self.cluster,
                 PsetSettings {
                     job_keys: group_keys(workload),
                     ..self.pbs.psets.clone()
                 },
-            )),
-            PlacementKind::Moab => PlacementSpec::Moab(MoabNodeSets::new(
+            ))),
+            PlacementKind::Moab => PlacementSpec::Moab(Box::new(MoabNodeSets::new(
                 &self.cluster,
                 self.moab.nodesets.clone(),
                 workload.requests(),
-            )),
+            ))),
         }
     }
 }
