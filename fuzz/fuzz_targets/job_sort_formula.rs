@@ -35,6 +35,7 @@ fuzz_target!(|data: &[u8]| {
                 group: None,
                 queue: None,
                 partition: None,
+                priority: None,
             };
             // The largest request a request text can give (its totals fit in 64 bits).
             let request = Request::from_chunks(vec![Chunk::new(u32::MAX, vec![u64::from(u32::MAX) + 2, 0, 1])]);

@@ -29,6 +29,9 @@ pub struct Job {
     pub queue: Option<u32>,
     /// SWF field 16, if known.
     pub partition: Option<u32>,
+    /// PBS's `job_priority` (qsub -p), from a request rule; none when unknown (PBS's default
+    /// is 0).
+    pub priority: Option<i64>,
 }
 
 /// Error assembling a workload.

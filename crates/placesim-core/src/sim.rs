@@ -874,6 +874,7 @@ mod test_support {
             group: None,
             queue: None,
             partition: None,
+            priority: None,
         }
     }
 }

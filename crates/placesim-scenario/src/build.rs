@@ -793,9 +793,8 @@ impl Cx<'_> {
                 };
                 let sort_key = match name {
                     "walltime" => SortKey::Walltime,
-                    "job_priority" | "sort_priority" => {
-                        return Err(self.at(line, key, format!("`{text}`: per-job priorities are not read yet, so {name} cannot order jobs")));
-                    }
+                    // `sort_priority` is PBS's old name for it.
+                    "job_priority" | "sort_priority" => SortKey::JobPriority,
                     "fair_share_perc" | "preempt_priority" => {
                         return Err(self.at(line, key, format!("`{text}`: {name} is not modelled")));
                     }
@@ -1762,6 +1761,7 @@ impl Cx<'_> {
                     + 1,
                 filter: filter(r.size_min, r.size_max, &r.queues, &r.users),
                 fraction,
+                job_priority: r.job_priority,
             };
             // A template must give a valid request for any size: check it with size 1.
             let text = crate::requests::instantiate(&rule.template, 1, ppn);
@@ -1848,9 +1848,7 @@ fn formula_term(defs: &ResourceDefs, name: &str) -> Result<Term, String> {
         "walltime" => Ok(Term::Walltime),
         "eligible_time" => Ok(Term::EligibleTime),
         "queue_priority" => Ok(Term::QueuePriority),
-        "job_priority" => {
-            Err("per-job priorities are not read yet, so job_priority cannot be used".to_owned())
-        }
+        "job_priority" => Ok(Term::JobPriority),
         "fairshare_perc" | "fair_share_perc" | "fairshare_tree_usage" | "fairshare_factor" => {
             Err(format!("{name}: fairshare is not modelled yet"))
         }

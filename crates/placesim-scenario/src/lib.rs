@@ -390,6 +390,8 @@ pub struct Rule {
     pub filter: JobFilter,
     /// Fraction of matching jobs chosen, by a hash of the seed, the rule and the job.
     pub fraction: f64,
+    /// PBS's `job_priority` for the jobs it chooses.
+    pub job_priority: Option<i64>,
 }
 
 /// Why a scenario was refused.

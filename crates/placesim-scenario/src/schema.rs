@@ -523,6 +523,8 @@ pub struct RuleToml {
     pub users: Vec<u32>,
     /// The fraction of matching jobs chosen at random with the scenario seed [default: 1].
     pub fraction: Option<Spanned<f64>>,
+    /// PBS's `job_priority` (qsub -p) for the jobs the rule chooses.
+    pub job_priority: Option<i64>,
 }
 
 fn one() -> u32 {

@@ -20,6 +20,8 @@ pub enum Term {
     EligibleTime,
     /// `queue_priority`: its queue's priority (0 for the default queue).
     QueuePriority,
+    /// `job_priority`: the job's own priority (0 when it has none, as in PBS).
+    JobPriority,
 }
 
 /// The most nested an expression may be: deeper ones are refused, not evaluated, so that no
@@ -142,6 +144,7 @@ fn term_value(term: Term, v: &TermValues<'_>) -> f64 {
                 .saturating_sub(v.workload.job(v.job).submit.as_secs()) as f64
         }
         Term::QueuePriority => v.queue_priority as f64,
+        Term::JobPriority => v.workload.job(v.job).priority.unwrap_or(0) as f64,
     }
 }
 

@@ -17,6 +17,8 @@ pub enum SortKey {
     Resource(ConsumableIdx),
     /// The job's requested walltime (its estimate).
     Walltime,
+    /// The job's own priority (`job_priority`; 0 when it has none).
+    JobPriority,
 }
 
 /// One `job_sort_key` line: a key, and whether higher values go first (`HIGH`).
@@ -88,7 +90,15 @@ impl JobOrder {
         let v = i128::from(match line.key {
             SortKey::Resource(c) => workload.request_of(job).total(c),
             SortKey::Walltime => workload.job(job).estimate.as_secs(),
+            SortKey::JobPriority => {
+                return Self::oriented(line, i128::from(workload.job(job).priority.unwrap_or(0)));
+            }
         });
+        Self::oriented(line, v)
+    }
+
+    /// `v` oriented so that smaller goes first.
+    fn oriented(line: SortLine, v: i128) -> i128 {
         if line.high_first { -v } else { v }
     }
 

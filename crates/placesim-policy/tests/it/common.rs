@@ -223,6 +223,7 @@ pub fn workload_of(
             group: None,
             queue: None,
             partition: None,
+            priority: None,
         })
         .collect();
     placesim_core::Workload::new(list, requests).expect("a valid workload")

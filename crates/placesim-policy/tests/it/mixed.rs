@@ -76,6 +76,7 @@ fn workload(seed: u64, n: usize) -> Workload {
             group: None,
             queue: None,
             partition: None,
+            priority: None,
         });
     }
     Workload::new(jobs, requests).unwrap()

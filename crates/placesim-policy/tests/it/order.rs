@@ -50,6 +50,7 @@ fn pass_at(
                 group: None,
                 queue: None,
                 partition: None,
+                priority: None,
             }
         })
         .collect();
@@ -177,6 +178,7 @@ mod formula {
             group: None,
             queue: None,
             partition: None,
+            priority: None,
         };
         Workload::new(vec![job], vec![request]).unwrap()
     }
@@ -188,6 +190,7 @@ mod formula {
             "walltime" => Ok(Term::Walltime),
             "eligible_time" => Ok(Term::EligibleTime),
             "queue_priority" => Ok(Term::QueuePriority),
+            "job_priority" => Ok(Term::JobPriority),
             other => Err(format!("unknown term `{other}`")),
         }
     }
@@ -236,6 +239,8 @@ mod formula {
         assert_eq!(value("walltime / 3600"), 1.0);
         assert_eq!(value("eligible_time"), 900.0);
         assert_eq!(value("queue_priority"), 7.0);
+        // A job without a priority has PBS's default, 0.
+        assert_eq!(value("job_priority + 1"), 1.0);
         let dynamic = |t: &str| Formula::parse(t, &terms).unwrap().is_dynamic();
         assert!(dynamic("ncpus + eligible_time / 60"));
         assert!(!dynamic("ncpus * walltime"));

@@ -83,6 +83,7 @@ fn trace_job(i: u64, submit: u64, runtime_s: u64, r: u32) -> placesim_core::Job 
         group: None,
         queue: None,
         partition: None,
+        priority: None,
     }
 }
 

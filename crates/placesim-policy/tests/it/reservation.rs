@@ -20,6 +20,7 @@ fn job(submit: u64, estimate: u64, request: u32) -> Job {
         group: None,
         queue: None,
         partition: None,
+        priority: None,
     }
 }
 

@@ -261,12 +261,6 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
         error_of(&format!("{BASE}[pbs]\njob_sort_key = [\"host HIGH\"]\n")),
         "test.toml:5:17: key `pbs.job_sort_key`: `host HIGH`: `host` is not a consumable resource, walltime or a PBS sort key"
     );
-    assert_eq!(
-        error_of(&format!(
-            "{BASE}[pbs]\njob_sort_key = [\"job_priority HIGH\"]\n"
-        )),
-        "test.toml:5:17: key `pbs.job_sort_key`: `job_priority HIGH`: per-job priorities are not read yet, so job_priority cannot order jobs"
-    );
     let o = order("[pbs]\njob_sort_formula = \"ncpus * walltime + eligible_time / 60\"\njob_sort_formula_threshold = -1.5\n")
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(

@@ -238,6 +238,7 @@ pub fn read_trace(
             group: known(record.group_id),
             queue: known(record.queue),
             partition: known(record.partition),
+            priority: None,
         });
     }
     let header = reader.header().clone();
