@@ -87,24 +87,31 @@ impl JobOrder {
 
     /// The value of `line` for `job`, oriented so that smaller goes first.
     fn value(line: SortLine, workload: &Workload, job: JobId) -> i128 {
-        let v = i128::from(match line.key {
-            SortKey::Resource(c) => workload.request_of(job).total(c),
-            SortKey::Walltime => workload.job(job).estimate.as_secs(),
-            SortKey::JobPriority => {
-                return Self::oriented(line, i128::from(workload.job(job).priority.unwrap_or(0)));
-            }
-        });
-        Self::oriented(line, v)
-    }
-
-    /// `v` oriented so that smaller goes first.
-    fn oriented(line: SortLine, v: i128) -> i128 {
+        let v = match line.key {
+            SortKey::Resource(c) => i128::from(workload.request_of(job).total(c)),
+            SortKey::Walltime => i128::from(workload.job(job).estimate.as_secs()),
+            SortKey::JobPriority => i128::from(workload.job(job).priority.unwrap_or(0)),
+        };
         if line.high_first { -v } else { v }
     }
 
-    /// Every job's place in this order when it does not depend on which jobs wait (without
-    /// `round_robin`): ranks by queue, keys and submission order.
-    fn ranks(&self, workload: &Workload) -> Vec<u32> {
+    /// Where `job`'s queue puts it, smaller first: by descending priority, then (unless
+    /// queues of one priority take turns) queue by queue; nothing without `by_queue`.
+    fn queue_key(&self, workload: &Workload, job: JobId) -> (i128, usize) {
+        if !(self.by_queue || self.round_robin) {
+            return (0, 0);
+        }
+        let (priority, position) = self.queue_of(workload, job);
+        // Under round_robin, queues of one priority are interleaved later
+        // ([`JobOrder::take_turns`]): here they only share their level.
+        let position = if self.round_robin { 0 } else { position };
+        (-i128::from(priority), position)
+    }
+
+    /// Every job's place in this order when it does not depend on which jobs wait or when
+    /// (ranks by queue, a formula that does not change with time, the keys, then submission
+    /// order), and each job's value of such a formula (empty without one).
+    fn ranks(&self, workload: &Workload) -> (Vec<u32>, Vec<f64>) {
         let n = workload.jobs().len();
         let mut by: Vec<u32> = (0..n as u32).collect();
         let values: Vec<f64> = match &self.formula {
@@ -113,21 +120,9 @@ impl JobOrder {
                 .collect(),
             _ => Vec::new(),
         };
-        let queue = |j: u32| {
-            if self.by_queue || self.round_robin {
-                let (priority, position) = self.queue_of(workload, JobId(j));
-                (-i128::from(priority), position)
-            } else {
-                (0, 0)
-            }
-        };
         by.sort_by(|&a, &b| {
-            let (qa, qb) = (queue(a), queue(b));
-            // Under round_robin, queues of one priority are interleaved later: here they
-            // only share their level.
-            let qa = if self.round_robin { (qa.0, 0) } else { qa };
-            let qb = if self.round_robin { (qb.0, 0) } else { qb };
-            qa.cmp(&qb)
+            self.queue_key(workload, JobId(a))
+                .cmp(&self.queue_key(workload, JobId(b)))
                 // Higher first; a formula that changes with time is applied at each pass.
                 .then_with(|| match (values.get(a as usize), values.get(b as usize)) {
                     (Some(va), Some(vb)) => vb.total_cmp(va),
@@ -152,7 +147,7 @@ impl JobOrder {
         for (r, &j) in by.iter().enumerate() {
             rank[j as usize] = r as u32;
         }
-        rank
+        (rank, values)
     }
 
     /// `waiting` (sorted by rank) with the queues of each priority taking turns: the first
@@ -200,7 +195,8 @@ pub struct Ordered<S> {
     order: JobOrder,
     ranks: Vec<u32>,
     sorted: Vec<JobId>,
-    /// This pass's formula values, by job, when the formula changes with time.
+    /// Each job's formula value: computed once when the formula does not change with time,
+    /// else at every pass for the waiting jobs.
     values: Vec<f64>,
     /// Per job: whether it is under the formula threshold (and was told so).
     under: Vec<bool>,
@@ -245,7 +241,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let n = ctx.workload.jobs().len();
         if self.ranks.len() != n {
-            self.ranks = self.order.ranks(ctx.workload);
+            (self.ranks, self.values) = self.order.ranks(ctx.workload);
             self.under = vec![false; n];
             self.reported = vec![false; n];
         }
@@ -261,16 +257,11 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         self.sorted.clear();
         self.sorted.extend_from_slice(ctx.queue);
         // The threshold: a job at or below it is not run, nor seen by the discipline.
-        if let (Some(f), Some(threshold)) = (&order.formula, order.threshold) {
+        if let (Some(_), Some(threshold)) = (&order.formula, order.threshold) {
             let (values, under, comments) = (&self.values, &mut self.under, &mut self.comments);
             let text = &self.under_text;
             self.sorted.retain(|&j| {
-                let value = if f.is_dynamic() {
-                    values[j.index()]
-                } else {
-                    order.formula_value(f, ctx.workload, j, ctx.now)
-                };
-                let is_under = value <= threshold;
+                let is_under = values[j.index()] <= threshold;
                 if is_under && !under[j.index()] {
                     comments.push((j, text.clone()));
                 }
@@ -280,17 +271,10 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         }
         let fresh_from = if dynamic.is_some() {
             let values = &self.values;
-            let queue_part = |j: JobId| {
-                let (priority, position) = order.queue_of(ctx.workload, j);
-                match (order.by_queue || order.round_robin, order.round_robin) {
-                    (false, _) => (0, 0),
-                    (true, true) => (-i128::from(priority), 0),
-                    (true, false) => (-i128::from(priority), position),
-                }
-            };
             self.sorted.sort_unstable_by(|&a, &b| {
-                queue_part(a)
-                    .cmp(&queue_part(b))
+                order
+                    .queue_key(ctx.workload, a)
+                    .cmp(&order.queue_key(ctx.workload, b))
                     .then(values[b.index()].total_cmp(&values[a.index()]))
                     .then(ranks[a.index()].cmp(&ranks[b.index()]))
             });
@@ -319,22 +303,15 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         };
         let before = decisions.len();
         self.inner.schedule(&sorted, decisions);
-        if let Some(f) = &order.formula {
-            let value = |j: JobId| {
-                if f.is_dynamic() {
-                    self.values[j.index()]
-                } else {
-                    order.formula_value(f, ctx.workload, j, ctx.now)
-                }
-            };
+        if order.formula.is_some() {
             // Each job's first value, and its value in the pass that starts it.
             for &j in ctx.queue {
                 if !std::mem::replace(&mut self.reported[j.index()], true) {
-                    self.priorities.push((j, value(j)));
+                    self.priorities.push((j, self.values[j.index()]));
                 }
             }
             for Decision::Start { job, .. } in &decisions[before..] {
-                self.priorities.push((*job, value(*job)));
+                self.priorities.push((*job, self.values[job.index()]));
             }
         }
     }
