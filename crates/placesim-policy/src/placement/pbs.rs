@@ -43,6 +43,7 @@ use placesim_core::{
     PlacementPolicy, Request, RequestFeature, ResourceId, Scratch, ScratchBuf, StateView, VnodeId,
     Within, chunks_totals_into,
 };
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -751,24 +752,26 @@ impl PbsPsets {
             Shortfall::Value(c, k) => {
                 let k = &chunks[c].constraints[k];
                 let name = &cluster.resources().def(k.resource).name;
-                let mut have: Vec<String> = Vec::new();
-                for &v in &arr.vnodes {
-                    if let Some(value) = cluster.vnode(v).attr(k.resource) {
-                        let text = value.to_string();
-                        if !have.contains(&text) {
-                            have.push(text);
-                        }
-                    }
-                }
+                // Distinct values in order of first appearance, up to the buffer: a pool of a
+                // million vnodes, each its own `vnode` value, costs one pass that stops early.
+                let mut seen: HashSet<String> = HashSet::new();
                 let mut values = String::new();
-                for text in &have {
+                for &v in &arr.vnodes {
+                    let Some(value) = cluster.vnode(v).attr(k.resource) else {
+                        continue;
+                    };
+                    let text = value.to_string();
+                    if seen.contains(&text) {
+                        continue;
+                    }
                     if values.len() + text.len() + 1 > MAX_VALUES_TEXT {
                         break;
                     }
                     if !values.is_empty() {
                         values.push(',');
                     }
-                    values.push_str(text);
+                    values.push_str(&text);
+                    seen.insert(text);
                 }
                 Refusal::Value {
                     text: Arc::from(format!("{name} ({} != {values})", k.value)),
