@@ -644,6 +644,28 @@ impl Cx<'_> {
             .collect()
     }
 
+    /// The direction word of a PBS sort-key line (`job_sort_key`, `node_sort_key`): `HIGH`
+    /// (descending, true) or `LOW`, in any case.
+    fn sort_direction(
+        &self,
+        line: &Spanned<String>,
+        key: &str,
+        direction: &str,
+    ) -> Result<bool, ScenarioError> {
+        match direction.to_ascii_uppercase().as_str() {
+            "HIGH" => Ok(true),
+            "LOW" => Ok(false),
+            other => Err(self.at(
+                line,
+                key,
+                format!(
+                    "`{}`: unknown direction `{other}`: expected HIGH or LOW",
+                    line.get_ref()
+                ),
+            )),
+        }
+    }
+
     /// PBS's `node_sort_key`: the order first fit tries vnodes in, by `sort_priority` (the
     /// vnodes' `priority`) and resource totals, each HIGH or LOW, a stable sort of cluster
     /// order; `None` when it is cluster order. PBS's default is `sort_priority HIGH`, which
@@ -693,17 +715,7 @@ impl Cx<'_> {
                     ));
                 }
             };
-            let high_first = match direction.to_ascii_uppercase().as_str() {
-                "HIGH" => true,
-                "LOW" => false,
-                other => {
-                    return Err(self.at(
-                        line,
-                        key,
-                        format!("`{text}`: unknown direction `{other}`: expected HIGH or LOW"),
-                    ));
-                }
-            };
+            let high_first = self.sort_direction(line, key, direction)?;
             match amount {
                 "total" => {}
                 "assigned" | "unused" => {
@@ -784,13 +796,7 @@ impl Cx<'_> {
                 else {
                     return Err(self.at(line, key, format!("`{text}`: expected `<resource> HIGH` or `<resource> LOW`")));
                 };
-                let high_first = match direction.to_ascii_uppercase().as_str() {
-                    "HIGH" => true,
-                    "LOW" => false,
-                    other => {
-                        return Err(self.at(line, key, format!("`{text}`: unknown direction `{other}`: expected HIGH or LOW")));
-                    }
-                };
+                let high_first = self.sort_direction(line, key, direction)?;
                 let sort_key = match name {
                     "walltime" => SortKey::Walltime,
                     // `sort_priority` is PBS's old name for it.
