@@ -267,19 +267,21 @@ impl Parser<'_, '_> {
 
     /// `unary := ('-' | '+') unary | power`
     fn unary(&mut self) -> Result<Node, FormulaError> {
-        if self.eat("-") {
-            self.deeper()?;
-            let node = Node::Negate(Box::new(self.unary()?));
-            self.depth -= 1;
-            Ok(node)
+        let negate = if self.eat("-") {
+            true
         } else if self.eat("+") {
-            self.deeper()?;
-            let node = self.unary()?;
-            self.depth -= 1;
-            Ok(node)
+            false
         } else {
-            self.power()
-        }
+            return self.power();
+        };
+        self.deeper()?;
+        let operand = self.unary()?;
+        self.depth -= 1;
+        Ok(if negate {
+            Node::Negate(Box::new(operand))
+        } else {
+            operand
+        })
     }
 
     /// `power := atom ('**' unary)?`: right-associative, and binding tighter than a unary
