@@ -735,9 +735,7 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
                         }
                         match change {
                             Change::End(k) => {
-                                let e = self.ends[k];
-                                let start = ctx.running.get(e.2).map_or(ctx.now, |r| r.start);
-                                state.give(Holder::Job(e.1, start));
+                                state.give(end_holder(ctx, &self.ends[k]));
                             }
                             Change::ReservationStart(k) => {
                                 let h = &self.held[k];
@@ -854,6 +852,13 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
     }
 }
 
+/// The holder of entry `e` of the ends list: a running job from its start, or a job this pass
+/// starts, from now.
+fn end_holder(ctx: &SchedContext<'_>, e: &End) -> Holder {
+    let start = ctx.running.get(e.2).map_or(ctx.now, |r| r.start);
+    Holder::Job(e.1, start)
+}
+
 /// What holds resources at `at` in a pass: the running jobs and the pass's starts (`ends`)
 /// that end after it, and the reservations made so far (`held`) in force then; sorted by
 /// holder.
@@ -867,10 +872,7 @@ fn held_at<'d>(
     let first = ends.partition_point(|e| e.0 <= at);
     let mut desired: Vec<(Holder, &Allocation)> = ends[first..]
         .iter()
-        .map(|e| {
-            let start = ctx.running.get(e.2).map_or(ctx.now, |r| r.start);
-            (Holder::Job(e.1, start), allocation_at(ctx, decisions, e.2))
-        })
+        .map(|e| (end_holder(ctx, e), allocation_at(ctx, decisions, e.2)))
         .chain(
             held.iter()
                 .filter(|h| h.start <= at && at < h.end)

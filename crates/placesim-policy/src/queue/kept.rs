@@ -165,8 +165,7 @@ impl<'s> View<'s> {
         let mut given = false;
         let mut old = content.into_iter().peekable();
         for &(holder, allocation) in desired {
-            while let Some((h, a)) = old.next_if(|(h, _)| *h < holder) {
-                let _ = h;
+            while let Some((_, a)) = old.next_if(|(h, _)| *h < holder) {
                 self.scratch.give(&a);
                 given = true;
             }
