@@ -319,7 +319,7 @@ fn check_refuses_a_typo_with_its_line_and_key() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `queue`\n",
+            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `max_run`, `max_run_res`, `queue`\n",
             path.display()
         )
     );
@@ -778,4 +778,161 @@ fn job_sort_key_orders_the_queue() {
     );
     // Moab's priority with a PROC weight far above a minute queued: the same order.
     assert_eq!(starts("[moab.priority]\nprocweight = 100\n"), [0, 15, 10]);
+}
+
+/// Runs a scenario of 8 one-ncpu vnodes (`discipline`, then `tail` appended) over `trace`
+/// (SWF lines), and gives each job's start, in job order, and the output directory.
+fn run_with_limits(dir: &Path, trace: &str, tail: &str) -> (Vec<u64>, std::path::PathBuf) {
+    let trace = write_trace(dir, trace);
+    let scenario = dir.join("limits.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "name = \"limits\"\n[[class]]\nname = \"n\"\ncount = 8\nncpus = 1\n\
+             [workload]\ntrace = \"{trace}\"\n{tail}"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = placesim(&[
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let mut placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
+    placements.sort_by_key(|p| p.job_id);
+    let starts = placements.iter().map(|p| p.start_s.unwrap()).collect();
+    (starts, out)
+}
+
+/// What `placesim explain` says of `job` in `out`.
+fn explain(out: &Path, job: &str) -> String {
+    let o = placesim(&["explain", out.to_str().unwrap(), job]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// User 7's jobs J1 (until 10) and J2 (until 20) start at 0; under `[u:PBS_GENERIC=2]` its
+/// third, J3, submitted at 1, waits for J1's end, at 10, with PBS's comment, and is the top
+/// job with that start. User 8's J4 is under no one's limit and starts at once. With
+/// `[u:7=1]` as well, user 7's own limit wins over the generic one: J2 waits for J1 (10) and
+/// J3 for J2 (30), with the comment naming the user.
+#[test]
+fn a_users_third_job_waits_for_one_of_the_first_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = "1 0 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 2 0 -1 20 1 -1 -1 1 20 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 3 1 -1 5 1 -1 -1 1 5 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 4 2 -1 10 1 -1 -1 1 10 -1 1 8 1 -1 -1 -1 -1 -1\n";
+    let (starts, out) = run_with_limits(
+        dir.path(),
+        trace,
+        "[pbs]\nmax_run = \"[u:PBS_GENERIC=2]\"\n",
+    );
+    assert_eq!(starts, [0, 0, 10, 2]);
+    let j3 = explain(&out, "3");
+    assert!(
+        j3.contains(
+            "1 s  comment: Not Running: User has reached server running job limit.\n\
+             \x20          1 s  top-job estimate: start 10 s\n"
+        ),
+        "{j3}"
+    );
+    let (starts, out) = run_with_limits(
+        dir.path(),
+        trace,
+        "[pbs]\nmax_run = \"[u:PBS_GENERIC=2], [u:7=1]\"\n",
+    );
+    assert_eq!(starts, [0, 10, 30, 2]);
+    assert!(
+        explain(&out, "2")
+            .contains("0 s  comment: Not Running: Server job limit reached for user 7\n"),
+        "{}",
+        explain(&out, "2")
+    );
+    // Without the limit, everything fits at once.
+    let (starts, _) = run_with_limits(dir.path(), trace, "");
+    assert_eq!(starts, [0, 0, 1, 2]);
+}
+
+/// A queue's overall limit: queue `short` (SWF queue 1) runs one job at a time, so J2 waits
+/// for J1 (until 10); J3, in the default queue, starts at once.
+#[test]
+fn a_queue_limit_holds_the_queues_jobs_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = "1 0 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 1 -1 -1 -1\n\
+                 2 0 -1 10 1 -1 -1 1 10 -1 1 8 1 -1 1 -1 -1 -1\n\
+                 3 1 -1 10 1 -1 -1 1 10 -1 1 9 1 -1 -1 -1 -1 -1\n";
+    let (starts, out) = run_with_limits(
+        dir.path(),
+        trace,
+        "[[pbs.queue]]\nname = \"short\"\nswf_queues = [1]\nmax_run = \"[o:PBS_ALL=1]\"\n",
+    );
+    assert_eq!(starts, [0, 10, 1]);
+    assert!(
+        explain(&out, "2")
+            .contains("0 s  comment: Not Running: Queue short job limit has been reached.\n"),
+        "{}",
+        explain(&out, "2")
+    );
+}
+
+/// A limit on a resource, held over time as vnodes are: user 7 may run 5 ncpus. J1 (3 ncpus,
+/// until 10) runs; J2 (4 ncpus) would make 7, so it waits, with PBS's comment, and is
+/// calendared at 10, when J1's ncpus come back. J3 (2 ncpus, 20 s) fits the limit now (3 + 2)
+/// but would still run at 10, when J2 needs 4 of the 5: it waits too, and starts after J2, at
+/// 20 (J2's end, 10 + 10). J4 (1 ncpu, 5 s), ending before 10, is backfilled at 3.
+#[test]
+fn a_resource_limit_is_calendared_like_the_vnodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = "1 0 -1 10 3 -1 -1 3 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 2 1 -1 10 4 -1 -1 4 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 3 2 -1 20 2 -1 -1 2 20 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 4 3 -1 5 1 -1 -1 1 5 -1 1 7 1 -1 -1 -1 -1 -1\n";
+    let (starts, out) = run_with_limits(
+        dir.path(),
+        trace,
+        "[pbs.max_run_res]\nncpus = \"[u:PBS_GENERIC=5]\"\n",
+    );
+    assert_eq!(starts, [0, 10, 20, 3]);
+    let j2 = explain(&out, "2");
+    assert!(
+        j2.contains(
+            "1 s  comment: Not Running: Server per-user limit reached on resource ncpus\n\
+             \x20          1 s  top-job estimate: start 10 s\n"
+        ),
+        "{j2}"
+    );
+}
+
+/// A limit's value that does not read is refused at its column, with what was expected.
+#[test]
+fn a_bad_limit_is_refused_at_its_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "1 0 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 -1 -1 -1 -1\n",
+    );
+    let scenario = dir.path().join("bad.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "[[class]]\nname = \"n\"\ncount = 8\nncpus = 1\n[workload]\ntrace = \"{trace}\"\n\
+             [pbs]\nmax_run = \"[u:PBS_GENERIC=2], [u:bob=two]\"\n"
+        ),
+    )
+    .unwrap();
+    let o = placesim(&["check", scenario.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "placesim: error: {}:8:32: key `pbs.max_run`: `two` is not a limit: expected a whole \
+             number of jobs\n",
+            scenario.display()
+        )
+    );
 }

@@ -3,7 +3,10 @@
 use crate::ids::{JobId, RequestId};
 use crate::request::Request;
 use crate::resource::ConsumableIdx;
+use crate::state::LimitDraw;
 use crate::time::{SimDuration, SimTime};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One job of a workload.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +35,9 @@ pub struct Job {
     /// PBS's `job_priority` (qsub -p), from a request rule; none when unknown (PBS's default
     /// is 0).
     pub priority: Option<i64>,
+    /// The job's project (PBS's `project`, Moab's account), from a request rule; none when
+    /// unknown.
+    pub project: Option<Arc<str>>,
 }
 
 /// Error assembling a workload.
@@ -145,5 +151,49 @@ impl Workload {
     /// The request of a job.
     pub fn request_of(&self, id: JobId) -> &Request {
         &self.requests[self.jobs[id.index()].request.index()]
+    }
+
+    /// This workload with each job's request carrying what `draws_of` says the job counts
+    /// against run limits, in the order given (the order limits are checked in): jobs that share a request but count against
+    /// different limits (another user, say) get requests of their own, and jobs that count
+    /// the same share one, so that whatever a policy remembers per request stays true. A job
+    /// with no draw keeps its request. Also gives, for each request added (in order, after
+    /// the old ones), the request it was copied from.
+    pub fn with_limit_draws(
+        self,
+        mut draws_of: impl FnMut(&Job, &Request) -> Vec<LimitDraw>,
+    ) -> (Workload, Vec<RequestId>) {
+        let Workload {
+            mut jobs,
+            mut requests,
+            job_ncpus,
+            min_request_ncpus,
+        } = self;
+        let mut interned: HashMap<(RequestId, Vec<LimitDraw>), RequestId> = HashMap::new();
+        let mut copied_from: Vec<RequestId> = Vec::new();
+        for job in &mut jobs {
+            let draws = draws_of(job, &requests[job.request.index()]);
+            if draws.is_empty() {
+                continue;
+            }
+            let next = RequestId::from_index(requests.len());
+            let id = *interned
+                .entry((job.request, draws))
+                .or_insert_with_key(|(old, draws)| {
+                    let mut request = requests[old.index()].clone();
+                    request.limit_draws = Some(Arc::from(draws.as_slice()));
+                    requests.push(request);
+                    copied_from.push(*old);
+                    next
+                });
+            job.request = id;
+        }
+        let workload = Workload {
+            jobs,
+            requests,
+            job_ncpus,
+            min_request_ncpus,
+        };
+        (workload, copied_from)
     }
 }

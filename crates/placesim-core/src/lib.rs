@@ -55,6 +55,7 @@ pub use settled::{InstantFacts, SetPartition, SettledInstant};
 pub use sim::{Cycles, Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
 pub use sink::{EndReason, JobOutcome, MetricsSink, VecSink};
 pub use state::{
-    Allocation, AllocationError, ClusterState, Scratch, ScratchBuf, SetIndex, StateView, Within,
+    Allocation, AllocationError, ClusterState, LimitDraw, Scratch, ScratchBuf, SetIndex, StateView,
+    Within,
 };
 pub use time::{SimDuration, SimTime};

@@ -201,6 +201,10 @@ pub struct Request {
     /// The PBS queue the job is in (an index into the scenario's queues), which decides the
     /// vnodes it may use and its placement pool; none for the default queue.
     pub queue: Option<u32>,
+    /// What a job with this request counts against run limits, which depends on the job's
+    /// user, group, project and queue as well as on its amounts: jobs that differ there get
+    /// requests of their own ([`crate::Workload::with_limit_draws`]). `None` under no limit.
+    pub limit_draws: Option<std::sync::Arc<[crate::state::LimitDraw]>>,
 }
 
 /// A part of the request language that not every placement can honour: each placement
@@ -256,6 +260,7 @@ impl Request {
             node_filter: Vec::new(),
             nodeset: None,
             queue: None,
+            limit_draws: None,
         }
     }
 

@@ -156,6 +156,19 @@ pub enum SimError {
         /// What was wrong.
         source: AllocationError,
     },
+    /// A policy's allocation does not count what the job's request counts against run
+    /// limits, so that the job would escape (or be held by) limits it is not under.
+    #[error(
+        "at {now}: policy `{policy}` started job {job} without counting it against its run limits as its request says"
+    )]
+    WrongLimitDraws {
+        /// The clock.
+        now: SimTime,
+        /// The policy.
+        policy: String,
+        /// The job.
+        job: JobId,
+    },
     /// A policy's allocation does not match the job's request totals.
     #[error("at {now}: policy `{policy}` gave job {job} {got} ncpus, the request totals {want}")]
     WrongSize {
@@ -786,6 +799,13 @@ impl<'w> Simulation<'w> {
                             want,
                         });
                     }
+                    if allocation.limit_draws != self.workload.request_of(job).limit_draws {
+                        return Err(SimError::WrongLimitDraws {
+                            now: self.now,
+                            policy: policy.name(),
+                            job,
+                        });
+                    }
                     self.state.allocate(&allocation).map_err(|source| {
                         SimError::InvalidAllocation {
                             now: self.now,
@@ -875,6 +895,7 @@ mod test_support {
             queue: None,
             partition: None,
             priority: None,
+            project: None,
         }
     }
 }

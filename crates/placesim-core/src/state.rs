@@ -34,6 +34,21 @@ pub struct Allocation {
     pub label: Option<Arc<str>>,
     /// What the placement promises about the vnodes, by its own set indices.
     pub within: Within,
+    /// What the job counts against run limits (PBS `max_run`, `max_run_res`), held while it
+    /// runs exactly as its vnodes are, so that every what-if view and calendar sees a limit's
+    /// room come back when the job ends. `None` for a job under no limit.
+    pub limit_draws: Option<Arc<[LimitDraw]>>,
+}
+
+/// One thing a job counts against a run limit: the limit (an index into the state's
+/// limits, [`ClusterState::set_run_limits`]) and how much of it the job takes (1 for a
+/// count of jobs, the requested amount for a limit on a resource).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LimitDraw {
+    /// The limit.
+    pub limit: u32,
+    /// How much of it the job takes.
+    pub amount: u64,
 }
 
 /// What a placement with sets promises about an allocation's vnodes, by the indices of its
@@ -63,6 +78,7 @@ impl Allocation {
             sharing,
             label: None,
             within: Within::Anywhere,
+            limit_draws: None,
         }
     }
 
@@ -122,6 +138,19 @@ pub enum AllocationError {
     /// The same vnode appears twice.
     #[error("vnode {0} appears twice in one allocation")]
     DuplicateVnode(VnodeId),
+    /// A run limit has less room than the allocation counts against it.
+    #[error("run limit {limit} has room for {room}, {asked} asked")]
+    OverLimit {
+        /// The limit.
+        limit: u32,
+        /// Its room left.
+        room: u64,
+        /// What the allocation counts against it.
+        asked: u64,
+    },
+    /// The allocation counts against a run limit the state does not have.
+    #[error("run limit {0} does not exist")]
+    UnknownLimit(u32),
     /// The amount vector has the wrong length.
     #[error("allocation has {got} amounts for {vnodes} vnodes, expected {per} per vnode")]
     Shape {
@@ -153,6 +182,31 @@ pub trait StateView {
     /// A tracked set's tallies: the free amount of each consumable on its vnodes that can take
     /// a job, then how many such vnodes it has (see [`ClusterState::track_sets`]).
     fn tracked_set_free(&self, set: usize) -> &[u64];
+    /// The room left under run limit `limit` (see [`ClusterState::set_run_limits`]): its
+    /// value less what running (or, in a view, taken) jobs count against it.
+    fn limit_room(&self, limit: u32) -> u64;
+
+    /// The first of `draws` that the room left under its limit cannot cover, if any.
+    fn short_limit(&self, draws: &[LimitDraw]) -> Option<LimitDraw> {
+        draws
+            .iter()
+            .copied()
+            .find(|d| d.amount > self.limit_room(d.limit))
+    }
+
+    /// Whether `alloc`, made in another state, could be taken here as it is: each of its
+    /// vnodes can take its part, and each run limit it counts against has the room. What a
+    /// calendar asks of a reservation when something else is to be taken before it.
+    fn has_room_for(&self, alloc: &Allocation) -> bool {
+        let n_cons = self.cluster().resources().n_consumables();
+        alloc
+            .parts(n_cons)
+            .all(|(v, amounts)| self.fits_chunk(v, amounts, alloc.sharing))
+            && alloc
+                .limit_draws
+                .as_deref()
+                .is_none_or(|draws| self.short_limit(draws).is_none())
+    }
 
     /// Whether `v` can take a chunk needing `amounts` with this sharing, ignoring other chunks.
     #[inline]
@@ -273,6 +327,10 @@ pub struct ClusterState {
     /// Tallies kept for the kernel's reports of settled instants, when it watches a partition
     /// of the vnodes.
     watch: Option<Box<Watch>>,
+    /// Per run limit: its value (shared: copies of the state do not copy it).
+    limit_values: Arc<[u64]>,
+    /// Per run limit: the room left under it.
+    limit_room: Vec<u64>,
 }
 
 /// What the kernel reports after every instant, kept by the same loop that applies
@@ -330,7 +388,21 @@ impl ClusterState {
             down: Bitset::new(n_vnodes),
             outage_epoch: 0,
             watch: None,
+            limit_values: Arc::from(Vec::new()),
+            limit_room: Vec::new(),
         }
+    }
+
+    /// Sets the run limits jobs count against ([`LimitDraw`]), each with its value, all with
+    /// full room. Set before any job runs; copies of the state made later keep them.
+    pub fn set_run_limits(&mut self, values: &[u64]) {
+        self.limit_values = Arc::from(values);
+        self.limit_room = values.to_vec();
+    }
+
+    /// The run limits' values.
+    pub fn run_limits(&self) -> &[u64] {
+        &self.limit_values
     }
 
     /// Keeps a [`Watch`] of the partition `set_of` (a set per vnode, `n_sets` sets) from now
@@ -383,6 +455,8 @@ impl ClusterState {
     pub fn idle_copy(&self) -> ClusterState {
         let mut idle = ClusterState::new(self.cluster.clone());
         idle.sets = self.sets.clone();
+        idle.limit_values = self.limit_values.clone();
+        idle.limit_room = self.limit_values.to_vec();
         idle.retally();
         idle
     }
@@ -482,6 +556,18 @@ impl ClusterState {
                 per: n_cons,
             });
         }
+        for d in alloc.limit_draws.iter().flat_map(|d| d.iter()) {
+            let Some(&room) = self.limit_room.get(d.limit as usize) else {
+                return Err(AllocationError::UnknownLimit(d.limit));
+            };
+            if d.amount > room {
+                return Err(AllocationError::OverLimit {
+                    limit: d.limit,
+                    room,
+                    asked: d.amount,
+                });
+            }
+        }
         self.round = self.round.wrapping_add(1);
         if self.round == 0 {
             self.seen.fill(0);
@@ -538,6 +624,7 @@ impl ClusterState {
             sets: &self.sets,
             tracked_set_free: &mut self.tracked_set_free,
             watch: self.watch.as_deref_mut(),
+            limit_room: &mut self.limit_room,
         };
         apply(books, &self.cluster, alloc, dir);
     }
@@ -572,6 +659,10 @@ impl StateView for ClusterState {
     fn tracked_set_free(&self, set: usize) -> &[u64] {
         let w = self.width - EXTRA + 1;
         &self.tracked_set_free[set * w..(set + 1) * w]
+    }
+    #[inline]
+    fn limit_room(&self, limit: u32) -> u64 {
+        self.limit_room.get(limit as usize).copied().unwrap_or(0)
     }
 }
 
@@ -680,6 +771,7 @@ struct Books<'a> {
     sets: &'a SetIndex,
     tracked_set_free: &'a mut [u64],
     watch: Option<&'a mut Watch>,
+    limit_room: &'a mut [u64],
 }
 
 /// How many set-tally slots (consumables + the vnode count) the batched update handles.
@@ -703,10 +795,18 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
         sets,
         tracked_set_free,
         mut watch,
+        limit_room,
     } = books;
     match dir {
         Direction::Take => *exclusive_vnodes += exclusive_count(alloc),
         Direction::Give => *exclusive_vnodes -= exclusive_count(alloc),
+    }
+    for d in alloc.limit_draws.iter().flat_map(|d| d.iter()) {
+        let room = &mut limit_room[d.limit as usize];
+        match dir {
+            Direction::Take => *room -= d.amount,
+            Direction::Give => *room += d.amount,
+        }
     }
     let n_cons = free_total.len();
     let w = n_cons + 1;
@@ -798,6 +898,7 @@ pub struct ScratchBuf {
     free_total: Vec<u64>,
     exclusive_vnodes: u64,
     tracked_set_free: Vec<u64>,
+    limit_room: Vec<u64>,
 }
 
 /// A copy-on-write what-if view of a [`ClusterState`].
@@ -857,6 +958,7 @@ impl<'a> Scratch<'a> {
         self.buf
             .tracked_set_free
             .clone_from(&self.base.tracked_set_free);
+        self.buf.limit_room.clone_from(&self.base.limit_room);
     }
 
     /// Makes this view read through to `base` instead, equal to it: `base` must be a state of
@@ -889,6 +991,7 @@ impl<'a> Scratch<'a> {
         self.buf
             .tracked_set_free
             .clone_from(&other.buf.tracked_set_free);
+        self.buf.limit_room.clone_from(&other.buf.limit_room);
     }
 
     #[inline]
@@ -927,6 +1030,7 @@ impl<'a> Scratch<'a> {
             sets: &self.base.sets,
             tracked_set_free: &mut buf.tracked_set_free,
             watch: None,
+            limit_room: &mut buf.limit_room,
         };
         apply(books, &self.base.cluster, alloc, dir);
     }
@@ -975,6 +1079,14 @@ impl StateView for Scratch<'_> {
     fn tracked_set_free(&self, set: usize) -> &[u64] {
         let w = self.base.width - EXTRA + 1;
         &self.buf.tracked_set_free[set * w..(set + 1) * w]
+    }
+    #[inline]
+    fn limit_room(&self, limit: u32) -> u64 {
+        self.buf
+            .limit_room
+            .get(limit as usize)
+            .copied()
+            .unwrap_or(0)
     }
 }
 

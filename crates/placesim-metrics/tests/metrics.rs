@@ -334,6 +334,7 @@ fn placement_sets_and_comments_reach_jobs_parquet() {
         queue: None,
         partition: None,
         priority: None,
+        project: None,
     };
     let requests = [2, 3, 5].map(|n| Request::processors(n, 3)).to_vec();
     let workload = Workload::new(vec![job(1, 2), job(2, 3), job(3, 5)], requests).unwrap();

@@ -48,6 +48,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod limits;
 pub mod placement;
 pub mod queue;
 pub mod spec;

@@ -3,10 +3,12 @@
 //! [`PlacementKind`] is the one list of them, by the names scenario files use.
 
 mod first_fit;
+mod limited;
 mod moab;
 mod pbs;
 
 pub use first_fit::{FirstFit, filter_holds};
+pub use limited::Limited;
 pub use moab::{
     DelayMode, DelayReference, MinLoss, MoabNodeSets, NodeSetOptions, NodeSetPlus, NodeSetSettings,
     PriorityType,

@@ -73,7 +73,15 @@ pub fn execute(
         trace: trace.path.display().to_string(),
         procs: cluster.capacity_total(ConsumableIdx::NCPUS),
     };
-    let mut policy = discipline.build_for(plan.placement.instance(&mut state), &plan.queue_depths);
+    let mut placement = plan.placement.instance(&mut state);
+    if !plan.limits.values.is_empty() {
+        state.set_run_limits(&plan.limits.values);
+        placement = Box::new(placesim_policy::placement::Limited::new(
+            placement,
+            plan.limits.texts.clone(),
+        ));
+    }
+    let mut policy = discipline.build_for(placement, &plan.queue_depths);
     // A queue in another order than submission: the discipline walks it sorted.
     if !plan.order.is_submit_order() {
         policy = Box::new(placesim_policy::queue::Ordered::new(

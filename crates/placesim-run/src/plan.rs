@@ -45,6 +45,9 @@ pub struct Plan {
     pub request_sources: RequestSources,
     /// Each request's text in PBS's syntax, by request id, for jobs.parquet's `request`.
     pub request_texts: std::sync::Arc<Vec<String>>,
+    /// Run limits (PBS `max_run`, `max_run_res`): their values and comments; the workload's
+    /// requests say which ones each job counts against.
+    pub limits: placesim_policy::limits::RunLimits,
 }
 
 /// How many jobs got their request from where, for the front end to report.
@@ -98,6 +101,7 @@ pub fn plain_plan(
                 .map(plain_request_text)
                 .collect(),
         ),
+        limits: Default::default(),
         trace,
     })
 }
@@ -133,7 +137,20 @@ pub fn plan_of_scenario(
     texts: &TraceTexts,
 ) -> Result<Plan, RunError> {
     let loaded = scenario.workload_with(texts)?;
-    let trace = loaded.trace;
+    let mut trace = loaded.trace;
+    let mut request_texts = loaded.request_texts;
+    let (workload, copied_from, limits) = placesim_policy::limits::apply_limits(
+        std::mem::take(&mut trace.workload),
+        &scenario.pbs.limits,
+    );
+    trace.workload = workload;
+    for origin in copied_from {
+        let text = request_texts
+            .get(origin.index())
+            .cloned()
+            .unwrap_or_default();
+        request_texts.push(text);
+    }
     let spec = scenario.placement(&trace.workload);
     let placement = spec.policy();
     for (i, request) in trace.workload.requests().iter().enumerate() {
@@ -187,7 +204,8 @@ pub fn plan_of_scenario(
             from_file: loaded.from_file,
             by_rule: loaded.by_rule,
         },
-        request_texts: std::sync::Arc::new(loaded.request_texts),
+        request_texts: std::sync::Arc::new(request_texts),
+        limits,
     })
 }
 

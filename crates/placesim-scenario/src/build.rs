@@ -13,6 +13,7 @@ use placesim_core::{
     NodeFailurePolicy, NodeSetAttribute, NodeSetPolicy, NodeSetValue, Outage, ResourceDefs,
     ResourceId, ResourceKind, RuntimeSettings, SimDuration, SimTime, VnodeId, WalltimePolicy,
 };
+use placesim_policy::limits::{Counted, LimitError, LimitScope, LimitSetting, parse_limit};
 use placesim_policy::queue::{Formula, JobOrder, SortKey, SortLine, Term};
 use placesim_workload::TraceFormat;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams, tsafrir};
@@ -74,6 +75,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             })
             .collect(),
         order: cx.job_order(&raw, &defs)?,
+        limits: cx.limits(&raw, &defs, &run)?,
     };
     let moab = cx.moab(&raw, &defs)?;
     if let Some(priority) = &raw.moab.priority
@@ -859,6 +861,117 @@ impl Cx<'_> {
             formula,
             threshold,
         })
+    }
+
+    /// PBS's run limits: the server's `max_run` and `max_run_res.<resource>`, then each
+    /// queue's. A resource limit is on a consumable, in its unit (sizes with b, kb, mb, gb,
+    /// tb). Not beside Moab node sets, whose relaxed placements would pass them by.
+    fn limits(
+        &self,
+        raw: &ScenarioToml,
+        defs: &ResourceDefs,
+        run: &RunSettings,
+    ) -> Result<Vec<LimitSetting>, ScenarioError> {
+        let mut settings = Vec::new();
+        let scopes = std::iter::once((
+            LimitScope::Server,
+            &raw.pbs.max_run,
+            &raw.pbs.max_run_res,
+            "pbs",
+        ))
+        .chain(raw.pbs.queue.iter().enumerate().map(|(q, queue)| {
+            (
+                LimitScope::Queue(q as u32, queue.name.get_ref().clone()),
+                &queue.max_run,
+                &queue.max_run_res,
+                "pbs.queue",
+            )
+        }));
+        for (scope, max_run, max_run_res, table) in scopes {
+            if let Some(text) = max_run {
+                let key = format!("{table}.max_run");
+                let amount = |s: &str| s.parse::<u64>().ok();
+                let entries = parse_limit(text.get_ref(), &amount, "a whole number of jobs")
+                    .map_err(|e| self.in_value(text, &key, e))?;
+                settings.push(LimitSetting {
+                    scope: scope.clone(),
+                    counted: Counted::Jobs,
+                    entries,
+                });
+            }
+            for (resource, text) in max_run_res {
+                let key = format!("{table}.max_run_res.{}", resource.get_ref());
+                let consumable = defs
+                    .lookup(resource.get_ref())
+                    .and_then(|id| defs.consumable_idx(id).map(|c| (id, c)));
+                let Some((id, c)) = consumable else {
+                    return Err(self.at(
+                        resource,
+                        &key,
+                        format!(
+                            "`{}` is not a consumable resource: a run limit counts what running                              jobs request",
+                            resource.get_ref()
+                        ),
+                    ));
+                };
+                let is_size = defs.def(id).kind == ResourceKind::Size;
+                let amount = |s: &str| {
+                    if is_size {
+                        placesim_request::parse_size(s)
+                    } else {
+                        s.parse::<u64>().ok()
+                    }
+                };
+                let expected = if is_size {
+                    "a size such as 64gb"
+                } else {
+                    "a whole number"
+                };
+                let entries = parse_limit(text.get_ref(), &amount, expected)
+                    .map_err(|e| self.in_value(text, &key, e))?;
+                settings.push(LimitSetting {
+                    scope: scope.clone(),
+                    counted: Counted::Resource(c, resource.get_ref().clone()),
+                    entries,
+                });
+            }
+        }
+        if !settings.is_empty() && run.placement == PlacementKind::Moab {
+            let first =
+                raw.pbs
+                    .max_run
+                    .as_ref()
+                    .or_else(|| raw.pbs.max_run_res.values().next())
+                    .or_else(|| {
+                        raw.pbs.queue.iter().find_map(|q| {
+                            q.max_run.as_ref().or_else(|| q.max_run_res.values().next())
+                        })
+                    });
+            if let Some(first) = first {
+                return Err(self.at(
+                    first,
+                    "pbs.max_run",
+                    "PBS run limits do not go with run.placement = \"moab\" (Moab's \
+                     throttling limits are not modelled)"
+                        .to_owned(),
+                ));
+            }
+        }
+        Ok(settings)
+    }
+
+    /// An error at `column` (from 1) of a string value's text: the value's span starts at its
+    /// opening quote.
+    fn in_value(&self, value: &Spanned<String>, key: &str, e: LimitError) -> ScenarioError {
+        let start = value.span().start
+            + 1
+            + value
+                .get_ref()
+                .chars()
+                .take(e.column - 1)
+                .map(char::len_utf8)
+                .sum::<usize>();
+        self.error(start..start + 1, Some(key), e.message)
     }
 
     fn choice<T: Copy>(
@@ -1768,6 +1881,7 @@ impl Cx<'_> {
                 filter: filter(r.size_min, r.size_max, &r.queues, &r.users),
                 fraction,
                 job_priority: r.job_priority,
+                project: r.project.as_deref().map(Arc::from),
             };
             // A template must give a valid request for any size: check it with size 1.
             let text = crate::requests::instantiate(&rule.template, 1, ppn);

@@ -288,6 +288,8 @@ pub struct PbsSettings {
     /// The order of the queue: `job_sort_key`, `by_queue` with the queues' priorities,
     /// `round_robin`.
     pub order: placesim_policy::queue::JobOrder,
+    /// Run limits: the server's `max_run` and `max_run_res`, then each queue's.
+    pub limits: Vec<placesim_policy::limits::LimitSetting>,
 }
 
 /// One PBS queue.
@@ -392,6 +394,8 @@ pub struct Rule {
     pub fraction: f64,
     /// PBS's `job_priority` for the jobs it chooses.
     pub job_priority: Option<i64>,
+    /// The project of the jobs it chooses.
+    pub project: Option<std::sync::Arc<str>>,
 }
 
 /// Why a scenario was refused.

@@ -152,6 +152,7 @@ impl Scenario {
                     if let Some(r) = rule {
                         by_rule[r] += 1;
                         job.priority = w.rules[r].job_priority;
+                        job.project.clone_from(&w.rules[r].project);
                     }
                     if let Some(&id) = by_shape.get(&(rule, job.size, queue, class)) {
                         job.request = id;

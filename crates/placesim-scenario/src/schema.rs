@@ -213,6 +213,13 @@ pub struct PbsToml {
     pub job_sort_formula: Option<Spanned<String>>,
     /// Scheduler `job_sort_formula_threshold`: jobs at or below it are not run.
     pub job_sort_formula_threshold: Option<Spanned<f64>>,
+    /// Server `max_run`: running jobs per user, group, project or overall, in PBS's form
+    /// `"[u:PBS_GENERIC=2], [u:alice=5], [o:PBS_ALL=100]"`.
+    pub max_run: Option<Spanned<String>>,
+    /// Server `max_run_res.<resource>`: a consumable's requested amount over running jobs,
+    /// per entity, in the same form.
+    #[serde(default)]
+    pub max_run_res: std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
     /// Queues.
     #[serde(default)]
     pub queue: Vec<QueueToml>,
@@ -236,6 +243,11 @@ pub struct QueueToml {
     /// The queue's `priority`: with `by_queue`, higher-priority queues' jobs go first.
     #[serde(default)]
     pub priority: i64,
+    /// The queue's `max_run`, as the server's, over the queue's jobs.
+    pub max_run: Option<Spanned<String>>,
+    /// The queue's `max_run_res.<resource>`, as the server's, over the queue's jobs.
+    #[serde(default)]
+    pub max_run_res: std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 /// `[moab]`.
@@ -525,6 +537,8 @@ pub struct RuleToml {
     pub fraction: Option<Spanned<f64>>,
     /// PBS's `job_priority` (qsub -p) for the jobs the rule chooses.
     pub job_priority: Option<i64>,
+    /// The project (PBS `project`, qsub -P) of the jobs the rule chooses.
+    pub project: Option<String>,
 }
 
 fn one() -> u32 {

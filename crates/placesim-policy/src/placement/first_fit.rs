@@ -136,6 +136,7 @@ impl FirstFit {
             sharing: shape.sharing,
             label: None,
             within: Within::Anywhere,
+            limit_draws: None,
         };
         if shape.arrangement == Arrangement::Pack {
             // Every chunk on one host: hosts in order of their first vnode, the first that

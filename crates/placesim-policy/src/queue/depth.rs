@@ -776,7 +776,6 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
         allocation: &Allocation,
     ) -> bool {
         let ctx = self.ctx;
-        let n_cons = ctx.state.cluster_consumables();
         let first = match new_at {
             Some(at) => self.held.partition_point(|h| h.start <= at),
             None => 0,
@@ -819,12 +818,7 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
                 continue;
             }
             let h = &self.held[r];
-            let fits = h.allocation.parts(n_cons).all(|(v, amounts)| {
-                states[s]
-                    .scratch
-                    .fits_chunk(v, amounts, h.allocation.sharing)
-            });
-            if fits {
+            if states[s].scratch.has_room_for(&h.allocation) {
                 continue;
             }
             let (job, relaxed) = (h.job, h.relaxed);

@@ -163,7 +163,6 @@ impl<P: PlacementPolicy> Easy<P> {
         } else {
             (head_pos + 1).max(ctx.fresh_from)
         };
-        let n_cons = ctx.state.cluster_consumables();
         let min_need = ctx.workload.min_request_ncpus();
         let head_request = calendar_request(ctx.workload.request_of(head));
         let head_need = ctx.workload.ncpus_of(head);
@@ -257,10 +256,7 @@ impl<P: PlacementPolicy> Easy<P> {
                     if !ends_by_shadow {
                         shadow_view.take(&allocation);
                         let head_vnodes = moved.as_ref().unwrap_or(walk.found());
-                        let still_fits = head_vnodes.parts(n_cons).all(|(v, amounts)| {
-                            shadow_view.fits_chunk(v, amounts, head_vnodes.sharing)
-                        });
-                        if !still_fits {
+                        if !shadow_view.has_room_for(head_vnodes) {
                             let elsewhere = place_on(
                                 &mut self.placement,
                                 &head_request,

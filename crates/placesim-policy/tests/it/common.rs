@@ -224,6 +224,7 @@ pub fn workload_of(
             queue: None,
             partition: None,
             priority: None,
+            project: None,
         })
         .collect();
     placesim_core::Workload::new(list, requests).expect("a valid workload")

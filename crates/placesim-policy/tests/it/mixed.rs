@@ -77,6 +77,7 @@ fn workload(seed: u64, n: usize) -> Workload {
             queue: None,
             partition: None,
             priority: None,
+            project: None,
         });
     }
     Workload::new(jobs, requests).unwrap()

@@ -51,6 +51,7 @@ fn pass_at(
                 queue: None,
                 partition: None,
                 priority: None,
+                project: None,
             }
         })
         .collect();
@@ -179,6 +180,7 @@ mod formula {
             queue: None,
             partition: None,
             priority: None,
+            project: None,
         };
         Workload::new(vec![job], vec![request]).unwrap()
     }

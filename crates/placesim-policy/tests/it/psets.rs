@@ -84,6 +84,7 @@ fn trace_job(i: u64, submit: u64, runtime_s: u64, r: u32) -> placesim_core::Job 
         queue: None,
         partition: None,
         priority: None,
+        project: None,
     }
 }
 

@@ -21,6 +21,7 @@ fn job(submit: u64, estimate: u64, request: u32) -> Job {
         queue: None,
         partition: None,
         priority: None,
+        project: None,
     }
 }
 

@@ -88,6 +88,7 @@ fn priority_weights_and_caps_as_moab_computes_them() {
         queue: None,
         partition: None,
         priority: None,
+        project: None,
     };
     let mut amounts = vec![0; 3];
     amounts[ConsumableIdx::NCPUS.index()] = 4;

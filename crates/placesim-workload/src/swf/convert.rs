@@ -239,6 +239,7 @@ pub fn read_trace(
             queue: known(record.queue),
             partition: known(record.partition),
             priority: None,
+            project: None,
         });
     }
     let header = reader.header().clone();

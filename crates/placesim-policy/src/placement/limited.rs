@@ -1,0 +1,113 @@
+//! Run limits (PBS `max_run`, `max_run_res.<resource>`) on top of any placement.
+//!
+//! A limit is room in the cluster state ([`placesim_core::LimitDraw`]): a job counts against
+//! it while it runs, as it holds its vnodes. So every discipline, and every calendar of
+//! top jobs, sees a limit's room come back at a job's estimated end and taken at a top job's
+//! start, which is what PBS's `check_limits` does when it takes the largest count over the
+//! job's run from its calendar (openpbs `limits.cpp`, `check_limits` with a calendar).
+
+use placesim_core::{
+    Allocation, ConsumableIdx, PlacementPolicy, Request, RequestFeature, Scratch, SetConstraints,
+    StateView,
+};
+use std::sync::Arc;
+
+/// `inner`, refusing a request while a run limit it counts against has no room for it, and
+/// marking what it places with the request's draws so that the kernel holds them.
+#[derive(Debug)]
+pub struct Limited<P> {
+    inner: P,
+    /// Per limit: the comment of a job it holds back, in PBS's words.
+    texts: Vec<Arc<str>>,
+    /// Why the last `place` failed, when a limit did it.
+    held_by: Option<Arc<str>>,
+}
+
+impl<P: PlacementPolicy> Limited<P> {
+    /// `inner` under limits whose comments are `texts` (per limit index, with their `Not
+    /// Running: ` prefix).
+    pub fn new(inner: P, texts: Vec<Arc<str>>) -> Self {
+        Limited {
+            inner,
+            texts,
+            held_by: None,
+        }
+    }
+
+    /// The placement inside.
+    pub fn inner(&self) -> &P {
+        &self.inner
+    }
+}
+
+/// Whether the view's free totals cover `request`'s: the part of PBS's whole-pool check
+/// (`resresv_can_fit_nodepart`) that comes before its run limits, so that a job that does
+/// not fit anyway gets the placement's reason rather than the limit's.
+fn totals_free(request: &Request, view: &Scratch<'_>) -> bool {
+    let n_cons = view.cluster().resources().n_consumables();
+    (0..n_cons).all(|c| {
+        let c = ConsumableIdx(c as u8);
+        request.total(c) <= view.free_total(c)
+    })
+}
+
+impl<P: PlacementPolicy> PlacementPolicy for Limited<P> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn place(&mut self, request: &Request, view: &Scratch<'_>) -> Option<Allocation> {
+        self.held_by = None;
+        let draws = request.limit_draws.as_deref().unwrap_or(&[]);
+        if let Some(short) = view.short_limit(draws) {
+            if totals_free(request, view) {
+                self.held_by = self.texts.get(short.limit as usize).cloned();
+                return None;
+            }
+            // The placement fails too (its totals are not free), and says why.
+            let placed = self.inner.place(request, view);
+            debug_assert!(placed.is_none(), "placed beyond the free totals");
+            return None;
+        }
+        let mut allocation = self.inner.place(request, view)?;
+        allocation.limit_draws.clone_from(&request.limit_draws);
+        Some(allocation)
+    }
+
+    fn supports(&self) -> &'static [RequestFeature] {
+        self.inner.supports()
+    }
+
+    fn unsupported(&self, request: &Request) -> Option<&'static str> {
+        self.inner.unsupported(request)
+    }
+
+    fn refusal(&self) -> Option<Arc<str>> {
+        self.held_by.clone().or_else(|| self.inner.refusal())
+    }
+
+    fn explains_refusals(&self) -> bool {
+        true
+    }
+
+    /// Only for a request under no limit: a limit's room is not among the totals.
+    fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
+        request.limit_draws.is_none() && self.inner.fits_by_totals(request, view)
+    }
+
+    fn depends_only_on_state(&self) -> bool {
+        // A limit's room is part of the state.
+        self.inner.depends_only_on_state()
+    }
+
+    fn check_within_label(&self, request: &Request, allocation: &Allocation) -> Result<(), String> {
+        self.inner.check_within_label(request, allocation)
+    }
+
+    /// None: a constraint dropped or bound by the placement inside would be placed past the
+    /// limits (a scenario refuses run limits beside Moab node sets, the only placement with
+    /// such constraints).
+    fn constraints(&mut self) -> Option<&mut dyn SetConstraints> {
+        None
+    }
+}
