@@ -936,3 +936,26 @@ fn a_bad_limit_is_refused_at_its_column() {
         )
     );
 }
+
+/// A project's limit: a request rule puts user 7's jobs in project `climate`, which may run
+/// one job; J2 waits for J1 (until 10), with the comment naming the project, while user 8's
+/// J3, in no project, starts at once.
+#[test]
+fn a_project_from_a_rule_is_under_its_projects_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = "1 0 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 2 0 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 3 1 -1 10 1 -1 -1 1 10 -1 1 8 1 -1 -1 -1 -1 -1\n";
+    let (starts, out) = run_with_limits(
+        dir.path(),
+        trace,
+        "[[workload.rule]]\nrequest = \"select={n}:ncpus=1\"\nusers = [7]\nproject = \"climate\"\n\
+         [pbs]\nmax_run = \"[p:PBS_GENERIC=3], [p:climate=1]\"\n",
+    );
+    assert_eq!(starts, [0, 10, 1]);
+    let j2 = explain(&out, "2");
+    assert!(
+        j2.contains("0 s  comment: Not Running: Server job limit reached for project climate\n"),
+        "{j2}"
+    );
+}

@@ -360,6 +360,13 @@ pub mod jobs {
         unit: "",
         meaning: "the job's group, as the trace numbers it (SWF field 13); null where unknown",
     };
+    /// The `project` column.
+    pub const PROJECT: ColumnDef = ColumnDef {
+        name: "project",
+        dtype: "string, nullable",
+        unit: "",
+        meaning: "the job's project (PBS's `project`, qsub -P), from a request rule; null where none",
+    };
     /// The `priority_at_submit` column.
     pub const PRIORITY_AT_SUBMIT: ColumnDef = ColumnDef {
         name: "priority_at_submit",
@@ -410,6 +417,7 @@ pub mod jobs {
         ESTIMATED_EXEC_VNODE,
         USER,
         GROUP,
+        PROJECT,
         PRIORITY_AT_SUBMIT,
         PRIORITY_AT_START,
     ];

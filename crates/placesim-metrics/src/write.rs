@@ -272,6 +272,16 @@ fn jobs_frame_range(
     };
     columns.push(entity(jobs::USER.name, |j| j.user));
     columns.push(entity(jobs::GROUP.name, |j| j.group));
+    columns.push(if jobs.iter().all(|j| j.project.is_none()) {
+        Column::full_null(jobs::PROJECT.name.into(), n, &DataType::String)
+    } else {
+        Column::new(
+            jobs::PROJECT.name.into(),
+            jobs.iter()
+                .map(|j| j.project.as_deref())
+                .collect::<Vec<Option<&str>>>(),
+        )
+    });
     for (name, by) in [
         (jobs::PRIORITY_AT_SUBMIT.name, &sink.priority_at_submit),
         (jobs::PRIORITY_AT_START.name, &sink.priority_at_start),

@@ -864,7 +864,8 @@ fn kill_at_walltime_under_depth_two_by_hand() {
     }
 }
 
-/// The job's user and group (SWF fields 12 and 13), and the priority a `job_sort_formula`
+/// The job's user and group (SWF fields 12 and 13), its project (J2's, here), and the
+/// priority a `job_sort_formula`
 /// ordered it by, at its first pass and at its start: the hand trace under FCFS ordered by
 /// `eligible_time` (oldest first, so the schedule is FCFS's). Each job's first pass is at its
 /// submission (value 0); at its start the value is its wait: 0, 10, 14, 13. Without a
@@ -883,10 +884,13 @@ fn user_group_and_priorities_reach_jobs_parquet() {
         )),
         ..JobOrder::default()
     };
+    let mut jobs = trace.workload.jobs().to_vec();
+    jobs[1].project = Some("climate".into());
+    let workload = placesim_core::Workload::new(jobs, trace.workload.requests().to_vec()).unwrap();
     let mut policy = Ordered::new(Discipline::Fcfs.build(), order);
-    let mut sink = JobSink::new(&trace.workload);
-    Replay::on(&trace.workload, Cluster::homogeneous(4, 1).unwrap()).run(&mut policy, &mut sink);
-    let df = jobs_frame(&hand_meta(4), &trace.workload, &sink).unwrap();
+    let mut sink = JobSink::new(&workload);
+    Replay::on(&workload, Cluster::homogeneous(4, 1).unwrap()).run(&mut policy, &mut sink);
+    let df = jobs_frame(&hand_meta(4), &workload, &sink).unwrap();
     let column = |name: &str| -> Vec<Option<f64>> {
         df.column(name).unwrap().f64().unwrap().iter().collect()
     };
@@ -900,6 +904,14 @@ fn user_group_and_priorities_reach_jobs_parquet() {
     };
     assert_eq!(ids("user"), [Some(1); 4]);
     assert_eq!(ids("group"), [Some(1); 4]);
+    let projects: Vec<Option<&str>> = df
+        .column("project")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(projects, [None, Some("climate"), None, None]);
     let (sink, s) = run(&trace, None);
     let df = jobs_frame(&s.meta, &trace.workload, &sink).unwrap();
     assert_eq!(df.column("priority_at_start").unwrap().null_count(), 4);

@@ -29,6 +29,7 @@
 //!     queue: None,
 //!     partition: None,
 //!     priority: None,
+//!     project: None,
 //! };
 //! // Request 0 is `select=3:ncpus=1`, request 1 is `select=1:ncpus=1`; 3 consumable slots.
 //! let requests = vec![Request::processors(3, 3), Request::processors(1, 3)];

@@ -108,7 +108,30 @@ type QueueKey<'a> = &'a dyn Fn(usize, u64) -> i64;
 /// first), then by submission order: PBS's `job_sort_key` and `job_sort_formula` on a
 /// count-based machine.
 fn reference_starts_sorted(trace: &Trace, discipline: Reference, key: QueueKey<'_>) -> Vec<u64> {
+    reference_starts_limited(trace, discipline, key, None)
+}
+
+/// As [`reference_starts_sorted`], with each user (SWF field 12) allowed at most `per_user`
+/// running jobs, counted like processors: a job holds its user's count over `[start,
+/// estimated end)`, and a job fits only if its user's count stays within the limit over its
+/// whole estimate, as its processors do (PBS's `max_run = [u:PBS_GENERIC=N]`). Not for the
+/// textbook EASY, whose shadow time and extra know only processors (depth 1 is EASY).
+fn reference_starts_limited(
+    trace: &Trace,
+    discipline: Reference,
+    key: QueueKey<'_>,
+    per_user: Option<u64>,
+) -> Vec<u64> {
+    assert!(per_user.is_none() || discipline != Reference::Easy);
     let jobs = trace.workload.jobs();
+    let user_of = |j: usize| jobs[j].user.filter(|_| per_user.is_some());
+    // Whether user `u` may start one more job beside the `running` ones.
+    let user_ok = |j: usize, running: &[usize]| match (user_of(j), per_user) {
+        (Some(u), Some(limit)) => {
+            (running.iter().filter(|&&r| jobs[r].user == Some(u)).count() as u64) < limit
+        }
+        _ => true,
+    };
     let runs: Vec<u64> = jobs
         .iter()
         .map(|j| j.runtime.min(j.estimate).as_secs())
@@ -147,19 +170,27 @@ fn reference_starts_sorted(trace: &Trace, discipline: Reference, key: QueueKey<'
             ends.push(Reverse((now + runs[j], j)));
         };
         if let Reference::Depth(depth) = discipline {
-            let mut holds: Vec<(u64, u64, u64)> = running
+            let mut holds: Vec<Hold> = running
                 .iter()
                 .map(|&r| {
                     let end = (start[r] + jobs[r].estimate.as_secs()).max(now);
-                    (now, end, u64::from(jobs[r].size))
+                    (now, end, u64::from(jobs[r].size), user_of(r))
                 })
                 .collect();
+            let fits = |holds: &[Hold], from: u64, to: u64, j: usize| {
+                let size = u64::from(jobs[j].size);
+                count_fits(trace.procs, holds, from, to, size)
+                    && match (user_of(j), per_user) {
+                        (Some(u), Some(limit)) => user_fits(limit, holds, from, to, u),
+                        _ => true,
+                    }
+            };
             let mut made = 0;
             let mut keep: Vec<usize> = Vec::new();
             for &j in &queue {
                 let (size, estimate) = (u64::from(jobs[j].size), jobs[j].estimate.as_secs());
-                if count_fits(trace.procs, &holds, now, now + estimate, size) {
-                    holds.push((now, now + estimate, size));
+                if fits(&holds, now, now + estimate, j) {
+                    holds.push((now, now + estimate, size, user_of(j)));
                     launch(j, &mut start, &mut free, &mut running, &mut ends);
                     continue;
                 }
@@ -172,9 +203,9 @@ fn reference_starts_sorted(trace: &Trace, discipline: Reference, key: QueueKey<'
                     times.dedup();
                     let at = times
                         .into_iter()
-                        .find(|&t| count_fits(trace.procs, &holds, t, t + estimate, size));
+                        .find(|&t| fits(&holds, t, t + estimate, j));
                     if let Some(at) = at {
-                        holds.push((at, at + estimate, size));
+                        holds.push((at, at + estimate, size, user_of(j)));
                         made += 1;
                     }
                 }
@@ -185,7 +216,7 @@ fn reference_starts_sorted(trace: &Trace, discipline: Reference, key: QueueKey<'
         if discipline == Reference::Greedy {
             let mut keep: Vec<usize> = Vec::new();
             for &j in &queue {
-                if u64::from(jobs[j].size) <= free {
+                if u64::from(jobs[j].size) <= free && user_ok(j, &running) {
                     launch(j, &mut start, &mut free, &mut running, &mut ends);
                 } else {
                     keep.push(j);
@@ -195,7 +226,10 @@ fn reference_starts_sorted(trace: &Trace, discipline: Reference, key: QueueKey<'
             continue;
         }
         let mut i = 0;
-        while i < queue.len() && u64::from(jobs[queue[i]].size) <= free {
+        while i < queue.len()
+            && u64::from(jobs[queue[i]].size) <= free
+            && user_ok(queue[i], &running)
+        {
             launch(queue[i], &mut start, &mut free, &mut running, &mut ends);
             i += 1;
         }
@@ -242,10 +276,28 @@ fn reference_starts_sorted(trace: &Trace, discipline: Reference, key: QueueKey<'
     start
 }
 
+/// A hold on the count-based machine: `[start, end)`, processors, and the user it counts for
+/// under a per-user limit.
+type Hold = (u64, u64, u64, Option<u32>);
+
+/// Whether user `user` has room for one more job under `limit` over the whole of `[from,
+/// to)` given the holds: as for processors, checking `from` and every start inside suffices.
+fn user_fits(limit: u64, holds: &[Hold], from: u64, to: u64, user: u32) -> bool {
+    let mine = |t: u64| {
+        holds
+            .iter()
+            .filter(|h| h.3 == Some(user) && h.0 <= t && t < h.1)
+            .count() as u64
+    };
+    std::iter::once(from)
+        .chain(holds.iter().map(|h| h.0).filter(|&s| from < s && s < to))
+        .all(|t| mine(t) < limit)
+}
+
 /// Whether `size` processors of `procs` are free over the whole of `[from, to)` given the
 /// `holds` (`[start, end)`, processors): the use only rises where a hold starts, so checking
 /// `from` and every start inside the interval suffices.
-fn count_fits(procs: u64, holds: &[(u64, u64, u64)], from: u64, to: u64, size: u64) -> bool {
+fn count_fits(procs: u64, holds: &[Hold], from: u64, to: u64, size: u64) -> bool {
     let used_at = |t: u64| -> u64 {
         holds
             .iter()
@@ -481,5 +533,98 @@ fn kth_sorted_by_job_sort_formula_matches_count_based_reference() {
             ..JobOrder::default()
         };
         assert_sorted_matches_reference(&trace, &order, key, text);
+    }
+}
+
+/// PBS's `max_run = "[u:PBS_GENERIC=2]"` on KTH-SP2's first 6,000 jobs (the limit makes
+/// long queues, which the conservative reference takes minutes over on the whole trace):
+/// every discipline, with the limit held in
+/// the cluster state and enforced by the limits' placement around first fit (on vnodes, since
+/// a limit is not among the totals), equals the count-based reference in which each user's
+/// running jobs are held like processors (EASY is the reference's depth 1). The limit binds:
+/// the same disciplines without it start jobs at other times.
+#[test]
+fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
+    use placesim_policy::limits::{
+        Counted, Entity, LimitEntry, LimitScope, LimitSetting, apply_limits,
+    };
+    use placesim_policy::placement::Limited;
+    let whole = kth();
+    let first: Vec<placesim_core::Job> = whole.workload.jobs()[..6_000].to_vec();
+    let trace = Trace {
+        workload: placesim_core::Workload::new(first, whole.workload.requests().to_vec())
+            .expect("a prefix of a workload"),
+        records: 6_000,
+        skipped: Default::default(),
+        ..whole
+    };
+    let per_user = 2;
+    let settings = [LimitSetting {
+        scope: LimitScope::Server,
+        counted: Counted::Jobs,
+        entries: vec![LimitEntry {
+            entity: Entity::User,
+            name: None,
+            value: per_user,
+        }],
+    }];
+    let (workload, _, limits) = apply_limits(trace.workload.clone(), &settings);
+    let limited = Trace {
+        workload,
+        path: trace.path.clone(),
+        header: trace.header.clone(),
+        bad_lines: trace.bad_lines.clone(),
+        skipped: trace.skipped,
+        ..trace
+    };
+    let placement = || Limited::new(FirstFit::default(), limits.texts.clone());
+    let runs: Vec<(&str, Box<dyn SchedulingPolicy>, Reference)> = vec![
+        (
+            "fcfs",
+            Discipline::Fcfs.build_with(Box::new(placement())),
+            Reference::Fcfs,
+        ),
+        (
+            "easy",
+            Discipline::EASY.build_with(Box::new(placement())),
+            Reference::Depth(1),
+        ),
+        (
+            "greedy",
+            Discipline::Greedy.build_with(Box::new(placement())),
+            Reference::Greedy,
+        ),
+        (
+            "depth 2",
+            Box::new(Backfill::new(placement(), Depth::Jobs(2))),
+            Reference::Depth(2),
+        ),
+        (
+            "conservative",
+            Box::new(Backfill::new(placement(), Depth::All)),
+            Reference::Depth(usize::MAX),
+        ),
+    ];
+    for (name, mut policy, discipline) in runs {
+        let mut state = placesim_core::ClusterState::new(
+            placesim_core::Cluster::homogeneous(limited.procs, 1).expect("cluster"),
+        );
+        state.set_run_limits(&limits.values);
+        let mut sink = crate::common::CheckingSink::default();
+        let stats = placesim_testkit::Replay::from_state(&limited.workload, state)
+            .walltime(WalltimePolicy::Kill)
+            .run(policy.as_mut(), &mut sink);
+        assert!(stats.never_started.is_empty(), "{name}");
+        let ours: Vec<u64> = (0..limited.workload.jobs().len())
+            .map(|i| sink.starts[&placesim_core::JobId::from_index(i)].0)
+            .collect();
+        let reference = reference_starts_limited(&limited, discipline, &|_, _| 0, Some(per_user));
+        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
+        assert_eq!(
+            first_diff, None,
+            "{name}: first job index whose start differs"
+        );
+        let unlimited = reference_starts(&trace, discipline);
+        assert_ne!(reference, unlimited, "{name}: the limit binds");
     }
 }
