@@ -86,8 +86,11 @@ impl<P: PlacementPolicy> PlacementPolicy for Limited<P> {
         self.held_by.clone().or_else(|| self.inner.refusal())
     }
 
+    /// As the placement inside: a limit's comment is given only to a job whose totals are
+    /// free (PBS checks the whole pool first), which a discipline's cheap totals test does
+    /// not pass over.
     fn explains_refusals(&self) -> bool {
-        true
+        self.inner.explains_refusals()
     }
 
     /// Only for a request under no limit: a limit's room is not among the totals.
