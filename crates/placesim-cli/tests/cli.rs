@@ -780,15 +780,25 @@ fn job_sort_key_orders_the_queue() {
     assert_eq!(starts("[moab.priority]\nprocweight = 100\n"), [0, 15, 10]);
 }
 
-/// Runs a scenario of 8 one-ncpu vnodes (`discipline`, then `tail` appended) over `trace`
-/// (SWF lines), and gives each job's start, in job order, and the output directory.
+/// Runs a scenario of 8 one-ncpu vnodes (`tail` appended) over `trace` (SWF lines), and
+/// gives each job's start, in job order, and the output directory.
 fn run_with_limits(dir: &Path, trace: &str, tail: &str) -> (Vec<u64>, std::path::PathBuf) {
+    run_on_vnodes(dir, 8, trace, tail)
+}
+
+/// As [`run_with_limits`], on `vnodes` one-ncpu vnodes.
+fn run_on_vnodes(
+    dir: &Path,
+    vnodes: u32,
+    trace: &str,
+    tail: &str,
+) -> (Vec<u64>, std::path::PathBuf) {
     let trace = write_trace(dir, trace);
     let scenario = dir.join("limits.toml");
     std::fs::write(
         &scenario,
         format!(
-            "name = \"limits\"\n[[class]]\nname = \"n\"\ncount = 8\nncpus = 1\n\
+            "name = \"limits\"\n[[class]]\nname = \"n\"\ncount = {vnodes}\nncpus = 1\n\
              [workload]\ntrace = \"{trace}\"\n{tail}"
         ),
     )
@@ -958,4 +968,138 @@ fn a_project_from_a_rule_is_under_its_projects_limit() {
         j2.contains("0 s  comment: Not Running: Server job limit reached for project climate\n"),
         "{j2}"
     );
+}
+
+/// An SWF line: job `id` of `user`, submitted at `submit`, running `run` s on one processor.
+fn one_cpu_job(id: u32, submit: u64, run: u64, user: u32) -> String {
+    format!("{id} {submit} -1 {run} 1 -1 -1 1 {run} -1 1 {user} 1 -1 -1 -1 -1 -1\n")
+}
+
+/// PBS fairshare on one vnode, users 7 and 8 with half the shares each, usage
+/// `ncpus*walltime`: J1 (user 7) runs from 0 to 100 and accrues its usage at each cycle in
+/// between (the submits at 1, 2 and 3: 3 s; PBS drops the time from the last cycle to the
+/// job's end). At 100, user 8's J3 is more deserving than user 7's J2 and J4, submitted
+/// before it: J3 starts at 100, J2 at 110 and J4 at 120. Without fairshare, in submission
+/// order: J2 at 100, J3 at 110.
+#[test]
+fn fairshare_puts_the_less_used_user_first() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("resource_group"),
+        "7 1 root 50\n8 2 root 50\n",
+    )
+    .unwrap();
+    let trace = [
+        one_cpu_job(1, 0, 100, 7),
+        one_cpu_job(2, 1, 10, 7),
+        one_cpu_job(3, 2, 10, 8),
+        one_cpu_job(4, 3, 10, 7),
+    ]
+    .concat();
+    let fair = "[run]\ndiscipline = \"greedy\"\n[pbs]\nfair_share = true\n\
+                resource_group = \"resource_group\"\nfairshare_usage_res = \"ncpus*walltime\"\n";
+    let (starts, _) = run_on_vnodes(dir.path(), 1, &trace, fair);
+    assert_eq!(starts, [0, 110, 100, 120]);
+    let (starts, _) = run_on_vnodes(dir.path(), 1, &trace, "[run]\ndiscipline = \"greedy\"\n");
+    assert_eq!(starts, [0, 100, 110, 120]);
+}
+
+/// Decay across a period boundary (`fairshare_decay_time` 100 s, factor 0.5) turns the order
+/// around. On one vnode, user 8's J1 runs from 0 to 100 and accrues 60 by the cycles at 50 and
+/// 60 (usage 61); user 7's J3 runs from 100 to 140 and accrues 10 by the cycle at 110, where
+/// the tree decays once (the first cycle more than 100 s after the first): user 8 to 30.5,
+/// user 7 to 5.5; then 27 more by the cycles up to 137: 32.5. At 140 user 8's J8 goes first
+/// (30.5 < 32.5), then user 7's J9, then user 9's jobs, whose entity has no share (under
+/// `unknown`, 0 shares) and goes last, in submission order. Without decay user 8 has 61 and
+/// user 7 38: J9 first.
+#[test]
+fn fairshare_decay_across_a_period_changes_the_order() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("resource_group"),
+        "7 1 root 50\n8 2 root 50\n",
+    )
+    .unwrap();
+    let trace = [
+        one_cpu_job(1, 0, 100, 8),
+        one_cpu_job(2, 50, 1, 9),
+        one_cpu_job(3, 60, 40, 7),
+        one_cpu_job(4, 110, 1, 9),
+        one_cpu_job(5, 120, 1, 9),
+        one_cpu_job(6, 130, 1, 9),
+        one_cpu_job(7, 135, 1, 9),
+        one_cpu_job(8, 136, 10, 8),
+        one_cpu_job(9, 137, 10, 7),
+    ]
+    .concat();
+    let fair = |decay: &str| {
+        format!(
+            "[run]\ndiscipline = \"greedy\"\n[pbs]\nfair_share = true\n\
+             resource_group = \"resource_group\"\nfairshare_usage_res = \"ncpus*walltime\"\n\
+             fairshare_decay_time = {decay}\n"
+        )
+    };
+    let (starts, _) = run_on_vnodes(dir.path(), 1, &trace, &fair("100"));
+    assert_eq!(starts, [0, 160, 100, 161, 162, 163, 164, 140, 150]);
+    let (starts, _) = run_on_vnodes(dir.path(), 1, &trace, &fair("100000"));
+    assert_eq!(starts, [0, 160, 100, 161, 162, 163, 164, 150, 140]);
+}
+
+/// A fairshare tree that does not read is refused at its file's line.
+#[test]
+fn a_bad_resource_group_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("resource_group");
+    std::fs::write(&tree, "g1 10 root 40\nu1 11 g9 50\n").unwrap();
+    let trace = write_trace(dir.path(), &one_cpu_job(1, 0, 10, 7));
+    let scenario = dir.path().join("fs.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "[[class]]\nname = \"n\"\ncount = 1\nncpus = 1\n[workload]\ntrace = \"{trace}\"\n\
+             [pbs]\nfair_share = true\nresource_group = \"resource_group\"\n"
+        ),
+    )
+    .unwrap();
+    let o = placesim(&["check", scenario.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "placesim: error: {}:2:1: key `pbs.resource_group`: the parent `g9` of `u1` is not \
+             defined above it\n",
+            tree.display()
+        )
+    );
+}
+
+/// Within one cycle, a start counts at once: at 100, when user 9's two-vnode J1 ends, users 7
+/// and 8 tie (no usage yet), so user 7's J2, submitted first, starts; its requested usage (1
+/// ncpu for 50 s) then goes to user 7's temporary usage, the jobs not yet looked at are
+/// sorted again, and user 8's J4 takes the other vnode before user 7's J3, which waits until
+/// 150. Sorted once per cycle, J2 and J3 would both start at 100.
+#[test]
+fn fairshare_counts_a_start_within_the_cycle() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("resource_group"),
+        "7 1 root 50\n8 2 root 50\n",
+    )
+    .unwrap();
+    let trace = [
+        "1 0 -1 100 2 -1 -1 2 100 -1 1 9 1 -1 -1 -1 -1 -1\n".to_owned(),
+        one_cpu_job(2, 1, 50, 7),
+        one_cpu_job(3, 2, 50, 7),
+        one_cpu_job(4, 3, 50, 8),
+    ]
+    .concat();
+    let fair = "[run]\ndiscipline = \"greedy\"\n[pbs]\nfair_share = true\n\
+                resource_group = \"resource_group\"\nfairshare_usage_res = \"ncpus*walltime\"\n";
+    let (starts, _) = run_on_vnodes(dir.path(), 2, &trace, fair);
+    assert_eq!(starts, [0, 100, 150, 100]);
+    // Under EASY the same: the blocked J3 is the top job, calendared at 150.
+    let easy = fair.replace("greedy", "easy");
+    let (starts, out) = run_on_vnodes(dir.path(), 2, &trace, &easy);
+    assert_eq!(starts, [0, 100, 150, 100]);
+    assert!(explain(&out, "3").contains("100 s  top-job estimate: start 150 s\n"));
 }

@@ -88,6 +88,12 @@ pub trait SchedulingPolicy: Send {
         let _ = out;
     }
 
+    /// The last pass's decisions were not applied and its comments were not shown: forget
+    /// what it noted to tell only once (a job that can never run), so that the next pass
+    /// tells it again. A policy that runs another's pass several times per instant (PBS's
+    /// fairshare order) calls it for each run it drops. The default has nothing to forget.
+    fn retract_pass(&mut self) {}
+
     /// Moves the top-job estimates of the last pass into `out`: for each job the pass
     /// calendared, when and where it would start (PBS's `estimated.start_time` and
     /// `estimated.exec_vnode`). The kernel hands them to the sink. The default has none.
@@ -256,6 +262,9 @@ impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
     }
     fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
         (**self).drain_estimates(out);
+    }
+    fn retract_pass(&mut self) {
+        (**self).retract_pass();
     }
     fn drain_priorities(&mut self, out: &mut Vec<(JobId, f64)>) {
         (**self).drain_priorities(out);

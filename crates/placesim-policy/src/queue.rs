@@ -7,6 +7,7 @@
 mod calendar;
 mod depth;
 mod easy;
+mod fairshare;
 mod fcfs;
 mod formula;
 mod greedy;
@@ -16,6 +17,9 @@ mod order;
 pub use calendar::Shortcuts;
 pub use depth::{Backfill, Depth, Planned};
 pub use easy::{Easy, Reservation};
+pub use fairshare::{
+    Fairshare, FairshareEntity, FairshareSettings, FairshareTree, TreeError, UsageRate,
+};
 pub use fcfs::Fcfs;
 pub use formula::{Formula, FormulaError, MAX_FORMULA_DEPTH, Term, TermValues};
 pub use greedy::Greedy;
@@ -217,6 +221,10 @@ macro_rules! comments_wakeups_and_checks {
             out.append(&mut self.runnable.estimates);
         }
 
+        fn retract_pass(&mut self) {
+            self.runnable.retract();
+        }
+
         fn wakeup(&self) -> Option<placesim_core::SimTime> {
             self.runnable.next_wakeup
         }
@@ -266,6 +274,8 @@ pub(crate) struct Runnable {
     never_reason: Vec<Option<Arc<str>>>,
     /// Per job: whether its never-run comment was given.
     told: Vec<bool>,
+    /// The jobs whose never-run comment this pass gave, to forget if the pass is retracted.
+    told_in_pass: Vec<JobId>,
     /// This pass's comments, for [`placesim_core::SchedulingPolicy::drain_comments`].
     pub(crate) comments: Vec<(JobId, Arc<str>)>,
     /// The texts of [`PbsComment`]s, made once.
@@ -336,6 +346,7 @@ impl Runnable {
         if std::mem::replace(&mut self.told[job.index()], true) {
             return;
         }
+        self.told_in_pass.push(job);
         let request = ctx.workload.job(job).request.index();
         let reason = self
             .never_reason
@@ -346,6 +357,16 @@ impl Runnable {
                 Arc::from("Can Never Run: the request does not fit on the empty cluster")
             });
         self.comments.push((job, reason));
+    }
+
+    /// Forgets the last pass: its comments, its estimates, and which never-run comments it
+    /// gave ([`placesim_core::SchedulingPolicy::retract_pass`]).
+    pub(crate) fn retract(&mut self) {
+        for job in self.told_in_pass.drain(..) {
+            self.told[job.index()] = false;
+        }
+        self.comments.clear();
+        self.estimates.clear();
     }
 
     /// Whether `job` is already known never to run: a queue scan passes it over without
@@ -593,6 +614,7 @@ pub(crate) fn start_heads(
     // that the blocked head gets its reason.
     let cheap_first = !placement.explains_refusals();
     runnable.next_wakeup = None;
+    runnable.told_in_pass.clear();
     let from = match order {
         Order::Strict => 0,
         Order::AnyThatFits { from } => from,

@@ -14,7 +14,10 @@ use placesim_core::{
     ResourceId, ResourceKind, RuntimeSettings, SimDuration, SimTime, VnodeId, WalltimePolicy,
 };
 use placesim_policy::limits::{Counted, LimitError, LimitScope, LimitSetting, parse_limit};
-use placesim_policy::queue::{Formula, JobOrder, SortKey, SortLine, Term};
+use placesim_policy::queue::{
+    FairshareEntity, FairshareSettings, FairshareTree, Formula, JobOrder, SortKey, SortLine, Term,
+    UsageRate,
+};
 use placesim_workload::TraceFormat;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams, tsafrir};
 use std::collections::HashSet;
@@ -77,6 +80,19 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         order: cx.job_order(&raw, &defs)?,
         limits: cx.limits(&raw, &defs, &run)?,
     };
+    if pbs.order.fairshare.is_some()
+        && (run.placement == PlacementKind::Moab
+            || matches!(run.discipline, Discipline::Easy { kept: true, .. }))
+    {
+        let key = "fair_share";
+        let at = text.find(key).unwrap_or(0);
+        return Err(cx.error(
+            at..at + key.len(),
+            Some("pbs.fair_share"),
+            "PBS's fairshare does not go with Moab's node sets or reservation policy HIGHEST"
+                .to_owned(),
+        ));
+    }
     let moab = cx.moab(&raw, &defs)?;
     if let Some(priority) = &raw.moab.priority
         && !pbs.order.is_submit_order()
@@ -860,6 +876,175 @@ impl Cx<'_> {
             queue_priority: raw.pbs.queue.iter().map(|q| q.priority).collect(),
             formula,
             threshold,
+            fairshare: self.fairshare(raw, defs)?.map(Arc::new),
+        })
+    }
+
+    /// PBS's fairshare settings (queue-disciplines.md §2.5), when `fair_share` is on; the
+    /// other fairshare keys without it are refused, as they would do nothing.
+    fn fairshare(
+        &self,
+        raw: &ScenarioToml,
+        defs: &ResourceDefs,
+    ) -> Result<Option<FairshareSettings>, ScenarioError> {
+        let pbs = &raw.pbs;
+        if !pbs.fair_share {
+            let stray = [
+                pbs.resource_group
+                    .as_ref()
+                    .map(|s| (s.span(), "pbs.resource_group")),
+                pbs.fairshare_entity
+                    .as_ref()
+                    .map(|s| (s.span(), "pbs.fairshare_entity")),
+                pbs.fairshare_usage_res
+                    .as_ref()
+                    .map(|s| (s.span(), "pbs.fairshare_usage_res")),
+                pbs.fairshare_decay_time
+                    .as_ref()
+                    .map(|s| (s.span(), "pbs.fairshare_decay_time")),
+                pbs.fairshare_decay_factor
+                    .as_ref()
+                    .map(|s| (s.span(), "pbs.fairshare_decay_factor")),
+            ];
+            if let Some((span, key)) = stray.into_iter().flatten().next() {
+                return Err(self.error(
+                    span,
+                    Some(key),
+                    "a fairshare setting without `fair_share = true` does nothing".to_owned(),
+                ));
+            }
+            return Ok(None);
+        }
+        if pbs.fairshare_enforce_no_shares {
+            let key = "fairshare_enforce_no_shares";
+            let at = self.text.find(key).unwrap_or(0);
+            return Err(self.error(
+                at..at + key.len(),
+                Some("pbs.fairshare_enforce_no_shares"),
+                "not modelled: jobs of entities with no share run as PBS runs them without it"
+                    .to_owned(),
+            ));
+        }
+        let unknown_shares = pbs.unknown_shares.unwrap_or(0);
+        let tree = match &pbs.resource_group {
+            None => FairshareTree::parse("", unknown_shares)
+                .map_err(|e| self.error(0..0, Some("pbs.resource_group"), e.message))?,
+            Some(file) => {
+                let dir = self.path.parent().unwrap_or(Path::new("."));
+                let path = dir.join(file.get_ref());
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    self.at(
+                        file,
+                        "pbs.resource_group",
+                        format!("cannot read {}: {e}", path.display()),
+                    )
+                })?;
+                FairshareTree::parse(&text, unknown_shares).map_err(|e| ScenarioError::At {
+                    path: path.clone(),
+                    line: e.line,
+                    column: 1,
+                    key: "pbs.resource_group".into(),
+                    message: e.message,
+                })?
+            }
+        };
+        let entity = self
+            .choice(
+                pbs.fairshare_entity.as_ref(),
+                "pbs.fairshare_entity",
+                &[
+                    ("euser", FairshareEntity::User),
+                    ("egroup", FairshareEntity::Group),
+                    ("Account_Name", FairshareEntity::Project),
+                    ("queue", FairshareEntity::Queue),
+                ],
+            )?
+            .unwrap_or(FairshareEntity::User);
+        let usage = match &pbs.fairshare_usage_res {
+            None => UsageRate {
+                per_second_of: vec![ConsumableIdx::NCPUS],
+                requested: false,
+            },
+            Some(text) => self.usage_rate(text, defs)?,
+        };
+        let decay_time_s = match &pbs.fairshare_decay_time {
+            None => Some(86_400),
+            Some(v) => Some(self.duration(v, "pbs.fairshare_decay_time")?),
+        };
+        let decay_factor = match &pbs.fairshare_decay_factor {
+            None => 0.5,
+            Some(f) if *f.get_ref() > 0.0 && *f.get_ref() < 1.0 => *f.get_ref(),
+            Some(f) => {
+                return Err(self.at(
+                    f,
+                    "pbs.fairshare_decay_factor",
+                    format!(
+                        "expected a number between 0 and 1 (exclusive), found {}",
+                        f.get_ref()
+                    ),
+                ));
+            }
+        };
+        Ok(Some(FairshareSettings {
+            tree,
+            entity,
+            usage,
+            decay_time_s,
+            decay_factor,
+            queue_names: pbs.queue.iter().map(|q| q.name.get_ref().clone()).collect(),
+        }))
+    }
+
+    /// `fairshare_usage_res`: `cput` (a job's cpus busy for as long as it runs; jobs request
+    /// none), `walltime`, or `walltime` multiplied by consumables (`ncpus*walltime`).
+    fn usage_rate(
+        &self,
+        text: &Spanned<String>,
+        defs: &ResourceDefs,
+    ) -> Result<UsageRate, ScenarioError> {
+        let key = "pbs.fairshare_usage_res";
+        let value = text.get_ref().trim();
+        if value == "cput" {
+            return Ok(UsageRate {
+                per_second_of: vec![ConsumableIdx::NCPUS],
+                requested: false,
+            });
+        }
+        let mut walltime = 0;
+        let mut per_second_of = Vec::new();
+        for factor in value.split('*').map(str::trim) {
+            if factor == "walltime" {
+                walltime += 1;
+                continue;
+            }
+            match defs.lookup(factor).and_then(|id| defs.consumable_idx(id)) {
+                Some(c) => per_second_of.push(c),
+                None => {
+                    return Err(self.at(
+                        text,
+                        key,
+                        format!(
+                            "`{value}`: `{factor}` is not walltime or a consumable resource; \
+                             expected cput, walltime, or walltime times consumables \
+                             (ncpus*walltime)"
+                        ),
+                    ));
+                }
+            }
+        }
+        if walltime != 1 {
+            return Err(self.at(
+                text,
+                key,
+                format!(
+                    "`{value}`: expected cput, walltime, or walltime times consumables \
+                     (ncpus*walltime), with walltime once"
+                ),
+            ));
+        }
+        Ok(UsageRate {
+            per_second_of,
+            requested: true,
         })
     }
 

@@ -213,6 +213,25 @@ pub struct PbsToml {
     pub job_sort_formula: Option<Spanned<String>>,
     /// Scheduler `job_sort_formula_threshold`: jobs at or below it are not run.
     pub job_sort_formula_threshold: Option<Spanned<f64>>,
+    /// Scheduler `fair_share`: order jobs by their entities' usage along the fairshare tree.
+    #[serde(default)]
+    pub fair_share: bool,
+    /// The fairshare tree, a file in PBS's `resource_group` format (relative to the
+    /// scenario).
+    pub resource_group: Option<Spanned<String>>,
+    /// Scheduler `unknown_shares`: the shares of the `unknown` group [default: 0].
+    pub unknown_shares: Option<u64>,
+    /// Scheduler `fairshare_entity`: euser, egroup, Account_Name or queue [default: euser].
+    pub fairshare_entity: Option<Spanned<String>>,
+    /// Scheduler `fairshare_usage_res`: what a job accrues [default: cput].
+    pub fairshare_usage_res: Option<Spanned<String>>,
+    /// Scheduler `fairshare_decay_time` [default: 24:00:00].
+    pub fairshare_decay_time: Option<Spanned<toml::Value>>,
+    /// Scheduler `fairshare_decay_factor` [default: 0.5].
+    pub fairshare_decay_factor: Option<Spanned<f64>>,
+    /// Scheduler `fairshare_enforce_no_shares`: a job whose entity has no share never runs.
+    #[serde(default)]
+    pub fairshare_enforce_no_shares: bool,
     /// Server `max_run`: running jobs per user, group, project or overall, in PBS's form
     /// `"[u:PBS_GENERIC=2], [u:alice=5], [o:PBS_ALL=100]"`.
     pub max_run: Option<Spanned<String>>,

@@ -3,6 +3,7 @@
 //! `job_sort_key` lines in order, then submission order. Every discipline walks the queue in
 //! the order given to it, so this is an adapter around any of them: [`Ordered`].
 
+use super::fairshare::{Fairshare, FairshareSettings};
 use super::formula::{Formula, TermValues};
 use placesim_core::{
     ConsumableIdx, Decision, JobId, SchedContext, SchedulingPolicy, SimTime, TopJobEstimate,
@@ -47,6 +48,9 @@ pub struct JobOrder {
     pub formula: Option<Arc<Formula>>,
     /// `job_sort_formula_threshold`: a job whose formula value is at or below it is not run.
     pub threshold: Option<f64>,
+    /// `fair_share`: the more deserving entity first, after the formula and before the sort
+    /// keys.
+    pub fairshare: Option<Arc<FairshareSettings>>,
 }
 
 // The threshold is never NaN (a scenario refuses it), so equality is reflexive.
@@ -58,6 +62,7 @@ impl JobOrder {
     pub fn is_submit_order(&self) -> bool {
         self.keys.is_empty()
             && self.formula.is_none()
+            && self.fairshare.is_none()
             && ((!self.by_queue && !self.round_robin) || self.queue_priority.is_empty())
     }
 
@@ -150,6 +155,28 @@ impl JobOrder {
         (rank, values)
     }
 
+    /// Two jobs' order under fairshare (queue-disciplines.md §2.2): by queue, then the
+    /// formula's value (higher first), then the more deserving entity, then the sort keys and
+    /// submission (the rank, which holds them).
+    fn compare_fair(
+        &self,
+        workload: &Workload,
+        values: &[f64],
+        ranks: &[u32],
+        fair: &Fairshare,
+        a: JobId,
+        b: JobId,
+    ) -> std::cmp::Ordering {
+        self.queue_key(workload, a)
+            .cmp(&self.queue_key(workload, b))
+            .then_with(|| match (values.get(a.index()), values.get(b.index())) {
+                (Some(va), Some(vb)) => vb.total_cmp(va),
+                _ => std::cmp::Ordering::Equal,
+            })
+            .then_with(|| fair.compare(fair.known_node(a), fair.known_node(b)))
+            .then(ranks[a.index()].cmp(&ranks[b.index()]))
+    }
+
     /// `waiting` (sorted by rank) with the queues of each priority taking turns: the first
     /// job of each queue in queue order, then the second of each, and so on.
     fn take_turns(&self, workload: &Workload, waiting: &mut Vec<JobId>) {
@@ -208,6 +235,11 @@ pub struct Ordered<S> {
     /// Per job: whether its first priority was reported.
     reported: Vec<bool>,
     under_text: Arc<str>,
+    /// Fairshare's usage over the run, when the order has it.
+    fair: Option<Fairshare>,
+    /// The top-job estimates of the pass that stood (under fairshare, the discipline's pass
+    /// may run several times).
+    estimates: Vec<TopJobEstimate>,
 }
 
 impl<S: SchedulingPolicy> Ordered<S> {
@@ -215,7 +247,6 @@ impl<S: SchedulingPolicy> Ordered<S> {
     pub fn new(inner: S, order: JobOrder) -> Self {
         Ordered {
             inner,
-            order,
             ranks: Vec::new(),
             sorted: Vec::new(),
             values: Vec::new(),
@@ -224,12 +255,98 @@ impl<S: SchedulingPolicy> Ordered<S> {
             priorities: Vec::new(),
             reported: Vec::new(),
             under_text: Arc::from("Not Running: Job is under job_sort_formula threshold value"),
+            fair: order
+                .fairshare
+                .as_ref()
+                .map(|f| Fairshare::new(FairshareSettings::clone(f))),
+            estimates: Vec::new(),
+            order,
         }
+    }
+
+    /// Fairshare's state, when the order has it.
+    pub fn fairshare(&self) -> Option<&Fairshare> {
+        self.fair.as_ref()
     }
 
     /// The discipline inside.
     pub fn inner(&self) -> &S {
         &self.inner
+    }
+}
+
+impl<S: SchedulingPolicy> Ordered<S> {
+    /// A pass under fairshare, whose order changes within the cycle: PBS re-sorts the jobs
+    /// it has not yet looked at after each job it starts or calendars as a top job, whose
+    /// requested usage then counts for its entity (openpbs `fifo.cpp`, `sort_again`). The
+    /// discipline's pass is run on the sorted queue; at the first job it starts or
+    /// calendars that changes the order of the jobs after it, those are re-sorted and the
+    /// pass is run again on the new order (the jobs up to that one come out the same, as a
+    /// job's fate depends only on those ahead of it). The pass that no such job changes
+    /// stands: its decisions, comments and estimates are the cycle's; the others' are
+    /// dropped and taken back ([`SchedulingPolicy::retract_pass`]).
+    fn schedule_fair(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        let Some(fair) = self.fair.as_mut() else {
+            return;
+        };
+        let (order, values, ranks) = (&self.order, &self.values, &self.ranks);
+        // Jobs up to here are in PBS's order for good.
+        let mut fixed = 0;
+        let mut run: Vec<Decision> = Vec::new();
+        let mut discarded: Vec<(JobId, Arc<str>)> = Vec::new();
+        loop {
+            run.clear();
+            self.estimates.clear();
+            let pass = SchedContext {
+                queue: &self.sorted,
+                fresh_from: 0,
+                freed_since_last_pass: true,
+                ..*ctx
+            };
+            self.inner.schedule(&pass, &mut run);
+            self.inner.drain_estimates(&mut self.estimates);
+            let counted: std::collections::HashSet<JobId> = run
+                .iter()
+                .map(|Decision::Start { job, .. }| *job)
+                .chain(self.estimates.iter().map(|e| e.job))
+                .collect();
+            let mut again = None;
+            for e in fixed..self.sorted.len() {
+                let job = self.sorted[e];
+                if !counted.contains(&job) {
+                    continue;
+                }
+                fair.counted_in_cycle(ctx.workload, job);
+                let mut rest = self.sorted[e + 1..].to_vec();
+                rest.sort_unstable_by(|&a, &b| {
+                    order.compare_fair(ctx.workload, values, ranks, fair, a, b)
+                });
+                if order.round_robin {
+                    order.take_turns(ctx.workload, &mut rest);
+                }
+                if rest[..] != self.sorted[e + 1..] {
+                    self.sorted.truncate(e + 1);
+                    self.sorted.extend(rest);
+                    again = Some(e + 1);
+                    break;
+                }
+            }
+            let Some(now_fixed) = again else {
+                break;
+            };
+            fixed = now_fixed;
+            self.inner.drain_comments(&mut discarded);
+            discarded.clear();
+            self.inner.retract_pass();
+        }
+        let mut running: Vec<(JobId, u64)> =
+            ctx.running.iter().map(|r| (r.job, r.start.0)).collect();
+        running.extend(
+            run.iter()
+                .map(|Decision::Start { job, .. }| (*job, ctx.now.0)),
+        );
+        fair.end_cycle(ctx.workload, ctx.now.0, &running);
+        decisions.append(&mut run);
     }
 }
 
@@ -269,7 +386,18 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                 !is_under
             });
         }
-        let fresh_from = if dynamic.is_some() {
+        let fresh_from = if let Some(fair) = &mut self.fair {
+            fair.begin_cycle(ctx.workload, ctx.now.0, ctx.running);
+            for &j in &self.sorted {
+                fair.node(ctx.workload, j);
+            }
+            let values = &self.values;
+            let fair = &*fair;
+            self.sorted.sort_unstable_by(|&a, &b| {
+                order.compare_fair(ctx.workload, values, ranks, fair, a, b)
+            });
+            0
+        } else if dynamic.is_some() {
             let values = &self.values;
             self.sorted.sort_unstable_by(|&a, &b| {
                 order
@@ -296,14 +424,18 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         } else {
             fresh_from
         };
-        let sorted = SchedContext {
-            queue: &self.sorted,
-            fresh_from,
-            ..*ctx
-        };
         let before = decisions.len();
-        self.inner.schedule(&sorted, decisions);
-        if order.formula.is_some() {
+        if self.fair.is_some() {
+            self.schedule_fair(ctx, decisions);
+        } else {
+            let sorted = SchedContext {
+                queue: &self.sorted,
+                fresh_from,
+                ..*ctx
+            };
+            self.inner.schedule(&sorted, decisions);
+        }
+        if self.order.formula.is_some() {
             // Each job's first value, and its value in the pass that starts it.
             for &j in ctx.queue {
                 if !std::mem::replace(&mut self.reported[j.index()], true) {
@@ -321,7 +453,14 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         self.inner.drain_comments(out);
     }
 
+    fn retract_pass(&mut self) {
+        self.comments.clear();
+        self.estimates.clear();
+        self.inner.retract_pass();
+    }
+
     fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
+        out.append(&mut self.estimates);
         self.inner.drain_estimates(out);
     }
 

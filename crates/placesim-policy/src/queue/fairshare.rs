@@ -1,0 +1,509 @@
+//! PBS fairshare (queue-disciplines.md §2.5; openpbs `fairshare.cpp`, `fifo.cpp`
+//! `init_scheduling_cycle`): a tree of groups and entities with shares, usage that running
+//! jobs accrue from cycle to cycle and that decays, and the comparison of two jobs' entities
+//! along the tree that orders the queue.
+
+use placesim_core::{ConsumableIdx, JobId, Workload};
+use std::collections::HashMap;
+
+/// Usage never decays below this (`FAIRSHARE_MIN_USAGE`); a new entity starts with it.
+const MIN_USAGE: f64 = 1.0;
+
+/// What a job's entity is (`fairshare_entity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FairshareEntity {
+    /// `euser`: the job's user (SWF field 12, by number).
+    User,
+    /// `egroup`: the job's group (SWF field 13, by number).
+    Group,
+    /// `Account_Name`: the job's project.
+    Project,
+    /// `queue`: the job's PBS queue, by name.
+    Queue,
+}
+
+/// What a job accrues per second it runs (`fairshare_usage_res`): the product of its
+/// requested totals of some consumables (none: 1 per second, `walltime`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageRate {
+    /// The consumables multiplied.
+    pub per_second_of: Vec<ConsumableIdx>,
+    /// Whether a job's requested usage (what a start adds to its entity's temporary usage
+    /// within a cycle) is its rate times its walltime; false for `cput`, which jobs do not
+    /// request.
+    pub requested: bool,
+}
+
+impl UsageRate {
+    fn rate(&self, workload: &Workload, job: JobId) -> f64 {
+        let request = workload.request_of(job);
+        self.per_second_of
+            .iter()
+            .map(|&c| request.total(c) as f64)
+            .product()
+    }
+}
+
+/// A node of the tree: a group or an entity.
+#[derive(Debug, Clone, PartialEq)]
+struct Node {
+    name: String,
+    parent: Option<usize>,
+    children: Vec<usize>,
+    shares: u64,
+    /// As PBS keeps it, in single precision.
+    tree_percentage: f32,
+    usage: f64,
+    temp_usage: f64,
+}
+
+/// The fairshare tree, as `sched_priv/resource_group` describes it, with the `unknown` group
+/// under the root.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FairshareTree {
+    nodes: Vec<Node>,
+    by_name: HashMap<String, usize>,
+}
+
+const ROOT: usize = 0;
+const UNKNOWN: usize = 1;
+
+/// Why a resource group file does not read: the line (from 1) and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct TreeError {
+    /// The line.
+    pub line: usize,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl FairshareTree {
+    /// Reads PBS's `resource_group` format: one entity per line, `NAME ID PARENT SHARES`
+    /// (PARENT `root` for the tree's root, and given before its children), blank lines and
+    /// lines starting with `#` skipped. The `unknown` group, with `unknown_shares`, is
+    /// added under the root. PBS logs a bad line and goes on; here it is an error.
+    pub fn parse(text: &str, unknown_shares: u64) -> Result<FairshareTree, TreeError> {
+        let mut tree = FairshareTree {
+            nodes: Vec::new(),
+            by_name: HashMap::new(),
+        };
+        tree.add("root", None, 0);
+        tree.add("unknown", Some(ROOT), unknown_shares);
+        for (i, line) in text.lines().enumerate() {
+            let at = |message: String| TreeError {
+                line: i + 1,
+                message,
+            };
+            let trimmed = line.trim();
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            let fields: Vec<&str> = trimmed.split_whitespace().collect();
+            let [name, id, parent, shares] = fields[..] else {
+                return Err(at(format!(
+                    "expected `NAME ID PARENT SHARES`, found {} field{}",
+                    fields.len(),
+                    if fields.len() == 1 { "" } else { "s" }
+                )));
+            };
+            if tree.by_name.contains_key(name) {
+                return Err(at(format!("entity `{name}` is not unique")));
+            }
+            if id.parse::<i64>().is_err() {
+                return Err(at(format!("the id `{id}` of `{name}` is not a number")));
+            }
+            let Some(&parent) = tree.by_name.get(parent) else {
+                return Err(at(format!(
+                    "the parent `{parent}` of `{name}` is not defined above it"
+                )));
+            };
+            let shares = shares.parse::<u64>().map_err(|_| {
+                at(format!(
+                    "the shares `{shares}` of `{name}` are not a whole number"
+                ))
+            })?;
+            tree.add(name, Some(parent), shares);
+        }
+        tree.percentages();
+        Ok(tree)
+    }
+
+    fn add(&mut self, name: &str, parent: Option<usize>, shares: u64) -> usize {
+        let id = self.nodes.len();
+        self.nodes.push(Node {
+            name: name.to_owned(),
+            parent,
+            children: Vec::new(),
+            shares,
+            tree_percentage: 1.0,
+            usage: MIN_USAGE,
+            temp_usage: MIN_USAGE,
+        });
+        if let Some(p) = parent {
+            self.nodes[p].children.push(id);
+        }
+        self.by_name.insert(name.to_owned(), id);
+        id
+    }
+
+    /// Each node's share of the machine (`calc_fair_share_perc`): its shares over its
+    /// siblings' (itself included), times its parent's; 0 under a parent of 0 or among
+    /// siblings with no shares.
+    fn percentages(&mut self) {
+        let mut stack = vec![ROOT];
+        self.nodes[ROOT].tree_percentage = 1.0;
+        while let Some(p) = stack.pop() {
+            let children = self.nodes[p].children.clone();
+            let total: u64 = children.iter().map(|&c| self.nodes[c].shares).sum();
+            let parent_percentage = self.nodes[p].tree_percentage;
+            for c in children {
+                let node = &mut self.nodes[c];
+                node.tree_percentage = if total == 0 || parent_percentage == 0.0 {
+                    0.0
+                } else {
+                    (node.shares as f32 / total as f32) * parent_percentage
+                };
+                stack.push(c);
+            }
+        }
+    }
+
+    /// The node of entity `name`, added under `unknown` with one share if the tree does not
+    /// have it (`find_alloc_ginfo`).
+    pub fn entity(&mut self, name: &str) -> usize {
+        if let Some(&id) = self.by_name.get(name) {
+            return id;
+        }
+        let id = self.add(name, Some(UNKNOWN), 1);
+        self.percentages();
+        id
+    }
+
+    /// The nodes from the root's child down to `node`.
+    fn path(&self, node: usize) -> Vec<usize> {
+        let mut path = vec![node];
+        let mut at = node;
+        while let Some(p) = self.nodes[at].parent {
+            if p == ROOT {
+                break;
+            }
+            path.push(p);
+            at = p;
+        }
+        path.reverse();
+        path
+    }
+
+    /// `node`'s share of the machine.
+    pub fn tree_percentage(&self, node: usize) -> f32 {
+        self.nodes[node].tree_percentage
+    }
+
+    /// `node`'s usage, and its temporary usage in this cycle.
+    pub fn usage(&self, node: usize) -> (f64, f64) {
+        (self.nodes[node].usage, self.nodes[node].temp_usage)
+    }
+
+    fn add_usage(&mut self, node: usize, amount: f64, temporary: bool) {
+        let mut at = Some(node);
+        while let Some(n) = at {
+            if temporary {
+                self.nodes[n].temp_usage += amount;
+            } else {
+                self.nodes[n].usage += amount;
+            }
+            at = self.nodes[n].parent;
+        }
+    }
+
+    /// Which of two entities is more deserving (`compare_path`): along their paths from the
+    /// root, at the first level where they differ, the lower temporary usage over share of
+    /// the machine; a share of 0 always loses, and two of 0 tie. Less is first.
+    pub fn compare(&self, a: usize, b: usize) -> std::cmp::Ordering {
+        use std::cmp::Ordering;
+        if a == b {
+            return Ordering::Equal;
+        }
+        let (pa, pb) = (self.path(a), self.path(b));
+        for (&x, &y) in pa.iter().zip(&pb) {
+            if x == y {
+                continue;
+            }
+            let (nx, ny) = (&self.nodes[x], &self.nodes[y]);
+            match (nx.tree_percentage > 0.0, ny.tree_percentage > 0.0) {
+                (false, true) => return Ordering::Greater,
+                (true, false) => return Ordering::Less,
+                (false, false) => return Ordering::Equal,
+                (true, true) => {}
+            }
+            let vx = nx.temp_usage / f64::from(nx.tree_percentage);
+            let vy = ny.temp_usage / f64::from(ny.tree_percentage);
+            match vx.partial_cmp(&vy) {
+                Some(Ordering::Equal) | None => {}
+                Some(o) => return o,
+            }
+        }
+        Ordering::Equal
+    }
+
+    /// Every node's usage times `factor`, never below the minimum (`decay_fairshare_tree`).
+    fn decay(&mut self, factor: f64) {
+        for node in &mut self.nodes {
+            node.usage = (node.usage * factor).max(MIN_USAGE);
+        }
+    }
+
+    fn reset_temporary(&mut self) {
+        for node in &mut self.nodes {
+            node.temp_usage = node.usage;
+        }
+    }
+
+    /// Node names, for tests and messages.
+    pub fn name(&self, node: usize) -> &str {
+        &self.nodes[node].name
+    }
+}
+
+/// PBS's fairshare settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FairshareSettings {
+    /// The tree, with every usage at its minimum.
+    pub tree: FairshareTree,
+    /// What a job's entity is.
+    pub entity: FairshareEntity,
+    /// What a job accrues.
+    pub usage: UsageRate,
+    /// `fairshare_decay_time`, in seconds; `None` for never.
+    pub decay_time_s: Option<u64>,
+    /// `fairshare_decay_factor`.
+    pub decay_factor: f64,
+    /// Per PBS queue (by index): its name, for the `queue` entity.
+    pub queue_names: Vec<String>,
+}
+
+/// Fairshare over a run: the tree's usage, which jobs ran at the last cycle and what they
+/// had used then, and when the tree last decayed.
+#[derive(Debug, Clone)]
+pub struct Fairshare {
+    settings: FairshareSettings,
+    tree: FairshareTree,
+    /// Per job: its entity's node, once known.
+    node_of: Vec<Option<usize>>,
+    /// The jobs running at the end of the last cycle, with their usage then.
+    last_running: Vec<(JobId, f64)>,
+    last_decay: Option<u64>,
+}
+
+impl Fairshare {
+    /// Fairshare with these settings, before any cycle.
+    pub fn new(settings: FairshareSettings) -> Self {
+        Fairshare {
+            tree: settings.tree.clone(),
+            settings,
+            node_of: Vec::new(),
+            last_running: Vec::new(),
+            last_decay: None,
+        }
+    }
+
+    /// The tree as it stands.
+    pub fn tree(&self) -> &FairshareTree {
+        &self.tree
+    }
+
+    /// The node of `job`'s entity.
+    pub fn node(&mut self, workload: &Workload, job: JobId) -> usize {
+        if self.node_of.len() != workload.jobs().len() {
+            self.node_of = vec![None; workload.jobs().len()];
+        }
+        if let Some(n) = self.node_of[job.index()] {
+            return n;
+        }
+        let j = workload.job(job);
+        // SWF's "unknown" is -1: a job with no known entity is that entity.
+        let name = match self.settings.entity {
+            FairshareEntity::User => j.user.map_or("-1".to_owned(), |u| u.to_string()),
+            FairshareEntity::Group => j.group.map_or("-1".to_owned(), |g| g.to_string()),
+            FairshareEntity::Project => j.project.as_deref().unwrap_or("-1").to_owned(),
+            FairshareEntity::Queue => workload
+                .request_of(job)
+                .queue
+                .and_then(|q| self.settings.queue_names.get(q as usize))
+                .cloned()
+                .unwrap_or_else(|| "-1".to_owned()),
+        };
+        let n = self.tree.entity(&name);
+        self.node_of[job.index()] = Some(n);
+        n
+    }
+
+    /// The node of `job`'s entity, found before by [`Self::node`] (the `unknown` group if it
+    /// was not).
+    pub(crate) fn known_node(&self, job: JobId) -> usize {
+        self.node_of
+            .get(job.index())
+            .copied()
+            .flatten()
+            .unwrap_or(UNKNOWN)
+    }
+
+    /// The start of a cycle at `now` (`init_scheduling_cycle`): each job that ran at the end
+    /// of the last cycle and still runs adds what it used since to its entity's path (a job
+    /// that ended in between adds nothing for that time, as in PBS); the tree decays once
+    /// per `fairshare_decay_time` passed since it last did (the first cycle starts the
+    /// clock); temporary usage starts again from usage.
+    pub fn begin_cycle(
+        &mut self,
+        workload: &Workload,
+        now: u64,
+        running: &[placesim_core::RunningJob],
+    ) {
+        let last = std::mem::take(&mut self.last_running);
+        for (job, used_then) in last {
+            let Some(r) = running.iter().find(|r| r.job == job) else {
+                continue;
+            };
+            let used_now =
+                self.settings.usage.rate(workload, job) * (now.saturating_sub(r.start.0)) as f64;
+            let delta = (used_now - used_then).max(0.0);
+            let node = self.node(workload, job);
+            self.tree.add_usage(node, delta, false);
+        }
+        let last_decay = *self.last_decay.get_or_insert(now);
+        if let Some(period) = self.settings.decay_time_s.filter(|&p| p > 0) {
+            let mut t = now;
+            let mut decayed = false;
+            while t - last_decay > period {
+                self.tree.decay(self.settings.decay_factor);
+                t -= period;
+                decayed = true;
+            }
+            if decayed {
+                self.last_decay = Some(now - (now - last_decay) % period);
+            }
+        }
+        self.tree.reset_temporary();
+    }
+
+    /// A job started or was calendared as a top job in this cycle: its requested usage goes
+    /// to its entity's temporary usage (`update_usage_on_run`).
+    pub fn counted_in_cycle(&mut self, workload: &Workload, job: JobId) {
+        if !self.settings.usage.requested {
+            return;
+        }
+        let usage =
+            self.settings.usage.rate(workload, job) * workload.job(job).estimate.as_secs() as f64;
+        let node = self.node(workload, job);
+        self.tree.add_usage(node, usage, true);
+    }
+
+    /// The end of a cycle at `now`: the jobs running then, with what they have used.
+    pub fn end_cycle(&mut self, workload: &Workload, now: u64, running: &[(JobId, u64)]) {
+        self.last_running = running
+            .iter()
+            .map(|&(job, start)| {
+                let used =
+                    self.settings.usage.rate(workload, job) * now.saturating_sub(start) as f64;
+                (job, used)
+            })
+            .collect();
+    }
+
+    /// Which of two jobs' entities is more deserving now (less first).
+    pub fn compare(&self, a: usize, b: usize) -> std::cmp::Ordering {
+        self.tree.compare(a, b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The PTL fairshare test's tree (pbs_fairshare.py): group1 has 40 of 100 shares, its
+    /// users half each; with unknown_shares 10, group1 has 40 of 110.
+    #[test]
+    fn percentages_follow_shares_along_the_tree() {
+        let text = "group1 10 root 40\ngroup2 20 root 60\nuser1 11 group1 50\n\
+                    user2 12 group1 50\nuser3 21 group2 60\nuser4 22 group2 40\n";
+        let tree = FairshareTree::parse(text, 0).unwrap();
+        let p = |name: &str| tree.tree_percentage(tree.by_name[name]);
+        assert_eq!(p("group1"), 0.4);
+        assert_eq!(p("user1"), 0.2);
+        assert_eq!(p("user3"), 0.6f32 * 0.6f32);
+        assert_eq!(p("unknown"), 0.0);
+        let tree = FairshareTree::parse(text, 10).unwrap();
+        let p = |name: &str| tree.tree_percentage(tree.by_name[name]);
+        assert_eq!(p("group1"), 40.0 / 110.0);
+        assert_eq!(p("unknown"), 10.0 / 110.0);
+    }
+
+    /// A deep tree is compared at the first level where two paths part: u1 has used less
+    /// for its share than u3, but its group g1 has used more for its share than g2, so u3
+    /// goes first; inside g1, s2's u4 (its subgroup has used nothing) goes before u1 and u2,
+    /// and between u1 and u2, who share s1, their own usage decides.
+    #[test]
+    fn a_deep_tree_is_compared_where_the_paths_part() {
+        let text = "g1 1 root 60\ng2 2 root 40\ns1 3 g1 50\ns2 4 g1 50\nu1 5 s1 50\n\
+                    u2 6 s1 50\nu4 7 s2 100\nu3 8 g2 100\n";
+        let mut tree = FairshareTree::parse(text, 0).unwrap();
+        let id = |tree: &FairshareTree, name: &str| tree.by_name[name];
+        let (u1, u2, u3, u4) = (
+            id(&tree, "u1"),
+            id(&tree, "u2"),
+            id(&tree, "u3"),
+            id(&tree, "u4"),
+        );
+        // u1: 10 over 0.15; u2: 200 over 0.15; g1: 211 over 0.6; u3 (and g2): 50 over 0.4.
+        tree.add_usage(u1, 9.0, false);
+        tree.add_usage(u2, 199.0, false);
+        tree.add_usage(u3, 49.0, false);
+        tree.reset_temporary();
+        use std::cmp::Ordering::*;
+        assert_eq!(tree.compare(u3, u1), Less);
+        assert_eq!(tree.compare(u1, u3), Greater);
+        assert_eq!(tree.compare(u4, u1), Less);
+        assert_eq!(tree.compare(u1, u2), Less);
+        // Temporary usage counts, not usage: u1's job started this cycle turns it around.
+        tree.add_usage(u1, 1000.0, true);
+        assert_eq!(tree.compare(u2, u1), Less);
+        // An entity with no share loses to any with one; two without tie.
+        let stranger = tree.entity("stranger");
+        assert_eq!(tree.tree_percentage(stranger), 0.0);
+        assert_eq!(tree.compare(u2, stranger), Less);
+        let other = tree.entity("other");
+        assert_eq!(tree.compare(stranger, other), Equal);
+    }
+
+    #[test]
+    fn bad_lines_say_which_and_why() {
+        let cases = [
+            (
+                "g1 1 root",
+                "line 1: expected `NAME ID PARENT SHARES`, found 3 fields",
+            ),
+            (
+                "g1 1 root 5\ng1 2 root 5",
+                "line 2: entity `g1` is not unique",
+            ),
+            (
+                "\n# c\nu1 1 g9 5",
+                "line 3: the parent `g9` of `u1` is not defined above it",
+            ),
+            ("g1 x root 5", "line 1: the id `x` of `g1` is not a number"),
+            (
+                "g1 1 root -5",
+                "line 1: the shares `-5` of `g1` are not a whole number",
+            ),
+            ("unknown 1 root 5", "line 1: entity `unknown` is not unique"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(
+                FairshareTree::parse(text, 0).unwrap_err().to_string(),
+                want,
+                "{text}"
+            );
+        }
+    }
+}
