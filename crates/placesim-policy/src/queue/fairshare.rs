@@ -63,6 +63,12 @@ struct Node {
 pub struct FairshareTree {
     nodes: Vec<Node>,
     by_name: HashMap<String, usize>,
+    /// Per node: the nodes from the root's child down to it, kept as nodes are added (a
+    /// comparison walks two of them).
+    paths: Vec<Box<[usize]>>,
+    /// Nodes whose temporary usage may differ from their usage: what the next cycle resets,
+    /// instead of every node.
+    touched: Vec<usize>,
 }
 
 const ROOT: usize = 0;
@@ -87,6 +93,8 @@ impl FairshareTree {
         let mut tree = FairshareTree {
             nodes: Vec::new(),
             by_name: HashMap::new(),
+            paths: Vec::new(),
+            touched: Vec::new(),
         };
         tree.add("root", None, 0);
         tree.add("unknown", Some(ROOT), unknown_shares);
@@ -140,6 +148,12 @@ impl FairshareTree {
             usage: MIN_USAGE,
             temp_usage: MIN_USAGE,
         });
+        let path: Box<[usize]> = match parent {
+            Some(p) if p != ROOT => self.paths[p].iter().copied().chain([id]).collect(),
+            Some(_) => Box::new([id]),
+            None => Box::new([]),
+        };
+        self.paths.push(path);
         if let Some(p) = parent {
             self.nodes[p].children.push(id);
         }
@@ -180,21 +194,6 @@ impl FairshareTree {
         id
     }
 
-    /// The nodes from the root's child down to `node`.
-    fn path(&self, node: usize) -> Vec<usize> {
-        let mut path = vec![node];
-        let mut at = node;
-        while let Some(p) = self.nodes[at].parent {
-            if p == ROOT {
-                break;
-            }
-            path.push(p);
-            at = p;
-        }
-        path.reverse();
-        path
-    }
-
     /// `node`'s share of the machine.
     pub fn tree_percentage(&self, node: usize) -> f32 {
         self.nodes[node].tree_percentage
@@ -213,6 +212,7 @@ impl FairshareTree {
             } else {
                 self.nodes[n].usage += amount;
             }
+            self.touched.push(n);
             at = self.nodes[n].parent;
         }
     }
@@ -225,8 +225,7 @@ impl FairshareTree {
         if a == b {
             return Ordering::Equal;
         }
-        let (pa, pb) = (self.path(a), self.path(b));
-        for (&x, &y) in pa.iter().zip(&pb) {
+        for (&x, &y) in self.paths[a].iter().zip(self.paths[b].iter()) {
             if x == y {
                 continue;
             }
@@ -251,12 +250,14 @@ impl FairshareTree {
     fn decay(&mut self, factor: f64) {
         for node in &mut self.nodes {
             node.usage = (node.usage * factor).max(MIN_USAGE);
+            node.temp_usage = node.usage;
         }
     }
 
+    /// Temporary usage starts again from usage.
     fn reset_temporary(&mut self) {
-        for node in &mut self.nodes {
-            node.temp_usage = node.usage;
+        for n in self.touched.drain(..) {
+            self.nodes[n].temp_usage = self.nodes[n].usage;
         }
     }
 
@@ -294,6 +295,12 @@ pub struct Fairshare {
     /// The jobs running at the end of the last cycle, with their usage then.
     last_running: Vec<(JobId, f64)>,
     last_decay: Option<u64>,
+    /// Per node: its place among the entities of the jobs last ranked (equal entities share
+    /// one), so that sorting jobs compares numbers, not paths.
+    standing: Vec<u32>,
+    /// The entities being ranked, and which are among them.
+    ranked: Vec<usize>,
+    in_ranking: Vec<bool>,
 }
 
 impl Fairshare {
@@ -305,7 +312,44 @@ impl Fairshare {
             node_of: Vec::new(),
             last_running: Vec::new(),
             last_decay: None,
+            standing: Vec::new(),
+            ranked: Vec::new(),
+            in_ranking: Vec::new(),
         }
+    }
+
+    /// Ranks the entities of `jobs` from the most deserving ([`FairshareTree::compare`]),
+    /// equal ones alike, for [`Self::standing`].
+    pub(crate) fn rank_entities(&mut self, workload: &Workload, jobs: &[JobId]) {
+        self.ranked.clear();
+        for &job in jobs {
+            let node = self.node(workload, job);
+            if self.in_ranking.len() <= node {
+                self.in_ranking.resize(node + 1, false);
+            }
+            if !std::mem::replace(&mut self.in_ranking[node], true) {
+                self.ranked.push(node);
+            }
+        }
+        let tree = &self.tree;
+        self.ranked
+            .sort_unstable_by(|&a, &b| tree.compare(a, b).then(a.cmp(&b)));
+        if self.standing.len() < tree.nodes.len() {
+            self.standing.resize(tree.nodes.len(), 0);
+        }
+        let mut standing = 0;
+        for (i, &node) in self.ranked.iter().enumerate() {
+            if i > 0 && tree.compare(self.ranked[i - 1], node).is_ne() {
+                standing += 1;
+            }
+            self.standing[node] = standing;
+            self.in_ranking[node] = false;
+        }
+    }
+
+    /// Where `job`'s entity stood when the entities were last ranked (less first).
+    pub(crate) fn standing(&self, job: JobId) -> u32 {
+        self.standing[self.known_node(job)]
     }
 
     /// The tree as it stands.
@@ -361,12 +405,16 @@ impl Fairshare {
         running: &[placesim_core::RunningJob],
     ) {
         let last = std::mem::take(&mut self.last_running);
+        // Both lists are short: the running jobs sorted by job, to find each of the last ones.
+        let mut started: Vec<(JobId, u64)> = running.iter().map(|r| (r.job, r.start.0)).collect();
+        started.sort_unstable();
         for (job, used_then) in last {
-            let Some(r) = running.iter().find(|r| r.job == job) else {
+            let Ok(i) = started.binary_search_by_key(&job, |&(j, _)| j) else {
                 continue;
             };
+            let start = started[i].1;
             let used_now =
-                self.settings.usage.rate(workload, job) * (now.saturating_sub(r.start.0)) as f64;
+                self.settings.usage.rate(workload, job) * now.saturating_sub(start) as f64;
             let delta = (used_now - used_then).max(0.0);
             let node = self.node(workload, job);
             self.tree.add_usage(node, delta, false);

@@ -155,26 +155,35 @@ impl JobOrder {
         (rank, values)
     }
 
-    /// Two jobs' order under fairshare (queue-disciplines.md §2.2): by queue, then the
-    /// formula's value (higher first), then the more deserving entity, then the sort keys and
-    /// submission (the rank, which holds them).
-    fn compare_fair(
+    /// A job's place under fairshare (queue-disciplines.md §2.2), smaller first: by queue,
+    /// then the formula's value (higher first), then its entity's standing (the more
+    /// deserving first), then the sort keys and submission (the rank, which holds them).
+    fn fair_key(
         &self,
         workload: &Workload,
         values: &[f64],
         ranks: &[u32],
         fair: &Fairshare,
-        a: JobId,
-        b: JobId,
-    ) -> std::cmp::Ordering {
-        self.queue_key(workload, a)
-            .cmp(&self.queue_key(workload, b))
-            .then_with(|| match (values.get(a.index()), values.get(b.index())) {
-                (Some(va), Some(vb)) => vb.total_cmp(va),
-                _ => std::cmp::Ordering::Equal,
-            })
-            .then_with(|| fair.compare(fair.known_node(a), fair.known_node(b)))
-            .then(ranks[a.index()].cmp(&ranks[b.index()]))
+        job: JobId,
+    ) -> (i128, usize, u64, u32, u32) {
+        let (priority, position) = self.queue_key(workload, job);
+        // The value's bits, made to sort as the numbers do, then reversed: higher first.
+        let value = values.get(job.index()).map_or(0, |v| {
+            let bits = v.to_bits();
+            let ascending = if bits >> 63 == 1 {
+                !bits
+            } else {
+                bits | 1 << 63
+            };
+            u64::MAX - ascending
+        });
+        (
+            priority,
+            position,
+            value,
+            fair.standing(job),
+            ranks[job.index()],
+        )
     }
 
     /// `waiting` (sorted by rank) with the queues of each priority taking turns: the first
@@ -305,7 +314,7 @@ impl<S: SchedulingPolicy> Ordered<S> {
             };
             self.inner.schedule(&pass, &mut run);
             self.inner.drain_estimates(&mut self.estimates);
-            let counted: std::collections::HashSet<JobId> = run
+            let counted: Vec<JobId> = run
                 .iter()
                 .map(|Decision::Start { job, .. }| *job)
                 .chain(self.estimates.iter().map(|e| e.job))
@@ -313,14 +322,14 @@ impl<S: SchedulingPolicy> Ordered<S> {
             let mut again = None;
             for e in fixed..self.sorted.len() {
                 let job = self.sorted[e];
+                // Few jobs start or are calendared in a pass: a scan is cheaper than a set.
                 if !counted.contains(&job) {
                     continue;
                 }
                 fair.counted_in_cycle(ctx.workload, job);
+                fair.rank_entities(ctx.workload, &self.sorted[e + 1..]);
                 let mut rest = self.sorted[e + 1..].to_vec();
-                rest.sort_unstable_by(|&a, &b| {
-                    order.compare_fair(ctx.workload, values, ranks, fair, a, b)
-                });
+                rest.sort_by_cached_key(|&j| order.fair_key(ctx.workload, values, ranks, fair, j));
                 if order.round_robin {
                     order.take_turns(ctx.workload, &mut rest);
                 }
@@ -388,14 +397,11 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         }
         let fresh_from = if let Some(fair) = &mut self.fair {
             fair.begin_cycle(ctx.workload, ctx.now.0, ctx.running);
-            for &j in &self.sorted {
-                fair.node(ctx.workload, j);
-            }
+            fair.rank_entities(ctx.workload, &self.sorted);
             let values = &self.values;
             let fair = &*fair;
-            self.sorted.sort_unstable_by(|&a, &b| {
-                order.compare_fair(ctx.workload, values, ranks, fair, a, b)
-            });
+            self.sorted
+                .sort_by_cached_key(|&j| order.fair_key(ctx.workload, values, ranks, fair, j));
             0
         } else if dynamic.is_some() {
             let values = &self.values;
