@@ -88,6 +88,14 @@ pub trait SchedulingPolicy: Send {
         let _ = out;
     }
 
+    /// Whether this policy wants a pass at every instant something happens (a submit, an
+    /// end, a periodic cycle while jobs run) even when no job waits, as PBS runs a cycle
+    /// then: PBS's fairshare accrues running jobs' usage at each cycle. The default wants
+    /// passes only while jobs wait.
+    fn passes_when_idle(&self) -> bool {
+        false
+    }
+
     /// The last pass's decisions were not applied and its comments were not shown: forget
     /// what it noted to tell only once (a job that can never run), so that the next pass
     /// tells it again. A policy that runs another's pass several times per instant (PBS's
@@ -265,6 +273,9 @@ impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
     }
     fn retract_pass(&mut self) {
         (**self).retract_pass();
+    }
+    fn passes_when_idle(&self) -> bool {
+        (**self).passes_when_idle()
     }
     fn drain_priorities(&mut self, out: &mut Vec<(JobId, f64)>) {
         (**self).drain_priorities(out);

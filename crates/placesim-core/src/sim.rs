@@ -375,7 +375,8 @@ impl<'w> Simulation<'w> {
                 self.dispatch(event, first_submit, sink)?;
             }
             let cycles = self.config.cycles;
-            if self.queue_head < self.queue.len() {
+            let idle_passes = policy.passes_when_idle();
+            if self.queue_head < self.queue.len() || idle_passes {
                 let passes = cycles.passes_at(first_submit, now);
                 if passes {
                     self.pass(policy, &mut decisions, sink)?;
@@ -394,7 +395,11 @@ impl<'w> Simulation<'w> {
                 // otherwise a job that can never run would tick for ever).
                 let may_change =
                     !passes || !self.running.is_empty() || self.next_arrival < jobs.len();
-                if self.queue_head < self.queue.len() && may_change {
+                // A policy that passes when idle also wants the periodic cycles while jobs
+                // run.
+                let ticks = (self.queue_head < self.queue.len() && may_change)
+                    || (idle_passes && !self.running.is_empty());
+                if ticks {
                     self.schedule_wakeup(cycles.next_tick(first_submit, now));
                 }
             }

@@ -459,6 +459,11 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         self.inner.drain_comments(out);
     }
 
+    /// Under fairshare, as PBS: every cycle accrues the running jobs' usage.
+    fn passes_when_idle(&self) -> bool {
+        self.fair.is_some() || self.inner.passes_when_idle()
+    }
+
     fn retract_pass(&mut self) {
         self.comments.clear();
         self.estimates.clear();

@@ -628,3 +628,163 @@ fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
         assert_ne!(reference, unlimited, "{name}: the limit binds");
     }
 }
+
+/// PBS fairshare by its plain definition on a count-based machine, written independently of
+/// the crate: every user is an entity of one share under `unknown` (so the more deserving is
+/// the one with less temporary usage), usage is `ncpus*walltime`. At each instant with a
+/// submit or an end (a cycle): each job running at the last cycle and still running adds its
+/// ncpus times the seconds since; the usages decay once per `decay_s` passed since the first
+/// cycle's clock, never below 1; temporary usage starts from usage. Then, until every waiting
+/// job was looked at, the one whose user has the least temporary usage (ties by submission)
+/// is looked at: it starts if it fits over its whole estimate, else it gets a reservation at
+/// the earliest time it fits while fewer than `depth` were made (`None`: greedy, never); a
+/// start or a reservation adds its ncpus times its estimate to its user's temporary usage.
+fn reference_fairshare(trace: &Trace, depth: Option<usize>, decay_s: u64) -> Vec<u64> {
+    use std::collections::HashMap;
+    let jobs = trace.workload.jobs();
+    let user = |j: usize| jobs[j].user.map_or(-1, i64::from);
+    let size = |j: usize| u64::from(jobs[j].size);
+    let estimate = |j: usize| jobs[j].estimate.as_secs();
+    let runs: Vec<u64> = jobs
+        .iter()
+        .map(|j| j.runtime.min(j.estimate).as_secs())
+        .collect();
+    let mut start = vec![u64::MAX; jobs.len()];
+    let mut usage: HashMap<i64, f64> = HashMap::new();
+    let mut last_running: Vec<(usize, f64)> = Vec::new();
+    let mut last_decay: Option<u64> = None;
+    let mut running: Vec<usize> = Vec::new();
+    let mut queue: Vec<usize> = Vec::new();
+    let mut next = 0;
+    loop {
+        let t_end = running.iter().map(|&r| start[r] + runs[r]).min();
+        let t_sub = jobs.get(next).map(|j| j.submit.as_secs());
+        let Some(now) = [t_end, t_sub].into_iter().flatten().min() else {
+            break;
+        };
+        running.retain(|&r| start[r] + runs[r] != now);
+        while next < jobs.len() && jobs[next].submit.as_secs() == now {
+            queue.push(next);
+            next += 1;
+        }
+        for &(j, used_then) in &last_running {
+            if running.contains(&j) {
+                let used_now = (size(j) * (now - start[j])) as f64;
+                *usage.entry(user(j)).or_insert(1.0) += (used_now - used_then).max(0.0);
+            }
+        }
+        let clock = *last_decay.get_or_insert(now);
+        let (mut t, mut decayed) = (now, false);
+        while t - clock > decay_s {
+            for u in usage.values_mut() {
+                *u = (*u * 0.5).max(1.0);
+            }
+            t -= decay_s;
+            decayed = true;
+        }
+        if decayed {
+            last_decay = Some(now - (now - clock) % decay_s);
+        }
+        let mut temp = usage.clone();
+        let mut holds: Vec<Hold> = running
+            .iter()
+            .map(|&r| (now, (start[r] + estimate(r)).max(now), size(r), None))
+            .collect();
+        let mut made = 0;
+        let mut left = queue.clone();
+        while !left.is_empty() {
+            let best = (0..left.len())
+                .min_by(|&a, &b| {
+                    let ua = temp.get(&user(left[a])).copied().unwrap_or(1.0);
+                    let ub = temp.get(&user(left[b])).copied().unwrap_or(1.0);
+                    ua.total_cmp(&ub).then(left[a].cmp(&left[b]))
+                })
+                .expect("a job left");
+            let j = left.remove(best);
+            let (n, e) = (size(j), estimate(j));
+            let counted = if count_fits(trace.procs, &holds, now, now + e, n) {
+                holds.push((now, now + e, n, None));
+                start[j] = now;
+                running.push(j);
+                queue.retain(|&q| q != j);
+                true
+            } else if depth.is_some_and(|d| made < d) {
+                let mut times: Vec<u64> = holds.iter().map(|h| h.1).collect();
+                times.push(now);
+                times.sort_unstable();
+                times.dedup();
+                let at = times
+                    .into_iter()
+                    .find(|&t| count_fits(trace.procs, &holds, t, t + e, n));
+                if let Some(at) = at {
+                    holds.push((at, at + e, n, None));
+                    made += 1;
+                }
+                at.is_some()
+            } else {
+                false
+            };
+            if counted {
+                *temp.entry(user(j)).or_insert(1.0) += (n * e) as f64;
+            }
+        }
+        last_running = running
+            .iter()
+            .map(|&r| (r, (size(r) * (now - start[r])) as f64))
+            .collect();
+    }
+    start
+}
+
+/// PBS fairshare (one share per user, `ncpus*walltime`, decay every 2 days) on KTH-SP2's first
+/// 6,000 jobs: greedy, EASY and depth 2, each walking the queue in fairshare order re-sorted
+/// after every start and top job, equal the plain definition on a count-based machine. The
+/// order binds: without fairshare the starts differ.
+#[test]
+fn kth_under_fairshare_matches_its_plain_definition() {
+    use placesim_policy::queue::{
+        FairshareEntity, FairshareSettings, FairshareTree, JobOrder, Ordered, UsageRate,
+    };
+    let whole = kth();
+    let first: Vec<placesim_core::Job> = whole.workload.jobs()[..6_000].to_vec();
+    let trace = Trace {
+        workload: placesim_core::Workload::new(first, whole.workload.requests().to_vec())
+            .expect("a prefix of a workload"),
+        records: 6_000,
+        skipped: Default::default(),
+        ..whole
+    };
+    let decay_s = 2 * 86_400;
+    let order = JobOrder {
+        fairshare: Some(std::sync::Arc::new(FairshareSettings {
+            tree: FairshareTree::parse("", 1).expect("an empty tree"),
+            entity: FairshareEntity::User,
+            usage: UsageRate {
+                per_second_of: vec![placesim_core::ConsumableIdx::NCPUS],
+                requested: true,
+            },
+            decay_time_s: Some(decay_s),
+            decay_factor: 0.5,
+            queue_names: Vec::new(),
+        })),
+        ..JobOrder::default()
+    };
+    let runs: Vec<(&str, Discipline, Option<usize>)> = vec![
+        ("greedy", Discipline::Greedy, None),
+        ("easy", Discipline::EASY, Some(1)),
+        (
+            "depth 2",
+            Discipline::EASY.with_backfill_depth(2).expect("easy"),
+            Some(2),
+        ),
+    ];
+    for (name, discipline, depth) in runs {
+        let mut policy = Ordered::new(discipline.build(), order.clone());
+        let ours = check_invariants_with(&trace, &mut policy);
+        let reference = reference_fairshare(&trace, depth, decay_s);
+        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
+        assert_eq!(first_diff, None, "{name}: first job index whose start differs");
+        let unfair = check_invariants_with(&trace, discipline.build().as_mut());
+        assert_ne!(ours, unfair, "{name}: fairshare changes the order");
+    }
+}
