@@ -1103,3 +1103,53 @@ fn fairshare_counts_a_start_within_the_cycle() {
     assert_eq!(starts, [0, 100, 150, 100]);
     assert!(explain(&out, "3").contains("100 s  top-job estimate: start 150 s\n"));
 }
+
+/// Moab's NODEACCESSPOLICY SINGLEJOB: a vnode runs one job at a time. On two vnodes of 2
+/// ncpus, J1 (1 ncpu, until 10) takes n1; under SHARED (the default) J2 joins it there at 1
+/// and J3 at 2 goes to n2, while under SINGLEJOB J2 takes n2 and J3 waits for J1's end, 10,
+/// on n1.
+#[test]
+fn single_job_node_access_keeps_each_vnode_to_one_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        &[
+            one_cpu_job(1, 0, 10, 7),
+            one_cpu_job(2, 1, 10, 7),
+            one_cpu_job(3, 2, 10, 7),
+        ]
+        .concat(),
+    );
+    let run = |moab: &str| {
+        let scenario = dir.path().join("access.toml");
+        std::fs::write(
+            &scenario,
+            format!(
+                "name = \"access\"\n[[class]]\nname = \"n\"\ncount = 2\nncpus = 2\n\
+                 [workload]\ntrace = \"{trace}\"\n[metrics]\nexec_vnode = true\n{moab}"
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join("out");
+        let o = placesim(&[
+            "run",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        let mut placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
+        placements.sort_by_key(|p| p.job_id);
+        placements
+            .into_iter()
+            .map(|p| (p.start_s.unwrap(), p.exec_vnode.unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let on = |start: u64, vnode: &str| (start, format!("({vnode}:ncpus=1)"));
+    assert_eq!(run(""), [on(0, "n1"), on(1, "n1"), on(2, "n2")]);
+    assert_eq!(
+        run("[moab]\nnode_access_policy = \"SINGLEJOB\"\n"),
+        [on(0, "n1"), on(1, "n2"), on(10, "n1")]
+    );
+}

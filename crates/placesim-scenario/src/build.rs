@@ -1613,6 +1613,13 @@ impl Cx<'_> {
             list: m.nodeset_list.iter().map(|e| e.get_ref().clone()).collect(),
             classes,
             order: self.moab_order(raw, defs)?,
+            single_job: self
+                .choice(
+                    m.node_access_policy.as_ref(),
+                    "moab.node_access_policy",
+                    &[("SHARED", false), ("SINGLEJOB", true)],
+                )?
+                .unwrap_or(false),
         })
     }
 

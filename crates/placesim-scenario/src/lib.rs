@@ -338,6 +338,9 @@ pub struct MoabSettings {
     /// The job order Moab's priority weights give (`[moab.priority]`); submission order when
     /// none is set.
     pub order: placesim_policy::queue::JobOrder,
+    /// NODEACCESSPOLICY SINGLEJOB: a vnode runs one job at a time, so every job's request
+    /// holds its vnodes exclusively.
+    pub single_job: bool,
 }
 
 /// A Moab class with its default node set.

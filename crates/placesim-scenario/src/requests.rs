@@ -189,6 +189,10 @@ impl Scenario {
                             }
                         })?;
                     request.queue = queue.map(|q| q as u32);
+                    // NODEACCESSPOLICY SINGLEJOB: no other job on the job's vnodes.
+                    if self.moab.single_job && request.sharing == placesim_core::Sharing::Shared {
+                        request.sharing = placesim_core::Sharing::Excl;
+                    }
                     if let Some(c) = class {
                         // The job's own node-set fields over its class's default, field by
                         // field.

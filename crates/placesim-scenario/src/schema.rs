@@ -279,6 +279,8 @@ pub struct MoabToml {
     pub reservation_depth: Option<Spanned<u32>>,
     /// RESERVATIONPOLICY: CURRENTHIGHEST, HIGHEST or NEVER [default: CURRENTHIGHEST].
     pub reservation_policy: Option<Spanned<String>>,
+    /// NODEACCESSPOLICY: SHARED or SINGLEJOB [default: SHARED].
+    pub node_access_policy: Option<Spanned<String>>,
     /// NODESETPOLICY: ONEOF, ANYOF or FIRSTOF.
     pub nodeset_policy: Option<Spanned<String>>,
     /// NODESETATTRIBUTE: FEATURE or VARATTR.

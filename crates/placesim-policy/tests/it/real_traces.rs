@@ -783,7 +783,10 @@ fn kth_under_fairshare_matches_its_plain_definition() {
         let ours = check_invariants_with(&trace, &mut policy);
         let reference = reference_fairshare(&trace, depth, decay_s);
         let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
-        assert_eq!(first_diff, None, "{name}: first job index whose start differs");
+        assert_eq!(
+            first_diff, None,
+            "{name}: first job index whose start differs"
+        );
         let unfair = check_invariants_with(&trace, discipline.build().as_mut());
         assert_ne!(ours, unfair, "{name}: fairshare changes the order");
     }
