@@ -13,9 +13,11 @@ mod write;
 
 pub use occupancy::{MAX_SAMPLES, OccupancyConfig, OccupancyStats, TooManySamples};
 pub use sink::JobSink;
-pub use summary::{BSD_TAU_SECS, RunMeta, RunSummary, SkipColumn, Timing, WindowMetrics};
+pub use summary::{
+    BSD_TAU_SECS, GroupWaits, RunMeta, RunSummary, SkipColumn, Timing, WindowMetrics,
+};
 pub use write::{
     EVENTS_PER_ROW_GROUP, JOBS_PER_ROW_GROUP, MetricsError, StreamingJobSink, events_frame,
-    jobs_frame, summary_frame, timeseries_frame, vnodes_frame, warm_up, write_events, write_jobs,
-    write_run, write_summary, write_timeseries, write_vnodes,
+    jobs_frame, summary_frame, timeseries_frame, vnodes_frame, waits_frame, warm_up, write_events,
+    write_jobs, write_run, write_summary, write_timeseries, write_vnodes,
 };

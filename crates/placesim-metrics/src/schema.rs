@@ -519,6 +519,78 @@ pub mod vnodes {
     pub const ALL: &[ColumnDef] = &[SCENARIO, POLICY, SEED, VNODE, HOST, SET, SPEED, NCPUS];
 }
 
+/// The columns of waits.parquet: the window's wait statistics per user and per queue, one
+/// row per group, written beside summary.parquet.
+pub mod waits {
+    use super::ColumnDef;
+
+    pub use super::jobs::{POLICY, SCENARIO, SEED};
+
+    /// The `by` column.
+    pub const BY: ColumnDef = ColumnDef {
+        name: "by",
+        dtype: "string",
+        unit: "",
+        meaning: "what the jobs are grouped by: `user` or `queue`",
+    };
+    /// The `key` column.
+    pub const KEY: ColumnDef = ColumnDef {
+        name: "key",
+        dtype: "string",
+        unit: "",
+        meaning: "the group: a user's number (SWF field 12; `unknown` for jobs without one), or a PBS queue's name (`default` for jobs in none); users by number, then queues in scenario order",
+    };
+    /// The `jobs` column.
+    pub const JOBS: ColumnDef = ColumnDef {
+        name: "jobs",
+        dtype: "u64",
+        unit: "jobs",
+        meaning: "the group's jobs submitted in the measurement window that ran (the population of summary.parquet's `window_*` job statistics)",
+    };
+    /// The `wait_mean_s` column.
+    pub const WAIT_MEAN_S: ColumnDef = ColumnDef {
+        name: "wait_mean_s",
+        dtype: "f64",
+        unit: "s",
+        meaning: "their mean wait",
+    };
+    /// The `wait_median_s` column.
+    pub const WAIT_MEDIAN_S: ColumnDef = ColumnDef {
+        name: "wait_median_s",
+        dtype: "f64",
+        unit: "s",
+        meaning: "their median wait (the mean of the two middle values for an even count)",
+    };
+    /// The `wait_p95_s` column.
+    pub const WAIT_P95_S: ColumnDef = ColumnDef {
+        name: "wait_p95_s",
+        dtype: "f64",
+        unit: "s",
+        meaning: "their 95th percentile wait (nearest rank)",
+    };
+    /// The `bsd_mean` column.
+    pub const BSD_MEAN: ColumnDef = ColumnDef {
+        name: "bsd_mean",
+        dtype: "f64",
+        unit: "",
+        meaning: "their mean bounded slowdown, τ = 10 s",
+    };
+
+    /// Every column, in file order.
+    pub const ALL: &[ColumnDef] = &[
+        SCENARIO,
+        POLICY,
+        SEED,
+        BY,
+        KEY,
+        JOBS,
+        WAIT_MEAN_S,
+        WAIT_MEDIAN_S,
+        WAIT_P95_S,
+        BSD_MEAN,
+    ];
+}
+
 /// The columns of summary.parquet, in file order.
 pub mod summary {
     use super::{Cell, ColumnDef, SummaryColumn};

@@ -78,6 +78,30 @@ pub struct RunSummary {
     pub passes: u64,
     /// Wall-clock figures, if measured.
     pub timing: Option<Timing>,
+    /// The waits of the window's jobs by user and by queue (waits.parquet), once
+    /// [`RunSummary::with_groups`] computed them.
+    pub groups: Vec<GroupWaits>,
+}
+
+/// The wait statistics of one group of jobs (one user's, one queue's) among those the window
+/// measures: a fairness effect shows as groups waiting differently.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupWaits {
+    /// What the jobs are grouped by: `user` or `queue`.
+    pub by: &'static str,
+    /// The group: a user's number (SWF field 12, `unknown` where none), a queue's name
+    /// (`default` for jobs in none).
+    pub key: String,
+    /// Its jobs submitted in the window that ran.
+    pub jobs: u64,
+    /// Their wait: mean, median, 95th percentile (nearest rank), seconds.
+    pub wait_mean_s: f64,
+    /// Median wait, seconds.
+    pub wait_median_s: f64,
+    /// 95th percentile wait, seconds.
+    pub wait_p95_s: f64,
+    /// Their mean bounded slowdown.
+    pub bsd_mean: f64,
 }
 
 /// The metrics over the measurement window [t₀, t₁] (the whole run unless a warm-up or a
@@ -193,7 +217,64 @@ impl RunSummary {
             passes: stats.passes,
             timing,
             meta,
+            groups: Vec::new(),
         }
+    }
+
+    /// This summary with the waits of the window's jobs by user and by PBS queue
+    /// (`queue_names`, by index): users by number, then `unknown`; queues in order, then
+    /// `default`.
+    pub fn with_groups(
+        mut self,
+        workload: &Workload,
+        sink: &JobSink,
+        queue_names: &[String],
+    ) -> Self {
+        use std::collections::BTreeMap;
+        let (t0, t1) = (self.window.start_s, self.window.end_s);
+        // Keys that sort as the rows go: (rank, text).
+        let mut users: BTreeMap<(u64, String), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        let mut queues: BTreeMap<(u64, String), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        for (i, job) in workload.jobs().iter().enumerate() {
+            let Some((start, end)) = sink.span(i) else {
+                continue;
+            };
+            let submit = job.submit.as_secs();
+            if submit < t0 || submit > t1 {
+                continue;
+            }
+            let (wait, run) = (start.as_secs() - submit, end.as_secs() - start.as_secs());
+            let user = match job.user {
+                Some(u) => (u64::from(u), u.to_string()),
+                None => (u64::MAX, "unknown".to_owned()),
+            };
+            let queue = workload.request_of(placesim_core::JobId(i as u32)).queue;
+            let queue = match queue.and_then(|q| queue_names.get(q as usize).map(|n| (q, n))) {
+                Some((q, name)) => (u64::from(q), name.clone()),
+                None => (u64::MAX, "default".to_owned()),
+            };
+            for (groups, key) in [(&mut users, user), (&mut queues, queue)] {
+                let (waits, bsds) = groups.entry(key).or_default();
+                waits.push(wait as f64);
+                bsds.push(bounded_slowdown(wait, run));
+            }
+        }
+        for (by, groups) in [("user", users), ("queue", queues)] {
+            for ((_, key), (waits, bsds)) in groups {
+                let jobs = waits.len() as u64;
+                let (waits, bsds) = (Sorted::new(waits), Sorted::new(bsds));
+                self.groups.push(GroupWaits {
+                    by,
+                    key,
+                    jobs,
+                    wait_mean_s: waits.mean,
+                    wait_median_s: waits.median(),
+                    wait_p95_s: waits.nearest_rank(0.95),
+                    bsd_mean: bsds.mean,
+                });
+            }
+        }
+        self
     }
 
     /// Events per wall second, if timed.

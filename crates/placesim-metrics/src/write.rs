@@ -4,7 +4,7 @@
 use crate::schema::{self, jobs, summary, timeseries};
 use crate::sink::Factors;
 use crate::sink::{EventKind, JobSink};
-use crate::summary::{RunMeta, RunSummary, bounded_slowdown};
+use crate::summary::{GroupWaits, RunMeta, RunSummary, bounded_slowdown};
 use placesim_core::Workload;
 use polars::prelude::*;
 use std::fs;
@@ -812,12 +812,48 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
     }
 }
 
-/// Writes `summary.parquet` into `dir`.
+/// Writes `summary.parquet` and `waits.parquet` into `dir`.
 pub fn write_summary(dir: &Path, summary: &RunSummary) -> Result<(), MetricsError> {
+    write_atomic(&dir.join("waits.parquet"), |out| {
+        let mut df = waits_frame(summary)?;
+        parquet_writer(out).finish(&mut df).map(|_| ())
+    })?;
     write_atomic(&dir.join("summary.parquet"), |out| {
         let mut df = summary_frame(summary)?;
         parquet_writer(out).finish(&mut df).map(|_| ())
     })
+}
+
+/// Builds the waits table: a row per group of [`RunSummary::groups`].
+pub fn waits_frame(s: &RunSummary) -> PolarsResult<DataFrame> {
+    use schema::waits;
+    let g = &s.groups;
+    let n = g.len();
+    let text = |name: &str, f: fn(&GroupWaits) -> &str| {
+        Column::new(name.into(), g.iter().map(f).collect::<Vec<&str>>())
+    };
+    let number = |name: &str, f: fn(&GroupWaits) -> f64| {
+        Column::new(name.into(), g.iter().map(f).collect::<Vec<f64>>())
+    };
+    let columns = vec![
+        Column::new(
+            waits::SCENARIO.name.into(),
+            vec![s.meta.scenario.as_str(); n],
+        ),
+        Column::new(waits::POLICY.name.into(), vec![s.meta.policy.as_str(); n]),
+        Column::new(waits::SEED.name.into(), vec![s.meta.seed; n]),
+        text(waits::BY.name, |g| g.by),
+        text(waits::KEY.name, |g| g.key.as_str()),
+        Column::new(
+            waits::JOBS.name.into(),
+            g.iter().map(|g| g.jobs).collect::<Vec<u64>>(),
+        ),
+        number(waits::WAIT_MEAN_S.name, |g| g.wait_mean_s),
+        number(waits::WAIT_MEDIAN_S.name, |g| g.wait_median_s),
+        number(waits::WAIT_P95_S.name, |g| g.wait_p95_s),
+        number(waits::BSD_MEAN.name, |g| g.bsd_mean),
+    ];
+    schema::conform(waits::ALL, DataFrame::new(n, columns)?)
 }
 
 /// Builds the vnodes table: the cluster of the run, one row per vnode in cluster order.

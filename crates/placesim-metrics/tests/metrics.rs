@@ -916,3 +916,57 @@ fn user_group_and_priorities_reach_jobs_parquet() {
     let df = jobs_frame(&s.meta, &trace.workload, &sink).unwrap();
     assert_eq!(df.column("priority_at_start").unwrap().null_count(), 4);
 }
+
+/// waits.parquet: the hand trace under FCFS (waits 0, 10, 14 and 13) with users 1, 2, 1 and
+/// none, and J2 in PBS queue `short`: user 1's jobs wait 0 and 14 (mean and median 7, 95th
+/// percentile 14), user 2's 10, the unknown user's 13; queue `short` has J2's 10, the default
+/// queue the others. The table has a row per group, in that order.
+#[test]
+fn waits_by_user_and_queue() {
+    let trace = hand_trace();
+    let mut jobs = trace.workload.jobs().to_vec();
+    let mut requests = trace.workload.requests().to_vec();
+    for (job, user) in jobs.iter_mut().zip([Some(1), Some(2), Some(1), None]) {
+        job.user = user;
+    }
+    let mut in_short = requests[jobs[1].request.index()].clone();
+    in_short.queue = Some(0);
+    requests.push(in_short);
+    jobs[1].request = placesim_core::RequestId::from_index(requests.len() - 1);
+    let workload = placesim_core::Workload::new(jobs, requests).unwrap();
+    let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
+    let mut sink = JobSink::new(&workload);
+    let stats = simulate_watched(&workload, cluster, None, &mut sink);
+    let s = RunSummary::compute(hand_meta(4), &workload, &sink, &stats, 4, Vec::new(), None)
+        .with_groups(&workload, &sink, &["short".to_owned()]);
+    let rows: Vec<(&str, &str, u64, f64, f64, f64)> = s
+        .groups
+        .iter()
+        .map(|g| {
+            (
+                g.by,
+                g.key.as_str(),
+                g.jobs,
+                g.wait_mean_s,
+                g.wait_median_s,
+                g.wait_p95_s,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("user", "1", 2, 7.0, 7.0, 14.0),
+            ("user", "2", 1, 10.0, 10.0, 10.0),
+            ("user", "unknown", 1, 13.0, 13.0, 13.0),
+            ("queue", "short", 1, 10.0, 10.0, 10.0),
+            ("queue", "default", 3, 9.0, 13.0, 14.0),
+        ]
+    );
+    let df = placesim_metrics::waits_frame(&s).unwrap();
+    assert_eq!(df.height(), 5);
+    assert_eq!(
+        df.column("key").unwrap().str().unwrap().get(2),
+        Some("unknown")
+    );
+}

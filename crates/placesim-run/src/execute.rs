@@ -120,6 +120,7 @@ pub fn execute(
             skipped.clone(),
             timing,
         )
+        .with_groups(workload, sink, &plan.queue_names)
     };
     let failed = |source| RunError::Simulation {
         trace: trace.path.display().to_string(),

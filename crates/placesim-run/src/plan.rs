@@ -19,6 +19,8 @@ pub struct Plan {
     pub discipline: Discipline,
     /// Per PBS queue (by index): its own `backfill_depth`, if it has one.
     pub queue_depths: Vec<Option<u32>>,
+    /// Per PBS queue (by index): its name, for waits.parquet.
+    pub queue_names: Vec<String>,
     /// The order of the queue (PBS's `job_sort_key`, `by_queue`, `round_robin`).
     pub order: placesim_policy::queue::JobOrder,
     /// Walltime handling.
@@ -79,6 +81,7 @@ pub fn plain_plan(
         cluster,
         discipline,
         queue_depths: Vec::new(),
+        queue_names: Vec::new(),
         order: Default::default(),
         config: RunConfig {
             cycles: placesim_core::Cycles::EventExact,
@@ -186,6 +189,7 @@ pub fn plan_of_scenario(
             .iter()
             .map(|q| q.backfill_depth)
             .collect(),
+        queue_names: scenario.pbs.queues.iter().map(|q| q.name.clone()).collect(),
         // At most one of them orders the queue (the scenario refuses both).
         order: if scenario.pbs.order.is_submit_order() {
             scenario.moab.order.clone()
