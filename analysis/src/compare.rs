@@ -167,6 +167,21 @@ pub struct SizeClassRow {
     pub bsd: Quantiles,
 }
 
+/// Per configuration, one user's or one queue's waits (waits.parquet), over its runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupRow {
+    /// The configuration.
+    pub config: String,
+    /// `user` or `queue`.
+    pub by: String,
+    /// The user's number or the queue's name.
+    pub key: String,
+    /// Its jobs per run, on average.
+    pub jobs: f64,
+    /// Its mean wait, averaged over the runs, seconds.
+    pub wait_mean_s: f64,
+}
+
 /// Everything the report shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
@@ -180,6 +195,8 @@ pub struct Comparison {
     pub configs: Vec<ConfigRow>,
     /// Wait and BSD by size class.
     pub size_classes: Vec<SizeClassRow>,
+    /// Waits by user and by queue, from the runs that wrote waits.parquet.
+    pub groups: Vec<GroupRow>,
     /// Per configuration: the share of its jobs spanning 1, 2, 3 and 4 or more sets.
     pub sets_spanned: Vec<[f64; 4]>,
     /// Per configuration: the share of its jobs that ran on vnodes of different speeds (node
@@ -389,6 +406,7 @@ pub fn compare_over(
     })()
     .map_err(err)?;
     let size_classes = size_class_rows(&runs).map_err(err)?;
+    let groups = group_rows(&runs).map_err(err)?;
     // Sets spanned and node speeds mixed, from one scan of the jobs.
     let mut sets_spanned = vec![[0.0; 4]; order.len()];
     let mut speeds_mixed = vec![0.0; order.len()];
@@ -450,6 +468,7 @@ pub fn compare_over(
         runs: runs.len(),
         configs,
         size_classes,
+        groups,
         sets_spanned,
         speeds_mixed,
         pictures,
@@ -549,6 +568,50 @@ fn size_class_rows(runs: &[RunDir]) -> PolarsResult<Vec<SizeClassRow>> {
             size_class: classes[i].clone(),
             wait: wait[i],
             bsd: bsd[i],
+        })
+        .collect())
+}
+
+/// Waits by user and by queue per configuration, averaged over its runs; runs from before
+/// waits.parquet are left out.
+fn group_rows(runs: &[RunDir]) -> PolarsResult<Vec<GroupRow>> {
+    use placesim_metrics::schema::waits;
+    let with: Vec<RunDir> = runs
+        .iter()
+        .filter(|r| r.dir.join("waits.parquet").is_file())
+        .cloned()
+        .collect();
+    if with.is_empty() {
+        return Ok(Vec::new());
+    }
+    let df = scan_all(
+        &with,
+        "waits.parquet",
+        &[
+            waits::BY.name,
+            waits::KEY.name,
+            waits::JOBS.name,
+            waits::WAIT_MEAN_S.name,
+        ],
+    )?
+    .group_by_stable([col("config"), col(waits::BY.name), col(waits::KEY.name)])
+    .agg([
+        col(waits::JOBS.name)
+            .cast(DataType::Float64)
+            .mean()
+            .alias("jobs"),
+        col(waits::WAIT_MEAN_S.name).mean().alias("wait"),
+    ])
+    .collect()?;
+    let (configs, by, keys) = (strs(&df, "config")?, strs(&df, "by")?, strs(&df, "key")?);
+    let (jobs, wait) = (f64s(&df, "jobs")?, f64s(&df, "wait")?);
+    Ok((0..configs.len())
+        .map(|i| GroupRow {
+            config: configs[i].clone(),
+            by: by[i].clone(),
+            key: keys[i].clone(),
+            jobs: jobs[i].unwrap_or(0.0),
+            wait_mean_s: wait[i].unwrap_or(0.0),
         })
         .collect())
 }

@@ -259,6 +259,7 @@ pub fn render_html(c: &Comparison) -> String {
         ));
         out.push_str("</figure>");
     }
+    group_waits(&mut out, c, &names);
     out.push_str("<h2>Sets spanned</h2><figure>");
     let parts = ["1 set", "2 sets", "3 sets", "4+ sets"].map(str::to_owned);
     let shares: Vec<(String, Vec<f64>)> = names
@@ -273,6 +274,57 @@ pub fn render_html(c: &Comparison) -> String {
     ));
     out.push_str("</figure></body></html>\n");
     out
+}
+
+/// How many users the waits table shows: those with the most jobs in the first
+/// configuration.
+const USERS_SHOWN: usize = 12;
+
+/// Mean wait by queue and by user (the users with the most jobs), one column per
+/// configuration: a fairness effect beside the placement effects above.
+fn group_waits(out: &mut String, c: &Comparison, names: &[String]) {
+    if c.groups.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<h2>Waits by queue and by user</h2><p class=\"note\">Mean wait in hours of the jobs \
+         the measurement window counts, averaged over runs; users with the most jobs in the \
+         first configuration.</p>",
+    );
+    for by in ["queue", "user"] {
+        let first = names.first().map_or("", String::as_str);
+        let mut keys: Vec<(&str, f64)> = c
+            .groups
+            .iter()
+            .filter(|g| g.by == by && g.config == first)
+            .map(|g| (g.key.as_str(), g.jobs))
+            .collect();
+        if by == "user" {
+            keys.sort_by(|a, b| b.1.total_cmp(&a.1));
+            keys.truncate(USERS_SHOWN);
+        }
+        let _ = write!(
+            out,
+            "<div class=\"scroll\"><table><tr><th>{by}</th><th>jobs per run</th>"
+        );
+        for name in names {
+            let _ = write!(out, "<th>{}</th>", escape(name));
+        }
+        out.push_str("</tr>");
+        for (key, jobs) in keys {
+            let _ = write!(out, "<tr><td>{}</td><td>{jobs:.0}</td>", escape(key));
+            for name in names {
+                let cell = c
+                    .groups
+                    .iter()
+                    .find(|g| g.by == by && g.key == key && &g.config == name)
+                    .map_or_else(String::new, |g| format!("{:.2}", g.wait_mean_s / 3600.0));
+                let _ = write!(out, "<td>{cell}</td>");
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</table></div>");
+    }
 }
 
 /// Splits configuration names into a panel and the rest: when every name has two partitions

@@ -71,7 +71,8 @@ fn write_replicate(root: &Path, policy: Discipline, k: u64) {
         trace.records,
         Vec::new(),
         None,
-    );
+    )
+    .with_groups(&trace.workload, &sink, &[]);
     let dir = root
         .join(format!("discipline={policy}"))
         .join(format!("replicate={k}"));
@@ -199,9 +200,43 @@ fn report_figures_equal_what_the_parquet_files_hold() {
         c.utilization[1][0].1
     );
     assert!(c.utilization[1].len() <= 61);
+    // Waits by user and queue: every job is user 1's, in the default queue, so each group's
+    // mean wait is the run's window mean, averaged over the replicates.
+    for config in ["discipline=easy", "discipline=fcfs"] {
+        let runs: Vec<f64> = (0..3)
+            .map(|k| {
+                let path = root
+                    .join(config)
+                    .join(format!("replicate={k}/summary.parquet"));
+                column(&path, "window_wait_mean_s")[0].unwrap()
+            })
+            .collect();
+        let want = runs.iter().sum::<f64>() / 3.0;
+        let groups: Vec<(&str, &str, f64, f64)> = c
+            .groups
+            .iter()
+            .filter(|g| g.config == config)
+            .map(|g| (g.by.as_str(), g.key.as_str(), g.jobs, g.wait_mean_s))
+            .collect();
+        assert_eq!(groups.len(), 2, "{groups:?}");
+        for (group, (by, key)) in groups.iter().zip([("user", "1"), ("queue", "default")]) {
+            assert_eq!((group.0, group.1, group.2), (by, key, 12.0));
+            assert!(
+                (group.3 - want).abs() < 1e-9,
+                "{config} {by}: {} vs {want}",
+                group.3
+            );
+        }
+    }
     // Both renderings carry the figures.
     let table = render_terminal(&c);
     let html = render_html(&c);
+    assert!(html.contains("<h2>Waits by queue and by user</h2>"));
+    let easy_user = c.groups.iter().find(|g| g.by == "user").unwrap();
+    assert!(html.contains(&format!(
+        "<tr><td>1</td><td>12</td><td>{:.2}</td>",
+        easy_user.wait_mean_s / 3600.0
+    )));
     let shown = c.configs[1].metrics[1].format(METRICS[1].decimals);
     assert!(table.contains(&shown), "{table}");
     assert!(html.contains(&shown));
