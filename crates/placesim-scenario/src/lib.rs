@@ -26,7 +26,7 @@ pub use placesim_policy::placement::{
 };
 pub use placesim_policy::placement::{NodeSetSettings, PsetSettings};
 pub use placesim_policy::{Discipline, PlacementKind};
-pub use requests::{ScenarioWorkload, SizeMapping, TraceTexts, parse_requests_file};
+pub use requests::{RequestLine, ScenarioWorkload, SizeMapping, TraceTexts, parse_requests_file};
 
 use placesim_core::{
     Cluster, NodeFailurePolicy, NodeSetRequest, Outage, ResourceId, RuntimeSettings, SimDuration,

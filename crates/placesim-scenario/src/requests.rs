@@ -13,6 +13,7 @@ use placesim_workload::generate::stream_seed;
 use placesim_workload::{SwfOptions, Trace, TraceFormat};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// How a job of size N becomes a request when no rule or file gives one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,9 +142,11 @@ impl Scenario {
             // So is the Moab class, whose DEFAULT.NODESET gives the node-set fields the job leaves unset.
             let class = self.moab_class_of(job.queue);
             let (rule, text) = match explicit.get(&job.source_id) {
-                Some(text) => {
+                Some(line) => {
                     from_file += 1;
-                    (None, Some(text.clone()))
+                    job.project.clone_from(&line.project);
+                    job.priority = line.priority;
+                    (None, Some(line.request.clone()))
                 }
                 None => {
                     let rule = w.rules.iter().enumerate().position(|(i, rule)| {
@@ -234,17 +237,29 @@ impl Scenario {
 fn read_requests_file(
     path: &Path,
     defs: &placesim_core::ResourceDefs,
-) -> Result<HashMap<u64, String>, ScenarioError> {
+) -> Result<HashMap<u64, RequestLine>, ScenarioError> {
     parse_requests_file(&placesim_workload::read_text(path)?, path, defs)
 }
 
-/// The `JOB_ID REQUEST` lines of a requests file's `text`; `#` starts a comment. Every
-/// request is checked now; errors name `path`, the line and the column.
+/// One job's line of a requests file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestLine {
+    /// The request, as written.
+    pub request: String,
+    /// `-P PROJECT`: the job's project.
+    pub project: Option<Arc<str>>,
+    /// `-p PRIORITY`: PBS's `job_priority`, -1024 to 1023.
+    pub priority: Option<i64>,
+}
+
+/// The `JOB_ID [-P PROJECT] [-p PRIORITY] REQUEST` lines of a requests file's `text`, with
+/// qsub's options for the project and the priority; `#` starts a comment. Every request is
+/// checked now; errors name `path`, the line and the column.
 pub fn parse_requests_file(
     text: &str,
     path: &Path,
     defs: &placesim_core::ResourceDefs,
-) -> Result<HashMap<u64, String>, ScenarioError> {
+) -> Result<HashMap<u64, RequestLine>, ScenarioError> {
     let mut out = HashMap::new();
     for (i, line) in text.lines().enumerate() {
         let err = |message: String| ScenarioError::RequestsFile {
@@ -262,12 +277,45 @@ pub fn parse_requests_file(
         let id: u64 = id
             .parse()
             .map_err(|_| err(format!("expected a job id (SWF field 1), found `{id}`")))?;
-        let request = request.trim();
+        let mut request = request.trim();
+        let (mut project, mut priority) = (None, None);
+        while let Some(option) = ["-P", "-p"]
+            .into_iter()
+            .find(|o| request.starts_with(&format!("{o} ")))
+        {
+            let column = line.len() - request.len() + 1;
+            let rest = request[2..].trim_start();
+            let (value, after) = rest.split_once(char::is_whitespace).ok_or_else(|| {
+                err(format!(
+                    "column {column}: `{option}` needs a value and then the request"
+                ))
+            })?;
+            if option == "-P" {
+                project = Some(Arc::from(value));
+            } else {
+                let p: i64 = value
+                    .parse()
+                    .ok()
+                    .filter(|p| (-1024..=1023).contains(p))
+                    .ok_or_else(|| {
+                        err(format!(
+                            "column {column}: `-p {value}`: expected a priority from -1024 to 1023"
+                        ))
+                    })?;
+                priority = Some(p);
+            }
+            request = after.trim_start();
+        }
         placesim_request::parse_request(request, defs).map_err(|e| {
             let RequestErrorAt { column, message } = RequestErrorAt::of(line, request, e);
             err(format!("column {column}: {message}"))
         })?;
-        if out.insert(id, request.to_owned()).is_some() {
+        let entry = RequestLine {
+            request: request.to_owned(),
+            project,
+            priority,
+        };
+        if out.insert(id, entry).is_some() {
             return Err(err(format!("job {id} is given twice")));
         }
     }

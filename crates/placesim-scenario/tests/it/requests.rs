@@ -183,6 +183,58 @@ fn the_requests_file_overrides_rules_and_reports_bad_lines() {
     );
 }
 
+/// A requests file's line may give the job's project and priority as qsub does (`-P`,
+/// `-p`) before the request; they reach the job. A priority outside PBS's range, or an option
+/// without its value, is refused at its column.
+#[test]
+fn the_requests_file_gives_project_and_priority() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("req.txt"),
+        "1 -P climate -p -5 select=1:ncpus=2
+2 -p 10 select=1:ncpus=1
+",
+    )
+    .unwrap();
+    let w = scenario_with(
+        dir.path(),
+        "requests_file = \"req.txt\"\n",
+        &[(1, 2, 1, 1), (2, 1, 1, 1), (3, 1, 1, 1)],
+    );
+    let jobs = w.trace.workload.jobs();
+    let got: Vec<(Option<&str>, Option<i64>)> = jobs
+        .iter()
+        .map(|j| (j.project.as_deref(), j.priority))
+        .collect();
+    assert_eq!(
+        got,
+        [(Some("climate"), Some(-5)), (None, Some(10)), (None, None)]
+    );
+    assert_eq!(
+        w.trace.workload.request_of(placesim_core::JobId(0)).chunks[0].amounts[0],
+        2
+    );
+    let req = dir.path().join("req.txt");
+    for (line, want) in [
+        (
+            "1 -p 2000 select=1:ncpus=1",
+            "1: column 3: `-p 2000`: expected a priority from -1024 to 1023",
+        ),
+        (
+            "1 -P climate",
+            "1: column 3: `-P` needs a value and then the request",
+        ),
+    ] {
+        std::fs::write(&req, format!("{line}\n")).unwrap();
+        let text = "[[class]]\nname = \"n\"\ncount = 1\n[workload]\ntrace = \"t.swf\"\nrequests_file = \"req.txt\"\n";
+        let s = load_scenario(text, &dir.path().join("s.toml")).unwrap();
+        assert_eq!(
+            s.workload().unwrap_err().to_string(),
+            format!("{}:{want}", req.display())
+        );
+    }
+}
+
 /// A Moab class's DEFAULT.NODESET becomes the request of its jobs (by SWF queue) that ask for
 /// no node set themselves; a job's own `nodeset=` wins; a job that gives only
 /// `nodesetisoptional` keeps the class's policy and list (field by field); other queues'
