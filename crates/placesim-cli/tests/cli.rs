@@ -1153,3 +1153,63 @@ fn single_job_node_access_keeps_each_vnode_to_one_job() {
         [on(0, "n1"), on(1, "n2"), on(10, "n1")]
     );
 }
+
+/// `job_sort_formula` over the fairshare tree, without `fair_share` (PBS keeps the tree for a
+/// formula too). On one vnode, user 9's J1 runs from 0 to 100; user 8's J2 (submitted at
+/// 10) and user 7's J3 (at 20) wait. By `fairshare_perc`, user 7 (70 shares) goes before
+/// user 8 (30): J3 at 100, J2 at 110; with the shares the other way, J2 first. By
+/// `fairshare_factor` (2^(−usage factor ÷ share)) with 50 shares each, the usage decides:
+/// user 8's J4 (0 to 50, on a second vnode) accrues usage at the cycles at 10 and 20, so at
+/// 50 user 7's J3 goes first.
+#[test]
+fn a_formula_reads_the_fairshare_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        one_cpu_job(1, 0, 100, 9),
+        one_cpu_job(2, 10, 10, 8),
+        one_cpu_job(3, 20, 10, 7),
+    ]
+    .concat();
+    let formula = |tree: &str, formula: &str| {
+        std::fs::write(dir.path().join("resource_group"), tree).unwrap();
+        format!(
+            "[run]\ndiscipline = \"greedy\"\n[pbs]\nresource_group = \"resource_group\"\n\
+             fairshare_usage_res = \"ncpus*walltime\"\njob_sort_formula = \"{formula}\"\n"
+        )
+    };
+    let (starts, _) = run_on_vnodes(
+        dir.path(),
+        1,
+        &trace,
+        &formula("7 1 root 70\n8 2 root 30\n9 3 root 1\n", "fairshare_perc"),
+    );
+    assert_eq!(starts, [0, 110, 100]);
+    let (starts, _) = run_on_vnodes(
+        dir.path(),
+        1,
+        &trace,
+        &formula("7 1 root 30\n8 2 root 70\n9 3 root 1\n", "fairshare_perc"),
+    );
+    assert_eq!(starts, [0, 100, 110]);
+    let trace_used = [
+        one_cpu_job(1, 0, 100, 9),
+        one_cpu_job(4, 0, 50, 8),
+        one_cpu_job(2, 10, 10, 8),
+        one_cpu_job(3, 20, 10, 7),
+    ]
+    .concat();
+    let tree = "7 1 root 50\n8 2 root 50\n9 3 root 1\n";
+    let (starts, _) = run_on_vnodes(
+        dir.path(),
+        2,
+        &trace_used,
+        &formula(tree, "fairshare_factor"),
+    );
+    // Jobs in id order: J1 and J4 at 0; J2 (user 8) and J3 (user 7) wait for J4's vnode,
+    // free at 50: J3 first.
+    assert_eq!(starts, [0, 60, 50, 0]);
+    // A formula that ties them (equal walltimes) keeps submission order.
+    let ties = "[run]\ndiscipline = \"greedy\"\n[pbs]\njob_sort_formula = \"walltime\"\n";
+    let (starts, _) = run_on_vnodes(dir.path(), 2, &trace_used, ties);
+    assert_eq!(starts, [0, 50, 60, 0]);
+}

@@ -869,6 +869,13 @@ impl Cx<'_> {
             }
             t => t.as_ref().map(|t| *t.get_ref()),
         };
+        let fairshare = self
+            .fairshare(
+                raw,
+                defs,
+                formula.as_ref().is_some_and(|f| f.uses_fairshare()),
+            )?
+            .map(Arc::new);
         Ok(JobOrder {
             keys,
             by_queue: raw.pbs.by_queue.unwrap_or(true),
@@ -876,7 +883,8 @@ impl Cx<'_> {
             queue_priority: raw.pbs.queue.iter().map(|q| q.priority).collect(),
             formula,
             threshold,
-            fairshare: self.fairshare(raw, defs)?.map(Arc::new),
+            fairshare,
+            by_fairshare: raw.pbs.fair_share,
         })
     }
 
@@ -886,9 +894,10 @@ impl Cx<'_> {
         &self,
         raw: &ScenarioToml,
         defs: &ResourceDefs,
+        for_formula: bool,
     ) -> Result<Option<FairshareSettings>, ScenarioError> {
         let pbs = &raw.pbs;
-        if !pbs.fair_share {
+        if !pbs.fair_share && !for_formula {
             let stray = [
                 pbs.resource_group
                     .as_ref()
@@ -910,7 +919,9 @@ impl Cx<'_> {
                 return Err(self.error(
                     span,
                     Some(key),
-                    "a fairshare setting without `fair_share = true` does nothing".to_owned(),
+                    "a fairshare setting without `fair_share = true` or a job_sort_formula \
+                     that reads the tree does nothing"
+                        .to_owned(),
                 ));
             }
             return Ok(None);
@@ -2161,9 +2172,10 @@ fn formula_term(defs: &ResourceDefs, name: &str) -> Result<Term, String> {
         "eligible_time" => Ok(Term::EligibleTime),
         "queue_priority" => Ok(Term::QueuePriority),
         "job_priority" => Ok(Term::JobPriority),
-        "fairshare_perc" | "fair_share_perc" | "fairshare_tree_usage" | "fairshare_factor" => {
-            Err(format!("{name}: fairshare is not modelled yet"))
-        }
+        // `fair_share_perc` is PBS's deprecated name for it.
+        "fairshare_perc" | "fair_share_perc" => Ok(Term::FairsharePerc),
+        "fairshare_tree_usage" => Ok(Term::FairshareTreeUsage),
+        "fairshare_factor" => Ok(Term::FairshareFactor),
         "accrue_type" => Err("accrue_type is not modelled".to_owned()),
         resource => defs
             .lookup(resource)

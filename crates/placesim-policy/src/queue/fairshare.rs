@@ -51,8 +51,12 @@ struct Node {
     parent: Option<usize>,
     children: Vec<usize>,
     shares: u64,
+    /// Its shares over its siblings', in single precision as PBS keeps it.
+    group_percentage: f32,
     /// As PBS keeps it, in single precision.
     tree_percentage: f32,
+    /// Its usage factor (`calc_usage_factor`), at the start of the cycle.
+    usage_factor: f32,
     usage: f64,
     temp_usage: f64,
 }
@@ -144,7 +148,9 @@ impl FairshareTree {
             parent,
             children: Vec::new(),
             shares,
+            group_percentage: 1.0,
             tree_percentage: 1.0,
+            usage_factor: 0.0,
             usage: MIN_USAGE,
             temp_usage: MIN_USAGE,
         });
@@ -173,11 +179,13 @@ impl FairshareTree {
             let parent_percentage = self.nodes[p].tree_percentage;
             for c in children {
                 let node = &mut self.nodes[c];
-                node.tree_percentage = if total == 0 || parent_percentage == 0.0 {
-                    0.0
+                if total == 0 || parent_percentage == 0.0 {
+                    node.group_percentage = 0.0;
+                    node.tree_percentage = 0.0;
                 } else {
-                    (node.shares as f32 / total as f32) * parent_percentage
-                };
+                    node.group_percentage = node.shares as f32 / total as f32;
+                    node.tree_percentage = node.group_percentage * parent_percentage;
+                }
                 stack.push(c);
             }
         }
@@ -251,6 +259,26 @@ impl FairshareTree {
         for node in &mut self.nodes {
             node.usage = (node.usage * factor).max(MIN_USAGE);
             node.temp_usage = node.usage;
+        }
+    }
+
+    /// Each node's usage factor (`calc_usage_factor`): its share of the root's usage, drawn
+    /// toward its parent's factor by its share among its siblings; the root's children keep
+    /// their own share.
+    fn usage_factors(&mut self) {
+        let root_usage = self.nodes[ROOT].usage;
+        let mut stack: Vec<usize> = self.nodes[ROOT].children.clone();
+        for &c in &stack {
+            self.nodes[c].usage_factor = (self.nodes[c].usage / root_usage) as f32;
+        }
+        while let Some(p) = stack.pop() {
+            let parent_factor = self.nodes[p].usage_factor;
+            for c in self.nodes[p].children.clone() {
+                let node = &mut self.nodes[c];
+                let share = (node.usage / root_usage) as f32;
+                node.usage_factor = share + (parent_factor - share) * node.group_percentage;
+                stack.push(c);
+            }
         }
     }
 
@@ -433,6 +461,17 @@ impl Fairshare {
             }
         }
         self.tree.reset_temporary();
+        self.tree.usage_factors();
+    }
+
+    /// The formula's fairshare terms of `job`'s entity: its share of the machine and its
+    /// usage factor.
+    pub fn terms(&self, job: JobId) -> (f64, f64) {
+        let node = &self.tree.nodes[self.known_node(job)];
+        (
+            f64::from(node.tree_percentage),
+            f64::from(node.usage_factor),
+        )
     }
 
     /// A job started or was calendared as a top job in this cycle: its requested usage goes

@@ -15,13 +15,31 @@ pub enum Term {
     Resource(ConsumableIdx),
     /// `walltime`: the job's requested walltime, in seconds.
     Walltime,
-    /// `eligible_time`: the seconds the job has been eligible to run. placesim has no run
-    /// limits yet, so every waiting job is eligible: the time since its submission.
+    /// `eligible_time`: the seconds the job has been eligible to run, taken as the time since
+    /// its submission (PBS, with `eligible_time_enable`, stops it while a job is over a
+    /// user, group or project run limit; placesim does not).
     EligibleTime,
     /// `queue_priority`: its queue's priority (0 for the default queue).
     QueuePriority,
     /// `job_priority`: the job's own priority (0 when it has none, as in PBS).
     JobPriority,
+    /// `fairshare_perc` (or `fair_share_perc`): the job's entity's share of the machine along
+    /// the fairshare tree.
+    FairsharePerc,
+    /// `fairshare_tree_usage`: its entity's usage factor (openpbs `calc_usage_factor`).
+    FairshareTreeUsage,
+    /// `fairshare_factor`: 2^(−tree usage ÷ share), 0 for an entity with no share.
+    FairshareFactor,
+}
+
+impl Term {
+    /// Whether the term reads the fairshare tree.
+    pub const fn is_fairshare(self) -> bool {
+        matches!(
+            self,
+            Term::FairsharePerc | Term::FairshareTreeUsage | Term::FairshareFactor
+        )
+    }
 }
 
 /// The most nested an expression may be: deeper ones are refused, not evaluated, so that no
@@ -60,6 +78,7 @@ enum Builtin {
 pub struct Formula {
     root: Node,
     dynamic: bool,
+    fairshare: bool,
 }
 
 // A parsed number is never NaN (the parser reads only digits, a point and an exponent), so
@@ -87,6 +106,9 @@ pub struct TermValues<'a> {
     pub now: SimTime,
     /// The job's queue's priority.
     pub queue_priority: i64,
+    /// The job's entity's share of the machine and usage factor in the fairshare tree, at
+    /// the start of the cycle; 0 for both without a tree.
+    pub fairshare: (f64, f64),
 }
 
 impl Formula {
@@ -107,12 +129,29 @@ impl Formula {
         if parser.pos < text.len() {
             return Err(parser.error("expected an operator or the end of the formula"));
         }
-        let dynamic = uses(&root, Term::EligibleTime);
-        Ok(Formula { root, dynamic })
+        let fairshare = [
+            Term::FairsharePerc,
+            Term::FairshareTreeUsage,
+            Term::FairshareFactor,
+        ]
+        .into_iter()
+        .any(|t| uses(&root, t));
+        let dynamic = fairshare || uses(&root, Term::EligibleTime);
+        Ok(Formula {
+            root,
+            dynamic,
+            fairshare,
+        })
     }
 
-    /// Whether the value changes with time (it uses `eligible_time`), so that it must be
-    /// computed at every pass.
+    /// Whether it reads the fairshare tree (whose usage then has to be kept, as PBS keeps it
+    /// for a formula even without `fair_share`).
+    pub fn uses_fairshare(&self) -> bool {
+        self.fairshare
+    }
+
+    /// Whether the value changes with time (it uses `eligible_time` or a fairshare term), so
+    /// that it must be computed at every pass.
     pub fn is_dynamic(&self) -> bool {
         self.dynamic
     }
@@ -145,6 +184,10 @@ fn term_value(term: Term, v: &TermValues<'_>) -> f64 {
         }
         Term::QueuePriority => v.queue_priority as f64,
         Term::JobPriority => v.workload.job(v.job).priority.unwrap_or(0) as f64,
+        Term::FairsharePerc => v.fairshare.0,
+        Term::FairshareTreeUsage => v.fairshare.1,
+        Term::FairshareFactor if v.fairshare.0 == 0.0 => 0.0,
+        Term::FairshareFactor => 2f64.powf(-(v.fairshare.1 / v.fairshare.0)),
     }
 }
 

@@ -48,9 +48,12 @@ pub struct JobOrder {
     pub formula: Option<Arc<Formula>>,
     /// `job_sort_formula_threshold`: a job whose formula value is at or below it is not run.
     pub threshold: Option<f64>,
+    /// The fairshare tree and its usage, kept when the queue is ordered by fairshare
+    /// (`by_fairshare`) or the formula reads it.
+    pub fairshare: Option<Arc<FairshareSettings>>,
     /// `fair_share`: the more deserving entity first, after the formula and before the sort
     /// keys.
-    pub fairshare: Option<Arc<FairshareSettings>>,
+    pub by_fairshare: bool,
 }
 
 // The threshold is never NaN (a scenario refuses it), so equality is reflexive.
@@ -62,7 +65,7 @@ impl JobOrder {
     pub fn is_submit_order(&self) -> bool {
         self.keys.is_empty()
             && self.formula.is_none()
-            && self.fairshare.is_none()
+            && !self.by_fairshare
             && ((!self.by_queue && !self.round_robin) || self.queue_priority.is_empty())
     }
 
@@ -81,12 +84,14 @@ impl JobOrder {
         workload: &Workload,
         job: JobId,
         now: SimTime,
+        fair: Option<&Fairshare>,
     ) -> f64 {
         formula.value(&TermValues {
             workload,
             job,
             now,
             queue_priority: self.queue_of(workload, job).0,
+            fairshare: fair.map_or((0.0, 0.0), |f| f.terms(job)),
         })
     }
 
@@ -121,7 +126,7 @@ impl JobOrder {
         let mut by: Vec<u32> = (0..n as u32).collect();
         let values: Vec<f64> = match &self.formula {
             Some(f) if !f.is_dynamic() => (0..n as u32)
-                .map(|j| self.formula_value(f, workload, JobId(j), SimTime(0)))
+                .map(|j| self.formula_value(f, workload, JobId(j), SimTime(0), None))
                 .collect(),
             _ => Vec::new(),
         };
@@ -348,13 +353,6 @@ impl<S: SchedulingPolicy> Ordered<S> {
             discarded.clear();
             self.inner.retract_pass();
         }
-        let mut running: Vec<(JobId, u64)> =
-            ctx.running.iter().map(|r| (r.job, r.start.0)).collect();
-        running.extend(
-            run.iter()
-                .map(|Decision::Start { job, .. }| (*job, ctx.now.0)),
-        );
-        fair.end_cycle(ctx.workload, ctx.now.0, &running);
         decisions.append(&mut run);
     }
 }
@@ -374,10 +372,18 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         let ranks = &self.ranks;
         let order = &self.order;
         let dynamic = order.formula.as_ref().filter(|f| f.is_dynamic());
+        // The tree's usage moves on at every cycle, before anything reads it.
+        if let Some(fair) = &mut self.fair {
+            fair.begin_cycle(ctx.workload, ctx.now.0, ctx.running);
+            for &j in ctx.queue {
+                fair.node(ctx.workload, j);
+            }
+        }
         if let Some(f) = dynamic {
             self.values.resize(n, 0.0);
             for &j in ctx.queue {
-                self.values[j.index()] = order.formula_value(f, ctx.workload, j, ctx.now);
+                self.values[j.index()] =
+                    order.formula_value(f, ctx.workload, j, ctx.now, self.fair.as_ref());
             }
         }
         self.sorted.clear();
@@ -395,8 +401,8 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                 !is_under
             });
         }
-        let fresh_from = if let Some(fair) = &mut self.fair {
-            fair.begin_cycle(ctx.workload, ctx.now.0, ctx.running);
+        let by_fairshare = self.fair.as_mut().filter(|_| order.by_fairshare);
+        let fresh_from = if let Some(fair) = by_fairshare {
             fair.rank_entities(ctx.workload, &self.sorted);
             let values = &self.values;
             let fair = &*fair;
@@ -431,7 +437,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             fresh_from
         };
         let before = decisions.len();
-        if self.fair.is_some() {
+        if self.order.by_fairshare {
             self.schedule_fair(ctx, decisions);
         } else {
             let sorted = SchedContext {
@@ -440,6 +446,16 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                 ..*ctx
             };
             self.inner.schedule(&sorted, decisions);
+        }
+        if let Some(fair) = &mut self.fair {
+            let mut running: Vec<(JobId, u64)> =
+                ctx.running.iter().map(|r| (r.job, r.start.0)).collect();
+            running.extend(
+                decisions[before..]
+                    .iter()
+                    .map(|Decision::Start { job, .. }| (*job, ctx.now.0)),
+            );
+            fair.end_cycle(ctx.workload, ctx.now.0, &running);
         }
         if self.order.formula.is_some() {
             // Each job's first value, and its value in the pass that starts it.

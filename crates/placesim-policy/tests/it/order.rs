@@ -205,6 +205,7 @@ mod formula {
             job: JobId(0),
             now: SimTime(1000),
             queue_priority: 7,
+            fairshare: (0.0, 0.0),
         })
     }
 

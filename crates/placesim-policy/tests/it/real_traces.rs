@@ -767,6 +767,7 @@ fn kth_under_fairshare_matches_its_plain_definition() {
             decay_factor: 0.5,
             queue_names: Vec::new(),
         })),
+        by_fairshare: true,
         ..JobOrder::default()
     };
     let runs: Vec<(&str, Discipline, Option<usize>)> = vec![

@@ -269,9 +269,9 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
     );
     assert_eq!(
         error_of(&format!(
-            "{BASE}[pbs]\njob_sort_formula = \"ncpus * fairshare_factor\"\n"
+            "{BASE}[pbs]\njob_sort_formula = \"ncpus * accrue_type\"\n"
         )),
-        "test.toml:5:20: key `pbs.job_sort_formula`: `ncpus * fairshare_factor`: column 9: fairshare_factor: fairshare is not modelled yet"
+        "test.toml:5:20: key `pbs.job_sort_formula`: `ncpus * accrue_type`: column 9: accrue_type is not modelled"
     );
     assert_eq!(
         error_of(&format!("{BASE}[pbs]\njob_sort_formula = \"ncpus *\"\n")),

@@ -106,6 +106,7 @@ fn priority_weights_and_caps_as_moab_computes_them() {
             job: JobId(0),
             now: SimTime(1000),
             queue_priority: 0,
+            fairshare: (0.0, 0.0),
         })
     };
     // Moab's defaults: minutes queued.
