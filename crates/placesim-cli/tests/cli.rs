@@ -1111,8 +1111,47 @@ fn fairshare_counts_a_start_within_the_cycle() {
 #[test]
 fn single_job_node_access_keeps_each_vnode_to_one_job() {
     let dir = tempfile::tempdir().unwrap();
+    let run = |tail: &str| three_jobs_on_two_vnodes(dir.path(), tail);
+    let on = |start: u64, vnode: &str| (start, format!("({vnode}:ncpus=1)"));
+    assert_eq!(run(""), [on(0, "n1"), on(1, "n1"), on(2, "n2")]);
+    assert_eq!(
+        run("[moab]\nnode_access_policy = \"SINGLEJOB\"\n"),
+        [on(0, "n1"), on(1, "n2"), on(10, "n1")]
+    );
+}
+
+/// PBS's `node_sort_key` on what is free now, sorted again at each placement: on two vnodes
+/// of 2 ncpus with three one-ncpu jobs at 0, 1 and 2, `ncpus HIGH unused` spreads them (J1 on
+/// n1, ties going to cluster order; J2 on n2, which has more free; J3 on n1 again, a tie),
+/// and `ncpus LOW unused` packs them (n1, n1, then n2 once n1 is full). A fixed order of
+/// totals keeps them in cluster order.
+#[test]
+fn node_sort_key_on_unused_ncpus_sorts_at_each_placement() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |key: &str| {
+        three_jobs_on_two_vnodes(dir.path(), &format!("[pbs]\nnode_sort_key = [\"{key}\"]\n"))
+    };
+    let on = |start: u64, vnode: &str| (start, format!("({vnode}:ncpus=1)"));
+    assert_eq!(
+        run("ncpus HIGH unused"),
+        [on(0, "n1"), on(1, "n2"), on(2, "n1")]
+    );
+    assert_eq!(
+        run("ncpus LOW unused"),
+        [on(0, "n1"), on(1, "n1"), on(2, "n2")]
+    );
+    assert_eq!(
+        run("ncpus HIGH assigned"),
+        [on(0, "n1"), on(1, "n1"), on(2, "n2")]
+    );
+    assert_eq!(run("ncpus HIGH"), [on(0, "n1"), on(1, "n1"), on(2, "n2")]);
+}
+
+/// Three one-ncpu jobs of 10 s submitted at 0, 1 and 2 on two vnodes (n1, n2) of 2 ncpus,
+/// with `tail` in the scenario: each job's start and vnodes, in job order.
+fn three_jobs_on_two_vnodes(dir: &Path, tail: &str) -> Vec<(u64, String)> {
     let trace = write_trace(
-        dir.path(),
+        dir,
         &[
             one_cpu_job(1, 0, 10, 7),
             one_cpu_job(2, 1, 10, 7),
@@ -1120,38 +1159,30 @@ fn single_job_node_access_keeps_each_vnode_to_one_job() {
         ]
         .concat(),
     );
-    let run = |moab: &str| {
-        let scenario = dir.path().join("access.toml");
-        std::fs::write(
-            &scenario,
-            format!(
-                "name = \"access\"\n[[class]]\nname = \"n\"\ncount = 2\nncpus = 2\n\
-                 [workload]\ntrace = \"{trace}\"\n[metrics]\nexec_vnode = true\n{moab}"
-            ),
-        )
-        .unwrap();
-        let out = dir.path().join("out");
-        let o = placesim(&[
-            "run",
-            "--scenario",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", text(&o.stderr));
-        let mut placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
-        placements.sort_by_key(|p| p.job_id);
-        placements
-            .into_iter()
-            .map(|p| (p.start_s.unwrap(), p.exec_vnode.unwrap()))
-            .collect::<Vec<_>>()
-    };
-    let on = |start: u64, vnode: &str| (start, format!("({vnode}:ncpus=1)"));
-    assert_eq!(run(""), [on(0, "n1"), on(1, "n1"), on(2, "n2")]);
-    assert_eq!(
-        run("[moab]\nnode_access_policy = \"SINGLEJOB\"\n"),
-        [on(0, "n1"), on(1, "n2"), on(10, "n1")]
-    );
+    let scenario = dir.join("access.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "name = \"access\"\n[[class]]\nname = \"n\"\ncount = 2\nncpus = 2\n\
+             [workload]\ntrace = \"{trace}\"\n[metrics]\nexec_vnode = true\n{tail}"
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = placesim(&[
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let mut placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
+    placements.sort_by_key(|p| p.job_id);
+    placements
+        .into_iter()
+        .map(|p| (p.start_s.unwrap(), p.exec_vnode.unwrap()))
+        .collect()
 }
 
 /// `job_sort_formula` over the fairshare tree, without `fair_share` (PBS keeps the tree for a

@@ -7,7 +7,7 @@ mod limited;
 mod moab;
 mod pbs;
 
-pub use first_fit::{FirstFit, filter_holds};
+pub use first_fit::{FirstFit, NodeSort, NodeSortBy, NodeSortLine, filter_holds};
 pub use limited::Limited;
 pub use moab::{
     DelayMode, DelayReference, MinLoss, MoabNodeSets, NodeSetOptions, NodeSetPlus, NodeSetSettings,

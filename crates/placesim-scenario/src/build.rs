@@ -14,6 +14,7 @@ use placesim_core::{
     ResourceId, ResourceKind, RuntimeSettings, SimDuration, SimTime, VnodeId, WalltimePolicy,
 };
 use placesim_policy::limits::{Counted, LimitError, LimitScope, LimitSetting, parse_limit};
+use placesim_policy::placement::{NodeSort, NodeSortBy, NodeSortLine};
 use placesim_policy::queue::{
     FairshareEntity, FairshareSettings, FairshareTree, Formula, JobOrder, SortKey, SortLine, Term,
     UsageRate,
@@ -55,7 +56,9 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         .iter()
         .map(|q| cx.keys(&q.node_group_key, &defs, "pbs.queue.node_group_key"))
         .collect::<Result<_, ScenarioError>>()?;
+    let node_order = cx.node_order(&raw, &cluster, &vnode_priority, &run)?;
     let pbs = PbsSettings {
+        node_sort: node_order.by_free,
         psets: PsetSettings {
             node_group_enable: raw.pbs.node_group_enable,
             server_key: cx.keys(&raw.pbs.node_group_key, &defs, "pbs.node_group_key")?,
@@ -65,7 +68,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             only_explicit: raw.pbs.only_explicit_psets,
             // The keys jobs name come with the workload (Scenario::placement).
             job_keys: Vec::new(),
-            node_order: cx.node_order(&raw, &cluster, &vnode_priority, &run)?,
+            node_order: node_order.fixed,
         },
         queues: raw
             .pbs
@@ -135,6 +138,12 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         failures,
         metrics,
     })
+}
+
+/// The order first fit tries vnodes in: made once, or made from the view at each placement.
+struct NodeOrder {
+    fixed: Option<Arc<[VnodeId]>>,
+    by_free: Option<Arc<NodeSort>>,
 }
 
 /// A vnode's consumable capacities (one per slot) and non-consumable properties.
@@ -685,17 +694,19 @@ impl Cx<'_> {
     }
 
     /// PBS's `node_sort_key`: the order first fit tries vnodes in, by `sort_priority` (the
-    /// vnodes' `priority`) and resource totals, each HIGH or LOW, a stable sort of cluster
-    /// order; `None` when it is cluster order. PBS's default is `sort_priority HIGH`, which
-    /// changes nothing until a vnode has a priority. Keys on what is free or assigned change
-    /// with every start and are refused, as is the key under Moab's placement.
+    /// vnodes' `priority`) and resource amounts (`total`, or `unused` and `assigned` now),
+    /// each HIGH or LOW, a stable sort of cluster order. PBS's default is `sort_priority
+    /// HIGH`, which changes nothing until a vnode has a priority. An order of totals and
+    /// priorities is made once (`None` when it is cluster order); one that reads what is free
+    /// or taken is made at each placement, under first-fit placement only. Not under Moab's
+    /// placement.
     fn node_order(
         &self,
         raw: &ScenarioToml,
         cluster: &placesim_core::Cluster,
         priority: &[i64],
         run: &RunSettings,
-    ) -> Result<Option<Arc<[VnodeId]>>, ScenarioError> {
+    ) -> Result<NodeOrder, ScenarioError> {
         let key = "pbs.node_sort_key";
         if let Some(lines) = &raw.pbs.node_sort_key
             && run.placement == PlacementKind::Moab
@@ -708,17 +719,16 @@ impl Cx<'_> {
             ));
         }
         let defs = cluster.resources();
-        enum NodeKey {
-            Priority,
-            Total(ConsumableIdx),
-        }
         let default = [Spanned::new(0..0, "sort_priority HIGH".to_owned())];
         let lines = raw
             .pbs
             .node_sort_key
             .as_ref()
             .map_or(&default[..], |l| &l.get_ref()[..]);
-        let mut keys = Vec::new();
+        let mut sort = NodeSort {
+            lines: Vec::new(),
+            priority: Arc::from(priority),
+        };
         for line in lines {
             let text = line.get_ref();
             let words: Vec<&str> = text.split_whitespace().collect();
@@ -729,37 +739,32 @@ impl Cx<'_> {
                     return Err(self.at(
                         line,
                         key,
-                        format!("`{text}`: expected `<sort_priority|resource> HIGH|LOW [total]`"),
+                        format!(
+                            "`{text}`: expected `<sort_priority|resource> HIGH|LOW \
+                             [total|unused|assigned]`"
+                        ),
                     ));
                 }
             };
             let high_first = self.sort_direction(line, key, direction)?;
-            match amount {
-                "total" => {}
-                "assigned" | "unused" => {
-                    return Err(self.at(
-                        line,
-                        key,
-                        format!(
-                            "`{text}`: sorting by the {amount} amount is not modelled yet: it \
-                             changes with every start; sort_priority and totals are"
-                        ),
-                    ));
-                }
-                other => {
-                    return Err(self.at(
-                        line,
-                        key,
-                        format!(
-                            "`{text}`: unknown amount `{other}`: expected total, assigned or unused"
-                        ),
-                    ));
-                }
-            }
-            let node_key = match name {
-                "sort_priority" => NodeKey::Priority,
+            let by = match name {
+                "sort_priority" => NodeSortBy::Priority,
                 resource => match defs.lookup(resource).and_then(|id| defs.consumable_idx(id)) {
-                    Some(c) => NodeKey::Total(c),
+                    Some(c) => match amount {
+                        "total" => NodeSortBy::Total(c),
+                        "unused" => NodeSortBy::Unused(c),
+                        "assigned" => NodeSortBy::Assigned(c),
+                        other => {
+                            return Err(self.at(
+                                line,
+                                key,
+                                format!(
+                                    "`{text}`: unknown amount `{other}`: expected total, \
+                                     unused or assigned"
+                                ),
+                            ));
+                        }
+                    },
                     None => {
                         return Err(self.at(
                             line,
@@ -772,26 +777,34 @@ impl Cx<'_> {
                     }
                 },
             };
-            keys.push((node_key, high_first));
+            sort.lines.push(NodeSortLine { by, high_first });
         }
-        let value = |v: VnodeId, k: &NodeKey| -> i128 {
-            match k {
-                NodeKey::Priority => i128::from(priority.get(v.index()).copied().unwrap_or(0)),
-                NodeKey::Total(c) => i128::from(cluster.capacity(v)[c.index()]),
+        if sort.is_dynamic() {
+            if run.placement != PlacementKind::FirstFit {
+                let lines = raw
+                    .pbs
+                    .node_sort_key
+                    .as_ref()
+                    .map_or(&default[0], |l| &l.get_ref()[0]);
+                return Err(self.at(
+                    lines,
+                    key,
+                    "sorting by the unused or assigned amount goes with placement first-fit \
+                     only (placement sets keep their vnodes in a fixed order)"
+                        .to_owned(),
+                ));
             }
-        };
-        let mut order: Vec<VnodeId> = (0..cluster.n_vnodes()).map(VnodeId::from_index).collect();
-        order.sort_by(|&a, &b| {
-            keys.iter()
-                .map(|(k, high)| {
-                    let (x, y) = (value(a, k), value(b, k));
-                    if *high { y.cmp(&x) } else { x.cmp(&y) }
-                })
-                .find(|o| o.is_ne())
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
+            return Ok(NodeOrder {
+                fixed: None,
+                by_free: Some(Arc::new(sort)),
+            });
+        }
+        let order = sort.order(&placesim_core::ClusterState::new(cluster.clone()));
         let is_cluster_order = order.iter().enumerate().all(|(i, v)| v.index() == i);
-        Ok((!is_cluster_order).then(|| Arc::from(order)))
+        Ok(NodeOrder {
+            fixed: (!is_cluster_order).then(|| Arc::from(order)),
+            by_free: None,
+        })
     }
 
     /// PBS's job order: `[pbs] job_sort_key`, `by_queue` and `round_robin`, and the queues'

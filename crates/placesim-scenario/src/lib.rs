@@ -290,6 +290,9 @@ pub struct PbsSettings {
     pub order: placesim_policy::queue::JobOrder,
     /// Run limits: the server's `max_run` and `max_run_res`, then each queue's.
     pub limits: Vec<placesim_policy::limits::LimitSetting>,
+    /// `node_sort_key` when it reads what is free or taken now (first-fit placement sorts
+    /// the vnodes again at each placement); a fixed order is in `psets.node_order`.
+    pub node_sort: Option<std::sync::Arc<placesim_policy::placement::NodeSort>>,
 }
 
 /// One PBS queue.

@@ -10,9 +10,10 @@ impl Scenario {
     /// requests of `workload` (the keys its jobs name in `group=`, the values in `nodeset=`).
     pub fn placement(&self, workload: &Workload) -> PlacementSpec {
         match self.run.placement {
-            PlacementKind::FirstFit => {
-                PlacementSpec::FirstFit(FirstFit::in_order(self.pbs.psets.node_order.clone()))
-            }
+            PlacementKind::FirstFit => PlacementSpec::FirstFit(match &self.pbs.node_sort {
+                Some(sort) => FirstFit::sorted_by_free(sort.clone()),
+                None => FirstFit::in_order(self.pbs.psets.node_order.clone()),
+            }),
             PlacementKind::Pbs => PlacementSpec::Pbs(Box::new(PbsPsets::new(
                 &self.cluster,
                 PsetSettings {

@@ -25,6 +25,77 @@ pub struct FirstFit {
     list: Vec<usize>,
     /// The order vnodes are tried in when not cluster order (PBS's `node_sort_key`).
     order: Option<Arc<[VnodeId]>>,
+    /// PBS's `node_sort_key` when it reads what is free or taken now: the order is made
+    /// again from the view at each placement.
+    by_free: Option<Arc<NodeSort>>,
+}
+
+/// What one `node_sort_key` line sorts vnodes by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeSortBy {
+    /// `sort_priority`: the vnode's `priority`.
+    Priority,
+    /// A consumable's `total` (`resources_available`).
+    Total(ConsumableIdx),
+    /// A consumable's `unused` amount: what is free now.
+    Unused(ConsumableIdx),
+    /// A consumable's `assigned` amount: what jobs hold now.
+    Assigned(ConsumableIdx),
+}
+
+/// One `node_sort_key` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeSortLine {
+    /// What it sorts by.
+    pub by: NodeSortBy,
+    /// `HIGH`: descending.
+    pub high_first: bool,
+}
+
+/// PBS's `node_sort_key` lines, applied in turn; ties keep cluster order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeSort {
+    /// The lines.
+    pub lines: Vec<NodeSortLine>,
+    /// Per vnode: its `priority` (`sort_priority`).
+    pub priority: Arc<[i64]>,
+}
+
+impl NodeSort {
+    /// Whether a line reads what is free or taken, which changes with every start.
+    pub fn is_dynamic(&self) -> bool {
+        self.lines
+            .iter()
+            .any(|l| matches!(l.by, NodeSortBy::Unused(_) | NodeSortBy::Assigned(_)))
+    }
+
+    fn value(&self, view: &impl StateView, v: VnodeId, by: NodeSortBy) -> i128 {
+        match by {
+            NodeSortBy::Priority => i128::from(self.priority.get(v.index()).copied().unwrap_or(0)),
+            NodeSortBy::Total(c) => i128::from(view.cluster().capacity(v)[c.index()]),
+            NodeSortBy::Unused(c) => i128::from(view.free(v, c)),
+            NodeSortBy::Assigned(c) => {
+                i128::from(view.cluster().capacity(v)[c.index()]) - i128::from(view.free(v, c))
+            }
+        }
+    }
+
+    /// Every vnode in this order, in `view`.
+    pub fn order(&self, view: &impl StateView) -> Vec<VnodeId> {
+        let n = view.cluster().n_vnodes();
+        let mut order: Vec<VnodeId> = (0..n).map(VnodeId::from_index).collect();
+        order.sort_by(|&a, &b| {
+            self.lines
+                .iter()
+                .map(|l| {
+                    let (x, y) = (self.value(view, a, l.by), self.value(view, b, l.by));
+                    if l.high_first { y.cmp(&x) } else { x.cmp(&y) }
+                })
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        order
+    }
 }
 
 impl FirstFit {
@@ -33,6 +104,16 @@ impl FirstFit {
     pub fn in_order(order: Option<Arc<[VnodeId]>>) -> FirstFit {
         FirstFit {
             order,
+            ..FirstFit::default()
+        }
+    }
+
+    /// First fit trying vnodes in the order `sort` gives in the view of each placement: PBS's
+    /// `node_sort_key` on `unused` or `assigned` amounts, which PBS sorts again after every
+    /// start.
+    pub fn sorted_by_free(sort: Arc<NodeSort>) -> FirstFit {
+        FirstFit {
+            by_free: Some(sort),
             ..FirstFit::default()
         }
     }
@@ -115,8 +196,12 @@ impl FirstFit {
         view: &Scratch<'_>,
         within: Option<&[VnodeId]>,
     ) -> Option<Allocation> {
-        // Without a list of its own, a search walks the configured node order, if any.
-        let order = self.order.clone();
+        // Without a list of its own, a search walks the configured node order, if any: made
+        // from this view when it reads what is free.
+        let order = match (&self.by_free, within) {
+            (Some(sort), None) => Some(Arc::from(sort.order(view))),
+            _ => self.order.clone(),
+        };
         let within = within.or(order.as_deref());
         // The aggregate check first: it rejects most jobs that cannot start in O(consumables).
         chunks_totals_into(shape.chunks, &mut self.totals);

@@ -290,9 +290,15 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
     // node_sort_key: its refusals.
     assert_eq!(
         error_of(&format!(
-            "{BASE}[pbs]\nnode_sort_key = [\"ncpus HIGH unused\"]\n"
+            "{BASE}[run]\nplacement = \"pbs\"\n[pbs]\nnode_sort_key = [\"ncpus HIGH unused\"]\n"
         )),
-        "test.toml:5:18: key `pbs.node_sort_key`: `ncpus HIGH unused`: sorting by the unused amount is not modelled yet: it changes with every start; sort_priority and totals are"
+        "test.toml:7:18: key `pbs.node_sort_key`: sorting by the unused or assigned amount goes with placement first-fit only (placement sets keep their vnodes in a fixed order)"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[pbs]\nnode_sort_key = [\"ncpus HIGH free\"]\n"
+        )),
+        "test.toml:5:18: key `pbs.node_sort_key`: `ncpus HIGH free`: unknown amount `free`: expected total, unused or assigned"
     );
     assert_eq!(
         error_of(&format!("{BASE}[pbs]\nnode_sort_key = [\"host HIGH\"]\n")),
