@@ -274,11 +274,7 @@ fn scan_all(runs: &[RunDir], file: &str, columns: &[&str]) -> PolarsResult<LazyF
     concat(frames, UnionArgs::default())
 }
 
-fn f64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<f64>>> {
-    let column = df.column(name)?.cast(&DataType::Float64)?;
-    let ca = column.f64()?;
-    Ok((0..ca.len()).map(|i| ca.get(i)).collect())
-}
+use crate::f64_column as f64s;
 
 fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<String>> {
     let s = df.column(name)?.as_materialized_series().clone();

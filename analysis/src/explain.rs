@@ -3,7 +3,8 @@
 //! first became a top job. What `placesim explain` prints, and what `report --explain` shows.
 
 use crate::{
-    ReportError, polars_err, read_columns as read, str_column as strs, u64_column as u64s,
+    ReportError, f64_column as f64s, polars_err, read_columns as read, str_column as strs,
+    u64_column as u64s,
 };
 use placesim_metrics::schema::{events, jobs};
 use polars::prelude::*;
@@ -29,6 +30,8 @@ pub fn explain(run_dir: &Path, job_id: u64) -> Result<String, ReportError> {
             jobs::REQUEST.name,
             jobs::PLACEMENT_SET.name,
             jobs::EXEC_VNODE.name,
+            jobs::PRIORITY_AT_SUBMIT.name,
+            jobs::PRIORITY_AT_START.name,
         ],
     )?;
     let table = (|| -> PolarsResult<_> {
@@ -43,6 +46,13 @@ pub fn explain(run_dir: &Path, job_id: u64) -> Result<String, ReportError> {
             strs(&df, jobs::REQUEST.name)?,
             strs(&df, jobs::PLACEMENT_SET.name)?,
             strs(&df, jobs::EXEC_VNODE.name)?,
+        ))
+    })()
+    .map_err(polars_err(&jobs_path))?;
+    let priorities = (|| -> PolarsResult<_> {
+        Ok((
+            f64s(&df, jobs::PRIORITY_AT_SUBMIT.name)?,
+            f64s(&df, jobs::PRIORITY_AT_START.name)?,
         ))
     })()
     .map_err(polars_err(&jobs_path))?;
@@ -132,6 +142,10 @@ pub fn explain(run_dir: &Path, job_id: u64) -> Result<String, ReportError> {
         "  set:        {}",
         sets[me].clone().unwrap_or_else(none)
     );
+    if let Some(first) = priorities.0[me] {
+        let at_start = priorities.1[me].map_or_else(String::new, |p| format!(", {p:.2} at start"));
+        let _ = writeln!(out, "  priority:   {first:.2} at submit{at_start}");
+    }
     let _ = writeln!(out, "what the scheduler said, in time order:");
     for (time, kind, text, estimate) in &said {
         let detail = match (estimate, text) {

@@ -157,6 +157,13 @@ pub(crate) fn u64_column(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<
     Ok(df.column(name)?.u64()?.iter().collect())
 }
 
+/// A numeric column of `df` as f64, nulls kept.
+pub(crate) fn f64_column(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<f64>>> {
+    let column = df.column(name)?.cast(&DataType::Float64)?;
+    let ca = column.f64()?;
+    Ok((0..ca.len()).map(|i| ca.get(i)).collect())
+}
+
 /// A string column of `df`, nulls kept.
 pub(crate) fn str_column(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
     Ok(df

@@ -1244,3 +1244,46 @@ fn a_formula_reads_the_fairshare_tree() {
     let (starts, _) = run_on_vnodes(dir.path(), 2, &trace_used, ties);
     assert_eq!(starts, [0, 50, 60, 0]);
 }
+
+/// Moab fairshare in the priority (`FSUSERWEIGHT 100`, DEDICATEDPS, users 7 and 8 with
+/// targets of 50 %): on one vnode user 8's J1 runs from 0 to 100, and its dedicated
+/// processor-seconds accrue at each iteration (10, 20, 100): user 8 has used all 100 the
+/// machine delivered. At 100, user 8's J2 (queued 90 s) has 1.5 + 100 × (50 − 100), clipped
+/// to Moab's floor of 1, and user 7's J3 (queued 80 s) 80/60 + 100 × 50 = 5001.33 (5000 at its
+/// submission, when user 7 had used none of the 20 delivered): J3 starts at 100, J2 at 110
+/// (still 1: user 8 has 100 of 110). Without the fairshare weight, queue time alone: J2
+/// first. With user 8's target a floor (`50+`), its factor never goes below 0: J2's priority
+/// is its queue time.
+#[test]
+fn moab_fairshare_raises_the_user_below_its_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        one_cpu_job(1, 0, 100, 8),
+        one_cpu_job(2, 10, 10, 8),
+        one_cpu_job(3, 20, 10, 7),
+    ]
+    .concat();
+    let fair = "[moab.priority]\nfsuserweight = 100\n\
+                [moab.fairshare]\npolicy = \"DEDICATEDPS\"\nuser = { \"7\" = \"50\", \"8\" = \"50\" }\n";
+    let (starts, out) = run_on_vnodes(dir.path(), 1, &trace, fair);
+    assert_eq!(starts, [0, 110, 100]);
+    let j3 = explain(&out, "3");
+    assert!(
+        j3.contains("  priority:   5000.00 at submit, 5001.33 at start\n"),
+        "{j3}"
+    );
+    let j2 = explain(&out, "2");
+    assert!(
+        j2.contains("  priority:   1.00 at submit, 1.00 at start\n"),
+        "{j2}"
+    );
+    let (starts, _) = run_on_vnodes(dir.path(), 1, &trace, "[moab.priority]\n");
+    assert_eq!(starts, [0, 100, 110]);
+    let floor = fair.replace("\"8\" = \"50\"", "\"8\" = \"50+\"");
+    let (_, out) = run_on_vnodes(dir.path(), 1, &trace, &floor);
+    assert!(
+        explain(&out, "2").contains("  priority:   1.00 at submit, 1.67 at start\n"),
+        "{}",
+        explain(&out, "2")
+    );
+}

@@ -782,6 +782,15 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
         self.inner.job_estimated(now, estimate);
     }
 
+    fn job_priority(
+        &mut self,
+        now: placesim_core::SimTime,
+        id: placesim_core::JobId,
+        priority: f64,
+    ) {
+        self.inner.job_priority(now, id, priority);
+    }
+
     fn instant_settled(&mut self, instant: &placesim_core::SettledInstant<'_>) {
         self.inner.instant_settled(instant);
     }

@@ -12,6 +12,7 @@ mod fcfs;
 mod formula;
 mod greedy;
 mod kept;
+mod moab_fairshare;
 mod order;
 
 pub use calendar::Shortcuts;
@@ -23,6 +24,9 @@ pub use fairshare::{
 pub use fcfs::Fcfs;
 pub use formula::{Formula, FormulaError, MAX_FORMULA_DEPTH, Term, TermValues};
 pub use greedy::Greedy;
+pub use moab_fairshare::{
+    CREDENTIALS, MoabCredential, MoabFairshare, MoabFairshareSettings, Target, TargetMode,
+};
 pub use order::{JobOrder, Ordered, SortKey, SortLine};
 
 use calendar::{Calendar, place_on};

@@ -16,8 +16,8 @@ use placesim_core::{
 use placesim_policy::limits::{Counted, LimitError, LimitScope, LimitSetting, parse_limit};
 use placesim_policy::placement::{NodeSort, NodeSortBy, NodeSortLine};
 use placesim_policy::queue::{
-    FairshareEntity, FairshareSettings, FairshareTree, Formula, JobOrder, SortKey, SortLine, Term,
-    UsageRate,
+    FairshareEntity, FairshareSettings, FairshareTree, Formula, JobOrder, MoabFairshareSettings,
+    SortKey, SortLine, Target, TargetMode, Term, UsageRate,
 };
 use placesim_workload::TraceFormat;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams, tsafrir};
@@ -96,7 +96,15 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
                 .to_owned(),
         ));
     }
-    let moab = cx.moab(&raw, &defs)?;
+    // Moab's processor equivalents weigh memory by the machine's memory per processor.
+    let mem_per_ncpu = defs
+        .lookup("mem")
+        .and_then(|id| defs.consumable_idx(id))
+        .map(|c| {
+            let ncpus = cluster.capacity_total(ConsumableIdx::NCPUS).max(1) as f64;
+            (c, cluster.capacity_total(c) as f64 / ncpus)
+        });
+    let moab = cx.moab(&raw, &defs, mem_per_ncpu)?;
     if let Some(priority) = &raw.moab.priority
         && !pbs.order.is_submit_order()
     {
@@ -898,6 +906,7 @@ impl Cx<'_> {
             threshold,
             fairshare,
             by_fairshare: raw.pbs.fair_share,
+            moab_fairshare: None,
         })
     }
 
@@ -1455,7 +1464,12 @@ impl Cx<'_> {
         })
     }
 
-    fn moab(&self, raw: &ScenarioToml, defs: &ResourceDefs) -> Result<MoabSettings, ScenarioError> {
+    fn moab(
+        &self,
+        raw: &ScenarioToml,
+        defs: &ResourceDefs,
+        mem_per_ncpu: Option<(ConsumableIdx, f64)>,
+    ) -> Result<MoabSettings, ScenarioError> {
         let m = &raw.moab;
         let feature_resource = match &m.feature_resource {
             Some(name) => {
@@ -1636,7 +1650,7 @@ impl Cx<'_> {
             nodesets,
             list: m.nodeset_list.iter().map(|e| e.get_ref().clone()).collect(),
             classes,
-            order: self.moab_order(raw, defs)?,
+            order: self.moab_order(raw, defs, mem_per_ncpu)?,
             single_job: self
                 .choice(
                     m.node_access_policy.as_ref(),
@@ -1656,6 +1670,7 @@ impl Cx<'_> {
         &self,
         raw: &ScenarioToml,
         defs: &ResourceDefs,
+        mem_per_ncpu: Option<(ConsumableIdx, f64)>,
     ) -> Result<JobOrder, ScenarioError> {
         let Some(spanned) = &raw.moab.priority else {
             return Ok(JobOrder::default());
@@ -1705,23 +1720,183 @@ impl Cx<'_> {
                 ),
             ),
         );
+        let fs_weights = [
+            p.fsuserweight,
+            p.fsgroupweight,
+            p.fsaccountweight,
+            p.fsclassweight,
+        ]
+        .map(|w| w.unwrap_or(0.0));
+        let moab_fairshare = self.moab_fairshare(raw, mem_per_ncpu, &fs_weights)?;
+        let fs = capped(
+            p.fscap,
+            format!(
+                "({})",
+                ["fs_user", "fs_group", "fs_account", "fs_class"]
+                    .iter()
+                    .zip(fs_weights)
+                    .map(|(term, w)| weighted(w, (*term).to_owned()))
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            ),
+        );
         let total = format!(
-            "{} + {}",
+            "{} + {} + {}",
             weighted(p.servweight.unwrap_or(1.0), serv),
-            weighted(p.resweight.unwrap_or(1.0), res)
+            weighted(p.resweight.unwrap_or(1.0), res),
+            weighted(p.fsweight.unwrap_or(1.0), fs)
         );
         let clipped = if p.enablenegjobpriority {
             format!("min({total}, 1e9)")
         } else {
             format!("min(max({total}, 1), 1e9)")
         };
-        let term = |name: &str| formula_term(defs, name);
+        // Moab's own terms, which PBS's formula does not have.
+        let term = |name: &str| match name {
+            "fs_user" => Ok(Term::MoabFairshare(0)),
+            "fs_group" => Ok(Term::MoabFairshare(1)),
+            "fs_account" => Ok(Term::MoabFairshare(2)),
+            "fs_class" => Ok(Term::MoabFairshare(3)),
+            other => formula_term(defs, other),
+        };
         let formula = Formula::parse(&clipped, &term)
             .map_err(|e| self.at(spanned, "moab.priority", e.message))?;
         Ok(JobOrder {
             formula: Some(Arc::new(formula)),
+            moab_fairshare: moab_fairshare.map(Arc::new),
             ..JobOrder::default()
         })
+    }
+
+    /// Moab's fairshare (`[moab.fairshare]`, queue-disciplines.md §3.3): refused without a
+    /// fairshare weight of the priority for a credential, since it would do nothing.
+    fn moab_fairshare(
+        &self,
+        raw: &ScenarioToml,
+        mem_per_ncpu: Option<(ConsumableIdx, f64)>,
+        weights: &[f64; 4],
+    ) -> Result<Option<MoabFairshareSettings>, ScenarioError> {
+        let Some(spanned) = &raw.moab.fairshare else {
+            return Ok(None);
+        };
+        let f = spanned.get_ref();
+        let key = "moab.fairshare";
+        if weights.iter().all(|&w| w == 0.0) {
+            return Err(self.at(
+                spanned,
+                key,
+                "fairshare does nothing without a weight for it in [moab.priority] \
+                 (fsuserweight, fsgroupweight, fsaccountweight or fsclassweight)"
+                    .to_owned(),
+            ));
+        }
+        let policy = f.policy.get_ref().to_ascii_uppercase();
+        let (base, percent_based) = match policy.strip_suffix('%') {
+            Some(base) => (base, true),
+            None => (policy.as_str(), false),
+        };
+        let processor_equivalents = match base {
+            "DEDICATEDPS" => false,
+            "DEDICATEDPES" => true,
+            _ => {
+                return Err(self.at(
+                    &f.policy,
+                    "moab.fairshare.policy",
+                    format!(
+                        "unknown value `{}`: expected DEDICATEDPS or DEDICATEDPES, with or \
+                         without a trailing %",
+                        f.policy.get_ref()
+                    ),
+                ));
+            }
+        };
+        let interval_s = match &f.interval {
+            None => 86_400,
+            Some(v) => self.duration(v, "moab.fairshare.interval")?,
+        };
+        if interval_s == 0 {
+            let span = f.interval.as_ref().map_or(0..0, Spanned::span);
+            return Err(self.error(
+                span,
+                Some("moab.fairshare.interval"),
+                "expected a positive duration".to_owned(),
+            ));
+        }
+        let depth = match &f.depth {
+            None => 7,
+            Some(d) if (1..=32).contains(d.get_ref()) => *d.get_ref() as usize,
+            Some(d) => {
+                return Err(self.at(
+                    d,
+                    "moab.fairshare.depth",
+                    format!("expected 1 to 32 windows, found {}", d.get_ref()),
+                ));
+            }
+        };
+        let decay = match &f.decay {
+            None => 1.0,
+            Some(d) if *d.get_ref() > 0.0 && *d.get_ref() <= 1.0 => *d.get_ref(),
+            Some(d) => {
+                return Err(self.at(
+                    d,
+                    "moab.fairshare.decay",
+                    format!(
+                        "expected a number above 0 and at most 1, found {}",
+                        d.get_ref()
+                    ),
+                ));
+            }
+        };
+        let targets = |table: &std::collections::BTreeMap<String, Spanned<String>>,
+                       name: &str|
+         -> Result<std::collections::HashMap<String, Target>, ScenarioError> {
+            table
+                .iter()
+                .map(|(who, text)| {
+                    let t = text.get_ref().trim();
+                    let (number, mode) = match t.as_bytes().last() {
+                        Some(b'+') => (&t[..t.len() - 1], TargetMode::Floor),
+                        Some(b'-') => (&t[..t.len() - 1], TargetMode::Ceiling),
+                        _ => (t, TargetMode::Target),
+                    };
+                    let percent = number
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|p| p.is_finite() && *p >= 0.0 && *p <= 100.0)
+                        .ok_or_else(|| {
+                            self.at(
+                                text,
+                                &format!("moab.fairshare.{name}"),
+                                format!(
+                                    "`{t}`: expected a target percent from 0 to 100, \
+                                     optionally followed by + (floor) or - (ceiling)"
+                                ),
+                            )
+                        })?;
+                    Ok((who.clone(), Target { percent, mode }))
+                })
+                .collect()
+        };
+        Ok(Some(MoabFairshareSettings {
+            processor_equivalents,
+            mem_per_ncpu,
+            percent_based,
+            interval_s,
+            depth,
+            decay,
+            targets: [
+                targets(&f.user, "user")?,
+                targets(&f.group, "group")?,
+                targets(&f.account, "account")?,
+                targets(&f.class, "class")?,
+            ],
+            class_of_queue: raw
+                .moab
+                .class
+                .iter()
+                .flat_map(|c| c.swf_queues.iter().map(|&q| (q, c.name.clone())))
+                .collect(),
+        }))
     }
 
     /// A fraction in [0, 1] (1 when absent).

@@ -342,6 +342,35 @@ pub struct MoabToml {
     pub class: Vec<MoabClassToml>,
     /// Job priority: the component and subcomponent weights and caps of moab.cfg.
     pub priority: Option<Spanned<MoabPriorityToml>>,
+    /// Fairshare: FSPOLICY, FSINTERVAL, FSDEPTH, FSDECAY and the credentials' FSTARGETs.
+    pub fairshare: Option<Spanned<MoabFairshareToml>>,
+}
+
+/// `[moab.fairshare]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoabFairshareToml {
+    /// FSPOLICY: DEDICATEDPS or DEDICATEDPES, with a trailing `%` for the percent form.
+    pub policy: Spanned<String>,
+    /// FSINTERVAL [default: 24:00:00].
+    pub interval: Option<Spanned<toml::Value>>,
+    /// FSDEPTH [default: 7].
+    pub depth: Option<Spanned<u32>>,
+    /// FSDECAY [default: 1.0].
+    pub decay: Option<Spanned<f64>>,
+    /// USERCFG[name] FSTARGET, by user number (`DEFAULT` for the rest): `"20"`, `"20+"`
+    /// (floor) or `"20-"` (ceiling).
+    #[serde(default)]
+    pub user: std::collections::BTreeMap<String, Spanned<String>>,
+    /// GROUPCFG[name] FSTARGET, by group number.
+    #[serde(default)]
+    pub group: std::collections::BTreeMap<String, Spanned<String>>,
+    /// ACCOUNTCFG[name] FSTARGET, by project.
+    #[serde(default)]
+    pub account: std::collections::BTreeMap<String, Spanned<String>>,
+    /// CLASSCFG[name] FSTARGET, by Moab class.
+    #[serde(default)]
+    pub class: std::collections::BTreeMap<String, Spanned<String>>,
 }
 
 /// `[moab.priority]`: Moab's priority weights and caps, by their moab.cfg names in lower
@@ -384,6 +413,18 @@ pub struct MoabPriorityToml {
     pub psweight: Option<f64>,
     /// PSCAP.
     pub pscap: Option<f64>,
+    /// FSWEIGHT: the fairshare component's weight [default: 1].
+    pub fsweight: Option<f64>,
+    /// FSCAP.
+    pub fscap: Option<f64>,
+    /// FSUSERWEIGHT [default: 0].
+    pub fsuserweight: Option<f64>,
+    /// FSGROUPWEIGHT [default: 0].
+    pub fsgroupweight: Option<f64>,
+    /// FSACCOUNTWEIGHT [default: 0].
+    pub fsaccountweight: Option<f64>,
+    /// FSCLASSWEIGHT [default: 0].
+    pub fsclassweight: Option<f64>,
     /// ENABLENEGJOBPRIORITY: priorities below 1 are kept, not raised to 1.
     #[serde(default)]
     pub enablenegjobpriority: bool,

@@ -30,6 +30,10 @@ pub enum Term {
     FairshareTreeUsage,
     /// `fairshare_factor`: 2^(−tree usage ÷ share), 0 for an entity with no share.
     FairshareFactor,
+    /// Moab's fairshare factor of one of the job's credentials (by its index in
+    /// [`super::CREDENTIALS`]): the distance of its usage to its target. Only Moab's priority
+    /// names it.
+    MoabFairshare(u8),
 }
 
 impl Term {
@@ -79,6 +83,7 @@ pub struct Formula {
     root: Node,
     dynamic: bool,
     fairshare: bool,
+    moab_fairshare: bool,
 }
 
 // A parsed number is never NaN (the parser reads only digits, a point and an exponent), so
@@ -109,6 +114,9 @@ pub struct TermValues<'a> {
     /// The job's entity's share of the machine and usage factor in the fairshare tree, at
     /// the start of the cycle; 0 for both without a tree.
     pub fairshare: (f64, f64),
+    /// Moab's fairshare factors of the job's credentials, at the start of the iteration;
+    /// zeros without Moab fairshare.
+    pub moab_fairshare: [f64; 4],
 }
 
 impl Formula {
@@ -136,12 +144,19 @@ impl Formula {
         ]
         .into_iter()
         .any(|t| uses(&root, t));
-        let dynamic = fairshare || uses(&root, Term::EligibleTime);
+        let moab_fairshare = (0..4).any(|k| uses(&root, Term::MoabFairshare(k)));
+        let dynamic = fairshare || moab_fairshare || uses(&root, Term::EligibleTime);
         Ok(Formula {
             root,
             dynamic,
             fairshare,
+            moab_fairshare,
         })
+    }
+
+    /// Whether it reads Moab's fairshare factors.
+    pub fn uses_moab_fairshare(&self) -> bool {
+        self.moab_fairshare
     }
 
     /// Whether it reads the fairshare tree (whose usage then has to be kept, as PBS keeps it
@@ -188,6 +203,7 @@ fn term_value(term: Term, v: &TermValues<'_>) -> f64 {
         Term::FairshareTreeUsage => v.fairshare.1,
         Term::FairshareFactor if v.fairshare.0 == 0.0 => 0.0,
         Term::FairshareFactor => 2f64.powf(-(v.fairshare.1 / v.fairshare.0)),
+        Term::MoabFairshare(k) => v.moab_fairshare.get(usize::from(k)).copied().unwrap_or(0.0),
     }
 }
 

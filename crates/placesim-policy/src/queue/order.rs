@@ -5,6 +5,7 @@
 
 use super::fairshare::{Fairshare, FairshareSettings};
 use super::formula::{Formula, TermValues};
+use super::moab_fairshare::{MoabFairshare, MoabFairshareSettings};
 use placesim_core::{
     ConsumableIdx, Decision, JobId, SchedContext, SchedulingPolicy, SimTime, TopJobEstimate,
     Workload,
@@ -54,6 +55,8 @@ pub struct JobOrder {
     /// `fair_share`: the more deserving entity first, after the formula and before the sort
     /// keys.
     pub by_fairshare: bool,
+    /// Moab's fairshare, which Moab's priority (the formula) reads.
+    pub moab_fairshare: Option<Arc<MoabFairshareSettings>>,
 }
 
 // The threshold is never NaN (a scenario refuses it), so equality is reflexive.
@@ -85,6 +88,7 @@ impl JobOrder {
         job: JobId,
         now: SimTime,
         fair: Option<&Fairshare>,
+        moab: Option<&MoabFairshare>,
     ) -> f64 {
         formula.value(&TermValues {
             workload,
@@ -92,6 +96,7 @@ impl JobOrder {
             now,
             queue_priority: self.queue_of(workload, job).0,
             fairshare: fair.map_or((0.0, 0.0), |f| f.terms(job)),
+            moab_fairshare: moab.map_or([0.0; 4], |m| m.factors(workload, job)),
         })
     }
 
@@ -126,7 +131,7 @@ impl JobOrder {
         let mut by: Vec<u32> = (0..n as u32).collect();
         let values: Vec<f64> = match &self.formula {
             Some(f) if !f.is_dynamic() => (0..n as u32)
-                .map(|j| self.formula_value(f, workload, JobId(j), SimTime(0), None))
+                .map(|j| self.formula_value(f, workload, JobId(j), SimTime(0), None, None))
                 .collect(),
             _ => Vec::new(),
         };
@@ -251,6 +256,8 @@ pub struct Ordered<S> {
     under_text: Arc<str>,
     /// Fairshare's usage over the run, when the order has it.
     fair: Option<Fairshare>,
+    /// Moab fairshare's usage over the run, when the order has it.
+    moab_fair: Option<MoabFairshare>,
     /// The top-job estimates of the pass that stood (under fairshare, the discipline's pass
     /// may run several times).
     estimates: Vec<TopJobEstimate>,
@@ -274,6 +281,10 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 .as_ref()
                 .map(|f| Fairshare::new(FairshareSettings::clone(f))),
             estimates: Vec::new(),
+            moab_fair: order
+                .moab_fairshare
+                .as_ref()
+                .map(|f| MoabFairshare::new(MoabFairshareSettings::clone(f))),
             order,
         }
     }
@@ -379,11 +390,20 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                 fair.node(ctx.workload, j);
             }
         }
+        if let Some(moab) = &mut self.moab_fair {
+            moab.update(ctx.workload, ctx.now.0, ctx.running);
+        }
         if let Some(f) = dynamic {
             self.values.resize(n, 0.0);
             for &j in ctx.queue {
-                self.values[j.index()] =
-                    order.formula_value(f, ctx.workload, j, ctx.now, self.fair.as_ref());
+                self.values[j.index()] = order.formula_value(
+                    f,
+                    ctx.workload,
+                    j,
+                    ctx.now,
+                    self.fair.as_ref(),
+                    self.moab_fair.as_ref(),
+                );
             }
         }
         self.sorted.clear();
@@ -447,6 +467,13 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             };
             self.inner.schedule(&sorted, decisions);
         }
+        if let Some(moab) = &mut self.moab_fair {
+            moab.started(
+                decisions[before..]
+                    .iter()
+                    .map(|Decision::Start { job, .. }| (*job, ctx.now.0)),
+            );
+        }
         if let Some(fair) = &mut self.fair {
             let mut running: Vec<(JobId, u64)> =
                 ctx.running.iter().map(|r| (r.job, r.start.0)).collect();
@@ -477,7 +504,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
 
     /// Under fairshare, as PBS: every cycle accrues the running jobs' usage.
     fn passes_when_idle(&self) -> bool {
-        self.fair.is_some() || self.inner.passes_when_idle()
+        self.fair.is_some() || self.moab_fair.is_some() || self.inner.passes_when_idle()
     }
 
     fn retract_pass(&mut self) {

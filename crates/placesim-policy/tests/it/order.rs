@@ -206,6 +206,7 @@ mod formula {
             now: SimTime(1000),
             queue_priority: 7,
             fairshare: (0.0, 0.0),
+            moab_fairshare: [0.0; 4],
         })
     }
 

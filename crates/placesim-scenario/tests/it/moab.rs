@@ -107,6 +107,7 @@ fn priority_weights_and_caps_as_moab_computes_them() {
             now: SimTime(1000),
             queue_priority: 0,
             fairshare: (0.0, 0.0),
+            moab_fairshare: [0.0; 4],
         })
     };
     // Moab's defaults: minutes queued.
