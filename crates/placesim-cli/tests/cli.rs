@@ -793,12 +793,23 @@ fn run_on_vnodes(
     trace: &str,
     tail: &str,
 ) -> (Vec<u64>, std::path::PathBuf) {
+    let class = format!("count = {vnodes}\nncpus = 1\n");
+    run_on_class(dir, &class, trace, tail)
+}
+
+/// As [`run_with_limits`], on vnodes of one class whose keys (after its name) are `class`.
+fn run_on_class(
+    dir: &Path,
+    class: &str,
+    trace: &str,
+    tail: &str,
+) -> (Vec<u64>, std::path::PathBuf) {
     let trace = write_trace(dir, trace);
     let scenario = dir.join("limits.toml");
     std::fs::write(
         &scenario,
         format!(
-            "name = \"limits\"\n[[class]]\nname = \"n\"\ncount = {vnodes}\nncpus = 1\n\
+            "name = \"limits\"\n[[class]]\nname = \"n\"\n{class}\
              [workload]\ntrace = \"{trace}\"\n{tail}"
         ),
     )
@@ -1285,5 +1296,32 @@ fn moab_fairshare_raises_the_user_below_its_target() {
         explain(&out, "2").contains("  priority:   1.00 at submit, 1.67 at start\n"),
         "{}",
         explain(&out, "2")
+    );
+}
+
+/// A limit on a size is in the size's unit: user 7 may hold 2gb of `mem`; its jobs ask 1gb
+/// each (a rule), so its third waits for the first's end, at 10.
+#[test]
+fn a_memory_limit_counts_in_its_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        one_cpu_job(1, 0, 10, 7),
+        one_cpu_job(2, 0, 20, 7),
+        one_cpu_job(3, 1, 5, 7),
+    ]
+    .concat();
+    let (starts, out) = run_on_class(
+        dir.path(),
+        "count = 8\nncpus = 1\nmem = \"4gb\"\n",
+        &trace,
+        "[[workload.rule]]\nrequest = \"select={n}:ncpus=1:mem=1gb\"\n\
+         [pbs.max_run_res]\nmem = \"[u:PBS_GENERIC=2gb]\"\n",
+    );
+    assert_eq!(starts, [0, 0, 10]);
+    assert!(
+        explain(&out, "3")
+            .contains("comment: Not Running: Server per-user limit reached on resource mem\n"),
+        "{}",
+        explain(&out, "3")
     );
 }

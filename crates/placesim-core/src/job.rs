@@ -154,11 +154,12 @@ impl Workload {
     }
 
     /// This workload with each job's request carrying what `draws_of` says the job counts
-    /// against run limits, in the order given (the order limits are checked in): jobs that share a request but count against
-    /// different limits (another user, say) get requests of their own, and jobs that count
-    /// the same share one, so that whatever a policy remembers per request stays true. A job
-    /// with no draw keeps its request. Also gives, for each request added (in order, after
-    /// the old ones), the request it was copied from.
+    /// against run limits, in the order given (the order limits are checked in): jobs that
+    /// share a request but count against different limits (another user, say) get requests
+    /// of their own, and jobs that count the same share one, so that whatever a policy
+    /// remembers per request stays true. A job with no draw keeps its request. Also gives,
+    /// for each request added (in order, after the old ones), the request it was copied
+    /// from.
     pub fn with_limit_draws(
         self,
         mut draws_of: impl FnMut(&Job, &Request) -> Vec<LimitDraw>,

@@ -83,7 +83,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         order: cx.job_order(&raw, &defs)?,
         limits: cx.limits(&raw, &defs, &run)?,
     };
-    if pbs.order.fairshare.is_some()
+    if pbs.order.by_fairshare
         && (run.placement == PlacementKind::Moab
             || matches!(run.discipline, Discipline::Easy { kept: true, .. }))
     {
@@ -910,8 +910,9 @@ impl Cx<'_> {
         })
     }
 
-    /// PBS's fairshare settings (queue-disciplines.md §2.5), when `fair_share` is on; the
-    /// other fairshare keys without it are refused, as they would do nothing.
+    /// PBS's fairshare settings (queue-disciplines.md §2.5), when `fair_share` is on or the
+    /// formula reads the tree (`for_formula`); the other fairshare keys without either are
+    /// refused, as they would do nothing.
     fn fairshare(
         &self,
         raw: &ScenarioToml,
@@ -1135,7 +1136,8 @@ impl Cx<'_> {
                 let is_size = defs.def(id).kind == ResourceKind::Size;
                 let amount = |s: &str| {
                     if is_size {
-                        placesim_request::parse_size(s)
+                        // Held in KiB, as every size is.
+                        placesim_request::parse_size(s).map(|bytes| bytes.div_ceil(1024))
                     } else {
                         s.parse::<u64>().ok()
                     }

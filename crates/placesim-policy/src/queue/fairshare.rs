@@ -207,11 +207,6 @@ impl FairshareTree {
         self.nodes[node].tree_percentage
     }
 
-    /// `node`'s usage, and its temporary usage in this cycle.
-    pub fn usage(&self, node: usize) -> (f64, f64) {
-        (self.nodes[node].usage, self.nodes[node].temp_usage)
-    }
-
     fn add_usage(&mut self, node: usize, amount: f64, temporary: bool) {
         let mut at = Some(node);
         while let Some(n) = at {
@@ -287,11 +282,6 @@ impl FairshareTree {
         for n in self.touched.drain(..) {
             self.nodes[n].temp_usage = self.nodes[n].usage;
         }
-    }
-
-    /// Node names, for tests and messages.
-    pub fn name(&self, node: usize) -> &str {
-        &self.nodes[node].name
     }
 }
 
@@ -378,11 +368,6 @@ impl Fairshare {
     /// Where `job`'s entity stood when the entities were last ranked (less first).
     pub(crate) fn standing(&self, job: JobId) -> u32 {
         self.standing[self.known_node(job)]
-    }
-
-    /// The tree as it stands.
-    pub fn tree(&self) -> &FairshareTree {
-        &self.tree
     }
 
     /// The node of `job`'s entity.
@@ -496,11 +481,6 @@ impl Fairshare {
                 (job, used)
             })
             .collect();
-    }
-
-    /// Which of two jobs' entities is more deserving now (less first).
-    pub fn compare(&self, a: usize, b: usize) -> std::cmp::Ordering {
-        self.tree.compare(a, b)
     }
 }
 

@@ -36,16 +36,6 @@ pub enum Term {
     MoabFairshare(u8),
 }
 
-impl Term {
-    /// Whether the term reads the fairshare tree.
-    pub const fn is_fairshare(self) -> bool {
-        matches!(
-            self,
-            Term::FairsharePerc | Term::FairshareTreeUsage | Term::FairshareFactor
-        )
-    }
-}
-
 /// The most nested an expression may be: deeper ones are refused, not evaluated, so that no
 /// input can overflow the stack.
 pub const MAX_FORMULA_DEPTH: usize = 100;

@@ -289,11 +289,6 @@ impl<S: SchedulingPolicy> Ordered<S> {
         }
     }
 
-    /// Fairshare's state, when the order has it.
-    pub fn fairshare(&self) -> Option<&Fairshare> {
-        self.fair.as_ref()
-    }
-
     /// The discipline inside.
     pub fn inner(&self) -> &S {
         &self.inner
