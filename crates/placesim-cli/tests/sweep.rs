@@ -64,9 +64,9 @@ fn one_and_two_threads_give_byte_identical_results_and_shards_add_up() {
     sweep(&a, &["--threads", "1"]);
     sweep(&b, &["--threads", "2"]);
     let one = files(&a);
-    // 2 disciplines × 2 placements × 1 noise × 2 replicates, 6 files each (jobs, events,
-    // summary, timeseries, vnodes, run.toml), and the grid's order.
-    assert_eq!(one.len(), 8 * 6 + 1);
+    // 2 disciplines × 2 placements × 1 noise × 2 replicates, 7 files each (jobs, events,
+    // summary, waits, timeseries, vnodes, run.toml), and the grid's order.
+    assert_eq!(one.len(), 8 * 7 + 1);
     assert_eq!(
         std::str::from_utf8(&one[Path::new("configs.txt")]).unwrap(),
         "discipline=fcfs sets=none noise=0.1\ndiscipline=fcfs sets=pbs noise=0.1\n\
@@ -77,7 +77,7 @@ fn one_and_two_threads_give_byte_identical_results_and_shards_add_up() {
     )));
     assert!(one == files(&b), "1 and 2 threads differ");
     sweep(&c, &["--shard", "0/3"]);
-    assert_eq!(files(&c).len(), 3 * 6 + 1, "runs 0, 3, 6");
+    assert_eq!(files(&c).len(), 3 * 7 + 1, "runs 0, 3, 6");
     sweep(&c, &["--shard", "1/3"]);
     sweep(&c, &["--shard", "2/3"]);
     assert!(one == files(&c), "the shards together are the whole sweep");
@@ -291,7 +291,8 @@ fn a_failed_run_leaves_no_parquet_and_the_others_whole() {
             "run.toml",
             "summary.parquet",
             "timeseries.parquet",
-            "vnodes.parquet"
+            "vnodes.parquet",
+            "waits.parquet"
         ]
     );
     assert!(
