@@ -38,6 +38,19 @@ fn kth() -> Trace {
     load(repo().join("workloads/KTH-SP2-1996-2.1-cln.swf.gz"))
 }
 
+/// KTH-SP2's first `n` jobs, as a trace of their own.
+fn kth_first(n: usize) -> Trace {
+    let whole = kth();
+    let first: Vec<placesim_core::Job> = whole.workload.jobs()[..n].to_vec();
+    Trace {
+        workload: placesim_core::Workload::new(first, whole.workload.requests().to_vec())
+            .expect("a prefix of a workload"),
+        records: n as u64,
+        skipped: Default::default(),
+        ..whole
+    }
+}
+
 /// Runs `trace` under `policy` and checks every invariant; returns the start times by job id.
 fn check_invariants(trace: &Trace, policy: Discipline) -> Vec<u64> {
     check_invariants_with(trace, policy.build().as_mut())
@@ -549,15 +562,7 @@ fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
         Counted, Entity, LimitEntry, LimitScope, LimitSetting, apply_limits,
     };
     use placesim_policy::placement::Limited;
-    let whole = kth();
-    let first: Vec<placesim_core::Job> = whole.workload.jobs()[..6_000].to_vec();
-    let trace = Trace {
-        workload: placesim_core::Workload::new(first, whole.workload.requests().to_vec())
-            .expect("a prefix of a workload"),
-        records: 6_000,
-        skipped: Default::default(),
-        ..whole
-    };
+    let trace = kth_first(6_000);
     let per_user = 2;
     let settings = [LimitSetting {
         scope: LimitScope::Server,
@@ -745,15 +750,7 @@ fn kth_under_fairshare_matches_its_plain_definition() {
     use placesim_policy::queue::{
         FairshareEntity, FairshareSettings, FairshareTree, JobOrder, Ordered, UsageRate,
     };
-    let whole = kth();
-    let first: Vec<placesim_core::Job> = whole.workload.jobs()[..6_000].to_vec();
-    let trace = Trace {
-        workload: placesim_core::Workload::new(first, whole.workload.requests().to_vec())
-            .expect("a prefix of a workload"),
-        records: 6_000,
-        skipped: Default::default(),
-        ..whole
-    };
+    let trace = kth_first(6_000);
     let decay_s = 2 * 86_400;
     let order = JobOrder {
         fairshare: Some(std::sync::Arc::new(FairshareSettings {
