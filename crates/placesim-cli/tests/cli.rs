@@ -1325,3 +1325,41 @@ fn a_memory_limit_counts_in_its_unit() {
         explain(&out, "3")
     );
 }
+
+/// `eligible_time` stops while a job is over a user limit (PBS's `accrue_type`), not while it
+/// waits for resources. On three vnodes, user 7 may run one job: its J1 runs from 0 to 100,
+/// so its J2 (1 ncpu, submitted at 10) is over the limit with room for it on the cluster, and
+/// accrues nothing; user 8's J3 (3 ncpus, at 20) waits for vnodes and accrues from 20. At
+/// 100, J3 (80 s eligible) goes before J2 (0 s): J3 at 100, J2 at 110. Counted from
+/// submission instead, J2 (90 s) would go first and J3 wait for it.
+#[test]
+fn eligible_time_stops_over_a_user_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        one_cpu_job(1, 0, 100, 7),
+        one_cpu_job(2, 10, 10, 7),
+        "3 20 -1 10 3 -1 -1 3 10 -1 1 8 1 -1 -1 -1 -1 -1\n".to_owned(),
+    ]
+    .concat();
+    let tail = |limit: &str| {
+        format!(
+            "[run]\ndiscipline = \"greedy\"\n[pbs]\njob_sort_formula = \"eligible_time\"\n{limit}"
+        )
+    };
+    let (starts, _) = run_on_vnodes(
+        dir.path(),
+        3,
+        &trace,
+        &tail("max_run = \"[u:PBS_GENERIC=1]\"\n"),
+    );
+    assert_eq!(starts, [0, 110, 100]);
+    // An overall limit of 2 holds J2 back nowhere: it runs from 10 to 20, and J3 waits for
+    // J1's vnode, to 100.
+    let (starts, _) = run_on_vnodes(
+        dir.path(),
+        3,
+        &trace,
+        &tail("max_run = \"[o:PBS_ALL=2]\"\n"),
+    );
+    assert_eq!(starts, [0, 10, 100]);
+}

@@ -194,6 +194,9 @@ pub struct RunLimits {
     pub values: Vec<u64>,
     /// Per limit: the comment of a job it holds back, in PBS's words.
     pub texts: Vec<Arc<str>>,
+    /// Per limit: whether a job over it is not eligible (PBS's `accrue_type`: a user, group
+    /// or project limit stops a job's `eligible_time`; an overall one does not).
+    pub stop_eligibility: Vec<bool>,
 }
 
 /// A job's names as limits see them.
@@ -299,6 +302,7 @@ pub fn apply_limits(
                 let limit = *ids.entry((s, entity, name.to_owned())).or_insert_with(|| {
                     limits.values.push(entry.value);
                     limits.texts.push(Arc::from(comment(setting, entry, name)));
+                    limits.stop_eligibility.push(entity != Entity::Overall);
                     (limits.values.len() - 1) as u32
                 });
                 draws.push(LimitDraw { limit, amount });

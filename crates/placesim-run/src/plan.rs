@@ -191,10 +191,17 @@ pub fn plan_of_scenario(
             .collect(),
         queue_names: scenario.pbs.queues.iter().map(|q| q.name.clone()).collect(),
         // At most one of them orders the queue (the scenario refuses both).
-        order: if scenario.pbs.order.is_submit_order() {
-            scenario.moab.order.clone()
-        } else {
-            scenario.pbs.order.clone()
+        order: {
+            let mut order = if scenario.pbs.order.is_submit_order() {
+                scenario.moab.order.clone()
+            } else {
+                scenario.pbs.order.clone()
+            };
+            if !limits.values.is_empty() {
+                order.ineligible_limits =
+                    Some(std::sync::Arc::from(limits.stop_eligibility.as_slice()));
+            }
+            order
         },
         config: RunConfig {
             cycles: scenario.run.cycles,

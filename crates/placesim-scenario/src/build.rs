@@ -907,6 +907,8 @@ impl Cx<'_> {
             fairshare,
             by_fairshare: raw.pbs.fair_share,
             moab_fairshare: None,
+            // Set with the limits, once the workload knows which jobs count against which.
+            ineligible_limits: None,
         })
     }
 

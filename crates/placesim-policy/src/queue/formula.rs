@@ -15,9 +15,9 @@ pub enum Term {
     Resource(ConsumableIdx),
     /// `walltime`: the job's requested walltime, in seconds.
     Walltime,
-    /// `eligible_time`: the seconds the job has been eligible to run, taken as the time since
-    /// its submission (PBS, with `eligible_time_enable`, stops it while a job is over a
-    /// user, group or project run limit; placesim does not).
+    /// `eligible_time`: the seconds the job has been eligible to run: since its submission,
+    /// less the time it spent over a user, group or project run limit (PBS with
+    /// `eligible_time_enable`).
     EligibleTime,
     /// `queue_priority`: its queue's priority (0 for the default queue).
     QueuePriority,
@@ -99,6 +99,8 @@ pub struct TermValues<'a> {
     pub job: JobId,
     /// The instant of the pass.
     pub now: SimTime,
+    /// The seconds the job has been eligible to run, up to now.
+    pub eligible_s: u64,
     /// The job's queue's priority.
     pub queue_priority: i64,
     /// The job's entity's share of the machine and usage factor in the fairshare tree, at
@@ -182,11 +184,7 @@ fn term_value(term: Term, v: &TermValues<'_>) -> f64 {
     match term {
         Term::Resource(c) => v.workload.request_of(v.job).total(c) as f64,
         Term::Walltime => v.workload.job(v.job).estimate.as_secs() as f64,
-        Term::EligibleTime => {
-            v.now
-                .as_secs()
-                .saturating_sub(v.workload.job(v.job).submit.as_secs()) as f64
-        }
+        Term::EligibleTime => v.eligible_s as f64,
         Term::QueuePriority => v.queue_priority as f64,
         Term::JobPriority => v.workload.job(v.job).priority.unwrap_or(0) as f64,
         Term::FairsharePerc => v.fairshare.0,

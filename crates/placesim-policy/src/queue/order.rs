@@ -57,6 +57,9 @@ pub struct JobOrder {
     pub by_fairshare: bool,
     /// Moab's fairshare, which Moab's priority (the formula) reads.
     pub moab_fairshare: Option<Arc<MoabFairshareSettings>>,
+    /// Per run limit (the state's): whether a job over it is not eligible, so that its
+    /// `eligible_time` stops (PBS's `accrue_type`); `None` under no limit.
+    pub ineligible_limits: Option<Arc<[bool]>>,
 }
 
 // The threshold is never NaN (a scenario refuses it), so equality is reflexive.
@@ -89,11 +92,13 @@ impl JobOrder {
         now: SimTime,
         fair: Option<&Fairshare>,
         moab: Option<&MoabFairshare>,
+        eligible_s: u64,
     ) -> f64 {
         formula.value(&TermValues {
             workload,
             job,
             now,
+            eligible_s,
             queue_priority: self.queue_of(workload, job).0,
             fairshare: fair.map_or((0.0, 0.0), |f| f.terms(job)),
             moab_fairshare: moab.map_or([0.0; 4], |m| m.factors(workload, job)),
@@ -131,7 +136,7 @@ impl JobOrder {
         let mut by: Vec<u32> = (0..n as u32).collect();
         let values: Vec<f64> = match &self.formula {
             Some(f) if !f.is_dynamic() => (0..n as u32)
-                .map(|j| self.formula_value(f, workload, JobId(j), SimTime(0), None, None))
+                .map(|j| self.formula_value(f, workload, JobId(j), SimTime(0), None, None, 0))
                 .collect(),
             _ => Vec::new(),
         };
@@ -261,6 +266,19 @@ pub struct Ordered<S> {
     /// The top-job estimates of the pass that stood (under fairshare, the discipline's pass
     /// may run several times).
     estimates: Vec<TopJobEstimate>,
+    /// Per job, under run limits: its eligible seconds up to `eligible_mark`, that instant,
+    /// and whether it has been eligible since (PBS's `accrue_type`).
+    eligible: Vec<Eligible>,
+    /// The state after a pass's starts, for telling which jobs are over a limit then.
+    after_pass: placesim_core::ScratchBuf,
+}
+
+/// A job's eligible time, kept under run limits.
+#[derive(Debug, Clone, Copy, Default)]
+struct Eligible {
+    accrued_s: u64,
+    mark: Option<SimTime>,
+    ineligible: bool,
 }
 
 impl<S: SchedulingPolicy> Ordered<S> {
@@ -281,6 +299,8 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 .as_ref()
                 .map(|f| Fairshare::new(FairshareSettings::clone(f))),
             estimates: Vec::new(),
+            eligible: Vec::new(),
+            after_pass: placesim_core::ScratchBuf::default(),
             moab_fair: order
                 .moab_fairshare
                 .as_ref()
@@ -295,7 +315,46 @@ impl<S: SchedulingPolicy> Ordered<S> {
     }
 }
 
+/// The limits that stop eligibility, when a formula reads `eligible_time`.
+fn order_ineligible(order: &JobOrder) -> Option<Arc<[bool]>> {
+    order
+        .formula
+        .as_ref()
+        .filter(|f| f.is_dynamic())
+        .and(order.ineligible_limits.clone())
+}
+
 impl<S: SchedulingPolicy> Ordered<S> {
+    /// After a pass: which waiting jobs are over a user, group or project limit in the state
+    /// its starts leave, and so not eligible until the next pass (PBS sets `accrue_type` when
+    /// a job cannot run for such a limit, after the whole-pool check, which comes first).
+    fn mark_ineligible(&mut self, ctx: &SchedContext<'_>, started: &[Decision], stops: &[bool]) {
+        use placesim_core::StateView;
+        let mut view = placesim_core::Scratch::new(ctx.state, &mut self.after_pass);
+        for Decision::Start { allocation, .. } in started {
+            view.take(allocation);
+        }
+        let n_cons = ctx.state.cluster_consumables();
+        for &j in ctx.queue {
+            let Some(e) = self.eligible.get_mut(j.index()) else {
+                continue;
+            };
+            let request = ctx.workload.request_of(j);
+            let Some(draws) = request.limit_draws.as_deref() else {
+                continue;
+            };
+            let totals_free = (0..n_cons).all(|c| {
+                let c = ConsumableIdx(c as u8);
+                request.total(c) <= view.free_total(c)
+            });
+            e.ineligible = totals_free
+                && draws.iter().any(|d| {
+                    stops.get(d.limit as usize).copied().unwrap_or(false)
+                        && d.amount > view.limit_room(d.limit)
+                });
+        }
+    }
+
     /// A pass under fairshare, whose order changes within the cycle: PBS re-sorts the jobs
     /// it has not yet looked at after each job it starts or calendars as a top job, whose
     /// requested usage then counts for its entity (openpbs `fifo.cpp`, `sort_again`). The
@@ -390,7 +449,23 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         }
         if let Some(f) = dynamic {
             self.values.resize(n, 0.0);
+            if order.ineligible_limits.is_some() && self.eligible.len() != n {
+                self.eligible = vec![Eligible::default(); n];
+            }
             for &j in ctx.queue {
+                let submit = ctx.workload.job(j).submit;
+                // Eligible since submission, but for the time spent over a limit.
+                let eligible_s = match self.eligible.get_mut(j.index()) {
+                    Some(e) => {
+                        let since = e.mark.unwrap_or(submit);
+                        if !e.ineligible {
+                            e.accrued_s += ctx.now.as_secs().saturating_sub(since.as_secs());
+                        }
+                        e.mark = Some(ctx.now);
+                        e.accrued_s
+                    }
+                    None => ctx.now.as_secs().saturating_sub(submit.as_secs()),
+                };
                 self.values[j.index()] = order.formula_value(
                     f,
                     ctx.workload,
@@ -398,6 +473,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                     ctx.now,
                     self.fair.as_ref(),
                     self.moab_fair.as_ref(),
+                    eligible_s,
                 );
             }
         }
@@ -461,6 +537,9 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                 ..*ctx
             };
             self.inner.schedule(&sorted, decisions);
+        }
+        if let Some(stops) = &order_ineligible(&self.order) {
+            self.mark_ineligible(ctx, &decisions[before..], stops);
         }
         if let Some(moab) = &mut self.moab_fair {
             moab.started(

@@ -204,6 +204,7 @@ mod formula {
             workload: &w,
             job: JobId(0),
             now: SimTime(1000),
+            eligible_s: 900,
             queue_priority: 7,
             fairshare: (0.0, 0.0),
             moab_fairshare: [0.0; 4],

@@ -105,6 +105,7 @@ fn priority_weights_and_caps_as_moab_computes_them() {
             workload: &workload,
             job: JobId(0),
             now: SimTime(1000),
+            eligible_s: 900,
             queue_priority: 0,
             fairshare: (0.0, 0.0),
             moab_fairshare: [0.0; 4],
