@@ -89,19 +89,17 @@ impl JobOrder {
         formula: &Formula,
         workload: &Workload,
         job: JobId,
-        now: SimTime,
-        fair: Option<&Fairshare>,
-        moab: Option<&MoabFairshare>,
+        pass: PassReadings<'_>,
         eligible_s: u64,
     ) -> f64 {
         formula.value(&TermValues {
             workload,
             job,
-            now,
+            now: pass.now,
             eligible_s,
             queue_priority: self.queue_of(workload, job).0,
-            fairshare: fair.map_or((0.0, 0.0), |f| f.terms(job)),
-            moab_fairshare: moab.map_or([0.0; 4], |m| m.factors(workload, job)),
+            fairshare: pass.fair.map_or((0.0, 0.0), |f| f.terms(job)),
+            moab_fairshare: pass.moab.map_or([0.0; 4], |m| m.factors(workload, job)),
         })
     }
 
@@ -136,7 +134,7 @@ impl JobOrder {
         let mut by: Vec<u32> = (0..n as u32).collect();
         let values: Vec<f64> = match &self.formula {
             Some(f) if !f.is_dynamic() => (0..n as u32)
-                .map(|j| self.formula_value(f, workload, JobId(j), SimTime(0), None, None, 0))
+                .map(|j| self.formula_value(f, workload, JobId(j), PassReadings::before_any(), 0))
                 .collect(),
             _ => Vec::new(),
         };
@@ -271,6 +269,26 @@ pub struct Ordered<S> {
     eligible: Vec<Eligible>,
     /// The state after a pass's starts, for telling which jobs are over a limit then.
     after_pass: placesim_core::ScratchBuf,
+}
+
+/// What a formula's terms read at a pass besides the job: the time, and the fairshare
+/// trees' usage then.
+#[derive(Clone, Copy)]
+struct PassReadings<'a> {
+    now: SimTime,
+    fair: Option<&'a Fairshare>,
+    moab: Option<&'a MoabFairshare>,
+}
+
+impl PassReadings<'_> {
+    /// For a formula that reads neither the time nor fairshare: nothing.
+    fn before_any() -> Self {
+        PassReadings {
+            now: SimTime(0),
+            fair: None,
+            moab: None,
+        }
+    }
 }
 
 /// A job's eligible time, kept under run limits.
@@ -466,15 +484,12 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                     }
                     None => ctx.now.as_secs().saturating_sub(submit.as_secs()),
                 };
-                self.values[j.index()] = order.formula_value(
-                    f,
-                    ctx.workload,
-                    j,
-                    ctx.now,
-                    self.fair.as_ref(),
-                    self.moab_fair.as_ref(),
-                    eligible_s,
-                );
+                let pass = PassReadings {
+                    now: ctx.now,
+                    fair: self.fair.as_ref(),
+                    moab: self.moab_fair.as_ref(),
+                };
+                self.values[j.index()] = order.formula_value(f, ctx.workload, j, pass, eligible_s);
             }
         }
         self.sorted.clear();
