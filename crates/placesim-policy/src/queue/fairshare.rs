@@ -262,18 +262,17 @@ impl FairshareTree {
     /// their own share.
     fn usage_factors(&mut self) {
         let root_usage = self.nodes[ROOT].usage;
-        let mut stack: Vec<usize> = self.nodes[ROOT].children.clone();
-        for &c in &stack {
-            self.nodes[c].usage_factor = (self.nodes[c].usage / root_usage) as f32;
-        }
-        while let Some(p) = stack.pop() {
-            let parent_factor = self.nodes[p].usage_factor;
-            for c in self.nodes[p].children.clone() {
-                let node = &mut self.nodes[c];
-                let share = (node.usage / root_usage) as f32;
-                node.usage_factor = share + (parent_factor - share) * node.group_percentage;
-                stack.push(c);
-            }
+        // Nodes come after their parents (a parent is defined before its children, and
+        // entities join later), so one walk in order sees every parent's factor first.
+        for n in 1..self.nodes.len() {
+            let share = (self.nodes[n].usage / root_usage) as f32;
+            let factor = match self.nodes[n].parent {
+                Some(ROOT) | None => share,
+                Some(p) => {
+                    share + (self.nodes[p].usage_factor - share) * self.nodes[n].group_percentage
+                }
+            };
+            self.nodes[n].usage_factor = factor;
         }
     }
 
@@ -446,6 +445,12 @@ impl Fairshare {
             }
         }
         self.tree.reset_temporary();
+    }
+
+    /// Each node's usage factor from the usage at the start of this cycle, for a formula's
+    /// `fairshare_tree_usage` and `fairshare_factor` (PBS's `calc_usage_factor`, once per
+    /// cycle); only a formula that reads them needs it.
+    pub(crate) fn compute_usage_factors(&mut self) {
         self.tree.usage_factors();
     }
 

@@ -269,6 +269,11 @@ pub struct Ordered<S> {
     eligible: Vec<Eligible>,
     /// The state after a pass's starts, for telling which jobs are over a limit then.
     after_pass: placesim_core::ScratchBuf,
+    /// Under fairshare: the order the last pass stood on, and per job whether it is in it.
+    last_sorted: Vec<JobId>,
+    in_last: Vec<bool>,
+    /// Per job: whether it is in this pass's order (set and cleared within the pass).
+    queued: Vec<bool>,
 }
 
 /// What a formula's terms read at a pass besides the job: the time, and the fairshare
@@ -319,6 +324,9 @@ impl<S: SchedulingPolicy> Ordered<S> {
             estimates: Vec::new(),
             eligible: Vec::new(),
             after_pass: placesim_core::ScratchBuf::default(),
+            last_sorted: Vec::new(),
+            in_last: Vec::new(),
+            queued: Vec::new(),
             moab_fair: order
                 .moab_fairshare
                 .as_ref()
@@ -387,6 +395,35 @@ impl<S: SchedulingPolicy> Ordered<S> {
             return;
         };
         let (order, values, ranks) = (&self.order, &self.values, &self.ranks);
+        // The first run may take the discipline's shortcuts for passes after which nothing
+        // was freed when the jobs that waited then are in the same order now, as with a fixed
+        // order; the runs that follow it at this instant may not.
+        let n = ctx.workload.jobs().len();
+        if self.in_last.len() != n {
+            self.in_last = vec![false; n];
+            self.queued = vec![false; n];
+            self.last_sorted.clear();
+        }
+        let (in_last, queued) = (&self.in_last, &mut self.queued);
+        for &j in &self.sorted {
+            queued[j.index()] = true;
+        }
+        let stable = self
+            .sorted
+            .iter()
+            .filter(|j| in_last[j.index()])
+            .eq(self.last_sorted.iter().filter(|j| queued[j.index()]));
+        for &j in &self.sorted {
+            queued[j.index()] = false;
+        }
+        let mut first_run = stable.then(|| {
+            let fresh = self
+                .sorted
+                .iter()
+                .position(|j| !in_last[j.index()])
+                .unwrap_or(self.sorted.len());
+            (fresh, ctx.freed_since_last_pass)
+        });
         // Jobs up to here are in PBS's order for good.
         let mut fixed = 0;
         let mut run: Vec<Decision> = Vec::new();
@@ -394,10 +431,11 @@ impl<S: SchedulingPolicy> Ordered<S> {
         loop {
             run.clear();
             self.estimates.clear();
+            let (fresh_from, freed_since_last_pass) = first_run.take().unwrap_or((0, true));
             let pass = SchedContext {
                 queue: &self.sorted,
-                fresh_from: 0,
-                freed_since_last_pass: true,
+                fresh_from,
+                freed_since_last_pass,
                 ..*ctx
             };
             self.inner.schedule(&pass, &mut run);
@@ -436,6 +474,13 @@ impl<S: SchedulingPolicy> Ordered<S> {
             discarded.clear();
             self.inner.retract_pass();
         }
+        for &j in &self.last_sorted {
+            self.in_last[j.index()] = false;
+        }
+        self.last_sorted.clone_from(&self.sorted);
+        for &j in &self.last_sorted {
+            self.in_last[j.index()] = true;
+        }
         decisions.append(&mut run);
     }
 }
@@ -458,6 +503,9 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         // The tree's usage moves on at every cycle, before anything reads it.
         if let Some(fair) = &mut self.fair {
             fair.begin_cycle(ctx.workload, ctx.now.0, ctx.running);
+            if order.formula.as_ref().is_some_and(|f| f.uses_fairshare()) {
+                fair.compute_usage_factors();
+            }
             for &j in ctx.queue {
                 fair.node(ctx.workload, j);
             }
