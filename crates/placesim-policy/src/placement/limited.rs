@@ -60,13 +60,12 @@ impl<P: PlacementPolicy> PlacementPolicy for Limited<P> {
         self.held_by = None;
         let draws = request.limit_draws.as_deref().unwrap_or(&[]);
         if let Some(short) = view.short_limit(draws) {
-            if totals_free(request, view) {
+            // The limit's comment, unless the request does not fit what is free anyway (its
+            // first select's totals are not free and no alternative places), when the
+            // placement's own reason comes first, as PBS's whole-pool check does.
+            if totals_free(request, view) || self.inner.place(request, view).is_some() {
                 self.held_by = self.texts.get(short.limit as usize).cloned();
-                return None;
             }
-            // The placement fails too (its totals are not free), and says why.
-            let placed = self.inner.place(request, view);
-            debug_assert!(placed.is_none(), "placed beyond the free totals");
             return None;
         }
         let mut allocation = self.inner.place(request, view)?;
