@@ -249,12 +249,16 @@ impl FairshareTree {
         Ordering::Equal
     }
 
-    /// Every node's usage times `factor`, never below the minimum (`decay_fairshare_tree`).
-    fn decay(&mut self, factor: f64) {
+    /// Every node's usage times `factor`, never below the minimum (`decay_fairshare_tree`);
+    /// whether any is still above it.
+    fn decay(&mut self, factor: f64) -> bool {
+        let mut above = false;
         for node in &mut self.nodes {
             node.usage = (node.usage * factor).max(MIN_USAGE);
             node.temp_usage = node.usage;
+            above |= node.usage > MIN_USAGE;
         }
+        above
     }
 
     /// Each node's usage factor (`calc_usage_factor`): its share of the root's usage, drawn
@@ -436,9 +440,13 @@ impl Fairshare {
             let mut t = now;
             let mut decayed = false;
             while t - last_decay > period {
-                self.tree.decay(self.settings.decay_factor);
-                t -= period;
                 decayed = true;
+                // Once every usage is at the minimum, further periods change nothing: a
+                // long gap with a short period is not decayed period by period.
+                if !self.tree.decay(self.settings.decay_factor) {
+                    break;
+                }
+                t -= period;
             }
             if decayed {
                 self.last_decay = Some(now - (now - last_decay) % period);
