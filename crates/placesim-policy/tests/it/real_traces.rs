@@ -209,14 +209,7 @@ fn reference_starts_limited(
                 }
                 keep.push(j);
                 if made < depth {
-                    // Candidate starts: now and every end of something held.
-                    let mut times: Vec<u64> = holds.iter().map(|h| h.1).collect();
-                    times.push(now);
-                    times.sort_unstable();
-                    times.dedup();
-                    let at = times
-                        .into_iter()
-                        .find(|&t| fits(&holds, t, t + estimate, j));
+                    let at = earliest_start(&holds, now, |t| fits(&holds, t, t + estimate, j));
                     if let Some(at) = at {
                         holds.push((at, at + estimate, size, user_of(j)));
                         made += 1;
@@ -287,6 +280,16 @@ fn reference_starts_limited(
         queue = keep;
     }
     start
+}
+
+/// The earliest of the candidate starts (now and every end of something held) at which
+/// `fits` holds.
+fn earliest_start(holds: &[Hold], now: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
+    let mut times: Vec<u64> = holds.iter().map(|h| h.1).collect();
+    times.push(now);
+    times.sort_unstable();
+    times.dedup();
+    times.into_iter().find(|&t| fits(t))
 }
 
 /// A hold on the count-based machine: `[start, end)`, processors, and the user it counts for
@@ -714,13 +717,9 @@ fn reference_fairshare(trace: &Trace, depth: Option<usize>, decay_s: u64) -> Vec
                 queue.retain(|&q| q != j);
                 true
             } else if depth.is_some_and(|d| made < d) {
-                let mut times: Vec<u64> = holds.iter().map(|h| h.1).collect();
-                times.push(now);
-                times.sort_unstable();
-                times.dedup();
-                let at = times
-                    .into_iter()
-                    .find(|&t| count_fits(trace.procs, &holds, t, t + e, n));
+                let at = earliest_start(&holds, now, |t| {
+                    count_fits(trace.procs, &holds, t, t + e, n)
+                });
                 if let Some(at) = at {
                     holds.push((at, at + e, n, None));
                     made += 1;
