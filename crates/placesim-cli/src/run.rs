@@ -198,6 +198,13 @@ pub(crate) fn execute_reported(
             summary.jobs_never_started
         );
     }
+    if summary.jobs_rejected > 0 {
+        eprintln!(
+            "placesim: {} jobs refused at submission by max_queued limits (their comment says \
+             which)",
+            summary.jobs_rejected
+        );
+    }
     Ok(summary)
 }
 

@@ -1363,3 +1363,56 @@ fn eligible_time_stops_over_a_user_limit() {
     );
     assert_eq!(starts, [0, 10, 100]);
 }
+
+/// PBS's `max_queued`: the server refuses a job at submission when its user's jobs queued or
+/// running would go over the limit. On one vnode, user 7 may have two jobs in the system: J1
+/// runs (0 to 10) and J2 waits, so J3 (at 1) is refused with the server's reply, and counted;
+/// J4 (at 12, after J1 ended) is accepted and runs after J2. User 8's J5 is under no one's
+/// limit.
+#[test]
+fn max_queued_refuses_a_job_at_submission() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        one_cpu_job(1, 0, 10, 7),
+        one_cpu_job(2, 0, 10, 7),
+        one_cpu_job(3, 1, 10, 7),
+        one_cpu_job(4, 12, 10, 7),
+        one_cpu_job(5, 13, 10, 8),
+    ]
+    .concat();
+    let trace_path = write_trace(dir.path(), &trace);
+    let scenario = dir.path().join("q.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "name = \"queued\"\n[[class]]\nname = \"n\"\ncount = 1\nncpus = 1\n\
+             [workload]\ntrace = \"{trace_path}\"\n[pbs]\nmax_queued = \"[u:PBS_GENERIC=2]\"\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = placesim(&[
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains(
+            "placesim: 1 jobs refused at submission by max_queued limits (their comment says which)\n"
+        ),
+        "{}",
+        text(&o.stderr)
+    );
+    let mut placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
+    placements.sort_by_key(|p| p.job_id);
+    let starts: Vec<Option<u64>> = placements.iter().map(|p| p.start_s).collect();
+    assert_eq!(starts, [Some(0), Some(10), None, Some(20), Some(30)]);
+    let j3 = explain(&out, "3");
+    assert!(
+        j3.contains("1 s  comment: qsub: would exceed complex's per-user limit\n"),
+        "{j3}"
+    );
+}

@@ -151,7 +151,8 @@ impl Invariants {
         Ok(())
     }
 
-    /// At the end of the run: every job ended exactly once, or never started (`waiting`).
+    /// At the end of the run: every job ended exactly once, or never started (`waiting`: left
+    /// in the queue, or refused at submission).
     pub(crate) fn finish(&self, waiting: &[JobId]) -> Result<(), String> {
         let mut left = vec![false; self.ends.len()];
         for &j in waiting {

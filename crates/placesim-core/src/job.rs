@@ -154,7 +154,8 @@ impl Workload {
     }
 
     /// This workload with each job's request carrying what `draws_of` says the job counts
-    /// against run limits, in the order given (the order limits are checked in): jobs that
+    /// against run limits and against limits checked at submission, each in the order
+    /// given (the order limits are checked in): jobs that
     /// share a request but count against different limits (another user, say) get requests
     /// of their own, and jobs that count the same share one, so that whatever a policy
     /// remembers per request stays true. A job with no draw keeps its request. Also gives,
@@ -162,7 +163,7 @@ impl Workload {
     /// from.
     pub fn with_limit_draws(
         self,
-        mut draws_of: impl FnMut(&Job, &Request) -> Vec<LimitDraw>,
+        mut draws_of: impl FnMut(&Job, &Request) -> (Vec<LimitDraw>, Vec<LimitDraw>),
     ) -> (Workload, Vec<RequestId>) {
         let Workload {
             mut jobs,
@@ -170,19 +171,23 @@ impl Workload {
             job_ncpus,
             min_request_ncpus,
         } = self;
-        let mut interned: HashMap<(RequestId, Vec<LimitDraw>), RequestId> = HashMap::new();
+        type Key = (RequestId, Vec<LimitDraw>, Vec<LimitDraw>);
+        let mut interned: HashMap<Key, RequestId> = HashMap::new();
         let mut copied_from: Vec<RequestId> = Vec::new();
         for job in &mut jobs {
-            let draws = draws_of(job, &requests[job.request.index()]);
-            if draws.is_empty() {
+            let (draws, queued) = draws_of(job, &requests[job.request.index()]);
+            if draws.is_empty() && queued.is_empty() {
                 continue;
             }
             let next = RequestId::from_index(requests.len());
             let id = *interned
-                .entry((job.request, draws))
-                .or_insert_with_key(|(old, draws)| {
+                .entry((job.request, draws, queued))
+                .or_insert_with_key(|(old, draws, queued)| {
                     let mut request = requests[old.index()].clone();
-                    request.limit_draws = Some(Arc::from(draws.as_slice()));
+                    let shared =
+                        |d: &Vec<LimitDraw>| (!d.is_empty()).then(|| Arc::from(d.as_slice()));
+                    request.limit_draws = shared(draws);
+                    request.queued_draws = shared(queued);
                     requests.push(request);
                     copied_from.push(*old);
                     next

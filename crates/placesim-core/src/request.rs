@@ -205,6 +205,9 @@ pub struct Request {
     /// user, group, project and queue as well as on its amounts: jobs that differ there get
     /// requests of their own ([`crate::Workload::with_limit_draws`]). `None` under no limit.
     pub limit_draws: Option<std::sync::Arc<[crate::state::LimitDraw]>>,
+    /// What a job with this request counts, from its submission to its end, against the
+    /// limits the server checks when it is submitted (PBS `max_queued`); `None` under none.
+    pub queued_draws: Option<std::sync::Arc<[crate::state::LimitDraw]>>,
 }
 
 /// A part of the request language that not every placement can honour: each placement
@@ -261,6 +264,7 @@ impl Request {
             nodeset: None,
             queue: None,
             limit_draws: None,
+            queued_draws: None,
         }
     }
 

@@ -116,6 +116,9 @@ pub struct RunStats {
     pub down_ncpu_seconds: u64,
     /// ncpus × seconds of the whole cluster over the same window.
     pub capacity_ncpu_seconds: u64,
+    /// Jobs the server refused at submission, over a limit on jobs queued or running
+    /// ([`Simulation::with_queued_limits`]): they never waited.
+    pub rejected: Vec<JobId>,
 }
 
 impl RunStats {
@@ -234,6 +237,10 @@ pub struct Simulation<'w> {
     priorities: Vec<(JobId, f64)>,
     started: Vec<bool>,
     stats: RunStats,
+    /// Per limit checked at submission: the room left, and the server's reply to a job it
+    /// refuses.
+    queued_room: Vec<u64>,
+    queued_texts: Vec<std::sync::Arc<str>>,
     /// Queue length when the previous pass ended.
     settled_queue_len: usize,
     /// Whether a job ended (or a wake-up came) since the previous pass.
@@ -282,6 +289,8 @@ impl<'w> Simulation<'w> {
             priorities: Vec::new(),
             started: vec![false; n],
             stats: RunStats::default(),
+            queued_room: Vec::new(),
+            queued_texts: Vec::new(),
             settled_queue_len: 0,
             freed_since_last_pass: true,
             pending_wakeup: None,
@@ -325,6 +334,17 @@ impl<'w> Simulation<'w> {
         let n_vnodes = self.state.cluster().n_vnodes();
         self.down_count = vec![0; n_vnodes];
         self.down_since = vec![SimTime::ZERO; n_vnodes];
+        self
+    }
+
+    /// Limits the server checks when a job is submitted (PBS `max_queued`): `values`, and
+    /// `texts`, its reply to a job it refuses, per limit. A job whose request counts against
+    /// one ([`crate::Request::queued_draws`]) with no room left is refused: it is told why,
+    /// never waits, and is listed in [`RunStats::rejected`]. An accepted job holds its room
+    /// until it ends.
+    pub fn with_queued_limits(mut self, values: &[u64], texts: Vec<std::sync::Arc<str>>) -> Self {
+        self.queued_room = values.to_vec();
+        self.queued_texts = texts;
         self
     }
 
@@ -420,9 +440,11 @@ impl<'w> Simulation<'w> {
         self.stats.never_started = self.queue.split_off(self.queue_head);
         self.stats.last_event = self.now;
         let waiting = std::mem::take(&mut self.stats.never_started);
+        // Jobs the server refused never started either.
+        let not_run = [&waiting[..], &self.stats.rejected[..]].concat();
         self.check(
             || "the end of the run".to_owned(),
-            |inv, _| inv.finish(&waiting),
+            |inv, _| inv.finish(&not_run),
         )?;
         self.stats.never_started = waiting;
         // Vnodes still down count until the last event.
@@ -529,6 +551,22 @@ impl<'w> Simulation<'w> {
         match event {
             Event::JobSubmit(id) => {
                 sink.job_submitted(self.now, id);
+                if let Some(draws) = &self.workload.request_of(id).queued_draws {
+                    let room = &mut self.queued_room;
+                    let short = draws
+                        .iter()
+                        .find(|d| d.amount > room.get(d.limit as usize).copied().unwrap_or(0));
+                    if let Some(short) = short {
+                        let reply = self.queued_texts.get(short.limit as usize).cloned();
+                        let reply = reply.unwrap_or_else(|| std::sync::Arc::from("qsub: refused"));
+                        sink.job_comment(self.now, id, &reply);
+                        self.stats.rejected.push(id);
+                        return Ok(());
+                    }
+                    for d in draws.iter() {
+                        room[d.limit as usize] -= d.amount;
+                    }
+                }
                 self.queue.push(id);
                 if let Some(facts) = &mut self.facts {
                     facts.enqueued(self.workload.ncpus_of(id));
@@ -584,6 +622,13 @@ impl<'w> Simulation<'w> {
         sink: &mut dyn MetricsSink,
     ) {
         self.stats.jobs_ended += 1;
+        if let Some(draws) = &self.workload.request_of(id).queued_draws {
+            for d in draws.iter() {
+                if let Some(room) = self.queued_room.get_mut(d.limit as usize) {
+                    *room += d.amount;
+                }
+            }
+        }
         sink.job_ended(
             self.workload.job(id),
             &JobOutcome {

@@ -646,7 +646,7 @@ pub mod summary {
             name: "jobs_run",
             dtype: "u64",
             unit: "",
-            meaning: "jobs that ran to their end: `records` = `jobs_run` + `jobs_never_started` + Σ `skipped_*`",
+            meaning: "jobs that ran to their end: `records` = `jobs_run` + `jobs_never_started` + `jobs_rejected` + Σ `skipped_*`",
         },
         value: |s| Cell::U64(s.jobs_run),
     };
@@ -669,6 +669,16 @@ pub mod summary {
             meaning: "jobs the policy never started (a request that fits no state of the machine); none for plain traces, whose oversized jobs are skipped at reading",
         },
         value: |s| Cell::U64(s.jobs_never_started),
+    };
+    /// The `jobs_rejected` column.
+    pub const JOBS_REJECTED: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "jobs_rejected",
+            dtype: "u64",
+            unit: "",
+            meaning: "jobs the server refused at submission, over a `max_queued` limit (each with the server's reply as its `comment`): they never waited",
+        },
+        value: |s| Cell::U64(s.jobs_rejected),
     };
     /// The `jobs_failed` column.
     pub const JOBS_FAILED: SummaryColumn = SummaryColumn {
@@ -1196,6 +1206,7 @@ pub mod summary {
         JOBS_RUN,
         JOBS_KILLED,
         JOBS_NEVER_STARTED,
+        JOBS_REJECTED,
         JOBS_FAILED,
         REQUEUES,
         LOST_CORE_S,

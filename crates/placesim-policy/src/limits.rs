@@ -58,6 +58,9 @@ pub struct LimitEntry {
 /// One limit attribute: where it is set, what it counts, and its entries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LimitSetting {
+    /// `max_queued` (`max_queued_res`): the server refuses a job at submission when the jobs
+    /// queued or running would go over it; otherwise `max_run`: a job waits.
+    pub at_submit: bool,
     /// Server or queue.
     pub scope: LimitScope,
     /// `max_run` or `max_run_res.<resource>`.
@@ -250,6 +253,41 @@ const CHECK_ORDER: [(bool, bool, Entity); 16] = {
     ]
 };
 
+/// The order the server checks `max_queued` in (openpbs `svr_jobfunc.c` `svr_chkque`, and
+/// `check_entity_ct_limit_max`): counts before resources, the queue before the server, and
+/// within each, overall, user, group, project.
+const SUBMIT_ORDER: [(bool, bool, Entity); 16] = {
+    use Entity::*;
+    [
+        (false, true, Overall),
+        (false, true, User),
+        (false, true, Group),
+        (false, true, Project),
+        (false, false, Overall),
+        (false, false, User),
+        (false, false, Group),
+        (false, false, Project),
+        (true, true, Overall),
+        (true, true, User),
+        (true, true, Group),
+        (true, true, Project),
+        (true, false, Overall),
+        (true, false, User),
+        (true, false, Group),
+        (true, false, Project),
+    ]
+};
+
+/// The limits of a run: what each job counts against, both kinds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// `max_run`, `max_run_res`: held while a job runs.
+    pub run: RunLimits,
+    /// `max_queued`, `max_queued_res`: held from a job's submission to its end, and checked
+    /// by the server at submission (the texts are the server's replies to qsub).
+    pub queued: RunLimits,
+}
+
 /// The workload with each job counting against the limits of `settings` it is under, and
 /// those limits. A job counts against a setting of its queue (or the server's) for its user,
 /// group and project: the entry naming it if there is one, else the generic entry, each a
@@ -260,17 +298,47 @@ const CHECK_ORDER: [(bool, bool, Entity); 16] = {
 pub fn apply_limits(
     workload: Workload,
     settings: &[LimitSetting],
-) -> (Workload, Vec<RequestId>, RunLimits) {
-    let mut limits = RunLimits::default();
+) -> (Workload, Vec<RequestId>, Limits) {
+    let mut limits = Limits::default();
     if settings.is_empty() {
         return (workload, Vec::new(), limits);
     }
     let mut ids: HashMap<(usize, Entity, String), u32> = HashMap::new();
     let (workload, copied_from) = workload.with_limit_draws(|job, request| {
         let names = Names::of(job);
-        let mut draws = Vec::new();
-        for (on_resource, on_queue, entity) in CHECK_ORDER {
-            for (s, setting) in settings.iter().enumerate() {
+        let run = draws_of(settings, false, &names, request, &mut ids, &mut limits.run);
+        let queued = draws_of(
+            settings,
+            true,
+            &names,
+            request,
+            &mut ids,
+            &mut limits.queued,
+        );
+        (run, queued)
+    });
+    (workload, copied_from, limits)
+}
+
+/// What a job (its `names`, its `request`) counts against the limits of `settings` that
+/// are checked at submission (`at_submit`) or while jobs wait, in the order they are
+/// checked; limits seen for the first time join `limits`.
+fn draws_of(
+    settings: &[LimitSetting],
+    at_submit: bool,
+    names: &Names,
+    request: &Request,
+    ids: &mut HashMap<(usize, Entity, String), u32>,
+    limits: &mut RunLimits,
+) -> Vec<LimitDraw> {
+    let mut draws = Vec::new();
+    let order = if at_submit { SUBMIT_ORDER } else { CHECK_ORDER };
+    for (on_resource, on_queue, entity) in order {
+        for (s, setting) in settings.iter().enumerate() {
+            if setting.at_submit != at_submit {
+                continue;
+            }
+            {
                 let is_queue = matches!(setting.scope, LimitScope::Queue(..));
                 let is_resource = matches!(setting.counted, Counted::Resource(..));
                 if is_queue != on_queue || is_resource != on_resource {
@@ -301,16 +369,52 @@ pub fn apply_limits(
                 }
                 let limit = *ids.entry((s, entity, name.to_owned())).or_insert_with(|| {
                     limits.values.push(entry.value);
-                    limits.texts.push(Arc::from(comment(setting, entry, name)));
+                    let text = if at_submit {
+                        format!("qsub: {}", refusal(setting, entry, name))
+                    } else {
+                        comment(setting, entry, name)
+                    };
+                    limits.texts.push(Arc::from(text));
                     limits.stop_eligibility.push(entity != Entity::Overall);
                     (limits.values.len() - 1) as u32
                 });
                 draws.push(LimitDraw { limit, amount });
             }
         }
-        draws
-    });
-    (workload, copied_from, limits)
+    }
+    draws
+}
+
+/// The server's reply to qsub for a job `entry` of a `max_queued` `setting` refuses, for the
+/// entity `name` (openpbs `pbs_messages.c`, `msg_et_*`).
+fn refusal(setting: &LimitSetting, entry: &LimitEntry, name: &str) -> String {
+    use Entity::*;
+    let named = entry.name.is_some();
+    let who = entity_word(entry.entity);
+    match (&setting.scope, &setting.counted) {
+        (LimitScope::Server, Counted::Jobs) => match (entry.entity, named) {
+            (Overall, _) => "Maximum number of jobs already in complex".to_owned(),
+            (_, false) => format!("would exceed complex's per-{who} limit"),
+            (_, true) => format!("Maximum number of jobs for {who} {name} already in complex"),
+        },
+        (LimitScope::Queue(_, q), Counted::Jobs) => match (entry.entity, named) {
+            (Overall, _) => format!("Maximum number of jobs already in queue {q}"),
+            (_, false) => format!("would exceed queue {q}'s per-{who} limit"),
+            (_, true) => format!("Maximum number of jobs for {who} {name} already in queue {q}"),
+        },
+        (LimitScope::Server, Counted::Resource(_, r)) => match (entry.entity, named) {
+            (Overall, _) => format!("would exceed limit on resource {r} in complex"),
+            (_, false) => format!("would exceed per-{who} limit on resource {r} in complex"),
+            (_, true) => format!("would exceed {who} {name}'s limit on resource {r} in complex"),
+        },
+        (LimitScope::Queue(_, q), Counted::Resource(_, r)) => match (entry.entity, named) {
+            (Overall, _) => format!("would exceed limit on resource {r} in queue {q}"),
+            (_, false) => format!("would exceed per-{who} limit on resource {r} in queue {q}"),
+            (_, true) => {
+                format!("would exceed {who} {name}'s limit on resource {r} in queue {q}")
+            }
+        },
+    }
 }
 
 /// What a job with `request` counts against a limit on `counted`.

@@ -46,6 +46,7 @@ pub fn lower(req: &JobRequest, defs: &ResourceDefs) -> Request {
         nodeset,
         queue: None,
         limit_draws: None,
+        queued_draws: None,
     }
 }
 

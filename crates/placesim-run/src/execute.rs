@@ -74,11 +74,11 @@ pub fn execute(
         procs: cluster.capacity_total(ConsumableIdx::NCPUS),
     };
     let mut placement = plan.placement.instance(&mut state);
-    if !plan.limits.values.is_empty() {
-        state.set_run_limits(&plan.limits.values);
+    if !plan.limits.run.values.is_empty() {
+        state.set_run_limits(&plan.limits.run.values);
         placement = Box::new(placesim_policy::placement::Limited::new(
             placement,
-            plan.limits.texts.clone(),
+            plan.limits.run.texts.clone(),
         ));
     }
     let mut policy = discipline.build_for(placement, &plan.queue_depths);
@@ -92,6 +92,10 @@ pub fn execute(
     let mut simulation = Simulation::new(workload, state, plan.config);
     if let Some(model) = &plan.runtime {
         simulation = simulation.with_runtime_model(model);
+    }
+    if !plan.limits.queued.values.is_empty() {
+        simulation = simulation
+            .with_queued_limits(&plan.limits.queued.values, plan.limits.queued.texts.clone());
     }
     if !plan.outages.is_empty() {
         simulation = simulation.with_outages(&plan.outages, plan.on_failure);

@@ -47,9 +47,9 @@ pub struct Plan {
     pub request_sources: RequestSources,
     /// Each request's text in PBS's syntax, by request id, for jobs.parquet's `request`.
     pub request_texts: std::sync::Arc<Vec<String>>,
-    /// Run limits (PBS `max_run`, `max_run_res`): their values and comments; the workload's
-    /// requests say which ones each job counts against.
-    pub limits: placesim_policy::limits::RunLimits,
+    /// Limits (PBS `max_run`, `max_run_res`, `max_queued`, `max_queued_res`): their values
+    /// and texts; the workload's requests say which ones each job counts against.
+    pub limits: placesim_policy::limits::Limits,
 }
 
 /// How many jobs got their request from where, for the front end to report.
@@ -197,9 +197,9 @@ pub fn plan_of_scenario(
             } else {
                 scenario.pbs.order.clone()
             };
-            if !limits.values.is_empty() {
+            if !limits.run.values.is_empty() {
                 order.ineligible_limits =
-                    Some(std::sync::Arc::from(limits.stop_eligibility.as_slice()));
+                    Some(std::sync::Arc::from(limits.run.stop_eligibility.as_slice()));
             }
             order
         },

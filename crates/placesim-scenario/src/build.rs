@@ -1094,68 +1094,83 @@ impl Cx<'_> {
         run: &RunSettings,
     ) -> Result<Vec<LimitSetting>, ScenarioError> {
         let mut settings = Vec::new();
-        let scopes = std::iter::once((
-            LimitScope::Server,
-            &raw.pbs.max_run,
-            &raw.pbs.max_run_res,
-            "pbs",
-        ))
-        .chain(raw.pbs.queue.iter().enumerate().map(|(q, queue)| {
-            (
-                LimitScope::Queue(q as u32, queue.name.get_ref().clone()),
-                &queue.max_run,
-                &queue.max_run_res,
-                "pbs.queue",
-            )
-        }));
-        for (scope, max_run, max_run_res, table) in scopes {
-            if let Some(text) = max_run {
-                let key = format!("{table}.max_run");
-                let amount = |s: &str| s.parse::<u64>().ok();
-                let entries = parse_limit(text.get_ref(), &amount, "a whole number of jobs")
-                    .map_err(|e| self.in_value(text, &key, e))?;
-                settings.push(LimitSetting {
-                    scope: scope.clone(),
-                    counted: Counted::Jobs,
-                    entries,
-                });
-            }
-            for (resource, text) in max_run_res {
-                let key = format!("{table}.max_run_res.{}", resource.get_ref());
-                let consumable = defs
-                    .lookup(resource.get_ref())
-                    .and_then(|id| defs.consumable_idx(id).map(|c| (id, c)));
-                let Some((id, c)) = consumable else {
-                    return Err(self.at(
-                        resource,
-                        &key,
-                        format!(
-                            "`{}` is not a consumable resource: a run limit counts what running                              jobs request",
-                            resource.get_ref()
-                        ),
-                    ));
-                };
-                let is_size = defs.def(id).kind == ResourceKind::Size;
-                let amount = |s: &str| {
-                    if is_size {
-                        // Held in KiB, as every size is.
-                        placesim_request::parse_size(s).map(|bytes| bytes.div_ceil(1024))
+        type Attributes<'r> = [(
+            bool,
+            &'r Option<Spanned<String>>,
+            &'r std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
+            &'static str,
+        ); 2];
+        let pbs = &raw.pbs;
+        let server: Attributes<'_> = [
+            (false, &pbs.max_run, &pbs.max_run_res, "max_run"),
+            (true, &pbs.max_queued, &pbs.max_queued_res, "max_queued"),
+        ];
+        let scopes = std::iter::once((LimitScope::Server, server, "pbs")).chain(
+            pbs.queue.iter().enumerate().map(|(q, queue)| {
+                let attributes: Attributes<'_> = [
+                    (false, &queue.max_run, &queue.max_run_res, "max_run"),
+                    (true, &queue.max_queued, &queue.max_queued_res, "max_queued"),
+                ];
+                (
+                    LimitScope::Queue(q as u32, queue.name.get_ref().clone()),
+                    attributes,
+                    "pbs.queue",
+                )
+            }),
+        );
+        for (scope, attributes, table) in scopes {
+            for (at_submit, jobs, by_resource, attribute) in attributes {
+                if let Some(text) = jobs {
+                    let key = format!("{table}.{attribute}");
+                    let amount = |s: &str| s.parse::<u64>().ok();
+                    let entries = parse_limit(text.get_ref(), &amount, "a whole number of jobs")
+                        .map_err(|e| self.in_value(text, &key, e))?;
+                    settings.push(LimitSetting {
+                        at_submit,
+                        scope: scope.clone(),
+                        counted: Counted::Jobs,
+                        entries,
+                    });
+                }
+                for (resource, text) in by_resource {
+                    let key = format!("{table}.{attribute}_res.{}", resource.get_ref());
+                    let consumable = defs
+                        .lookup(resource.get_ref())
+                        .and_then(|id| defs.consumable_idx(id).map(|c| (id, c)));
+                    let Some((id, c)) = consumable else {
+                        return Err(self.at(
+                            resource,
+                            &key,
+                            format!(
+                                "`{}` is not a consumable resource: a limit counts what jobs \
+                                 request",
+                                resource.get_ref()
+                            ),
+                        ));
+                    };
+                    let is_size = defs.def(id).kind == ResourceKind::Size;
+                    let amount = |s: &str| {
+                        if is_size {
+                            // Held in KiB, as every size is.
+                            placesim_request::parse_size(s).map(|bytes| bytes.div_ceil(1024))
+                        } else {
+                            s.parse::<u64>().ok()
+                        }
+                    };
+                    let expected = if is_size {
+                        "a size such as 64gb"
                     } else {
-                        s.parse::<u64>().ok()
-                    }
-                };
-                let expected = if is_size {
-                    "a size such as 64gb"
-                } else {
-                    "a whole number"
-                };
-                let entries = parse_limit(text.get_ref(), &amount, expected)
-                    .map_err(|e| self.in_value(text, &key, e))?;
-                settings.push(LimitSetting {
-                    scope: scope.clone(),
-                    counted: Counted::Resource(c, resource.get_ref().clone()),
-                    entries,
-                });
+                        "a whole number"
+                    };
+                    let entries = parse_limit(text.get_ref(), &amount, expected)
+                        .map_err(|e| self.in_value(text, &key, e))?;
+                    settings.push(LimitSetting {
+                        at_submit,
+                        scope: scope.clone(),
+                        counted: Counted::Resource(c, resource.get_ref().clone()),
+                        entries,
+                    });
+                }
             }
         }
         if !settings.is_empty() && run.placement == PlacementKind::Moab {

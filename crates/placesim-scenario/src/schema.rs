@@ -239,6 +239,13 @@ pub struct PbsToml {
     /// per entity, in the same form.
     #[serde(default)]
     pub max_run_res: std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
+    /// Server `max_queued`: jobs queued or running per entity, in the same form; the server
+    /// refuses a job at submission over it.
+    pub max_queued: Option<Spanned<String>>,
+    /// Server `max_queued_res.<resource>`: a consumable's requested amount over jobs queued
+    /// or running, per entity.
+    #[serde(default)]
+    pub max_queued_res: std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
     /// Queues.
     #[serde(default)]
     pub queue: Vec<QueueToml>,
@@ -267,6 +274,11 @@ pub struct QueueToml {
     /// The queue's `max_run_res.<resource>`, as the server's, over the queue's jobs.
     #[serde(default)]
     pub max_run_res: std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
+    /// The queue's `max_queued`, as the server's, over the queue's jobs.
+    pub max_queued: Option<Spanned<String>>,
+    /// The queue's `max_queued_res.<resource>`, as the server's, over the queue's jobs.
+    #[serde(default)]
+    pub max_queued_res: std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 /// `[moab]`.

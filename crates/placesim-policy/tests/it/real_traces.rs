@@ -568,6 +568,7 @@ fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
     let trace = kth_first(6_000);
     let per_user = 2;
     let settings = [LimitSetting {
+        at_submit: false,
         scope: LimitScope::Server,
         counted: Counted::Jobs,
         entries: vec![LimitEntry {
@@ -585,7 +586,7 @@ fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
         skipped: trace.skipped,
         ..trace
     };
-    let placement = || Limited::new(FirstFit::default(), limits.texts.clone());
+    let placement = || Limited::new(FirstFit::default(), limits.run.texts.clone());
     let runs: Vec<(&str, Box<dyn SchedulingPolicy>, Reference)> = vec![
         (
             "fcfs",
@@ -617,7 +618,7 @@ fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
         let mut state = placesim_core::ClusterState::new(
             placesim_core::Cluster::homogeneous(limited.procs, 1).expect("cluster"),
         );
-        state.set_run_limits(&limits.values);
+        state.set_run_limits(&limits.run.values);
         let mut sink = crate::common::CheckingSink::default();
         let stats = placesim_testkit::Replay::from_state(&limited.workload, state)
             .walltime(WalltimePolicy::Kill)
