@@ -1416,3 +1416,27 @@ fn max_queued_refuses_a_job_at_submission() {
         "{j3}"
     );
 }
+
+/// Moab's credential priorities (`USERCFG[7] PRIORITY=1000`, USERWEIGHT 1): on one vnode
+/// user 8's J1 runs from 0 to 100; user 8's J2 (submitted at 10) and user 7's J3 (at 20)
+/// wait. At 100, J3 has 80/60 + 1000 and J2 90/60: J3 starts first, at 100, and J2 at 110.
+/// With a `DEFAULT` of 2000 for every other user, J2 goes first again.
+#[test]
+fn moab_credential_priorities_raise_a_users_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        one_cpu_job(1, 0, 100, 8),
+        one_cpu_job(2, 10, 10, 8),
+        one_cpu_job(3, 20, 10, 7),
+    ]
+    .concat();
+    let priority = "[moab.priority]\nuserweight = 1\nuser_priority = { \"7\" = 1000 }\n";
+    let (starts, out) = run_on_vnodes(dir.path(), 1, &trace, priority);
+    assert_eq!(starts, [0, 110, 100]);
+    let j3 = explain(&out, "3");
+    assert!(j3.contains("  priority:   1000.00 at submit, 1001.33 at start\n"), "{j3}");
+    let others = "[moab.priority]\nuserweight = 1\n\
+                  user_priority = { \"7\" = 1000, DEFAULT = 2000 }\n";
+    let (starts, _) = run_on_vnodes(dir.path(), 1, &trace, others);
+    assert_eq!(starts, [0, 100, 110]);
+}

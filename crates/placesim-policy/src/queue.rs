@@ -25,7 +25,8 @@ pub use fcfs::Fcfs;
 pub use formula::{Formula, FormulaError, MAX_FORMULA_DEPTH, Term, TermValues};
 pub use greedy::Greedy;
 pub use moab_fairshare::{
-    CREDENTIALS, MoabCredential, MoabFairshare, MoabFairshareSettings, Target, TargetMode,
+    CREDENTIALS, MoabCredential, MoabCredentials, MoabFairshare, MoabFairshareSettings, Target,
+    TargetMode,
 };
 pub use order::{JobOrder, Ordered, SortKey, SortLine};
 

@@ -16,8 +16,8 @@ use placesim_core::{
 use placesim_policy::limits::{Counted, LimitError, LimitScope, LimitSetting, parse_limit};
 use placesim_policy::placement::{NodeSort, NodeSortBy, NodeSortLine};
 use placesim_policy::queue::{
-    FairshareEntity, FairshareSettings, FairshareTree, Formula, JobOrder, MoabFairshareSettings,
-    SortKey, SortLine, Target, TargetMode, Term, UsageRate,
+    FairshareEntity, FairshareSettings, FairshareTree, Formula, JobOrder, MoabCredentials,
+    MoabFairshareSettings, SortKey, SortLine, Target, TargetMode, Term, UsageRate,
 };
 use placesim_workload::TraceFormat;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams, tsafrir};
@@ -907,6 +907,7 @@ impl Cx<'_> {
             fairshare,
             by_fairshare: raw.pbs.fair_share,
             moab_fairshare: None,
+            moab_credentials: None,
             // Set with the limits, once the workload knows which jobs count against which.
             ineligible_limits: None,
         })
@@ -1759,12 +1760,45 @@ impl Cx<'_> {
                     .join(" + ")
             ),
         );
+        let cred_weights =
+            [p.userweight, p.groupweight, p.accountweight, p.classweight].map(|w| w.unwrap_or(0.0));
+        let cred = capped(
+            p.credcap,
+            format!(
+                "({})",
+                ["cred_user", "cred_group", "cred_account", "cred_class"]
+                    .iter()
+                    .zip(cred_weights)
+                    .map(|(term, w)| weighted(w, (*term).to_owned()))
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            ),
+        );
         let total = format!(
-            "{} + {} + {}",
+            "{} + {} + {} + {}",
+            weighted(p.credweight.unwrap_or(1.0), cred),
             weighted(p.servweight.unwrap_or(1.0), serv),
             weighted(p.resweight.unwrap_or(1.0), res),
             weighted(p.fsweight.unwrap_or(1.0), fs)
         );
+        let tables = [
+            &p.user_priority,
+            &p.group_priority,
+            &p.account_priority,
+            &p.class_priority,
+        ];
+        let moab_credentials = tables
+            .iter()
+            .any(|t| !t.is_empty())
+            .then(|| MoabCredentials {
+                priorities: tables.map(|t| t.iter().map(|(k, v)| (k.clone(), *v)).collect()),
+                class_of_queue: raw
+                    .moab
+                    .class
+                    .iter()
+                    .flat_map(|c| c.swf_queues.iter().map(|&q| (q, c.name.clone())))
+                    .collect(),
+            });
         let clipped = if p.enablenegjobpriority {
             format!("min({total}, 1e9)")
         } else {
@@ -1776,6 +1810,10 @@ impl Cx<'_> {
             "fs_group" => Ok(Term::MoabFairshare(1)),
             "fs_account" => Ok(Term::MoabFairshare(2)),
             "fs_class" => Ok(Term::MoabFairshare(3)),
+            "cred_user" => Ok(Term::MoabCredential(0)),
+            "cred_group" => Ok(Term::MoabCredential(1)),
+            "cred_account" => Ok(Term::MoabCredential(2)),
+            "cred_class" => Ok(Term::MoabCredential(3)),
             other => formula_term(defs, other),
         };
         let formula = Formula::parse(&clipped, &term)
@@ -1783,6 +1821,7 @@ impl Cx<'_> {
         Ok(JobOrder {
             formula: Some(Arc::new(formula)),
             moab_fairshare: moab_fairshare.map(Arc::new),
+            moab_credentials: moab_credentials.map(Arc::new),
             ..JobOrder::default()
         })
     }

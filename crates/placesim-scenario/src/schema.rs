@@ -425,6 +425,30 @@ pub struct MoabPriorityToml {
     pub psweight: Option<f64>,
     /// PSCAP.
     pub pscap: Option<f64>,
+    /// CREDWEIGHT: the credential component's weight [default: 1].
+    pub credweight: Option<f64>,
+    /// CREDCAP.
+    pub credcap: Option<f64>,
+    /// USERWEIGHT, GROUPWEIGHT, ACCOUNTWEIGHT, CLASSWEIGHT [default: 0].
+    pub userweight: Option<f64>,
+    /// GROUPWEIGHT.
+    pub groupweight: Option<f64>,
+    /// ACCOUNTWEIGHT.
+    pub accountweight: Option<f64>,
+    /// CLASSWEIGHT.
+    pub classweight: Option<f64>,
+    /// USERCFG[name] PRIORITY, by user number (`DEFAULT` for the rest).
+    #[serde(default)]
+    pub user_priority: std::collections::BTreeMap<String, f64>,
+    /// GROUPCFG[name] PRIORITY, by group number.
+    #[serde(default)]
+    pub group_priority: std::collections::BTreeMap<String, f64>,
+    /// ACCOUNTCFG[name] PRIORITY, by project.
+    #[serde(default)]
+    pub account_priority: std::collections::BTreeMap<String, f64>,
+    /// CLASSCFG[name] PRIORITY, by Moab class.
+    #[serde(default)]
+    pub class_priority: std::collections::BTreeMap<String, f64>,
     /// FSWEIGHT: the fairshare component's weight [default: 1].
     pub fsweight: Option<f64>,
     /// FSCAP.

@@ -34,6 +34,10 @@ pub enum Term {
     /// [`super::CREDENTIALS`]): the distance of its usage to its target. Only Moab's priority
     /// names it.
     MoabFairshare(u8),
+    /// Moab's priority of one of the job's credentials (by its index in
+    /// [`super::CREDENTIALS`]), `USERCFG[name] PRIORITY=` and the like. Only Moab's priority
+    /// names it.
+    MoabCredential(u8),
 }
 
 /// The most nested an expression may be: deeper ones are refused, not evaluated, so that no
@@ -109,6 +113,8 @@ pub struct TermValues<'a> {
     /// Moab's fairshare factors of the job's credentials, at the start of the iteration;
     /// zeros without Moab fairshare.
     pub moab_fairshare: [f64; 4],
+    /// The priorities of the job's Moab credentials; zeros without any.
+    pub moab_credentials: [f64; 4],
 }
 
 impl Formula {
@@ -192,6 +198,11 @@ fn term_value(term: Term, v: &TermValues<'_>) -> f64 {
         Term::FairshareFactor if v.fairshare.0 == 0.0 => 0.0,
         Term::FairshareFactor => 2f64.powf(-(v.fairshare.1 / v.fairshare.0)),
         Term::MoabFairshare(k) => v.moab_fairshare.get(usize::from(k)).copied().unwrap_or(0.0),
+        Term::MoabCredential(k) => v
+            .moab_credentials
+            .get(usize::from(k))
+            .copied()
+            .unwrap_or(0.0),
     }
 }
 

@@ -71,6 +71,53 @@ pub struct MoabFairshareSettings {
     pub class_of_queue: HashMap<u32, String>,
 }
 
+/// The name of `job`'s credential of `kind`: its user or group (SWF fields 12 and 13, by
+/// number), its project as account, its SWF queue's Moab class (`class_of_queue`).
+fn credential_name(
+    workload: &Workload,
+    job: JobId,
+    kind: MoabCredential,
+    class_of_queue: &HashMap<u32, String>,
+) -> Option<String> {
+    let j = workload.job(job);
+    match kind {
+        MoabCredential::User => j.user.map(|u| u.to_string()),
+        MoabCredential::Group => j.group.map(|g| g.to_string()),
+        MoabCredential::Account => j.project.as_deref().map(str::to_owned),
+        MoabCredential::Class => j.queue.and_then(|q| class_of_queue.get(&q)).cloned(),
+    }
+}
+
+/// Moab's credential priorities (`USERCFG[name] PRIORITY=`, `GROUPCFG`, `ACCOUNTCFG`,
+/// `CLASSCFG`), which the priority's CRED component weighs.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MoabCredentials {
+    /// Per credential kind (in [`CREDENTIALS`] order): the priorities by name, `DEFAULT` for
+    /// every credential without its own.
+    pub priorities: [HashMap<String, f64>; 4],
+    /// Per SWF queue number: the name of its Moab class.
+    pub class_of_queue: HashMap<u32, String>,
+}
+
+impl MoabCredentials {
+    /// The priority of each of `job`'s credentials (in [`CREDENTIALS`] order); 0 for one
+    /// with none (nor a `DEFAULT`).
+    pub fn values(&self, workload: &Workload, job: JobId) -> [f64; 4] {
+        let mut out = [0.0; 4];
+        for (k, kind) in CREDENTIALS.into_iter().enumerate() {
+            let table = &self.priorities[k];
+            let name = credential_name(workload, job, kind, &self.class_of_queue);
+            out[k] = name
+                .as_deref()
+                .and_then(|n| table.get(n))
+                .or_else(|| table.get("DEFAULT"))
+                .copied()
+                .unwrap_or(0.0);
+        }
+        out
+    }
+}
+
 /// Moab fairshare over a run.
 #[derive(Debug, Clone)]
 pub struct MoabFairshare {
@@ -101,16 +148,7 @@ impl MoabFairshare {
     }
 
     fn name(&self, workload: &Workload, job: JobId, kind: MoabCredential) -> Option<String> {
-        let j = workload.job(job);
-        match kind {
-            MoabCredential::User => j.user.map(|u| u.to_string()),
-            MoabCredential::Group => j.group.map(|g| g.to_string()),
-            MoabCredential::Account => j.project.as_deref().map(str::to_owned),
-            MoabCredential::Class => j
-                .queue
-                .and_then(|q| self.settings.class_of_queue.get(&q))
-                .cloned(),
-        }
+        credential_name(workload, job, kind, &self.settings.class_of_queue)
     }
 
     /// A job's dedicated processors (or processor equivalents).

@@ -5,7 +5,7 @@
 
 use super::fairshare::{Fairshare, FairshareSettings};
 use super::formula::{Formula, TermValues};
-use super::moab_fairshare::{MoabFairshare, MoabFairshareSettings};
+use super::moab_fairshare::{MoabCredentials, MoabFairshare, MoabFairshareSettings};
 use placesim_core::{
     ConsumableIdx, Decision, JobId, SchedContext, SchedulingPolicy, SimTime, TopJobEstimate,
     Workload,
@@ -57,6 +57,8 @@ pub struct JobOrder {
     pub by_fairshare: bool,
     /// Moab's fairshare, which Moab's priority (the formula) reads.
     pub moab_fairshare: Option<Arc<MoabFairshareSettings>>,
+    /// Moab's credential priorities, which Moab's priority reads.
+    pub moab_credentials: Option<Arc<MoabCredentials>>,
     /// Per run limit (the state's): whether a job over it is not eligible, so that its
     /// `eligible_time` stops (PBS's `accrue_type`); `None` under no limit.
     pub ineligible_limits: Option<Arc<[bool]>>,
@@ -100,6 +102,10 @@ impl JobOrder {
             queue_priority: self.queue_of(workload, job).0,
             fairshare: pass.fair.map_or((0.0, 0.0), |f| f.terms(job)),
             moab_fairshare: pass.moab.map_or([0.0; 4], |m| m.factors(workload, job)),
+            moab_credentials: self
+                .moab_credentials
+                .as_ref()
+                .map_or([0.0; 4], |c| c.values(workload, job)),
         })
     }
 

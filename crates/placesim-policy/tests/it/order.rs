@@ -208,6 +208,7 @@ mod formula {
             queue_priority: 7,
             fairshare: (0.0, 0.0),
             moab_fairshare: [0.0; 4],
+            moab_credentials: [0.0; 4],
         })
     }
 

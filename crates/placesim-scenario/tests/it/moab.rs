@@ -109,6 +109,7 @@ fn priority_weights_and_caps_as_moab_computes_them() {
             queue_priority: 0,
             fairshare: (0.0, 0.0),
             moab_fairshare: [0.0; 4],
+            moab_credentials: [0.0; 4],
         })
     };
     // Moab's defaults: minutes queued.
