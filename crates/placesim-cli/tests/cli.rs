@@ -1434,7 +1434,10 @@ fn moab_credential_priorities_raise_a_users_jobs() {
     let (starts, out) = run_on_vnodes(dir.path(), 1, &trace, priority);
     assert_eq!(starts, [0, 110, 100]);
     let j3 = explain(&out, "3");
-    assert!(j3.contains("  priority:   1000.00 at submit, 1001.33 at start\n"), "{j3}");
+    assert!(
+        j3.contains("  priority:   1000.00 at submit, 1001.33 at start\n"),
+        "{j3}"
+    );
     let others = "[moab.priority]\nuserweight = 1\n\
                   user_priority = { \"7\" = 1000, DEFAULT = 2000 }\n";
     let (starts, _) = run_on_vnodes(dir.path(), 1, &trace, others);

@@ -1748,32 +1748,19 @@ impl Cx<'_> {
         ]
         .map(|w| w.unwrap_or(0.0));
         let moab_fairshare = self.moab_fairshare(raw, mem_per_ncpu, &fs_weights)?;
-        let fs = capped(
-            p.fscap,
-            format!(
-                "({})",
-                ["fs_user", "fs_group", "fs_account", "fs_class"]
-                    .iter()
-                    .zip(fs_weights)
-                    .map(|(term, w)| weighted(w, (*term).to_owned()))
-                    .collect::<Vec<_>>()
-                    .join(" + ")
-            ),
-        );
+        // A component over the four credentials: its terms `{prefix}_user`, ... weighted.
+        let per_credential = |prefix: &str, weights: [f64; 4]| {
+            let terms: Vec<String> = ["user", "group", "account", "class"]
+                .iter()
+                .zip(weights)
+                .map(|(kind, w)| weighted(w, format!("{prefix}_{kind}")))
+                .collect();
+            format!("({})", terms.join(" + "))
+        };
+        let fs = capped(p.fscap, per_credential("fs", fs_weights));
         let cred_weights =
             [p.userweight, p.groupweight, p.accountweight, p.classweight].map(|w| w.unwrap_or(0.0));
-        let cred = capped(
-            p.credcap,
-            format!(
-                "({})",
-                ["cred_user", "cred_group", "cred_account", "cred_class"]
-                    .iter()
-                    .zip(cred_weights)
-                    .map(|(term, w)| weighted(w, (*term).to_owned()))
-                    .collect::<Vec<_>>()
-                    .join(" + ")
-            ),
-        );
+        let cred = capped(p.credcap, per_credential("cred", cred_weights));
         let total = format!(
             "{} + {} + {} + {}",
             weighted(p.credweight.unwrap_or(1.0), cred),
@@ -1792,12 +1779,7 @@ impl Cx<'_> {
             .any(|t| !t.is_empty())
             .then(|| MoabCredentials {
                 priorities: tables.map(|t| t.iter().map(|(k, v)| (k.clone(), *v)).collect()),
-                class_of_queue: raw
-                    .moab
-                    .class
-                    .iter()
-                    .flat_map(|c| c.swf_queues.iter().map(|&q| (q, c.name.clone())))
-                    .collect(),
+                class_of_queue: class_of_queue(raw),
             });
         let clipped = if p.enablenegjobpriority {
             format!("min({total}, 1e9)")
@@ -1948,12 +1930,7 @@ impl Cx<'_> {
                 targets(&f.account, "account")?,
                 targets(&f.class, "class")?,
             ],
-            class_of_queue: raw
-                .moab
-                .class
-                .iter()
-                .flat_map(|c| c.swf_queues.iter().map(|&q| (q, c.name.clone())))
-                .collect(),
+            class_of_queue: class_of_queue(raw),
         }))
     }
 
@@ -2408,6 +2385,15 @@ struct Named {
     settings: &'static str,
     /// Their values: `backfill_depth = 0`.
     value: String,
+}
+
+/// Per SWF queue number: the name of the `[[moab.class]]` whose jobs come from it.
+fn class_of_queue(raw: &ScenarioToml) -> std::collections::HashMap<u32, String> {
+    raw.moab
+        .class
+        .iter()
+        .flat_map(|c| c.swf_queues.iter().map(|&q| (q, c.name.clone())))
+        .collect()
 }
 
 /// A `job_sort_formula` term by its PBS name (Moab's priority is built from the same terms):
