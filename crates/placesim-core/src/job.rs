@@ -40,6 +40,35 @@ pub struct Job {
     pub project: Option<Arc<str>>,
 }
 
+impl Job {
+    /// A job known only by what the kernel needs: its number in its source, its submit time,
+    /// its runtime and estimate, its size and its request, with no user, group, queue,
+    /// partition, priority or project (set the fields for those).
+    pub fn new(
+        source_id: u64,
+        submit: SimTime,
+        runtime: SimDuration,
+        estimate: SimDuration,
+        size: u32,
+        request: RequestId,
+    ) -> Job {
+        Job {
+            source_id,
+            submit,
+            runtime,
+            estimate,
+            size,
+            request,
+            user: None,
+            group: None,
+            queue: None,
+            partition: None,
+            priority: None,
+            project: None,
+        }
+    }
+}
+
 /// Error assembling a workload.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

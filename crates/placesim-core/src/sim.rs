@@ -933,20 +933,14 @@ mod test_support {
 
     /// A job of request 0 submitted at `submit`, running (and estimated at) 10 s.
     pub(super) fn ten_second_job(submit: u64) -> Job {
-        Job {
-            source_id: submit,
-            submit: SimTime(submit),
-            runtime: SimDuration(10),
-            estimate: SimDuration(10),
-            size: 1,
-            request: RequestId(0),
-            user: None,
-            group: None,
-            queue: None,
-            partition: None,
-            priority: None,
-            project: None,
-        }
+        Job::new(
+            submit,
+            SimTime(submit),
+            SimDuration(10),
+            SimDuration(10),
+            1,
+            RequestId(0),
+        )
     }
 }
 

@@ -322,19 +322,15 @@ fn placement_sets_and_comments_reach_jobs_parquet() {
     // Four one-ncpu vnodes: v0, v1 on switch S1; v2, v3 on S2.
     let (cluster, switch) = two_switches(["S1", "S2"]);
     // J1 (2 procs) fits S1; J2 (3) waits for the whole pool, then spans; J3 (5) never runs.
-    let job = |id: u64, size: u32| Job {
-        source_id: id,
-        submit: SimTime(0),
-        runtime: SimDuration(10),
-        estimate: SimDuration(10),
-        size,
-        request: RequestId(id as u32 - 1),
-        user: None,
-        group: None,
-        queue: None,
-        partition: None,
-        priority: None,
-        project: None,
+    let job = |id: u64, size: u32| {
+        Job::new(
+            id,
+            SimTime(0),
+            SimDuration(10),
+            SimDuration(10),
+            size,
+            RequestId(id as u32 - 1),
+        )
     };
     let requests = [2, 3, 5].map(|n| Request::processors(n, 3)).to_vec();
     let workload = Workload::new(vec![job(1, 2), job(2, 3), job(3, 5)], requests).unwrap();

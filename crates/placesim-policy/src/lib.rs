@@ -17,19 +17,8 @@
 //! };
 //! use placesim_policy::Discipline;
 //!
-//! let job = |submit, runtime, estimate, request| Job {
-//!     source_id: 0,
-//!     submit: SimTime(submit),
-//!     runtime: SimDuration(runtime),
-//!     estimate: SimDuration(estimate),
-//!     size: 0,
-//!     request: RequestId(request),
-//!     user: None,
-//!     group: None,
-//!     queue: None,
-//!     partition: None,
-//!     priority: None,
-//!     project: None,
+//! let job = |submit, runtime, estimate, request| {
+//!     Job::new(0, SimTime(submit), SimDuration(runtime), SimDuration(estimate), 0, RequestId(request))
 //! };
 //! // Request 0 is `select=3:ncpus=1`, request 1 is `select=1:ncpus=1`; 3 consumable slots.
 //! let requests = vec![Request::processors(3, 3), Request::processors(1, 3)];

@@ -212,19 +212,15 @@ pub fn workload_of(
     let list = jobs
         .iter()
         .enumerate()
-        .map(|(i, &(submit, runtime, estimate, _))| Job {
-            source_id: i as u64 + 1,
-            submit: SimTime(submit),
-            runtime: SimDuration(runtime),
-            estimate: SimDuration(estimate),
-            size: 0,
-            request: RequestId(i as u32),
-            user: None,
-            group: None,
-            queue: None,
-            partition: None,
-            priority: None,
-            project: None,
+        .map(|(i, &(submit, runtime, estimate, _))| {
+            Job::new(
+                i as u64 + 1,
+                SimTime(submit),
+                SimDuration(runtime),
+                SimDuration(estimate),
+                0,
+                RequestId(i as u32),
+            )
         })
         .collect();
     placesim_core::Workload::new(list, requests).expect("a valid workload")

@@ -65,20 +65,14 @@ fn workload(seed: u64, n: usize) -> Workload {
         } else {
             runtime + rng.below(900)
         };
-        jobs.push(Job {
-            source_id: jobs.len() as u64 + 1,
-            submit: SimTime(submit),
-            runtime: SimDuration(runtime),
-            estimate: SimDuration(estimate),
+        jobs.push(Job::new(
+            jobs.len() as u64 + 1,
+            SimTime(submit),
+            SimDuration(runtime),
+            SimDuration(estimate),
             size,
-            request: RequestId::from_index(requests.len() - 1),
-            user: None,
-            group: None,
-            queue: None,
-            partition: None,
-            priority: None,
-            project: None,
-        });
+            RequestId::from_index(requests.len() - 1),
+        ));
     }
     Workload::new(jobs, requests).unwrap()
 }

@@ -39,20 +39,14 @@ fn pass_at(
             let mut r = Request::processors(n, 3);
             r.queue = queue;
             requests.push(r);
-            Job {
-                source_id: i as u64 + 1,
-                submit: SimTime(submit),
-                runtime: SimDuration(estimate),
-                estimate: SimDuration(estimate),
-                size: n,
-                request: RequestId(i as u32),
-                user: None,
-                group: None,
-                queue: None,
-                partition: None,
-                priority: None,
-                project: None,
-            }
+            Job::new(
+                i as u64 + 1,
+                SimTime(submit),
+                SimDuration(estimate),
+                SimDuration(estimate),
+                n,
+                RequestId(i as u32),
+            )
         })
         .collect();
     let workload = Workload::new(jobs, requests).unwrap();
@@ -168,20 +162,14 @@ mod formula {
     /// submitted at 100.
     fn one_job() -> Workload {
         let request = Request::from_chunks(vec![placesim_core::Chunk::new(1, vec![4, 8 << 20, 0])]);
-        let job = Job {
-            source_id: 1,
-            submit: SimTime(100),
-            runtime: SimDuration(3600),
-            estimate: SimDuration(3600),
-            size: 4,
-            request: RequestId(0),
-            user: None,
-            group: None,
-            queue: None,
-            partition: None,
-            priority: None,
-            project: None,
-        };
+        let job = Job::new(
+            1,
+            SimTime(100),
+            SimDuration(3600),
+            SimDuration(3600),
+            4,
+            RequestId(0),
+        );
         Workload::new(vec![job], vec![request]).unwrap()
     }
 

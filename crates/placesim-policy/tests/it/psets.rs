@@ -72,20 +72,14 @@ fn psets(s: &Scenario, job_keys: &[&str]) -> PbsPsets {
 /// A trace job `i` submitted at `submit`, running (and estimated) `runtime_s`, asking
 /// request `r`.
 fn trace_job(i: u64, submit: u64, runtime_s: u64, r: u32) -> placesim_core::Job {
-    placesim_core::Job {
-        source_id: i,
-        submit: placesim_core::SimTime(submit),
-        runtime: placesim_core::SimDuration(runtime_s),
-        estimate: placesim_core::SimDuration(runtime_s),
-        size: 0,
-        request: placesim_core::RequestId(r),
-        user: None,
-        group: None,
-        queue: None,
-        partition: None,
-        priority: None,
-        project: None,
-    }
+    placesim_core::Job::new(
+        i,
+        placesim_core::SimTime(submit),
+        placesim_core::SimDuration(runtime_s),
+        placesim_core::SimDuration(runtime_s),
+        0,
+        placesim_core::RequestId(r),
+    )
 }
 
 /// Starts each `(job, estimated end)` at 0 where `p` places it in `state`, in order: the

@@ -9,20 +9,14 @@ use placesim_policy::queue::Easy;
 use placesim_testkit::Replay;
 
 fn job(submit: u64, estimate: u64, request: u32) -> Job {
-    Job {
-        source_id: 0,
-        submit: SimTime(submit),
-        runtime: SimDuration(estimate),
-        estimate: SimDuration(estimate),
-        size: 0,
-        request: RequestId(request),
-        user: None,
-        group: None,
-        queue: None,
-        partition: None,
-        priority: None,
-        project: None,
-    }
+    Job::new(
+        0,
+        SimTime(submit),
+        SimDuration(estimate),
+        SimDuration(estimate),
+        0,
+        RequestId(request),
+    )
 }
 
 /// The context of a pass at `now` that sees every job as new and something freed.

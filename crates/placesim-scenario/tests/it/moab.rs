@@ -76,20 +76,14 @@ fn priority_weights_and_caps_as_moab_computes_them() {
         Chunk, ConsumableIdx, Job, JobId, Request, RequestId, SimDuration, SimTime, Workload,
     };
     use placesim_policy::queue::TermValues;
-    let job = Job {
-        source_id: 1,
-        submit: SimTime(100),
-        runtime: SimDuration(3600),
-        estimate: SimDuration(3600),
-        size: 4,
-        request: RequestId(0),
-        user: None,
-        group: None,
-        queue: None,
-        partition: None,
-        priority: None,
-        project: None,
-    };
+    let job = Job::new(
+        1,
+        SimTime(100),
+        SimDuration(3600),
+        SimDuration(3600),
+        4,
+        RequestId(0),
+    );
     let mut amounts = vec![0; 3];
     amounts[ConsumableIdx::NCPUS.index()] = 4;
     let workload = Workload::new(

@@ -228,18 +228,18 @@ pub fn read_trace(
             resorted = true;
         }
         jobs.push(Job {
-            source_id: record.job_number.max(0) as u64,
-            submit,
-            runtime,
-            estimate,
-            size,
-            request,
             user: known(record.user_id),
             group: known(record.group_id),
             queue: known(record.queue),
             partition: known(record.partition),
-            priority: None,
-            project: None,
+            ..Job::new(
+                record.job_number.max(0) as u64,
+                submit,
+                runtime,
+                estimate,
+                size,
+                request,
+            )
         });
     }
     let header = reader.header().clone();
