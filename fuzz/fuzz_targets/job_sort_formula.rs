@@ -24,27 +24,20 @@ fuzz_target!(|data: &[u8]| {
     match Formula::parse(text, &terms) {
         Err(e) => assert!(e.column >= 1 && e.column <= text.len() + 1, "{e}"),
         Ok(formula) => {
-            let job = Job {
-                source_id: 1,
-                submit: SimTime(0),
-                runtime: SimDuration(u64::from(u32::MAX)),
-                estimate: SimDuration(u64::from(u32::MAX)),
-                size: u32::MAX,
-                request: RequestId(0),
-                user: None,
-                group: None,
-                queue: None,
-                partition: None,
-                priority: None,
-            };
+            let job = Job::new(
+                1,
+                SimTime(0),
+                SimDuration(u64::from(u32::MAX)),
+                SimDuration(u64::from(u32::MAX)),
+                u32::MAX,
+                RequestId(0),
+            );
             // The largest request a request text can give (its totals fit in 64 bits).
             let request = Request::from_chunks(vec![Chunk::new(u32::MAX, vec![u64::from(u32::MAX) + 2, 0, 1])]);
             let workload = Workload::new(vec![job], vec![request]).expect("one job");
             let v = formula.value(&TermValues {
-                workload: &workload,
-                job: JobId(0),
-                now: SimTime(u64::MAX),
                 queue_priority: i64::MIN,
+                ..TermValues::at(&workload, JobId(0), SimTime(u64::MAX))
             });
             assert!(v.is_finite());
         }

@@ -117,6 +117,26 @@ pub struct TermValues<'a> {
     pub moab_credentials: [f64; 4],
 }
 
+impl<'a> TermValues<'a> {
+    /// The values of `job`'s terms at `now` with nothing but the job to go on: eligible
+    /// since its submission, in a queue of priority 0, no fairshare tree, no Moab
+    /// credentials (set the fields for those).
+    pub fn at(workload: &'a Workload, job: JobId, now: SimTime) -> Self {
+        TermValues {
+            workload,
+            job,
+            now,
+            eligible_s: now
+                .as_secs()
+                .saturating_sub(workload.job(job).submit.as_secs()),
+            queue_priority: 0,
+            fairshare: (0.0, 0.0),
+            moab_fairshare: [0.0; 4],
+            moab_credentials: [0.0; 4],
+        }
+    }
+}
+
 impl Formula {
     /// Parses `text`, resolving each name with `term`: a term, or the message saying why the
     /// name is refused.

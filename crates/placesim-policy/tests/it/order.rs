@@ -189,14 +189,8 @@ mod formula {
         let w = one_job();
         let f = Formula::parse(text, &terms).unwrap_or_else(|e| panic!("{text}: {e}"));
         f.value(&TermValues {
-            workload: &w,
-            job: JobId(0),
-            now: SimTime(1000),
-            eligible_s: 900,
             queue_priority: 7,
-            fairshare: (0.0, 0.0),
-            moab_fairshare: [0.0; 4],
-            moab_credentials: [0.0; 4],
+            ..TermValues::at(&w, JobId(0), SimTime(1000))
         })
     }
 

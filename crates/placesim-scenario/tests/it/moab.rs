@@ -95,16 +95,7 @@ fn priority_weights_and_caps_as_moab_computes_them() {
         let text = format!("[[class]]\nname = \"n\"\ncount = 2\n[moab.priority]\n{table}");
         let s = load_scenario(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
         let formula = s.moab.order.formula.expect("a priority formula");
-        formula.value(&TermValues {
-            workload: &workload,
-            job: JobId(0),
-            now: SimTime(1000),
-            eligible_s: 900,
-            queue_priority: 0,
-            fairshare: (0.0, 0.0),
-            moab_fairshare: [0.0; 4],
-            moab_credentials: [0.0; 4],
-        })
+        formula.value(&TermValues::at(&workload, JobId(0), SimTime(1000)))
     };
     // Moab's defaults: minutes queued.
     assert_eq!(priority(""), 15.0);
