@@ -315,6 +315,8 @@ pub struct Fairshare {
     node_of: Vec<Option<usize>>,
     /// The jobs running at the end of the last cycle, with their usage then.
     last_running: Vec<(JobId, f64)>,
+    /// The jobs running at a cycle's start, with their starts: kept to reuse its memory.
+    started_buf: Vec<(JobId, u64)>,
     last_decay: Option<u64>,
     /// Per node: its place among the entities of the jobs last ranked (equal entities share
     /// one), so that sorting jobs compares numbers, not paths.
@@ -332,6 +334,7 @@ impl Fairshare {
             settings,
             node_of: Vec::new(),
             last_running: Vec::new(),
+            started_buf: Vec::new(),
             last_decay: None,
             standing: Vec::new(),
             ranked: Vec::new(),
@@ -366,6 +369,12 @@ impl Fairshare {
             self.standing[node] = standing;
             self.in_ranking[node] = false;
         }
+    }
+
+    /// Which of two jobs' entities is more deserving now ([`FairshareTree::compare`]), less
+    /// first; both jobs' entities must have been found by [`Self::node`].
+    pub(crate) fn compare_jobs(&self, a: JobId, b: JobId) -> std::cmp::Ordering {
+        self.tree.compare(self.known_node(a), self.known_node(b))
     }
 
     /// Where `job`'s entity stood when the entities were last ranked (less first).
@@ -422,9 +431,11 @@ impl Fairshare {
     ) {
         let last = std::mem::take(&mut self.last_running);
         // Both lists are short: the running jobs sorted by job, to find each of the last ones.
-        let mut started: Vec<(JobId, u64)> = running.iter().map(|r| (r.job, r.start.0)).collect();
+        let mut started = std::mem::take(&mut self.started_buf);
+        started.clear();
+        started.extend(running.iter().map(|r| (r.job, r.start.0)));
         started.sort_unstable();
-        for (job, used_then) in last {
+        for &(job, used_then) in &last {
             let Ok(i) = started.binary_search_by_key(&job, |&(j, _)| j) else {
                 continue;
             };
@@ -435,6 +446,8 @@ impl Fairshare {
             let node = self.node(workload, job);
             self.tree.add_usage(node, delta, false);
         }
+        self.last_running = last;
+        self.started_buf = started;
         let last_decay = *self.last_decay.get_or_insert(now);
         if let Some(period) = self.settings.decay_time_s.filter(|&p| p > 0) {
             let mut t = now;
@@ -486,14 +499,13 @@ impl Fairshare {
 
     /// The end of a cycle at `now`: the jobs running then, with what they have used.
     pub fn end_cycle(&mut self, workload: &Workload, now: u64, running: &[(JobId, u64)]) {
-        self.last_running = running
-            .iter()
-            .map(|&(job, start)| {
-                let used =
-                    self.settings.usage.rate(workload, job) * now.saturating_sub(start) as f64;
+        let rate = &self.settings.usage;
+        self.last_running.clear();
+        self.last_running
+            .extend(running.iter().map(|&(job, start)| {
+                let used = rate.rate(workload, job) * now.saturating_sub(start) as f64;
                 (job, used)
-            })
-            .collect();
+            }));
     }
 }
 

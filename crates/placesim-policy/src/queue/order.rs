@@ -205,6 +205,28 @@ impl JobOrder {
         )
     }
 
+    /// Two jobs in [`Self::fair_key`]'s order, with their entities compared along the tree
+    /// rather than by standing: the same order (standings are ranks under that comparison),
+    /// without ranking the entities first. Jobs differ in rank, so no two jobs are equal.
+    fn fair_cmp(
+        &self,
+        workload: &Workload,
+        values: &[f64],
+        ranks: &[u32],
+        fair: &Fairshare,
+        a: JobId,
+        b: JobId,
+    ) -> std::cmp::Ordering {
+        self.queue_key(workload, a)
+            .cmp(&self.queue_key(workload, b))
+            .then_with(|| match (values.get(a.index()), values.get(b.index())) {
+                (Some(va), Some(vb)) => vb.total_cmp(va),
+                _ => std::cmp::Ordering::Equal,
+            })
+            .then_with(|| fair.compare_jobs(a, b))
+            .then(ranks[a.index()].cmp(&ranks[b.index()]))
+    }
+
     /// `waiting` (sorted by rank) with the queues of each priority taking turns: the first
     /// job of each queue in queue order, then the second of each, and so on.
     fn take_turns(&self, workload: &Workload, waiting: &mut Vec<JobId>) {
@@ -459,6 +481,15 @@ impl<S: SchedulingPolicy> Ordered<S> {
                     continue;
                 }
                 fair.counted_in_cycle(ctx.workload, job);
+                // Most often the jobs after it are still in order: one comparison per pair
+                // tells, where sorting them again would take many.
+                let still_sorted = !order.round_robin
+                    && self.sorted[e + 1..].is_sorted_by(|&a, &b| {
+                        order.fair_cmp(ctx.workload, values, ranks, fair, a, b).is_lt()
+                    });
+                if still_sorted {
+                    continue;
+                }
                 fair.rank_entities(ctx.workload, &self.sorted[e + 1..]);
                 let mut rest = self.sorted[e + 1..].to_vec();
                 rest.sort_by_cached_key(|&j| order.fair_key(ctx.workload, values, ranks, fair, j));
@@ -489,6 +520,56 @@ impl<S: SchedulingPolicy> Ordered<S> {
         }
         decisions.append(&mut run);
     }
+}
+
+/// Sorts `waiting` by `cmp` (a strict total order) from the order of the last pass, when
+/// that order still holds: the jobs of `last` that still wait (`in_last` marks `last`'s jobs;
+/// `marks` is all false, and is left so) must be in order, and the jobs new since are merged
+/// in. Fairshare's standings move at every cycle but seldom reorder the queue, so checking
+/// one pair per job replaces most sorts. Returns false, leaving `waiting` as it was, when the
+/// last order no longer holds.
+fn keep_last_order(
+    waiting: &mut Vec<JobId>,
+    last: &[JobId],
+    in_last: &[bool],
+    marks: &mut [bool],
+    cmp: impl Fn(JobId, JobId) -> std::cmp::Ordering,
+) -> bool {
+    if in_last.len() != marks.len() || waiting.iter().any(|j| j.index() >= marks.len()) {
+        return false;
+    }
+    for &j in waiting.iter() {
+        marks[j.index()] = true;
+    }
+    let kept: Vec<JobId> = last.iter().copied().filter(|j| marks[j.index()]).collect();
+    for &j in waiting.iter() {
+        marks[j.index()] = false;
+    }
+    let kept_in_order = kept.is_sorted_by(|&a, &b| cmp(a, b).is_lt());
+    let mut fresh: Vec<JobId> = waiting
+        .iter()
+        .copied()
+        .filter(|j| !in_last[j.index()])
+        .collect();
+    fresh.sort_unstable_by(|&a, &b| cmp(a, b));
+    waiting.clear();
+    let (mut k, mut f) = (kept.iter().peekable(), fresh.iter().peekable());
+    while let (Some(&&a), Some(&&b)) = (k.peek(), f.peek()) {
+        if cmp(a, b).is_lt() {
+            waiting.push(a);
+            k.next();
+        } else {
+            waiting.push(b);
+            f.next();
+        }
+    }
+    waiting.extend(k);
+    waiting.extend(f);
+    if !kept_in_order {
+        // Mostly in order still: the stable sort's runs make this close to linear.
+        waiting.sort_by(|&a, &b| cmp(a, b));
+    }
+    true
 }
 
 impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
@@ -563,11 +644,21 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         }
         let by_fairshare = self.fair.as_mut().filter(|_| order.by_fairshare);
         let fresh_from = if let Some(fair) = by_fairshare {
-            fair.rank_entities(ctx.workload, &self.sorted);
             let values = &self.values;
-            let fair = &*fair;
-            self.sorted
-                .sort_by_cached_key(|&j| order.fair_key(ctx.workload, values, ranks, fair, j));
+            let kept = !order.round_robin
+                && keep_last_order(
+                    &mut self.sorted,
+                    &self.last_sorted,
+                    &self.in_last,
+                    &mut self.queued,
+                    |a, b| order.fair_cmp(ctx.workload, values, ranks, fair, a, b),
+                );
+            if !kept {
+                fair.rank_entities(ctx.workload, &self.sorted);
+                let fair = &*fair;
+                self.sorted
+                    .sort_by_cached_key(|&j| order.fair_key(ctx.workload, values, ranks, fair, j));
+            }
             0
         } else if dynamic.is_some() {
             let values = &self.values;
