@@ -1443,3 +1443,147 @@ fn moab_credential_priorities_raise_a_users_jobs() {
     let (starts, _) = run_on_vnodes(dir.path(), 1, &trace, others);
     assert_eq!(starts, [0, 100, 110]);
 }
+
+/// A job with `ncpus` processors, submitted at `submit`, running and estimated for `run`
+/// seconds, of `user`.
+fn job_of(id: u32, submit: u64, run: u64, ncpus: u32, user: u32) -> String {
+    format!("{id} {submit} -1 {run} {ncpus} -1 -1 {ncpus} {run} -1 1 {user} 1 -1 -1 -1 -1 -1\n")
+}
+
+/// Moab's soft and hard MAXJOB on two vnodes. User 7's J1 runs from 0 to 100; at 1, user 7's
+/// J2 and user 8's J3 both want the last vnode, J2 first in order. Under `MAXJOB=1,2` J2 is
+/// over its soft limit, so it is scheduled only after every job within its soft limits: J3
+/// starts at 1, and J2 at 51, when J3 ends, within its hard limit. Under `MAXJOB=2` (soft =
+/// hard) J2 keeps its turn; under `MAXJOB=1` it waits for J1's end.
+#[test]
+fn moab_soft_limits_yield_to_jobs_within_theirs() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        job_of(1, 0, 100, 1, 7),
+        job_of(2, 1, 50, 1, 7),
+        job_of(3, 1, 50, 1, 8),
+    ]
+    .concat();
+    let limits = |value: &str| format!("[moab.limits]\nuser = {{ DEFAULT = \"{value}\" }}\n");
+    let (starts, out) = run_on_vnodes(dir.path(), 2, &trace, &limits("MAXJOB=1,2"));
+    assert_eq!(starts, [0, 51, 1]);
+    assert!(
+        explain(&out, "2").contains(
+            "1 s  comment: job 2 violates active SOFT MAXJOB limit of 1 for user 7  (R: 1, U: 1)\n"
+        ),
+        "{}",
+        explain(&out, "2")
+    );
+    let (starts, _) = run_on_vnodes(dir.path(), 2, &trace, &limits("MAXJOB=2"));
+    assert_eq!(starts, [0, 1, 51]);
+    let (starts, out) = run_on_vnodes(dir.path(), 2, &trace, &limits("MAXJOB=1"));
+    assert_eq!(starts, [0, 100, 1]);
+    assert!(
+        explain(&out, "2").contains(
+            "1 s  comment: job 2 violates active HARD MAXJOB limit of 1 for user 7  (R: 1, U: 1)\n"
+        ),
+        "{}",
+        explain(&out, "2")
+    );
+    // A user's own limit wins over DEFAULT's: user 7 may run 2.
+    let own = "[moab.limits]\nuser = { DEFAULT = \"MAXJOB=1\", \"7\" = \"MAXJOB=2\" }\n";
+    let (starts, _) = run_on_vnodes(dir.path(), 2, &trace, own);
+    assert_eq!(starts, [0, 1, 51]);
+}
+
+/// Jobs started in the same iteration count against the limits of the jobs after them: on
+/// eight vnodes, user 7's J1, J2 and J3 and user 8's J4 arrive at 0. Under `MAXJOB=1,2`, J1
+/// starts within the soft limit, J4 too, then J2 within the hard one; J3 would be user 7's
+/// third and waits for J1's end at 10.
+#[test]
+fn moab_limits_count_the_starts_of_the_same_iteration() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        job_of(1, 0, 10, 1, 7),
+        job_of(2, 0, 20, 1, 7),
+        job_of(3, 0, 20, 1, 7),
+        job_of(4, 0, 20, 1, 8),
+    ]
+    .concat();
+    let tail = "[moab.limits]\nuser = { DEFAULT = \"MAXJOB=1,2\" }\n";
+    let (starts, out) = run_on_vnodes(dir.path(), 8, &trace, tail);
+    assert_eq!(starts, [0, 0, 10, 0]);
+    assert!(
+        explain(&out, "3").contains(
+            "0 s  comment: job 3 violates active HARD MAXJOB limit of 2 for user 7  (R: 1, U: 2)\n"
+        ),
+        "{}",
+        explain(&out, "3")
+    );
+}
+
+/// MAXPROC counts ncpus and MAXPS outstanding processor-seconds, which shrink as jobs run.
+/// User 7 may hold 1000 processor-seconds: J1 (2 ncpus for 400 s) holds 800 at 0, so J2 (1
+/// ncpu for 300 s) waits; at 40 (user 8's J3 arrives) J1 holds 720, still too much; at 50
+/// (J4) it holds 700, and J2 starts. Under `MAXPROC=2`, J2 waits for J1's end instead.
+#[test]
+fn moab_maxps_shrinks_as_jobs_run_and_maxproc_counts_ncpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        job_of(1, 0, 400, 2, 7),
+        job_of(2, 0, 300, 1, 7),
+        job_of(3, 40, 10, 1, 8),
+        job_of(4, 50, 10, 1, 8),
+    ]
+    .concat();
+    let (starts, out) = run_on_vnodes(
+        dir.path(),
+        8,
+        &trace,
+        "[moab.limits]\nuser = { \"7\" = \"MAXPS=1000\" }\n",
+    );
+    assert_eq!(starts, [0, 50, 40, 50]);
+    assert!(
+        explain(&out, "2").contains(
+            "40 s  comment: job 2 violates active HARD MAXPS limit of 1000 for user 7  (R: 300, U: 720)\n"
+        ),
+        "{}",
+        explain(&out, "2")
+    );
+    let (starts, _) = run_on_vnodes(
+        dir.path(),
+        8,
+        &trace,
+        "[moab.limits]\nuser = { \"7\" = \"MAXPROC=2\" }\n",
+    );
+    assert_eq!(starts, [0, 400, 40, 50]);
+}
+
+/// A throttling limit placesim does not check, or a bad value, is refused at its entry.
+#[test]
+fn a_bad_moab_limit_is_refused_at_its_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), &job_of(1, 0, 10, 1, 7));
+    for (limit, message) in [
+        (
+            "MAXNODE=4",
+            "`MAXNODE=4`: MAXNODE is not a limit placesim checks: expected MAXJOB, MAXPROC or MAXPS",
+        ),
+        (
+            "MAXJOB=two",
+            "`MAXJOB=two`: expected [<soft>,]<hard>, whole numbers, as MAXJOB=2,4",
+        ),
+    ] {
+        let scenario = dir.path().join("bad.toml");
+        std::fs::write(
+            &scenario,
+            format!(
+                "name = \"bad\"\n[[class]]\nname = \"n\"\ncount = 2\nncpus = 1\n\
+                 [workload]\ntrace = \"{trace}\"\n[moab.limits]\nuser = {{ DEFAULT = \"{limit}\" }}\n"
+            ),
+        )
+        .unwrap();
+        let o = placesim(&["check", scenario.to_str().unwrap()]);
+        assert!(!o.status.success());
+        let expected = format!(
+            "{}:9:20: key `moab.limits.user`: {message}",
+            scenario.display()
+        );
+        assert!(text(&o.stderr).contains(&expected), "{}", text(&o.stderr));
+    }
+}

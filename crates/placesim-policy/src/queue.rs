@@ -14,6 +14,7 @@ mod greedy;
 mod kept;
 mod moab_fairshare;
 mod order;
+mod throttle;
 
 pub use calendar::Shortcuts;
 pub use depth::{Backfill, Depth, Planned};
@@ -29,6 +30,7 @@ pub use moab_fairshare::{
     TargetMode,
 };
 pub use order::{JobOrder, Ordered, SortKey, SortLine};
+pub use throttle::{CredentialLimits, LIMIT_KINDS, LimitKind, MoabLimits, SoftHard, Throttled};
 
 use calendar::{Calendar, place_on};
 use placesim_core::{

@@ -82,6 +82,13 @@ pub fn execute(
         ));
     }
     let mut policy = discipline.build_for(placement, &plan.queue_depths);
+    // Moab's throttling sees the queue in its order, so it goes inside the order's adapter.
+    if let Some(limits) = &plan.throttling {
+        policy = Box::new(placesim_policy::queue::Throttled::new(
+            policy,
+            limits.clone(),
+        ));
+    }
     // A queue in another order than submission: the discipline walks it sorted.
     if !plan.order.is_submit_order() {
         policy = Box::new(placesim_policy::queue::Ordered::new(

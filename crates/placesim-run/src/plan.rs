@@ -50,6 +50,8 @@ pub struct Plan {
     /// Limits (PBS `max_run`, `max_run_res`, `max_queued`, `max_queued_res`): their values
     /// and texts; the workload's requests say which ones each job counts against.
     pub limits: placesim_policy::limits::Limits,
+    /// Moab's throttling limits, if the scenario sets any.
+    pub throttling: Option<std::sync::Arc<placesim_policy::queue::MoabLimits>>,
 }
 
 /// How many jobs got their request from where, for the front end to report.
@@ -105,6 +107,7 @@ pub fn plain_plan(
                 .collect(),
         ),
         limits: Default::default(),
+        throttling: None,
         trace,
     })
 }
@@ -217,6 +220,7 @@ pub fn plan_of_scenario(
         },
         request_texts: std::sync::Arc::new(request_texts),
         limits,
+        throttling: scenario.moab.limits.clone(),
     })
 }
 

@@ -16,8 +16,9 @@ use placesim_core::{
 use placesim_policy::limits::{Counted, LimitError, LimitScope, LimitSetting, parse_limit};
 use placesim_policy::placement::{NodeSort, NodeSortBy, NodeSortLine};
 use placesim_policy::queue::{
-    FairshareEntity, FairshareSettings, FairshareTree, Formula, JobOrder, MoabCredentials,
-    MoabFairshareSettings, SortKey, SortLine, Target, TargetMode, Term, UsageRate,
+    CredentialLimits, FairshareEntity, FairshareSettings, FairshareTree, Formula, JobOrder,
+    LIMIT_KINDS, MoabCredentials, MoabFairshareSettings, MoabLimits, SoftHard, SortKey, SortLine,
+    Target, TargetMode, Term, UsageRate,
 };
 use placesim_workload::TraceFormat;
 use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams, tsafrir};
@@ -1678,6 +1679,7 @@ impl Cx<'_> {
                     &[("SHARED", false), ("SINGLEJOB", true)],
                 )?
                 .unwrap_or(false),
+            limits: self.moab_limits(raw)?.map(std::sync::Arc::new),
         })
     }
 
@@ -1806,6 +1808,41 @@ impl Cx<'_> {
             moab_credentials: moab_credentials.map(Arc::new),
             ..JobOrder::default()
         })
+    }
+
+    /// Moab's throttling limits (`[moab.limits]`): each credential's `MAXJOB`, `MAXPROC` and
+    /// `MAXPS`, `[<soft>,]<hard>`, as moab.cfg writes them. A limit Moab has and placesim does
+    /// not check is refused at its entry, with a message.
+    fn moab_limits(&self, raw: &ScenarioToml) -> Result<Option<MoabLimits>, ScenarioError> {
+        let Some(spanned) = &raw.moab.limits else {
+            return Ok(None);
+        };
+        let l = spanned.get_ref();
+        let table = |table: &std::collections::BTreeMap<String, Spanned<String>>,
+                     name: &str|
+         -> Result<
+            std::collections::HashMap<String, CredentialLimits>,
+            ScenarioError,
+        > {
+            let key = format!("moab.limits.{name}");
+            table
+                .iter()
+                .map(|(who, text)| {
+                    let limits = parse_throttling(text.get_ref())
+                        .map_err(|message| self.at(text, &key, message))?;
+                    Ok((who.clone(), limits))
+                })
+                .collect()
+        };
+        Ok(Some(MoabLimits {
+            limits: [
+                table(&l.user, "user")?,
+                table(&l.group, "group")?,
+                table(&l.account, "account")?,
+                table(&l.class, "class")?,
+            ],
+            class_of_queue: class_of_queue(raw),
+        }))
     }
 
     /// Moab's fairshare (`[moab.fairshare]`, queue-disciplines.md §3.3): refused without a
@@ -2388,6 +2425,45 @@ struct Named {
 }
 
 /// Per SWF queue number: the name of the `[[moab.class]]` whose jobs come from it.
+/// One credential's throttling limits, as moab.cfg writes them: `MAXJOB=2,4 MAXPROC=64`, each
+/// `NAME=[<soft>,]<hard>`; a soft value looser than the hard one, or none, is the hard one
+/// (Maui's rule); 0 is no limit, as in Maui.
+fn parse_throttling(text: &str) -> Result<CredentialLimits, String> {
+    let mut limits: CredentialLimits = [None; 3];
+    for word in text.split_whitespace() {
+        let Some((name, value)) = word.split_once('=') else {
+            return Err(format!(
+                "`{word}`: expected NAME=VALUE, as MAXJOB=4 or MAXJOB=2,4"
+            ));
+        };
+        let upper = name.to_ascii_uppercase();
+        let Some(kind) = LIMIT_KINDS.iter().position(|k| k.name() == upper) else {
+            return Err(format!(
+                "`{word}`: {name} is not a limit placesim checks: expected MAXJOB, MAXPROC or MAXPS"
+            ));
+        };
+        if limits[kind].is_some() {
+            return Err(format!("`{word}`: {upper} is given twice"));
+        }
+        let number = |n: &str| {
+            n.parse::<u64>().map_err(|_| {
+                format!("`{word}`: expected [<soft>,]<hard>, whole numbers, as {upper}=2,4")
+            })
+        };
+        limits[kind] = Some(match value.split_once(',') {
+            Some((soft, hard)) => SoftHard::new(number(soft)?, number(hard)?),
+            None => {
+                let hard = number(value)?;
+                SoftHard::new(hard, hard)
+            }
+        });
+    }
+    if limits.iter().all(Option::is_none) {
+        return Err("expected at least one limit, as MAXJOB=4 or MAXJOB=2,4".to_owned());
+    }
+    Ok(limits)
+}
+
 fn class_of_queue(raw: &ScenarioToml) -> std::collections::HashMap<u32, String> {
     raw.moab
         .class

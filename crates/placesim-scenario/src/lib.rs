@@ -344,6 +344,8 @@ pub struct MoabSettings {
     /// NODEACCESSPOLICY SINGLEJOB: a vnode runs one job at a time, so every job's request
     /// holds its vnodes exclusively.
     pub single_job: bool,
+    /// Throttling limits (`[moab.limits]`), if any are set.
+    pub limits: Option<std::sync::Arc<placesim_policy::queue::MoabLimits>>,
 }
 
 /// A Moab class with its default node set.

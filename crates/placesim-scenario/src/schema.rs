@@ -356,6 +356,27 @@ pub struct MoabToml {
     pub priority: Option<Spanned<MoabPriorityToml>>,
     /// Fairshare: FSPOLICY, FSINTERVAL, FSDEPTH, FSDECAY and the credentials' FSTARGETs.
     pub fairshare: Option<Spanned<MoabFairshareToml>>,
+    /// Throttling limits: the credentials' MAXJOB, MAXPROC and MAXPS.
+    pub limits: Option<Spanned<MoabLimitsToml>>,
+}
+
+/// `[moab.limits]`: Moab's throttling limits, per credential as moab.cfg writes them after
+/// `USERCFG[name]` and the like: `"MAXJOB=2,4 MAXPROC=64"` (`[<soft>,]<hard>` each).
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MoabLimitsToml {
+    /// USERCFG[name], by user number (`DEFAULT` for every user without its own).
+    #[serde(default)]
+    pub user: std::collections::BTreeMap<String, Spanned<String>>,
+    /// GROUPCFG[name], by group number.
+    #[serde(default)]
+    pub group: std::collections::BTreeMap<String, Spanned<String>>,
+    /// ACCOUNTCFG[name], by project.
+    #[serde(default)]
+    pub account: std::collections::BTreeMap<String, Spanned<String>>,
+    /// CLASSCFG[name], by Moab class.
+    #[serde(default)]
+    pub class: std::collections::BTreeMap<String, Spanned<String>>,
 }
 
 /// `[moab.fairshare]`.

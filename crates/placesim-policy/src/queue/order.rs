@@ -485,7 +485,9 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 // tells, where sorting them again would take many.
                 let still_sorted = !order.round_robin
                     && self.sorted[e + 1..].is_sorted_by(|&a, &b| {
-                        order.fair_cmp(ctx.workload, values, ranks, fair, a, b).is_lt()
+                        order
+                            .fair_cmp(ctx.workload, values, ranks, fair, a, b)
+                            .is_lt()
                     });
                 if still_sorted {
                     continue;

@@ -789,3 +789,147 @@ fn kth_under_fairshare_matches_its_plain_definition() {
         assert_ne!(ours, unfair, "{name}: fairshare changes the order");
     }
 }
+
+/// Moab's soft and hard per-user MAXJOB by their plain definition on a count-based machine,
+/// written independently of the crate (Maui's `MSchedProcessJobs`, with hard-limit jobs
+/// "scheduled and/or reserved as available resources allow"). At each instant with a submit
+/// or an end: each user's running jobs are counted; the waiting jobs within the soft limit
+/// are taken in submission order, then the rest within the hard limit, in submission order,
+/// joined by any job of the first part that the starts before it put over the soft limit. A
+/// job over its part's limit, counting the starts so far, is skipped; otherwise it starts if
+/// its processors fit over its whole estimate, else it gets a reservation at the earliest
+/// time they do while fewer than `depth` were made (0: greedy). Limits are not calendared.
+fn reference_moab_maxjob(trace: &Trace, depth: usize, soft: u64, hard: u64) -> Vec<u64> {
+    let jobs = trace.workload.jobs();
+    let runs: Vec<u64> = jobs
+        .iter()
+        .map(|j| j.runtime.min(j.estimate).as_secs())
+        .collect();
+    let mut start = vec![u64::MAX; jobs.len()];
+    let mut ends: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut running: Vec<usize> = Vec::new();
+    let mut queue: Vec<usize> = Vec::new();
+    let mut next = 0;
+    while next < jobs.len() || !ends.is_empty() {
+        let t_end = ends.peek().map_or(u64::MAX, |Reverse((t, _))| *t);
+        let t_sub = jobs.get(next).map_or(u64::MAX, |j| j.submit.as_secs());
+        let now = t_end.min(t_sub);
+        while let Some(&Reverse((t, j))) = ends.peek() {
+            if t != now {
+                break;
+            }
+            ends.pop();
+            running.retain(|&r| r != j);
+        }
+        while next < jobs.len() && jobs[next].submit.as_secs() == now {
+            queue.push(next);
+            next += 1;
+        }
+        let count = |running: &[usize], j: usize| match jobs[j].user {
+            Some(u) => running.iter().filter(|&&r| jobs[r].user == Some(u)).count() as u64,
+            None => 0,
+        };
+        let within = |running: &[usize], j: usize, limit: u64| {
+            jobs[j].user.is_none() || count(running, j) < limit
+        };
+        let mut holds: Vec<Hold> = running
+            .iter()
+            .map(|&r| {
+                let end = (start[r] + jobs[r].estimate.as_secs()).max(now);
+                (now, end, u64::from(jobs[r].size), None)
+            })
+            .collect();
+        let mut soft_part: Vec<usize> = Vec::new();
+        let mut hard_part: Vec<usize> = Vec::new();
+        for &j in &queue {
+            if within(&running, j, soft) {
+                soft_part.push(j);
+            } else if within(&running, j, hard) {
+                hard_part.push(j);
+            }
+        }
+        let mut made = 0;
+        let mut started_now: Vec<usize> = Vec::new();
+        let mut consider =
+            |j: usize,
+             running: &mut Vec<usize>,
+             holds: &mut Vec<Hold>,
+             start: &mut [u64],
+             ends: &mut BinaryHeap<Reverse<(u64, usize)>>| {
+                let (size, estimate) = (u64::from(jobs[j].size), jobs[j].estimate.as_secs());
+                if count_fits(trace.procs, holds, now, now + estimate, size) {
+                    holds.push((now, now + estimate, size, None));
+                    start[j] = now;
+                    running.push(j);
+                    ends.push(Reverse((now + runs[j], j)));
+                    started_now.push(j);
+                } else if made < depth {
+                    let at = earliest_start(holds, now, |t| {
+                        count_fits(trace.procs, holds, t, t + estimate, size)
+                    });
+                    if let Some(at) = at {
+                        holds.push((at, at + estimate, size, None));
+                        made += 1;
+                    }
+                }
+            };
+        for &j in &soft_part {
+            if within(&running, j, soft) {
+                consider(j, &mut running, &mut holds, &mut start, &mut ends);
+            } else {
+                hard_part.push(j);
+            }
+        }
+        hard_part.sort_unstable();
+        for &j in &hard_part {
+            if within(&running, j, hard) {
+                consider(j, &mut running, &mut holds, &mut start, &mut ends);
+            }
+        }
+        queue.retain(|j| !started_now.contains(j));
+    }
+    start
+}
+
+/// Moab's `USERCFG[DEFAULT] MAXJOB=1,3` on KTH-SP2's first 6,000 jobs: greedy (RESERVATIONPOLICY
+/// NEVER), EASY and depth 2, each with the throttling adapter around it, equal the count-based
+/// plain definition above. The soft limit matters: with `MAXJOB=3` alone the starts differ.
+#[test]
+fn kth_under_moab_soft_and_hard_maxjob_matches_its_plain_definition() {
+    use placesim_policy::queue::{MoabLimits, SoftHard, Throttled};
+    let trace = kth_first(6_000);
+    let limits = |soft: u64, hard: u64| {
+        let mut settings = MoabLimits::default();
+        settings.limits[0].insert(
+            "DEFAULT".to_owned(),
+            [Some(SoftHard::new(soft, hard)), None, None],
+        );
+        std::sync::Arc::new(settings)
+    };
+    for (name, depth, discipline) in [
+        ("greedy", 0, Discipline::Greedy),
+        ("easy", 1, Discipline::EASY),
+        (
+            "depth 2",
+            2,
+            Discipline::EASY.with_backfill_depth(2).expect("easy"),
+        ),
+    ] {
+        let mut throttled = Throttled::new(discipline.build(), limits(1, 3));
+        let ours = check_invariants_with(&trace, &mut throttled);
+        let reference = reference_moab_maxjob(&trace, depth, 1, 3);
+        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
+        assert_eq!(
+            first_diff, None,
+            "{name}: first job index whose start differs"
+        );
+        let hard_only = reference_moab_maxjob(&trace, depth, 3, 3);
+        assert_ne!(reference, hard_only, "{name}: the soft limit matters");
+        let mut throttled = Throttled::new(discipline.build(), limits(3, 3));
+        assert_eq!(
+            check_invariants_with(&trace, &mut throttled),
+            hard_only,
+            "{name}, hard only"
+        );
+    }
+}

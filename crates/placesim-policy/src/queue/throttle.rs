@@ -1,0 +1,450 @@
+//! Maui/Moab throttling limits (queue-disciplines.md §3.4; Maui's docs
+//! `6.2throttlingpolicies.rst`, `MJob.c` `MJobCheckLimits`, `MPolicy.c`
+//! `MPolicyCheckLimit`, `MSched.c` `MSchedProcessJobs`): `USERCFG`, `GROUPCFG`,
+//! `ACCOUNTCFG` and `CLASSCFG` `MAXJOB`, `MAXPROC` and `MAXPS`, each `[<soft>,]<hard>`.
+//!
+//! Maui checks a job's limits against what its credentials' active jobs hold at that moment,
+//! those started earlier in the same iteration included, and a job over a limit is skipped:
+//! it neither starts nor gets a reservation, so it blocks nobody. The jobs within their soft
+//! limits are scheduled first (started, reserved, backfilled); the jobs within only their hard
+//! limits come after all of them, "scheduled and/or reserved as available resources allow"
+//! (the throttling documentation). [`Throttled`] does this around any discipline, which sees
+//! the jobs within soft limits, in order, then those within only hard limits.
+
+use super::moab_fairshare::{CREDENTIALS, MoabCredential};
+use placesim_core::{Decision, JobId, SchedContext, SchedulingPolicy, TopJobEstimate, Workload};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A kind of throttling limit, in the order Maui checks them (`MJobCheckLimits`' `PList`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LimitKind {
+    /// `MAXJOB`: jobs active at once.
+    MaxJob,
+    /// `MAXPROC`: processors (ncpus) their active jobs hold.
+    MaxProc,
+    /// `MAXPS`: outstanding processor-seconds: each active job's ncpus times what is left of
+    /// its walltime, a job about to start counting its whole walltime.
+    MaxPs,
+}
+
+/// The limit kinds in the order they are checked.
+pub const LIMIT_KINDS: [LimitKind; 3] = [LimitKind::MaxJob, LimitKind::MaxProc, LimitKind::MaxPs];
+
+impl LimitKind {
+    /// Maui's name for it (`MPolicyType`).
+    pub fn name(self) -> &'static str {
+        match self {
+            LimitKind::MaxJob => "MAXJOB",
+            LimitKind::MaxProc => "MAXPROC",
+            LimitKind::MaxPs => "MAXPS",
+        }
+    }
+}
+
+/// One limit: its soft and hard values. Maui sets the soft one to the hard one when it is
+/// not given or is less constraining, so `soft <= hard`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SoftHard {
+    /// Checked while the jobs within their soft limits are scheduled.
+    pub soft: u64,
+    /// Checked for the jobs scheduled after them.
+    pub hard: u64,
+}
+
+impl SoftHard {
+    /// `soft` and `hard`, the soft one no looser than the hard one (Maui's rule).
+    pub fn new(soft: u64, hard: u64) -> Self {
+        SoftHard {
+            soft: soft.min(hard),
+            hard,
+        }
+    }
+}
+
+/// The limits of one credential: per [`LIMIT_KINDS`] entry, its value if it has one.
+pub type CredentialLimits = [Option<SoftHard>; 3];
+
+/// Moab's throttling limits.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MoabLimits {
+    /// Per credential kind (in [`CREDENTIALS`] order): the limits by name, `DEFAULT` for each
+    /// kind of limit a credential does not set itself (`MPolicyCheckLimit`'s precedence).
+    pub limits: [HashMap<String, CredentialLimits>; 4],
+    /// Per SWF queue number: the name of its Moab class.
+    pub class_of_queue: HashMap<u32, String>,
+}
+
+/// Which limits a check reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Soft,
+    Hard,
+}
+
+/// Why a job is over a limit, in the terms of Maui's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Violation {
+    level: Level,
+    credential: usize,
+    kind: usize,
+    limit: u64,
+    requested: u64,
+    used: u64,
+}
+
+/// No credential of that kind.
+const NONE: u32 = u32::MAX;
+
+/// A discipline that skips the jobs over Moab's throttling limits (see the module's text).
+#[derive(Debug)]
+pub struct Throttled<S> {
+    inner: S,
+    settings: Arc<MoabLimits>,
+    /// Interned credentials: (kind, name) → id.
+    ids: HashMap<(usize, String), u32>,
+    /// Per credential id: its kind, name and limits (its own, else its kind's `DEFAULT`).
+    credentials: Vec<(usize, String, CredentialLimits)>,
+    /// Per job: its credentials' ids, once known.
+    of_job: Vec<Option<[u32; 4]>>,
+    /// Per credential id: what its active jobs hold, per limit kind.
+    usage: Vec<[u64; 3]>,
+    /// Per job: the last violation it was told of, so that a reason is said once.
+    told: Vec<Option<Violation>>,
+    comments: Vec<(JobId, Arc<str>)>,
+    estimates: Vec<TopJobEstimate>,
+    /// Whether the last pass left every job where the discipline alone would have had it, so
+    /// that the discipline's shortcuts for the next pass hold.
+    last_untouched: bool,
+}
+
+impl<S: SchedulingPolicy> Throttled<S> {
+    /// `inner`, under `settings`.
+    pub fn new(inner: S, settings: Arc<MoabLimits>) -> Self {
+        Throttled {
+            inner,
+            settings,
+            ids: HashMap::new(),
+            credentials: Vec::new(),
+            of_job: Vec::new(),
+            usage: Vec::new(),
+            told: Vec::new(),
+            comments: Vec::new(),
+            estimates: Vec::new(),
+            last_untouched: false,
+        }
+    }
+
+    /// The ids of `job`'s credentials ([`NONE`] for one it lacks).
+    fn credentials_of(&mut self, workload: &Workload, job: JobId) -> [u32; 4] {
+        if let Some(ids) = self.of_job[job.index()] {
+            return ids;
+        }
+        let mut ids = [NONE; 4];
+        for (k, kind) in CREDENTIALS.into_iter().enumerate() {
+            let j = workload.job(job);
+            let name = match kind {
+                MoabCredential::User => j.user.map(|u| u.to_string()),
+                MoabCredential::Group => j.group.map(|g| g.to_string()),
+                MoabCredential::Account => j.project.as_deref().map(str::to_owned),
+                MoabCredential::Class => j
+                    .queue
+                    .and_then(|q| self.settings.class_of_queue.get(&q))
+                    .cloned(),
+            };
+            let Some(name) = name else { continue };
+            let next = self.credentials.len() as u32;
+            let id = *self.ids.entry((k, name.clone())).or_insert(next);
+            if id == next {
+                let table = &self.settings.limits[k];
+                let own = table.get(&name).copied().unwrap_or_default();
+                let default = table.get("DEFAULT").copied().unwrap_or_default();
+                let limits: CredentialLimits = std::array::from_fn(|l| own[l].or(default[l]));
+                self.credentials.push((k, name, limits));
+                self.usage.push([0; 3]);
+            }
+            ids[k] = id;
+        }
+        self.of_job[job.index()] = Some(ids);
+        ids
+    }
+
+    /// The first limit `job` would go over at `level` if it started with `usage` held
+    /// (`MJobCheckLimits`' order: user, group, account, class; MAXJOB, MAXPROC, MAXPS).
+    fn violation(
+        &self,
+        workload: &Workload,
+        job: JobId,
+        usage: &[[u64; 3]],
+        level: Level,
+    ) -> Option<Violation> {
+        let ids = self.of_job[job.index()]?;
+        let draw = draw_of(workload, job);
+        for (credential, &id) in ids.iter().enumerate() {
+            if id == NONE {
+                continue;
+            }
+            let limits = &self.credentials[id as usize].2;
+            for kind in 0..LIMIT_KINDS.len() {
+                let Some(limit) = limits[kind] else { continue };
+                let limit = match level {
+                    Level::Soft => limit.soft,
+                    Level::Hard => limit.hard,
+                };
+                // A limit of 0 is none (`MPolicyCheckLimit`).
+                let used = usage[id as usize][kind];
+                if limit > 0 && used.saturating_add(draw[kind]) > limit {
+                    return Some(Violation {
+                        level,
+                        credential,
+                        kind,
+                        limit,
+                        requested: draw[kind],
+                        used,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// Maui's message for `v` (`MJobCheckLimits`), told once per reason.
+    fn tell(&mut self, workload: &Workload, job: JobId, v: Violation) {
+        if self.told[job.index()] == Some(v) {
+            return;
+        }
+        self.told[job.index()] = Some(v);
+        let ids = self.of_job[job.index()].unwrap_or([NONE; 4]);
+        let name = self
+            .credentials
+            .get(ids[v.credential] as usize)
+            .map_or("NONE", |c| c.1.as_str());
+        let object = ["user", "group", "acct", "class"][v.credential];
+        let level = match v.level {
+            Level::Soft => "SOFT",
+            Level::Hard => "HARD",
+        };
+        // Maui's text, with its double space (an empty multi-dimension credential).
+        let text = format!(
+            "job {} violates active {level} {} limit of {} for {object} {name}  (R: {}, U: {})",
+            workload.job(job).source_id,
+            LIMIT_KINDS[v.kind].name(),
+            v.limit,
+            v.requested,
+            v.used
+        );
+        self.comments.push((job, Arc::from(text)));
+    }
+
+    /// What each credential's active jobs hold at the start of the pass.
+    fn usage_at_start(&mut self, ctx: &SchedContext<'_>) {
+        for u in &mut self.usage {
+            *u = [0; 3];
+        }
+        for r in ctx.running {
+            let ids = self.credentials_of(ctx.workload, r.job);
+            let ncpus = ctx.workload.ncpus_of(r.job);
+            let left_s = r.estimated_end.as_secs().saturating_sub(ctx.now.as_secs());
+            let held = [1, ncpus, ncpus.saturating_mul(left_s)];
+            add(&mut self.usage, ids, held);
+        }
+    }
+}
+
+/// What `job` adds to its credentials' usage when it starts.
+fn draw_of(workload: &Workload, job: JobId) -> [u64; 3] {
+    let ncpus = workload.ncpus_of(job);
+    [
+        1,
+        ncpus,
+        ncpus.saturating_mul(workload.job(job).estimate.as_secs()),
+    ]
+}
+
+fn add(usage: &mut [[u64; 3]], ids: [u32; 4], amounts: [u64; 3]) {
+    for id in ids.into_iter().filter(|&id| id != NONE) {
+        let u = &mut usage[id as usize];
+        for k in 0..3 {
+            u[k] = u[k].saturating_add(amounts[k]);
+        }
+    }
+}
+
+impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    /// The discipline's pass over the jobs within their soft limits, then those within only
+    /// their hard limits. A job the pass starts or reserves that is over a limit once the
+    /// jobs before it that started are counted is taken out (a job over its soft limit goes
+    /// to the hard part), with every later job of its part that is over already, and the pass
+    /// is run again: a job's fate depends only on the jobs ahead of it, so the jobs before it
+    /// come out the same, and it ends as Maui's skip of that job.
+    fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        let n = ctx.workload.jobs().len();
+        if self.of_job.len() != n {
+            self.of_job = vec![None; n];
+            self.told = vec![None; n];
+        }
+        for &j in ctx.queue {
+            self.credentials_of(ctx.workload, j);
+        }
+        self.usage_at_start(ctx);
+        let start_usage = self.usage.clone();
+        let mut soft: Vec<JobId> = Vec::with_capacity(ctx.queue.len());
+        let mut hard: Vec<JobId> = Vec::new();
+        for &j in ctx.queue {
+            match self.violation(ctx.workload, j, &start_usage, Level::Soft) {
+                None => {
+                    // Within its limits again: a later violation is news.
+                    self.told[j.index()] = None;
+                    soft.push(j);
+                }
+                Some(v) => {
+                    match self.violation(ctx.workload, j, &start_usage, Level::Hard) {
+                        None => hard.push(j),
+                        Some(h) => {
+                            self.tell(ctx.workload, j, h);
+                            continue;
+                        }
+                    }
+                    self.tell(ctx.workload, j, v);
+                }
+            }
+        }
+        let mut untouched = hard.is_empty() && soft.len() == ctx.queue.len();
+        let mut shortcuts = untouched && self.last_untouched;
+        // Each job's place in the queue, to keep the hard part in order.
+        let position: HashMap<JobId, usize> =
+            ctx.queue.iter().enumerate().map(|(p, &j)| (j, p)).collect();
+        let mut run: Vec<Decision> = Vec::new();
+        let mut discarded = Vec::new();
+        loop {
+            let queue: Vec<JobId> = soft.iter().chain(&hard).copied().collect();
+            let pass = SchedContext {
+                queue: &queue,
+                fresh_from: if shortcuts { ctx.fresh_from } else { 0 },
+                freed_since_last_pass: !shortcuts || ctx.freed_since_last_pass,
+                ..*ctx
+            };
+            shortcuts = false;
+            run.clear();
+            self.estimates.clear();
+            self.inner.schedule(&pass, &mut run);
+            self.inner.drain_estimates(&mut self.estimates);
+            let started: Vec<JobId> = run.iter().map(|Decision::Start { job, .. }| *job).collect();
+            let reserved: Vec<JobId> = self.estimates.iter().map(|e| e.job).collect();
+            let taken = |j: &JobId| started.contains(j) || reserved.contains(j);
+            let mut usage = start_usage.clone();
+            let mut changed = false;
+            // The soft part: a job over its soft limit now goes to the hard part.
+            for i in 0..soft.len() {
+                let j = soft[i];
+                if taken(&j) {
+                    if let Some(v) = self.violation(ctx.workload, j, &usage, Level::Soft) {
+                        self.tell(ctx.workload, j, v);
+                        let later = soft.split_off(i);
+                        for k in later {
+                            let over = if k == j {
+                                Some(v)
+                            } else {
+                                self.violation(ctx.workload, k, &usage, Level::Soft)
+                            };
+                            match over {
+                                None => soft.push(k),
+                                Some(v) => {
+                                    self.tell(ctx.workload, k, v);
+                                    hard.push(k);
+                                }
+                            }
+                        }
+                        hard.sort_by_key(|k| position[k]);
+                        changed = true;
+                        break;
+                    }
+                }
+                if started.contains(&j) {
+                    add(
+                        &mut usage,
+                        self.of_job[j.index()].unwrap_or([NONE; 4]),
+                        draw_of(ctx.workload, j),
+                    );
+                }
+            }
+            // The hard part: a job over its hard limit now is skipped.
+            if !changed {
+                for i in 0..hard.len() {
+                    let j = hard[i];
+                    if taken(&j) {
+                        if let Some(v) = self.violation(ctx.workload, j, &usage, Level::Hard) {
+                            self.tell(ctx.workload, j, v);
+                            let later = hard.split_off(i + 1);
+                            hard.pop();
+                            for k in later {
+                                match self.violation(ctx.workload, k, &usage, Level::Hard) {
+                                    None => hard.push(k),
+                                    Some(v) => self.tell(ctx.workload, k, v),
+                                }
+                            }
+                            changed = true;
+                            break;
+                        }
+                    }
+                    if started.contains(&j) {
+                        add(
+                            &mut usage,
+                            self.of_job[j.index()].unwrap_or([NONE; 4]),
+                            draw_of(ctx.workload, j),
+                        );
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+            untouched = false;
+            self.inner.drain_comments(&mut discarded);
+            discarded.clear();
+            self.inner.retract_pass();
+        }
+        self.last_untouched = untouched;
+        decisions.append(&mut run);
+    }
+
+    fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
+        out.append(&mut self.comments);
+        self.inner.drain_comments(out);
+    }
+
+    fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
+        out.append(&mut self.estimates);
+        self.inner.drain_estimates(out);
+    }
+
+    fn drain_priorities(&mut self, out: &mut Vec<(JobId, f64)>) {
+        self.inner.drain_priorities(out);
+    }
+
+    fn retract_pass(&mut self) {
+        self.comments.clear();
+        self.estimates.clear();
+        self.inner.retract_pass();
+    }
+
+    fn passes_when_idle(&self) -> bool {
+        self.inner.passes_when_idle()
+    }
+
+    fn wakeup(&self) -> Option<placesim_core::SimTime> {
+        self.inner.wakeup()
+    }
+
+    fn check_start(
+        &self,
+        request: &placesim_core::Request,
+        allocation: &placesim_core::Allocation,
+    ) -> Result<(), String> {
+        self.inner.check_start(request, allocation)
+    }
+}
