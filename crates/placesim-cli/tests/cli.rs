@@ -1587,3 +1587,68 @@ fn a_bad_moab_limit_is_refused_at_its_entry() {
         assert!(text(&o.stderr).contains(&expected), "{}", text(&o.stderr));
     }
 }
+
+/// `job_sort_key = ["fair_share_perc HIGH"]` orders by the tree's shares, which change as
+/// entities join the `unknown` group. Users 7 and 8 have 5 and 85 shares, `unknown` 10 (of
+/// 100). On one vnode user 8's J1 runs from 0 to 100; user 7's J2 (5 %) and unknown user 9's
+/// J3 (alone in `unknown`: 10 %) wait: J3 goes first at 100. When users 10 and 11 also join
+/// `unknown` (J4, J5), each of them has 3.3 %: J2 goes first. LOW reverses the first order.
+/// Entities count from the first pass that sees their jobs, as PBS adds them.
+#[test]
+fn fair_share_perc_sort_key_follows_the_shares_as_entities_join() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("resource_group"),
+        "7 1 root 5\n8 2 root 85\n",
+    )
+    .unwrap();
+    let jobs = [
+        one_cpu_job(1, 0, 100, 8),
+        one_cpu_job(2, 1, 10, 7),
+        one_cpu_job(3, 2, 10, 9),
+        one_cpu_job(4, 3, 10, 10),
+        one_cpu_job(5, 4, 10, 11),
+    ];
+    let key = |direction: &str| {
+        format!(
+            "[pbs]\njob_sort_key = [\"fair_share_perc {direction}\"]\n\
+             resource_group = \"resource_group\"\nunknown_shares = 10\n"
+        )
+    };
+    let (starts, _) = run_on_vnodes(dir.path(), 1, &jobs[..3].concat(), &key("HIGH"));
+    assert_eq!(starts, [0, 110, 100]);
+    let (starts, _) = run_on_vnodes(dir.path(), 1, &jobs[..3].concat(), &key("LOW"));
+    assert_eq!(starts, [0, 100, 110]);
+    let (starts, _) = run_on_vnodes(dir.path(), 1, &jobs.concat(), &key("HIGH"));
+    assert_eq!(starts, [0, 100, 110, 120, 130]);
+    // Users 10 and 11 arriving only after 100 do not count at 100: J3 still goes first, and
+    // at 110 J2 goes before them.
+    let late = [
+        jobs[..3].concat(),
+        one_cpu_job(4, 105, 10, 10),
+        one_cpu_job(5, 106, 10, 11),
+    ]
+    .concat();
+    let (starts, _) = run_on_vnodes(dir.path(), 1, &late, &key("HIGH"));
+    assert_eq!(starts, [0, 110, 100, 120, 130]);
+    // Not with fair_share, at the key's line and column.
+    let trace = write_trace(dir.path(), &jobs[0]);
+    let scenario = dir.path().join("both.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "name = \"both\"\n[[class]]\nname = \"n\"\ncount = 1\nncpus = 1\n\
+             [workload]\ntrace = \"{trace}\"\n[pbs]\nfair_share = true\n\
+             resource_group = \"resource_group\"\njob_sort_key = [\"fair_share_perc HIGH\"]\n"
+        ),
+    )
+    .unwrap();
+    let o = placesim(&["check", scenario.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let expected = format!(
+        "{}:11:17: key `pbs.job_sort_key`: `fair_share_perc HIGH`: not with fair_share = true, \
+         which already orders by the tree (PBS advises against both)",
+        scenario.display()
+    );
+    assert!(text(&o.stderr).contains(&expected), "{}", text(&o.stderr));
+}

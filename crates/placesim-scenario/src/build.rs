@@ -841,7 +841,11 @@ impl Cx<'_> {
                     "walltime" => SortKey::Walltime,
                     // `sort_priority` is PBS's old name for it.
                     "job_priority" | "sort_priority" => SortKey::JobPriority,
-                    "fair_share_perc" | "preempt_priority" => {
+                    "fair_share_perc" if raw.pbs.fair_share => {
+                        return Err(self.at(line, key, format!("`{text}`: not with fair_share = true, which already orders by the tree (PBS advises against both)")));
+                    }
+                    "fair_share_perc" => SortKey::FairsharePerc,
+                    "preempt_priority" => {
                         return Err(self.at(line, key, format!("`{text}`: {name} is not modelled")));
                     }
                     resource => {
@@ -891,13 +895,9 @@ impl Cx<'_> {
             }
             t => t.as_ref().map(|t| *t.get_ref()),
         };
-        let fairshare = self
-            .fairshare(
-                raw,
-                defs,
-                formula.as_ref().is_some_and(|f| f.uses_fairshare()),
-            )?
-            .map(Arc::new);
+        let reads_tree = formula.as_ref().is_some_and(|f| f.uses_fairshare())
+            || keys.iter().any(|l| l.key == SortKey::FairsharePerc);
+        let fairshare = self.fairshare(raw, defs, reads_tree)?.map(Arc::new);
         Ok(JobOrder {
             keys,
             by_queue: raw.pbs.by_queue.unwrap_or(true),
@@ -946,8 +946,8 @@ impl Cx<'_> {
                 return Err(self.error(
                     span,
                     Some(key),
-                    "a fairshare setting without `fair_share = true` or a job_sort_formula \
-                     that reads the tree does nothing"
+                    "a fairshare setting without `fair_share = true`, a job_sort_formula \
+                     that reads the tree or a fair_share_perc sort key does nothing"
                         .to_owned(),
                 ));
             }

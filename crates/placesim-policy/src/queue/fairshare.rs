@@ -475,6 +475,11 @@ impl Fairshare {
         self.tree.usage_factors();
     }
 
+    /// The share of the machine of `job`'s entity (`fair_share_perc`), as the tree stands.
+    pub fn percentage(&self, job: JobId) -> f32 {
+        self.tree.nodes[self.known_node(job)].tree_percentage
+    }
+
     /// The formula's fairshare terms of `job`'s entity: its share of the machine and its
     /// usage factor.
     pub fn terms(&self, job: JobId) -> (f64, f64) {

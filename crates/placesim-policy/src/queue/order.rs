@@ -21,6 +21,10 @@ pub enum SortKey {
     Walltime,
     /// The job's own priority (`job_priority`; 0 when it has none).
     JobPriority,
+    /// `fair_share_perc`: the share of the machine the fairshare tree gives the job's entity
+    /// (`tree_percentage`). It can change as entities join the `unknown` group, so a queue
+    /// with this key is sorted at every pass.
+    FairsharePerc,
 }
 
 /// One `job_sort_key` line: a key, and whether higher values go first (`HIGH`).
@@ -109,14 +113,40 @@ impl JobOrder {
         })
     }
 
-    /// The value of `line` for `job`, oriented so that smaller goes first.
-    fn value(line: SortLine, workload: &Workload, job: JobId) -> i128 {
+    /// The value of `line` for `job`, oriented so that smaller goes first; the fairshare
+    /// percentage reads `fair` (0 without it, as PBS gives a job with no group info).
+    fn value(line: SortLine, workload: &Workload, job: JobId, fair: Option<&Fairshare>) -> i128 {
         let v = match line.key {
             SortKey::Resource(c) => i128::from(workload.request_of(job).total(c)),
             SortKey::Walltime => i128::from(workload.job(job).estimate.as_secs()),
             SortKey::JobPriority => i128::from(workload.job(job).priority.unwrap_or(0)),
+            // A percentage is never negative nor NaN, so its bits order as it does.
+            SortKey::FairsharePerc => i128::from(fair.map_or(0, |f| f.percentage(job).to_bits())),
         };
         if line.high_first { -v } else { v }
+    }
+
+    /// Whether a key reads the fairshare tree, so that the queue is sorted at every pass.
+    fn keys_read_tree(&self) -> bool {
+        self.keys.iter().any(|l| l.key == SortKey::FairsharePerc)
+    }
+
+    /// Two jobs by the `job_sort_key` lines in order, then by submission.
+    fn keys_cmp(
+        &self,
+        workload: &Workload,
+        fair: Option<&Fairshare>,
+        a: JobId,
+        b: JobId,
+    ) -> std::cmp::Ordering {
+        self.keys
+            .iter()
+            .map(|&line| {
+                Self::value(line, workload, a, fair).cmp(&Self::value(line, workload, b, fair))
+            })
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
     }
 
     /// Where `job`'s queue puts it, smaller first: by descending priority, then (unless
@@ -152,20 +182,7 @@ impl JobOrder {
                     (Some(va), Some(vb)) => vb.total_cmp(va),
                     _ => std::cmp::Ordering::Equal,
                 })
-                .then_with(|| {
-                    self.keys
-                        .iter()
-                        .map(|&line| {
-                            Self::value(line, workload, JobId(a)).cmp(&Self::value(
-                                line,
-                                workload,
-                                JobId(b),
-                            ))
-                        })
-                        .find(|o| o.is_ne())
-                        .unwrap_or(std::cmp::Ordering::Equal)
-                })
-                .then(a.cmp(&b))
+                .then_with(|| self.keys_cmp(workload, None, JobId(a), JobId(b)))
         });
         let mut rank = vec![0u32; n];
         for (r, &j) in by.iter().enumerate() {
@@ -662,14 +679,25 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                     .sort_by_cached_key(|&j| order.fair_key(ctx.workload, values, ranks, fair, j));
             }
             0
-        } else if dynamic.is_some() {
+        } else if dynamic.is_some() || order.keys_read_tree() {
             let values = &self.values;
+            let fair = self.fair.as_ref();
+            let by_tree = order.keys_read_tree();
             self.sorted.sort_unstable_by(|&a, &b| {
                 order
                     .queue_key(ctx.workload, a)
                     .cmp(&order.queue_key(ctx.workload, b))
-                    .then(values[b.index()].total_cmp(&values[a.index()]))
-                    .then(ranks[a.index()].cmp(&ranks[b.index()]))
+                    .then_with(|| match (values.get(a.index()), values.get(b.index())) {
+                        (Some(va), Some(vb)) => vb.total_cmp(va),
+                        _ => std::cmp::Ordering::Equal,
+                    })
+                    .then_with(|| {
+                        if by_tree {
+                            order.keys_cmp(ctx.workload, fair, a, b)
+                        } else {
+                            ranks[a.index()].cmp(&ranks[b.index()])
+                        }
+                    })
             });
             0
         } else {
