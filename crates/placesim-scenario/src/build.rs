@@ -301,6 +301,8 @@ impl Cx<'_> {
 
     fn resources(&self, raw: &ScenarioToml) -> Result<ResourceDefs, ScenarioError> {
         let mut defs = ResourceDefs::default();
+        let built_in = defs.all().len();
+        let mut in_file = std::collections::HashSet::new();
         for r in &raw.resource {
             let kind = match r.kind.get_ref().as_str() {
                 "long" => ResourceKind::Long,
@@ -324,8 +326,46 @@ impl Cx<'_> {
                     "`group` is reserved for per-chunk grouping in select statements".into(),
                 ));
             }
-            defs.define(r.name.get_ref(), kind, r.consumable)
-                .map_err(|e| self.at(&r.name, "resource.name", e.to_string()))?;
+            let name = r.name.get_ref();
+            if !in_file.insert(name.as_str()) {
+                return Err(self.at(
+                    &r.name,
+                    "resource.name",
+                    format!("resource `{name}` is defined twice"),
+                ));
+            }
+            // A site's own definition of a built-in (its resourcedef lists ngpus, say) is
+            // welcome when it says what the built-in is.
+            match defs.lookup(name).filter(|id| id.index() < built_in) {
+                Some(id) => {
+                    let def = defs.def(id);
+                    if def.kind != kind || def.consumable != r.consumable {
+                        let what = |kind: ResourceKind, consumable: bool| {
+                            format!(
+                                "{} {kind}",
+                                if consumable {
+                                    "a consumable"
+                                } else {
+                                    "a non-consumable"
+                                }
+                            )
+                        };
+                        return Err(self.at(
+                            &r.name,
+                            "resource.name",
+                            format!(
+                                "`{name}` is built in as {}; this defines it as {}",
+                                what(def.kind, def.consumable),
+                                what(kind, r.consumable)
+                            ),
+                        ));
+                    }
+                }
+                None => {
+                    defs.define(name, kind, r.consumable)
+                        .map_err(|e| self.at(&r.name, "resource.name", e.to_string()))?;
+                }
+            }
         }
         // A generated cluster labels its vnodes; define what it uses unless the file did.
         if let Some(c) = &raw.cluster {
@@ -360,6 +400,10 @@ impl Cx<'_> {
         let mut vnode_queue = Vec::new();
         let mut vnode_priority = Vec::new();
         let mut names: HashSet<String> = HashSet::new();
+        // Entries that name the same host form one host, as `pbsnodes` lists a multi-vnode
+        // host's vnodes one by one.
+        let mut hosts: std::collections::HashMap<String, placesim_core::HostId> =
+            std::collections::HashMap::new();
         let generations = raw.cluster.as_ref().map_or(&[][..], |c| &c.generation[..]);
         let entries = raw
             .class
@@ -425,7 +469,15 @@ impl Cx<'_> {
                             format!("{}-h{}", node.name.get_ref(), i / per_host as usize + 1)
                         }
                     };
-                    host = Some(b.add_host(host_name));
+                    let id = match hosts.get(&host_name) {
+                        Some(&id) => id,
+                        None => {
+                            let id = b.add_host(host_name.clone());
+                            hosts.insert(host_name, id);
+                            id
+                        }
+                    };
+                    host = Some(id);
                 }
                 let Some(h) = host else { continue };
                 let mut attrs = attrs.clone();

@@ -404,3 +404,48 @@ fn bad_metrics_and_arrival_scale_name_their_keys() {
         "test.toml:6:17: key `workload.arrival_scale`: expected a number above 0 and at most 1000, found 0"
     );
 }
+
+/// A site's resourcedef lists built-ins (ngpus, mem): a definition that says what the
+/// built-in is loads, one that says otherwise is refused, naming both.
+#[test]
+fn a_built_in_resource_may_be_defined_as_it_is() {
+    let cluster = "[[class]]\nname = \"n\"\ncount = 1\nngpus = 2\n";
+    let same = format!(
+        "[[resource]]\nname = \"ngpus\"\ntype = \"long\"\nconsumable = true\n\
+         [[resource]]\nname = \"mem\"\ntype = \"size\"\nconsumable = true\n{cluster}"
+    );
+    let scenario = crate::load_text(&same).unwrap();
+    let defs = scenario.cluster.resources();
+    assert_eq!(defs.all().len(), 5, "no resource added");
+    assert_eq!(
+        scenario
+            .cluster
+            .capacity_total(defs.consumable_idx(defs.lookup("ngpus").unwrap()).unwrap()),
+        2
+    );
+    assert_eq!(
+        error_of(&format!(
+            "[[resource]]\nname = \"ngpus\"\ntype = \"string\"\n{cluster}"
+        )),
+        "test.toml:2:8: key `resource.name`: `ngpus` is built in as a consumable long; this \
+         defines it as a non-consumable string"
+    );
+}
+
+/// `[[vnode]]` entries naming one host form one host, as `pbsnodes` lists a multi-vnode
+/// host; an entry without `host` is a host of its own.
+#[test]
+fn vnodes_naming_one_host_form_one_host() {
+    let text = "[[vnode]]\nname = \"a[0]\"\nhost = \"a\"\nncpus = 2\n\
+                [[vnode]]\nname = \"a[1]\"\nhost = \"a\"\nncpus = 2\n\
+                [[vnode]]\nname = \"b\"\nncpus = 2\n";
+    let scenario = crate::load_text(text).unwrap();
+    let cluster = &scenario.cluster;
+    assert_eq!(cluster.hosts(), ["a", "b"]);
+    let host_of_vnodes: Vec<usize> = cluster
+        .host_vnodes(placesim_core::HostId::from_index(0))
+        .iter()
+        .map(|v| v.index())
+        .collect();
+    assert_eq!(host_of_vnodes, [0, 1]);
+}
