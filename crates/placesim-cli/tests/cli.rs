@@ -1652,3 +1652,29 @@ fn fair_share_perc_sort_key_follows_the_shares_as_entities_join() {
     );
     assert!(text(&o.stderr).contains(&expected), "{}", text(&o.stderr));
 }
+
+/// A rule names the Moab class of user 7's jobs (`queue = "amd"`, no SWF queue needed), and
+/// the class's MAXJOB holds its second job until the first ends at 10; user 8's job, in no
+/// class, starts at once.
+#[test]
+fn a_class_named_by_a_rule_is_under_the_class_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        job_of(1, 0, 10, 1, 7),
+        job_of(2, 0, 10, 1, 7),
+        job_of(3, 0, 10, 1, 8),
+    ]
+    .concat();
+    let tail = "[[workload.rule]]\nrequest = \"select={n}:ncpus=1\"\nusers = [7]\nqueue = \"amd\"\n\
+                [[moab.class]]\nname = \"amd\"\n\
+                [moab.limits]\nclass = { amd = \"MAXJOB=1\" }\n";
+    let (starts, out) = run_on_vnodes(dir.path(), 8, &trace, tail);
+    assert_eq!(starts, [0, 10, 0]);
+    assert!(
+        explain(&out, "2").contains(
+            "0 s  comment: job 2 violates active HARD MAXJOB limit of 1 for class amd  (R: 1, U: 1)\n"
+        ),
+        "{}",
+        explain(&out, "2")
+    );
+}

@@ -201,6 +201,10 @@ pub struct Request {
     /// The PBS queue the job is in (an index into the scenario's queues), which decides the
     /// vnodes it may use and its placement pool; none for the default queue.
     pub queue: Option<u32>,
+    /// The Moab class the job is in (an index into the scenario's `[[moab.class]]`), whose
+    /// DEFAULT.NODESET and limits apply to it and which is its class credential; none for
+    /// no class.
+    pub class: Option<u32>,
     /// What a job with this request counts against run limits, which depends on the job's
     /// user, group, project and queue as well as on its amounts: jobs that differ there get
     /// requests of their own ([`crate::Workload::with_limit_draws`]). `None` under no limit.
@@ -263,6 +267,7 @@ impl Request {
             node_filter: Vec::new(),
             nodeset: None,
             queue: None,
+            class: None,
             limit_draws: None,
             queued_draws: None,
         }

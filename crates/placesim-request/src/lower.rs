@@ -45,6 +45,7 @@ pub fn lower(req: &JobRequest, defs: &ResourceDefs) -> Request {
         node_filter,
         nodeset,
         queue: None,
+        class: None,
         limit_draws: None,
         queued_draws: None,
     }

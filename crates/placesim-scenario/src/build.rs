@@ -126,7 +126,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         .unwrap_or(1);
     let workload = match &raw.workload {
         None => None,
-        Some(w) => Some(cx.workload(w, &defs, max_ncpus)?),
+        Some(w) => Some(cx.workload(&raw, w, &defs, max_ncpus)?),
     };
     let name = raw.name.clone().unwrap_or_else(|| {
         path.file_stem().map_or_else(
@@ -202,7 +202,7 @@ impl ClusterLabels {
 /// The spec's default sensitivity: half of all jobs, at random, with β = 0.2.
 fn default_class() -> SensitivityClass {
     SensitivityClass {
-        filter: filter(None, None, &[], &[]),
+        filter: filter(None, None, &[], &[], &[], &[]),
         fraction: 0.5,
         beta: 0.2,
     }
@@ -213,12 +213,16 @@ fn filter(
     size_max: Option<u32>,
     queues: &[u32],
     users: &[u32],
+    groups: &[u32],
+    partitions: &[u32],
 ) -> JobFilter {
     JobFilter {
         size_min: size_min.unwrap_or(0),
         size_max: size_max.unwrap_or(u32::MAX),
         queues: queues.to_vec(),
         users: users.to_vec(),
+        groups: groups.to_vec(),
+        partitions: partitions.to_vec(),
     }
 }
 
@@ -1579,17 +1583,19 @@ impl Cx<'_> {
             .class
             .iter()
             .map(|c| {
-                let ns = placesim_request::parse_nodeset(c.default_nodeset.get_ref(), defs)
-                    .map_err(|e| {
-                        self.at(
-                            &c.default_nodeset,
-                            "moab.class.default_nodeset",
-                            e.to_string(),
-                        )
-                    })?;
+                let default_nodeset = match &c.default_nodeset {
+                    None => None,
+                    Some(text) => {
+                        let ns =
+                            placesim_request::parse_nodeset(text.get_ref(), defs).map_err(|e| {
+                                self.at(text, "moab.class.default_nodeset", e.to_string())
+                            })?;
+                        Some(placesim_request::lower_nodeset(&ns, defs))
+                    }
+                };
                 Ok(MoabClass {
                     name: c.name.clone(),
-                    default_nodeset: placesim_request::lower_nodeset(&ns, defs),
+                    default_nodeset,
                     swf_queues: c.swf_queues.clone(),
                 })
             })
@@ -1833,7 +1839,7 @@ impl Cx<'_> {
             .any(|t| !t.is_empty())
             .then(|| MoabCredentials {
                 priorities: tables.map(|t| t.iter().map(|(k, v)| (k.clone(), *v)).collect()),
-                class_of_queue: class_of_queue(raw),
+                class_names: raw.moab.class.iter().map(|c| c.name.clone()).collect(),
             });
         let clipped = if p.enablenegjobpriority {
             format!("min({total}, 1e9)")
@@ -1893,7 +1899,7 @@ impl Cx<'_> {
                 table(&l.account, "account")?,
                 table(&l.class, "class")?,
             ],
-            class_of_queue: class_of_queue(raw),
+            class_names: raw.moab.class.iter().map(|c| c.name.clone()).collect(),
         }))
     }
 
@@ -2019,7 +2025,7 @@ impl Cx<'_> {
                 targets(&f.account, "account")?,
                 targets(&f.class, "class")?,
             ],
-            class_of_queue: class_of_queue(raw),
+            class_names: raw.moab.class.iter().map(|c| c.name.clone()).collect(),
         }))
     }
 
@@ -2347,7 +2353,7 @@ impl Cx<'_> {
                         ));
                     }
                     Ok(SensitivityClass {
-                        filter: filter(c.size_min, c.size_max, &c.queues, &c.users),
+                        filter: filter(c.size_min, c.size_max, &c.queues, &c.users, &[], &[]),
                         fraction: self.fraction(c.fraction.as_ref(), "runtime.class.fraction")?,
                         beta,
                     })
@@ -2368,6 +2374,7 @@ impl Cx<'_> {
 
     fn workload(
         &self,
+        raw: &ScenarioToml,
         w: &crate::schema::WorkloadToml,
         defs: &ResourceDefs,
         max_ncpus: u64,
@@ -2393,10 +2400,31 @@ impl Cx<'_> {
                     .matches('\n')
                     .count()
                     + 1,
-                filter: filter(r.size_min, r.size_max, &r.queues, &r.users),
+                filter: filter(
+                    r.size_min,
+                    r.size_max,
+                    &r.queues,
+                    &r.users,
+                    &r.groups,
+                    &r.partitions,
+                ),
                 fraction,
                 job_priority: r.job_priority,
                 project: r.project.as_deref().map(Arc::from),
+                queue: r
+                    .queue
+                    .as_ref()
+                    .map(|name| {
+                        crate::NamedQueue::find(
+                            name.get_ref(),
+                            raw.pbs.queue.iter().map(|q| q.name.get_ref().as_str()),
+                            raw.moab.class.iter().map(|c| c.name.as_str()),
+                        )
+                        .ok_or_else(|| {
+                            self.at(name, "workload.rule.queue", unknown_queue(name.get_ref()))
+                        })
+                    })
+                    .transpose()?,
             };
             // A template must give a valid request for any size: check it with size 1.
             let text = crate::requests::instantiate(&rule.template, 1, ppn);
@@ -2477,6 +2505,11 @@ struct Named {
 }
 
 /// Per SWF queue number: the name of the `[[moab.class]]` whose jobs come from it.
+/// Why a queue name (qsub -q) is refused.
+pub(crate) fn unknown_queue(name: &str) -> String {
+    format!("unknown queue or class `{name}`: define it under [[pbs.queue]] or [[moab.class]]")
+}
+
 /// One credential's throttling limits, as moab.cfg writes them: `MAXJOB=2,4 MAXPROC=64`, each
 /// `NAME=[<soft>,]<hard>`; a soft value looser than the hard one, or none, is the hard one
 /// (Maui's rule); 0 is no limit, as in Maui.
@@ -2514,14 +2547,6 @@ fn parse_throttling(text: &str) -> Result<CredentialLimits, String> {
         return Err("expected at least one limit, as MAXJOB=4 or MAXJOB=2,4".to_owned());
     }
     Ok(limits)
-}
-
-fn class_of_queue(raw: &ScenarioToml) -> std::collections::HashMap<u32, String> {
-    raw.moab
-        .class
-        .iter()
-        .flat_map(|c| c.swf_queues.iter().map(|&q| (q, c.name.clone())))
-        .collect()
 }
 
 /// A `job_sort_formula` term by its PBS name (Moab's priority is built from the same terms):

@@ -241,6 +241,10 @@ pub struct JobFilter {
     pub queues: Vec<u32>,
     /// SWF users matched (all when empty).
     pub users: Vec<u32>,
+    /// SWF groups matched (all when empty).
+    pub groups: Vec<u32>,
+    /// SWF partitions matched (all when empty).
+    pub partitions: Vec<u32>,
 }
 
 impl JobFilter {
@@ -249,6 +253,9 @@ impl JobFilter {
         (self.size_min..=self.size_max).contains(&job.size)
             && (self.queues.is_empty() || job.queue.is_some_and(|q| self.queues.contains(&q)))
             && (self.users.is_empty() || job.user.is_some_and(|u| self.users.contains(&u)))
+            && (self.groups.is_empty() || job.group.is_some_and(|g| self.groups.contains(&g)))
+            && (self.partitions.is_empty()
+                || job.partition.is_some_and(|p| self.partitions.contains(&p)))
     }
 }
 
@@ -308,6 +315,16 @@ pub struct QueueSettings {
 }
 
 impl Scenario {
+    /// What a queue name means here: the PBS queue and the Moab class of that name; `None`
+    /// when it names neither.
+    pub fn named_queue(&self, name: &str) -> Option<NamedQueue> {
+        NamedQueue::find(
+            name,
+            self.pbs.queues.iter().map(|q| q.name.as_str()),
+            self.moab.classes.iter().map(|c| c.name.as_str()),
+        )
+    }
+
     /// The Moab class a job of SWF queue `swf_queue` (field 15) is in: the first
     /// `[[moab.class]]` listing it in `swf_queues`, else none.
     pub fn moab_class_of(&self, swf_queue: Option<u32>) -> Option<usize> {
@@ -354,7 +371,7 @@ pub struct MoabClass {
     /// The class name.
     pub name: String,
     /// `DEFAULT.NODESET`.
-    pub default_nodeset: NodeSetRequest,
+    pub default_nodeset: Option<NodeSetRequest>,
     /// SWF queue numbers whose jobs are of this class.
     pub swf_queues: Vec<u32>,
 }
@@ -404,6 +421,31 @@ pub struct Rule {
     pub job_priority: Option<i64>,
     /// The project of the jobs it chooses.
     pub project: Option<std::sync::Arc<str>>,
+    /// The queue or class it puts the jobs it chooses in, instead of their SWF queue's.
+    pub queue: Option<NamedQueue>,
+}
+
+/// Where a queue name (qsub -q) puts a job: the PBS queue and the Moab class of that name
+/// (either may be none; a name must be one of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedQueue {
+    /// The `[[pbs.queue]]` of that name.
+    pub pbs: Option<usize>,
+    /// The `[[moab.class]]` of that name.
+    pub class: Option<usize>,
+}
+
+impl NamedQueue {
+    /// `name` among the PBS queues' and the Moab classes' names, in their order.
+    pub(crate) fn find<'a>(
+        name: &str,
+        mut queues: impl Iterator<Item = &'a str>,
+        mut classes: impl Iterator<Item = &'a str>,
+    ) -> Option<NamedQueue> {
+        let pbs = queues.position(|q| q == name);
+        let class = classes.position(|c| c == name);
+        (pbs.is_some() || class.is_some()).then_some(NamedQueue { pbs, class })
+    }
 }
 
 /// Why a scenario was refused.

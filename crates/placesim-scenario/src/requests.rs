@@ -137,15 +137,33 @@ impl Scenario {
         type Shape = (Option<usize>, u32, Option<usize>, Option<usize>);
         let mut by_shape: HashMap<Shape, RequestId> = HashMap::new();
         for (index, job) in jobs.iter_mut().enumerate() {
-            // The PBS queue is part of what a job asks: it decides the vnodes it may use.
-            let queue = self.pbs_queue_of(job.queue);
-            // So is the Moab class, whose DEFAULT.NODESET gives the node-set fields the job leaves unset.
-            let class = self.moab_class_of(job.queue);
+            // The PBS queue is part of what a job asks: it decides the vnodes it may use. So
+            // is the Moab class, whose DEFAULT.NODESET gives the node-set fields the job
+            // leaves unset. Its SWF queue gives both, unless a name says otherwise.
+            let mut queue = self.pbs_queue_of(job.queue);
+            let mut class = self.moab_class_of(job.queue);
+            let mut name_queue = |named: crate::NamedQueue| {
+                queue = named.pbs;
+                class = named.class;
+            };
             let (rule, text) = match explicit.get(&job.source_id) {
                 Some(line) => {
                     from_file += 1;
                     job.project.clone_from(&line.project);
                     job.priority = line.priority;
+                    if let Some((name, line_no, column)) = &line.queue {
+                        let named =
+                            self.named_queue(name)
+                                .ok_or_else(|| ScenarioError::RequestsFile {
+                                    path: w.requests_file.clone().unwrap_or_default(),
+                                    line: *line_no,
+                                    message: format!(
+                                        "column {column}: {}",
+                                        crate::build::unknown_queue(name)
+                                    ),
+                                })?;
+                        name_queue(named);
+                    }
                     (None, Some(line.request.clone()))
                 }
                 None => {
@@ -156,6 +174,9 @@ impl Scenario {
                         by_rule[r] += 1;
                         job.priority = w.rules[r].job_priority;
                         job.project.clone_from(&w.rules[r].project);
+                        if let Some(named) = w.rules[r].queue {
+                            name_queue(named);
+                        }
                     }
                     if let Some(&id) = by_shape.get(&(rule, job.size, queue, class)) {
                         job.request = id;
@@ -192,14 +213,16 @@ impl Scenario {
                             }
                         })?;
                     request.queue = queue.map(|q| q as u32);
+                    request.class = class.map(|c| c as u32);
                     // NODEACCESSPOLICY SINGLEJOB: no other job on the job's vnodes.
                     if self.moab.single_job && request.sharing == placesim_core::Sharing::Shared {
                         request.sharing = placesim_core::Sharing::Excl;
                     }
-                    if let Some(c) = class {
+                    if let Some(default) =
+                        class.and_then(|c| self.moab.classes[c].default_nodeset.as_ref())
+                    {
                         // The job's own node-set fields over its class's default, field by
                         // field.
-                        let default = &self.moab.classes[c].default_nodeset;
                         request.nodeset = Some(match request.nodeset.take() {
                             Some(own) => own.over(default),
                             None => default.clone(),
@@ -250,10 +273,14 @@ pub struct RequestLine {
     pub project: Option<Arc<str>>,
     /// `-p PRIORITY`: PBS's `job_priority`, -1024 to 1023.
     pub priority: Option<i64>,
+    /// `-q QUEUE`: the PBS queue or Moab class, by name, with the line and column of the
+    /// name (checked against the scenario's queues when the workload is built).
+    pub queue: Option<(String, usize, usize)>,
 }
 
-/// The `JOB_ID [-P PROJECT] [-p PRIORITY] REQUEST` lines of a requests file's `text`, with
-/// qsub's options for the project and the priority; `#` starts a comment. Every request is
+/// The `JOB_ID [-P PROJECT] [-p PRIORITY] [-q QUEUE] REQUEST` lines of a requests file's
+/// `text`, with qsub's options for the project, the priority and the queue (or Moab class),
+/// in any order; `#` starts a comment. Every request is
 /// checked now; errors name `path`, the line and the column.
 pub fn parse_requests_file(
     text: &str,
@@ -278,8 +305,8 @@ pub fn parse_requests_file(
             .parse()
             .map_err(|_| err(format!("expected a job id (SWF field 1), found `{id}`")))?;
         let mut request = request.trim();
-        let (mut project, mut priority) = (None, None);
-        while let Some(option) = ["-P", "-p"]
+        let (mut project, mut priority, mut queue) = (None, None, None);
+        while let Some(option) = ["-P", "-p", "-q"]
             .into_iter()
             .find(|o| request.starts_with(&format!("{o} ")))
         {
@@ -292,6 +319,9 @@ pub fn parse_requests_file(
             })?;
             if option == "-P" {
                 project = Some(Arc::from(value));
+            } else if option == "-q" {
+                let at = line.len() - rest.len() + 1;
+                queue = Some((value.to_owned(), i + 1, at));
             } else {
                 let p: i64 = value
                     .parse()
@@ -314,6 +344,7 @@ pub fn parse_requests_file(
             request: request.to_owned(),
             project,
             priority,
+            queue,
         };
         if out.insert(id, entry).is_some() {
             return Err(err(format!("job {id} is given twice")));

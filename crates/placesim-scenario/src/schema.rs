@@ -494,7 +494,7 @@ pub struct MoabClassToml {
     /// The class name.
     pub name: String,
     /// `DEFAULT.NODESET=POLICY:ATTR[:v,...]`.
-    pub default_nodeset: Spanned<String>,
+    pub default_nodeset: Option<Spanned<String>>,
     /// SWF queue numbers (field 15) whose jobs are of this class.
     #[serde(default)]
     pub swf_queues: Vec<u32>,
@@ -652,12 +652,20 @@ pub struct RuleToml {
     /// SWF user numbers matched (field 12).
     #[serde(default)]
     pub users: Vec<u32>,
+    /// SWF group numbers matched (field 13).
+    #[serde(default)]
+    pub groups: Vec<u32>,
+    /// SWF partition numbers matched (field 16).
+    #[serde(default)]
+    pub partitions: Vec<u32>,
     /// The fraction of matching jobs chosen at random with the scenario seed [default: 1].
     pub fraction: Option<Spanned<f64>>,
     /// PBS's `job_priority` (qsub -p) for the jobs the rule chooses.
     pub job_priority: Option<i64>,
     /// The project (PBS `project`, qsub -P) of the jobs the rule chooses.
     pub project: Option<String>,
+    /// The PBS queue or Moab class (qsub -q), by name, of the jobs the rule chooses.
+    pub queue: Option<Spanned<String>>,
 }
 
 fn one() -> u32 {

@@ -67,24 +67,28 @@ pub struct MoabFairshareSettings {
     /// Per credential kind (in [`CREDENTIALS`] order): the targets by name, `DEFAULT` for
     /// every credential without its own.
     pub targets: [HashMap<String, Target>; 4],
-    /// Per SWF queue number: the name of its Moab class.
-    pub class_of_queue: HashMap<u32, String>,
+    /// The Moab classes' names, by the index a request's `class` holds.
+    pub class_names: Vec<String>,
 }
 
 /// The name of `job`'s credential of `kind`: its user or group (SWF fields 12 and 13, by
-/// number), its project as account, its SWF queue's Moab class (`class_of_queue`).
-fn credential_name(
+/// number), its project as account, its request's Moab class (named by `class_names`).
+pub(crate) fn credential_name(
     workload: &Workload,
     job: JobId,
     kind: MoabCredential,
-    class_of_queue: &HashMap<u32, String>,
+    class_names: &[String],
 ) -> Option<String> {
     let j = workload.job(job);
     match kind {
         MoabCredential::User => j.user.map(|u| u.to_string()),
         MoabCredential::Group => j.group.map(|g| g.to_string()),
         MoabCredential::Account => j.project.as_deref().map(str::to_owned),
-        MoabCredential::Class => j.queue.and_then(|q| class_of_queue.get(&q)).cloned(),
+        MoabCredential::Class => workload
+            .request_of(job)
+            .class
+            .and_then(|c| class_names.get(c as usize))
+            .cloned(),
     }
 }
 
@@ -95,8 +99,8 @@ pub struct MoabCredentials {
     /// Per credential kind (in [`CREDENTIALS`] order): the priorities by name, `DEFAULT` for
     /// every credential without its own.
     pub priorities: [HashMap<String, f64>; 4],
-    /// Per SWF queue number: the name of its Moab class.
-    pub class_of_queue: HashMap<u32, String>,
+    /// The Moab classes' names, by the index a request's `class` holds.
+    pub class_names: Vec<String>,
 }
 
 impl MoabCredentials {
@@ -106,7 +110,7 @@ impl MoabCredentials {
         let mut out = [0.0; 4];
         for (k, kind) in CREDENTIALS.into_iter().enumerate() {
             let table = &self.priorities[k];
-            let name = credential_name(workload, job, kind, &self.class_of_queue);
+            let name = credential_name(workload, job, kind, &self.class_names);
             out[k] = name
                 .as_deref()
                 .and_then(|n| table.get(n))
@@ -148,7 +152,7 @@ impl MoabFairshare {
     }
 
     fn name(&self, workload: &Workload, job: JobId, kind: MoabCredential) -> Option<String> {
-        credential_name(workload, job, kind, &self.settings.class_of_queue)
+        credential_name(workload, job, kind, &self.settings.class_names)
     }
 
     /// A job's dedicated processors (or processor equivalents).

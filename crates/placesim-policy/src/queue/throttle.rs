@@ -11,7 +11,7 @@
 //! (the throttling documentation). [`Throttled`] does this around any discipline, which sees
 //! the jobs within soft limits, in order, then those within only hard limits.
 
-use super::moab_fairshare::{CREDENTIALS, MoabCredential};
+use super::moab_fairshare::{CREDENTIALS, credential_name};
 use placesim_core::{Decision, JobId, SchedContext, SchedulingPolicy, TopJobEstimate, Workload};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -71,8 +71,8 @@ pub struct MoabLimits {
     /// Per credential kind (in [`CREDENTIALS`] order): the limits by name, `DEFAULT` for each
     /// kind of limit a credential does not set itself (`MPolicyCheckLimit`'s precedence).
     pub limits: [HashMap<String, CredentialLimits>; 4],
-    /// Per SWF queue number: the name of its Moab class.
-    pub class_of_queue: HashMap<u32, String>,
+    /// The Moab classes' names, by the index a request's `class` holds.
+    pub class_names: Vec<String>,
 }
 
 /// Which limits a check reads.
@@ -142,17 +142,10 @@ impl<S: SchedulingPolicy> Throttled<S> {
         }
         let mut ids = [NONE; 4];
         for (k, kind) in CREDENTIALS.into_iter().enumerate() {
-            let j = workload.job(job);
-            let name = match kind {
-                MoabCredential::User => j.user.map(|u| u.to_string()),
-                MoabCredential::Group => j.group.map(|g| g.to_string()),
-                MoabCredential::Account => j.project.as_deref().map(str::to_owned),
-                MoabCredential::Class => j
-                    .queue
-                    .and_then(|q| self.settings.class_of_queue.get(&q))
-                    .cloned(),
+            let Some(name) = credential_name(workload, job, kind, &self.settings.class_names)
+            else {
+                continue;
             };
-            let Some(name) = name else { continue };
             let next = self.credentials.len() as u32;
             let id = *self.ids.entry((k, name.clone())).or_insert(next);
             if id == next {

@@ -343,3 +343,78 @@ fn metrics_windows_trim_by_share_of_jobs_or_by_time() {
     assert_eq!(Trim::parse("0"), Some(Trim::None));
     assert_eq!(Trim::parse("60%"), None);
 }
+
+/// Jobs name their PBS queue or Moab class (qsub -q): in the requests file, or by a rule on
+/// the SWF user, group or partition; the name wins over the SWF queue's mapping. A name that
+/// is neither a queue nor a class is refused at its line and column (file) or key (rule).
+#[test]
+fn jobs_name_their_queue_or_class() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("req.txt"),
+        "1 -q short select=1:ncpus=1\n2 -P climate -q amd select=1:ncpus=1\n",
+    )
+    .unwrap();
+    // Jobs 1 and 2 from the file; job 3 (group 1) by the rule; job 4 (user 2) by no rule:
+    // SWF queue 1, which [[pbs.queue]] short lists.
+    let queues = "[[pbs.queue]]\nname = \"short\"\nswf_queues = [1]\n\
+                  [[pbs.queue]]\nname = \"long\"\n\
+                  [[moab.class]]\nname = \"amd\"\n";
+    let workload = format!(
+        "requests_file = \"req.txt\"\n[[workload.rule]]\nrequest = \"select={{n}}:ncpus=1\"\n\
+         users = [1]\ngroups = [1]\npartitions = [1]\nqueue = \"long\"\n{queues}"
+    );
+    std::fs::write(
+        dir.path().join("t.swf"),
+        "; MaxProcs: 64\n\
+         1 0 0 100 1 -1 -1 1 200 -1 1 1 1 -1 2 1 -1 -1\n\
+         2 1 0 100 1 -1 -1 1 200 -1 1 1 1 -1 2 1 -1 -1\n\
+         3 2 0 100 1 -1 -1 1 200 -1 1 1 1 -1 2 1 -1 -1\n\
+         4 3 0 100 1 -1 -1 1 200 -1 1 2 1 -1 1 1 -1 -1\n",
+    )
+    .unwrap();
+    let text = format!(
+        "[[class]]\nname = \"n\"\ncount = 2\nncpus = 8\n[workload]\ntrace = \"t.swf\"\n{workload}"
+    );
+    let scenario = load_scenario(&text, &dir.path().join("s.toml")).unwrap();
+    let w = scenario.workload().unwrap();
+    let got: Vec<(Option<u32>, Option<u32>)> = (0..4)
+        .map(|i| {
+            let r = w.trace.workload.request_of(placesim_core::JobId(i));
+            (r.queue, r.class)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (Some(0), None),
+            (None, Some(0)),
+            (Some(1), None),
+            (Some(0), None)
+        ]
+    );
+    std::fs::write(
+        dir.path().join("req.txt"),
+        "1 -q nowhere select=1:ncpus=1\n",
+    )
+    .unwrap();
+    let scenario = load_scenario(&text, &dir.path().join("s.toml")).unwrap();
+    assert_eq!(
+        scenario.workload().unwrap_err().to_string(),
+        format!(
+            "{}:1: column 6: unknown queue or class `nowhere`: define it under [[pbs.queue]] \
+             or [[moab.class]]",
+            dir.path().join("req.txt").display()
+        )
+    );
+    let bad = text.replace("queue = \"long\"", "queue = \"lnog\"");
+    let err = load_scenario(&bad, &dir.path().join("s.toml")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}:13:9: key `workload.rule.queue`: unknown queue or class `lnog`: define it \
+             under [[pbs.queue]] or [[moab.class]]",
+            dir.path().join("s.toml").display()
+        )
+    );
+}
