@@ -28,6 +28,7 @@
 
 pub mod ast;
 mod error;
+mod exec_vnode;
 mod lower;
 mod parse;
 
@@ -36,6 +37,7 @@ pub use ast::{
     PlaceArrangement, PlaceSharing, Select, Term, Value,
 };
 pub use error::{RequestError, RequestErrorKind};
+pub use exec_vnode::{ExecVnode, parse_exec_vnode};
 pub use lower::{lower, lower_nodeset};
 pub use parse::{
     MAX_FILTER_DEPTH, parse_bool, parse_duration, parse_nodeset, parse_request, parse_size,
