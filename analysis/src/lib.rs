@@ -187,6 +187,8 @@ pub struct JobPlacement {
     pub placement_set: Option<String>,
     /// Its vnodes in PBS's `exec_vnode` syntax (null unless the run kept them).
     pub exec_vnode: Option<String>,
+    /// Whether it was already running at t = 0.
+    pub running_at_start: bool,
 }
 
 /// Reads where every job of a run ran, from its jobs.parquet, in row order: what a picture of
@@ -201,9 +203,16 @@ pub fn read_placements(path: &Path) -> Result<Vec<JobPlacement>, ReportError> {
             jobs::END_S.name,
             jobs::PLACEMENT_SET.name,
             jobs::EXEC_VNODE.name,
+            jobs::RUNNING_AT_START.name,
         ],
     )?;
     let rows = || -> PolarsResult<Vec<JobPlacement>> {
+        let at_start: Vec<bool> = df
+            .column(jobs::RUNNING_AT_START.name)?
+            .bool()?
+            .iter()
+            .map(|b| b.unwrap_or(false))
+            .collect();
         let u64s = |name: &str| u64_column(&df, name);
         let strs = |name: &str| str_column(&df, name);
         let (ids, starts, ends) = (
@@ -223,6 +232,7 @@ pub fn read_placements(path: &Path) -> Result<Vec<JobPlacement>, ReportError> {
                 end_s: ends[i],
                 placement_set: sets[i].clone(),
                 exec_vnode: execs[i].clone(),
+                running_at_start: at_start[i],
             });
         }
         Ok(out)

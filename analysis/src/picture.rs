@@ -310,6 +310,7 @@ mod tests {
             end_s: Some(end),
             placement_set: None,
             exec_vnode: Some(exec.to_owned()),
+            running_at_start: false,
         }
     }
 

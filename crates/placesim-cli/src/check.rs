@@ -22,6 +22,20 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
                 .unwrap_or_default()
         );
     }
+    for job in &scenario.running {
+        let vnodes: Vec<&str> = job
+            .vnodes
+            .iter()
+            .map(|(v, _)| scenario.cluster.vnode(*v).name.as_str())
+            .collect();
+        println!(
+            "running at t = 0: job {} on {} until {} s (estimated {} s)",
+            job.id,
+            vnodes.join(","),
+            job.end_s,
+            job.estimated_end_s
+        );
+    }
     let r = &scenario.runtime;
     let classes: Vec<String> = r
         .classes

@@ -599,6 +599,7 @@ fn exec_vnode_flag_names_each_jobs_vnodes() {
         end_s: Some(end),
         placement_set: None,
         exec_vnode: Some(exec.to_owned()),
+        running_at_start: false,
     };
     assert_eq!(
         with,
@@ -1677,4 +1678,98 @@ fn a_class_named_by_a_rule_is_under_the_class_limit() {
         "{}",
         explain(&out, "2")
     );
+}
+
+/// A machine already running at t = 0: job 9001 holds n1's 2 ncpus until 100. J1 (4 ncpus)
+/// needs both vnodes and is the top job, estimated to start at 100; J2 (2 ncpus, 50 s) backfills
+/// on n2 at 1; J3 (2 ncpus, 200 s) would delay J1 and waits for it. Job 9001 is in
+/// jobs.parquet, started at 0 on n1 and ended at 100.
+#[test]
+fn jobs_running_at_the_start_hold_their_vnodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        job_of(1, 0, 10, 4, 7),
+        job_of(2, 1, 50, 2, 7),
+        job_of(3, 2, 200, 2, 7),
+    ]
+    .concat();
+    let running = "[metrics]\nexec_vnode = true\n\
+                   [[running]]\nid = 9001\nexec_vnode = \"(n1:ncpus=2)\"\nend = 100\nuser = 8\n";
+    let (starts, out) = run_on_class(dir.path(), "count = 2\nncpus = 2\n", &trace, running);
+    assert_eq!(starts, [100, 1, 110, 0]);
+    let placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
+    let exec = |id: u64| {
+        placements
+            .iter()
+            .find(|p| p.job_id == id)
+            .and_then(|p| p.exec_vnode.clone())
+            .unwrap()
+    };
+    assert_eq!(exec(9001), "(n1:ncpus=2)");
+    let at_start: Vec<u64> = placements
+        .iter()
+        .filter(|p| p.running_at_start)
+        .map(|p| p.job_id)
+        .collect();
+    assert_eq!(at_start, [9001]);
+    assert_eq!(exec(2), "(n2:ncpus=2)");
+    assert_eq!(exec(1), "(n1:ncpus=2)+(n2:ncpus=2)");
+    assert!(
+        explain(&out, "1").contains("top-job estimate: start 100 s"),
+        "{}",
+        explain(&out, "1")
+    );
+    // Without it, J1 starts at once.
+    let (starts, _) = run_on_class(dir.path(), "count = 2\nncpus = 2\n", &trace, "");
+    assert_eq!(starts, [0, 10, 10]);
+}
+
+/// Jobs running at the start that do not fit, or name what does not exist, are refused at
+/// their entry.
+#[test]
+fn bad_jobs_running_at_the_start_are_refused_at_their_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), &job_of(1, 0, 10, 1, 7));
+    for (entry, message) in [
+        (
+            "id = 9\nexec_vnode = \"(n3:ncpus=1)\"\nend = 10",
+            "12:14: key `running.exec_vnode`: `(n3:ncpus=1)`: unknown vnode `n3`",
+        ),
+        (
+            "id = 9\nexec_vnode = \"(n1:ncpus=2)+(n1:ncpus=1)\"\nend = 10",
+            "12:14: key `running.exec_vnode`: `(n1:ncpus=2)+(n1:ncpus=1)`: vnode `n1` has 2 ncpus; the jobs running at the start would hold 3",
+        ),
+        (
+            "id = 9\nexec_vnode = \"(n1:ncpus=x)\"\nend = 10",
+            "12:14: key `running.exec_vnode`: `(n1:ncpus=x)`: column 11: resource `ncpus` needs an integer, found `x`",
+        ),
+        (
+            "id = 9\nexec_vnode = \"(n1:ncpus=1)\"\nend = 10\nestimated_end = 5",
+            "14:17: key `running.estimated_end`: 5 s is before the job's end (10 s): PBS would have killed it at its walltime",
+        ),
+        (
+            "id = 1\nexec_vnode = \"(n1:ncpus=1)\"\nend = 10",
+            "11:1: key `running.id`: job 1 is also a trace job's number",
+        ),
+    ] {
+        let scenario = dir.path().join("bad.toml");
+        std::fs::write(
+            &scenario,
+            format!(
+                "name = \"bad\"\n[[class]]\nname = \"n\"\ncount = 2\nncpus = 2\n\
+                 [workload]\ntrace = \"{trace}\"\n\n\n[[running]]\n{entry}\n"
+            ),
+        )
+        .unwrap();
+        let o = placesim(&[
+            "run",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--out",
+            dir.path().join("o").to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        let expected = format!("{}:{message}", scenario.display());
+        assert!(text(&o.stderr).contains(&expected), "{}", text(&o.stderr));
+    }
 }

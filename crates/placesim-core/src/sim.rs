@@ -263,6 +263,9 @@ pub struct Simulation<'w> {
     invariants: Option<Invariants>,
     /// What settled instants report, when a set watch is on.
     facts: Option<Facts>,
+    /// Jobs already running when the run begins, with where they run: each starts there
+    /// at its submission, before any pass, and runs for its runtime as given.
+    preplaced: std::collections::HashMap<JobId, crate::Allocation>,
 }
 
 impl<'w> Simulation<'w> {
@@ -303,7 +306,18 @@ impl<'w> Simulation<'w> {
             lost_core_seconds: Vec::new(),
             invariants,
             facts: None,
+            preplaced: std::collections::HashMap::new(),
         }
+    }
+
+    /// Jobs already running when the period begins (a site's machine is never empty): each
+    /// of `jobs` starts on its allocation at its submission (t = 0 for a scenario's), before
+    /// any pass, and runs for its runtime, which no runtime model stretches. Its allocation
+    /// must carry its request's limit draws; the kernel checks it as any start, and an
+    /// allocation the cluster cannot hold stops the run with [`SimError::InvalidAllocation`].
+    pub fn with_running_at_start(mut self, jobs: Vec<(JobId, crate::Allocation)>) -> Self {
+        self.preplaced = jobs.into_iter().collect();
+        self
     }
 
     /// Reports every settled instant to [`MetricsSink::instant_settled`], with the free
@@ -551,6 +565,22 @@ impl<'w> Simulation<'w> {
         match event {
             Event::JobSubmit(id) => {
                 sink.job_submitted(self.now, id);
+                if let Some(allocation) = self.preplaced.remove(&id) {
+                    // It was queued and started before the period: it holds its queued
+                    // room without being checked against it.
+                    if let Some(draws) = &self.workload.request_of(id).queued_draws {
+                        for d in draws.iter() {
+                            if let Some(room) = self.queued_room.get_mut(d.limit as usize) {
+                                *room = room.saturating_sub(d.amount);
+                            }
+                        }
+                    }
+                    if let Some(facts) = &mut self.facts {
+                        facts.enqueued(self.workload.ncpus_of(id));
+                    }
+                    let who = || "the jobs running at the start".to_owned();
+                    return self.start_job(id, allocation, &who, Ok(()), false, sink);
+                }
                 if let Some(draws) = &self.workload.request_of(id).queued_draws {
                     let room = &mut self.queued_room;
                     let short = draws
@@ -788,6 +818,90 @@ impl<'w> Simulation<'w> {
         }
     }
 
+    /// Starts `job` now on `allocation`: checks it against the job's request (its ncpus and
+    /// limits) and the state, then holds it until its end, which it schedules. `who` names
+    /// what decided the start, for errors; `inside` is the placement's own check of where it
+    /// put the job (with invariant checks on); `stretchable`, whether the runtime model
+    /// applies to it.
+    fn start_job(
+        &mut self,
+        job: JobId,
+        allocation: crate::Allocation,
+        who: &dyn Fn() -> String,
+        inside: Result<(), String>,
+        stretchable: bool,
+        sink: &mut dyn MetricsSink,
+    ) -> Result<(), SimError> {
+        let n_cons = self.state.cluster_consumables();
+        let want = self
+            .workload
+            .request_of(job)
+            .total(crate::resource::ConsumableIdx::NCPUS);
+        let got = allocation.total(n_cons, crate::resource::ConsumableIdx::NCPUS);
+        if got != want {
+            return Err(SimError::WrongSize {
+                now: self.now,
+                policy: who(),
+                job,
+                got,
+                want,
+            });
+        }
+        if allocation.limit_draws != self.workload.request_of(job).limit_draws {
+            return Err(SimError::WrongLimitDraws {
+                now: self.now,
+                policy: who(),
+                job,
+            });
+        }
+        self.state
+            .allocate(&allocation)
+            .map_err(|source| SimError::InvalidAllocation {
+                now: self.now,
+                policy: who(),
+                job,
+                source,
+            })?;
+        self.started[job.index()] = true;
+        if let Some(facts) = &mut self.facts {
+            facts.started(want);
+        }
+        let j = self.workload.job(job);
+        if self.invariants.is_some() {
+            self.check(
+                || format!("the start of job {job}"),
+                |inv, state| {
+                    inside?;
+                    inv.start(state, job, j.submit, &allocation)
+                },
+            )?;
+        }
+        let stretch = match self.runtime_model.filter(|_| stretchable) {
+            Some(model) => model.stretch(job, &allocation, &mut self.stretch_scratch),
+            None => Stretch::NONE,
+        };
+        let actual = stretch.apply(j.runtime);
+        let (reason, runs_for) =
+            if self.config.walltime == WalltimePolicy::Kill && actual > j.estimate {
+                (EndReason::WalltimeKilled, j.estimate)
+            } else {
+                (EndReason::Finished, actual)
+            };
+        self.running_fate.push((reason, stretch));
+        // Saturating: a runtime model may stretch a runtime without bound.
+        let end = SimTime(self.now.as_secs().saturating_add(runs_for.as_secs()));
+        self.events.push(end, Event::JobEnd(job));
+        sink.job_started(j, job, self.now, &allocation);
+        self.running_slot[job.index()] = self.running.len() as u32;
+        self.running.push(RunningJob {
+            job,
+            start: self.now,
+            estimated_end: SimTime(self.now.as_secs().saturating_add(j.estimate.as_secs())),
+            allocation,
+        });
+        Ok(())
+    }
+
     fn pass(
         &mut self,
         policy: &mut dyn SchedulingPolicy,
@@ -834,76 +948,13 @@ impl<'w> Simulation<'w> {
                             job,
                         });
                     }
-                    let n_cons = self.state.cluster_consumables();
-                    let want = self
-                        .workload
-                        .request_of(job)
-                        .total(crate::resource::ConsumableIdx::NCPUS);
-                    let got = allocation.total(n_cons, crate::resource::ConsumableIdx::NCPUS);
-                    if got != want {
-                        return Err(SimError::WrongSize {
-                            now: self.now,
-                            policy: policy.name(),
-                            job,
-                            got,
-                            want,
-                        });
-                    }
-                    if allocation.limit_draws != self.workload.request_of(job).limit_draws {
-                        return Err(SimError::WrongLimitDraws {
-                            now: self.now,
-                            policy: policy.name(),
-                            job,
-                        });
-                    }
-                    self.state.allocate(&allocation).map_err(|source| {
-                        SimError::InvalidAllocation {
-                            now: self.now,
-                            policy: policy.name(),
-                            job,
-                            source,
-                        }
-                    })?;
-                    self.started[job.index()] = true;
-                    if let Some(facts) = &mut self.facts {
-                        facts.started(want);
-                    }
-                    let j = self.workload.job(job);
-                    if self.invariants.is_some() {
-                        let inside = policy.check_start(self.workload.request_of(job), &allocation);
-                        self.check(
-                            || format!("the start of job {job}"),
-                            |inv, state| {
-                                inside?;
-                                inv.start(state, job, j.submit, &allocation)
-                            },
-                        )?;
-                    }
-                    let stretch = match self.runtime_model {
-                        Some(model) => model.stretch(job, &allocation, &mut self.stretch_scratch),
-                        None => Stretch::NONE,
+                    let inside = || policy.check_start(self.workload.request_of(job), &allocation);
+                    let inside = if self.invariants.is_some() {
+                        inside()
+                    } else {
+                        Ok(())
                     };
-                    let actual = stretch.apply(j.runtime);
-                    let (reason, runs_for) =
-                        if self.config.walltime == WalltimePolicy::Kill && actual > j.estimate {
-                            (EndReason::WalltimeKilled, j.estimate)
-                        } else {
-                            (EndReason::Finished, actual)
-                        };
-                    self.running_fate.push((reason, stretch));
-                    // Saturating: a runtime model may stretch a runtime without bound.
-                    let end = SimTime(self.now.as_secs().saturating_add(runs_for.as_secs()));
-                    self.events.push(end, Event::JobEnd(job));
-                    sink.job_started(j, job, self.now, &allocation);
-                    self.running_slot[job.index()] = self.running.len() as u32;
-                    self.running.push(RunningJob {
-                        job,
-                        start: self.now,
-                        estimated_end: SimTime(
-                            self.now.as_secs().saturating_add(j.estimate.as_secs()),
-                        ),
-                        allocation,
-                    });
+                    self.start_job(job, allocation, &|| policy.name(), inside, true, sink)?;
                 }
             }
         }

@@ -303,6 +303,13 @@ pub mod jobs {
         unit: "",
         meaning: "whether a vnode failure ended the job (`on_failure = \"kill\"`); its `end_s` is the failure time",
     };
+    /// The `running_at_start` column.
+    pub const RUNNING_AT_START: ColumnDef = ColumnDef {
+        name: "running_at_start",
+        dtype: "bool",
+        unit: "",
+        meaning: "whether the job was already running at t = 0 (a scenario's `[[running]]`): submitted and started at 0 on its given vnodes, it counts in every metric like the others",
+    };
     /// The `request` column.
     pub const REQUEST: ColumnDef = ColumnDef {
         name: "request",
@@ -409,6 +416,7 @@ pub mod jobs {
         REQUEUES,
         LOST_CORE_S,
         FAILED,
+        RUNNING_AT_START,
         REQUEST,
         PLACEMENT_SET,
         COMMENT,

@@ -45,6 +45,9 @@ pub struct JobSink {
     pub(crate) vnodes: Vec<VnodeRow>,
     /// Each request's text, by request id ([`JobSink::keep_request_texts`]).
     pub(crate) request_texts: Option<Arc<Vec<String>>>,
+    /// Per job, whether it was running at t = 0; empty when none was
+    /// ([`JobSink::mark_running_at_start`]).
+    pub(crate) running_at_start: Vec<bool>,
     /// Samples of the cluster, in time order, and their per-set free ncpus, flattened.
     pub(crate) samples: Vec<Sample>,
     pub(crate) sample_set_free: Vec<u64>,
@@ -137,6 +140,7 @@ impl JobSink {
             set_ncpus: Vec::new(),
             vnodes: Vec::new(),
             request_texts: None,
+            running_at_start: Vec::new(),
             samples: Vec::new(),
             sample_set_free: Vec::new(),
             occupancy: None,
@@ -155,6 +159,18 @@ impl JobSink {
     /// Names each request in PBS's syntax, by request id, for the `request` column.
     pub fn keep_request_texts(&mut self, texts: Arc<Vec<String>>) {
         self.request_texts = Some(texts);
+    }
+
+    /// Marks `jobs` as running when the run began, for the `running_at_start` column.
+    pub fn mark_running_at_start(&mut self, jobs: &[placesim_core::JobId]) {
+        let n = self.start.len();
+        let mut flags = vec![false; n];
+        for j in jobs {
+            if let Some(f) = flags.get_mut(j.index()) {
+                *f = true;
+            }
+        }
+        self.running_at_start = if jobs.is_empty() { Vec::new() } else { flags };
     }
 
     /// Keeps where each job ran, and each top-job estimate's vnodes, for the `exec_vnode` and

@@ -222,6 +222,16 @@ fn jobs_frame_range(
                 .collect::<Vec<Option<bool>>>(),
         ));
     }
+    columns.push(if sink.running_at_start.is_empty() {
+        Column::new_scalar(jobs::RUNNING_AT_START.name.into(), Scalar::from(false), n)
+    } else {
+        Column::new(
+            jobs::RUNNING_AT_START.name.into(),
+            ids.clone()
+                .map(|i| sink.running_at_start[i])
+                .collect::<Vec<bool>>(),
+        )
+    });
     columns.push(match &sink.request_texts {
         Some(texts) => {
             let v: Vec<Option<&str>> = ids

@@ -48,6 +48,42 @@ pub struct Executed {
     pub writing: Duration,
 }
 
+/// Where the jobs running at t = 0 run: each vnode once (amounts of a vnode named twice
+/// added), held shared, with the draws its request counts against run limits.
+fn running_allocations(
+    plan: &Plan,
+    cluster: &placesim_core::Cluster,
+) -> Vec<(placesim_core::JobId, placesim_core::Allocation)> {
+    let n_cons = cluster.resources().n_consumables();
+    plan.running_at_start
+        .iter()
+        .map(|(job, vnodes)| {
+            let mut allocation = placesim_core::Allocation {
+                vnodes: Vec::new(),
+                amounts: Vec::new(),
+                sharing: placesim_core::Sharing::Shared,
+                label: None,
+                within: placesim_core::Within::Anywhere,
+                limit_draws: plan.trace.workload.request_of(*job).limit_draws.clone(),
+            };
+            for (v, amounts) in vnodes {
+                let row = match allocation.vnodes.iter().position(|w| w == v) {
+                    Some(row) => row,
+                    None => {
+                        allocation.vnodes.push(*v);
+                        allocation.amounts.extend(std::iter::repeat_n(0, n_cons));
+                        allocation.vnodes.len() - 1
+                    }
+                };
+                for (c, &a) in amounts.iter().enumerate() {
+                    allocation.amounts[row * n_cons + c] += a;
+                }
+            }
+            (*job, allocation)
+        })
+        .collect()
+}
+
 /// Replays `plan`, writes jobs.parquet, summary.parquet and timeseries.parquet as `output`
 /// says, and returns the summary. `progress` is called now and then during the run.
 pub fn execute(
@@ -110,6 +146,9 @@ pub fn execute(
     if plan.check_invariants {
         simulation = simulation.with_invariant_checks(true);
     }
+    if !plan.running_at_start.is_empty() {
+        simulation = simulation.with_running_at_start(running_allocations(plan, &cluster));
+    }
     let measurement = plan.metrics.measurement(&cluster, plan.topology, workload);
     simulation = simulation.with_set_watch(&measurement.sets);
     let occupancy = OccupancyConfig {
@@ -150,6 +189,8 @@ pub fn execute(
     let set_up = |sink: &mut JobSink| {
         sink.measure(&measurement.sets, &cluster, occupancy);
         sink.keep_request_texts(plan.request_texts.clone());
+        let at_start: Vec<_> = plan.running_at_start.iter().map(|(j, _)| *j).collect();
+        sink.mark_running_at_start(&at_start);
         if plan.metrics.exec_vnode {
             sink.keep_exec_vnodes(&cluster);
         }

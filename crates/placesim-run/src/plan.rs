@@ -52,6 +52,9 @@ pub struct Plan {
     pub limits: placesim_policy::limits::Limits,
     /// Moab's throttling limits, if the scenario sets any.
     pub throttling: Option<std::sync::Arc<placesim_policy::queue::MoabLimits>>,
+    /// The jobs running at t = 0 (the workload's first jobs), each with its vnodes and
+    /// amounts.
+    pub running_at_start: Vec<(placesim_core::JobId, placesim_scenario::VnodeAmounts)>,
 }
 
 /// How many jobs got their request from where, for the front end to report.
@@ -108,6 +111,7 @@ pub fn plain_plan(
         ),
         limits: Default::default(),
         throttling: None,
+        running_at_start: Vec::new(),
         trace,
     })
 }
@@ -221,6 +225,12 @@ pub fn plan_of_scenario(
         request_texts: std::sync::Arc::new(request_texts),
         limits,
         throttling: scenario.moab.limits.clone(),
+        running_at_start: scenario
+            .running
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (placesim_core::JobId::from_index(i), r.vnodes.clone()))
+            .collect(),
     })
 }
 

@@ -120,6 +120,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     let runtime = cx.runtime(&raw, &defs)?;
     let failures = cx.failures(&raw.failures, &cluster, &classes)?;
     let metrics = cx.metrics(&raw.metrics)?;
+    let running = cx.running(&raw, &cluster, &defs)?;
     let max_ncpus = (0..cluster.n_vnodes())
         .map(|v| cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)))
         .max()
@@ -146,6 +147,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         runtime,
         failures,
         metrics,
+        running,
     })
 }
 
@@ -1868,6 +1870,126 @@ impl Cx<'_> {
         })
     }
 
+    /// The PBS queue and Moab class `name` names (qsub -q), refused at `key` when it names
+    /// neither.
+    fn named_queue(
+        &self,
+        raw: &ScenarioToml,
+        name: &Spanned<String>,
+        key: &str,
+    ) -> Result<crate::NamedQueue, ScenarioError> {
+        crate::NamedQueue::find(
+            name.get_ref(),
+            raw.pbs.queue.iter().map(|q| q.name.get_ref().as_str()),
+            raw.moab.class.iter().map(|c| c.name.as_str()),
+        )
+        .ok_or_else(|| self.at(name, key, unknown_queue(name.get_ref())))
+    }
+
+    /// The jobs running at t = 0 (`[[running]]`): each `exec_vnode` read and checked against
+    /// the cluster (every vnode known, every amount a consumable's, no vnode holding more
+    /// than it has, all of them together), each end after 0 and not after its estimated
+    /// end, and no id given twice.
+    fn running(
+        &self,
+        raw: &ScenarioToml,
+        cluster: &placesim_core::Cluster,
+        defs: &ResourceDefs,
+    ) -> Result<Vec<crate::RunningAtStart>, ScenarioError> {
+        let n_cons = defs.n_consumables();
+        let mut held = vec![0u64; cluster.n_vnodes() * n_cons];
+        let mut ids = HashSet::new();
+        raw.running
+            .iter()
+            .map(|r| {
+                if !ids.insert(*r.id.get_ref()) {
+                    return Err(self.at(
+                        &r.id,
+                        "running.id",
+                        format!("job {} is given twice", r.id.get_ref()),
+                    ));
+                }
+                let text = r.exec_vnode.get_ref();
+                let parsed = placesim_request::parse_exec_vnode(text, defs).map_err(|e| {
+                    self.at(
+                        &r.exec_vnode,
+                        "running.exec_vnode",
+                        format!("`{text}`: {e}"),
+                    )
+                })?;
+                let mut vnodes = Vec::with_capacity(parsed.len());
+                for entry in parsed {
+                    let v = cluster.vnode_by_name(&entry.vnode).ok_or_else(|| {
+                        self.at(
+                            &r.exec_vnode,
+                            "running.exec_vnode",
+                            format!("`{text}`: unknown vnode `{}`", entry.vnode),
+                        )
+                    })?;
+                    let capacity = cluster.capacity(v);
+                    for (c, &amount) in entry.amounts.iter().enumerate() {
+                        let slot = &mut held[v.index() * n_cons + c];
+                        *slot = slot.saturating_add(amount);
+                        if *slot > capacity[c] {
+                            let name = &defs.def(defs.consumables()[c]).name;
+                            return Err(self.at(
+                                &r.exec_vnode,
+                                "running.exec_vnode",
+                                format!(
+                                    "`{text}`: vnode `{}` has {} {name}; the jobs running at \
+                                     the start would hold {}",
+                                    entry.vnode, capacity[c], slot
+                                ),
+                            ));
+                        }
+                    }
+                    vnodes.push((v, entry.amounts));
+                }
+                let end_s = self.duration(&r.end, "running.end")?;
+                if end_s == 0 {
+                    return Err(self.at(&r.end, "running.end", "expected a time after 0".into()));
+                }
+                let estimated_end_s = match &r.estimated_end {
+                    None => end_s,
+                    Some(e) => {
+                        let s = self.duration(e, "running.estimated_end")?;
+                        if s < end_s {
+                            return Err(self.at(
+                                e,
+                                "running.estimated_end",
+                                format!(
+                                    "{s} s is before the job's end ({end_s} s): PBS would have \
+                                     killed it at its walltime"
+                                ),
+                            ));
+                        }
+                        s
+                    }
+                };
+                let queue = r
+                    .queue
+                    .as_ref()
+                    .map(|name| self.named_queue(raw, name, "running.queue"))
+                    .transpose()?;
+                Ok(crate::RunningAtStart {
+                    id: *r.id.get_ref(),
+                    line: self.text[..r.id.span().start.min(self.text.len())]
+                        .matches('\n')
+                        .count()
+                        + 1,
+                    vnodes,
+                    exec_vnode: text.clone(),
+                    end_s,
+                    estimated_end_s,
+                    user: r.user,
+                    group: r.group,
+                    project: r.project.as_deref().map(Arc::from),
+                    queue,
+                })
+            })
+            .collect()
+    }
+
     /// Moab's throttling limits (`[moab.limits]`): each credential's `MAXJOB`, `MAXPROC` and
     /// `MAXPS`, `[<soft>,]<hard>`, as moab.cfg writes them. A limit Moab has and placesim does
     /// not check is refused at its entry, with a message.
@@ -2414,16 +2536,7 @@ impl Cx<'_> {
                 queue: r
                     .queue
                     .as_ref()
-                    .map(|name| {
-                        crate::NamedQueue::find(
-                            name.get_ref(),
-                            raw.pbs.queue.iter().map(|q| q.name.get_ref().as_str()),
-                            raw.moab.class.iter().map(|c| c.name.as_str()),
-                        )
-                        .ok_or_else(|| {
-                            self.at(name, "workload.rule.queue", unknown_queue(name.get_ref()))
-                        })
-                    })
+                    .map(|name| self.named_queue(raw, name, "workload.rule.queue"))
                     .transpose()?,
             };
             // A template must give a valid request for any size: check it with size 1.

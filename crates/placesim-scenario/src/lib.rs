@@ -60,6 +60,8 @@ pub struct Scenario {
     pub failures: FailureSettings,
     /// Sampling and the measurement window.
     pub metrics: MetricsSettings,
+    /// Jobs already running at t = 0 (`[[running]]`).
+    pub running: Vec<RunningAtStart>,
 }
 
 /// `[metrics]`: how often timeseries.parquet samples the cluster, and what is trimmed from
@@ -422,6 +424,34 @@ pub struct Rule {
     /// The project of the jobs it chooses.
     pub project: Option<std::sync::Arc<str>>,
     /// The queue or class it puts the jobs it chooses in, instead of their SWF queue's.
+    pub queue: Option<NamedQueue>,
+}
+
+/// Where a job runs: each vnode with its amounts (one per consumable).
+pub type VnodeAmounts = Vec<(placesim_core::VnodeId, Vec<u64>)>;
+
+/// A job already running when the run begins (`[[running]]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningAtStart {
+    /// Its job number in the outputs.
+    pub id: u64,
+    /// The line of its `id` in the scenario file, for errors found with the trace.
+    pub line: usize,
+    /// Where it runs: each vnode with its amounts (one per consumable), in written order.
+    pub vnodes: VnodeAmounts,
+    /// Its `exec_vnode` as written, for its request's text.
+    pub exec_vnode: String,
+    /// When it ends, seconds after t = 0.
+    pub end_s: u64,
+    /// When the scheduler expects it to end, seconds after t = 0.
+    pub estimated_end_s: u64,
+    /// Its user, group and project.
+    pub user: Option<u32>,
+    /// Its group.
+    pub group: Option<u32>,
+    /// Its project.
+    pub project: Option<std::sync::Arc<str>>,
+    /// Its queue or class.
     pub queue: Option<NamedQueue>,
 }
 

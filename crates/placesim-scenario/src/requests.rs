@@ -240,6 +240,7 @@ impl Scenario {
             }
             job.request = id;
         }
+        let jobs = self.with_running_at_start(jobs, &mut requests, &mut request_texts, defs)?;
         trace.workload = Workload::new(jobs, requests).map_err(|e| ScenarioError::At {
             path: self.path.clone(),
             line: 1,
@@ -254,6 +255,94 @@ impl Scenario {
             request_texts,
         })
     }
+}
+
+impl Scenario {
+    /// `jobs` with the scenario's jobs running at t = 0 before them, in `[[running]]` order
+    /// (each submitted at 0, its request a chunk per vnode of its `exec_vnode`, in its queue
+    /// or class), so that they are jobs `0..n` of the workload. A job number the trace
+    /// already has is refused at the entry's line.
+    fn with_running_at_start(
+        &self,
+        jobs: Vec<Job>,
+        requests: &mut Vec<Request>,
+        request_texts: &mut Vec<String>,
+        defs: &placesim_core::ResourceDefs,
+    ) -> Result<Vec<Job>, ScenarioError> {
+        if self.running.is_empty() {
+            return Ok(jobs);
+        }
+        let trace_ids: std::collections::HashSet<u64> = jobs.iter().map(|j| j.source_id).collect();
+        let mut out = Vec::with_capacity(self.running.len() + jobs.len());
+        for r in &self.running {
+            if trace_ids.contains(&r.id) {
+                return Err(ScenarioError::At {
+                    path: self.path.clone(),
+                    line: r.line,
+                    column: 1,
+                    key: "running.id".into(),
+                    message: format!("job {} is also a trace job's number", r.id),
+                });
+            }
+            let chunks: Vec<placesim_core::Chunk> = r
+                .vnodes
+                .iter()
+                .map(|(_, amounts)| placesim_core::Chunk::new(1, amounts.clone()))
+                .collect();
+            let mut request = Request::from_chunks(chunks);
+            request.queue = r.queue.and_then(|q| q.pbs).map(|q| q as u32);
+            request.class = r.queue.and_then(|q| q.class).map(|c| c as u32);
+            let ncpus = request.total(placesim_core::ConsumableIdx::NCPUS);
+            requests.push(request);
+            request_texts.push(select_text(&r.vnodes, defs));
+            let mut job = Job::new(
+                r.id,
+                placesim_core::SimTime::ZERO,
+                placesim_core::SimDuration(r.end_s),
+                placesim_core::SimDuration(r.estimated_end_s),
+                u32::try_from(ncpus).unwrap_or(u32::MAX),
+                RequestId::from_index(requests.len() - 1),
+            );
+            job.user = r.user;
+            job.group = r.group;
+            job.project.clone_from(&r.project);
+            out.push(job);
+        }
+        out.extend(jobs);
+        Ok(out)
+    }
+}
+
+/// A `select=` of one chunk per vnode with its amounts (sizes in kb), as jobs.parquet's
+/// `request` shows a job running at the start.
+fn select_text(
+    vnodes: &[(placesim_core::VnodeId, Vec<u64>)],
+    defs: &placesim_core::ResourceDefs,
+) -> String {
+    let chunks: Vec<String> = vnodes
+        .iter()
+        .map(|(_, amounts)| {
+            let mut chunk = String::from("1");
+            for (c, &amount) in amounts.iter().enumerate() {
+                if amount == 0 {
+                    continue;
+                }
+                let def = defs.def(defs.consumables()[c]);
+                match def.kind {
+                    placesim_core::ResourceKind::Size => {
+                        chunk += &format!(":{}={amount}kb", def.name);
+                    }
+                    // Floats are held in thousandths.
+                    placesim_core::ResourceKind::Float => {
+                        chunk += &format!(":{}={}", def.name, amount as f64 / 1000.0);
+                    }
+                    _ => chunk += &format!(":{}={amount}", def.name),
+                }
+            }
+            chunk
+        })
+        .collect();
+    format!("select={}", chunks.join("+"))
 }
 
 /// Reads a requests file (see [`parse_requests_file`]).

@@ -38,6 +38,9 @@ pub struct ScenarioToml {
     /// Vnode outages and what they do to jobs.
     #[serde(default)]
     pub failures: FailuresToml,
+    /// Jobs already running at t = 0.
+    #[serde(default)]
+    pub running: Vec<RunningToml>,
     /// Sampling and the measurement window.
     #[serde(default)]
     pub metrics: MetricsToml,
@@ -358,6 +361,28 @@ pub struct MoabToml {
     pub fairshare: Option<Spanned<MoabFairshareToml>>,
     /// Throttling limits: the credentials' MAXJOB, MAXPROC and MAXPS.
     pub limits: Option<Spanned<MoabLimitsToml>>,
+}
+
+/// `[[running]]`: a job already running at t = 0, where and until when.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunningToml {
+    /// Its job number in the outputs; no trace job may have it.
+    pub id: Spanned<u64>,
+    /// Its vnodes and amounts, in PBS's `exec_vnode` syntax.
+    pub exec_vnode: Spanned<String>,
+    /// When it ends: seconds, or `[[[DD:]HH:]MM:]SS`, after t = 0.
+    pub end: Spanned<toml::Value>,
+    /// When the scheduler expects it to end (its walltime's end) [default: `end`].
+    pub estimated_end: Option<Spanned<toml::Value>>,
+    /// Its user (SWF field 12's number).
+    pub user: Option<u32>,
+    /// Its group (SWF field 13's number).
+    pub group: Option<u32>,
+    /// Its project.
+    pub project: Option<String>,
+    /// Its PBS queue or Moab class, by name.
+    pub queue: Option<Spanned<String>>,
 }
 
 /// `[moab.limits]`: Moab's throttling limits, per credential as moab.cfg writes them after
