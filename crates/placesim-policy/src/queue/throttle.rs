@@ -229,6 +229,36 @@ impl<S: SchedulingPolicy> Throttled<S> {
         self.comments.push((job, Arc::from(text)));
     }
 
+    /// Walks `part` in order, counting in `usage` the jobs the pass `started`: the first job
+    /// it started or `reserved` that is over a limit at `level` with the jobs before it
+    /// counted, and why (the jobs before it are counted in `usage` then).
+    fn first_over(
+        &self,
+        workload: &Workload,
+        part: &[JobId],
+        level: Level,
+        usage: &mut [[u64; 3]],
+        started: &[JobId],
+        reserved: &[JobId],
+    ) -> Option<(usize, Violation)> {
+        for (i, &j) in part.iter().enumerate() {
+            let is_started = started.contains(&j);
+            if is_started || reserved.contains(&j) {
+                if let Some(v) = self.violation(workload, j, usage, level) {
+                    return Some((i, v));
+                }
+            }
+            if is_started {
+                add(
+                    usage,
+                    self.of_job[j.index()].unwrap_or([NONE; 4]),
+                    draw_of(workload, j),
+                );
+            }
+        }
+        None
+    }
+
     /// What each credential's active jobs hold at the start of the pass.
     fn usage_at_start(&mut self, ctx: &SchedContext<'_>) {
         for u in &mut self.usage {
@@ -328,69 +358,51 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             self.inner.drain_estimates(&mut self.estimates);
             let started: Vec<JobId> = run.iter().map(|Decision::Start { job, .. }| *job).collect();
             let reserved: Vec<JobId> = self.estimates.iter().map(|e| e.job).collect();
-            let taken = |j: &JobId| started.contains(j) || reserved.contains(j);
             let mut usage = start_usage.clone();
             let mut changed = false;
-            // The soft part: a job over its soft limit now goes to the hard part.
-            for i in 0..soft.len() {
-                let j = soft[i];
-                if taken(&j) {
-                    if let Some(v) = self.violation(ctx.workload, j, &usage, Level::Soft) {
-                        self.tell(ctx.workload, j, v);
-                        let later = soft.split_off(i);
-                        for k in later {
-                            let over = if k == j {
-                                Some(v)
-                            } else {
-                                self.violation(ctx.workload, k, &usage, Level::Soft)
-                            };
-                            match over {
-                                None => soft.push(k),
-                                Some(v) => {
-                                    self.tell(ctx.workload, k, v);
-                                    hard.push(k);
-                                }
-                            }
+            // The soft part: a job over its soft limit now goes to the hard part, with every
+            // later one over it already.
+            if let Some((i, v)) = self.first_over(
+                ctx.workload,
+                &soft,
+                Level::Soft,
+                &mut usage,
+                &started,
+                &reserved,
+            ) {
+                self.tell(ctx.workload, soft[i], v);
+                hard.push(soft[i]);
+                for k in soft.split_off(i).into_iter().skip(1) {
+                    match self.violation(ctx.workload, k, &usage, Level::Soft) {
+                        None => soft.push(k),
+                        Some(v) => {
+                            self.tell(ctx.workload, k, v);
+                            hard.push(k);
                         }
-                        hard.sort_by_key(|k| position[k]);
-                        changed = true;
-                        break;
                     }
                 }
-                if started.contains(&j) {
-                    add(
-                        &mut usage,
-                        self.of_job[j.index()].unwrap_or([NONE; 4]),
-                        draw_of(ctx.workload, j),
-                    );
-                }
+                hard.sort_by_key(|k| position[k]);
+                changed = true;
             }
-            // The hard part: a job over its hard limit now is skipped.
+            // The hard part: a job over its hard limit now is skipped, with every later one
+            // over it already.
             if !changed {
-                for i in 0..hard.len() {
-                    let j = hard[i];
-                    if taken(&j) {
-                        if let Some(v) = self.violation(ctx.workload, j, &usage, Level::Hard) {
-                            self.tell(ctx.workload, j, v);
-                            let later = hard.split_off(i + 1);
-                            hard.pop();
-                            for k in later {
-                                match self.violation(ctx.workload, k, &usage, Level::Hard) {
-                                    None => hard.push(k),
-                                    Some(v) => self.tell(ctx.workload, k, v),
-                                }
-                            }
-                            changed = true;
-                            break;
+                if let Some((i, v)) = self.first_over(
+                    ctx.workload,
+                    &hard,
+                    Level::Hard,
+                    &mut usage,
+                    &started,
+                    &reserved,
+                ) {
+                    self.tell(ctx.workload, hard[i], v);
+                    for k in hard.split_off(i).into_iter().skip(1) {
+                        match self.violation(ctx.workload, k, &usage, Level::Hard) {
+                            None => hard.push(k),
+                            Some(v) => self.tell(ctx.workload, k, v),
                         }
                     }
-                    if started.contains(&j) {
-                        add(
-                            &mut usage,
-                            self.of_job[j.index()].unwrap_or([NONE; 4]),
-                            draw_of(ctx.workload, j),
-                        );
-                    }
+                    changed = true;
                 }
             }
             if !changed {
