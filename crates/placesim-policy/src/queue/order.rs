@@ -541,12 +541,13 @@ impl<S: SchedulingPolicy> Ordered<S> {
     }
 }
 
-/// Sorts `waiting` by `cmp` (a strict total order) from the order of the last pass, when
-/// that order still holds: the jobs of `last` that still wait (`in_last` marks `last`'s jobs;
-/// `marks` is all false, and is left so) must be in order, and the jobs new since are merged
-/// in. Fairshare's standings move at every cycle but seldom reorder the queue, so checking
-/// one pair per job replaces most sorts. Returns false, leaving `waiting` as it was, when the
-/// last order no longer holds.
+/// Sorts `waiting` by `cmp` (a strict total order, so the result is the one sorted order)
+/// starting from the order of the last pass: the jobs of `last` that still wait (`in_last`
+/// marks `last`'s jobs; `marks` is all false, and is left so), with the jobs new since
+/// merged in. When the old jobs are still in order, one comparison per pair tells and the
+/// merge is the answer; otherwise the merged list, mostly in order, is sorted again, which
+/// the stable sort's runs make close to linear. Returns false, leaving `waiting` as it was,
+/// only when the marks do not cover the jobs (the first pass).
 fn keep_last_order(
     waiting: &mut Vec<JobId>,
     last: &[JobId],
