@@ -101,6 +101,20 @@ impl EventKind {
     }
 }
 
+/// The texts every run has, interned from the start so that the ends, which every job has,
+/// are told without hashing: none (id 0), then the ends' and the requeue's reasons.
+const FIXED_TEXTS: [&str; 5] = [
+    "",
+    "finished",
+    "killed at its walltime",
+    "killed by a vnode failure",
+    "requeued by a vnode failure",
+];
+const FINISHED: u32 = 1;
+const KILLED_AT_WALLTIME: u32 = 2;
+const KILLED_BY_FAILURE: u32 = 3;
+const REQUEUED_BY_FAILURE: u32 = 4;
+
 /// One row of events.parquet: 24 bytes; its text is made when the file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct EventRow {
@@ -134,8 +148,12 @@ impl JobSink {
             lost_core_seconds: Vec::new(),
             label: Vec::new(),
             comment: Vec::new(),
-            texts: vec![Arc::from("")],
-            text_ids: HashMap::new(),
+            texts: FIXED_TEXTS.iter().map(|&t| Arc::from(t)).collect(),
+            text_ids: FIXED_TEXTS
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (Arc::from(t), i as u32))
+                .collect(),
             set_names: Vec::new(),
             set_ncpus: Vec::new(),
             vnodes: Vec::new(),
@@ -472,11 +490,10 @@ impl MetricsSink for JobSink {
     fn job_ended(&mut self, _job: &Job, outcome: &JobOutcome) {
         let i = outcome.job.index();
         let (kind, why) = match outcome.reason {
-            EndReason::Finished => (EventKind::End, "finished"),
-            EndReason::WalltimeKilled => (EventKind::Kill, "killed at its walltime"),
-            EndReason::VnodeFailed => (EventKind::Kill, "killed by a vnode failure"),
+            EndReason::Finished => (EventKind::End, FINISHED),
+            EndReason::WalltimeKilled => (EventKind::Kill, KILLED_AT_WALLTIME),
+            EndReason::VnodeFailed => (EventKind::Kill, KILLED_BY_FAILURE),
         };
-        let why = self.intern(&Arc::from(why));
         self.event(outcome.end, outcome.job, kind, u64::from(why));
         self.start[i] = outcome.start.as_secs();
         self.end[i] = outcome.end.as_secs();
@@ -502,8 +519,7 @@ impl MetricsSink for JobSink {
     }
 
     fn job_requeued(&mut self, now: SimTime, id: JobId, requeues: u32, lost_core_seconds: u64) {
-        let why = self.intern(&Arc::from("requeued by a vnode failure"));
-        self.event(now, id, EventKind::Requeue, u64::from(why));
+        self.event(now, id, EventKind::Requeue, u64::from(REQUEUED_BY_FAILURE));
         let (n, i) = (self.ended.len(), id.index());
         Self::put(&mut self.requeues, n, i, requeues, 0);
         Self::put(&mut self.lost_core_seconds, n, i, lost_core_seconds, 0);
