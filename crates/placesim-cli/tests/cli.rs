@@ -1773,3 +1773,36 @@ fn bad_jobs_running_at_the_start_are_refused_at_their_entry() {
         assert!(text(&o.stderr).contains(&expected), "{}", text(&o.stderr));
     }
 }
+
+/// `node_sort_key = ["ncpus HIGH unused"]` inside PBS placement sets: two switches, n1–n2 and
+/// m1–m3, 4 ncpus each. J1 (1 ncpu) goes to the smaller set, on n1 (a tie, set order). J2 goes
+/// to that set too, and within it to the vnode with the most unused ncpus, n2; with the
+/// default order (sort_priority) it would take n1 again.
+#[test]
+fn node_sort_key_on_unused_ncpus_sorts_inside_placement_sets() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [job_of(1, 0, 100, 1, 7), job_of(2, 1, 100, 1, 7)].concat();
+    let class = "count = 2\nncpus = 4\nresources = { switch = \"s1\" }\n";
+    let tail = |sort: &str| {
+        format!(
+            "[[class]]\nname = \"m\"\ncount = 3\nncpus = 4\nresources = {{ switch = \"s2\" }}\n\
+             [[resource]]\nname = \"switch\"\ntype = \"string\"\n[run]\nplacement = \"pbs\"\n\
+             [pbs]\nnode_group_enable = true\nnode_group_key = [\"switch\"]\n{sort}\
+             [metrics]\nexec_vnode = true\n"
+        )
+    };
+    let execs = |sort: &str| -> Vec<String> {
+        let (_, out) = run_on_class(dir.path(), class, &trace, &tail(sort));
+        let mut placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
+        placements.sort_by_key(|p| p.job_id);
+        placements
+            .into_iter()
+            .map(|p| p.exec_vnode.unwrap())
+            .collect()
+    };
+    assert_eq!(
+        execs("node_sort_key = [\"ncpus HIGH unused\"]\n"),
+        ["(n1:ncpus=1)", "(n2:ncpus=1)"]
+    );
+    assert_eq!(execs(""), ["(n1:ncpus=1)", "(n1:ncpus=1)"]);
+}

@@ -59,7 +59,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         .collect::<Result<_, ScenarioError>>()?;
     let node_order = cx.node_order(&raw, &cluster, &vnode_priority, &run)?;
     let pbs = PbsSettings {
-        node_sort: node_order.by_free,
+        node_sort: node_order.by_free.clone(),
         psets: PsetSettings {
             node_group_enable: raw.pbs.node_group_enable,
             server_key: cx.keys(&raw.pbs.node_group_key, &defs, "pbs.node_group_key")?,
@@ -70,6 +70,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             // The keys jobs name come with the workload (Scenario::placement).
             job_keys: Vec::new(),
             node_order: node_order.fixed,
+            node_sort: node_order.by_free,
         },
         queues: raw
             .pbs
@@ -847,20 +848,6 @@ impl Cx<'_> {
             sort.lines.push(NodeSortLine { by, high_first });
         }
         if sort.is_dynamic() {
-            if run.placement != PlacementKind::FirstFit {
-                let lines = raw
-                    .pbs
-                    .node_sort_key
-                    .as_ref()
-                    .map_or(&default[0], |l| &l.get_ref()[0]);
-                return Err(self.at(
-                    lines,
-                    key,
-                    "sorting by the unused or assigned amount goes with placement first-fit \
-                     only (placement sets keep their vnodes in a fixed order)"
-                        .to_owned(),
-                ));
-            }
             return Ok(NodeOrder {
                 fixed: None,
                 by_free: Some(Arc::new(sort)),

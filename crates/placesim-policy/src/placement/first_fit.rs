@@ -84,7 +84,14 @@ impl NodeSort {
     pub fn order(&self, view: &impl StateView) -> Vec<VnodeId> {
         let n = view.cluster().n_vnodes();
         let mut order: Vec<VnodeId> = (0..n).map(VnodeId::from_index).collect();
-        order.sort_by(|&a, &b| {
+        self.sort(view, &mut order);
+        order
+    }
+
+    /// Sorts `vnodes` into this order in `view`, vnodes that tie keeping their places (PBS
+    /// sorts a placement set's vnodes again this way after each start).
+    pub fn sort(&self, view: &impl StateView, vnodes: &mut [VnodeId]) {
+        vnodes.sort_by(|&a, &b| {
             self.lines
                 .iter()
                 .map(|l| {
@@ -94,7 +101,6 @@ impl NodeSort {
                 .find(|o| o.is_ne())
                 .unwrap_or(std::cmp::Ordering::Equal)
         });
-        order
     }
 }
 
@@ -197,12 +203,22 @@ impl FirstFit {
         within: Option<&[VnodeId]>,
     ) -> Option<Allocation> {
         // Without a list of its own, a search walks the configured node order, if any: made
-        // from this view when it reads what is free.
+        // from this view when it reads what is free, which also orders a given list (a
+        // placement set's vnodes), as PBS sorts each set's nodes again after each start.
         let order = match (&self.by_free, within) {
             (Some(sort), None) => Some(Arc::from(sort.order(view))),
+            (Some(sort), Some(list)) => {
+                let mut list = list.to_vec();
+                sort.sort(view, &mut list);
+                Some(Arc::from(list))
+            }
             _ => self.order.clone(),
         };
-        let within = within.or(order.as_deref());
+        let within = if self.by_free.is_some() {
+            order.as_deref()
+        } else {
+            within.or(order.as_deref())
+        };
         // The aggregate check first: it rejects most jobs that cannot start in O(consumables).
         chunks_totals_into(shape.chunks, &mut self.totals);
         for (c, &need) in self.totals.iter().enumerate() {

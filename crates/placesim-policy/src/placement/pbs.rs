@@ -68,6 +68,9 @@ pub struct PsetSettings {
     /// Scheduler `node_sort_key`: the order first fit tries vnodes in, inside every set and
     /// node array too; cluster order when none.
     pub node_order: Option<Arc<[VnodeId]>>,
+    /// Scheduler `node_sort_key` on unused or assigned amounts: the order, made again from
+    /// the view at each placement, inside every set too (it takes over from `node_order`).
+    pub node_sort: Option<Arc<super::NodeSort>>,
 }
 
 /// One placement set (or node array): its vnodes, its totals, and its tally set.
@@ -132,7 +135,10 @@ impl PbsPsets {
             rank
         });
         let mut p = PbsPsets {
-            first_fit: FirstFit::in_order(settings.node_order.clone()),
+            first_fit: match &settings.node_sort {
+                Some(sort) => FirstFit::sorted_by_free(sort.clone()),
+                None => FirstFit::in_order(settings.node_order.clone()),
+            },
             rank,
             n_sets: 0,
             arrays: Vec::new(),

@@ -287,12 +287,18 @@ fn scheduler_settings_name_the_discipline_or_are_refused() {
         )),
         "test.toml:6:1: key `moab.priority`: [moab.priority] and PBS's job order (job_sort_key, job_sort_formula, queue priorities) both order the queue: give one"
     );
-    // node_sort_key: its refusals.
-    assert_eq!(
-        error_of(&format!(
-            "{BASE}[run]\nplacement = \"pbs\"\n[pbs]\nnode_sort_key = [\"ncpus HIGH unused\"]\n"
-        )),
-        "test.toml:7:18: key `pbs.node_sort_key`: sorting by the unused or assigned amount goes with placement first-fit only (placement sets keep their vnodes in a fixed order)"
+    // node_sort_key: its refusals. Unused amounts go with placement sets too, sorted again
+    // at each placement.
+    let unused = format!(
+        "{BASE}[run]\nplacement = \"pbs\"\n[pbs]\nnode_sort_key = [\"ncpus HIGH unused\"]\n"
+    );
+    let s = placesim_scenario::load_scenario(&unused, std::path::Path::new("t.toml")).unwrap();
+    assert!(
+        s.pbs
+            .psets
+            .node_sort
+            .as_ref()
+            .is_some_and(|n| n.is_dynamic())
     );
     assert_eq!(
         error_of(&format!(
