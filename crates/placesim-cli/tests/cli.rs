@@ -837,6 +837,12 @@ fn explain(out: &Path, job: &str) -> String {
     text(&o.stdout)
 }
 
+/// Asserts that `placesim explain` of `job` in `out` says `line`.
+fn assert_explains(out: &Path, job: &str, line: &str) {
+    let said = explain(out, job);
+    assert!(said.contains(line), "{said}");
+}
+
 /// User 7's jobs J1 (until 10) and J2 (until 20) start at 0; under `[u:PBS_GENERIC=2]` its
 /// third, J3, submitted at 1, waits for J1's end, at 10, with PBS's comment, and is the top
 /// job with that start. User 8's J4 is under no one's limit and starts at once. With
@@ -869,11 +875,10 @@ fn a_users_third_job_waits_for_one_of_the_first_two() {
         "[pbs]\nmax_run = \"[u:PBS_GENERIC=2], [u:7=1]\"\n",
     );
     assert_eq!(starts, [0, 10, 30, 2]);
-    assert!(
-        explain(&out, "2")
-            .contains("0 s  comment: Not Running: Server job limit reached for user 7\n"),
-        "{}",
-        explain(&out, "2")
+    assert_explains(
+        &out,
+        "2",
+        "0 s  comment: Not Running: Server job limit reached for user 7\n",
     );
     // Without the limit, everything fits at once.
     let (starts, _) = run_with_limits(dir.path(), trace, "");
@@ -894,11 +899,10 @@ fn a_queue_limit_holds_the_queues_jobs_only() {
         "[[pbs.queue]]\nname = \"short\"\nswf_queues = [1]\nmax_run = \"[o:PBS_ALL=1]\"\n",
     );
     assert_eq!(starts, [0, 10, 1]);
-    assert!(
-        explain(&out, "2")
-            .contains("0 s  comment: Not Running: Queue short job limit has been reached.\n"),
-        "{}",
-        explain(&out, "2")
+    assert_explains(
+        &out,
+        "2",
+        "0 s  comment: Not Running: Queue short job limit has been reached.\n",
     );
 }
 
@@ -1319,11 +1323,10 @@ fn a_memory_limit_counts_in_its_unit() {
          [pbs.max_run_res]\nmem = \"[u:PBS_GENERIC=2gb]\"\n",
     );
     assert_eq!(starts, [0, 0, 10]);
-    assert!(
-        explain(&out, "3")
-            .contains("comment: Not Running: Server per-user limit reached on resource mem\n"),
-        "{}",
-        explain(&out, "3")
+    assert_explains(
+        &out,
+        "3",
+        "comment: Not Running: Server per-user limit reached on resource mem\n",
     );
 }
 
@@ -1468,23 +1471,19 @@ fn moab_soft_limits_yield_to_jobs_within_theirs() {
     let limits = |value: &str| format!("[moab.limits]\nuser = {{ DEFAULT = \"{value}\" }}\n");
     let (starts, out) = run_on_vnodes(dir.path(), 2, &trace, &limits("MAXJOB=1,2"));
     assert_eq!(starts, [0, 51, 1]);
-    assert!(
-        explain(&out, "2").contains(
-            "1 s  comment: job 2 violates active SOFT MAXJOB limit of 1 for user 7  (R: 1, U: 1)\n"
-        ),
-        "{}",
-        explain(&out, "2")
+    assert_explains(
+        &out,
+        "2",
+        "1 s  comment: job 2 violates active SOFT MAXJOB limit of 1 for user 7  (R: 1, U: 1)\n",
     );
     let (starts, _) = run_on_vnodes(dir.path(), 2, &trace, &limits("MAXJOB=2"));
     assert_eq!(starts, [0, 1, 51]);
     let (starts, out) = run_on_vnodes(dir.path(), 2, &trace, &limits("MAXJOB=1"));
     assert_eq!(starts, [0, 100, 1]);
-    assert!(
-        explain(&out, "2").contains(
-            "1 s  comment: job 2 violates active HARD MAXJOB limit of 1 for user 7  (R: 1, U: 1)\n"
-        ),
-        "{}",
-        explain(&out, "2")
+    assert_explains(
+        &out,
+        "2",
+        "1 s  comment: job 2 violates active HARD MAXJOB limit of 1 for user 7  (R: 1, U: 1)\n",
     );
     // A user's own limit wins over DEFAULT's: user 7 may run 2.
     let own = "[moab.limits]\nuser = { DEFAULT = \"MAXJOB=1\", \"7\" = \"MAXJOB=2\" }\n";
@@ -1509,12 +1508,10 @@ fn moab_limits_count_the_starts_of_the_same_iteration() {
     let tail = "[moab.limits]\nuser = { DEFAULT = \"MAXJOB=1,2\" }\n";
     let (starts, out) = run_on_vnodes(dir.path(), 8, &trace, tail);
     assert_eq!(starts, [0, 0, 10, 0]);
-    assert!(
-        explain(&out, "3").contains(
-            "0 s  comment: job 3 violates active HARD MAXJOB limit of 2 for user 7  (R: 1, U: 2)\n"
-        ),
-        "{}",
-        explain(&out, "3")
+    assert_explains(
+        &out,
+        "3",
+        "0 s  comment: job 3 violates active HARD MAXJOB limit of 2 for user 7  (R: 1, U: 2)\n",
     );
 }
 
@@ -1539,12 +1536,10 @@ fn moab_maxps_shrinks_as_jobs_run_and_maxproc_counts_ncpus() {
         "[moab.limits]\nuser = { \"7\" = \"MAXPS=1000\" }\n",
     );
     assert_eq!(starts, [0, 50, 40, 50]);
-    assert!(
-        explain(&out, "2").contains(
-            "40 s  comment: job 2 violates active HARD MAXPS limit of 1000 for user 7  (R: 300, U: 720)\n"
-        ),
-        "{}",
-        explain(&out, "2")
+    assert_explains(
+        &out,
+        "2",
+        "40 s  comment: job 2 violates active HARD MAXPS limit of 1000 for user 7  (R: 300, U: 720)\n",
     );
     let (starts, _) = run_on_vnodes(
         dir.path(),
@@ -1671,12 +1666,10 @@ fn a_class_named_by_a_rule_is_under_the_class_limit() {
                 [moab.limits]\nclass = { amd = \"MAXJOB=1\" }\n";
     let (starts, out) = run_on_vnodes(dir.path(), 8, &trace, tail);
     assert_eq!(starts, [0, 10, 0]);
-    assert!(
-        explain(&out, "2").contains(
-            "0 s  comment: job 2 violates active HARD MAXJOB limit of 1 for class amd  (R: 1, U: 1)\n"
-        ),
-        "{}",
-        explain(&out, "2")
+    assert_explains(
+        &out,
+        "2",
+        "0 s  comment: job 2 violates active HARD MAXJOB limit of 1 for class amd  (R: 1, U: 1)\n",
     );
 }
 
