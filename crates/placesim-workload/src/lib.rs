@@ -6,6 +6,7 @@
 //! project README; every record ends up as a job or as a counted skip with a reason.
 
 pub mod generate;
+pub mod pbs_accounting;
 mod source;
 pub mod swf;
 mod text;

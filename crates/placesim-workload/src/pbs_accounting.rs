@@ -1,0 +1,461 @@
+//! PBS accounting logs (`$PBS_HOME/server_priv/accounting/YYYYMMDD`; site-inputs.md §3):
+//! one record per line, `MM/DD/YYYY hh:mm:ss;<type>;<id>;<text>`, the text `key=value` pairs
+//! separated by spaces outside quotes.
+//!
+//! The line stamp is local time and repeats or skips at DST changes, so records are taken in
+//! file order and every time is read from the epoch fields of the text (`ctime`, `start`,
+//! `end`), never from the stamp. The quoting is asymmetric in PBS (`accounting.c`): `account=`
+//! is always double-quoted, `project=` and `Resource_List.*` values only when they hold a
+//! space (with `'` when they also hold `"`), and `user=`, `group=`, `jobname=` and `queue=`
+//! never; so the line is split on its first three `;` only, and the text on spaces outside
+//! quotes only.
+
+use std::collections::HashMap;
+
+/// One record of an accounting log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcctRecord {
+    /// The line's local-time stamp, as written (kept for messages, never for times).
+    pub stamp: String,
+    /// The record type: `Q`, `S`, `E`, `R`, `D`, `A`, ... (acct.h).
+    pub kind: char,
+    /// The job (or reservation) id, as written: `2994.pbs`, `1234[7].srv`.
+    pub id: String,
+    /// The text's `key=value` pairs in written order, quotes taken off. An `A` record's text
+    /// (a reason in words) is one pair with an empty key.
+    pub attrs: Vec<(String, String)>,
+}
+
+impl AcctRecord {
+    /// The value of `key`, if the record has it.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.attrs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Why a line is not a record, and where (1-based column, in characters).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("column {column}: {message}")]
+pub struct AcctLineError {
+    /// Where in the line.
+    pub column: usize,
+    /// What was expected.
+    pub message: String,
+}
+
+/// Parses one line of an accounting log.
+pub fn parse_record(line: &str) -> Result<AcctRecord, AcctLineError> {
+    let err = |at: usize, message: String| AcctLineError {
+        column: line[..at].chars().count() + 1,
+        message,
+    };
+    let mut fields = line.splitn(4, ';');
+    let (Some(stamp), Some(kind), Some(id), Some(text)) =
+        (fields.next(), fields.next(), fields.next(), fields.next())
+    else {
+        return Err(err(
+            line.len(),
+            "expected `MM/DD/YYYY hh:mm:ss;<type>;<id>;<text>`: fewer than four `;`-separated fields"
+                .to_owned(),
+        ));
+    };
+    let mut chars = kind.chars();
+    let (Some(k), None) = (chars.next(), chars.next()) else {
+        return Err(err(
+            stamp.len() + 1,
+            format!("expected a one-letter record type, found `{kind}`"),
+        ));
+    };
+    let text_at = stamp.len() + kind.len() + id.len() + 3;
+    let attrs = if k == 'A' {
+        vec![(String::new(), text.to_owned())]
+    } else {
+        split_text(text).map_err(|(at, message)| err(text_at + at, message))?
+    };
+    Ok(AcctRecord {
+        stamp: stamp.to_owned(),
+        kind: k,
+        id: id.to_owned(),
+        attrs,
+    })
+}
+
+/// The `key=value` pairs of a record's text: split on spaces outside quotes, a value's
+/// enclosing quotes (`"` or `'`) taken off. Errors give the byte offset in `text`.
+fn split_text(text: &str) -> Result<Vec<(String, String)>, (usize, String)> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        if bytes[pos] == b' ' {
+            pos += 1;
+            continue;
+        }
+        let start = pos;
+        let Some(eq) = text[pos..].find(['=', ' ']).map(|i| pos + i) else {
+            return Err((start, format!("`{}`: expected key=value", &text[start..])));
+        };
+        if bytes[eq] != b'=' {
+            return Err((start, format!("`{}`: expected key=value", &text[start..eq])));
+        }
+        let key = &text[start..eq];
+        pos = eq + 1;
+        let value = match bytes.get(pos) {
+            Some(&q @ (b'"' | b'\'')) => {
+                let close = text[pos + 1..]
+                    .find(q as char)
+                    .map(|i| pos + 1 + i)
+                    .ok_or_else(|| {
+                        (
+                            pos,
+                            format!("the value of `{key}` opens a quote that does not close"),
+                        )
+                    })?;
+                let value = &text[pos + 1..close];
+                pos = close + 1;
+                value
+            }
+            _ => {
+                let end = text[pos..].find(' ').map_or(text.len(), |i| pos + i);
+                let value = &text[pos..end];
+                pos = end;
+                value
+            }
+        };
+        out.push((key.to_owned(), value.to_owned()));
+    }
+    Ok(out)
+}
+
+/// One job as its records tell it, ready to become a replay job.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AcctJob {
+    /// Its id, as written.
+    pub id: String,
+    /// `user=`, `group=`, `project=` (or none), `account=` (or none).
+    pub user: String,
+    /// Its group.
+    pub group: String,
+    /// Its project, if any.
+    pub project: Option<String>,
+    /// Its account, if any.
+    pub account: Option<String>,
+    /// The queue it ran in (`queue=` of its `S`/`E` record, after routing), else the last
+    /// one seen.
+    pub queue: String,
+    /// Arrival: `ctime`, stable across routing and holds.
+    pub ctime: u64,
+    /// When it became eligible (`etime`), if written.
+    pub etime: Option<u64>,
+    /// `Resource_List.select` and `Resource_List.place`, as asked.
+    pub select: Option<String>,
+    /// Its place, if given.
+    pub place: Option<String>,
+    /// `Resource_List.walltime`, seconds: the scheduler's estimate.
+    pub walltime_s: Option<u64>,
+    /// The first run's start (`start=` of the first `S`).
+    pub first_start: Option<u64>,
+    /// The last run's start and the end (`E`).
+    pub last_start: Option<u64>,
+    /// When it ended (`end=` of `E`), if it did.
+    pub end: Option<u64>,
+    /// Where it ran (`exec_vnode` of its last `S`, else of `E`).
+    pub exec_vnode: Option<String>,
+    /// `Exit_status` of `E`.
+    pub exit_status: Option<i64>,
+    /// Requeues seen (`R` records).
+    pub requeues: u32,
+    /// Deleted (`D`) before it ever started.
+    pub deleted_while_queued: bool,
+    /// Deleted (`D`) while it ran.
+    pub deleted_while_running: bool,
+}
+
+/// What a log's quirks did, counted (site-inputs.md §3.7): nothing is dropped unsaid.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AcctCounts {
+    /// Records read, by type.
+    pub records: HashMap<char, u64>,
+    /// Jobs requeued at least once (`R`): replayed from their first start, with the last
+    /// run's duration.
+    pub requeued: u64,
+    /// Jobs deleted before they started (`D` and no `S`).
+    pub deleted_while_queued: u64,
+    /// Jobs deleted while running (`D`, then `E`): real runs.
+    pub deleted_while_running: u64,
+    /// Jobs with a second `Q` (a routing queue moved them).
+    pub routed: u64,
+    /// Subjobs of arrays (`1234[7].srv`), replayed as jobs.
+    pub array_subjobs: u64,
+    /// Array parents (`1234[].srv`), whose records are not jobs of their own.
+    pub array_parents: u64,
+    /// Jobs held or dependent (`etime` after `ctime`).
+    pub held_or_dependent: u64,
+    /// Jobs that started but have no `E` in the logs.
+    pub unfinished: u64,
+    /// Jobs (not subjobs, whose parent's `Q` tells their arrival) whose first record seen is
+    /// an `S`, `E` or `R`: they arrived before the logs begin.
+    pub started_before_logs: u64,
+}
+
+/// PBS's `[[hh:]mm:]ss` duration, seconds.
+fn duration_s(text: &str) -> Option<u64> {
+    let mut total: u64 = 0;
+    for part in text.split(':') {
+        let n: u64 = part.parse().ok()?;
+        total = total.checked_mul(60)?.checked_add(n)?;
+    }
+    Some(total)
+}
+
+/// Assembles jobs from `records`, in file order: one job per job id, array parents set
+/// aside (their subjobs are the jobs), each quirk counted.
+pub fn assemble_jobs(records: &[AcctRecord]) -> (Vec<AcctJob>, AcctCounts) {
+    let mut counts = AcctCounts::default();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut jobs: Vec<AcctJob> = Vec::new();
+    let mut queued_seen: Vec<u32> = Vec::new();
+    let mut first_kind: Vec<char> = Vec::new();
+    for r in records {
+        *counts.records.entry(r.kind).or_insert(0) += 1;
+        if !matches!(r.kind, 'Q' | 'S' | 'E' | 'R' | 'D') {
+            continue;
+        }
+        if r.id.contains("[]") {
+            continue;
+        }
+        let i = *index.entry(r.id.as_str()).or_insert_with(|| {
+            jobs.push(AcctJob {
+                id: r.id.clone(),
+                ..AcctJob::default()
+            });
+            queued_seen.push(0);
+            first_kind.push(r.kind);
+            jobs.len() - 1
+        });
+        let job = &mut jobs[i];
+        let num = |key: &str| r.get(key).and_then(|v| v.parse::<u64>().ok());
+        if r.kind != 'D' {
+            if let Some(u) = r.get("user") {
+                job.user = u.to_owned();
+            }
+            if let Some(g) = r.get("group") {
+                job.group = g.to_owned();
+            }
+            if let Some(p) = r.get("project") {
+                job.project = Some(p.to_owned());
+            }
+            if let Some(a) = r.get("account") {
+                job.account = Some(a.to_owned());
+            }
+            if let Some(q) = r.get("queue") {
+                job.queue = q.to_owned();
+            }
+            if let Some(c) = num("ctime") {
+                job.ctime = c;
+            }
+            if let Some(e) = num("etime") {
+                job.etime = Some(e);
+            }
+            if let Some(s) = r.get("Resource_List.select") {
+                job.select = Some(s.to_owned());
+            }
+            if let Some(p) = r.get("Resource_List.place") {
+                job.place = Some(p.to_owned());
+            }
+            if let Some(w) = r.get("Resource_List.walltime").and_then(duration_s) {
+                job.walltime_s = Some(w);
+            }
+        }
+        match r.kind {
+            'Q' => queued_seen[i] += 1,
+            'S' => {
+                if let Some(s) = num("start") {
+                    job.first_start.get_or_insert(s);
+                    job.last_start = Some(s);
+                }
+                if let Some(x) = r.get("exec_vnode") {
+                    job.exec_vnode = Some(x.to_owned());
+                }
+            }
+            'R' => job.requeues += 1,
+            'E' => {
+                job.end = num("end");
+                if let Some(s) = num("start") {
+                    job.first_start.get_or_insert(s);
+                    job.last_start = Some(s);
+                }
+                if job.exec_vnode.is_none() {
+                    job.exec_vnode = r.get("exec_vnode").map(str::to_owned);
+                }
+                job.exit_status = r.get("Exit_status").and_then(|v| v.parse().ok());
+            }
+            'D' => {
+                if job.first_start.is_none() {
+                    job.deleted_while_queued = true;
+                } else {
+                    job.deleted_while_running = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    for (i, job) in jobs.iter().enumerate() {
+        counts.requeued += u64::from(job.requeues > 0);
+        counts.routed += u64::from(queued_seen[i] > 1);
+        counts.array_subjobs += u64::from(job.id.contains('['));
+        counts.held_or_dependent += u64::from(job.etime.is_some_and(|e| e > job.ctime));
+        counts.deleted_while_queued += u64::from(job.deleted_while_queued);
+        counts.deleted_while_running += u64::from(job.deleted_while_running);
+        counts.unfinished += u64::from(job.first_start.is_some() && job.end.is_none());
+        // A subjob has no Q of its own: its parent's tells its arrival.
+        let is_subjob = job.id.contains('[');
+        counts.started_before_logs +=
+            u64::from(!is_subjob && matches!(first_kind[i], 'S' | 'E' | 'R'));
+    }
+    counts.array_parents = {
+        let mut parents: Vec<&str> = records
+            .iter()
+            .filter(|r| r.id.contains("[]"))
+            .map(|r| r.id.as_str())
+            .collect();
+        parents.sort_unstable();
+        parents.dedup();
+        parents.len() as u64
+    };
+    (jobs, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Real lines (site-inputs.md §3.6): a PBS Pro 5-node exclusive job's `E`, NCAR Casper's
+    /// `E` with a quoted account, and an `S` with `resource_assigned`.
+    const XDMOD_E: &str = "01/26/2016 00:00:37;E;2994.pbs;user=anonuser group=anongroup project=_pbs_project_default jobname=anonjob queue=workq ctime=1453756297 qtime=1453756297 etime=1453756297 start=1453766281 exec_host=c1/0*13+c2/0*13+c3/0*13+c4/0*13+c5/0*13 exec_vnode=(c1:ncpus=13)+(c2:ncpus=13)+(c3:ncpus=13)+(c4:ncpus=13)+(c5:ncpus=13) Resource_List.ncpus=65 Resource_List.nodect=5 Resource_List.place=scatter:excl Resource_List.select=5:ncpus=13 Resource_List.walltime=00:02:43 session=17927 end=1453766437 Exit_status=0 resources_used.cpupercent=0 resources_used.cput=00:00:00 resources_used.mem=664kb resources_used.ncpus=65 resources_used.vmem=10704kb resources_used.walltime=00:00:00 run_count=1";
+    const CASPER_E: &str = "02/11/2026 20:12:21;E;2281314.casper-pbs;user=vanderwb group=csgteam account=\"SCSG0001\" project=_pbs_project_default jobname=qcmd queue=htc ctime=1770865912 qtime=1770865912 etime=1770865912 start=1770865936 exec_host=crhtc65/24 exec_vnode=(crhtc65:ncpus=1:mem=10485760kb) Resource_List.mem=10gb Resource_List.ncpus=1 Resource_List.place=scatter Resource_List.select=1:ncpus=1:mem=10GB:ompthreads=1 Resource_List.walltime=01:00:00 session=0 end=1770865941 Exit_status=0 eligible_time=00:00:26 run_count=1";
+
+    #[test]
+    fn real_lines_give_their_fields() {
+        let r = parse_record(XDMOD_E).unwrap();
+        assert_eq!((r.kind, r.id.as_str()), ('E', "2994.pbs"));
+        assert_eq!(r.get("Resource_List.select"), Some("5:ncpus=13"));
+        assert_eq!(r.get("end"), Some("1453766437"));
+        let r = parse_record(CASPER_E).unwrap();
+        assert_eq!(r.get("account"), Some("SCSG0001"));
+        let (jobs, counts) = assemble_jobs(&[
+            parse_record(XDMOD_E).unwrap(),
+            parse_record(CASPER_E).unwrap(),
+        ]);
+        let j = &jobs[0];
+        assert_eq!(
+            (j.ctime, j.first_start, j.end, j.walltime_s),
+            (1453756297, Some(1453766281), Some(1453766437), Some(163))
+        );
+        assert_eq!(j.place.as_deref(), Some("scatter:excl"));
+        assert_eq!(
+            j.exec_vnode.as_deref(),
+            Some("(c1:ncpus=13)+(c2:ncpus=13)+(c3:ncpus=13)+(c4:ncpus=13)+(c5:ncpus=13)")
+        );
+        assert_eq!(jobs[1].account.as_deref(), Some("SCSG0001"));
+        assert_eq!(counts.started_before_logs, 2);
+        assert_eq!(counts.records.get(&'E'), Some(&2));
+    }
+
+    /// A value with a space is quoted (PBS quotes `project` and `Resource_List` values only
+    /// then), an `A` record's text is words, and a broken line says where.
+    #[test]
+    fn quotes_words_and_broken_lines() {
+        let r = parse_record(
+            "01/01/2020 00:00:00;Q;7.s;user=u group=g project=\"two words\" queue=q ctime=5",
+        )
+        .unwrap();
+        assert_eq!(r.get("project"), Some("two words"));
+        assert_eq!(r.get("ctime"), Some("5"));
+        let r = parse_record("01/01/2020 00:00:00;A;7.s;Job deleted by server").unwrap();
+        assert_eq!(
+            r.attrs,
+            [(String::new(), "Job deleted by server".to_owned())]
+        );
+        assert_eq!(
+            parse_record("01/01/2020 00:00:00;E;7.s")
+                .unwrap_err()
+                .to_string(),
+            "column 26: expected `MM/DD/YYYY hh:mm:ss;<type>;<id>;<text>`: fewer than four `;`-separated fields"
+        );
+        assert_eq!(
+            parse_record("01/01/2020 00:00:00;E;7.s;user=u project=\"open")
+                .unwrap_err()
+                .to_string(),
+            "column 42: the value of `project` opens a quote that does not close"
+        );
+        assert_eq!(
+            parse_record("01/01/2020 00:00:00;EE;7.s;user=u")
+                .unwrap_err()
+                .to_string(),
+            "column 21: expected a one-letter record type, found `EE`"
+        );
+    }
+
+    /// The quirks of §3.7, each counted: a requeue (R, then a second S: the first start is
+    /// kept, the last run's start too), a delete while queued, a delete while running, a
+    /// routing queue (a second Q, the job's queue the one it ran in), an array parent and its
+    /// subjob, a hold (etime after ctime), and a job still running when the logs end.
+    #[test]
+    fn quirks_are_counted() {
+        let lines = [
+            "d;Q;1.s;user=u group=g queue=route ctime=10 etime=10",
+            "d;Q;1.s;user=u group=g queue=work ctime=10 etime=12",
+            "d;S;1.s;user=u group=g queue=work ctime=10 etime=12 start=20 exec_vnode=(n1:ncpus=1) Resource_List.select=1:ncpus=1 Resource_List.walltime=1:00",
+            "d;R;1.s;user=u group=g queue=work ctime=10 start=20 end=30 Exit_status=-11",
+            "d;S;1.s;user=u group=g queue=work ctime=10 start=40 exec_vnode=(n2:ncpus=1)",
+            "d;E;1.s;user=u group=g queue=work ctime=10 start=40 end=70 Exit_status=0 run_count=2",
+            "d;Q;2.s;user=u group=g queue=work ctime=11",
+            "d;D;2.s;requestor=u@h",
+            "d;Q;3.s;user=u group=g queue=work ctime=12",
+            "d;S;3.s;user=u group=g queue=work ctime=12 start=13",
+            "d;D;3.s;requestor=u@h",
+            "d;E;3.s;user=u group=g queue=work ctime=12 start=13 end=15 Exit_status=271",
+            "d;Q;4[].s;user=u group=g queue=work ctime=14 array_indices=1-2",
+            "d;S;4[1].s;user=u group=g queue=work ctime=14 start=15",
+            "d;E;4[1].s;user=u group=g queue=work ctime=14 start=15 end=16",
+            "d;E;4[].s;user=u group=g queue=work ctime=14 end=16",
+            "d;S;5.s;user=u group=g queue=work ctime=15 start=16",
+        ];
+        let records: Vec<AcctRecord> = lines.iter().map(|l| parse_record(l).unwrap()).collect();
+        let (jobs, counts) = assemble_jobs(&records);
+        let ids: Vec<&str> = jobs.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["1.s", "2.s", "3.s", "4[1].s", "5.s"]);
+        let j1 = &jobs[0];
+        assert_eq!(
+            (
+                j1.queue.as_str(),
+                j1.first_start,
+                j1.last_start,
+                j1.end,
+                j1.requeues
+            ),
+            ("work", Some(20), Some(40), Some(70), 1)
+        );
+        assert_eq!(j1.exec_vnode.as_deref(), Some("(n2:ncpus=1)"));
+        assert_eq!(j1.walltime_s, Some(60));
+        assert_eq!(
+            counts,
+            AcctCounts {
+                records: [('Q', 5), ('S', 5), ('R', 1), ('E', 4), ('D', 2)].into(),
+                requeued: 1,
+                deleted_while_queued: 1,
+                deleted_while_running: 1,
+                routed: 1,
+                array_subjobs: 1,
+                array_parents: 1,
+                held_or_dependent: 1,
+                unfinished: 1,
+                started_before_logs: 1,
+            }
+        );
+    }
+}
