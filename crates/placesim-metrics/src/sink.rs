@@ -340,11 +340,6 @@ impl JobSink {
         id
     }
 
-    /// A job's label or comment text, if any, shared.
-    pub(crate) fn shared_text(&self, id: u32) -> Option<Arc<str>> {
-        (id != 0).then(|| self.texts[id as usize].clone())
-    }
-
     /// A job's label or comment text, if any.
     pub(crate) fn text(&self, id: u32) -> Option<&str> {
         (id != 0).then(|| &*self.texts[id as usize])

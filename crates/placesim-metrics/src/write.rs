@@ -348,62 +348,74 @@ pub fn events_frame(
     workload: &Workload,
     sink: &JobSink,
 ) -> PolarsResult<DataFrame> {
-    EventsChunk::take(workload, sink, 0..sink.events.len()).frame(meta)
+    EventsChunk::take(&source_ids(workload), sink, 0..sink.events.len()).frame(meta)
+}
+
+/// Each job's number in its source, by job index: what events.parquet's `job_id` shows.
+fn source_ids(workload: &Workload) -> Arc<[u64]> {
+    workload.jobs().iter().map(|j| j.source_id).collect()
 }
 
 /// Rows per row group of events.parquet, written (like jobs.parquet's) during the run.
 pub const EVENTS_PER_ROW_GROUP: usize = 65_536;
 
-/// A row group of events.parquet as plain values, taken from the sink on the simulation's
-/// thread and turned into a table on the writer's, so that building the table overlaps the
+/// A row group of events.parquet as the sink keeps it (24 bytes a row, copied), with the job
+/// numbers and the texts its rows name: taken on the simulation's thread at the cost of a copy,
+/// and turned into a table on the writer's, so that building the table overlaps the
 /// simulation instead of holding it up.
 struct EventsChunk {
-    job_id: Vec<u64>,
-    time: Vec<u64>,
-    kind: Vec<&'static str>,
-    text: Vec<Option<Arc<str>>>,
-    estimated: Vec<Option<u64>>,
+    rows: Vec<crate::sink::EventRow>,
+    source_ids: Arc<[u64]>,
+    /// The sink's texts when the rows were taken (rows name texts by index).
+    texts: Vec<Arc<str>>,
 }
 
 impl EventsChunk {
     /// The event rows in `range`.
-    fn take(workload: &Workload, sink: &JobSink, range: std::ops::Range<usize>) -> EventsChunk {
-        let rows = &sink.events[range];
+    fn take(source_ids: &Arc<[u64]>, sink: &JobSink, range: std::ops::Range<usize>) -> EventsChunk {
         EventsChunk {
-            job_id: rows
-                .iter()
-                .map(|r| workload.job(placesim_core::JobId(r.job)).source_id)
-                .collect(),
-            time: rows.iter().map(|r| r.time).collect(),
-            kind: rows.iter().map(|r| r.kind.name()).collect(),
-            text: rows
-                .iter()
-                .map(|r| match r.kind {
-                    EventKind::Estimate => None,
-                    _ => u32::try_from(r.value)
-                        .ok()
-                        .and_then(|id| sink.shared_text(id)),
-                })
-                .collect(),
-            estimated: rows
-                .iter()
-                .map(|r| (r.kind == EventKind::Estimate).then_some(r.value))
-                .collect(),
+            rows: sink.events[range].to_vec(),
+            source_ids: source_ids.clone(),
+            texts: sink.texts.clone(),
         }
     }
 
     /// The table.
     fn frame(self, meta: &RunMeta) -> PolarsResult<DataFrame> {
-        let n = self.time.len();
+        let rows = &self.rows;
+        let n = rows.len();
         let mut columns = id_columns(meta, n);
-        columns.push(Column::new(schema::events::JOB_ID.name.into(), self.job_id));
-        columns.push(Column::new(schema::events::TIME_S.name.into(), self.time));
-        columns.push(Column::new(schema::events::KIND.name.into(), self.kind));
-        let text: Vec<Option<&str>> = self.text.iter().map(|t| t.as_deref()).collect();
+        columns.push(Column::new(
+            schema::events::JOB_ID.name.into(),
+            rows.iter()
+                .map(|r| self.source_ids[r.job as usize])
+                .collect::<Vec<u64>>(),
+        ));
+        columns.push(Column::new(
+            schema::events::TIME_S.name.into(),
+            rows.iter().map(|r| r.time).collect::<Vec<u64>>(),
+        ));
+        columns.push(Column::new(
+            schema::events::KIND.name.into(),
+            rows.iter().map(|r| r.kind.name()).collect::<Vec<&str>>(),
+        ));
+        let text: Vec<Option<&str>> = rows
+            .iter()
+            .map(|r| match r.kind {
+                EventKind::Estimate => None,
+                _ => usize::try_from(r.value)
+                    .ok()
+                    .filter(|&id| id != 0)
+                    .and_then(|id| self.texts.get(id))
+                    .map(|t| &**t),
+            })
+            .collect();
         columns.push(Column::new(schema::events::TEXT.name.into(), text));
         columns.push(Column::new(
             schema::events::ESTIMATED_START_S.name.into(),
-            self.estimated,
+            rows.iter()
+                .map(|r| (r.kind == EventKind::Estimate).then_some(r.value))
+                .collect::<Vec<Option<u64>>>(),
         ));
         schema::conform(schema::events::ALL, DataFrame::new(n, columns)?)
     }
@@ -417,9 +429,10 @@ pub fn write_events(
     sink: &JobSink,
 ) -> Result<(), MetricsError> {
     let n = sink.events.len();
+    let ids = source_ids(workload);
     write_atomic(&dir.join("events.parquet"), |out| {
         let frames = row_group_ranges(n, EVENTS_PER_ROW_GROUP)
-            .map(|rows| EventsChunk::take(workload, sink, rows).frame(meta));
+            .map(|rows| EventsChunk::take(&ids, sink, rows).frame(meta));
         write_row_groups(out, frames)
     })
 }
@@ -493,7 +506,9 @@ fn write_atomic_unless_abandoned(
 }
 
 fn parquet_writer<W: std::io::Write>(out: W) -> ParquetWriter<W> {
-    ParquetWriter::new(out).with_compression(ParquetCompression::Snappy)
+    ParquetWriter::new(out)
+        .with_compression(ParquetCompression::Snappy)
+        .set_parallel(false)
 }
 
 /// Rows per row group of jobs.parquet: the table is built and written this many jobs at a
@@ -666,6 +681,8 @@ pub struct StreamingJobSink<'w> {
     events_sent: usize,
     jobs: Streamed,
     events: Streamed,
+    /// Each job's number in its source, for events.parquet's rows.
+    source_ids: Arc<[u64]>,
     /// A failure building a row group, reported by [`StreamingJobSink::finish`].
     failed: Option<MetricsError>,
 }
@@ -687,6 +704,7 @@ impl<'w> StreamingJobSink<'w> {
             events_sent: 0,
             jobs: Streamed::start(dir.join("jobs.parquet")),
             events: Streamed::start(dir.join("events.parquet")),
+            source_ids: source_ids(workload),
             failed: None,
         })
     }
@@ -715,7 +733,7 @@ impl<'w> StreamingJobSink<'w> {
         if self.failed.is_some() {
             return;
         }
-        let chunk = EventsChunk::take(self.workload, &self.inner, rows);
+        let chunk = EventsChunk::take(&self.source_ids, &self.inner, rows);
         let meta = self.meta.clone();
         self.events
             .send_built_there(Box::new(move || chunk.frame(&meta)));
