@@ -255,6 +255,43 @@ fn relaxation_of(
     placement.constraints()?.relaxation(request)
 }
 
+/// One trial of `inner`'s pass over `queue` at this instant, for an adapter that may run it
+/// again at the same instant (fairshare's re-sorting, throttling's skips): its decisions go to
+/// `run` and its top-job estimates to `estimates`, both cleared first. `shortcuts` (where the
+/// new jobs begin, and whether anything was freed) is given for a first trial whose queue is
+/// as the discipline last saw it; any other trial looks at every job.
+pub(crate) fn trial_pass<S: SchedulingPolicy + ?Sized>(
+    inner: &mut S,
+    ctx: &SchedContext<'_>,
+    queue: &[JobId],
+    shortcuts: Option<(usize, bool)>,
+    run: &mut Vec<Decision>,
+    estimates: &mut Vec<placesim_core::TopJobEstimate>,
+) {
+    run.clear();
+    estimates.clear();
+    let (fresh_from, freed_since_last_pass) = shortcuts.unwrap_or((0, true));
+    let pass = SchedContext {
+        queue,
+        fresh_from,
+        freed_since_last_pass,
+        ..*ctx
+    };
+    inner.schedule(&pass, run);
+    inner.drain_estimates(estimates);
+}
+
+/// Takes back a trial that does not stand: its comments are dropped (into `scratch`, left
+/// empty) and the discipline forgets the pass ([`SchedulingPolicy::retract_pass`]).
+pub(crate) fn drop_trial<S: SchedulingPolicy + ?Sized>(
+    inner: &mut S,
+    scratch: &mut Vec<(JobId, Arc<str>)>,
+) {
+    inner.drain_comments(scratch);
+    scratch.clear();
+    inner.retract_pass();
+}
+
 /// The request a reservation is calendared with: only the first select specification of a
 /// request with `||` alternatives (seed 001).
 pub(crate) fn calendar_request(request: &Request) -> Cow<'_, Request> {

@@ -474,17 +474,14 @@ impl<S: SchedulingPolicy> Ordered<S> {
         let mut run: Vec<Decision> = Vec::new();
         let mut discarded: Vec<(JobId, Arc<str>)> = Vec::new();
         loop {
-            run.clear();
-            self.estimates.clear();
-            let (fresh_from, freed_since_last_pass) = first_run.take().unwrap_or((0, true));
-            let pass = SchedContext {
-                queue: &self.sorted,
-                fresh_from,
-                freed_since_last_pass,
-                ..*ctx
-            };
-            self.inner.schedule(&pass, &mut run);
-            self.inner.drain_estimates(&mut self.estimates);
+            super::trial_pass(
+                &mut self.inner,
+                ctx,
+                &self.sorted,
+                first_run.take(),
+                &mut run,
+                &mut self.estimates,
+            );
             let counted: Vec<JobId> = run
                 .iter()
                 .map(|Decision::Start { job, .. }| *job)
@@ -526,9 +523,7 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 break;
             };
             fixed = now_fixed;
-            self.inner.drain_comments(&mut discarded);
-            discarded.clear();
-            self.inner.retract_pass();
+            super::drop_trial(&mut self.inner, &mut discarded);
         }
         for &j in &self.last_sorted {
             self.in_last[j.index()] = false;

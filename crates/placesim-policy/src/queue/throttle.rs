@@ -314,7 +314,9 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             self.credentials_of(ctx.workload, j);
         }
         self.usage_at_start(ctx);
-        let start_usage = self.usage.clone();
+        // Taken out for the pass (the checks below borrow `self` while reading it), and put
+        // back at the end, so that its memory serves the next pass.
+        let start_usage = std::mem::take(&mut self.usage);
         let mut soft: Vec<JobId> = Vec::with_capacity(ctx.queue.len());
         let mut hard: Vec<JobId> = Vec::new();
         for &j in ctx.queue {
@@ -337,25 +339,25 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             }
         }
         let mut untouched = hard.is_empty() && soft.len() == ctx.queue.len();
-        let mut shortcuts = untouched && self.last_untouched;
-        // Each job's place in the queue, to keep the hard part in order.
-        let position: HashMap<JobId, usize> =
-            ctx.queue.iter().enumerate().map(|(p, &j)| (j, p)).collect();
+        let mut shortcuts = (untouched && self.last_untouched)
+            .then_some((ctx.fresh_from, ctx.freed_since_last_pass));
+        // Each job's place in the queue, to keep the hard part in order: made the first time
+        // a job moves there during the pass, which most passes never do.
+        let mut position: Option<HashMap<JobId, usize>> = None;
         let mut run: Vec<Decision> = Vec::new();
         let mut discarded = Vec::new();
+        let mut queue: Vec<JobId> = Vec::with_capacity(ctx.queue.len());
         loop {
-            let queue: Vec<JobId> = soft.iter().chain(&hard).copied().collect();
-            let pass = SchedContext {
-                queue: &queue,
-                fresh_from: if shortcuts { ctx.fresh_from } else { 0 },
-                freed_since_last_pass: !shortcuts || ctx.freed_since_last_pass,
-                ..*ctx
-            };
-            shortcuts = false;
-            run.clear();
-            self.estimates.clear();
-            self.inner.schedule(&pass, &mut run);
-            self.inner.drain_estimates(&mut self.estimates);
+            queue.clear();
+            queue.extend(soft.iter().chain(&hard));
+            super::trial_pass(
+                &mut self.inner,
+                ctx,
+                &queue,
+                shortcuts.take(),
+                &mut run,
+                &mut self.estimates,
+            );
             let started: Vec<JobId> = run.iter().map(|Decision::Start { job, .. }| *job).collect();
             let reserved: Vec<JobId> = self.estimates.iter().map(|e| e.job).collect();
             let mut usage = start_usage.clone();
@@ -381,6 +383,9 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                         }
                     }
                 }
+                let position = position.get_or_insert_with(|| {
+                    ctx.queue.iter().enumerate().map(|(p, &j)| (j, p)).collect()
+                });
                 hard.sort_by_key(|k| position[k]);
                 changed = true;
             }
@@ -409,10 +414,9 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                 break;
             }
             untouched = false;
-            self.inner.drain_comments(&mut discarded);
-            discarded.clear();
-            self.inner.retract_pass();
+            super::drop_trial(&mut self.inner, &mut discarded);
         }
+        self.usage = start_usage;
         self.last_untouched = untouched;
         decisions.append(&mut run);
     }
