@@ -1828,7 +1828,7 @@ impl Cx<'_> {
             .any(|t| !t.is_empty())
             .then(|| MoabCredentials {
                 priorities: tables.map(|t| t.iter().map(|(k, v)| (k.clone(), *v)).collect()),
-                class_names: raw.moab.class.iter().map(|c| c.name.clone()).collect(),
+                class_names: class_names(raw),
             });
         let clipped = if p.enablenegjobpriority {
             format!("min({total}, 1e9)")
@@ -1985,30 +1985,13 @@ impl Cx<'_> {
             return Ok(None);
         };
         let l = spanned.get_ref();
-        let table = |table: &std::collections::BTreeMap<String, Spanned<String>>,
-                     name: &str|
-         -> Result<
-            std::collections::HashMap<String, CredentialLimits>,
-            ScenarioError,
-        > {
-            let key = format!("moab.limits.{name}");
-            table
-                .iter()
-                .map(|(who, text)| {
-                    let limits = parse_throttling(text.get_ref())
-                        .map_err(|message| self.at(text, &key, message))?;
-                    Ok((who.clone(), limits))
-                })
-                .collect()
-        };
         Ok(Some(MoabLimits {
-            limits: [
-                table(&l.user, "user")?,
-                table(&l.group, "group")?,
-                table(&l.account, "account")?,
-                table(&l.class, "class")?,
-            ],
-            class_names: raw.moab.class.iter().map(|c| c.name.clone()).collect(),
+            limits: self.credential_tables(
+                "moab.limits",
+                [&l.user, &l.group, &l.account, &l.class],
+                parse_throttling,
+            )?,
+            class_names: class_names(raw),
         }))
     }
 
@@ -2091,35 +2074,24 @@ impl Cx<'_> {
                 ));
             }
         };
-        let targets = |table: &std::collections::BTreeMap<String, Spanned<String>>,
-                       name: &str|
-         -> Result<std::collections::HashMap<String, Target>, ScenarioError> {
-            table
-                .iter()
-                .map(|(who, text)| {
-                    let t = text.get_ref().trim();
-                    let (number, mode) = match t.as_bytes().last() {
-                        Some(b'+') => (&t[..t.len() - 1], TargetMode::Floor),
-                        Some(b'-') => (&t[..t.len() - 1], TargetMode::Ceiling),
-                        _ => (t, TargetMode::Target),
-                    };
-                    let percent = number
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|p| p.is_finite() && *p >= 0.0 && *p <= 100.0)
-                        .ok_or_else(|| {
-                            self.at(
-                                text,
-                                &format!("moab.fairshare.{name}"),
-                                format!(
-                                    "`{t}`: expected a target percent from 0 to 100, \
-                                     optionally followed by + (floor) or - (ceiling)"
-                                ),
-                            )
-                        })?;
-                    Ok((who.clone(), Target { percent, mode }))
-                })
-                .collect()
+        let target = |text: &str| {
+            let t = text.trim();
+            let (number, mode) = match t.as_bytes().last() {
+                Some(b'+') => (&t[..t.len() - 1], TargetMode::Floor),
+                Some(b'-') => (&t[..t.len() - 1], TargetMode::Ceiling),
+                _ => (t, TargetMode::Target),
+            };
+            let percent = number
+                .parse::<f64>()
+                .ok()
+                .filter(|p| p.is_finite() && *p >= 0.0 && *p <= 100.0)
+                .ok_or_else(|| {
+                    format!(
+                        "`{t}`: expected a target percent from 0 to 100, optionally followed \
+                         by + (floor) or - (ceiling)"
+                    )
+                })?;
+            Ok(Target { percent, mode })
         };
         Ok(Some(MoabFairshareSettings {
             processor_equivalents,
@@ -2128,14 +2100,37 @@ impl Cx<'_> {
             interval_s,
             depth,
             decay,
-            targets: [
-                targets(&f.user, "user")?,
-                targets(&f.group, "group")?,
-                targets(&f.account, "account")?,
-                targets(&f.class, "class")?,
-            ],
-            class_names: raw.moab.class.iter().map(|c| c.name.clone()).collect(),
+            targets: self.credential_tables(
+                "moab.fairshare",
+                [&f.user, &f.group, &f.account, &f.class],
+                target,
+            )?,
+            class_names: class_names(raw),
         }))
+    }
+
+    /// A `[moab.*]` section's four credential tables (user, group, account, class, in
+    /// `CREDENTIALS` order), each entry read by `read`; an entry it refuses is refused at
+    /// `{section}.{kind}`, with its message.
+    fn credential_tables<T>(
+        &self,
+        section: &str,
+        tables: [&std::collections::BTreeMap<String, Spanned<String>>; 4],
+        read: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<[std::collections::HashMap<String, T>; 4], ScenarioError> {
+        let mut out: [std::collections::HashMap<String, T>; 4] = Default::default();
+        for ((table, kind), into) in tables
+            .into_iter()
+            .zip(["user", "group", "account", "class"])
+            .zip(&mut out)
+        {
+            let key = format!("{section}.{kind}");
+            for (who, text) in table {
+                let value = read(text.get_ref()).map_err(|m| self.at(text, &key, m))?;
+                into.insert(who.clone(), value);
+            }
+        }
+        Ok(out)
     }
 
     /// A fraction in [0, 1] (1 when absent).
@@ -2608,6 +2603,11 @@ struct Named {
 /// Why a queue name (qsub -q) is refused.
 pub(crate) fn unknown_queue(name: &str) -> String {
     format!("unknown queue or class `{name}`: define it under [[pbs.queue]] or [[moab.class]]")
+}
+
+/// The `[[moab.class]]` names, by the index a request's `class` holds.
+fn class_names(raw: &ScenarioToml) -> Vec<String> {
+    raw.moab.class.iter().map(|c| c.name.clone()).collect()
 }
 
 /// One credential's throttling limits, as moab.cfg writes them: `MAXJOB=2,4 MAXPROC=64`, each

@@ -455,3 +455,17 @@ fn vnodes_naming_one_host_form_one_host() {
         .collect();
     assert_eq!(host_of_vnodes, [0, 1]);
 }
+
+/// A bad FSTARGET is refused at its entry, under its credential kind's key.
+#[test]
+fn a_bad_moab_fairshare_target_is_refused_at_its_entry() {
+    let text = format!(
+        "{BASE}[moab.priority]\nfsgroupweight = 1\n[moab.fairshare]\npolicy = \"DEDICATEDPS\"\n\
+         group = {{ \"3\" = \"120+\" }}\n"
+    );
+    assert_eq!(
+        error_of(&text),
+        "test.toml:8:17: key `moab.fairshare.group`: `120+`: expected a target percent from 0 to \
+         100, optionally followed by + (floor) or - (ceiling)"
+    );
+}
