@@ -156,20 +156,10 @@ fn reference_starts_limited(
     let mut queue: Vec<usize> = Vec::new();
     let mut next = 0;
     while next < jobs.len() || !ends.is_empty() {
-        let t_end = ends.peek().map_or(u64::MAX, |Reverse((t, _))| *t);
-        let t_sub = jobs.get(next).map_or(u64::MAX, |j| j.submit.as_secs());
-        let now = t_end.min(t_sub);
-        while let Some(&Reverse((t, j))) = ends.peek() {
-            if t != now {
-                break;
-            }
-            ends.pop();
+        let (now, ended) = next_instant(jobs, &mut next, &mut ends, &mut queue);
+        for j in ended {
             free += u64::from(jobs[j].size);
             running.retain(|&r| r != j);
-        }
-        while next < jobs.len() && jobs[next].submit.as_secs() == now {
-            queue.push(next);
-            next += 1;
         }
         queue.sort_by_key(|&j| (key(j, now), j));
         let launch = |j: usize,
@@ -280,6 +270,33 @@ fn reference_starts_limited(
         queue = keep;
     }
     start
+}
+
+/// The next instant of a count-based reference (the earlier of the next end and the next
+/// submission), with the jobs ending then taken off `ends` and returned, and the jobs
+/// submitted then (from `next` on) added to `queue`.
+fn next_instant(
+    jobs: &[placesim_core::Job],
+    next: &mut usize,
+    ends: &mut BinaryHeap<Reverse<(u64, usize)>>,
+    queue: &mut Vec<usize>,
+) -> (u64, Vec<usize>) {
+    let t_end = ends.peek().map_or(u64::MAX, |Reverse((t, _))| *t);
+    let t_sub = jobs.get(*next).map_or(u64::MAX, |j| j.submit.as_secs());
+    let now = t_end.min(t_sub);
+    let mut ended = Vec::new();
+    while let Some(&Reverse((t, j))) = ends.peek() {
+        if t != now {
+            break;
+        }
+        ends.pop();
+        ended.push(j);
+    }
+    while *next < jobs.len() && jobs[*next].submit.as_secs() == now {
+        queue.push(*next);
+        *next += 1;
+    }
+    (now, ended)
 }
 
 /// The earliest of the candidate starts (now and every end of something held) at which
@@ -811,20 +828,8 @@ fn reference_moab_maxjob(trace: &Trace, depth: usize, soft: u64, hard: u64) -> V
     let mut queue: Vec<usize> = Vec::new();
     let mut next = 0;
     while next < jobs.len() || !ends.is_empty() {
-        let t_end = ends.peek().map_or(u64::MAX, |Reverse((t, _))| *t);
-        let t_sub = jobs.get(next).map_or(u64::MAX, |j| j.submit.as_secs());
-        let now = t_end.min(t_sub);
-        while let Some(&Reverse((t, j))) = ends.peek() {
-            if t != now {
-                break;
-            }
-            ends.pop();
-            running.retain(|&r| r != j);
-        }
-        while next < jobs.len() && jobs[next].submit.as_secs() == now {
-            queue.push(next);
-            next += 1;
-        }
+        let (now, ended) = next_instant(jobs, &mut next, &mut ends, &mut queue);
+        running.retain(|r| !ended.contains(r));
         let count = |running: &[usize], j: usize| match jobs[j].user {
             Some(u) => running.iter().filter(|&&r| jobs[r].user == Some(u)).count() as u64,
             None => 0,
