@@ -1,5 +1,5 @@
 //! Comparing runs: a results directory (one run, the demo's runs side by side, or a sweep's
-//! hive-partitioned dataset) read lazily with polars, runs grouped by configuration, means and
+//! hive-partitioned dataset) read back with polars, runs grouped by configuration, means and
 //! 95 % confidence intervals over replicates.
 
 use crate::ReportError;
@@ -250,38 +250,74 @@ pub(crate) fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<
     out
 }
 
-/// A lazy scan of one file. The configuration comes from [`discover`], so polars' own hive
-/// parsing of the path is off.
-fn scan(path: &Path) -> PolarsResult<LazyFrame> {
-    let args = ScanArgsParquet {
-        hive_options: HiveOptions::new_disabled(),
-        ..ScanArgsParquet::default()
-    };
-    LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), args)
-}
-
-/// Scans `file` in every run, with the run's configuration as column `config`.
-fn scan_all(runs: &[RunDir], file: &str, columns: &[&str]) -> PolarsResult<LazyFrame> {
-    let frames = runs
-        .iter()
+/// The `columns` of `file` in every run, each with its run's configuration, read eagerly: the
+/// report's groupings are small enough to do by hand, and polars' lazy engine would bring its
+/// streaming engine and with it a network stack placesim never uses (issue 20).
+fn read_all<'r>(
+    runs: &'r [RunDir],
+    file: &str,
+    columns: &[&str],
+) -> Result<Vec<(&'r RunDir, PathBuf, DataFrame)>, ReportError> {
+    runs.iter()
         .map(|r| {
-            let select: Vec<Expr> = columns.iter().map(|c| col(*c)).collect();
-            Ok(scan(&r.dir.join(file))?
-                .select(select)
-                .with_column(lit(r.config.as_str()).alias("config")))
+            let path = r.dir.join(file);
+            let df = crate::read_columns(&path, columns)?;
+            Ok((r, path, df))
         })
-        .collect::<PolarsResult<Vec<_>>>()?;
-    concat(frames, UnionArgs::default())
+        .collect()
 }
 
 use crate::f64_column as f64s;
+use crate::polars_err;
 
+/// A string column, nulls as empty strings.
 fn strs(df: &DataFrame, name: &str) -> PolarsResult<Vec<String>> {
-    let s = df.column(name)?.as_materialized_series().clone();
-    let ca = s.str()?;
-    Ok((0..ca.len())
-        .map(|i| ca.get(i).unwrap_or_default().to_owned())
+    Ok(crate::str_column(df, name)?
+        .into_iter()
+        .map(Option::unwrap_or_default)
         .collect())
+}
+
+/// Values grouped by key, the groups in order of the keys' first appearance (polars'
+/// `group_by_stable`).
+struct Grouped<K, V> {
+    keys: Vec<K>,
+    values: Vec<V>,
+    index: std::collections::HashMap<K, usize>,
+}
+
+impl<K: Eq + std::hash::Hash + Clone, V: Default> Grouped<K, V> {
+    fn new() -> Self {
+        Grouped {
+            keys: Vec::new(),
+            values: Vec::new(),
+            index: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The group of `key`, a new one at the end if it is the first time.
+    fn entry(&mut self, key: K) -> &mut V {
+        let next = self.keys.len();
+        let i = *self.index.entry(key.clone()).or_insert(next);
+        if i == next {
+            self.keys.push(key);
+            self.values.push(V::default());
+        }
+        &mut self.values[i]
+    }
+
+    fn into_iter(self) -> impl Iterator<Item = (K, V)> {
+        self.keys.into_iter().zip(self.values)
+    }
+}
+
+/// Two measures' values present in one group (waits.parquet's jobs and mean waits, or a
+/// sample's utilizations and Φs over replicates).
+type TwoSeries = (Vec<f64>, Vec<f64>);
+
+/// The mean of the values present, `None` without any.
+fn mean_of(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
 /// Reads the runs under `root` and compares them.
@@ -298,10 +334,6 @@ pub fn compare_over(
     explain: Option<u64>,
 ) -> Result<Comparison, ReportError> {
     let runs = discover(root)?;
-    let err = |source| ReportError::Polars {
-        path: root.to_owned(),
-        source,
-    };
     // A sweep's grid order (configs.txt), then any other configuration in path order.
     let listed = std::fs::read_to_string(root.join("configs.txt")).unwrap_or_default();
     let order: Vec<String> = listed
@@ -329,123 +361,89 @@ pub fn compare_over(
                 });
             }
         }
-        let path = r.dir.join("summary.parquet");
-        scan(&path)
-            .and_then(|lf| {
-                lf.select(columns.iter().map(|c| col(*c)).collect::<Vec<_>>())
-                    .limit(0)
-                    .collect()
-            })
-            .map_err(|source| ReportError::Polars { path, source })?;
     }
-    let mut aggs: Vec<Expr> = vec![
-        len().alias("runs"),
-        col(summary::POLICY.def.name).first().alias("policy"),
-        col(summary::SCENARIO.def.name).first().alias("scenario"),
-    ];
-    for metric in &METRICS {
-        let c = metric.column;
-        aggs.push(
-            col(c)
-                .cast(DataType::Float64)
-                .mean()
-                .alias(format!("{c}:mean")),
-        );
-        aggs.push(
-            col(c)
-                .cast(DataType::Float64)
-                .std(1)
-                .alias(format!("{c}:std")),
-        );
-        aggs.push(col(c).count().alias(format!("{c}:n")));
+    // Per configuration: its runs, its first run's policy and scenario, and per metric the
+    // values its runs have.
+    #[derive(Default)]
+    struct Runs {
+        count: usize,
+        policy: String,
+        scenario: String,
+        values: Vec<Vec<f64>>,
     }
-    let summaries = scan_all(&runs, "summary.parquet", &columns)
-        .map_err(err)?
-        .group_by_stable([col("config")])
-        .agg(aggs)
-        .collect()
-        .map_err(err)?;
+    let mut summaries: Grouped<String, Runs> = Grouped::new();
+    for (run, path, df) in read_all(&runs, "summary.parquet", &columns)? {
+        let mut read = || -> PolarsResult<()> {
+            let policies = strs(&df, summary::POLICY.def.name)?;
+            let scenarios = strs(&df, summary::SCENARIO.def.name)?;
+            let metrics = METRICS
+                .iter()
+                .map(|m| f64s(&df, m.column))
+                .collect::<PolarsResult<Vec<_>>>()?;
+            let group = summaries.entry(run.config.clone());
+            for row in 0..df.height() {
+                if group.count == 0 {
+                    group.policy.clone_from(&policies[row]);
+                    group.scenario.clone_from(&scenarios[row]);
+                    group.values = vec![Vec::new(); METRICS.len()];
+                }
+                group.count += 1;
+                for (values, column) in group.values.iter_mut().zip(&metrics) {
+                    values.extend(column[row]);
+                }
+            }
+            Ok(())
+        };
+        read().map_err(polars_err(&path))?;
+    }
     // Each configuration's scenario, in order of first appearance, each once.
-    let scenarios = distinct(strs(&summaries, "scenario").map_err(err)?);
-    let configs = (|| -> PolarsResult<Vec<ConfigRow>> {
-        let names = strs(&summaries, "config")?;
-        let policies = strs(&summaries, "policy")?;
-        let counts = f64s(&summaries, "runs")?;
-        let mut per_metric = Vec::new();
-        for metric in &METRICS {
-            let c = metric.column;
-            per_metric.push((
-                f64s(&summaries, &format!("{c}:mean"))?,
-                f64s(&summaries, &format!("{c}:std"))?,
-                f64s(&summaries, &format!("{c}:n"))?,
-            ));
-        }
-        let mut rows: Vec<ConfigRow> = (0..names.len())
-            .map(|i| ConfigRow {
-                config: names[i].clone(),
-                policy: policies[i].clone(),
-                runs: counts[i].unwrap_or(0.0) as usize,
-                metrics: per_metric
-                    .iter()
-                    .map(|(mean, std, n)| {
-                        MeanCi::from_moments(
-                            mean[i].unwrap_or(f64::NAN),
-                            std[i],
-                            n[i].unwrap_or(0.0) as usize,
-                        )
-                    })
-                    .collect(),
-            })
-            .collect();
-        rows.sort_by_key(|r| index_of(&r.config));
-        Ok(rows)
-    })()
-    .map_err(err)?;
-    let size_classes = size_class_rows(&runs).map_err(err)?;
-    let groups = group_rows(&runs).map_err(err)?;
+    let mut configs: Vec<ConfigRow> = Vec::new();
+    let mut scenarios = Vec::new();
+    for (config, group) in summaries.into_iter() {
+        scenarios.push(group.scenario);
+        configs.push(ConfigRow {
+            config,
+            policy: group.policy,
+            runs: group.count,
+            metrics: (0..METRICS.len())
+                .map(|m| MeanCi::of(group.values.get(m).map_or(&[][..], Vec::as_slice)))
+                .collect(),
+        });
+    }
+    let scenarios = distinct(scenarios);
+    configs.sort_by_key(|r| index_of(&r.config));
+    let size_classes = size_class_rows(&runs)?;
+    let groups = group_rows(&runs)?;
     // Sets spanned and node speeds mixed, from one scan of the jobs.
     let mut sets_spanned = vec![[0.0; 4]; order.len()];
     let mut speeds_mixed = vec![0.0; order.len()];
-    let spans = scan_all(
+    for (run, path, df) in read_all(
         &runs,
         "jobs.parquet",
         &[jobs::SETS_SPANNED.name, jobs::SPEED_SPREAD.name],
-    )
-    .map_err(err)?
-    .filter(col(jobs::SETS_SPANNED.name).is_not_null())
-    .with_column(
-        when(col(jobs::SETS_SPANNED.name).gt(lit(4u32)))
-            .then(lit(4u32))
-            .otherwise(col(jobs::SETS_SPANNED.name).cast(DataType::UInt32))
-            .alias("s"),
-    )
-    .group_by([col("config"), col("s")])
-    .agg([
-        len().alias("jobs"),
-        col(jobs::SPEED_SPREAD.name)
-            .gt(lit(0.0))
-            .cast(DataType::Float64)
-            .sum()
-            .alias("mixed"),
-    ])
-    .collect()
-    .map_err(err)?;
-    {
-        let c = strs(&spans, "config").map_err(err)?;
-        let s = f64s(&spans, "s").map_err(err)?;
-        let j = f64s(&spans, "jobs").map_err(err)?;
-        let m = f64s(&spans, "mixed").map_err(err)?;
-        for (((c, s), j), m) in c.iter().zip(s).zip(j).zip(m) {
-            let bucket = (s.unwrap_or(1.0) as usize).clamp(1, 4) - 1;
-            sets_spanned[index_of(c)][bucket] += j.unwrap_or(0.0);
-            speeds_mixed[index_of(c)] += m.unwrap_or(0.0);
-        }
-        for (row, mixed) in sets_spanned.iter_mut().zip(&mut speeds_mixed) {
-            let total: f64 = row.iter().sum();
-            if total > 0.0 {
-                row.iter_mut().for_each(|x| *x /= total);
-                *mixed /= total;
+    )? {
+        let (spanned, spread) = (|| {
+            Ok::<_, PolarsError>((
+                f64s(&df, jobs::SETS_SPANNED.name)?,
+                f64s(&df, jobs::SPEED_SPREAD.name)?,
+            ))
+        })()
+        .map_err(polars_err(&path))?;
+        let k = index_of(&run.config);
+        for (s, spread) in spanned.into_iter().zip(spread) {
+            let Some(s) = s else { continue };
+            let bucket = (s as usize).clamp(1, 4) - 1;
+            sets_spanned[k][bucket] += 1.0;
+            if spread.is_some_and(|x| x > 0.0) {
+                speeds_mixed[k] += 1.0;
             }
+        }
+    }
+    for (row, mixed) in sets_spanned.iter_mut().zip(&mut speeds_mixed) {
+        let total: f64 = row.iter().sum();
+        if total > 0.0 {
+            row.iter_mut().for_each(|x| *x /= total);
+            *mixed /= total;
         }
     }
     let pictures = pictures(&runs, &order, window)?;
@@ -457,7 +455,7 @@ pub fn compare_over(
             }
         }
     }
-    let (utilization, fragmentation) = time_series(&runs, &order).map_err(err)?;
+    let (utilization, fragmentation) = time_series(&runs, &order)?;
     Ok(Comparison {
         root: root.to_owned(),
         scenarios,
@@ -508,26 +506,16 @@ fn pictures(
 }
 
 /// Quantiles of wait and BSD per configuration and size class, over every job that ran.
-fn size_class_rows(runs: &[RunDir]) -> PolarsResult<Vec<SizeClassRow>> {
-    let qs = [0.1, 0.25, 0.5, 0.75, 0.9];
-    let mut aggs = vec![len().alias("n")];
-    for (c, short) in [(jobs::WAIT_S.name, "w"), (jobs::BOUNDED_SLOWDOWN.name, "b")] {
-        for q in qs {
-            aggs.push(
-                col(c)
-                    .cast(DataType::Float64)
-                    .quantile(lit(q), QuantileMethod::Nearest)
-                    .alias(format!("{short}{q}")),
-            );
-        }
-        aggs.push(
-            col(c)
-                .cast(DataType::Float64)
-                .mean()
-                .alias(format!("{short}mean")),
-        );
+fn size_class_rows(runs: &[RunDir]) -> Result<Vec<SizeClassRow>, ReportError> {
+    /// One group's jobs that ran, and their waits and slowdowns present.
+    #[derive(Default)]
+    struct Jobs {
+        ran: u64,
+        waits: Vec<f64>,
+        slowdowns: Vec<f64>,
     }
-    let df = scan_all(
+    let mut groups: Grouped<(String, String), Jobs> = Grouped::new();
+    for (run, path, df) in read_all(
         runs,
         "jobs.parquet",
         &[
@@ -535,52 +523,53 @@ fn size_class_rows(runs: &[RunDir]) -> PolarsResult<Vec<SizeClassRow>> {
             jobs::WAIT_S.name,
             jobs::BOUNDED_SLOWDOWN.name,
         ],
-    )?
-    .filter(col(jobs::WAIT_S.name).is_not_null())
-    .group_by_stable([col("config"), col("size_class")])
-    .agg(aggs)
-    .collect()?;
-    let configs = strs(&df, "config")?;
-    let classes = strs(&df, "size_class")?;
-    let n = f64s(&df, "n")?;
-    let quantiles = |short: &str| -> PolarsResult<Vec<Quantiles>> {
-        let cols = qs
-            .iter()
-            .map(|q| f64s(&df, &format!("{short}{q}")))
-            .collect::<PolarsResult<Vec<_>>>()?;
-        let mean = f64s(&df, &format!("{short}mean"))?;
-        Ok((0..configs.len())
-            .map(|i| Quantiles {
-                q: [0, 1, 2, 3, 4].map(|k| cols[k][i].unwrap_or(0.0)),
-                mean: mean[i].unwrap_or(0.0),
-                n: n[i].unwrap_or(0.0) as u64,
-            })
-            .collect())
+    )? {
+        let mut read = || -> PolarsResult<()> {
+            let classes = strs(&df, jobs::SIZE_CLASS.name)?;
+            let waits = f64s(&df, jobs::WAIT_S.name)?;
+            let slowdowns = f64s(&df, jobs::BOUNDED_SLOWDOWN.name)?;
+            for ((class, wait), slowdown) in classes.into_iter().zip(waits).zip(slowdowns) {
+                let Some(wait) = wait else { continue };
+                let group = groups.entry((run.config.clone(), class));
+                group.ran += 1;
+                group.waits.push(wait);
+                group.slowdowns.extend(slowdown);
+            }
+            Ok(())
+        };
+        read().map_err(polars_err(&path))?;
+    }
+    let quantiles = |values: &mut Vec<f64>, n: u64| {
+        values.sort_by(f64::total_cmp);
+        Quantiles {
+            q: [0.1, 0.25, 0.5, 0.75, 0.9].map(|q| crate::stats::quantile_nearest(values, q)),
+            mean: mean_of(values).unwrap_or(0.0),
+            n,
+        }
     };
-    let (wait, bsd) = (quantiles("w")?, quantiles("b")?);
-    Ok((0..configs.len())
-        .map(|i| SizeClassRow {
-            config: configs[i].clone(),
-            size_class: classes[i].clone(),
-            wait: wait[i],
-            bsd: bsd[i],
+    Ok(groups
+        .into_iter()
+        .map(|((config, size_class), mut group)| SizeClassRow {
+            config,
+            size_class,
+            wait: quantiles(&mut group.waits, group.ran),
+            bsd: quantiles(&mut group.slowdowns, group.ran),
         })
         .collect())
 }
 
 /// Waits by user and by queue per configuration, averaged over its runs; runs from before
 /// waits.parquet are left out.
-fn group_rows(runs: &[RunDir]) -> PolarsResult<Vec<GroupRow>> {
+fn group_rows(runs: &[RunDir]) -> Result<Vec<GroupRow>, ReportError> {
     use placesim_metrics::schema::waits;
     let with: Vec<RunDir> = runs
         .iter()
         .filter(|r| r.dir.join("waits.parquet").is_file())
         .cloned()
         .collect();
-    if with.is_empty() {
-        return Ok(Vec::new());
-    }
-    let df = scan_all(
+    // Per (configuration, by, key): its jobs and its mean wait in each run that has them.
+    let mut groups: Grouped<(String, String, String), TwoSeries> = Grouped::new();
+    for (run, path, df) in read_all(
         &with,
         "waits.parquet",
         &[
@@ -589,25 +578,28 @@ fn group_rows(runs: &[RunDir]) -> PolarsResult<Vec<GroupRow>> {
             waits::JOBS.name,
             waits::WAIT_MEAN_S.name,
         ],
-    )?
-    .group_by_stable([col("config"), col(waits::BY.name), col(waits::KEY.name)])
-    .agg([
-        col(waits::JOBS.name)
-            .cast(DataType::Float64)
-            .mean()
-            .alias("jobs"),
-        col(waits::WAIT_MEAN_S.name).mean().alias("wait"),
-    ])
-    .collect()?;
-    let (configs, by, keys) = (strs(&df, "config")?, strs(&df, "by")?, strs(&df, "key")?);
-    let (jobs, wait) = (f64s(&df, "jobs")?, f64s(&df, "wait")?);
-    Ok((0..configs.len())
-        .map(|i| GroupRow {
-            config: configs[i].clone(),
-            by: by[i].clone(),
-            key: keys[i].clone(),
-            jobs: jobs[i].unwrap_or(0.0),
-            wait_mean_s: wait[i].unwrap_or(0.0),
+    )? {
+        let mut read = || -> PolarsResult<()> {
+            let (by, keys) = (strs(&df, waits::BY.name)?, strs(&df, waits::KEY.name)?);
+            let jobs = f64s(&df, waits::JOBS.name)?;
+            let wait = f64s(&df, waits::WAIT_MEAN_S.name)?;
+            for (((by, key), jobs), wait) in by.into_iter().zip(keys).zip(jobs).zip(wait) {
+                let (all_jobs, all_waits) = groups.entry((run.config.clone(), by, key));
+                all_jobs.extend(jobs);
+                all_waits.extend(wait);
+            }
+            Ok(())
+        };
+        read().map_err(polars_err(&path))?;
+    }
+    Ok(groups
+        .into_iter()
+        .map(|((config, by, key), (jobs, waits))| GroupRow {
+            config,
+            by,
+            key,
+            jobs: mean_of(&jobs).unwrap_or(0.0),
+            wait_mean_s: mean_of(&waits).unwrap_or(0.0),
         })
         .collect())
 }
@@ -620,8 +612,11 @@ type Lines = Vec<Vec<(f64, f64)>>;
 /// Utilization and Φ over time per configuration: averaged over replicates at each sample
 /// (polars), then over bins of equal time from the configuration's first sample, so each line
 /// has at most [`POINTS`] points.
-fn time_series(runs: &[RunDir], order: &[String]) -> PolarsResult<(Lines, Lines)> {
-    let df = scan_all(
+fn time_series(runs: &[RunDir], order: &[String]) -> Result<(Lines, Lines), ReportError> {
+    /// Per sample time: the utilizations and Φs of the replicates that have them.
+    type Samples = std::collections::BTreeMap<u64, TwoSeries>;
+    let mut per_config: Vec<Samples> = vec![Samples::new(); order.len()];
+    for (run, path, df) in read_all(
         runs,
         "timeseries.parquet",
         &[
@@ -630,34 +625,43 @@ fn time_series(runs: &[RunDir], order: &[String]) -> PolarsResult<(Lines, Lines)
             timeseries::UTILIZATION.name,
             timeseries::FRAGMENTATION.name,
         ],
-    )?
-    .filter(col(timeseries::SET.name).is_null())
-    .group_by([col("config"), col(timeseries::TIME_S.name)])
-    .agg([
-        col(timeseries::UTILIZATION.name).mean().alias("u"),
-        col(timeseries::FRAGMENTATION.name).mean().alias("phi"),
-    ])
-    .sort(["config", "time_s"], SortMultipleOptions::default())
-    .collect()?;
-    let configs = strs(&df, "config")?;
-    let t = f64s(&df, "time_s")?;
-    let u = f64s(&df, "u")?;
-    let phi = f64s(&df, "phi")?;
+    )? {
+        let Some(k) = order.iter().position(|c| *c == run.config) else {
+            continue;
+        };
+        let mut read = || -> PolarsResult<()> {
+            let times = crate::u64_column(&df, timeseries::TIME_S.name)?;
+            let sets = df.column(timeseries::SET.name)?;
+            let u = f64s(&df, timeseries::UTILIZATION.name)?;
+            let phi = f64s(&df, timeseries::FRAGMENTATION.name)?;
+            for (row, time) in times.into_iter().enumerate() {
+                // The whole cluster's rows only (a set's rows name their set).
+                let Some(time) = time.filter(|_| sets.get(row).is_ok_and(|v| v.is_null())) else {
+                    continue;
+                };
+                let (us, phis) = per_config[k].entry(time).or_default();
+                us.extend(u[row]);
+                phis.extend(phi[row]);
+            }
+            Ok(())
+        };
+        read().map_err(polars_err(&path))?;
+    }
     let mut util = vec![Vec::new(); order.len()];
     let mut frag = vec![Vec::new(); order.len()];
-    let mut from = 0;
-    while from < configs.len() {
-        let to = (from..configs.len())
-            .find(|&i| configs[i] != configs[from])
-            .unwrap_or(configs.len());
-        if let Some(k) = order.iter().position(|c| *c == configs[from]) {
-            let first = t[from].unwrap_or(0.0);
-            let last = t[to - 1].unwrap_or(first);
-            let bin = ((last - first) / POINTS as f64).ceil().max(1.0);
-            util[k] = binned(first, bin, (from..to).map(|i| (t[i], u[i])));
-            frag[k] = binned(first, bin, (from..to).map(|i| (t[i], phi[i])));
-        }
-        from = to;
+    for (k, samples) in per_config.iter().enumerate() {
+        let (Some(first), Some(last)) = (samples.keys().next(), samples.keys().next_back()) else {
+            continue;
+        };
+        let (first, last) = (*first as f64, *last as f64);
+        let bin = ((last - first) / POINTS as f64).ceil().max(1.0);
+        let points = |pick: fn(&TwoSeries) -> &Vec<f64>| {
+            samples
+                .iter()
+                .map(move |(t, values)| (Some(*t as f64), mean_of(pick(values))))
+        };
+        util[k] = binned(first, bin, points(|v| &v.0));
+        frag[k] = binned(first, bin, points(|v| &v.1));
     }
     Ok((util, frag))
 }

@@ -69,6 +69,18 @@ impl MeanCi {
     }
 }
 
+/// The `q` quantile of `sorted` (ascending) by the nearest rank: the value at index
+/// round((n − 1) q), halves away from zero, as polars' `QuantileMethod::Nearest` takes it, so
+/// that reports read before and after the report stopped using polars' engine agree; 0 for no
+/// values.
+pub(crate) fn quantile_nearest(sorted: &[f64], q: f64) -> f64 {
+    let Some(last) = sorted.len().checked_sub(1) else {
+        return 0.0;
+    };
+    let index = ((last as f64) * q.clamp(0.0, 1.0)).round() as usize;
+    sorted[index.min(last)]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,5 +95,18 @@ mod tests {
         assert_eq!(ci.format(2), "3.00 ± 1.96");
         assert_eq!(MeanCi::of(&[7.0]).format(1), "7.0");
         assert_eq!(t_975(100), 1.96);
+    }
+
+    #[test]
+    fn nearest_rank_quantiles_round_halves_up() {
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        // (n − 1) q = 2.25 → index 2; 4.5 → 5 (a half rounds away from zero); 8.1 → 8.
+        assert_eq!(quantile_nearest(&ten, 0.25), 3.0);
+        assert_eq!(quantile_nearest(&ten, 0.5), 6.0);
+        assert_eq!(quantile_nearest(&ten, 0.9), 9.0);
+        assert_eq!(quantile_nearest(&ten, 0.0), 1.0);
+        assert_eq!(quantile_nearest(&ten, 1.0), 10.0);
+        assert_eq!(quantile_nearest(&[4.0], 0.75), 4.0);
+        assert_eq!(quantile_nearest(&[], 0.5), 0.0);
     }
 }
