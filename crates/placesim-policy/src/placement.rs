@@ -115,7 +115,7 @@ pub(crate) fn first_alternative(
 
 /// For invariant checks: whether every vnode of `allocation` lies where its
 /// [`placesim_core::Within`] promises, `set(i)` giving the placement's set `i` as (name,
-/// vnodes in ascending order).
+/// vnodes in any order: PBS's sets keep `node_sort_key`'s order, cluster order otherwise).
 pub(crate) fn within_sets<'a>(
     allocation: &Allocation,
     set: impl Fn(u32) -> (&'a str, &'a [placesim_core::VnodeId]),
@@ -126,8 +126,22 @@ pub(crate) fn within_sets<'a>(
         Within::Set(i) => std::slice::from_ref(i),
         Within::Sets(ids) => ids,
     };
+    // Each set's members in ascending order, sorted here only when the set is not already.
+    let members: Vec<std::borrow::Cow<'_, [placesim_core::VnodeId]>> = ids
+        .iter()
+        .map(|&i| {
+            let vnodes = set(i).1;
+            if vnodes.is_sorted() {
+                std::borrow::Cow::Borrowed(vnodes)
+            } else {
+                let mut sorted = vnodes.to_vec();
+                sorted.sort_unstable();
+                std::borrow::Cow::Owned(sorted)
+            }
+        })
+        .collect();
     for &v in &allocation.vnodes {
-        if !ids.iter().any(|&i| set(i).1.binary_search(&v).is_ok()) {
+        if !members.iter().any(|m| m.binary_search(&v).is_ok()) {
             let names: Vec<&str> = ids.iter().map(|&i| set(i).0).collect();
             return Err(format!(
                 "vnode {v} of the allocation lies outside its set {}",

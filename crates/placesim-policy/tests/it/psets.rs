@@ -142,6 +142,11 @@ fn place(
     let mut buf = ScratchBuf::default();
     let view = Scratch::new(st, &mut buf);
     match p.place(&request, &view) {
+        // Every placement lies where its set label promises (what debug runs check at each
+        // start), whatever order the set keeps its vnodes in.
+        Some(a) if p.check_within_label(&request, &a).is_err() => {
+            panic!("{text}: {:?}", p.check_within_label(&request, &a))
+        }
         Some(a) => Ok(Placed {
             vnodes: a
                 .vnodes
