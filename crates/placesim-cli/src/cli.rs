@@ -34,6 +34,52 @@ pub enum Command {
     /// Why a job waited: its request, where it ran, what the scheduler said about it in time
     /// order, and the queue ahead of it when it became a top job.
     Explain(ExplainArgs),
+    /// Turn a real site's own files into a scenario and its workload, ready to run.
+    #[command(subcommand)]
+    Import(ImportCommand),
+}
+
+/// `placesim import`: the site kinds.
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// A PBS site: a `pbs_snapshot` directory (unpacked), or its files given one by one.
+    Pbs(ImportPbsArgs),
+}
+
+/// `placesim import pbs`.
+#[derive(Debug, Clone, Args)]
+pub struct ImportPbsArgs {
+    /// The unpacked `pbs_snapshot` directory (node/, server/, scheduler/, sched_priv/,
+    /// server_priv/accounting/); files given below replace its own.
+    pub snapshot: Option<PathBuf>,
+    /// Where to write scenario.toml, its workload and the import report.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The vnodes: `pbsnodes -av -F json`, `pbsnodes -av` text or `qmgr print node`.
+    #[arg(long)]
+    pub nodes: Option<PathBuf>,
+    /// Server and queue settings: `qmgr -c 'print server'`.
+    #[arg(long)]
+    pub server: Option<PathBuf>,
+    /// Resource definitions: `server_priv/resourcedef` or `qmgr -c 'print resource'`.
+    #[arg(long)]
+    pub resources: Option<PathBuf>,
+    /// Scheduler attributes: `qmgr -c 'list sched'`.
+    #[arg(long)]
+    pub sched: Option<PathBuf>,
+    /// `sched_priv/sched_config`.
+    #[arg(long)]
+    pub sched_config: Option<PathBuf>,
+    /// `sched_priv/resource_group`, the fairshare tree.
+    #[arg(long)]
+    pub resource_group: Option<PathBuf>,
+    /// Accounting logs: a directory (its files in name order) or one file.
+    #[arg(long)]
+    pub accounting: Option<PathBuf>,
+    /// Skip and count malformed records and jobs whose request or vnodes do not fit the site,
+    /// instead of stopping at the first.
+    #[arg(long)]
+    pub skip_bad_records: bool,
 }
 
 /// `placesim explain`.

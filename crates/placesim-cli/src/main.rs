@@ -8,6 +8,7 @@ mod check;
 mod cli;
 mod demo;
 mod gen_cmd;
+mod import;
 mod run;
 mod sweep;
 
@@ -23,6 +24,7 @@ fn main() -> ExitCode {
         cli::Command::Gen(args) => gen_cmd::gen_command(&args),
         cli::Command::Sweep(args) => sweep::sweep_command(&args),
         cli::Command::Report(args) => report_command(&args),
+        cli::Command::Import(cli::ImportCommand::Pbs(args)) => import::import_pbs_command(&args),
         cli::Command::Explain(args) => placesim_analysis::explain(&args.run, args.job)
             .map(|text| print!("{text}"))
             .map_err(Into::into),

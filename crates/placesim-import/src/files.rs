@@ -1,0 +1,639 @@
+//! The PBS site files, each read into plain records with the line it came from
+//! (site-inputs.md §4): `pbsnodes -av` as text and as JSON, `qmgr` output (`print server`,
+//! `print node`, `print resource`, `list sched`), `sched_config` and `resourcedef`.
+//! Nothing here interprets a value; `site` does.
+
+use crate::ImportError;
+use std::path::Path;
+
+/// One attribute as a file gives it: `key` (`resources_available.ncpus`, `queue`), its values
+/// (more than one only where qmgr accumulates `+=`), and the line it was set on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attr {
+    /// The attribute's name, with its resource after a dot.
+    pub key: String,
+    /// Its values, in order, quotes taken off.
+    pub values: Vec<String>,
+    /// The 1-based line of its (first) setting; 0 when the format has no lines (JSON).
+    pub line: usize,
+}
+
+/// A named object and its attributes in written order: a vnode, a queue, a scheduler.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Object {
+    /// Its name.
+    pub name: String,
+    /// The 1-based line naming it (0 for JSON).
+    pub line: usize,
+    /// Its attributes.
+    pub attrs: Vec<Attr>,
+}
+
+impl Object {
+    /// The attribute `key`, if set.
+    pub fn get(&self, key: &str) -> Option<&Attr> {
+        self.attrs.iter().find(|a| a.key == key)
+    }
+
+    /// `key`'s first value, if set.
+    pub fn value(&self, key: &str) -> Option<&str> {
+        self.get(key)
+            .and_then(|a| a.values.first())
+            .map(String::as_str)
+    }
+
+    /// Sets `key` to `value` (`accumulate`: add it to the values already set, qmgr's `+=`).
+    fn set(&mut self, key: &str, value: String, line: usize, accumulate: bool) {
+        match self.attrs.iter_mut().find(|a| a.key == key) {
+            Some(a) if accumulate => a.values.push(value),
+            Some(a) => {
+                a.values = vec![value];
+                a.line = line;
+            }
+            None => self.attrs.push(Attr {
+                key: key.to_owned(),
+                values: vec![value],
+                line,
+            }),
+        }
+    }
+}
+
+/// A resource definition: `resourcedef`'s `name type=T flag=F` or qmgr's `create resource`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceLine {
+    /// Its name.
+    pub name: String,
+    /// Its type as written: boolean, long, string, size, float, string_array.
+    pub kind: String,
+    /// Its flags (`h`, `nh`, `fh`, `q`, ...), empty when none.
+    pub flags: String,
+    /// The 1-based line.
+    pub line: usize,
+}
+
+/// Takes one level of matching quotes off `value`.
+fn unquote(value: &str) -> &str {
+    let v = value.trim();
+    for q in ['"', '\''] {
+        if v.len() >= 2 && v.starts_with(q) && v.ends_with(q) {
+            return &v[1..v.len() - 1];
+        }
+    }
+    v
+}
+
+/// An error at `line` of `path`.
+pub(crate) fn at(path: &Path, line: usize, message: impl Into<String>) -> ImportError {
+    ImportError::Parse {
+        path: path.to_owned(),
+        line,
+        message: message.into(),
+    }
+}
+
+/// Reads `pbsnodes -av` text (a vnode-name line, attribute lines indented, a blank line) or
+/// `pbsnodes -av -F json`, told apart by the first character that is not white space.
+pub fn parse_pbsnodes(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
+    if text.trim_start().starts_with('{') {
+        parse_pbsnodes_json(path, text)
+    } else {
+        parse_pbsnodes_text(path, text)
+    }
+}
+
+fn parse_pbsnodes_text(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
+    let mut nodes: Vec<Object> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        if !raw.starts_with([' ', '\t']) {
+            nodes.push(Object {
+                name: raw.trim().to_owned(),
+                line,
+                attrs: Vec::new(),
+            });
+            continue;
+        }
+        let Some(node) = nodes.last_mut() else {
+            return Err(at(
+                path,
+                line,
+                "expected a vnode name at the start of a line before its indented attributes",
+            ));
+        };
+        let Some((key, value)) = raw.split_once('=') else {
+            return Err(at(
+                path,
+                line,
+                format!(
+                    "expected `<attribute> = <value>` under vnode `{}`, found `{}`",
+                    node.name,
+                    raw.trim()
+                ),
+            ));
+        };
+        node.set(key.trim(), unquote(value).to_owned(), line, false);
+    }
+    Ok(nodes)
+}
+
+fn parse_pbsnodes_json(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
+    let root: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        at(
+            path,
+            e.line(),
+            format!("column {}: not pbsnodes -F json output: {e}", e.column()),
+        )
+    })?;
+    let Some(nodes) = root.get("nodes").and_then(serde_json::Value::as_object) else {
+        return Err(at(
+            path,
+            1,
+            "expected a JSON object with a `nodes` object, as `pbsnodes -av -F json` writes",
+        ));
+    };
+    let scalar = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        serde_json::Value::Bool(b) => Some(if *b { "True" } else { "False" }.to_owned()),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for (name, node) in nodes {
+        let Some(fields) = node.as_object() else {
+            return Err(at(
+                path,
+                0,
+                format!("vnode `{name}`: expected an object of attributes"),
+            ));
+        };
+        let mut object = Object {
+            name: name.clone(),
+            line: 0,
+            attrs: Vec::new(),
+        };
+        for (key, value) in fields {
+            match value {
+                serde_json::Value::Object(inner) => {
+                    for (res, v) in inner {
+                        let Some(v) = scalar(v) else {
+                            return Err(at(
+                                path,
+                                0,
+                                format!(
+                                    "vnode `{name}`: `{key}.{res}` is not a string, number or boolean"
+                                ),
+                            ));
+                        };
+                        object.set(&format!("{key}.{res}"), v, 0, false);
+                    }
+                }
+                // `jobs` and other lists are not read.
+                serde_json::Value::Array(_) | serde_json::Value::Null => {}
+                v => {
+                    if let Some(v) = scalar(v) {
+                        object.set(key, v, 0, false);
+                    }
+                }
+            }
+        }
+        out.push(object);
+    }
+    Ok(out)
+}
+
+/// What `qmgr -c 'print server'` (or `print node`, `print resource`, `print sched`) prints:
+/// re-creatable commands.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Qmgr {
+    /// `set server` attributes.
+    pub server: Object,
+    /// Queues, in order of `create queue`.
+    pub queues: Vec<Object>,
+    /// Nodes, in order of `create node`.
+    pub nodes: Vec<Object>,
+    /// Schedulers (`create sched`, `set sched`; the default one written without its name).
+    pub scheds: Vec<Object>,
+    /// `create resource` lines.
+    pub resources: Vec<ResourceLine>,
+}
+
+/// Finds or makes the object named `name` in `objects`.
+fn object<'a>(objects: &'a mut Vec<Object>, name: &str, line: usize) -> &'a mut Object {
+    let i = match objects.iter().position(|o| o.name == name) {
+        Some(i) => i,
+        None => {
+            objects.push(Object {
+                name: name.to_owned(),
+                line,
+                attrs: Vec::new(),
+            });
+            objects.len() - 1
+        }
+    };
+    &mut objects[i]
+}
+
+/// Reads qmgr's `print` output: `create <object> <name> [...]` and `set <object> [<name>]
+/// <attr> = <value>` (`+=` adds a value), `#` comments.
+pub fn parse_qmgr(path: &Path, text: &str) -> Result<Qmgr, ImportError> {
+    let mut q = Qmgr {
+        server: Object {
+            name: "server".to_owned(),
+            ..Object::default()
+        },
+        ..Qmgr::default()
+    };
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let mut words = l.split_whitespace();
+        let (Some(verb), Some(kind)) = (words.next(), words.next()) else {
+            return Err(at(
+                path,
+                line,
+                format!("expected a qmgr command (`create` or `set` and an object), found `{l}`"),
+            ));
+        };
+        match verb {
+            "create" => {
+                let Some(name) = words.next() else {
+                    return Err(at(
+                        path,
+                        line,
+                        format!("expected a name after `create {kind}`"),
+                    ));
+                };
+                match kind {
+                    "queue" => {
+                        object(&mut q.queues, name, line);
+                    }
+                    "node" => {
+                        object(&mut q.nodes, name, line);
+                    }
+                    "sched" => {
+                        object(&mut q.scheds, name, line);
+                    }
+                    "resource" => {
+                        // `create resource foo type = string, flag = h`
+                        let rest: String = words.collect::<Vec<_>>().join(" ");
+                        let mut kind_of = None;
+                        let mut flags = String::new();
+                        for part in rest.split(',') {
+                            let Some((k, v)) = part.split_once('=') else {
+                                continue;
+                            };
+                            match k.trim() {
+                                "type" => kind_of = Some(unquote(v).to_owned()),
+                                "flag" => flags = unquote(v).to_owned(),
+                                _ => {}
+                            }
+                        }
+                        let Some(kind) = kind_of else {
+                            return Err(at(
+                                path,
+                                line,
+                                format!("resource `{name}`: expected `type = <type>`"),
+                            ));
+                        };
+                        q.resources.push(ResourceLine {
+                            name: name.to_owned(),
+                            kind,
+                            flags,
+                            line,
+                        });
+                    }
+                    other => {
+                        return Err(at(
+                            path,
+                            line,
+                            format!(
+                                "unknown object `{other}`: expected queue, node, sched or resource"
+                            ),
+                        ));
+                    }
+                }
+            }
+            "set" => {
+                let rest = l["set".len()..].trim_start()[kind.len()..].trim_start();
+                let Some(eq) = rest.find('=') else {
+                    return Err(at(
+                        path,
+                        line,
+                        format!("expected `set {kind} [<name>] <attribute> = <value>`"),
+                    ));
+                };
+                let accumulate = rest[..eq].ends_with('+');
+                let lhs = rest[..eq].trim_end_matches('+').trim();
+                let value = unquote(&rest[eq + 1..]).to_owned();
+                let lhs_words: Vec<&str> = lhs.split_whitespace().collect();
+                let (name, attr) = match lhs_words.as_slice() {
+                    [attr] => (None, *attr),
+                    [name, attr] => (Some(*name), *attr),
+                    _ => {
+                        return Err(at(
+                            path,
+                            line,
+                            format!(
+                                "expected `set {kind} [<name>] <attribute> = <value>`, found `{l}`"
+                            ),
+                        ));
+                    }
+                };
+                let target = match (kind, name) {
+                    ("server", _) => &mut q.server,
+                    ("queue", Some(n)) => object(&mut q.queues, n, line),
+                    ("node", Some(n)) => object(&mut q.nodes, n, line),
+                    ("sched", n) => object(&mut q.scheds, n.unwrap_or("default"), line),
+                    ("queue" | "node", None) => {
+                        return Err(at(
+                            path,
+                            line,
+                            format!("expected the {kind}'s name after `set {kind}`"),
+                        ));
+                    }
+                    (other, _) => {
+                        return Err(at(
+                            path,
+                            line,
+                            format!(
+                                "unknown object `{other}`: expected server, queue, node or sched"
+                            ),
+                        ));
+                    }
+                };
+                target.set(attr, value, line, accumulate);
+            }
+            other => {
+                return Err(at(
+                    path,
+                    line,
+                    format!("expected `create` or `set`, found `{other}`"),
+                ));
+            }
+        }
+    }
+    Ok(q)
+}
+
+/// Reads `qmgr -c 'list sched'`: `Sched <name>`, then `    <attr> = <value>` lines, a value
+/// longer than 80 columns continued on lines starting with a tab.
+pub fn parse_list_sched(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
+    let mut scheds: Vec<Object> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        if let Some(name) = raw.strip_prefix("Sched ") {
+            scheds.push(Object {
+                name: name.trim().to_owned(),
+                line,
+                attrs: Vec::new(),
+            });
+            continue;
+        }
+        let Some(sched) = scheds.last_mut() else {
+            return Err(at(
+                path,
+                line,
+                "expected `Sched <name>` before the scheduler's attributes",
+            ));
+        };
+        if raw.starts_with('\t') {
+            if let Some(value) = sched.attrs.last_mut().and_then(|a| a.values.last_mut()) {
+                value.push_str(raw.trim());
+                continue;
+            }
+        }
+        let Some((key, value)) = raw.split_once('=') else {
+            return Err(at(
+                path,
+                line,
+                format!("expected `<attribute> = <value>`, found `{}`", raw.trim()),
+            ));
+        };
+        sched.set(key.trim(), unquote(value).to_owned(), line, false);
+    }
+    Ok(scheds)
+}
+
+/// One `sched_config` setting: `<option>: <value> [prime|non_prime|all|none]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchedOption {
+    /// The option.
+    pub name: String,
+    /// Its value, quotes taken off.
+    pub value: String,
+    /// When it applies, lower case: `all` when not written.
+    pub when: String,
+    /// The 1-based line.
+    pub line: usize,
+}
+
+/// Reads `sched_priv/sched_config`; `#` starts a comment line.
+pub fn parse_sched_config(path: &Path, text: &str) -> Result<Vec<SchedOption>, ImportError> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let Some((name, rest)) = l.split_once(':') else {
+            return Err(at(
+                path,
+                line,
+                format!("expected `<option>: <value> [prime|non_prime|all|none]`, found `{l}`"),
+            ));
+        };
+        let rest = rest.trim();
+        let (value, when) = if let Some(quoted) = rest.strip_prefix('"') {
+            let Some(end) = quoted.find('"') else {
+                return Err(at(
+                    path,
+                    line,
+                    format!(
+                        "option `{}`: a quoted value without its closing `\"`",
+                        name.trim()
+                    ),
+                ));
+            };
+            (quoted[..end].to_owned(), quoted[end + 1..].trim())
+        } else {
+            match rest.rsplit_once(char::is_whitespace) {
+                Some((v, w))
+                    if matches!(
+                        w.to_ascii_lowercase().as_str(),
+                        "prime" | "non_prime" | "all" | "none"
+                    ) =>
+                {
+                    (v.trim().to_owned(), w)
+                }
+                _ => (rest.to_owned(), ""),
+            }
+        };
+        let when = if when.is_empty() {
+            "all".to_owned()
+        } else {
+            when.to_ascii_lowercase()
+        };
+        if !matches!(when.as_str(), "prime" | "non_prime" | "all" | "none") {
+            return Err(at(
+                path,
+                line,
+                format!(
+                    "option `{}`: expected prime, non_prime, all or none after the value, found `{when}`",
+                    name.trim()
+                ),
+            ));
+        }
+        out.push(SchedOption {
+            name: name.trim().to_owned(),
+            value,
+            when,
+            line,
+        });
+    }
+    Ok(out)
+}
+
+/// Reads `server_priv/resourcedef`: `<name> type=<type>[ flag=<flags>]` per line.
+pub fn parse_resourcedef(path: &Path, text: &str) -> Result<Vec<ResourceLine>, ImportError> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let l = raw.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let mut words = l.split_whitespace();
+        let Some(name) = words.next() else { continue };
+        let mut kind = None;
+        let mut flags = String::new();
+        for w in words {
+            match w.split_once('=') {
+                Some(("type", t)) => kind = Some(t.to_owned()),
+                Some(("flag", f)) => flags = f.to_owned(),
+                _ => {
+                    return Err(at(
+                        path,
+                        line,
+                        format!(
+                            "resource `{name}`: expected `type=<type>` or `flag=<flags>`, found `{w}`"
+                        ),
+                    ));
+                }
+            }
+        }
+        let Some(kind) = kind else {
+            return Err(at(
+                path,
+                line,
+                format!("resource `{name}`: expected `type=<type>`"),
+            ));
+        };
+        out.push(ResourceLine {
+            name: name.to_owned(),
+            kind,
+            flags,
+            line,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("f")
+    }
+
+    #[test]
+    fn pbsnodes_text_and_json_give_the_same_attributes() {
+        let text = "n1\n     Mom = n1\n     state = free\n     resources_available.ncpus = 4\n     resources_available.mem = 8gb\n\nn2\n     state = down,offline\n";
+        let nodes = parse_pbsnodes(p(), text).unwrap();
+        assert_eq!(nodes.len(), 2);
+        assert_eq!(nodes[0].value("resources_available.ncpus"), Some("4"));
+        assert_eq!(nodes[1].value("state"), Some("down,offline"));
+        assert_eq!(nodes[1].line, 7);
+        let json = r#"{"timestamp": 1, "nodes": {"n1": {"Mom": "n1", "state": "free", "jobs": ["1.s"],
+            "resources_available": {"ncpus": 4, "mem": "8gb", "bigmem": true}}}}"#;
+        let nodes = parse_pbsnodes(p(), json).unwrap();
+        assert_eq!(nodes[0].value("resources_available.ncpus"), Some("4"));
+        assert_eq!(nodes[0].value("resources_available.bigmem"), Some("True"));
+        assert_eq!(nodes[0].get("jobs"), None);
+    }
+
+    #[test]
+    fn qmgr_accumulates_plus_equals_and_knows_the_default_sched() {
+        let text = "#\n# Create queues and set their attributes.\ncreate queue workq\nset queue workq queue_type = Execution\nset server node_group_key = switch\nset server node_group_key += rack\nset server job_sort_formula = \"ncpus * walltime\"\nset sched do_not_span_psets = True\ncreate resource switch type = string, flag = h\n";
+        let q = parse_qmgr(p(), text).unwrap();
+        assert_eq!(q.queues[0].value("queue_type"), Some("Execution"));
+        assert_eq!(
+            q.server.get("node_group_key").map(|a| a.values.clone()),
+            Some(vec!["switch".to_owned(), "rack".to_owned()])
+        );
+        assert_eq!(q.server.value("job_sort_formula"), Some("ncpus * walltime"));
+        assert_eq!(q.scheds[0].name, "default");
+        assert_eq!(q.resources[0].kind, "string");
+        assert_eq!(q.resources[0].flags, "h");
+        let e = parse_qmgr(p(), "set queue = 3\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f:1: expected `set queue [<name>] <attribute> = <value>`, found `set queue = 3`"
+        );
+    }
+
+    #[test]
+    fn sched_config_reads_quoted_values_and_prime_options() {
+        let text = "round_robin: False\tall\nby_queue: True\t\tprime\nnode_sort_key: \"sort_priority HIGH\"\tALL\nfairshare_decay_time: 24:00:00\n";
+        let o = parse_sched_config(p(), text).unwrap();
+        assert_eq!((o[0].value.as_str(), o[0].when.as_str()), ("False", "all"));
+        assert_eq!((o[1].value.as_str(), o[1].when.as_str()), ("True", "prime"));
+        assert_eq!(o[2].value, "sort_priority HIGH");
+        assert_eq!(
+            (o[3].name.as_str(), o[3].value.as_str()),
+            ("fairshare_decay_time", "24:00:00")
+        );
+        let e = parse_sched_config(p(), "strict_ordering True\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f:1: expected `<option>: <value> [prime|non_prime|all|none]`, found `strict_ordering True`"
+        );
+    }
+
+    #[test]
+    fn list_sched_joins_continued_values() {
+        let text = "Sched default\n    sched_host = s1\n    sched_log = /var/spool/pbs/sched_\n\tlogs\n    do_not_span_psets = True\n";
+        let s = parse_list_sched(p(), text).unwrap();
+        assert_eq!(s[0].value("sched_log"), Some("/var/spool/pbs/sched_logs"));
+        assert_eq!(s[0].value("do_not_span_psets"), Some("True"));
+    }
+
+    #[test]
+    fn resourcedef_lines() {
+        let r = parse_resourcedef(
+            p(),
+            "switch type=string flag=h\nscratch type=size flag=nh\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (r[1].name.as_str(), r[1].kind.as_str(), r[1].flags.as_str()),
+            ("scratch", "size", "nh")
+        );
+        let e = parse_resourcedef(p(), "switch flag=h\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f:1: resource `switch`: expected `type=<type>`"
+        );
+    }
+}

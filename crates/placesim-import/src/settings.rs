@@ -1,0 +1,1087 @@
+//! A PBS site's cluster and settings, read from its files and written back as a scenario
+//! (`[[resource]]`, `[[vnode]]`, `[pbs]`, `[[pbs.queue]]`), each line with a comment naming
+//! the file and line it came from. What placesim does not model is named in the report with
+//! the reason, never dropped unsaid.
+
+use crate::files::{self, Attr, Object, Qmgr, ResourceLine, SchedOption, at};
+use crate::workload::Replay;
+use crate::{ImportError, PbsInputs};
+use placesim_core::{ResourceDefs, ResourceKind};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A value written to the scenario, and where it came from (`qmgr_ps.out:12`).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Setting {
+    pub key: String,
+    pub value: toml::Value,
+    pub origin: String,
+}
+
+/// A resource definition, with where it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SiteResource {
+    pub name: String,
+    pub kind: ResourceKind,
+    pub consumable: bool,
+    pub origin: String,
+}
+
+/// One vnode as the node list gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SiteVnode {
+    pub name: String,
+    pub host: String,
+    pub ncpus: u64,
+    pub mem: Option<String>,
+    pub ngpus: u64,
+    pub queue: Option<String>,
+    pub sort_priority: Option<i64>,
+    /// Custom resources, by name.
+    pub resources: Vec<(String, toml::Value)>,
+    /// `down` or `offline` (as `state` says) when the snapshot was taken.
+    pub out_of_service: Option<String>,
+    pub origin: String,
+}
+
+/// An execution queue.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SiteQueue {
+    pub name: String,
+    pub settings: Vec<Setting>,
+    pub origin: String,
+}
+
+/// Everything read about a site but its workload.
+#[derive(Debug, Clone)]
+pub struct Site {
+    pub(crate) sources: Vec<PathBuf>,
+    pub(crate) resources: Vec<SiteResource>,
+    pub(crate) vnodes: Vec<SiteVnode>,
+    pub(crate) pbs: Vec<Setting>,
+    /// Limits (`max_run` and the like) whose entity names become numbers when written.
+    pub(crate) limits: Vec<Setting>,
+    pub(crate) queues: Vec<SiteQueue>,
+    /// (setting, origin, reason).
+    pub(crate) not_modelled: Vec<(String, String, String)>,
+    /// Node attributes not used, with the vnodes that had each.
+    pub(crate) node_attrs_unused: BTreeMap<String, usize>,
+    /// The scheduler's `resources:` line: the chunk resources it matches.
+    pub(crate) sched_resources: Option<Vec<String>>,
+    pub(crate) resource_group: Option<(PathBuf, String)>,
+    pub(crate) fairshare_entity: String,
+    /// The site's resources as the request language checks them.
+    pub(crate) defs: ResourceDefs,
+}
+
+/// PBS's own resources that a node list can show, with their types and whether vnodes
+/// consume them (OpenPBS `resc_def_all`); placesim's five built-ins are not listed.
+const PBS_BUILTINS: [(&str, ResourceKind, bool); 11] = [
+    ("arch", ResourceKind::String, false),
+    ("aoe", ResourceKind::StringArray, false),
+    ("eoe", ResourceKind::String, false),
+    ("software", ResourceKind::String, false),
+    ("accelerator", ResourceKind::Boolean, false),
+    ("accelerator_model", ResourceKind::String, false),
+    ("vmem", ResourceKind::Size, true),
+    ("naccelerators", ResourceKind::Long, true),
+    ("accelerator_memory", ResourceKind::Size, true),
+    ("mpiprocs", ResourceKind::Long, false),
+    ("ompthreads", ResourceKind::Long, false),
+];
+
+/// A file's name, for origins.
+fn short(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+fn origin(path: &Path, line: usize) -> String {
+    if line == 0 {
+        short(path)
+    } else {
+        format!("{}:{line}", short(path))
+    }
+}
+
+fn kind_of(path: &Path, r: &ResourceLine) -> Result<ResourceKind, ImportError> {
+    Ok(match r.kind.as_str() {
+        "long" => ResourceKind::Long,
+        "float" => ResourceKind::Float,
+        "size" => ResourceKind::Size,
+        "string" => ResourceKind::String,
+        "string_array" => ResourceKind::StringArray,
+        "boolean" => ResourceKind::Boolean,
+        other => {
+            return Err(at(
+                path,
+                r.line,
+                format!(
+                    "resource `{}`: unknown type `{other}`: expected boolean, long, string, size, float or string_array",
+                    r.name
+                ),
+            ));
+        }
+    })
+}
+
+/// PBS's spellings of true and false.
+fn boolean(v: &str) -> Option<bool> {
+    match v.to_ascii_lowercase().as_str() {
+        "true" | "t" | "y" | "yes" | "1" => Some(true),
+        "false" | "f" | "n" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+impl Site {
+    /// Reads the site's cluster and settings.
+    pub fn read(inputs: &PbsInputs) -> Result<Site, ImportError> {
+        let text = |p: &Path| placesim_workload::read_text(p).map_err(ImportError::from);
+        let mut site = Site {
+            sources: Vec::new(),
+            resources: Vec::new(),
+            vnodes: Vec::new(),
+            pbs: Vec::new(),
+            limits: Vec::new(),
+            queues: Vec::new(),
+            not_modelled: Vec::new(),
+            node_attrs_unused: BTreeMap::new(),
+            sched_resources: None,
+            resource_group: None,
+            fairshare_entity: "euser".to_owned(),
+            defs: ResourceDefs::default(),
+        };
+        // Resources first: the vnodes' values are read by their types.
+        if let Some(path) = &inputs.resources {
+            let t = text(path)?;
+            let lines = if t
+                .lines()
+                .any(|l| l.trim_start().starts_with("create resource"))
+            {
+                files::parse_qmgr(path, &t)?.resources
+            } else {
+                files::parse_resourcedef(path, &t)?
+            };
+            for r in &lines {
+                let kind = kind_of(path, r)?;
+                // `n` (consumable on every vnode) or `f` (on the first): a vnode amount.
+                let consumable = kind.can_be_consumable() && r.flags.contains(['n', 'f']);
+                site.define(
+                    &r.name,
+                    kind,
+                    consumable,
+                    origin(path, r.line),
+                    path,
+                    r.line,
+                )?;
+            }
+            site.sources.push(path.clone());
+        }
+        let qmgr = match &inputs.server {
+            Some(path) => {
+                site.sources.push(path.clone());
+                Some((path.clone(), files::parse_qmgr(path, &text(path)?)?))
+            }
+            None => None,
+        };
+        // The vnodes.
+        let nodes_text = text(&inputs.nodes)?;
+        let nodes = if nodes_text
+            .lines()
+            .any(|l| l.trim_start().starts_with("create node") || l.starts_with("set node"))
+        {
+            files::parse_qmgr(&inputs.nodes, &nodes_text)?.nodes
+        } else {
+            files::parse_pbsnodes(&inputs.nodes, &nodes_text)?
+        };
+        site.sources.push(inputs.nodes.clone());
+        for node in &nodes {
+            site.read_vnode(&inputs.nodes, node)?;
+        }
+        if site.vnodes.is_empty() {
+            return Err(at(
+                &inputs.nodes,
+                1,
+                "no vnode found: expected pbsnodes -av output",
+            ));
+        }
+        if let Some((path, q)) = &qmgr {
+            site.read_server(path, q)?;
+        }
+        if let Some(path) = &inputs.sched {
+            let t = text(path)?;
+            let scheds = if t.lines().any(|l| l.starts_with("Sched ")) {
+                files::parse_list_sched(path, &t)?
+            } else {
+                files::parse_qmgr(path, &t)?.scheds
+            };
+            site.read_scheds(path, &scheds)?;
+            site.sources.push(path.clone());
+        }
+        if let Some(path) = &inputs.sched_config {
+            let options = files::parse_sched_config(path, &text(path)?)?;
+            site.read_sched_config(path, &options)?;
+            site.sources.push(path.clone());
+        }
+        // Fairshare's settings do nothing without fair_share (and placesim refuses them
+        // then, so that a scenario says nothing it does not do): reported, not written.
+        if !site
+            .pbs
+            .iter()
+            .any(|s| s.key == "fair_share" && s.value.as_bool() == Some(true))
+        {
+            let (idle, kept): (Vec<Setting>, Vec<Setting>) = std::mem::take(&mut site.pbs)
+                .into_iter()
+                .partition(|s| s.key.starts_with("fairshare_") || s.key == "unknown_shares");
+            site.pbs = kept;
+            for s in idle {
+                site.not_modelled(
+                    format!("{} = {}", s.key, s.value),
+                    s.origin,
+                    "without effect: fair_share is off",
+                );
+            }
+        }
+        if let Some(path) = &inputs.resource_group {
+            site.resource_group = Some((path.clone(), text(path)?));
+            site.sources.push(path.clone());
+        }
+        Ok(site)
+    }
+
+    fn define(
+        &mut self,
+        name: &str,
+        kind: ResourceKind,
+        consumable: bool,
+        from: String,
+        path: &Path,
+        line: usize,
+    ) -> Result<(), ImportError> {
+        if let Some(id) = self.defs.lookup(name) {
+            let def = self.defs.def(id);
+            if def.kind == kind {
+                return Ok(());
+            }
+            return Err(at(
+                path,
+                line,
+                format!(
+                    "resource `{name}` is of type {kind} here and of type {} before",
+                    def.kind
+                ),
+            ));
+        }
+        self.defs
+            .define(name, kind, consumable)
+            .map_err(|e| at(path, line, format!("resource `{name}`: {e}")))?;
+        self.resources.push(SiteResource {
+            name: name.to_owned(),
+            kind,
+            consumable,
+            origin: from,
+        });
+        Ok(())
+    }
+
+    fn not_modelled(&mut self, setting: String, from: String, reason: &str) {
+        self.not_modelled.push((setting, from, reason.to_owned()));
+    }
+
+    fn read_vnode(&mut self, path: &Path, node: &Object) -> Result<(), ImportError> {
+        let bad = |a: &Attr, expected: &str| {
+            at(
+                path,
+                a.line.max(node.line),
+                format!(
+                    "vnode `{}`: `{}` = `{}`: expected {expected}",
+                    node.name,
+                    a.key,
+                    a.values.first().map_or("", String::as_str)
+                ),
+            )
+        };
+        let mut v = SiteVnode {
+            name: node.name.clone(),
+            host: node.name.clone(),
+            ncpus: 0,
+            mem: None,
+            ngpus: 0,
+            queue: None,
+            sort_priority: None,
+            resources: Vec::new(),
+            out_of_service: None,
+            origin: origin(path, node.line),
+        };
+        let mut mom = None;
+        for a in &node.attrs {
+            let value = a.values.first().map_or("", String::as_str);
+            let resource = a.key.strip_prefix("resources_available.");
+            match (a.key.as_str(), resource) {
+                (_, Some("ncpus")) => v.ncpus = value.parse().map_err(|_| bad(a, "a count"))?,
+                (_, Some("ngpus")) => v.ngpus = value.parse().map_err(|_| bad(a, "a count"))?,
+                (_, Some("mem")) => {
+                    placesim_request_size(value)
+                        .ok_or_else(|| bad(a, "a size such as 384000000kb"))?;
+                    v.mem = Some(value.to_owned());
+                }
+                (_, Some("host")) => v.host = value.to_owned(),
+                (_, Some("vnode")) => {}
+                (_, Some(res)) => {
+                    let kind = match self.defs.lookup(res) {
+                        Some(id) => self.defs.def(id).kind,
+                        None => {
+                            let (kind, consumable) =
+                                PBS_BUILTINS.iter().find(|(n, _, _)| *n == res).map_or_else(
+                                    || {
+                                        // Neither defined nor PBS's own: a boolean if it reads as
+                                        // one, else a string.
+                                        if boolean(value).is_some()
+                                            && !value.chars().all(|c| c.is_ascii_digit())
+                                        {
+                                            (ResourceKind::Boolean, false)
+                                        } else {
+                                            (ResourceKind::String, false)
+                                        }
+                                    },
+                                    |(_, k, c)| (*k, *c),
+                                );
+                            let from = if PBS_BUILTINS.iter().any(|(n, _, _)| *n == res) {
+                                "PBS built-in".to_owned()
+                            } else {
+                                format!("not defined; type read from {}", origin(path, a.line))
+                            };
+                            self.define(res, kind, consumable, from, path, a.line)?;
+                            kind
+                        }
+                    };
+                    let toml_value = match kind {
+                        ResourceKind::String => toml::Value::String(value.to_owned()),
+                        ResourceKind::StringArray => toml::Value::Array(
+                            value
+                                .split(',')
+                                .map(|s| toml::Value::String(s.trim().to_owned()))
+                                .collect(),
+                        ),
+                        ResourceKind::Boolean => toml::Value::Boolean(
+                            boolean(value).ok_or_else(|| bad(a, "True or False"))?,
+                        ),
+                        ResourceKind::Long => {
+                            toml::Value::Integer(value.parse().map_err(|_| bad(a, "an integer"))?)
+                        }
+                        ResourceKind::Float => {
+                            toml::Value::Float(value.parse().map_err(|_| bad(a, "a number"))?)
+                        }
+                        ResourceKind::Size => {
+                            placesim_request_size(value)
+                                .ok_or_else(|| bad(a, "a size such as 384000000kb"))?;
+                            toml::Value::String(value.to_owned())
+                        }
+                    };
+                    v.resources.push((res.to_owned(), toml_value));
+                }
+                ("Mom", _) => mom = Some(value.to_owned()),
+                ("queue", _) => v.queue = Some(value.to_owned()),
+                ("priority", _) => {
+                    v.sort_priority = Some(value.parse().map_err(|_| bad(a, "an integer"))?);
+                }
+                ("state", _) => {
+                    let states: Vec<&str> = value.split(',').map(str::trim).collect();
+                    if let Some(s) = states
+                        .iter()
+                        .find(|s| matches!(**s, "down" | "offline" | "state-unknown" | "unknown"))
+                    {
+                        v.out_of_service = Some((*s).to_owned());
+                    }
+                }
+                (key, _) => {
+                    *self
+                        .node_attrs_unused
+                        .entry(key.split('.').next().unwrap_or(key).to_owned())
+                        .or_insert(0) += 1;
+                    if key == "sharing" && !matches!(value, "default_shared" | "ignore_excl") {
+                        self.not_modelled(
+                            format!("vnode {} sharing = {value}", node.name),
+                            origin(path, a.line),
+                            "vnode sharing is not modelled: jobs place shared unless they ask excl",
+                        );
+                    }
+                    if key == "partition" {
+                        self.not_modelled(
+                            format!("vnode {} partition = {value}", node.name),
+                            origin(path, a.line),
+                            "scheduler partitions are not modelled yet: every vnode is the default scheduler's",
+                        );
+                    }
+                }
+            }
+        }
+        // A vnode without resources_available.host: its Mom is its host.
+        if node.get("resources_available.host").is_none() {
+            if let Some(m) = mom {
+                v.host = m;
+            }
+        }
+        self.vnodes.push(v);
+        Ok(())
+    }
+
+    fn read_server(&mut self, path: &Path, q: &Qmgr) -> Result<(), ImportError> {
+        for r in &q.resources {
+            let kind = kind_of(path, r)?;
+            let consumable = kind.can_be_consumable() && r.flags.contains(['n', 'f']);
+            self.define(
+                &r.name,
+                kind,
+                consumable,
+                origin(path, r.line),
+                path,
+                r.line,
+            )?;
+        }
+        for a in &q.server.attrs {
+            self.pbs_attr(path, a, "server")?;
+        }
+        for queue in &q.queues {
+            let from = origin(path, queue.line);
+            match queue
+                .value("queue_type")
+                .map(str::to_ascii_lowercase)
+                .as_deref()
+            {
+                Some("route" | "r") => {
+                    self.not_modelled(
+                        format!("queue {} (routing)", queue.name),
+                        from,
+                        "a routing queue runs no job: each job is replayed in the queue it ran in",
+                    );
+                    continue;
+                }
+                Some("execution" | "e") | None => {}
+                Some(other) => {
+                    let line = queue.get("queue_type").map_or(queue.line, |a| a.line);
+                    return Err(at(
+                        path,
+                        line,
+                        format!(
+                            "queue `{}`: queue_type `{other}`: expected Execution or Route",
+                            queue.name
+                        ),
+                    ));
+                }
+            }
+            let mut settings = Vec::new();
+            for a in &queue.attrs {
+                let value = a.values.first().map_or("", String::as_str);
+                let here = origin(path, a.line);
+                let setting = |key: &str, value: toml::Value| Setting {
+                    key: key.to_owned(),
+                    value,
+                    origin: here.clone(),
+                };
+                match a.key.as_str() {
+                    "queue_type" => {}
+                    "priority" => settings.push(setting(
+                        "priority",
+                        toml::Value::Integer(value.parse().map_err(|_| {
+                            at(
+                                path,
+                                a.line,
+                                format!(
+                                    "queue `{}`: priority `{value}`: expected an integer",
+                                    queue.name
+                                ),
+                            )
+                        })?),
+                    )),
+                    "backfill_depth" => settings.push(setting(
+                        "backfill_depth",
+                        toml::Value::Integer(value.parse().map_err(|_| {
+                            at(
+                                path,
+                                a.line,
+                                format!(
+                                    "queue `{}`: backfill_depth `{value}`: expected a count",
+                                    queue.name
+                                ),
+                            )
+                        })?),
+                    )),
+                    "node_group_key" => {
+                        settings.push(setting("node_group_key", key_list(&a.values)))
+                    }
+                    "max_run" => {
+                        settings.push(setting("max_run", toml::Value::String(value.to_owned())))
+                    }
+                    key if key.starts_with("max_run_res.") => {
+                        settings.push(setting(key, toml::Value::String(value.to_owned())))
+                    }
+                    "enabled" | "started" => {}
+                    key => self.not_modelled(
+                        format!("queue {} {key} = {value}", queue.name),
+                        here.clone(),
+                        not_modelled_reason(key),
+                    ),
+                }
+            }
+            self.queues.push(SiteQueue {
+                name: queue.name.clone(),
+                settings,
+                origin: from,
+            });
+        }
+        Ok(())
+    }
+
+    /// A server or scheduler attribute.
+    fn pbs_attr(&mut self, path: &Path, a: &Attr, object: &str) -> Result<(), ImportError> {
+        let value = a.values.first().map_or("", String::as_str);
+        let here = origin(path, a.line);
+        let bool_of = |v: &str| {
+            boolean(v).ok_or_else(|| {
+                at(
+                    path,
+                    a.line,
+                    format!("{object} {} = `{v}`: expected True or False", a.key),
+                )
+            })
+        };
+        let count_of = |v: &str| {
+            v.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+                at(
+                    path,
+                    a.line,
+                    format!("{object} {} = `{v}`: expected a count", a.key),
+                )
+            })
+        };
+        let push = |site: &mut Site, key: &str, v: toml::Value| {
+            site.pbs.retain(|s| s.key != key);
+            site.pbs.push(Setting {
+                key: key.to_owned(),
+                value: v,
+                origin: here.clone(),
+            });
+        };
+        match a.key.as_str() {
+            "node_group_enable" | "do_not_span_psets" | "only_explicit_psets" => {
+                push(self, &a.key, toml::Value::Boolean(bool_of(value)?));
+            }
+            "node_group_key" => push(self, "node_group_key", key_list(&a.values)),
+            "backfill_depth" => push(
+                self,
+                "backfill_depth",
+                toml::Value::Integer(count_of(value)?),
+            ),
+            "scheduler_iteration" => push(
+                self,
+                "scheduler_iteration",
+                toml::Value::Integer(count_of(value)?),
+            ),
+            "job_sort_formula" => push(
+                self,
+                "job_sort_formula",
+                toml::Value::String(value.to_owned()),
+            ),
+            "job_sort_formula_threshold" => {
+                let f: f64 = value.parse().map_err(|_| {
+                    at(
+                        path,
+                        a.line,
+                        format!(
+                            "{object} job_sort_formula_threshold = `{value}`: expected a number"
+                        ),
+                    )
+                })?;
+                push(self, "job_sort_formula_threshold", toml::Value::Float(f));
+            }
+            "max_run" | "max_queued" => {
+                self.limits.retain(|s| s.key != a.key);
+                self.limits.push(Setting {
+                    key: a.key.clone(),
+                    value: toml::Value::String(value.to_owned()),
+                    origin: here,
+                });
+            }
+            key if key.starts_with("max_run_res.") || key.starts_with("max_queued_res.") => {
+                self.limits.retain(|s| s.key != key);
+                self.limits.push(Setting {
+                    key: key.to_owned(),
+                    value: toml::Value::String(value.to_owned()),
+                    origin: here,
+                });
+            }
+            "opt_backfill_fuzzy" if value.eq_ignore_ascii_case("off") => {
+                push(
+                    self,
+                    "opt_backfill_fuzzy",
+                    toml::Value::String("off".to_owned()),
+                );
+            }
+            // The scheduler's name and host, logs and switches that change no decision.
+            "sched_host" | "sched_port" | "sched_priv" | "sched_log" | "pbs_version" | "state"
+            | "scheduling" | "sched_cycle_length" | "log_events" => {}
+            key => self.not_modelled(
+                format!("{object} {key} = {value}"),
+                here,
+                not_modelled_reason(key),
+            ),
+        }
+        Ok(())
+    }
+
+    fn read_scheds(&mut self, path: &Path, scheds: &[Object]) -> Result<(), ImportError> {
+        for s in scheds {
+            if s.name != "default" {
+                self.not_modelled(
+                    format!("sched {}", s.name),
+                    origin(path, s.line),
+                    "multi-schedulers are not modelled yet: only the default scheduler's settings are imported",
+                );
+                continue;
+            }
+            for a in &s.attrs {
+                self.pbs_attr(path, a, "sched")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_sched_config(
+        &mut self,
+        path: &Path,
+        options: &[SchedOption],
+    ) -> Result<(), ImportError> {
+        // An option written for prime and non-prime time separately: the prime-time value,
+        // and a note when the two differ (placesim has no prime time).
+        let mut chosen: Vec<&SchedOption> = Vec::new();
+        for o in options {
+            if o.when == "none" {
+                self.not_modelled(
+                    format!("sched_config {}: {} none", o.name, o.value),
+                    origin(path, o.line),
+                    "an option set for neither prime nor non-prime time applies at no time",
+                );
+                continue;
+            }
+            // Options that take a list repeat their name, one value per line.
+            if matches!(o.name.as_str(), "job_sort_key" | "node_sort_key") {
+                if o.when != "non_prime" {
+                    chosen.push(o);
+                }
+                continue;
+            }
+            match chosen.iter().position(|c| c.name == o.name) {
+                Some(i) if o.when == "non_prime" && chosen[i].when != "non_prime" => {
+                    if chosen[i].value != o.value {
+                        self.not_modelled(
+                            format!("sched_config {}: {} non_prime", o.name, o.value),
+                            origin(path, o.line),
+                            "prime time is not modelled: the prime-time (or ALL) value is used",
+                        );
+                    }
+                }
+                Some(i) => chosen[i] = o,
+                None => chosen.push(o),
+            }
+        }
+        let mut job_sort_key = Vec::new();
+        let mut node_sort_key = Vec::new();
+        for o in chosen {
+            let here = origin(path, o.line);
+            let bool_of = |v: &str| {
+                boolean(v).ok_or_else(|| {
+                    at(
+                        path,
+                        o.line,
+                        format!("option `{}`: `{v}`: expected True or False", o.name),
+                    )
+                })
+            };
+            let value = match o.name.as_str() {
+                "strict_ordering" | "by_queue" | "round_robin" | "fair_share" => {
+                    Some(toml::Value::Boolean(bool_of(&o.value)?))
+                }
+                "job_sort_key" => {
+                    job_sort_key.push((o.value.clone(), here.clone()));
+                    None
+                }
+                "node_sort_key" => {
+                    node_sort_key.push((o.value.clone(), here.clone()));
+                    None
+                }
+                "fairshare_usage_res" | "fairshare_entity" | "fairshare_decay_time" => {
+                    if o.name == "fairshare_entity" {
+                        self.fairshare_entity.clone_from(&o.value);
+                    }
+                    Some(toml::Value::String(o.value.clone()))
+                }
+                "fairshare_decay_factor" => {
+                    Some(toml::Value::Float(o.value.parse().map_err(|_| {
+                        at(
+                            path,
+                            o.line,
+                            format!(
+                                "option `fairshare_decay_factor`: `{}`: expected a number",
+                                o.value
+                            ),
+                        )
+                    })?))
+                }
+                "unknown_shares" => Some(toml::Value::Integer(o.value.parse().map_err(|_| {
+                    at(
+                        path,
+                        o.line,
+                        format!(
+                            "option `unknown_shares`: `{}`: expected an integer",
+                            o.value
+                        ),
+                    )
+                })?)),
+                "resources" => {
+                    self.sched_resources = Some(
+                        o.value
+                            .split(',')
+                            .map(|s| s.trim().to_owned())
+                            .filter(|s| !s.is_empty())
+                            .collect(),
+                    );
+                    None
+                }
+                "backfill_prime"
+                | "prime_exempt_anytime_queues"
+                | "smp_cluster_dist"
+                | "preemptive_sched"
+                | "primetime_prefix"
+                | "nonprimetime_prefix"
+                | "dedicated_prefix"
+                | "log_filter"
+                | "provision_policy"
+                | "load_balancing"
+                | "help_starving_jobs"
+                | "max_starve"
+                | "preempt_queue_prio"
+                | "preempt_prio"
+                | "preempt_order"
+                | "preempt_sort"
+                | "server_dyn_res"
+                | "mom_resources"
+                | "sort_queues"
+                | "peer_queue"
+                | "half_life"
+                | "fairshare_enforce_no_shares"
+                | "resource_unset_infinite"
+                | "dont_preempt_starving"
+                | "enforce_no_shares" => {
+                    self.not_modelled(
+                        format!("sched_config {}: {}", o.name, o.value),
+                        here.clone(),
+                        not_modelled_reason(&o.name),
+                    );
+                    None
+                }
+                other => {
+                    self.not_modelled(
+                        format!("sched_config {other}: {}", o.value),
+                        here.clone(),
+                        "an option placesim does not know",
+                    );
+                    None
+                }
+            };
+            if let Some(v) = value {
+                self.pbs.retain(|s| s.key != o.name);
+                self.pbs.push(Setting {
+                    key: o.name.clone(),
+                    value: v,
+                    origin: here,
+                });
+            }
+        }
+        for (key, list) in [
+            ("job_sort_key", job_sort_key),
+            ("node_sort_key", node_sort_key),
+        ] {
+            if list.is_empty() {
+                continue;
+            }
+            let origins: Vec<String> = list.iter().map(|(_, o)| o.clone()).collect();
+            self.pbs.retain(|s| s.key != key);
+            self.pbs.push(Setting {
+                key: key.to_owned(),
+                value: toml::Value::Array(
+                    list.into_iter()
+                        .map(|(v, _)| toml::Value::String(v))
+                        .collect(),
+                ),
+                origin: origins.join(", "),
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether the scheduler matches `resource` in a chunk (`sched_config`'s `resources:`;
+    /// PBS always matches ncpus, mem, host and vnode, and every resource when the line is
+    /// absent... from a site without sched_config, placesim matches what it knows).
+    pub(crate) fn matches_in_chunks(&self, resource: &str) -> bool {
+        matches!(resource, "ncpus" | "mem" | "host" | "vnode")
+            || self
+                .sched_resources
+                .as_ref()
+                .is_none_or(|list| list.iter().any(|r| r == resource))
+    }
+
+    /// `scenario.toml`.
+    pub(crate) fn scenario_toml(&self, replay: &Replay) -> String {
+        let mut out = String::new();
+        let line = |out: &mut String, key: &str, value: &toml::Value, from: &str| {
+            let _ = writeln!(out, "{key} = {value}    # {from}");
+        };
+        let _ = writeln!(out, "# Written by `placesim import pbs` from:");
+        for s in &self.sources {
+            let _ = writeln!(out, "#   {}", s.display());
+        }
+        if let Some(first) = replay.accounting_files.first() {
+            let _ = writeln!(
+                out,
+                "#   {} accounting file(s), {} to {}",
+                replay.accounting_files.len(),
+                first.display(),
+                replay.accounting_files.last().unwrap_or(first).display()
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# Simulated time 0 is the epoch second {} (the first time the logs record).",
+            replay.t0
+        );
+        let _ = writeln!(
+            out,
+            "# Users and groups are numbered in ids.tsv; what really happened is in recorded.tsv."
+        );
+        let _ = writeln!(
+            out,
+            "# import-report.md lists every count and every setting not modelled.\n"
+        );
+        let _ = writeln!(out, "name = \"site\"\n\n[run]");
+        let _ = writeln!(
+            out,
+            "placement = \"pbs\"    # PBS's own placement: pools, placement sets, node_sort_key"
+        );
+        let _ = writeln!(
+            out,
+            "walltime = \"kill\"    # PBS kills a job at its walltime\n"
+        );
+        for r in &self.resources {
+            let _ = writeln!(out, "[[resource]]    # {}", r.origin);
+            let _ = writeln!(out, "name = {}", toml::Value::String(r.name.clone()));
+            let _ = writeln!(out, "type = \"{}\"", r.kind);
+            if r.consumable {
+                let _ = writeln!(out, "consumable = true");
+            }
+            out.push('\n');
+        }
+        for v in &self.vnodes {
+            let _ = writeln!(out, "[[vnode]]    # {}", v.origin);
+            let _ = writeln!(out, "name = {}", toml::Value::String(v.name.clone()));
+            let _ = writeln!(out, "host = {}", toml::Value::String(v.host.clone()));
+            let _ = writeln!(out, "ncpus = {}", v.ncpus);
+            if let Some(m) = &v.mem {
+                let _ = writeln!(out, "mem = {}", toml::Value::String(m.clone()));
+            }
+            if v.ngpus > 0 {
+                let _ = writeln!(out, "ngpus = {}", v.ngpus);
+            }
+            if let Some(q) = &v.queue {
+                let _ = writeln!(out, "queue = {}", toml::Value::String(q.clone()));
+            }
+            if let Some(p) = v.sort_priority {
+                let _ = writeln!(out, "sort_priority = {p}");
+            }
+            if !v.resources.is_empty() {
+                let table: toml::map::Map<String, toml::Value> =
+                    v.resources.iter().cloned().collect();
+                let _ = writeln!(out, "resources = {}", toml::Value::Table(table));
+            }
+            out.push('\n');
+        }
+        out.push_str("[pbs]\n");
+        for s in &self.pbs {
+            line(&mut out, &s.key, &s.value, &s.origin);
+        }
+        if let Some((path, _)) = &self.resource_group {
+            line(
+                &mut out,
+                "resource_group",
+                &toml::Value::String("resource_group".to_owned()),
+                &format!("{} (users and groups as numbers)", short(path)),
+            );
+        }
+        let mut res_limits: Vec<(&str, Vec<&Setting>)> = Vec::new();
+        for s in &self.limits {
+            match s.key.split_once('.') {
+                Some((table, _)) => match res_limits.iter_mut().find(|(t, _)| *t == table) {
+                    Some((_, v)) => v.push(s),
+                    None => res_limits.push((table, vec![s])),
+                },
+                None => line(
+                    &mut out,
+                    &s.key,
+                    &toml::Value::String(
+                        replay.numbered_limit(self, s.value.as_str().unwrap_or("")),
+                    ),
+                    &s.origin,
+                ),
+            }
+        }
+        for (table, settings) in res_limits {
+            let _ = writeln!(
+                out,
+                "# {}",
+                settings
+                    .iter()
+                    .map(|s| s.origin.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let entries: Vec<String> = settings
+                .iter()
+                .map(|s| {
+                    let res = s.key.split_once('.').map_or("", |(_, r)| r);
+                    format!(
+                        "{res} = {}",
+                        toml::Value::String(
+                            replay.numbered_limit(self, s.value.as_str().unwrap_or(""))
+                        )
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "{table} = {{ {} }}", entries.join(", "));
+        }
+        out.push('\n');
+        for q in self
+            .queues
+            .iter()
+            .filter(|q| {
+                replay.queue_used(&q.name)
+                    || self
+                        .vnodes
+                        .iter()
+                        .any(|v| v.queue.as_deref() == Some(&q.name))
+            })
+            .chain(replay.extra_queues.iter())
+        {
+            let _ = writeln!(out, "[[pbs.queue]]    # {}", q.origin);
+            let _ = writeln!(out, "name = {}", toml::Value::String(q.name.clone()));
+            for s in &q.settings {
+                if let Some((table, res)) = s.key.split_once('.') {
+                    let _ = writeln!(
+                        out,
+                        "{table} = {{ {res} = {} }}    # {}",
+                        toml::Value::String(
+                            replay.numbered_limit(self, s.value.as_str().unwrap_or(""))
+                        ),
+                        s.origin
+                    );
+                } else if s.key == "max_run" {
+                    line(
+                        &mut out,
+                        &s.key,
+                        &toml::Value::String(
+                            replay.numbered_limit(self, s.value.as_str().unwrap_or("")),
+                        ),
+                        &s.origin,
+                    );
+                } else {
+                    line(&mut out, &s.key, &s.value, &s.origin);
+                }
+            }
+            out.push('\n');
+        }
+        replay.write_workload_tables(&mut out);
+        out
+    }
+
+    /// The fairshare tree with the entities jobs are known by as numbers (`fairshare_entity`
+    /// euser or egroup), leaves only; `None` without a tree.
+    pub(crate) fn resource_group_text(&self, replay: &Replay) -> Option<String> {
+        let (_, text) = self.resource_group.as_ref()?;
+        let parents: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(2))
+            .collect();
+        let mut out = String::new();
+        for l in text.lines() {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let renamed = match words.first() {
+                Some(name) if !name.starts_with('#') && !parents.contains(name) => {
+                    match self.fairshare_entity.as_str() {
+                        "euser" => replay.user_number(name),
+                        "egroup" => replay.group_number(name),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            match renamed {
+                Some(n) => {
+                    let _ = writeln!(out, "{n}\t{}", words[1..].join("\t"));
+                }
+                None => {
+                    let _ = writeln!(out, "{l}");
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+/// A key list as qmgr gives it: values accumulated with `+=`, or comma-separated in one.
+fn key_list(values: &[String]) -> toml::Value {
+    toml::Value::Array(
+        values
+            .iter()
+            .flat_map(|v| v.split(','))
+            .map(|k| toml::Value::String(k.trim().to_owned()))
+            .collect(),
+    )
+}
+
+/// Why a setting placesim reads is not modelled.
+fn not_modelled_reason(key: &str) -> &'static str {
+    match key {
+        k if k.starts_with("resources_default") || k.starts_with("default_chunk") => {
+            "queue and server defaults are not applied yet: jobs keep the request their logs record, which PBS wrote after applying them"
+        }
+        k if k.starts_with("resources_max") || k.starts_with("resources_min") => {
+            "admission limits: the logs hold only jobs PBS admitted"
+        }
+        "default_queue" => "jobs are replayed in the queue they ran in",
+        "route_destinations" => "jobs are replayed in the queue they ran in",
+        "partition" => "scheduler partitions are not modelled yet",
+        "eligible_time_enable" => "placesim accrues eligible_time as if it were on",
+        k if k.starts_with("acl_") || k.ends_with("_enable") => {
+            "an access or feature switch that changes no placement or order placesim models"
+        }
+        "help_starving_jobs" | "max_starve" => "starving-job help is not modelled",
+        k if k.starts_with("preempt") || k == "dont_preempt_starving" => {
+            "preemption is not modelled"
+        }
+        "backfill_prime"
+        | "prime_exempt_anytime_queues"
+        | "primetime_prefix"
+        | "nonprimetime_prefix"
+        | "dedicated_prefix" => "prime time and dedicated time are not modelled",
+        "opt_backfill_fuzzy" => "only opt_backfill_fuzzy = off (exact top-job times) is modelled",
+        _ => "not modelled",
+    }
+}
+
+/// A size's bytes as the request language reads it.
+fn placesim_request_size(text: &str) -> Option<u64> {
+    placesim_request::parse_size(text)
+}

@@ -1,0 +1,777 @@
+//! The accounting logs turned into a replay: one job per real job, as SWF with the job's own
+//! request in a requests file, the jobs already running when the logs begin as `[[running]]`
+//! entries, and what really happened beside them (site-inputs.md §3.7 for every policy).
+
+use crate::files::at;
+use crate::settings::{Site, SiteQueue};
+use crate::{ImportError, ImportOptions};
+use placesim_workload::pbs_accounting::{AcctCounts, AcctRecord, assemble_jobs, parse_record};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Why a real job is not replayed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    /// Deleted (`D`) before it ever started: its withdrawal is not replayed yet.
+    DeletedWhileQueued,
+    /// Queued (or held) when the logs end, never started: no runtime to replay.
+    NeverStarted,
+    /// No `Resource_List.select` (an old-style `nodes=` request, not converted yet).
+    NoSelect,
+    /// Its select does not parse against the site's resources (`--skip-bad-records`).
+    BadSelect,
+    /// Its `exec_vnode` names a vnode the node list lacks, or does not parse
+    /// (`--skip-bad-records`).
+    BadExecVnode,
+    /// Its start or end is missing or out of order.
+    BadTimes,
+}
+
+impl SkipReason {
+    fn text(self) -> &'static str {
+        match self {
+            SkipReason::DeletedWhileQueued => {
+                "deleted before it started (a withdrawal is not replayed yet)"
+            }
+            SkipReason::NeverStarted => "never started in the logs (no runtime to replay)",
+            SkipReason::NoSelect => {
+                "no Resource_List.select (old-style nodes= requests are not converted yet)"
+            }
+            SkipReason::BadSelect => "its select does not fit the site's resources",
+            SkipReason::BadExecVnode => "its exec_vnode names a vnode the node list lacks",
+            SkipReason::BadTimes => "its start and end are missing or out of order",
+        }
+    }
+}
+
+/// Every count the import report gives.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ImportCounts {
+    /// The log's own counts: records by type and each quirk (`pbs_accounting`).
+    pub log: AcctCounts,
+    /// Lines skipped as malformed or of an unknown type (`--skip-bad-records`).
+    pub bad_lines: u64,
+    /// Jobs replayed from the trace.
+    pub replayed: u64,
+    /// Jobs running when the logs begin, replayed as `[[running]]` on their vnodes.
+    pub running_at_start: u64,
+    /// Jobs queued before the logs begin and started after: submitted at time 0.
+    pub queued_at_start: u64,
+    /// Started jobs without an end: replayed to their walltime (or to the logs' end).
+    pub unfinished_at_end: u64,
+    /// Jobs not replayed, by reason.
+    pub skipped: BTreeMap<SkipReason, u64>,
+    /// Chunk resources the scheduler does not match (`sched_config` `resources:`), taken
+    /// out of the selects that asked for them: jobs per resource.
+    pub resources_not_matched: BTreeMap<String, u64>,
+    /// Vnodes down or offline in the node list and kept out of service for the whole replay.
+    pub vnodes_out_of_service: u64,
+    /// Vnodes down or offline in the node list on which a recorded job ran: kept in service.
+    pub vnodes_out_of_service_but_used: u64,
+    /// Queues jobs ran in that the server's settings do not list.
+    pub queues_not_in_settings: u64,
+    /// Jobs per queue replayed.
+    pub jobs_per_queue: BTreeMap<String, u64>,
+}
+
+/// One job to replay.
+struct ReplayJob {
+    pbs_id: String,
+    user: usize,
+    group: usize,
+    project: Option<String>,
+    queue: String,
+    submit_s: u64,
+    ctime: i64,
+    first_start: i64,
+    start: i64,
+    end: Option<i64>,
+    runtime_s: u64,
+    walltime_s: Option<u64>,
+    ncpus: u64,
+    request: String,
+    exec_vnode: Option<String>,
+    running_at_start: bool,
+    exit_ok: bool,
+}
+
+/// The workload, written.
+pub(crate) struct Replay {
+    pub accounting_files: Vec<PathBuf>,
+    /// The epoch second that is simulated time 0.
+    pub t0: i64,
+    pub swf: String,
+    pub requests: String,
+    pub recorded: String,
+    pub counts: ImportCounts,
+    users: Vec<String>,
+    groups: Vec<String>,
+    queues_used: Vec<String>,
+    pub extra_queues: Vec<SiteQueue>,
+    running: Vec<String>,
+    outages: Vec<String>,
+}
+
+/// An interner: names numbered from 1 in order of first appearance.
+fn number(names: &mut Vec<String>, name: &str) -> usize {
+    match names.iter().position(|n| n == name) {
+        Some(i) => i + 1,
+        None => {
+            names.push(name.to_owned());
+            names.len()
+        }
+    }
+}
+
+/// The ncpus a select asks for (its first alternative): Σ count × ncpus, a chunk without
+/// `ncpus=` counting one, as PBS's default chunk gives it.
+fn select_ncpus(select: &str) -> u64 {
+    let first = select.split("||").next().unwrap_or(select);
+    first
+        .split('+')
+        .map(|chunk| {
+            let mut parts = chunk.split(':');
+            let head = parts.next().unwrap_or("");
+            let (count, rest): (u64, Vec<&str>) = match head.trim().parse::<u64>() {
+                Ok(n) => (n, parts.collect()),
+                Err(_) => (1, std::iter::once(head).chain(parts).collect()),
+            };
+            let ncpus = rest
+                .iter()
+                .find_map(|kv| kv.strip_prefix("ncpus="))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(1);
+            count.saturating_mul(ncpus)
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
+/// `select` without the chunk resources the scheduler does not match, and those removed.
+fn matched_select(site: &Site, select: &str) -> (String, Vec<String>) {
+    let mut removed = Vec::new();
+    let chunks: Vec<String> = select
+        .split('+')
+        .map(|chunk| {
+            chunk
+                .split(':')
+                .filter(|part| match part.split_once('=') {
+                    Some((res, _)) if !site.matches_in_chunks(res.trim()) => {
+                        if !removed.iter().any(|r| r == res.trim()) {
+                            removed.push(res.trim().to_owned());
+                        }
+                        false
+                    }
+                    _ => true,
+                })
+                .collect::<Vec<_>>()
+                .join(":")
+        })
+        .collect();
+    (chunks.join("+"), removed)
+}
+
+/// The vnode names of an `exec_vnode`: each `name:...` or bare `name`, inside parentheses.
+fn exec_vnode_names(exec_vnode: &str) -> Vec<&str> {
+    exec_vnode
+        .split('+')
+        .map(|part| part.trim().trim_start_matches('(').trim_end_matches(')'))
+        .map(|part| part.split(':').next().unwrap_or(part))
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+/// Every record type PBS writes (acct.h), for telling an unknown one.
+const RECORD_TYPES: &str = "QSsERDACTMazrucUYBFKkPpLe";
+
+/// Reads the logs and builds the replay.
+pub(crate) fn replay(
+    site: &Site,
+    files: &[PathBuf],
+    options: ImportOptions,
+) -> Result<Replay, ImportError> {
+    let mut counts = ImportCounts::default();
+    let mut records: Vec<AcctRecord> = Vec::new();
+    let mut where_: Vec<(usize, usize)> = Vec::new();
+    for (f, path) in files.iter().enumerate() {
+        let text = placesim_workload::read_text(path)?;
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let record = parse_record(line).map_err(|e| e.to_string()).and_then(|r| {
+                if RECORD_TYPES.contains(r.kind) {
+                    Ok(r)
+                } else {
+                    Err(format!(
+                        "column {}: unknown record type `{}`: expected one of {RECORD_TYPES}",
+                        r.stamp.chars().count() + 2,
+                        r.kind
+                    ))
+                }
+            });
+            match record {
+                Ok(r) => {
+                    records.push(r);
+                    where_.push((f, i + 1));
+                }
+                Err(_) if options.skip_bad_records => counts.bad_lines += 1,
+                Err(message) => return Err(at(path, i + 1, message)),
+            }
+        }
+    }
+    if records.is_empty() {
+        let path = files.first().map_or_else(PathBuf::new, Clone::clone);
+        return Err(at(
+            &path,
+            1,
+            "no accounting record found: expected `MM/DD/YYYY hh:mm:ss;<type>;<id>;<text>` lines",
+        ));
+    }
+    // The line of the last record giving each job its select, for messages.
+    let mut select_line: HashMap<&str, usize> = HashMap::new();
+    for (k, r) in records.iter().enumerate() {
+        if r.get("Resource_List.select").is_some() || r.get("exec_vnode").is_some() {
+            select_line.insert(r.id.as_str(), k);
+        }
+    }
+    // Time 0 and the end: the first and last times the records' own epoch fields give.
+    let event_time = |r: &AcctRecord| -> Option<i64> {
+        let key = match r.kind {
+            'Q' => "qtime",
+            'S' | 's' => "start",
+            'E' | 'R' => "end",
+            _ => return None,
+        };
+        r.get(key)
+            .or_else(|| r.get("ctime"))
+            .and_then(|v| v.parse().ok())
+    };
+    let t0 = records.iter().filter_map(event_time).min().unwrap_or(0);
+    let t1 = records.iter().filter_map(event_time).max().unwrap_or(t0);
+    let (jobs, log_counts) = assemble_jobs(&records);
+    counts.log = log_counts;
+    let vnode_names: HashMap<&str, usize> = site
+        .vnodes
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.name.as_str(), i))
+        .collect();
+    let mut used_vnodes = vec![false; site.vnodes.len()];
+    let mut users = Vec::new();
+    let mut groups = Vec::new();
+    let mut replayed: Vec<ReplayJob> = Vec::new();
+    let skip = |counts: &mut ImportCounts, reason| *counts.skipped.entry(reason).or_insert(0) += 1;
+    for job in &jobs {
+        let (path, line) = select_line
+            .get(job.id.as_str())
+            .map_or((files[0].as_path(), 0), |&k| {
+                (files[where_[k].0].as_path(), where_[k].1)
+            });
+        if job.deleted_while_queued {
+            skip(&mut counts, SkipReason::DeletedWhileQueued);
+            continue;
+        }
+        let (Some(first_start), Some(start)) = (job.first_start, job.last_start) else {
+            skip(&mut counts, SkipReason::NeverStarted);
+            continue;
+        };
+        let Some(select) = &job.select else {
+            skip(&mut counts, SkipReason::NoSelect);
+            continue;
+        };
+        let (select, removed) = matched_select(site, select);
+        for r in removed {
+            *counts.resources_not_matched.entry(r).or_insert(0) += 1;
+        }
+        let request = match &job.place {
+            Some(place) => format!("select={select} place={place}"),
+            None => format!("select={select}"),
+        };
+        if let Err(e) = placesim_request::parse_request(&request, &site.defs) {
+            if options.skip_bad_records {
+                skip(&mut counts, SkipReason::BadSelect);
+                continue;
+            }
+            return Err(bad_job(
+                path,
+                line,
+                &job.id,
+                &format!("request `{request}`: {e}"),
+            ));
+        }
+        if let Some(x) = &job.exec_vnode {
+            let missing = exec_vnode_names(x)
+                .into_iter()
+                .find(|n| !vnode_names.contains_key(n));
+            let unparsed = placesim_request::parse_exec_vnode(x, &site.defs).err();
+            if missing.is_some() || unparsed.is_some() {
+                if options.skip_bad_records {
+                    skip(&mut counts, SkipReason::BadExecVnode);
+                    continue;
+                }
+                let why = match (missing, unparsed) {
+                    (Some(n), _) => {
+                        format!("exec_vnode names vnode `{n}`, which the node list lacks")
+                    }
+                    (None, Some(e)) => format!("exec_vnode `{x}`: {e}"),
+                    (None, None) => String::new(),
+                };
+                return Err(bad_job(path, line, &job.id, &why));
+            }
+            for n in exec_vnode_names(x) {
+                if let Some(&i) = vnode_names.get(n) {
+                    used_vnodes[i] = true;
+                }
+            }
+        }
+        let (first_start, start) = (first_start as i64, start as i64);
+        let end = job.end.map(|e| e as i64);
+        if end.is_some_and(|e| e < start) || start < first_start {
+            skip(&mut counts, SkipReason::BadTimes);
+            continue;
+        }
+        let ctime = job.ctime as i64;
+        let running_at_start = first_start < t0;
+        let unfinished = end.is_none();
+        counts.unfinished_at_end += u64::from(unfinished);
+        let runtime_s = match end {
+            Some(e) => (e - start) as u64,
+            None => job.walltime_s.unwrap_or_else(|| (t1 - start).max(0) as u64),
+        };
+        if running_at_start && job.exec_vnode.is_none() {
+            skip(&mut counts, SkipReason::BadExecVnode);
+            continue;
+        }
+        counts.queued_at_start += u64::from(!running_at_start && ctime < t0);
+        replayed.push(ReplayJob {
+            pbs_id: job.id.clone(),
+            user: number(&mut users, &job.user),
+            group: number(&mut groups, &job.group),
+            project: job.project.clone().filter(|p| p != "_pbs_project_default"),
+            queue: job.queue.clone(),
+            submit_s: (ctime.max(t0) - t0) as u64,
+            ctime,
+            first_start,
+            start,
+            end,
+            runtime_s,
+            walltime_s: job.walltime_s,
+            ncpus: select_ncpus(&select).max(1),
+            request,
+            exec_vnode: job.exec_vnode.clone(),
+            running_at_start,
+            exit_ok: job.exit_status.is_none_or(|s| s == 0),
+        });
+    }
+    // Jobs in submission order (running ones first, at 0), numbered from 1 in that order.
+    replayed.sort_by_key(|j| (!j.running_at_start, j.submit_s, j.ctime));
+    let mut queues_used: Vec<String> = Vec::new();
+    let mut extra_queues = Vec::new();
+    for j in &replayed {
+        if !queues_used.contains(&j.queue) {
+            queues_used.push(j.queue.clone());
+            if !site.queues.iter().any(|q| q.name == j.queue) {
+                counts.queues_not_in_settings += 1;
+                extra_queues.push(SiteQueue {
+                    name: j.queue.clone(),
+                    settings: Vec::new(),
+                    origin: "a queue the logs name and the server's settings do not".to_owned(),
+                });
+            }
+        }
+        *counts.jobs_per_queue.entry(j.queue.clone()).or_insert(0) += 1;
+    }
+    let queue_number = |q: &str| {
+        site.queues
+            .iter()
+            .map(|q| &q.name)
+            .chain(extra_queues.iter().map(|q| &q.name))
+            .position(|n| n == q)
+            .map_or(-1, |i| i as i64 + 1)
+    };
+    let longest_walltime = replayed
+        .iter()
+        .filter_map(|j| j.walltime_s)
+        .max()
+        .unwrap_or(0);
+    let horizon = (t1 - t0).max(0) as u64 + longest_walltime + 1;
+    let mut swf = String::new();
+    let mut requests = String::from(
+        "# Each job's request as its accounting record gives it (qsub -P project -q queue).\n",
+    );
+    let mut recorded =
+        String::from("job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n");
+    let mut running = Vec::new();
+    let _ = writeln!(
+        swf,
+        "; Written by placesim import pbs: one line per replayed job; time 0 is epoch {t0}."
+    );
+    let _ = writeln!(
+        swf,
+        "; MaxProcs: {}",
+        site.vnodes.iter().map(|v| v.ncpus).sum::<u64>()
+    );
+    for (k, j) in replayed.iter().enumerate() {
+        let number = k + 1;
+        let rel = |t: i64| t - t0;
+        let _ = writeln!(
+            recorded,
+            "{number}\t{}\t{}\t{}\t{}\t{}\t{}",
+            j.pbs_id,
+            rel(j.ctime),
+            rel(j.first_start),
+            rel(j.start),
+            j.end.map_or_else(|| "-".to_owned(), |e| rel(e).to_string()),
+            j.exec_vnode.as_deref().unwrap_or("-")
+        );
+        if j.running_at_start {
+            counts.running_at_start += 1;
+            let end = (j.start + j.runtime_s as i64 - t0).max(1);
+            let estimated = j
+                .walltime_s
+                .map_or(end, |w| (j.start + w as i64 - t0).max(end));
+            let mut entry = String::new();
+            let _ = writeln!(
+                entry,
+                "[[running]]    # {} started at epoch {}, before the logs begin",
+                j.pbs_id, j.start
+            );
+            let _ = writeln!(entry, "id = {number}");
+            let _ = writeln!(
+                entry,
+                "exec_vnode = {}",
+                toml::Value::String(j.exec_vnode.clone().unwrap_or_default())
+            );
+            let _ = writeln!(entry, "end = {end}");
+            let _ = writeln!(entry, "estimated_end = {estimated}");
+            let _ = writeln!(entry, "user = {}", j.user);
+            let _ = writeln!(entry, "group = {}", j.group);
+            if let Some(p) = &j.project {
+                let _ = writeln!(entry, "project = {}", toml::Value::String(p.clone()));
+            }
+            let _ = writeln!(entry, "queue = {}", toml::Value::String(j.queue.clone()));
+            running.push(entry);
+            continue;
+        }
+        counts.replayed += 1;
+        let _ = writeln!(
+            swf,
+            "{number} {} {} {} {} -1 -1 {} {} -1 {} {} {} -1 {} -1 -1 -1",
+            j.submit_s,
+            (j.first_start - j.ctime.max(t0)).max(0),
+            j.runtime_s,
+            j.ncpus,
+            j.ncpus,
+            j.walltime_s.map_or(-1, |w| w as i64),
+            if j.exit_ok { 1 } else { 0 },
+            j.user,
+            j.group,
+            queue_number(&j.queue),
+        );
+        let mut line = format!("{number}");
+        if let Some(p) = &j.project {
+            let _ = write!(line, " -P {p}");
+        }
+        let _ = writeln!(requests, "{line} -q {} {}", j.queue, j.request);
+    }
+    // Vnodes out of service when the node list was taken: out for the whole replay, unless
+    // a recorded job ran on one (then its state changed within the period, and it is kept).
+    let mut outages = Vec::new();
+    for (i, v) in site.vnodes.iter().enumerate() {
+        let Some(state) = &v.out_of_service else {
+            continue;
+        };
+        if used_vnodes[i] {
+            counts.vnodes_out_of_service_but_used += 1;
+            continue;
+        }
+        counts.vnodes_out_of_service += 1;
+        outages.push(format!(
+            "[[failures.outage]]    # state = {state} in the node list\nvnode = {}\ndown = 0\nup = {horizon}\n",
+            toml::Value::String(v.name.clone())
+        ));
+    }
+    Ok(Replay {
+        accounting_files: files.to_vec(),
+        t0,
+        swf,
+        requests,
+        recorded,
+        counts,
+        users,
+        groups,
+        queues_used,
+        extra_queues,
+        running,
+        outages,
+    })
+}
+
+fn bad_job(path: &Path, line: usize, id: &str, why: &str) -> ImportError {
+    at(
+        path,
+        line,
+        format!("job {id}: {why} (--skip-bad-records skips and counts such jobs)"),
+    )
+}
+
+impl Replay {
+    pub(crate) fn queue_used(&self, name: &str) -> bool {
+        self.queues_used.iter().any(|q| q == name)
+    }
+
+    pub(crate) fn user_number(&self, name: &str) -> Option<usize> {
+        self.users.iter().position(|u| u == name).map(|i| i + 1)
+    }
+
+    pub(crate) fn group_number(&self, name: &str) -> Option<usize> {
+        self.groups.iter().position(|g| g == name).map(|i| i + 1)
+    }
+
+    /// A PBS limit (`[u:alice=4], [g:PBS_GENERIC=8]`) with user and group names as the
+    /// replay's numbers; a name no replayed job has stays (it limits no job).
+    pub(crate) fn numbered_limit(&self, _site: &Site, limit: &str) -> String {
+        limit
+            .split(',')
+            .map(|entry| {
+                let e = entry.trim();
+                let inner = e.trim_start_matches('[').trim_end_matches(']');
+                let Some((kind_name, value)) = inner.split_once('=') else {
+                    return e.to_owned();
+                };
+                let Some((kind, name)) = kind_name.split_once(':') else {
+                    return e.to_owned();
+                };
+                let number = match kind.trim() {
+                    _ if name.starts_with("PBS_") => None,
+                    "u" => self.user_number(name.trim()),
+                    "g" => self.group_number(name.trim()),
+                    _ => None,
+                };
+                match number {
+                    Some(n) => format!("[{}:{n}={}]", kind.trim(), value.trim()),
+                    None => e.to_owned(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The tables after the settings: `[[running]]`, outages, `[workload]`, `[metrics]`.
+    pub(crate) fn write_workload_tables(&self, out: &mut String) {
+        for r in &self.running {
+            out.push_str(r);
+            out.push('\n');
+        }
+        if !self.outages.is_empty() {
+            out.push_str("[failures]\non_failure = \"requeue\"\n\n");
+            for o in &self.outages {
+                out.push_str(o);
+                out.push('\n');
+            }
+        }
+        out.push_str("[workload]\ntrace = \"workload.swf\"    # the accounting logs' jobs\nrequests_file = \"requests.txt\"    # each job's select, place, queue and project\n\n");
+        out.push_str(
+            "[metrics]\nexec_vnode = true    # where each job ran, to compare with recorded.tsv\n",
+        );
+    }
+
+    /// `ids.tsv`: the numbers the replay gives users and groups.
+    pub(crate) fn ids_tsv(&self, _site: &Site) -> String {
+        let mut out = String::from("kind\tnumber\tname\n");
+        for (kind, names) in [("user", &self.users), ("group", &self.groups)] {
+            for (i, n) in names.iter().enumerate() {
+                let _ = writeln!(out, "{kind}\t{}\t{n}", i + 1);
+            }
+        }
+        out
+    }
+}
+
+impl Site {
+    /// The import report (Markdown).
+    pub(crate) fn report(&self, replay: &Replay) -> String {
+        let c = &replay.counts;
+        let mut out =
+            String::from("# Import report\n\n## Records\n\n| type | records |\n|---|---:|\n");
+        let mut kinds: Vec<(&char, &u64)> = c.log.records.iter().collect();
+        kinds.sort();
+        for (k, n) in kinds {
+            let _ = writeln!(out, "| {k} | {n} |");
+        }
+        let _ = writeln!(
+            out,
+            "\nMalformed or unknown lines skipped: {}.\n",
+            c.bad_lines
+        );
+        out.push_str("## Jobs\n\n| count | jobs |\n|---|---:|\n");
+        for (name, n) in [
+            ("replayed from the trace", c.replayed),
+            (
+                "running when the logs begin ([[running]])",
+                c.running_at_start,
+            ),
+            (
+                "queued before the logs begin (submitted at 0)",
+                c.queued_at_start,
+            ),
+            (
+                "unfinished when the logs end (run to their walltime)",
+                c.unfinished_at_end,
+            ),
+            (
+                "requeued (replayed from the first start, the last run's length)",
+                c.log.requeued,
+            ),
+            (
+                "deleted while running (real runs)",
+                c.log.deleted_while_running,
+            ),
+            ("routed (a second Q)", c.log.routed),
+            ("array subjobs (replayed as jobs)", c.log.array_subjobs),
+            ("array parents (not jobs)", c.log.array_parents),
+            (
+                "held or dependent (etime after ctime)",
+                c.log.held_or_dependent,
+            ),
+        ] {
+            let _ = writeln!(out, "| {name} | {n} |");
+        }
+        out.push_str("\n### Not replayed\n\n| reason | jobs |\n|---|---:|\n");
+        for (reason, n) in &c.skipped {
+            let _ = writeln!(out, "| {} | {n} |", reason.text());
+        }
+        if c.skipped.is_empty() {
+            out.push_str("| (none) | 0 |\n");
+        }
+        out.push_str("\n### Jobs per queue\n\n| queue | jobs |\n|---|---:|\n");
+        for (q, n) in &c.jobs_per_queue {
+            let _ = writeln!(out, "| {q} | {n} |");
+        }
+        if !c.resources_not_matched.is_empty() {
+            out.push_str("\n### Chunk resources the scheduler does not match\n\nTaken out of the selects (not on sched_config's `resources:` line, so PBS ignores them when placing):\n\n| resource | jobs |\n|---|---:|\n");
+            for (r, n) in &c.resources_not_matched {
+                let _ = writeln!(out, "| {r} | {n} |");
+            }
+        }
+        let _ = writeln!(
+            out,
+            "\n## Cluster\n\n{} vnodes on {} hosts, {} ncpus; {} resources defined. Down or offline in the node list: {} kept out of service for the whole replay, {} kept in service because recorded jobs ran on them.",
+            self.vnodes.len(),
+            {
+                let mut hosts: Vec<&str> = self.vnodes.iter().map(|v| v.host.as_str()).collect();
+                hosts.sort_unstable();
+                hosts.dedup();
+                hosts.len()
+            },
+            self.vnodes.iter().map(|v| v.ncpus).sum::<u64>(),
+            self.resources.len(),
+            c.vnodes_out_of_service,
+            c.vnodes_out_of_service_but_used
+        );
+        if !self.node_attrs_unused.is_empty() {
+            out.push_str("\nNode attributes not used: ");
+            let list: Vec<String> = self
+                .node_attrs_unused
+                .iter()
+                .map(|(k, n)| format!("{k} ({n})"))
+                .collect();
+            out.push_str(&list.join(", "));
+            out.push_str(".\n");
+        }
+        out.push_str("\n## Settings read\n\n| setting | value | from |\n|---|---|---|\n");
+        for s in &self.pbs {
+            let _ = writeln!(out, "| {} | `{}` | {} |", s.key, s.value, s.origin);
+        }
+        for s in &self.limits {
+            let _ = writeln!(out, "| {} | `{}` | {} |", s.key, s.value, s.origin);
+        }
+        for q in &self.queues {
+            for s in &q.settings {
+                let _ = writeln!(
+                    out,
+                    "| queue {} {} | `{}` | {} |",
+                    q.name, s.key, s.value, s.origin
+                );
+            }
+        }
+        if let Some(list) = &self.sched_resources {
+            let _ = writeln!(
+                out,
+                "| resources (matched in chunks) | `{}` | sched_config |",
+                list.join(", ")
+            );
+        }
+        out.push_str("\n## Settings not modelled\n\n| setting | from | why |\n|---|---|---|\n");
+        for (setting, from, why) in &self.not_modelled {
+            let _ = writeln!(out, "| {setting} | {from} | {why} |");
+        }
+        if self.not_modelled.is_empty() {
+            out.push_str("| (none) | | |\n");
+        }
+        if let Some(q) = replay.extra_queues.first() {
+            let _ = writeln!(
+                out,
+                "\n{} queue(s) the logs name are not in the server's settings (first: {}); they are written with no settings.",
+                replay.extra_queues.len(),
+                q.name
+            );
+        }
+        out.push_str("\n## Placement sets\n\n");
+        let keys: Vec<String> = self
+            .pbs
+            .iter()
+            .find(|s| s.key == "node_group_key")
+            .and_then(|s| s.value.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let enabled = self
+            .pbs
+            .iter()
+            .any(|s| s.key == "node_group_enable" && s.value.as_bool() == Some(true));
+        if keys.is_empty() || !enabled {
+            out.push_str(
+                "node_group_enable is off or no node_group_key is set: no server placement sets.\n",
+            );
+        }
+        for key in keys {
+            let mut sets: BTreeMap<String, (usize, u64)> = BTreeMap::new();
+            for v in &self.vnodes {
+                let values: Vec<String> =
+                    match v.resources.iter().find(|(n, _)| *n == key).map(|(_, x)| x) {
+                        Some(toml::Value::String(s)) => vec![s.clone()],
+                        Some(toml::Value::Array(a)) => a
+                            .iter()
+                            .filter_map(|x| x.as_str().map(str::to_owned))
+                            .collect(),
+                        _ => vec![String::new()],
+                    };
+                for value in values {
+                    let e = sets.entry(value).or_insert((0, 0));
+                    e.0 += 1;
+                    e.1 += v.ncpus;
+                }
+            }
+            let _ = writeln!(
+                out,
+                "Key `{key}`{}: {} sets\n\n| {key} | vnodes | ncpus |\n|---|---:|---:|",
+                if enabled { "" } else { " (not enabled)" },
+                sets.len()
+            );
+            for (value, (n, ncpus)) in sets {
+                let _ = writeln!(
+                    out,
+                    "| {} | {n} | {ncpus} |",
+                    if value.is_empty() { "(unset)" } else { &value }
+                );
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
