@@ -62,7 +62,8 @@ pub(crate) fn import_pbs_command(args: &ImportPbsArgs) -> anyhow::Result<()> {
     println!(
         "placesim: imported {} vnodes, {} jobs to replay and {} running at the start ({} not replayed, {} bad lines skipped) into {}",
         scenario.cluster.vnodes().len(),
-        workload.trace.workload.jobs().len(),
+        // The workload's jobs include those running at the start, its first ones.
+        workload.trace.workload.jobs().len() - scenario.running.len(),
         c.running_at_start,
         c.skipped.values().sum::<u64>(),
         c.bad_lines,

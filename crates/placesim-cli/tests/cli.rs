@@ -1799,3 +1799,61 @@ fn node_sort_key_on_unused_ncpus_sorts_inside_placement_sets() {
     );
     assert_eq!(execs(""), ["(n1:ncpus=1)", "(n1:ncpus=1)"]);
 }
+
+/// `placesim import pbs` on the import crate's fixture snapshot, then `placesim run` on what
+/// it wrote: the site's jobs replayed under its own settings (placement sets on `switch`,
+/// strict ordering, n2 first by its priority, n4 offline), each on the vnodes asserted.
+#[test]
+fn an_imported_pbs_site_runs_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let snap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../placesim-import/tests/data/snap");
+    let out = dir.path().join("site");
+    let o = placesim(&[
+        "import",
+        "pbs",
+        snap.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        format!(
+            "placesim: imported 4 vnodes, 7 jobs to replay and 1 running at the start (2 not replayed, 0 bad lines skipped) into {0}/scenario.toml\n\
+             Run it: placesim run --scenario {0}/scenario.toml; the import report: {0}/import-report.md\n",
+            out.display()
+        )
+    );
+    let results = dir.path().join("results");
+    let scenario = out.join("scenario.toml");
+    let o = placesim(&[
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--out",
+        results.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let placed: Vec<(u64, Option<u64>, String)> =
+        placesim_analysis::read_placements(&results.join("jobs.parquet"))
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.job_id, p.start_s, p.exec_vnode.unwrap_or_default()))
+            .collect();
+    // Job 1 (100.pbs) runs from 0 on its recorded vnode. Job 2 fits the smaller set, s2 (n4
+    // is out of service). Job 3 (scatter:excl) takes s1, n2 first by its priority, and holds
+    // it to 1,300, so jobs 4 to 6 wait for n3; job 8 finds s2 one ncpu short and takes n2.
+    assert_eq!(
+        placed,
+        [
+            (1, Some(0), "(n3:ncpus=2)".to_owned()),
+            (2, Some(0), "(n3:ncpus=2)".to_owned()),
+            (3, Some(100), "(n2:ncpus=4)+(n1:ncpus=4)".to_owned()),
+            (4, Some(600), "(n3:ncpus=1)".to_owned()),
+            (5, Some(1000), "(n3:ncpus=1)".to_owned()),
+            (6, Some(1100), "(n3:ncpus=1)".to_owned()),
+            (7, Some(3000), "(n3:ncpus=1)".to_owned()),
+            (8, Some(3300), "(n2:ncpus=2)".to_owned()),
+        ]
+    );
+}

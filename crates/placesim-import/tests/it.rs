@@ -1,0 +1,289 @@
+//! `import_pbs` on hand-written fixtures in PBS's own formats (tests/data/snap: a snapshot
+//! of four vnodes, two days of accounting logs with every quirk of site-inputs.md §3.7).
+
+use placesim_import::{ImportOptions, Imported, PbsInputs, SkipReason, import_pbs};
+use std::path::{Path, PathBuf};
+
+fn data(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(p)
+}
+
+fn snapshot() -> PbsInputs {
+    PbsInputs::from_snapshot(&data("snap")).expect("the fixture snapshot")
+}
+
+fn file<'a>(imported: &'a Imported, name: &str) -> &'a str {
+    &imported
+        .files
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no {name}"))
+        .1
+}
+
+#[test]
+fn a_snapshot_directory_is_found_file_by_file() {
+    let i = snapshot();
+    let names: Vec<String> = [
+        Some(&i.nodes),
+        i.server.as_ref(),
+        i.resources.as_ref(),
+        i.sched.as_ref(),
+        i.sched_config.as_ref(),
+    ]
+    .into_iter()
+    .map(|p| {
+        p.map(|p| p.strip_prefix(data("snap")).unwrap().display().to_string())
+            .unwrap_or_default()
+    })
+    .collect();
+    assert_eq!(
+        names,
+        [
+            "node/pbsnodes_va.out",
+            "server/qmgr_ps.out",
+            "server_priv/resourcedef",
+            "scheduler/qmgr_lsched.out",
+            "sched_priv/sched_config"
+        ]
+    );
+    assert_eq!(i.resource_group, None);
+    assert_eq!(i.accounting.len(), 2);
+    let e = PbsInputs::from_snapshot(&data("no-such-dir")).unwrap_err();
+    assert!(e.to_string().starts_with("the vnodes: none of "), "{e}");
+}
+
+#[test]
+fn every_quirk_of_the_logs_is_counted() {
+    let imported = import_pbs(&snapshot(), ImportOptions::default()).unwrap();
+    let c = &imported.counts;
+    let records: Vec<(char, u64)> = {
+        let mut r: Vec<(char, u64)> = c.log.records.iter().map(|(k, n)| (*k, *n)).collect();
+        r.sort();
+        r
+    };
+    assert_eq!(
+        records,
+        [('A', 1), ('D', 2), ('E', 8), ('Q', 9), ('R', 1), ('S', 8)]
+    );
+    assert_eq!(
+        (
+            c.replayed,
+            c.running_at_start,
+            c.queued_at_start,
+            c.unfinished_at_end
+        ),
+        (7, 1, 0, 1)
+    );
+    assert_eq!(
+        (
+            c.log.requeued,
+            c.log.deleted_while_running,
+            c.log.routed,
+            c.log.array_subjobs,
+            c.log.array_parents
+        ),
+        (1, 1, 1, 2, 1)
+    );
+    assert_eq!(
+        c.skipped.iter().map(|(r, n)| (*r, *n)).collect::<Vec<_>>(),
+        [
+            (SkipReason::DeletedWhileQueued, 1),
+            (SkipReason::NeverStarted, 1)
+        ]
+    );
+    assert_eq!(
+        c.resources_not_matched
+            .iter()
+            .map(|(r, n)| (r.as_str(), *n))
+            .collect::<Vec<_>>(),
+        [("ompthreads", 1)]
+    );
+    assert_eq!(
+        (c.vnodes_out_of_service, c.vnodes_out_of_service_but_used),
+        (1, 1)
+    );
+    assert_eq!(
+        c.jobs_per_queue
+            .iter()
+            .map(|(q, n)| (q.as_str(), *n))
+            .collect::<Vec<_>>(),
+        [("workq", 8)]
+    );
+    let report = file(&imported, "import-report.md");
+    assert!(
+        report.contains("| requeued (replayed from the first start, the last run's length) | 1 |")
+    );
+    assert!(
+        report.contains("| deleted before it started (a withdrawal is not replayed yet) | 1 |")
+    );
+    assert!(report.contains("| server resources_default.ncpus = 1 | qmgr_ps.out:27 | queue and server defaults are not applied yet"));
+    assert!(report.contains("| s1 | 2 | 8 |\n| s2 | 2 | 8 |"));
+}
+
+#[test]
+fn jobs_keep_their_own_requests_queues_users_and_times() {
+    let imported = import_pbs(&snapshot(), ImportOptions::default()).unwrap();
+    // Time 0 is 101's queueing (epoch 1767225600); 100 started before it and runs at 0.
+    assert_eq!(
+        file(&imported, "workload.swf"),
+        "; Written by placesim import pbs: one line per replayed job; time 0 is epoch 1767225600.\n\
+         ; MaxProcs: 16\n\
+         2 0 60 600 2 -1 -1 2 1200 -1 1 2 2 -1 1 -1 -1 -1\n\
+         3 100 600 1200 8 -1 -1 8 3600 -1 1 3 2 -1 1 -1 -1 -1\n\
+         4 300 100 600 1 -1 -1 1 900 -1 1 4 1 -1 1 -1 -1 -1\n\
+         5 1000 1 100 1 -1 -1 1 600 -1 1 2 2 -1 1 -1 -1 -1\n\
+         6 1000 1 100 1 -1 -1 1 600 -1 1 2 2 -1 1 -1 -1 -1\n\
+         7 3000 100 1800 1 -1 -1 1 1800 -1 1 3 2 -1 1 -1 -1 -1\n\
+         8 3300 100 100 2 -1 -1 2 3600 -1 0 4 1 -1 1 -1 -1 -1\n"
+    );
+    assert_eq!(
+        file(&imported, "requests.txt"),
+        "# Each job's request as its accounting record gives it (qsub -P project -q queue).\n\
+         2 -q workq select=1:ncpus=2 place=pack\n\
+         3 -P climate -q workq select=2:ncpus=4 place=scatter:excl\n\
+         4 -q workq select=1:ncpus=1 place=free\n\
+         5 -q workq select=1:ncpus=1 place=free\n\
+         6 -q workq select=1:ncpus=1 place=free\n\
+         7 -q workq select=1:ncpus=1 place=free\n\
+         8 -q workq select=1:ncpus=2 place=free\n"
+    );
+    let recorded = file(&imported, "recorded.tsv");
+    assert!(recorded.contains("\n4\t104.pbs\t300\t400\t2000\t2600\t(n3:ncpus=1)\n"));
+    assert!(recorded.contains("\n7\t106.pbs\t3000\t3100\t3100\t-\t(n1:ncpus=1)\n"));
+    assert_eq!(
+        file(&imported, "ids.tsv"),
+        "kind\tnumber\tname\nuser\t1\tdave\nuser\t2\talice\nuser\t3\tbob\nuser\t4\tcarol\ngroup\t1\tlab\ngroup\t2\tstaff\n"
+    );
+}
+
+#[test]
+fn the_scenario_says_where_each_setting_came_from() {
+    let imported = import_pbs(&snapshot(), ImportOptions::default()).unwrap();
+    let s = file(&imported, "scenario.toml");
+    for expected in [
+        "[[resource]]    # resourcedef:1\nname = \"switch\"\ntype = \"string\"\n",
+        "[[resource]]    # PBS built-in\nname = \"arch\"\ntype = \"string\"\n",
+        "[[vnode]]    # pbsnodes_va.out:19\nname = \"n2\"\nhost = \"h2\"\nncpus = 4\nmem = \"8gb\"\nsort_priority = 10\nresources = { arch = \"linux\", switch = \"s1\" }\n",
+        "node_group_enable = true    # qmgr_ps.out:30\nnode_group_key = [\"switch\"]    # qmgr_ps.out:31\n",
+        "strict_ordering = true    # sched_config:4\n",
+        "job_sort_key = [\"ncpus HIGH\"]    # sched_config:6\n",
+        // alice is user 2 in the replay.
+        "max_run = \"[u:PBS_GENERIC=10], [u:2=2]\"    # qmgr_ps.out:32\n",
+        "[[pbs.queue]]    # qmgr_ps.out:7\nname = \"workq\"\npriority = 10    # qmgr_ps.out:9\nmax_run = \"[u:PBS_GENERIC=4]\"    # qmgr_ps.out:10\n",
+        "[[running]]    # 100.pbs started at epoch 1767220000, before the logs begin\nid = 1\nexec_vnode = \"(n3:ncpus=2)\"\nend = 3600\nestimated_end = 8800\nuser = 1\ngroup = 1\nqueue = \"workq\"\n",
+        // n4 is offline and ran nothing: out until the logs end (3,600 s) plus the longest
+        // walltime (100.pbs, 4 h), and a second. n3 is down,offline but ran jobs: it stays.
+        "[[failures.outage]]    # state = offline in the node list\nvnode = \"n4\"\ndown = 0\nup = 18001\n",
+    ] {
+        assert!(s.contains(expected), "missing:\n{expected}\nin:\n{s}");
+    }
+    assert!(!s.contains("vnode = \"n3\"\ndown"));
+    assert!(!s.contains("routeq"), "a routing queue is not written");
+    assert!(!s.contains("fairshare_"), "fair_share is off");
+}
+
+#[test]
+fn the_json_node_list_gives_the_same_scenario_as_the_text() {
+    let text = import_pbs(&snapshot(), ImportOptions::default()).unwrap();
+    let json = import_pbs(
+        &PbsInputs {
+            nodes: data("pbsnodes.json"),
+            ..snapshot()
+        },
+        ImportOptions::default(),
+    )
+    .unwrap();
+    let strip = |s: &str| -> String {
+        s.lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("[[vnode]]"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        strip(file(&json, "scenario.toml")),
+        strip(file(&text, "scenario.toml"))
+    );
+}
+
+/// The snapshot with one more accounting file holding `lines`; the error or the import.
+fn with_log(lines: &str, skip_bad_records: bool) -> (PathBuf, Result<Imported, String>) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let extra = dir.path().join("20260103");
+    std::fs::write(&extra, lines).expect("the extra log");
+    let mut inputs = snapshot();
+    inputs.accounting.push(extra.clone());
+    let result = import_pbs(&inputs, ImportOptions { skip_bad_records }).map_err(|e| e.to_string());
+    (extra, result)
+}
+
+const GOOD_TEXT: &str = "user=erin group=lab project=_pbs_project_default jobname=z queue=workq ctime=1767229000 qtime=1767229000 etime=1767229000 start=1767229010";
+
+#[test]
+fn a_malformed_record_names_its_file_line_and_column() {
+    let (path, r) = with_log("01/01/2026 01:00:00;E;110.pbs\n", false);
+    assert_eq!(
+        r.unwrap_err(),
+        format!(
+            "{}:1: column 30: expected `MM/DD/YYYY hh:mm:ss;<type>;<id>;<text>`: fewer than four `;`-separated fields",
+            path.display()
+        )
+    );
+    let (path, r) = with_log(
+        &format!("\n01/01/2026 01:00:00;X;110.pbs;{GOOD_TEXT}\n"),
+        false,
+    );
+    assert_eq!(
+        r.unwrap_err(),
+        format!(
+            "{}:2: column 21: unknown record type `X`: expected one of QSsERDACTMazrucUYBFKkPpLe",
+            path.display()
+        )
+    );
+    let (_, r) = with_log(
+        &format!("01/01/2026 01:00:00;E;110.pbs\n01/01/2026 01:00:00;X;111.pbs;{GOOD_TEXT}\n"),
+        true,
+    );
+    assert_eq!(r.unwrap().counts.bad_lines, 2);
+}
+
+#[test]
+fn a_job_on_a_vnode_the_node_list_lacks_is_refused_or_counted() {
+    let line = format!(
+        "01/01/2026 01:00:00;S;110.pbs;{GOOD_TEXT} exec_host=h9/0 exec_vnode=(n9:ncpus=1) Resource_List.select=1:ncpus=1\n"
+    );
+    let (path, r) = with_log(&line, false);
+    assert_eq!(
+        r.unwrap_err(),
+        format!(
+            "{}:1: job 110.pbs: exec_vnode names vnode `n9`, which the node list lacks (--skip-bad-records skips and counts such jobs)",
+            path.display()
+        )
+    );
+    let (_, r) = with_log(&line, true);
+    let counts = r.unwrap().counts;
+    assert_eq!(counts.skipped.get(&SkipReason::BadExecVnode), Some(&1));
+    assert_eq!(counts.replayed, 7);
+}
+
+#[test]
+fn a_select_that_does_not_parse_is_refused_or_counted() {
+    let line = format!(
+        "01/01/2026 01:00:00;S;110.pbs;{GOOD_TEXT} exec_host=h1/0 exec_vnode=(n1:ncpus=1) Resource_List.select=1:ncpus=two\n"
+    );
+    let (path, r) = with_log(&line, false);
+    assert_eq!(
+        r.unwrap_err(),
+        format!(
+            "{}:1: job 110.pbs: request `select=1:ncpus=two`: column 16: resource `ncpus` needs an integer, found `two` (--skip-bad-records skips and counts such jobs)",
+            path.display()
+        )
+    );
+    let (_, r) = with_log(&line, true);
+    assert_eq!(
+        r.unwrap().counts.skipped.get(&SkipReason::BadSelect),
+        Some(&1)
+    );
+}
