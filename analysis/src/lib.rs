@@ -7,6 +7,7 @@
 
 mod compare;
 mod explain;
+mod export;
 mod html;
 pub mod picture;
 mod stats;
@@ -16,6 +17,7 @@ pub use compare::{
     Comparison, ConfigRow, METRICS, Metric, RunDir, SizeClassRow, compare, compare_over, discover,
 };
 pub use explain::explain;
+pub use export::pbs_accounting;
 pub use html::{render_html, render_terminal};
 pub use stats::{MeanCi, t_975};
 

@@ -37,6 +37,33 @@ pub enum Command {
     /// Turn a real site's own files into a scenario and its workload, ready to run.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Write a run in another tool's format.
+    #[command(subcommand)]
+    Export(ExportCommand),
+}
+
+/// `placesim export`: the formats.
+#[derive(Debug, Subcommand)]
+pub enum ExportCommand {
+    /// PBS accounting records (Q, S and E per job), readable by PBS's own tools and by
+    /// `placesim import pbs`.
+    PbsAccounting(ExportPbsArgs),
+}
+
+/// `placesim export pbs-accounting`.
+#[derive(Debug, Clone, Args)]
+pub struct ExportPbsArgs {
+    /// One run's directory (its jobs.parquet).
+    pub run: PathBuf,
+    /// The accounting file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The epoch second simulated time 0 stands for (line stamps are written in UTC).
+    #[arg(long, default_value_t = 1_767_225_600)]
+    pub epoch: u64,
+    /// The queue every job is recorded in.
+    #[arg(long, default_value = "workq")]
+    pub queue: String,
 }
 
 /// `placesim import`: the site kinds.

@@ -25,6 +25,14 @@ fn main() -> ExitCode {
         cli::Command::Sweep(args) => sweep::sweep_command(&args),
         cli::Command::Report(args) => report_command(&args),
         cli::Command::Import(cli::ImportCommand::Pbs(args)) => import::import_pbs_command(&args),
+        cli::Command::Export(cli::ExportCommand::PbsAccounting(args)) => {
+            placesim_analysis::pbs_accounting(&args.run, args.epoch, &args.queue)
+                .map_err(anyhow::Error::from)
+                .and_then(|text| {
+                    std::fs::write(&args.out, text)
+                        .map_err(|e| anyhow::anyhow!("writing {}: {e}", args.out.display()))
+                })
+        }
         cli::Command::Explain(args) => placesim_analysis::explain(&args.run, args.job)
             .map(|text| print!("{text}"))
             .map_err(Into::into),

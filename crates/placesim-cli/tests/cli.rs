@@ -1857,3 +1857,128 @@ fn an_imported_pbs_site_runs_as_written() {
         ]
     );
 }
+
+/// placesim's own run, exported as PBS accounting logs, imported with a node list and
+/// settings that say what the scenario said, and replayed: the same schedule, every job at
+/// the same start (less the first submission, the import's time 0) on the same vnodes.
+#[test]
+fn a_run_exported_as_accounting_logs_and_imported_replays_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    // Four switches of four 4-ncpu vnodes, placement sets on the switch, EASY, 1,500
+    // generated jobs, half the small ones packed; no runtime stretching on either side.
+    let mut scenario = String::from(
+        "[run]\nplacement = \"pbs\"\nseed = 3\n[[resource]]\nname = \"switch\"\ntype = \"string\"\n",
+    );
+    for s in ["a", "b", "c", "d"] {
+        scenario.push_str(&format!(
+            "[[class]]\nname = \"{s}\"\ncount = 4\nncpus = 4\nresources = {{ switch = \"s{s}\" }}\n"
+        ));
+    }
+    scenario.push_str(
+        "[pbs]\nnode_group_enable = true\nnode_group_key = [\"switch\"]\nstrict_ordering = true\nbackfill_depth = 1\n\
+         [runtime]\n[[runtime.class]]\nbeta = 0.0\n\
+         [workload.generator]\njobs = 1500\nload = 0.9\n\
+         [[workload.rule]]\nrequest = \"select={n}:ncpus=1 place=pack\"\nsize_max = 4\nfraction = 0.5\n\
+         [metrics]\nexec_vnode = true\n",
+    );
+    std::fs::write(path("original.toml"), scenario).unwrap();
+    let ok = |o: Output| assert!(o.status.success(), "{}", text(&o.stderr));
+    ok(placesim(&[
+        "run",
+        "--scenario",
+        &path("original.toml"),
+        "--out",
+        &path("a"),
+    ]));
+    ok(placesim(&[
+        "export",
+        "pbs-accounting",
+        &path("a"),
+        "--out",
+        &path("acct"),
+    ]));
+    // The same cluster and settings in PBS's own files.
+    let mut nodes = String::new();
+    for s in ["a", "b", "c", "d"] {
+        for i in 1..=4 {
+            nodes.push_str(&format!(
+                "{s}{i}\n     state = free\n     resources_available.ncpus = 4\n     resources_available.switch = s{s}\n\n"
+            ));
+        }
+    }
+    std::fs::write(path("nodes"), nodes).unwrap();
+    std::fs::write(path("resourcedef"), "switch type=string flag=h\n").unwrap();
+    std::fs::write(
+        path("qmgr"),
+        "create queue workq\nset queue workq queue_type = Execution\nset server node_group_enable = True\nset server node_group_key = switch\n",
+    )
+    .unwrap();
+    std::fs::write(path("sched_config"), "strict_ordering: True ALL\n").unwrap();
+    ok(placesim(&[
+        "import",
+        "pbs",
+        "--nodes",
+        &path("nodes"),
+        "--resources",
+        &path("resourcedef"),
+        "--server",
+        &path("qmgr"),
+        "--sched-config",
+        &path("sched_config"),
+        "--accounting",
+        &path("acct"),
+        "--out",
+        &path("site"),
+    ]));
+    ok(placesim(&[
+        "run",
+        "--scenario",
+        &path("site/scenario.toml"),
+        "--out",
+        &path("b"),
+    ]));
+    let read = |run: &str| {
+        placesim_analysis::read_placements(&dir.path().join(run).join("jobs.parquet")).unwrap()
+    };
+    let (a, b) = (read("a"), read("b"));
+    assert_eq!(a.len(), 1500);
+    assert_eq!(b.len(), 1500);
+    // recorded.tsv: the replay's job number, then `N.placesim` for the original job N.
+    let recorded = std::fs::read_to_string(path("site/recorded.tsv")).unwrap();
+    let original_of: std::collections::HashMap<u64, u64> = recorded
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].trim_end_matches(".placesim").parse().unwrap(),
+            )
+        })
+        .collect();
+    let by_id: std::collections::HashMap<u64, &placesim_analysis::JobPlacement> =
+        a.iter().map(|p| (p.job_id, p)).collect();
+    // The import's time 0 is the first submission (the exporter's epoch is 1767225600).
+    let first_submit: u64 = {
+        let jobs = std::fs::read_to_string(path("site/workload.swf")).unwrap();
+        let epoch = jobs.split("time 0 is epoch ").nth(1).unwrap();
+        epoch[..epoch.find('.').unwrap()].parse::<u64>().unwrap() - 1_767_225_600
+    };
+    assert_eq!(first_submit, 8);
+    let mut same_vnodes = 0;
+    for p in &b {
+        let original = by_id[&original_of[&p.job_id]];
+        assert_eq!(
+            p.start_s.map(|s| s + first_submit),
+            original.start_s,
+            "job {} (original {})",
+            p.job_id,
+            original.job_id
+        );
+        assert!(p.exec_vnode.is_some(), "job {} ran somewhere", p.job_id);
+        assert_eq!(p.exec_vnode, original.exec_vnode, "job {}", p.job_id);
+        same_vnodes += 1;
+    }
+    assert_eq!(same_vnodes, 1500);
+}
