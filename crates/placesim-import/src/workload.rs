@@ -26,6 +26,9 @@ pub enum SkipReason {
     BadExecVnode,
     /// Its start or end is missing or out of order.
     BadTimes,
+    /// Its recorded allocation would over-fill a vnode together with the jobs already
+    /// recorded on it (`--skip-bad-records`).
+    Overlapping,
 }
 
 impl SkipReason {
@@ -41,6 +44,9 @@ impl SkipReason {
             SkipReason::BadSelect => "its select does not fit the site's resources",
             SkipReason::BadExecVnode => "its exec_vnode names a vnode the node list lacks",
             SkipReason::BadTimes => "its start and end are missing or out of order",
+            SkipReason::Overlapping => {
+                "its recorded allocation over-fills a vnode with the jobs already on it"
+            }
         }
     }
 }
@@ -92,6 +98,10 @@ struct ReplayJob {
     ncpus: u64,
     request: String,
     exec_vnode: Option<String>,
+    /// The recorded allocation: vnode (by its index in the node list) and amounts.
+    held: Vec<(usize, Vec<u64>)>,
+    /// The accounting file and line that named it, for messages.
+    at: (usize, usize),
     running_at_start: bool,
     exit_ok: bool,
 }
@@ -300,11 +310,19 @@ pub(crate) fn replay(
                 &format!("request `{request}`: {e}"),
             ));
         }
+        let mut held = Vec::new();
         if let Some(x) = &job.exec_vnode {
             let missing = exec_vnode_names(x)
                 .into_iter()
                 .find(|n| !vnode_names.contains_key(n));
-            let unparsed = placesim_request::parse_exec_vnode(x, &site.defs).err();
+            let parsed = placesim_request::parse_exec_vnode(x, &site.defs);
+            if let Ok(parts) = &parsed {
+                held = parts
+                    .iter()
+                    .filter_map(|p| Some((*vnode_names.get(p.vnode.as_str())?, p.amounts.clone())))
+                    .collect();
+            }
+            let unparsed = parsed.err();
             if missing.is_some() || unparsed.is_some() {
                 if options.skip_bad_records {
                     skip(&mut counts, SkipReason::BadExecVnode);
@@ -360,10 +378,15 @@ pub(crate) fn replay(
             ncpus: select_ncpus(&select).max(1),
             request,
             exec_vnode: job.exec_vnode.clone(),
+            held,
+            at: select_line
+                .get(job.id.as_str())
+                .map_or((0, 0), |&k| where_[k]),
             running_at_start,
             exit_ok: job.exit_status.is_none_or(|s| s == 0),
         });
     }
+    overlaps(site, files, &mut replayed, t1, options, &mut counts)?;
     // Jobs in submission order (running ones first, at 0), numbered from 1 in that order.
     replayed.sort_by_key(|j| (!j.running_at_start, j.submit_s, j.ctime));
     let mut queues_used: Vec<String> = Vec::new();
@@ -506,6 +529,134 @@ pub(crate) fn replay(
         running,
         outages,
     })
+}
+
+/// Each vnode's capacity per consumable slot, as the scenario will give it.
+fn capacities(site: &Site) -> Vec<Vec<u64>> {
+    let n = site.defs.n_consumables();
+    site.vnodes
+        .iter()
+        .map(|v| {
+            let mut cap = vec![0u64; n];
+            cap[0] = v.ncpus;
+            cap[1] = v
+                .mem
+                .as_deref()
+                .and_then(placesim_request::parse_size)
+                .map_or(0, |b| b.div_ceil(1024));
+            cap[2] = v.ngpus;
+            for (name, value) in &v.resources {
+                let Some(slot) = site
+                    .defs
+                    .lookup(name)
+                    .and_then(|id| site.defs.consumable_idx(id))
+                else {
+                    continue;
+                };
+                cap[slot.index()] = match value {
+                    toml::Value::Integer(x) => u64::try_from(*x).unwrap_or(0),
+                    toml::Value::Float(x) => (x * 1000.0).round().max(0.0) as u64,
+                    toml::Value::String(s) => {
+                        placesim_request::parse_size(s).map_or(0, |b| b.div_ceil(1024))
+                    }
+                    _ => 0,
+                };
+            }
+            cap
+        })
+        .collect()
+}
+
+/// Recorded allocations hold no vnode beyond its capacity: each job's last run, from its
+/// start to its end (to the logs' end when it has none), releases before takes at one
+/// second. A job that would over-fill a vnode is an error naming it and a job already there,
+/// or with `--skip-bad-records` a counted skip (it holds nothing).
+fn overlaps(
+    site: &Site,
+    files: &[PathBuf],
+    replayed: &mut Vec<ReplayJob>,
+    t1: i64,
+    options: ImportOptions,
+    counts: &mut ImportCounts,
+) -> Result<(), ImportError> {
+    let cap = capacities(site);
+    let mut used: Vec<Vec<u64>> = cap.iter().map(|c| vec![0; c.len()]).collect();
+    let mut holders: Vec<Vec<usize>> = vec![Vec::new(); cap.len()];
+    // (time, 0 release | 1 take, job)
+    let mut events: Vec<(i64, u8, usize)> = Vec::with_capacity(2 * replayed.len());
+    for (j, job) in replayed.iter().enumerate() {
+        if job.held.is_empty() {
+            continue;
+        }
+        events.push((job.start, 1, j));
+        events.push((job.end.unwrap_or(t1).max(job.start), 0, j));
+    }
+    events.sort_unstable();
+    let mut skipped = vec![false; replayed.len()];
+    for (time, kind, j) in events {
+        if skipped[j] {
+            continue;
+        }
+        let job = &replayed[j];
+        if kind == 0 {
+            for (v, amounts) in &job.held {
+                for (u, a) in used[*v].iter_mut().zip(amounts) {
+                    *u -= a;
+                }
+                if let Some(p) = holders[*v].iter().position(|&h| h == j) {
+                    holders[*v].swap_remove(p);
+                }
+            }
+            continue;
+        }
+        let over = job.held.iter().find_map(|(v, amounts)| {
+            let slot = (0..amounts.len()).find(|&c| used[*v][c] + amounts[c] > cap[*v][c])?;
+            Some((*v, slot))
+        });
+        if let Some((v, slot)) = over {
+            if options.skip_bad_records {
+                skipped[j] = true;
+                *counts.skipped.entry(SkipReason::Overlapping).or_insert(0) += 1;
+                continue;
+            }
+            let name = &site.defs.def(site.defs.consumables()[slot]).name;
+            let amount: u64 = job
+                .held
+                .iter()
+                .filter(|(w, _)| *w == v)
+                .map(|(_, a)| a[slot])
+                .sum();
+            let others: Vec<&str> = holders[v]
+                .iter()
+                .map(|&h| replayed[h].pbs_id.as_str())
+                .collect();
+            let path = files.get(job.at.0).map_or_else(PathBuf::new, Clone::clone);
+            return Err(bad_job(
+                &path,
+                job.at.1,
+                &job.pbs_id,
+                &format!(
+                    "exec_vnode takes {name} {amount} of vnode `{}` at epoch {time}, where {} of {} are held by {} (overlapping recorded allocations)",
+                    site.vnodes[v].name,
+                    used[v][slot],
+                    cap[v][slot],
+                    others.join(", ")
+                ),
+            ));
+        }
+        for (v, amounts) in &job.held {
+            for (u, a) in used[*v].iter_mut().zip(amounts) {
+                *u += a;
+            }
+            holders[*v].push(j);
+        }
+    }
+    let mut k = 0;
+    replayed.retain(|_| {
+        k += 1;
+        !skipped[k - 1]
+    });
+    Ok(())
 }
 
 fn bad_job(path: &Path, line: usize, id: &str, why: &str) -> ImportError {

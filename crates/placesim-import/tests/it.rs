@@ -287,3 +287,24 @@ fn a_select_that_does_not_parse_is_refused_or_counted() {
         Some(&1)
     );
 }
+
+#[test]
+fn overlapping_recorded_allocations_are_refused_or_counted() {
+    // 101.pbs holds 2 of n1's 4 ncpus from 60 to 660 s; 110.pbs says it took all 4 at 100 s.
+    let line = format!(
+        "01/01/2026 00:01:40;S;110.pbs;{} start=1767225700 exec_host=h1/0*4 exec_vnode=(n1:ncpus=4) Resource_List.select=1:ncpus=4\n",
+        GOOD_TEXT.replace(" start=1767229010", "")
+    );
+    let (path, r) = with_log(&line, false);
+    assert_eq!(
+        r.unwrap_err(),
+        format!(
+            "{}:1: job 110.pbs: exec_vnode takes ncpus 4 of vnode `n1` at epoch 1767225700, where 2 of 4 are held by 101.pbs (overlapping recorded allocations) (--skip-bad-records skips and counts such jobs)",
+            path.display()
+        )
+    );
+    let (_, r) = with_log(&line, true);
+    let counts = r.unwrap().counts;
+    assert_eq!(counts.skipped.get(&SkipReason::Overlapping), Some(&1));
+    assert_eq!(counts.replayed, 7);
+}
