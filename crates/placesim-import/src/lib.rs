@@ -38,6 +38,9 @@ pub enum ImportError {
     /// A file is not valid UTF-8.
     #[error(transparent)]
     Text(#[from] placesim_workload::TextError),
+    /// An accounting file cannot be opened or decompressed.
+    #[error(transparent)]
+    Open(#[from] placesim_workload::SwfError),
     /// A line does not say what its format says it must.
     #[error("{}:{line}: {message}", path.display())]
     Parse {

@@ -5,7 +5,7 @@
 use crate::files::at;
 use crate::settings::{Site, SiteQueue};
 use crate::{ImportError, ImportOptions};
-use placesim_workload::pbs_accounting::{AcctCounts, AcctRecord, assemble_jobs, parse_record};
+use placesim_workload::pbs_accounting::{AcctCounts, AcctRecord, JobAssembler, parse_record};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -194,6 +194,20 @@ fn exec_vnode_names(exec_vnode: &str) -> Vec<&str> {
 /// Every record type PBS writes (acct.h), for telling an unknown one.
 const RECORD_TYPES: &str = "QSsERDACTMazrucUYBFKkPpLe";
 
+/// The time a record tells of: a `Q`'s `qtime`, an `S`'s `start`, an `E`'s or `R`'s `end`
+/// (each else its `ctime`).
+fn event_time(r: &AcctRecord) -> Option<i64> {
+    let key = match r.kind {
+        'Q' => "qtime",
+        'S' | 's' => "start",
+        'E' | 'R' => "end",
+        _ => return None,
+    };
+    r.get(key)
+        .or_else(|| r.get("ctime"))
+        .and_then(|v| v.parse().ok())
+}
+
 /// Reads the logs and builds the replay.
 pub(crate) fn replay(
     site: &Site,
@@ -201,65 +215,81 @@ pub(crate) fn replay(
     options: ImportOptions,
 ) -> Result<Replay, ImportError> {
     let mut counts = ImportCounts::default();
-    let mut records: Vec<AcctRecord> = Vec::new();
-    let mut where_: Vec<(usize, usize)> = Vec::new();
+    // Records are read one line at a time and folded into jobs at once: the import holds
+    // jobs, never the records (a million-record log in the memory of its jobs).
+    let mut assembler = JobAssembler::default();
+    // Per job (by its assembler index): the file and line of its last record naming its
+    // select or exec_vnode, for messages.
+    let mut job_at: Vec<(usize, usize)> = Vec::new();
+    let mut span: Option<(i64, i64)> = None;
+    let mut buf = Vec::new();
     for (f, path) in files.iter().enumerate() {
-        let text = placesim_workload::read_text(path)?;
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
+        let mut reader = placesim_workload::open(path)?;
+        let mut line_no = 0;
+        loop {
+            buf.clear();
+            let n =
+                std::io::BufRead::read_until(&mut reader, b'\n', &mut buf).map_err(|source| {
+                    ImportError::Io {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+            if n == 0 {
+                break;
             }
-            let record = parse_record(line).map_err(|e| e.to_string()).and_then(|r| {
-                if RECORD_TYPES.contains(r.kind) {
-                    Ok(r)
-                } else {
-                    Err(format!(
-                        "column {}: unknown record type `{}`: expected one of {RECORD_TYPES}",
-                        r.stamp.chars().count() + 2,
-                        r.kind
-                    ))
+            line_no += 1;
+            let record = std::str::from_utf8(&buf)
+                .map_err(|e| format!("column {}: not UTF-8", e.valid_up_to() + 1))
+                .map(|l| l.trim_end_matches(['\n', '\r']))
+                .and_then(|line| {
+                    if line.trim().is_empty() {
+                        return Ok(None);
+                    }
+                    let r = parse_record(line).map_err(|e| e.to_string())?;
+                    if RECORD_TYPES.contains(r.kind) {
+                        Ok(Some(r))
+                    } else {
+                        Err(format!(
+                            "column {}: unknown record type `{}`: expected one of {RECORD_TYPES}",
+                            r.stamp.chars().count() + 2,
+                            r.kind
+                        ))
+                    }
+                });
+            let r = match record {
+                Ok(Some(r)) => r,
+                Ok(None) => continue,
+                Err(_) if options.skip_bad_records => {
+                    counts.bad_lines += 1;
+                    continue;
                 }
-            });
-            match record {
-                Ok(r) => {
-                    records.push(r);
-                    where_.push((f, i + 1));
+                Err(message) => return Err(at(path, line_no, message)),
+            };
+            // Time 0 and the end: the first and last times the records' own epoch fields
+            // give.
+            if let Some(t) = event_time(&r) {
+                span = Some(span.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
+            }
+            if let Some(i) = assembler.push(&r) {
+                if i >= job_at.len() {
+                    job_at.resize(i + 1, (f, line_no));
                 }
-                Err(_) if options.skip_bad_records => counts.bad_lines += 1,
-                Err(message) => return Err(at(path, i + 1, message)),
+                if r.get("Resource_List.select").is_some() || r.get("exec_vnode").is_some() {
+                    job_at[i] = (f, line_no);
+                }
             }
         }
     }
-    if records.is_empty() {
+    let Some((t0, t1)) = span else {
         let path = files.first().map_or_else(PathBuf::new, Clone::clone);
         return Err(at(
             &path,
             1,
-            "no accounting record found: expected `MM/DD/YYYY hh:mm:ss;<type>;<id>;<text>` lines",
+            "no accounting record with a time found: expected `MM/DD/YYYY hh:mm:ss;<type>;<id>;<text>` lines",
         ));
-    }
-    // The line of the last record giving each job its select, for messages.
-    let mut select_line: HashMap<&str, usize> = HashMap::new();
-    for (k, r) in records.iter().enumerate() {
-        if r.get("Resource_List.select").is_some() || r.get("exec_vnode").is_some() {
-            select_line.insert(r.id.as_str(), k);
-        }
-    }
-    // Time 0 and the end: the first and last times the records' own epoch fields give.
-    let event_time = |r: &AcctRecord| -> Option<i64> {
-        let key = match r.kind {
-            'Q' => "qtime",
-            'S' | 's' => "start",
-            'E' | 'R' => "end",
-            _ => return None,
-        };
-        r.get(key)
-            .or_else(|| r.get("ctime"))
-            .and_then(|v| v.parse().ok())
     };
-    let t0 = records.iter().filter_map(event_time).min().unwrap_or(0);
-    let t1 = records.iter().filter_map(event_time).max().unwrap_or(t0);
-    let (jobs, log_counts) = assemble_jobs(&records);
+    let (jobs, log_counts) = assembler.finish();
     counts.log = log_counts;
     let vnode_names: HashMap<&str, usize> = site
         .vnodes
@@ -272,12 +302,9 @@ pub(crate) fn replay(
     let mut groups = Vec::new();
     let mut replayed: Vec<ReplayJob> = Vec::new();
     let skip = |counts: &mut ImportCounts, reason| *counts.skipped.entry(reason).or_insert(0) += 1;
-    for job in &jobs {
-        let (path, line) = select_line
-            .get(job.id.as_str())
-            .map_or((files[0].as_path(), 0), |&k| {
-                (files[where_[k].0].as_path(), where_[k].1)
-            });
+    for (index, job) in jobs.iter().enumerate() {
+        let at_line = job_at.get(index).copied().unwrap_or((0, 0));
+        let (path, line) = (files[at_line.0].as_path(), at_line.1);
         if job.deleted_while_queued {
             skip(&mut counts, SkipReason::DeletedWhileQueued);
             continue;
@@ -379,9 +406,7 @@ pub(crate) fn replay(
             request,
             exec_vnode: job.exec_vnode.clone(),
             held,
-            at: select_line
-                .get(job.id.as_str())
-                .map_or((0, 0), |&k| where_[k]),
+            at: at_line,
             running_at_start,
             exit_ok: job.exit_status.is_none_or(|s| s == 0),
         });

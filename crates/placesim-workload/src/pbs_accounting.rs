@@ -214,29 +214,53 @@ fn duration_s(text: &str) -> Option<u64> {
 /// Assembles jobs from `records`, in file order: one job per job id, array parents set
 /// aside (their subjobs are the jobs), each quirk counted.
 pub fn assemble_jobs(records: &[AcctRecord]) -> (Vec<AcctJob>, AcctCounts) {
-    let mut counts = AcctCounts::default();
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut jobs: Vec<AcctJob> = Vec::new();
-    let mut queued_seen: Vec<u32> = Vec::new();
-    let mut first_kind: Vec<char> = Vec::new();
+    let mut assembler = JobAssembler::default();
     for r in records {
-        *counts.records.entry(r.kind).or_insert(0) += 1;
+        assembler.push(r);
+    }
+    assembler.finish()
+}
+
+/// [`assemble_jobs`] one record at a time, so that a reader keeps jobs, not records: a
+/// million-record log is read in the memory of its jobs.
+#[derive(Debug, Default)]
+pub struct JobAssembler {
+    counts: AcctCounts,
+    index: HashMap<String, usize>,
+    jobs: Vec<AcctJob>,
+    queued_seen: Vec<u32>,
+    first_kind: Vec<char>,
+    parents: std::collections::HashSet<String>,
+}
+
+impl JobAssembler {
+    /// Takes the next record in file order; the index of the job it belongs to (in the
+    /// order [`JobAssembler::finish`] returns them), if it belongs to one.
+    pub fn push(&mut self, r: &AcctRecord) -> Option<usize> {
+        *self.counts.records.entry(r.kind).or_insert(0) += 1;
         if !matches!(r.kind, 'Q' | 'S' | 'E' | 'R' | 'D') {
-            continue;
+            return None;
         }
         if r.id.contains("[]") {
-            continue;
+            if !self.parents.contains(r.id.as_str()) {
+                self.parents.insert(r.id.clone());
+            }
+            return None;
         }
-        let i = *index.entry(r.id.as_str()).or_insert_with(|| {
-            jobs.push(AcctJob {
-                id: r.id.clone(),
-                ..AcctJob::default()
-            });
-            queued_seen.push(0);
-            first_kind.push(r.kind);
-            jobs.len() - 1
-        });
-        let job = &mut jobs[i];
+        let i = match self.index.get(r.id.as_str()) {
+            Some(&i) => i,
+            None => {
+                self.jobs.push(AcctJob {
+                    id: r.id.clone(),
+                    ..AcctJob::default()
+                });
+                self.queued_seen.push(0);
+                self.first_kind.push(r.kind);
+                self.index.insert(r.id.clone(), self.jobs.len() - 1);
+                self.jobs.len() - 1
+            }
+        };
+        let job = &mut self.jobs[i];
         let num = |key: &str| r.get(key).and_then(|v| v.parse::<u64>().ok());
         if r.kind != 'D' {
             if let Some(u) = r.get("user") {
@@ -271,7 +295,7 @@ pub fn assemble_jobs(records: &[AcctRecord]) -> (Vec<AcctJob>, AcctCounts) {
             }
         }
         match r.kind {
-            'Q' => queued_seen[i] += 1,
+            'Q' => self.queued_seen[i] += 1,
             'S' => {
                 if let Some(s) = num("start") {
                     job.first_start.get_or_insert(s);
@@ -302,31 +326,28 @@ pub fn assemble_jobs(records: &[AcctRecord]) -> (Vec<AcctJob>, AcctCounts) {
             }
             _ => {}
         }
+        Some(i)
     }
-    for (i, job) in jobs.iter().enumerate() {
-        counts.requeued += u64::from(job.requeues > 0);
-        counts.routed += u64::from(queued_seen[i] > 1);
-        counts.array_subjobs += u64::from(job.id.contains('['));
-        counts.held_or_dependent += u64::from(job.etime.is_some_and(|e| e > job.ctime));
-        counts.deleted_while_queued += u64::from(job.deleted_while_queued);
-        counts.deleted_while_running += u64::from(job.deleted_while_running);
-        counts.unfinished += u64::from(job.first_start.is_some() && job.end.is_none());
-        // A subjob has no Q of its own: its parent's tells its arrival.
-        let is_subjob = job.id.contains('[');
-        counts.started_before_logs +=
-            u64::from(!is_subjob && matches!(first_kind[i], 'S' | 'E' | 'R'));
+
+    /// The jobs, in order of their first record, and the counts.
+    pub fn finish(self) -> (Vec<AcctJob>, AcctCounts) {
+        let mut counts = self.counts;
+        for (i, job) in self.jobs.iter().enumerate() {
+            counts.requeued += u64::from(job.requeues > 0);
+            counts.routed += u64::from(self.queued_seen[i] > 1);
+            counts.array_subjobs += u64::from(job.id.contains('['));
+            counts.held_or_dependent += u64::from(job.etime.is_some_and(|e| e > job.ctime));
+            counts.deleted_while_queued += u64::from(job.deleted_while_queued);
+            counts.deleted_while_running += u64::from(job.deleted_while_running);
+            counts.unfinished += u64::from(job.first_start.is_some() && job.end.is_none());
+            // A subjob has no Q of its own: its parent's tells its arrival.
+            let is_subjob = job.id.contains('[');
+            counts.started_before_logs +=
+                u64::from(!is_subjob && matches!(self.first_kind[i], 'S' | 'E' | 'R'));
+        }
+        counts.array_parents = self.parents.len() as u64;
+        (self.jobs, counts)
     }
-    counts.array_parents = {
-        let mut parents: Vec<&str> = records
-            .iter()
-            .filter(|r| r.id.contains("[]"))
-            .map(|r| r.id.as_str())
-            .collect();
-        parents.sort_unstable();
-        parents.dedup();
-        parents.len() as u64
-    };
-    (jobs, counts)
 }
 
 #[cfg(test)]
