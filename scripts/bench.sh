@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Replays whole traces under FCFS and EASY and prints, per run, the whole-process wall time
 # (the median of BENCH_RUNS runs, default 11: run-to-run noise here is a few ms), jobs/s over
-# that time, peak resident memory, and peak memory per job above a one-job baseline run. Builds with the bench-release profile (fat LTO, one codegen unit:
-# about 10% faster than release), or the profile named by BENCH_PROFILE.
+# that time, peak resident memory, and peak memory per job above a one-job baseline run. Builds with the bench-release profile (the release profile:
+# fat LTO, one codegen unit), or the profile named by BENCH_PROFILE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
