@@ -205,7 +205,31 @@ pub(crate) fn execute_reported(
             summary.jobs_rejected
         );
     }
+    if let Some(f) = &summary.fidelity {
+        eprintln!("placesim: against the record: {}", fidelity_text(f));
+    }
     Ok(summary)
+}
+
+/// How close the run came to what really happened, in one line.
+fn fidelity_text(f: &placesim_metrics::Fidelity) -> String {
+    let seconds = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |v| format!("{v:.0}"));
+    let share =
+        |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |v| format!("{:.1} %", 100.0 * v));
+    format!(
+        "{} jobs compared ({} not); start error median {} s (10th to 90th percentile {} to {} s), mean |error| {} s; 2-week moving-average wait error {}; same vnodes {}, same set {} ({} recorded spanning)",
+        f.jobs_compared,
+        f.jobs_not_compared,
+        seconds(f.start_error_p50_s),
+        seconds(f.start_error_p10_s),
+        seconds(f.start_error_p90_s),
+        seconds(f.start_error_mean_abs_s),
+        f.wait_mape_2w
+            .map_or_else(|| "-".to_owned(), |v| format!("{v:.1} %")),
+        share(f.placement_same_vnodes),
+        share(f.placement_same_set),
+        f.placement_recorded_spanning,
+    )
 }
 
 /// The table row of a summary held in memory (the same figures summary.parquet holds).

@@ -1834,6 +1834,17 @@ fn an_imported_pbs_site_runs_as_written() {
         results.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // Against recorded.tsv: start errors (simulated − recorded) −60, −600, +200, −1, +99,
+    // −100, −100; nearest ranks ceil(q·7): −600, −60, 200; mean |error| 1160 / 7. Waits
+    // 400 / 7 s simulated against 962 / 7 recorded (one window, under two weeks): 58.4 %.
+    // Jobs 2 and 7 really ran on n1 (s1), here on n3 (s2): 5 of 7 on the same vnodes and set.
+    assert!(
+        text(&o.stderr).contains(
+            "placesim: against the record: 7 jobs compared (0 not); start error median -60 s (10th to 90th percentile -600 to 200 s), mean |error| 166 s; 2-week moving-average wait error 58.4 %; same vnodes 71.4 %, same set 71.4 % (0 recorded spanning)\n"
+        ),
+        "{}",
+        text(&o.stderr)
+    );
     let placed: Vec<(u64, Option<u64>, String)> =
         placesim_analysis::read_placements(&results.join("jobs.parquet"))
             .unwrap()
@@ -1931,13 +1942,20 @@ fn a_run_exported_as_accounting_logs_and_imported_replays_itself() {
         "--out",
         &path("site"),
     ]));
-    ok(placesim(&[
+    let replay = placesim(&[
         "run",
         "--scenario",
         &path("site/scenario.toml"),
         "--out",
         &path("b"),
-    ]));
+    ]);
+    assert!(
+        text(&replay.stderr).contains(
+            "against the record: 1500 jobs compared (0 not); start error median 0 s (10th to 90th percentile 0 to 0 s), mean |error| 0 s; 2-week moving-average wait error 0.0 %; same vnodes 100.0 %, same set 100.0 % ("
+        ),
+        "{}",
+        text(&replay.stderr)
+    );
     let read = |run: &str| {
         placesim_analysis::read_placements(&dir.path().join(run).join("jobs.parquet")).unwrap()
     };

@@ -748,7 +748,7 @@ impl Replay {
             }
         }
         out.push_str("[runtime]    # the logs' runtimes are what the jobs took where they ran: replayed as they are\n[[runtime.class]]\nbeta = 0.0    # no job is stretched for spanning sets (a what-if may model it)\n\n");
-        out.push_str("[workload]\ntrace = \"workload.swf\"    # the accounting logs' jobs\nrequests_file = \"requests.txt\"    # each job's select, place, queue and project\n\n");
+        out.push_str("[workload]\ntrace = \"workload.swf\"    # the accounting logs' jobs\nrequests_file = \"requests.txt\"    # each job's select, place, queue and project\nrecorded = \"recorded.tsv\"    # what really happened: each run is measured against it\n\n");
         out.push_str(
             "[metrics]\nexec_vnode = true    # where each job ran, to compare with recorded.tsv\n",
         );

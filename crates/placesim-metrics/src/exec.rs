@@ -45,6 +45,13 @@ pub(crate) struct Run {
     amounts: u32,
 }
 
+impl Run {
+    /// The vnodes of the run.
+    pub(crate) fn vnodes(&self) -> impl Iterator<Item = VnodeId> + use<> {
+        (self.first..self.first + self.count).map(VnodeId)
+    }
+}
+
 /// An allocation as runs.
 pub(crate) type Runs = Box<[Run]>;
 

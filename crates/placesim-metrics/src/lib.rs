@@ -5,12 +5,14 @@
 //! Every column, with its unit and formula, is documented in `docs/output-schema.md`.
 
 mod exec;
+mod fidelity;
 mod occupancy;
 pub mod schema;
 mod sink;
 mod summary;
 mod write;
 
+pub use fidelity::{Fidelity, Recorded, fidelity};
 pub use occupancy::{MAX_SAMPLES, OccupancyConfig, OccupancyStats, TooManySamples};
 pub use sink::JobSink;
 pub use summary::{

@@ -78,6 +78,8 @@ pub enum Cell<'a> {
     F64(f64),
     /// A mean over a time that may be empty, or a wall-clock figure that may be unmeasured.
     NullableF64(Option<f64>),
+    /// A count that only some runs have (null for the others).
+    NullableU64(Option<u64>),
     /// A name.
     Str(&'a str),
 }
@@ -89,6 +91,7 @@ impl Cell<'_> {
             Cell::U64(x) => Column::new(name.into(), [x]),
             Cell::F64(x) => Column::new(name.into(), [x]),
             Cell::NullableF64(x) => Column::new(name.into(), [x]),
+            Cell::NullableU64(x) => Column::new(name.into(), [x]),
             Cell::Str(x) => Column::new(name.into(), [x]),
         }
     }
@@ -1202,6 +1205,116 @@ pub mod summary {
         },
         value: |s| Cell::NullableF64(s.events_per_second()),
     };
+    /// The `fidelity_jobs` column.
+    pub const FIDELITY_JOBS: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "fidelity_jobs",
+            dtype: "u64, nullable",
+            unit: "",
+            meaning: "recorded jobs that started in the run too (jobs running at time 0 left out); null without a recorded file (`[workload] recorded`, written by `placesim import pbs`)",
+        },
+        value: |s| Cell::NullableU64(s.fidelity.as_ref().map(|f| f.jobs_compared)),
+    };
+    /// The `fidelity_jobs_not_compared` column.
+    pub const FIDELITY_JOBS_NOT_COMPARED: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "fidelity_jobs_not_compared",
+            dtype: "u64, nullable",
+            unit: "",
+            meaning: "jobs of the run or of the record not compared: never started in the run, or missing from the other side",
+        },
+        value: |s| Cell::NullableU64(s.fidelity.as_ref().map(|f| f.jobs_not_compared)),
+    };
+    /// The `start_error_p10_s` column.
+    pub const START_ERROR_P10_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "start_error_p10_s",
+            dtype: "f64, nullable",
+            unit: "s",
+            meaning: "10th percentile (nearest rank, as `wait_p95_s`) of simulated start − recorded start over the compared jobs",
+        },
+        value: |s| Cell::NullableF64(s.fidelity.as_ref().and_then(|f| f.start_error_p10_s)),
+    };
+    /// The `start_error_p50_s` column.
+    pub const START_ERROR_P50_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "start_error_p50_s",
+            dtype: "f64, nullable",
+            unit: "s",
+            meaning: "median (nearest rank) of simulated start − recorded start",
+        },
+        value: |s| Cell::NullableF64(s.fidelity.as_ref().and_then(|f| f.start_error_p50_s)),
+    };
+    /// The `start_error_p90_s` column.
+    pub const START_ERROR_P90_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "start_error_p90_s",
+            dtype: "f64, nullable",
+            unit: "s",
+            meaning: "90th percentile (nearest rank) of simulated start − recorded start",
+        },
+        value: |s| Cell::NullableF64(s.fidelity.as_ref().and_then(|f| f.start_error_p90_s)),
+    };
+    /// The `start_error_mean_abs_s` column.
+    pub const START_ERROR_MEAN_ABS_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "start_error_mean_abs_s",
+            dtype: "f64, nullable",
+            unit: "s",
+            meaning: "mean of |simulated start − recorded start|",
+        },
+        value: |s| Cell::NullableF64(s.fidelity.as_ref().and_then(|f| f.start_error_mean_abs_s)),
+    };
+    /// The `wait_error_mean_s` column.
+    pub const WAIT_ERROR_MEAN_S: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "wait_error_mean_s",
+            dtype: "f64, nullable",
+            unit: "s",
+            meaning: "mean of simulated wait − recorded wait (recorded wait from the replay's submission: a job queued before time 0 is submitted at 0)",
+        },
+        value: |s| Cell::NullableF64(s.fidelity.as_ref().and_then(|f| f.wait_error_mean_s)),
+    };
+    /// The `wait_mape_2w` column.
+    pub const WAIT_MAPE_2W: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "wait_mape_2w",
+            dtype: "f64, nullable",
+            unit: "%",
+            meaning: "mean absolute percentage error of the two-week moving-average wait: for each hour from a week after the first submission to a week before the last, the mean wait of the compared jobs submitted within a week either side, |simulated − recorded| / recorded, hours with a recorded mean of 0 left out; under two weeks, one window of every job (FastSim's measure, site-inputs.md §10)",
+        },
+        value: |s| Cell::NullableF64(s.fidelity.as_ref().and_then(|f| f.wait_mape_2w)),
+    };
+    /// The `placement_same_vnodes` column.
+    pub const PLACEMENT_SAME_VNODES: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "placement_same_vnodes",
+            dtype: "f64, nullable",
+            unit: "fraction",
+            meaning: "share of compared jobs with recorded vnodes that the run placed on exactly those vnodes (needs `exec_vnode` kept)",
+        },
+        value: |s| Cell::NullableF64(s.fidelity.as_ref().and_then(|f| f.placement_same_vnodes)),
+    };
+    /// The `placement_same_set` column.
+    pub const PLACEMENT_SAME_SET: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "placement_same_set",
+            dtype: "f64, nullable",
+            unit: "fraction",
+            meaning: "share of compared jobs recorded inside one set of the topology key (the key `sets_spanned` counts) that the run placed inside that same set",
+        },
+        value: |s| Cell::NullableF64(s.fidelity.as_ref().and_then(|f| f.placement_same_set)),
+    };
+    /// The `placement_recorded_spanning` column.
+    pub const PLACEMENT_RECORDED_SPANNING: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "placement_recorded_spanning",
+            dtype: "u64, nullable",
+            unit: "",
+            meaning: "compared jobs whose recorded vnodes span sets of the topology key, left out of `placement_same_set`",
+        },
+        value: |s| Cell::NullableU64(s.fidelity.as_ref().map(|f| f.placement_recorded_spanning)),
+    };
 
     /// Every column, in file order.
     pub const ALL: &[SummaryColumn] = &[
@@ -1264,6 +1377,17 @@ pub mod summary {
         PASSES,
         WALL_SECONDS,
         EVENTS_PER_SECOND,
+        FIDELITY_JOBS,
+        FIDELITY_JOBS_NOT_COMPARED,
+        START_ERROR_P10_S,
+        START_ERROR_P50_S,
+        START_ERROR_P90_S,
+        START_ERROR_MEAN_ABS_S,
+        WAIT_ERROR_MEAN_S,
+        WAIT_MAPE_2W,
+        PLACEMENT_SAME_VNODES,
+        PLACEMENT_SAME_SET,
+        PLACEMENT_RECORDED_SPANNING,
     ];
 }
 

@@ -304,6 +304,13 @@ impl JobSink {
     pub fn span(&self, idx: usize) -> Option<(SimTime, SimTime)> {
         self.ended[idx].then(|| (SimTime(self.start[idx]), SimTime(self.end[idx])))
     }
+
+    /// The vnodes of job `idx`'s last allocation, when the sink keeps allocations
+    /// ([`JobSink::keep_exec_vnodes`]) and the job started.
+    pub fn vnodes_of(&self, idx: usize) -> Option<Vec<placesim_core::VnodeId>> {
+        let runs = self.exec.get(idx)?.as_ref()?;
+        Some(runs.iter().flat_map(|r| r.vnodes()).collect())
+    }
 }
 
 /// What the runtime model made of one job, as the sink keeps it.

@@ -83,6 +83,9 @@ pub struct RunSummary {
     /// The waits of the window's jobs by user and by queue (waits.parquet), once
     /// [`RunSummary::with_groups`] computed them.
     pub groups: Vec<GroupWaits>,
+    /// How close the run came to what really happened, for a run with a recorded file
+    /// ([`RunSummary::with_fidelity`]).
+    pub fidelity: Option<crate::Fidelity>,
 }
 
 /// The wait statistics of one group of jobs (one user's, one queue's) among those the window
@@ -221,7 +224,15 @@ impl RunSummary {
             timing,
             meta,
             groups: Vec::new(),
+            fidelity: None,
         }
+    }
+
+    /// This summary with the comparison of the run with what really happened
+    /// ([`crate::fidelity`]).
+    pub fn with_fidelity(mut self, fidelity: crate::Fidelity) -> Self {
+        self.fidelity = Some(fidelity);
+        self
     }
 
     /// This summary with the waits of the window's jobs by user and by PBS queue
@@ -395,13 +406,13 @@ pub(crate) fn bounded_slowdown(wait: u64, run: u64) -> f64 {
 
 /// A sample sorted once, for its mean (summed in the order given), median and nearest-rank
 /// percentiles: the wait and slowdown statistics of every population the summary reports.
-struct Sorted {
+pub(crate) struct Sorted {
     values: Vec<f64>,
-    mean: f64,
+    pub(crate) mean: f64,
 }
 
 impl Sorted {
-    fn new(mut values: Vec<f64>) -> Sorted {
+    pub(crate) fn new(mut values: Vec<f64>) -> Sorted {
         let mean = if values.is_empty() {
             0.0
         } else {
@@ -422,7 +433,7 @@ impl Sorted {
     }
 
     /// The value at rank ceil(q·n) (1-based); 0 when empty.
-    fn nearest_rank(&self, q: f64) -> f64 {
+    pub(crate) fn nearest_rank(&self, q: f64) -> f64 {
         let n = self.values.len();
         if n == 0 {
             return 0.0;

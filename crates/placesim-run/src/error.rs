@@ -18,6 +18,19 @@ pub enum RunError {
     /// A scenario or sweep file is not text, or could not be read.
     #[error(transparent)]
     Text(#[from] placesim_workload::TextError),
+    /// A recorded file (`[workload] recorded`) cannot be read.
+    #[error(transparent)]
+    RecordedFile(#[from] placesim_workload::recorded::RecordedError),
+    /// A recorded job ran on a vnode the scenario's cluster lacks.
+    #[error("{}: job {job} ran on vnode `{vnode}`, which the scenario's cluster lacks", path.display())]
+    Recorded {
+        /// The recorded file.
+        path: std::path::PathBuf,
+        /// The job.
+        job: u64,
+        /// The vnode.
+        vnode: String,
+    },
     /// The results could not be written.
     #[error(transparent)]
     Metrics(#[from] placesim_metrics::MetricsError),

@@ -161,7 +161,7 @@ pub fn execute(
         let timing = (clock == Clock::Timed).then_some(Timing {
             wall_seconds: wall.as_secs_f64(),
         });
-        RunSummary::compute(
+        let summary = RunSummary::compute(
             meta.clone(),
             workload,
             sink,
@@ -170,7 +170,17 @@ pub fn execute(
             skipped.clone(),
             timing,
         )
-        .with_groups(workload, sink, &plan.queue_names)
+        .with_groups(workload, sink, &plan.queue_names);
+        match &plan.recorded {
+            Some(recorded) => summary.with_fidelity(placesim_metrics::fidelity(
+                workload,
+                sink,
+                recorded,
+                &plan.cluster,
+                plan.topology,
+            )),
+            None => summary,
+        }
     };
     let failed = |source| RunError::Simulation {
         trace: trace.path.display().to_string(),

@@ -55,6 +55,8 @@ pub struct Plan {
     /// The jobs running at t = 0 (the workload's first jobs), each with its vnodes and
     /// amounts.
     pub running_at_start: Vec<(placesim_core::JobId, placesim_scenario::VnodeAmounts)>,
+    /// What really happened to the jobs (`[workload] recorded`), to measure the run against.
+    pub recorded: Option<Vec<placesim_metrics::Recorded>>,
 }
 
 /// How many jobs got their request from where, for the front end to report.
@@ -112,6 +114,7 @@ pub fn plain_plan(
         limits: Default::default(),
         throttling: None,
         running_at_start: Vec::new(),
+        recorded: None,
         trace,
     })
 }
@@ -181,6 +184,10 @@ pub fn plan_of_scenario(
     }
     let runtime = Some(scenario.runtime_model(&trace.workload));
     let outages = scenario.outages(&trace.workload)?;
+    let recorded = match scenario.workload.as_ref().and_then(|w| w.recorded.as_ref()) {
+        Some(file) => Some(read_recorded(file, &scenario.cluster)?),
+        None => None,
+    };
     Ok(Plan {
         outages,
         on_failure: scenario.failures.on_failure,
@@ -231,7 +238,43 @@ pub fn plan_of_scenario(
             .enumerate()
             .map(|(i, r)| (placesim_core::JobId::from_index(i), r.vnodes.clone()))
             .collect(),
+        recorded,
     })
+}
+
+/// A recorded file, its vnode names resolved on `cluster`; a name the cluster lacks is an
+/// error naming the file and the job.
+fn read_recorded(
+    path: &Path,
+    cluster: &placesim_core::Cluster,
+) -> Result<Vec<placesim_metrics::Recorded>, RunError> {
+    let jobs = placesim_workload::recorded::read_recorded(path)?;
+    let ids: std::collections::HashMap<&str, placesim_core::VnodeId> = (0..cluster.n_vnodes())
+        .map(placesim_core::VnodeId::from_index)
+        .map(|v| (cluster.vnode(v).name.as_str(), v))
+        .collect();
+    jobs.into_iter()
+        .map(|j| {
+            let vnodes = j
+                .vnodes
+                .iter()
+                .map(|n| {
+                    ids.get(n.as_str())
+                        .copied()
+                        .ok_or_else(|| RunError::Recorded {
+                            path: path.to_owned(),
+                            job: j.job_id,
+                            vnode: n.clone(),
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(placesim_metrics::Recorded {
+                job_id: j.job_id,
+                first_start_s: j.first_start_s,
+                vnodes,
+            })
+        })
+        .collect()
 }
 
 /// The trace's file name without `.gz` and `.swf`: the default scenario name.

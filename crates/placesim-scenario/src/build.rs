@@ -2570,6 +2570,7 @@ impl Cx<'_> {
             size_mapping,
             procs_per_node: ppn,
             requests_file: w.requests_file.as_ref().map(|f| dir.join(f.get_ref())),
+            recorded: w.recorded.as_ref().map(|f| dir.join(f.get_ref())),
             rules,
             arrival_scale: match &w.arrival_scale {
                 None => 1.0,

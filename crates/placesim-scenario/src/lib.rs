@@ -402,6 +402,9 @@ pub struct WorkloadSettings {
     pub procs_per_node: u32,
     /// Explicit requests per job id.
     pub requests_file: Option<PathBuf>,
+    /// What really happened to the jobs, to measure a run against
+    /// (`placesim_workload::recorded`).
+    pub recorded: Option<PathBuf>,
     /// Rules tried in order; the first that matches gives the request.
     pub rules: Vec<Rule>,
     /// Submit times become first + (submit − first) × this (1: as recorded).

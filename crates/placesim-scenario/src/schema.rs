@@ -653,6 +653,9 @@ pub struct WorkloadToml {
     pub procs_per_node: Option<u32>,
     /// A file of explicit requests: `JOB_ID REQUEST` per line.
     pub requests_file: Option<Spanned<String>>,
+    /// What really happened to the jobs (`placesim import pbs` writes `recorded.tsv`): a
+    /// run is measured against it.
+    pub recorded: Option<Spanned<String>>,
     /// Multiplies every job's time since the first submit: below 1 compresses arrivals and
     /// raises the offered load [default: 1].
     pub arrival_scale: Option<Spanned<f64>>,

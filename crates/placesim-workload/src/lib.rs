@@ -7,6 +7,7 @@
 
 pub mod generate;
 pub mod pbs_accounting;
+pub mod recorded;
 mod source;
 pub mod swf;
 mod text;

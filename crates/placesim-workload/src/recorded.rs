@@ -1,0 +1,164 @@
+//! What really happened to a replayed workload's jobs (`recorded.tsv`, written by
+//! `placesim import pbs`): per job its number in the replay, its arrival, its first and last
+//! starts, its end and the vnodes it ran on, in the replay's simulated seconds. A run of an
+//! imported scenario is measured against it (how close the replay comes).
+
+use std::path::{Path, PathBuf};
+
+/// One job as it really ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedJob {
+    /// Its number in the replay (SWF field 1, `job_id` in jobs.parquet).
+    pub job_id: u64,
+    /// Its arrival (`ctime`), simulated seconds; negative before time 0.
+    pub ctime_s: i64,
+    /// Its first start, simulated seconds; negative for a job running when the logs begin.
+    pub first_start_s: i64,
+    /// Its end, if the logs have it.
+    pub end_s: Option<i64>,
+    /// The vnodes of its `exec_vnode`, each once, in written order.
+    pub vnodes: Vec<String>,
+}
+
+/// A line of a recorded file that is not what the format says.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordedError {
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A line is malformed.
+    #[error("{}:{line}: field {field} ({name}): {message}", path.display())]
+    Field {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based field.
+        field: usize,
+        /// The field's name.
+        name: &'static str,
+        /// What was expected.
+        message: String,
+    },
+}
+
+/// The header `placesim import pbs` writes, the fields in order.
+pub const RECORDED_FIELDS: [&str; 7] = [
+    "job",
+    "pbs_id",
+    "ctime_s",
+    "first_start_s",
+    "start_s",
+    "end_s",
+    "exec_vnode",
+];
+
+/// The vnode names of an `exec_vnode` (`(n1:ncpus=2)+(n2:ncpus=2+n3:mem=1gb)`), each once, in
+/// written order; `-` or empty for none.
+pub fn exec_vnode_names(exec_vnode: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in exec_vnode.split('+') {
+        let part = part.trim().trim_start_matches('(').trim_end_matches(')');
+        let name = part.split(':').next().unwrap_or(part).trim();
+        if !name.is_empty() && name != "-" && !out.iter().any(|n| n == name) {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
+
+/// Reads a recorded file: a header line, then one tab-separated line per job.
+pub fn read_recorded(path: &Path) -> Result<Vec<RecordedJob>, RecordedError> {
+    let text = std::fs::read_to_string(path).map_err(|source| RecordedError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        let err = |field: usize, message: String| RecordedError::Field {
+            path: path.to_owned(),
+            line: i + 1,
+            field: field + 1,
+            name: RECORDED_FIELDS[field.min(RECORDED_FIELDS.len() - 1)],
+            message,
+        };
+        if fields.len() != RECORDED_FIELDS.len() {
+            return Err(err(
+                fields.len().min(RECORDED_FIELDS.len() - 1),
+                format!(
+                    "expected {} tab-separated fields ({}), found {}",
+                    RECORDED_FIELDS.len(),
+                    RECORDED_FIELDS.join(", "),
+                    fields.len()
+                ),
+            ));
+        }
+        let int = |k: usize| -> Result<i64, RecordedError> {
+            fields[k]
+                .parse()
+                .map_err(|_| err(k, format!("expected whole seconds, found `{}`", fields[k])))
+        };
+        out.push(RecordedJob {
+            job_id: fields[0]
+                .parse()
+                .map_err(|_| err(0, format!("expected a job number, found `{}`", fields[0])))?,
+            ctime_s: int(2)?,
+            first_start_s: int(3)?,
+            end_s: if fields[5] == "-" {
+                None
+            } else {
+                Some(int(5)?)
+            },
+            vnodes: exec_vnode_names(fields[6]),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_import_s_lines_and_names_a_bad_field() {
+        let dir = std::env::temp_dir().join(format!("placesim-recorded-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let path = dir.join("recorded.tsv");
+        std::fs::write(
+            &path,
+            "job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n\
+             1\t100.pbs\t-15600\t-5600\t-5600\t3600\t(n3:ncpus=2)\n\
+             7\t106.pbs\t3000\t3100\t3100\t-\t(n1:ncpus=1)+(n1:ncpus=1+n2)\n",
+        )
+        .expect("the file");
+        let jobs = read_recorded(&path).expect("read");
+        assert_eq!(
+            jobs[1],
+            RecordedJob {
+                job_id: 7,
+                ctime_s: 3000,
+                first_start_s: 3100,
+                end_s: None,
+                vnodes: vec!["n1".to_owned(), "n2".to_owned()],
+            }
+        );
+        std::fs::write(&path, "job\n1\tx\t0\tsoon\t0\t-\t-\n").expect("the file");
+        let e = read_recorded(&path).expect_err("a bad start");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}:2: field 4 (first_start_s): expected whole seconds, found `soon`",
+                path.display()
+            )
+        );
+    }
+}
