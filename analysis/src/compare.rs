@@ -140,6 +140,49 @@ pub const METRICS: [Metric; 20] = [
     m(summary::KILLED_FRACTION.def.name, "killed", 4, false),
 ];
 
+/// What the report shows of a run measured against what really happened (summary.parquet's
+/// fidelity columns; docs/import.md), in order.
+pub const FIDELITY: [Metric; 8] = [
+    m(summary::FIDELITY_JOBS.def.name, "jobs compared", 0, true),
+    m(
+        summary::START_ERROR_P50_S.def.name,
+        "median start error (s)",
+        0,
+        true,
+    ),
+    m(
+        summary::START_ERROR_MEAN_ABS_S.def.name,
+        "mean |start error| (s)",
+        0,
+        true,
+    ),
+    m(
+        summary::WAIT_ERROR_MEAN_S.def.name,
+        "mean wait error (s)",
+        0,
+        false,
+    ),
+    m(
+        summary::WAIT_MAPE_2W.def.name,
+        "2-week wait MAPE (%)",
+        1,
+        true,
+    ),
+    m(
+        summary::PLACEMENT_SAME_VNODES.def.name,
+        "same vnodes",
+        3,
+        true,
+    ),
+    m(summary::PLACEMENT_SAME_SET.def.name, "same set", 3, true),
+    m(
+        summary::PLACEMENT_RECORDED_SPANNING.def.name,
+        "recorded spanning",
+        0,
+        false,
+    ),
+];
+
 /// One configuration's figures.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigRow {
@@ -212,6 +255,9 @@ pub struct Comparison {
     pub utilization: Vec<Vec<(f64, f64)>>,
     /// Per configuration: (days, mean Φ over replicates).
     pub fragmentation: Vec<Vec<(f64, f64)>>,
+    /// Per configuration whose runs were measured against a record: per entry of
+    /// [`FIDELITY`], the mean and interval over those runs.
+    pub fidelity: Vec<(String, Vec<MeanCi>)>,
 }
 
 impl Comparison {
@@ -456,6 +502,7 @@ pub fn compare_over(
         }
     }
     let (utilization, fragmentation) = time_series(&runs, &order)?;
+    let fidelity = fidelity_rows(&runs, &order);
     Ok(Comparison {
         root: root.to_owned(),
         scenarios,
@@ -469,7 +516,34 @@ pub fn compare_over(
         explained,
         utilization,
         fragmentation,
+        fidelity,
     })
+}
+
+/// The fidelity figures of each configuration whose runs were measured against a record.
+/// Runs from before the columns existed, or never measured (null), add nothing.
+fn fidelity_rows(runs: &[RunDir], order: &[String]) -> Vec<(String, Vec<MeanCi>)> {
+    let columns: Vec<&str> = FIDELITY.iter().map(|m| m.column).collect();
+    let mut values: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); FIDELITY.len()]; order.len()];
+    for r in runs {
+        let Some(k) = order.iter().position(|c| *c == r.config) else {
+            continue;
+        };
+        let Ok(df) = crate::read_columns(&r.dir.join("summary.parquet"), &columns) else {
+            continue;
+        };
+        for (i, column) in columns.iter().enumerate() {
+            if let Ok(v) = f64s(&df, column) {
+                values[k][i].extend(v.into_iter().flatten());
+            }
+        }
+    }
+    order
+        .iter()
+        .zip(values)
+        .filter(|(_, v)| !v[0].is_empty())
+        .map(|(config, v)| (config.clone(), v.iter().map(|x| MeanCi::of(x)).collect()))
+        .collect()
 }
 
 /// The placement picture of each configuration's first run, over `window` or the busiest day

@@ -1,7 +1,7 @@
 //! The comparison as a terminal table and as one self-contained HTML file (inline CSS and
 //! SVG, no scripts, no external resources).
 
-use crate::compare::{Comparison, METRICS, distinct};
+use crate::compare::{Comparison, FIDELITY, METRICS, distinct};
 use crate::svg::{self, Quantiles, Series, escape};
 use std::fmt::Write as _;
 
@@ -46,7 +46,42 @@ pub fn render_terminal(c: &Comparison) -> String {
         "Means over runs ± 95 % confidence half-widths (Student's t); the window's jobs and \
          integrals, see docs/output-schema.md."
     );
+    for (config, figures) in &c.fidelity {
+        let shown: Vec<String> = FIDELITY
+            .iter()
+            .zip(figures)
+            .filter(|(m, _)| m.terminal)
+            .map(|(m, v)| format!("{} {}", m.heading, v.format(m.decimals)))
+            .collect();
+        let _ = writeln!(out, "Against the record, {config}: {}", shown.join("; "));
+    }
     out
+}
+
+/// How close each measured configuration came to what really happened.
+fn fidelity_table(out: &mut String, c: &Comparison) {
+    if c.fidelity.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<h2>How close the replay comes</h2><p class=\"note\">Each run measured against what \
+         really happened (the import's recorded.tsv): start error = simulated − recorded start; \
+         the wait MAPE compares two-week moving averages; same vnodes and same set are shares \
+         of the compared jobs (docs/import.md).</p><div class=\"scroll\"><table><tr>\
+         <th>configuration</th>",
+    );
+    for m in &FIDELITY {
+        let _ = write!(out, "<th>{}</th>", escape(m.heading));
+    }
+    out.push_str("</tr>");
+    for (config, figures) in &c.fidelity {
+        let _ = write!(out, "<tr><td>{}</td>", escape(config));
+        for (m, v) in FIDELITY.iter().zip(figures) {
+            let _ = write!(out, "<td>{}</td>", escape(&v.format(m.decimals)));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table></div>");
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;\
@@ -161,6 +196,7 @@ pub fn render_html(c: &Comparison) -> String {
         out.push_str("</tr>");
     }
     out.push_str("</table></div>");
+    fidelity_table(&mut out, c);
     placement_pictures(&mut out, c);
     for (i, (config, text)) in c.explained.iter().enumerate() {
         if i == 0 {

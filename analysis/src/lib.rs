@@ -14,7 +14,8 @@ mod stats;
 pub mod svg;
 
 pub use compare::{
-    Comparison, ConfigRow, METRICS, Metric, RunDir, SizeClassRow, compare, compare_over, discover,
+    Comparison, ConfigRow, FIDELITY, METRICS, Metric, RunDir, SizeClassRow, compare, compare_over,
+    discover,
 };
 pub use explain::explain;
 pub use export::pbs_accounting;

@@ -1845,6 +1845,18 @@ fn an_imported_pbs_site_runs_as_written() {
         "{}",
         text(&o.stderr)
     );
+    // The report shows the same figures, from summary.parquet.
+    let report = placesim(&["report", results.to_str().unwrap()]);
+    assert!(report.status.success(), "{}", text(&report.stderr));
+    assert!(
+        text(&report.stdout).contains(
+            "Against the record, run: jobs compared 7; median start error (s) -60; mean |start error| (s) 166; 2-week wait MAPE (%) 58.4; same vnodes 0.714; same set 0.714\n"
+        ),
+        "{}",
+        text(&report.stdout)
+    );
+    let html = std::fs::read_to_string(results.join("report.html")).unwrap();
+    assert!(html.contains("<h2>How close the replay comes</h2>"));
     let placed: Vec<(u64, Option<u64>, String)> =
         placesim_analysis::read_placements(&results.join("jobs.parquet"))
             .unwrap()
