@@ -151,8 +151,8 @@ pub struct Imported {
 
 /// Imports a PBS site.
 pub fn import_pbs(inputs: &PbsInputs, options: ImportOptions) -> Result<Imported, ImportError> {
-    let site = Site::read(inputs)?;
-    let replay = workload::replay(&site, &inputs.accounting, options)?;
+    let mut site = Site::read(inputs)?;
+    let replay = workload::replay(&mut site, &inputs.accounting, options)?;
     let mut files = vec![
         ("scenario.toml".to_owned(), site.scenario_toml(&replay)),
         ("workload.swf".to_owned(), replay.swf.clone()),

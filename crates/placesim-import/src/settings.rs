@@ -288,6 +288,39 @@ impl Site {
         Ok(())
     }
 
+    /// Defines `name` with PBS's type if it is one of PBS's own resources the site's files
+    /// did not show (`mpiprocs`, `ompthreads` in a select); whether it is defined now.
+    pub(crate) fn define_builtin(&mut self, name: &str) -> bool {
+        if self.defs.lookup(name).is_some() {
+            return true;
+        }
+        let Some((_, kind, consumable)) = PBS_BUILTINS.iter().find(|(n, _, _)| *n == name) else {
+            return false;
+        };
+        self.defs.define(name, *kind, *consumable).is_ok() && {
+            self.resources.push(SiteResource {
+                name: name.to_owned(),
+                kind: *kind,
+                consumable: *consumable,
+                origin: "PBS built-in, named by jobs' selects".to_owned(),
+            });
+            true
+        }
+    }
+
+    /// Defines `name` as a boolean: a property an old-style node spec names that the site
+    /// does not define.
+    pub(crate) fn define_property(&mut self, name: &str) {
+        if self.defs.define(name, ResourceKind::Boolean, false).is_ok() {
+            self.resources.push(SiteResource {
+                name: name.to_owned(),
+                kind: ResourceKind::Boolean,
+                consumable: false,
+                origin: "a property old-style node specs name; no vnode has it".to_owned(),
+            });
+        }
+    }
+
     fn not_modelled(&mut self, setting: String, from: String, reason: &str) {
         self.not_modelled.push((setting, from, reason.to_owned()));
     }

@@ -17,7 +17,7 @@ pub enum SkipReason {
     DeletedWhileQueued,
     /// Queued (or held) when the logs end, never started: no runtime to replay.
     NeverStarted,
-    /// No `Resource_List.select` (an old-style `nodes=` request, not converted yet).
+    /// Neither `Resource_List.select` nor `Resource_List.nodes`.
     NoSelect,
     /// Its select does not parse against the site's resources (`--skip-bad-records`).
     BadSelect,
@@ -38,9 +38,7 @@ impl SkipReason {
                 "deleted before it started (a withdrawal is not replayed yet)"
             }
             SkipReason::NeverStarted => "never started in the logs (no runtime to replay)",
-            SkipReason::NoSelect => {
-                "no Resource_List.select (old-style nodes= requests are not converted yet)"
-            }
+            SkipReason::NoSelect => "neither Resource_List.select nor Resource_List.nodes",
             SkipReason::BadSelect => "its select does not fit the site's resources",
             SkipReason::BadExecVnode => "its exec_vnode names a vnode the node list lacks",
             SkipReason::BadTimes => "its start and end are missing or out of order",
@@ -79,6 +77,12 @@ pub struct ImportCounts {
     pub queues_not_in_settings: u64,
     /// Jobs per queue replayed.
     pub jobs_per_queue: BTreeMap<String, u64>,
+    /// Jobs whose request is an old-style `Resource_List.nodes`, converted to select and
+    /// place by PBS's rules.
+    pub nodes_converted: u64,
+    /// Properties old-style specs name that the site did not define: defined as booleans
+    /// (no vnode has them, so jobs asking for them cannot run).
+    pub properties_defined: Vec<String>,
 }
 
 /// One job to replay.
@@ -210,7 +214,7 @@ fn event_time(r: &AcctRecord) -> Option<i64> {
 
 /// Reads the logs and builds the replay.
 pub(crate) fn replay(
-    site: &Site,
+    site: &mut Site,
     files: &[PathBuf],
     options: ImportOptions,
 ) -> Result<Replay, ImportError> {
@@ -291,6 +295,32 @@ pub(crate) fn replay(
     };
     let (jobs, log_counts) = assembler.finish();
     counts.log = log_counts;
+    // Selects name PBS's own chunk resources the site's files need not show, and old-style
+    // specs name properties: those the site lacks are defined before any request is checked
+    // against the site's resources.
+    for job in &jobs {
+        for chunk in job.select.iter().flat_map(|s| s.split(['+', '|'])) {
+            for (res, _) in chunk.split(':').filter_map(|part| part.split_once('=')) {
+                if site.matches_in_chunks(res) {
+                    site.define_builtin(res);
+                }
+            }
+        }
+    }
+    for job in jobs.iter().filter(|j| j.select.is_none()) {
+        let Some(nodes) = &job.nodes else { continue };
+        let Ok(converted) = convert_nodes(site, nodes) else {
+            continue;
+        };
+        for p in converted.properties {
+            // One the scheduler does not match is taken out of the request anyway.
+            if site.defs.lookup(&p).is_none() && site.matches_in_chunks(&p) {
+                site.define_property(&p);
+                counts.properties_defined.push(p);
+            }
+        }
+    }
+    let site: &Site = site;
     let vnode_names: HashMap<&str, usize> = site
         .vnodes
         .iter()
@@ -313,15 +343,36 @@ pub(crate) fn replay(
             skip(&mut counts, SkipReason::NeverStarted);
             continue;
         };
-        let Some(select) = &job.select else {
-            skip(&mut counts, SkipReason::NoSelect);
-            continue;
+        let (select, place) = match (&job.select, &job.nodes) {
+            (Some(select), _) => (select.clone(), job.place.clone()),
+            (None, Some(nodes)) => match convert_nodes(site, nodes) {
+                Ok(c) => {
+                    counts.nodes_converted += 1;
+                    (c.select, Some(job.place.clone().unwrap_or(c.place)))
+                }
+                Err(_) if options.skip_bad_records => {
+                    skip(&mut counts, SkipReason::BadSelect);
+                    continue;
+                }
+                Err(e) => {
+                    return Err(bad_job(
+                        path,
+                        line,
+                        &job.id,
+                        &format!("nodes `{nodes}`: {e}"),
+                    ));
+                }
+            },
+            (None, None) => {
+                skip(&mut counts, SkipReason::NoSelect);
+                continue;
+            }
         };
-        let (select, removed) = matched_select(site, select);
+        let (select, removed) = matched_select(site, &select);
         for r in removed {
             *counts.resources_not_matched.entry(r).or_insert(0) += 1;
         }
-        let request = match &job.place {
+        let request = match &place {
             Some(place) => format!("select={select} place={place}"),
             None => format!("select={select}"),
         };
@@ -554,6 +605,29 @@ pub(crate) fn replay(
         running,
         outages,
     })
+}
+
+/// An old-style node spec converted by PBS's rules, its names resolved against the site's
+/// vnodes and hosts (without regard to case, as PBS compares them).
+fn convert_nodes(
+    site: &Site,
+    nodes: &str,
+) -> Result<placesim_request::ConvertedNodes, placesim_request::RequestError> {
+    placesim_request::convert_nodespec(
+        nodes,
+        |name| {
+            site.vnodes
+                .iter()
+                // A vnode's name stands for its host (on a one-vnode host they are one).
+                .find(|v| v.name.eq_ignore_ascii_case(name) || v.host.eq_ignore_ascii_case(name))
+                .map(|v| v.host.as_str())
+                .map_or(
+                    placesim_request::NodeName::Property,
+                    placesim_request::NodeName::Host,
+                )
+        },
+        site.defs.lookup("mpiprocs").is_some(),
+    )
 }
 
 /// Each vnode's capacity per consumable slot, as the scenario will give it.
@@ -812,6 +886,10 @@ impl Site {
                 "held or dependent (etime after ctime)",
                 c.log.held_or_dependent,
             ),
+            (
+                "old-style Resource_List.nodes converted to select and place",
+                c.nodes_converted,
+            ),
         ] {
             let _ = writeln!(out, "| {name} | {n} |");
         }
@@ -825,6 +903,13 @@ impl Site {
         out.push_str("\n### Jobs per queue\n\n| queue | jobs |\n|---|---:|\n");
         for (q, n) in &c.jobs_per_queue {
             let _ = writeln!(out, "| {q} | {n} |");
+        }
+        if !c.properties_defined.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nProperties old-style specs name and the site does not define, defined as booleans no vnode has (jobs asking for them cannot run): {}.",
+                c.properties_defined.join(", ")
+            );
         }
         if !c.resources_not_matched.is_empty() {
             out.push_str("\n### Chunk resources the scheduler does not match\n\nTaken out of the selects (not on sched_config's `resources:` line, so PBS ignores them when placing):\n\n| resource | jobs |\n|---|---:|\n");

@@ -210,10 +210,17 @@ fn the_json_node_list_gives_the_same_scenario_as_the_text() {
 
 /// The snapshot with one more accounting file holding `lines`; the error or the import.
 fn with_log(lines: &str, skip_bad_records: bool) -> (PathBuf, Result<Imported, String>) {
+    with_log_in(snapshot(), lines, skip_bad_records)
+}
+
+fn with_log_in(
+    mut inputs: PbsInputs,
+    lines: &str,
+    skip_bad_records: bool,
+) -> (PathBuf, Result<Imported, String>) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let extra = dir.path().join("20260103");
     std::fs::write(&extra, lines).expect("the extra log");
-    let mut inputs = snapshot();
     inputs.accounting.push(extra.clone());
     let result = import_pbs(&inputs, ImportOptions { skip_bad_records }).map_err(|e| e.to_string());
     (extra, result)
@@ -307,4 +314,62 @@ fn overlapping_recorded_allocations_are_refused_or_counted() {
     let counts = r.unwrap().counts;
     assert_eq!(counts.skipped.get(&SkipReason::Overlapping), Some(&1));
     assert_eq!(counts.replayed, 7);
+}
+
+#[test]
+fn old_style_node_specs_are_converted_by_pbs_rules() {
+    // No select: Torque's (or an old PBS's) Resource_List.nodes. `n2` names a vnode (its
+    // host is h2); `bigmem` is a property the site lacks, defined as a boolean.
+    let line = format!(
+        "01/01/2026 01:00:00;E;110.pbs;{} exec_host=h1/0-1+h2/0-1 exec_vnode=(n1:ncpus=2)+(n2:ncpus=2) Resource_List.nodes=1:ppn=2:bigmem+N2:ppn=2#excl Resource_List.walltime=01:00:00 session=1 end=1767229100 Exit_status=0\n",
+        GOOD_TEXT
+    );
+    // The site's sched_config does not match bigmem: PBS ignores it when placing.
+    let (_, r) = with_log(&line, false);
+    let imported = r.unwrap();
+    assert_eq!(imported.counts.nodes_converted, 1);
+    assert_eq!(
+        imported.counts.resources_not_matched.get("bigmem"),
+        Some(&1)
+    );
+    assert!(imported.counts.properties_defined.is_empty());
+    assert!(
+        file(&imported, "requests.txt")
+            .contains(" -q workq select=1:ncpus=2+1:ncpus=2:host=h2 place=scatter:excl\n")
+    );
+    // Without a sched_config every resource is matched, and bigmem is defined.
+    let (_, r) = with_log_in(
+        PbsInputs {
+            sched_config: None,
+            ..snapshot()
+        },
+        &line,
+        false,
+    );
+    let imported = r.unwrap();
+    assert_eq!(imported.counts.properties_defined, ["bigmem"]);
+    assert!(
+        file(&imported, "requests.txt").contains(
+            " -q workq select=1:ncpus=2:bigmem=True+1:ncpus=2:host=h2 place=scatter:excl\n"
+        ),
+        "{}",
+        file(&imported, "requests.txt")
+    );
+    assert!(file(&imported, "scenario.toml").contains(
+        "[[resource]]    # a property old-style node specs name; no vnode has it\nname = \"bigmem\"\ntype = \"boolean\"\n"
+    ));
+    let (path, r) = with_log(
+        &line.replace(
+            "Resource_List.nodes=1:ppn=2:bigmem+N2:ppn=2#excl",
+            "Resource_List.nodes=2:ppn=0",
+        ),
+        false,
+    );
+    assert_eq!(
+        r.unwrap_err(),
+        format!(
+            "{}:1: job 110.pbs: nodes `2:ppn=0`: column 1: expected ppn=<processes per node>, a whole number of at least 1 (--skip-bad-records skips and counts such jobs)",
+            path.display()
+        )
+    );
 }

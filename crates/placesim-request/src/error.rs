@@ -36,6 +36,17 @@ pub enum RequestErrorKind {
     /// No `select=`.
     #[error("a request needs select=")]
     NoSelect,
+    /// An old-style `nodes=` beside the `select=` or `place=` it stands for.
+    #[error("nodes= is the old-style form of select= and place=: give one or the other")]
+    NodesWithSelect,
+    /// An old-style `nodes=` whose converted chunks break a rule of `select=`.
+    #[error("nodes= converts to select={select}, which is refused: {why}")]
+    NodesConverted {
+        /// The converted select.
+        select: String,
+        /// Why it is refused.
+        why: String,
+    },
     /// A chunk count that is not a positive 32-bit integer.
     #[error("chunk count `{0}` must be an integer from 1 to 4294967295")]
     BadCount(String),

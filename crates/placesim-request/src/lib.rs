@@ -30,6 +30,7 @@ pub mod ast;
 mod error;
 mod exec_vnode;
 mod lower;
+mod nodespec;
 mod parse;
 
 pub use ast::{
@@ -39,6 +40,7 @@ pub use ast::{
 pub use error::{RequestError, RequestErrorKind};
 pub use exec_vnode::{ExecVnode, parse_exec_vnode};
 pub use lower::{lower, lower_nodeset};
+pub use nodespec::{ConvertedNodes, NodeName, convert_nodespec};
 pub use parse::{
     MAX_FILTER_DEPTH, parse_bool, parse_duration, parse_nodeset, parse_request, parse_size,
 };

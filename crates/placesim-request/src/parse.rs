@@ -8,7 +8,9 @@ use crate::error::{RequestError, RequestErrorKind as K};
 use placesim_core::{CmpOp, ResourceDefs, ResourceKind};
 
 /// Parses a whole request: whitespace-separated `key=value` items, keys `select` (required),
-/// `place`, `node_filter`, `nodeset`, `nodesetisoptional` and `nodesetdelay`, each at most once.
+/// `place`, `node_filter`, `nodeset`, `nodesetisoptional` and `nodesetdelay`, each at most once;
+/// or, for `select` and `place`, an old-style `nodes=` converted by PBS's rules
+/// ([`crate::convert_nodespec`]).
 pub fn parse_request(text: &str, defs: &ResourceDefs) -> Result<JobRequest, RequestError> {
     let mut p = Parser {
         src: text,
@@ -22,6 +24,8 @@ pub fn parse_request(text: &str, defs: &ResourceDefs) -> Result<JobRequest, Requ
     let mut nodeset = None;
     let mut nodeset_is_optional = None;
     let mut nodeset_delay_s = None;
+    // An old-style `nodes=` (site-inputs.md §5), converted where it stands.
+    let mut nodes_at: Option<usize> = None;
     loop {
         p.skip_ws();
         if p.at_end() {
@@ -44,12 +48,63 @@ pub fn parse_request(text: &str, defs: &ResourceDefs) -> Result<JobRequest, Requ
         };
         match key {
             "select" => {
+                if nodes_at.is_some() {
+                    return Err(p.err_at(key_at, K::NodesWithSelect));
+                }
                 dup(select.is_some())?;
                 select = Some((key_at, p.select_alternatives()?));
             }
             "place" => {
+                if nodes_at.is_some() {
+                    return Err(p.err_at(key_at, K::NodesWithSelect));
+                }
                 dup(place.is_some())?;
                 place = Some((key_at, p.place()?));
+            }
+            "nodes" => {
+                dup(nodes_at.is_some())?;
+                if select.is_some() || place.is_some() {
+                    return Err(p.err_at(key_at, K::NodesWithSelect));
+                }
+                let value_at = p.pos;
+                let value = p.bare_token();
+                // The language knows no host names: every name is a property (a boolean the
+                // site defines); write `host=` in a select for a host.
+                let converted = crate::nodespec::convert_nodespec(
+                    value,
+                    |_| crate::nodespec::NodeName::Property,
+                    defs.lookup("mpiprocs").is_some(),
+                )
+                .map_err(|e| RequestError {
+                    column: e.column + p.src[..value_at].chars().count(),
+                    kind: e.kind,
+                })?;
+                let refused = |why: RequestError| {
+                    p.err_at(
+                        key_at,
+                        K::NodesConverted {
+                            select: converted.select.clone(),
+                            why: why.kind.to_string(),
+                        },
+                    )
+                };
+                let mut sub = Parser {
+                    src: &converted.select,
+                    pos: 0,
+                    defs,
+                    depth: 0,
+                };
+                let chunks = sub.select_alternatives().map_err(refused)?;
+                let mut sub = Parser {
+                    src: &converted.place,
+                    pos: 0,
+                    defs,
+                    depth: 0,
+                };
+                let arrangement = sub.place().map_err(refused)?;
+                nodes_at = Some(key_at);
+                select = Some((key_at, chunks));
+                place = Some((key_at, arrangement));
             }
             "node_filter" => {
                 dup(node_filter.is_some())?;

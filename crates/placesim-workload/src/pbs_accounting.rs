@@ -154,6 +154,9 @@ pub struct AcctJob {
     pub select: Option<String>,
     /// Its place, if given.
     pub place: Option<String>,
+    /// `Resource_List.nodes`, an old-style node spec (Torque's request, or a PBS job's from
+    /// before select).
+    pub nodes: Option<String>,
     /// `Resource_List.walltime`, seconds: the scheduler's estimate.
     pub walltime_s: Option<u64>,
     /// The first run's start (`start=` of the first `S`).
@@ -289,6 +292,9 @@ impl JobAssembler {
             }
             if let Some(p) = r.get("Resource_List.place") {
                 job.place = Some(p.to_owned());
+            }
+            if let Some(n) = r.get("Resource_List.nodes") {
+                job.nodes = Some(n.to_owned());
             }
             if let Some(w) = r.get("Resource_List.walltime").and_then(duration_s) {
                 job.walltime_s = Some(w);
