@@ -195,6 +195,10 @@ fn exec_vnode_names(exec_vnode: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The largest epoch second (about the year 36,800) or duration read as a time: what SWF
+/// holds, and far from overflowing the arithmetic.
+const MAX_EPOCH_S: i64 = placesim_workload::MAX_SECONDS;
+
 /// Every record type PBS writes (acct.h), for telling an unknown one.
 const RECORD_TYPES: &str = "QSsERDACTMazrucUYBFKkPpLe";
 
@@ -210,6 +214,7 @@ fn event_time(r: &AcctRecord) -> Option<i64> {
     r.get(key)
         .or_else(|| r.get("ctime"))
         .and_then(|v| v.parse().ok())
+        .filter(|t: &i64| (0..MAX_EPOCH_S).contains(t))
 }
 
 /// Reads the logs and builds the replay.
@@ -421,19 +426,38 @@ pub(crate) fn replay(
                 }
             }
         }
-        let (first_start, start) = (first_start as i64, start as i64);
-        let end = job.end.map(|e| e as i64);
+        // Epoch seconds past MAX_EPOCH_S are not times (and would overflow the arithmetic).
+        let epoch = |t: u64| i64::try_from(t).ok().filter(|t| *t < MAX_EPOCH_S);
+        let (Some(first_start), Some(start), Some(ctime)) =
+            (epoch(first_start), epoch(start), epoch(job.ctime))
+        else {
+            skip(&mut counts, SkipReason::BadTimes);
+            continue;
+        };
+        let end = match job.end.map(epoch) {
+            Some(None) => {
+                skip(&mut counts, SkipReason::BadTimes);
+                continue;
+            }
+            Some(Some(e)) => Some(e),
+            None => None,
+        };
         if end.is_some_and(|e| e < start) || start < first_start {
             skip(&mut counts, SkipReason::BadTimes);
             continue;
         }
-        let ctime = job.ctime as i64;
+        let walltime_s = job.walltime_s.filter(|w| *w < MAX_EPOCH_S as u64);
+        let ncpus = select_ncpus(&select).max(1);
+        if ncpus >= placesim_workload::MAX_PROCS as u64 {
+            skip(&mut counts, SkipReason::BadSelect);
+            continue;
+        }
         let running_at_start = first_start < t0;
         let unfinished = end.is_none();
         counts.unfinished_at_end += u64::from(unfinished);
         let runtime_s = match end {
             Some(e) => (e - start) as u64,
-            None => job.walltime_s.unwrap_or_else(|| (t1 - start).max(0) as u64),
+            None => walltime_s.unwrap_or_else(|| (t1 - start).max(0) as u64),
         };
         if running_at_start && job.exec_vnode.is_none() {
             skip(&mut counts, SkipReason::BadExecVnode);
@@ -452,8 +476,8 @@ pub(crate) fn replay(
             start,
             end,
             runtime_s,
-            walltime_s: job.walltime_s,
-            ncpus: select_ncpus(&select).max(1),
+            walltime_s,
+            ncpus,
             request,
             exec_vnode: job.exec_vnode.clone(),
             held,
