@@ -39,6 +39,21 @@ impl ResourceKind {
     pub fn is_stringlike(self) -> bool {
         matches!(self, ResourceKind::String | ResourceKind::StringArray)
     }
+
+    /// The kind PBS names `name` (`long`, `float`, `size`, `string`, `string_array`,
+    /// `boolean`, as `resourcedef` and `qmgr` write them): what scenario files and site
+    /// imports read.
+    pub fn from_name(name: &str) -> Option<ResourceKind> {
+        Some(match name {
+            "long" => ResourceKind::Long,
+            "float" => ResourceKind::Float,
+            "size" => ResourceKind::Size,
+            "string" => ResourceKind::String,
+            "string_array" => ResourceKind::StringArray,
+            "boolean" => ResourceKind::Boolean,
+            _ => return None,
+        })
+    }
 }
 
 impl fmt::Display for ResourceKind {

@@ -103,41 +103,62 @@ pub fn parse_pbsnodes(path: &Path, text: &str) -> Result<Vec<Object>, ImportErro
 }
 
 fn parse_pbsnodes_text(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
-    let mut nodes: Vec<Object> = Vec::new();
+    parse_blocks(
+        path,
+        text,
+        |raw| (!raw.starts_with([' ', '\t'])).then(|| raw.trim()),
+        "a vnode name at the start of a line before its indented attributes",
+        false,
+    )
+}
+
+/// Objects written as a header line and then their `<attr> = <value>` lines: `header` gives
+/// a line's object name when it starts one; with `continued`, a line starting with a tab
+/// continues the value before it (qmgr wraps values past 80 columns).
+fn parse_blocks<'t>(
+    path: &Path,
+    text: &'t str,
+    header: impl Fn(&'t str) -> Option<&'t str>,
+    expected_header: &str,
+    continued: bool,
+) -> Result<Vec<Object>, ImportError> {
+    let mut objects: Vec<Object> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if raw.trim().is_empty() {
             continue;
         }
-        if !raw.starts_with([' ', '\t']) {
-            nodes.push(Object {
-                name: raw.trim().to_owned(),
+        if let Some(name) = header(raw) {
+            objects.push(Object {
+                name: name.to_owned(),
                 line,
                 attrs: Vec::new(),
             });
             continue;
         }
-        let Some(node) = nodes.last_mut() else {
-            return Err(at(
-                path,
-                line,
-                "expected a vnode name at the start of a line before its indented attributes",
-            ));
+        let Some(object) = objects.last_mut() else {
+            return Err(at(path, line, format!("expected {expected_header}")));
         };
+        if continued && raw.starts_with('\t') {
+            if let Some(value) = object.attrs.last_mut().and_then(|a| a.values.last_mut()) {
+                value.push_str(raw.trim());
+                continue;
+            }
+        }
         let Some((key, value)) = raw.split_once('=') else {
             return Err(at(
                 path,
                 line,
                 format!(
-                    "expected `<attribute> = <value>` under vnode `{}`, found `{}`",
-                    node.name,
+                    "expected `<attribute> = <value>` under `{}`, found `{}`",
+                    object.name,
                     raw.trim()
                 ),
             ));
         };
-        node.set(key.trim(), unquote(value).to_owned(), line, false);
+        object.set(key.trim(), unquote(value).to_owned(), line, false);
     }
-    Ok(nodes)
+    Ok(objects)
 }
 
 fn parse_pbsnodes_json(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
@@ -385,43 +406,13 @@ pub fn parse_qmgr(path: &Path, text: &str) -> Result<Qmgr, ImportError> {
 /// Reads `qmgr -c 'list sched'`: `Sched <name>`, then `    <attr> = <value>` lines, a value
 /// longer than 80 columns continued on lines starting with a tab.
 pub fn parse_list_sched(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
-    let mut scheds: Vec<Object> = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        if raw.trim().is_empty() {
-            continue;
-        }
-        if let Some(name) = raw.strip_prefix("Sched ") {
-            scheds.push(Object {
-                name: name.trim().to_owned(),
-                line,
-                attrs: Vec::new(),
-            });
-            continue;
-        }
-        let Some(sched) = scheds.last_mut() else {
-            return Err(at(
-                path,
-                line,
-                "expected `Sched <name>` before the scheduler's attributes",
-            ));
-        };
-        if raw.starts_with('\t') {
-            if let Some(value) = sched.attrs.last_mut().and_then(|a| a.values.last_mut()) {
-                value.push_str(raw.trim());
-                continue;
-            }
-        }
-        let Some((key, value)) = raw.split_once('=') else {
-            return Err(at(
-                path,
-                line,
-                format!("expected `<attribute> = <value>`, found `{}`", raw.trim()),
-            ));
-        };
-        sched.set(key.trim(), unquote(value).to_owned(), line, false);
-    }
-    Ok(scheds)
+    parse_blocks(
+        path,
+        text,
+        |raw| raw.strip_prefix("Sched ").map(str::trim),
+        "`Sched <name>` before the scheduler's attributes",
+        true,
+    )
 }
 
 /// One `sched_config` setting: `<option>: <value> [prime|non_prime|all|none]`.

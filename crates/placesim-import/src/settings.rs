@@ -108,23 +108,15 @@ fn origin(path: &Path, line: usize) -> String {
 }
 
 fn kind_of(path: &Path, r: &ResourceLine) -> Result<ResourceKind, ImportError> {
-    Ok(match r.kind.as_str() {
-        "long" => ResourceKind::Long,
-        "float" => ResourceKind::Float,
-        "size" => ResourceKind::Size,
-        "string" => ResourceKind::String,
-        "string_array" => ResourceKind::StringArray,
-        "boolean" => ResourceKind::Boolean,
-        other => {
-            return Err(at(
-                path,
-                r.line,
-                format!(
-                    "resource `{}`: unknown type `{other}`: expected boolean, long, string, size, float or string_array",
-                    r.name
-                ),
-            ));
-        }
+    ResourceKind::from_name(&r.kind).ok_or_else(|| {
+        at(
+            path,
+            r.line,
+            format!(
+                "resource `{}`: unknown type `{}`: expected boolean, long, string, size, float or string_array",
+                r.name, r.kind
+            ),
+        )
     })
 }
 
@@ -166,19 +158,7 @@ impl Site {
             } else {
                 files::parse_resourcedef(path, &t)?
             };
-            for r in &lines {
-                let kind = kind_of(path, r)?;
-                // `n` (consumable on every vnode) or `f` (on the first): a vnode amount.
-                let consumable = kind.can_be_consumable() && r.flags.contains(['n', 'f']);
-                site.define(
-                    &r.name,
-                    kind,
-                    consumable,
-                    origin(path, r.line),
-                    path,
-                    r.line,
-                )?;
-            }
+            site.define_lines(path, &lines)?;
             site.sources.push(path.clone());
         }
         let qmgr = match &inputs.server {
@@ -251,6 +231,24 @@ impl Site {
             site.sources.push(path.clone());
         }
         Ok(site)
+    }
+
+    /// Defines the resources `resourcedef` or `qmgr` lines give.
+    fn define_lines(&mut self, path: &Path, lines: &[ResourceLine]) -> Result<(), ImportError> {
+        for r in lines {
+            let kind = kind_of(path, r)?;
+            // `n` (consumable on every vnode) or `f` (on the first): a vnode amount.
+            let consumable = kind.can_be_consumable() && r.flags.contains(['n', 'f']);
+            self.define(
+                &r.name,
+                kind,
+                consumable,
+                origin(path, r.line),
+                path,
+                r.line,
+            )?;
+        }
+        Ok(())
     }
 
     fn define(
@@ -464,18 +462,7 @@ impl Site {
     }
 
     fn read_server(&mut self, path: &Path, q: &Qmgr) -> Result<(), ImportError> {
-        for r in &q.resources {
-            let kind = kind_of(path, r)?;
-            let consumable = kind.can_be_consumable() && r.flags.contains(['n', 'f']);
-            self.define(
-                &r.name,
-                kind,
-                consumable,
-                origin(path, r.line),
-                path,
-                r.line,
-            )?;
-        }
+        self.define_lines(path, &q.resources)?;
         for a in &q.server.attrs {
             self.pbs_attr(path, a, "server")?;
         }

@@ -6,6 +6,7 @@ use crate::files::at;
 use crate::settings::{Site, SiteQueue};
 use crate::{ImportError, ImportOptions};
 use placesim_workload::pbs_accounting::{AcctCounts, AcctRecord, JobAssembler, parse_record};
+use placesim_workload::recorded::exec_vnode_names;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -183,16 +184,6 @@ fn matched_select(site: &Site, select: &str) -> (String, Vec<String>) {
         })
         .collect();
     (chunks.join("+"), removed)
-}
-
-/// The vnode names of an `exec_vnode`: each `name:...` or bare `name`, inside parentheses.
-fn exec_vnode_names(exec_vnode: &str) -> Vec<&str> {
-    exec_vnode
-        .split('+')
-        .map(|part| part.trim().trim_start_matches('(').trim_end_matches(')'))
-        .map(|part| part.split(':').next().unwrap_or(part))
-        .filter(|n| !n.is_empty())
-        .collect()
 }
 
 /// The largest epoch second (about the year 36,800) or duration read as a time: what SWF
@@ -397,7 +388,7 @@ pub(crate) fn replay(
         if let Some(x) = &job.exec_vnode {
             let missing = exec_vnode_names(x)
                 .into_iter()
-                .find(|n| !vnode_names.contains_key(n));
+                .find(|n| !vnode_names.contains_key(n.as_str()));
             let parsed = placesim_request::parse_exec_vnode(x, &site.defs);
             if let Ok(parts) = &parsed {
                 held = parts
@@ -421,7 +412,7 @@ pub(crate) fn replay(
                 return Err(bad_job(path, line, &job.id, &why));
             }
             for n in exec_vnode_names(x) {
-                if let Some(&i) = vnode_names.get(n) {
+                if let Some(&i) = vnode_names.get(n.as_str()) {
                     used_vnodes[i] = true;
                 }
             }
@@ -708,11 +699,13 @@ fn overlaps(
     // (time, 0 release | 1 take, job)
     let mut events: Vec<(i64, u8, usize)> = Vec::with_capacity(2 * replayed.len());
     for (j, job) in replayed.iter().enumerate() {
-        if job.held.is_empty() {
+        let end = job.end.unwrap_or(t1);
+        // A run of no length holds nothing (and its release would sort before its take).
+        if job.held.is_empty() || end <= job.start {
             continue;
         }
         events.push((job.start, 1, j));
-        events.push((job.end.unwrap_or(t1).max(job.start), 0, j));
+        events.push((end, 0, j));
     }
     events.sort_unstable();
     let mut skipped = vec![false; replayed.len()];

@@ -373,3 +373,15 @@ fn old_style_node_specs_are_converted_by_pbs_rules() {
         )
     );
 }
+
+#[test]
+fn a_run_of_no_length_holds_nothing() {
+    // Found by fuzzing: a job ending the second it started released what it had not yet
+    // taken, below zero on an idle vnode.
+    let line = format!(
+        "01/01/2026 00:01:40;E;110.pbs;{} start=1767225700 exec_host=h4/0*2 exec_vnode=(n4:ncpus=2) Resource_List.select=1:ncpus=2 session=1 end=1767225700 Exit_status=0\n",
+        GOOD_TEXT.replace(" start=1767229010", "")
+    );
+    let (_, r) = with_log(&line, false);
+    assert_eq!(r.unwrap().counts.replayed, 8);
+}

@@ -311,20 +311,15 @@ impl Cx<'_> {
         let built_in = defs.all().len();
         let mut in_file = std::collections::HashSet::new();
         for r in &raw.resource {
-            let kind = match r.kind.get_ref().as_str() {
-                "long" => ResourceKind::Long,
-                "float" => ResourceKind::Float,
-                "size" => ResourceKind::Size,
-                "string" => ResourceKind::String,
-                "string_array" => ResourceKind::StringArray,
-                "boolean" => ResourceKind::Boolean,
-                other => {
-                    return Err(self.at(
-                        &r.kind,
-                        "resource.type",
-                        format!("unknown type `{other}`: expected long, float, size, string, string_array or boolean"),
-                    ));
-                }
+            let Some(kind) = ResourceKind::from_name(r.kind.get_ref()) else {
+                return Err(self.at(
+                    &r.kind,
+                    "resource.type",
+                    format!(
+                        "unknown type `{}`: expected long, float, size, string, string_array or boolean",
+                        r.kind.get_ref()
+                    ),
+                ));
             };
             if r.name.get_ref() == "group" {
                 return Err(self.at(
