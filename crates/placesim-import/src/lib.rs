@@ -158,7 +158,7 @@ pub fn import_pbs(inputs: &PbsInputs, options: ImportOptions) -> Result<Imported
         ("workload.swf".to_owned(), replay.swf.clone()),
         ("requests.txt".to_owned(), replay.requests.clone()),
         ("recorded.tsv".to_owned(), replay.recorded.clone()),
-        ("ids.tsv".to_owned(), replay.ids_tsv(&site)),
+        ("ids.tsv".to_owned(), replay.ids_tsv()),
     ];
     if let Some(tree) = site.resource_group_text(&replay) {
         files.push(("resource_group".to_owned(), tree));

@@ -356,7 +356,7 @@ impl Site {
                 (_, Some("ncpus")) => v.ncpus = value.parse().map_err(|_| bad(a, "a count"))?,
                 (_, Some("ngpus")) => v.ngpus = value.parse().map_err(|_| bad(a, "a count"))?,
                 (_, Some("mem")) => {
-                    placesim_request_size(value)
+                    placesim_request::parse_size(value)
                         .ok_or_else(|| bad(a, "a size such as 384000000kb"))?;
                     v.mem = Some(value.to_owned());
                 }
@@ -408,7 +408,7 @@ impl Site {
                             toml::Value::Float(value.parse().map_err(|_| bad(a, "a number"))?)
                         }
                         ResourceKind::Size => {
-                            placesim_request_size(value)
+                            placesim_request::parse_size(value)
                                 .ok_or_else(|| bad(a, "a size such as 384000000kb"))?;
                             toml::Value::String(value.to_owned())
                         }
@@ -844,9 +844,9 @@ impl Site {
         Ok(())
     }
 
-    /// Whether the scheduler matches `resource` in a chunk (`sched_config`'s `resources:`;
-    /// PBS always matches ncpus, mem, host and vnode, and every resource when the line is
-    /// absent... from a site without sched_config, placesim matches what it knows).
+    /// Whether the scheduler matches `resource` in a chunk: PBS always matches ncpus, mem,
+    /// host and vnode, and the others only when sched_config's `resources:` line names them;
+    /// without a sched_config, placesim matches every resource.
     pub(crate) fn matches_in_chunks(&self, resource: &str) -> bool {
         matches!(resource, "ncpus" | "mem" | "host" | "vnode")
             || self
@@ -951,9 +951,7 @@ impl Site {
                 None => line(
                     &mut out,
                     &s.key,
-                    &toml::Value::String(
-                        replay.numbered_limit(self, s.value.as_str().unwrap_or("")),
-                    ),
+                    &toml::Value::String(replay.numbered_limit(s.value.as_str().unwrap_or(""))),
                     &s.origin,
                 ),
             }
@@ -974,9 +972,7 @@ impl Site {
                     let res = s.key.split_once('.').map_or("", |(_, r)| r);
                     format!(
                         "{res} = {}",
-                        toml::Value::String(
-                            replay.numbered_limit(self, s.value.as_str().unwrap_or(""))
-                        )
+                        toml::Value::String(replay.numbered_limit(s.value.as_str().unwrap_or("")))
                     )
                 })
                 .collect();
@@ -1002,18 +998,14 @@ impl Site {
                     let _ = writeln!(
                         out,
                         "{table} = {{ {res} = {} }}    # {}",
-                        toml::Value::String(
-                            replay.numbered_limit(self, s.value.as_str().unwrap_or(""))
-                        ),
+                        toml::Value::String(replay.numbered_limit(s.value.as_str().unwrap_or(""))),
                         s.origin
                     );
                 } else if s.key == "max_run" {
                     line(
                         &mut out,
                         &s.key,
-                        &toml::Value::String(
-                            replay.numbered_limit(self, s.value.as_str().unwrap_or("")),
-                        ),
+                        &toml::Value::String(replay.numbered_limit(s.value.as_str().unwrap_or(""))),
                         &s.origin,
                     );
                 } else {
@@ -1099,9 +1091,4 @@ fn not_modelled_reason(key: &str) -> &'static str {
         "opt_backfill_fuzzy" => "only opt_backfill_fuzzy = off (exact top-job times) is modelled",
         _ => "not modelled",
     }
-}
-
-/// A size's bytes as the request language reads it.
-fn placesim_request_size(text: &str) -> Option<u64> {
-    placesim_request::parse_size(text)
 }

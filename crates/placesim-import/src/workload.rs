@@ -798,7 +798,7 @@ impl Replay {
 
     /// A PBS limit (`[u:alice=4], [g:PBS_GENERIC=8]`) with user and group names as the
     /// replay's numbers; a name no replayed job has stays (it limits no job).
-    pub(crate) fn numbered_limit(&self, _site: &Site, limit: &str) -> String {
+    pub(crate) fn numbered_limit(&self, limit: &str) -> String {
         limit
             .split(',')
             .map(|entry| {
@@ -846,7 +846,7 @@ impl Replay {
     }
 
     /// `ids.tsv`: the numbers the replay gives users and groups.
-    pub(crate) fn ids_tsv(&self, _site: &Site) -> String {
+    pub(crate) fn ids_tsv(&self) -> String {
         let mut out = String::from("kind\tnumber\tname\n");
         for (kind, names) in [("user", &self.users), ("group", &self.groups)] {
             for (i, n) in names.iter().enumerate() {
@@ -988,6 +988,25 @@ impl Site {
         }
         if self.not_modelled.is_empty() {
             out.push_str("| (none) | | |\n");
+        }
+        let unused: Vec<&str> = self
+            .queues
+            .iter()
+            .filter(|q| {
+                !replay.queue_used(&q.name)
+                    && !self
+                        .vnodes
+                        .iter()
+                        .any(|v| v.queue.as_deref() == Some(&q.name))
+            })
+            .map(|q| q.name.as_str())
+            .collect();
+        if !unused.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nExecution queues no replayed job ran in and no vnode is associated with, not written (they change nothing): {}.",
+                unused.join(", ")
+            );
         }
         if let Some(q) = replay.extra_queues.first() {
             let _ = writeln!(
