@@ -120,22 +120,36 @@ pub(crate) struct Replay {
     pub requests: String,
     pub recorded: String,
     pub counts: ImportCounts,
-    users: Vec<String>,
-    groups: Vec<String>,
+    users: Numbers,
+    groups: Numbers,
     queues_used: Vec<String>,
     pub extra_queues: Vec<SiteQueue>,
     running: Vec<String>,
     outages: Vec<String>,
 }
 
-/// An interner: names numbered from 1 in order of first appearance.
-fn number(names: &mut Vec<String>, name: &str) -> usize {
-    match names.iter().position(|n| n == name) {
-        Some(i) => i + 1,
-        None => {
-            names.push(name.to_owned());
-            names.len()
+/// Names numbered from 1 in order of first appearance (users and groups: SWF carries
+/// numbers).
+#[derive(Debug, Default)]
+pub(crate) struct Numbers {
+    names: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Numbers {
+    /// `name`'s number, a new one the first time.
+    fn number(&mut self, name: &str) -> usize {
+        if let Some(&n) = self.index.get(name) {
+            return n;
         }
+        self.names.push(name.to_owned());
+        self.index.insert(name.to_owned(), self.names.len());
+        self.names.len()
+    }
+
+    /// `name`'s number, if it has one.
+    fn get(&self, name: &str) -> Option<usize> {
+        self.index.get(name).copied()
     }
 }
 
@@ -324,8 +338,8 @@ pub(crate) fn replay(
         .map(|(i, v)| (v.name.as_str(), i))
         .collect();
     let mut used_vnodes = vec![false; site.vnodes.len()];
-    let mut users = Vec::new();
-    let mut groups = Vec::new();
+    let mut users = Numbers::default();
+    let mut groups = Numbers::default();
     let mut replayed: Vec<ReplayJob> = Vec::new();
     let skip = |counts: &mut ImportCounts, reason| *counts.skipped.entry(reason).or_insert(0) += 1;
     for (index, job) in jobs.iter().enumerate() {
@@ -444,8 +458,6 @@ pub(crate) fn replay(
             continue;
         }
         let running_at_start = first_start < t0;
-        let unfinished = end.is_none();
-        counts.unfinished_at_end += u64::from(unfinished);
         let runtime_s = match end {
             Some(e) => (e - start) as u64,
             None => walltime_s.unwrap_or_else(|| (t1 - start).max(0) as u64),
@@ -454,11 +466,12 @@ pub(crate) fn replay(
             skip(&mut counts, SkipReason::BadExecVnode);
             continue;
         }
+        counts.unfinished_at_end += u64::from(end.is_none());
         counts.queued_at_start += u64::from(!running_at_start && ctime < t0);
         replayed.push(ReplayJob {
             pbs_id: job.id.clone(),
-            user: number(&mut users, &job.user),
-            group: number(&mut groups, &job.group),
+            user: users.number(&job.user),
+            group: groups.number(&job.group),
             project: job.project.clone().filter(|p| p != "_pbs_project_default"),
             queue: job.queue.clone(),
             submit_s: (ctime.max(t0) - t0) as u64,
@@ -789,11 +802,11 @@ impl Replay {
     }
 
     pub(crate) fn user_number(&self, name: &str) -> Option<usize> {
-        self.users.iter().position(|u| u == name).map(|i| i + 1)
+        self.users.get(name)
     }
 
     pub(crate) fn group_number(&self, name: &str) -> Option<usize> {
-        self.groups.iter().position(|g| g == name).map(|i| i + 1)
+        self.groups.get(name)
     }
 
     /// A PBS limit (`[u:alice=4], [g:PBS_GENERIC=8]`) with user and group names as the
@@ -848,8 +861,8 @@ impl Replay {
     /// `ids.tsv`: the numbers the replay gives users and groups.
     pub(crate) fn ids_tsv(&self) -> String {
         let mut out = String::from("kind\tnumber\tname\n");
-        for (kind, names) in [("user", &self.users), ("group", &self.groups)] {
-            for (i, n) in names.iter().enumerate() {
+        for (kind, numbers) in [("user", &self.users), ("group", &self.groups)] {
+            for (i, n) in numbers.names.iter().enumerate() {
                 let _ = writeln!(out, "{kind}\t{}\t{n}", i + 1);
             }
         }
