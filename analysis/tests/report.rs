@@ -35,6 +35,7 @@ fn write_replicate(root: &Path, policy: Discipline, k: u64) {
     let opts = SwfOptions {
         procs: Some(8),
         skip_bad_lines: false,
+        keep_field: None,
     };
     let trace = read_trace(
         trace_text(k).as_bytes(),

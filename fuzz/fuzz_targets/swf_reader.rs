@@ -14,6 +14,8 @@ fuzz_target!(|data: &[u8]| {
         let opts = SwfOptions {
             procs: None,
             skip_bad_lines,
+            // Extended lines keep a field, so the kept-field path is fuzzed too.
+            keep_field: Some(19),
         };
         let reader: Box<dyn Read> = if data.starts_with(&[0x1f, 0x8b]) {
             Box::new(flate2::read::MultiGzDecoder::new(data))

@@ -85,10 +85,10 @@ fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
     plan.discipline = with_depth(plan.discipline, args.backfill_depth)?;
     report_trace(&plan.trace);
     let sources = &plan.request_sources;
-    if sources.from_file > 0 || !sources.by_rule.is_empty() {
+    if sources.from_file > 0 || sources.from_field > 0 || !sources.by_rule.is_empty() {
         eprintln!(
-            "placesim: requests: {} from the requests file, by rule {:?}, the rest by size",
-            sources.from_file, sources.by_rule
+            "placesim: requests: {} from the requests file, {} from their own SWF field, by rule {:?}, the rest by size",
+            sources.from_file, sources.from_field, sources.by_rule
         );
     }
     if !plan.outages.is_empty() {
@@ -134,6 +134,7 @@ fn swf_options(machine: &MachineArgs) -> SwfOptions {
     SwfOptions {
         procs: machine.procs,
         skip_bad_lines: machine.skip_bad_lines,
+        keep_field: None,
     }
 }
 

@@ -64,6 +64,8 @@ pub struct Plan {
 pub struct RequestSources {
     /// From the scenario's requests file.
     pub from_file: u64,
+    /// From the jobs' own extended SWF field (`request_field`).
+    pub from_field: u64,
     /// Per rule, in file order: how many jobs it gave a request.
     pub by_rule: Vec<u64>,
 }
@@ -227,6 +229,7 @@ pub fn plan_of_scenario(
         placement: spec,
         request_sources: RequestSources {
             from_file: loaded.from_file,
+            from_field: loaded.from_field,
             by_rule: loaded.by_rule,
         },
         request_texts: std::sync::Arc::new(request_texts),

@@ -2566,6 +2566,24 @@ impl Cx<'_> {
             procs_per_node: ppn,
             requests_file: w.requests_file.as_ref().map(|f| dir.join(f.get_ref())),
             recorded: w.recorded.as_ref().map(|f| dir.join(f.get_ref())),
+            request_field: match &w.request_field {
+                None => None,
+                Some(f) => Some(
+                    usize::try_from(*f.get_ref())
+                        .ok()
+                        .filter(|n| (19..=1000).contains(n))
+                        .ok_or_else(|| {
+                            self.at(
+                                f,
+                                "workload.request_field",
+                                format!(
+                                    "{}: expected a field after SWF's 18, from 19 to 1000",
+                                    f.get_ref()
+                                ),
+                            )
+                        })?,
+                ),
+            },
             rules,
             arrival_scale: match &w.arrival_scale {
                 None => 1.0,

@@ -405,6 +405,9 @@ pub struct WorkloadSettings {
     /// What really happened to the jobs, to measure a run against
     /// (`placesim_workload::recorded`).
     pub recorded: Option<PathBuf>,
+    /// The extended SWF field (19 or later) that holds each job's request, where its line
+    /// has one.
+    pub request_field: Option<usize>,
     /// Rules tried in order; the first that matches gives the request.
     pub rules: Vec<Rule>,
     /// Submit times become first + (submit − first) × this (1: as recorded).

@@ -37,6 +37,8 @@ pub struct ScenarioWorkload {
     pub trace: Trace,
     /// Jobs whose request came from the requests file.
     pub from_file: u64,
+    /// Jobs whose request came from their line's extended field (`request_field`).
+    pub from_field: u64,
     /// Jobs each rule gave a request, by rule.
     pub by_rule: Vec<u64>,
     /// The text of each request in the workload's table, by request id.
@@ -86,6 +88,7 @@ impl Scenario {
         let opts = SwfOptions {
             procs: Some(total.max(1)),
             skip_bad_lines: w.skip_bad_lines,
+            keep_field: w.request_field,
         };
         let mut trace = match &w.source {
             WorkloadSource::Trace(path) => match texts.get(path) {
@@ -132,6 +135,7 @@ impl Scenario {
         }
         let mut by_rule = vec![0u64; w.rules.len()];
         let mut from_file = 0u64;
+        let mut from_field = 0u64;
         // A rule's or the size mapping's text depends only on the job's size, so each
         // (rule, size, queue) is formatted and parsed once; texts still share ids across rules.
         type Shape = (Option<usize>, u32, Option<usize>, Option<usize>);
@@ -146,6 +150,12 @@ impl Scenario {
                 queue = named.pbs;
                 class = named.class;
             };
+            // The job's own request field, unless it says none.
+            let own: Option<String> = trace
+                .kept_field
+                .get(&job.source_id)
+                .filter(|f| !matches!(&***f, "-1" | "-"))
+                .map(|f| f.to_string());
             let (rule, text) = match explicit.get(&job.source_id) {
                 Some(line) => {
                     from_file += 1;
@@ -165,6 +175,26 @@ impl Scenario {
                         name_queue(named);
                     }
                     (None, Some(line.request.clone()))
+                }
+                // Next, the job's own field of an extended SWF line.
+                None if own.is_some() => {
+                    from_field += 1;
+                    let text = own.clone().unwrap_or_default();
+                    if let Err(e) = placesim_request::parse_request(&text, defs) {
+                        return Err(ScenarioError::At {
+                            path: self.path.clone(),
+                            line: 1,
+                            column: 1,
+                            key: "workload.request_field".into(),
+                            message: format!(
+                                "field {} of job {} in {}: request `{text}`: {e}",
+                                w.request_field.unwrap_or(0),
+                                job.source_id,
+                                trace.path.display()
+                            ),
+                        });
+                    }
+                    (None, Some(text))
                 }
                 None => {
                     let rule = w.rules.iter().enumerate().position(|(i, rule)| {
@@ -196,7 +226,8 @@ impl Scenario {
                     ),
                 },
             });
-            let is_explicit = explicit.contains_key(&job.source_id);
+            // A request of the job's own is not shared by its shape.
+            let is_explicit = explicit.contains_key(&job.source_id) || own.is_some();
             let key = (text, queue, class);
             let id = match interned.get(&key) {
                 Some(&id) => id,
@@ -251,6 +282,7 @@ impl Scenario {
         Ok(ScenarioWorkload {
             trace,
             from_file,
+            from_field,
             by_rule,
             request_texts,
         })

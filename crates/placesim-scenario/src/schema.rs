@@ -656,6 +656,8 @@ pub struct WorkloadToml {
     /// What really happened to the jobs (`placesim import pbs` writes `recorded.tsv`): a
     /// run is measured against it.
     pub recorded: Option<Spanned<String>>,
+    /// An extended SWF field (19 or later) holding each job's request.
+    pub request_field: Option<Spanned<i64>>,
     /// Multiplies every job's time since the first submit: below 1 compresses arrivals and
     /// raises the offered load [default: 1].
     pub arrival_scale: Option<Spanned<f64>>,

@@ -26,6 +26,7 @@ pub fn trace(text: &str, procs: u64) -> Trace {
     let opts = SwfOptions {
         procs: Some(procs),
         skip_bad_lines: false,
+        keep_field: None,
     };
     let defs = placesim_core::ResourceDefs::default();
     TraceFormat::Swf

@@ -16,6 +16,7 @@ pub fn trace_from_text(text: &str, procs: u64) -> Trace {
     let opts = SwfOptions {
         procs: Some(procs),
         skip_bad_lines: false,
+        keep_field: None,
     };
     read_trace(
         text.as_bytes(),

@@ -601,6 +601,7 @@ fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
         header: trace.header.clone(),
         bad_lines: trace.bad_lines.clone(),
         skipped: trace.skipped,
+        kept_field: trace.kept_field.clone(),
         ..trace
     };
     let placement = || Limited::new(FirstFit::default(), limits.run.texts.clone());

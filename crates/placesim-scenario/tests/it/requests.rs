@@ -418,3 +418,73 @@ fn jobs_name_their_queue_or_class() {
         )
     );
 }
+
+/// Extended SWF: a trace line may carry fields after the 18th, and `request_field` names
+/// the one holding each job's request (here an old-style node spec, converted by PBS's
+/// rules). The requests file still comes first; a field of `-1` falls through to the rules
+/// and the size mapping; a request that does not parse is an error naming the job.
+#[test]
+fn an_extended_swf_field_gives_jobs_their_own_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |id: u64, extra: &str| {
+        format!("{id} {id} 0 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1 n1,n2 {extra}\n")
+    };
+    let swf = format!(
+        "; MaxProcs: 64\n{}{}{}",
+        line(1, "nodes=2:ppn=4#excl"),
+        line(2, "-1"),
+        line(3, "select=1:ncpus=2")
+    );
+    std::fs::write(dir.path().join("t.swf"), &swf).unwrap();
+    std::fs::write(dir.path().join("req.txt"), "3 select=2:ncpus=1\n").unwrap();
+    let scenario = |extra: &str| {
+        load_scenario(
+            &format!(
+                "[[class]]\nname = \"n\"\ncount = 8\nncpus = 8\n[workload]\ntrace = \"t.swf\"\nrequests_file = \"req.txt\"\nrequest_field = 20\n{extra}"
+            ),
+            &dir.path().join("s.toml"),
+        )
+    };
+    let w = scenario("").unwrap().workload().unwrap();
+    let text_of = |i: u32| {
+        let id = w.trace.workload.jobs()[i as usize].request;
+        w.request_texts[id.index()].clone()
+    };
+    assert_eq!(text_of(0), "nodes=2:ppn=4#excl");
+    assert_eq!(text_of(1), "select=2:ncpus=1");
+    assert_eq!(text_of(2), "select=2:ncpus=1");
+    let r = w.trace.workload.request_of(placesim_core::JobId(0));
+    assert_eq!(
+        (r.chunks[0].count, r.chunks[0].amounts[0], r.sharing),
+        (2, 4, Sharing::Excl)
+    );
+    assert_eq!((w.from_field, w.from_file), (1, 1));
+
+    std::fs::write(
+        dir.path().join("t.swf"),
+        swf.replace("nodes=2:ppn=4#excl", "select=x"),
+    )
+    .unwrap();
+    let err = scenario("").unwrap().workload().unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{}:1:1: key `workload.request_field`: field 20 of job 1 in {}: request `select=x`: column 9: expected `=`, `!=`, `<`, `>`, `<=` or `>=`",
+            dir.path().join("s.toml").display(),
+            dir.path().join("t.swf").display()
+        )
+    );
+    let err = load_scenario(
+        "[[class]]\nname = \"n\"\ncount = 1\n[workload]\ntrace = \"t.swf\"\nrequest_field = 18\n",
+        &dir.path().join("s.toml"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{}:6:17: key `workload.request_field`: 18: expected a field after SWF's 18, from 19 to 1000",
+            dir.path().join("s.toml").display()
+        )
+    );
+}

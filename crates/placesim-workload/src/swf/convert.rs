@@ -27,6 +27,9 @@ pub struct SwfOptions {
     pub procs: Option<u64>,
     /// Count malformed lines as skipped instead of failing.
     pub skip_bad_lines: bool,
+    /// Keep this field (19 or later, extended SWF) of each job line, by job number
+    /// ([`Trace::kept_field`]).
+    pub keep_field: Option<usize>,
 }
 
 /// Why a record did not become a job.
@@ -133,6 +136,9 @@ pub struct Trace {
     pub bad_lines: Vec<String>,
     /// Whether the submits were out of order and had to be sorted.
     pub resorted: bool,
+    /// The field [`SwfOptions::keep_field`] names, per job number, for the jobs whose line
+    /// has it.
+    pub kept_field: std::collections::HashMap<u64, Box<str>>,
 }
 
 impl Trace {
@@ -173,6 +179,7 @@ pub fn read_trace(
     let mut records = 0u64;
     let mut procs: Option<u64> = opts.procs;
     let mut resorted = false;
+    let mut kept_field = HashMap::new();
     let n_cons = resources.n_consumables();
 
     while let Some(item) = reader.next() {
@@ -189,6 +196,13 @@ pub fn read_trace(
             Err(e) => return Err(e),
         };
         records += 1;
+        let kept: Option<Box<str>> = opts.keep_field.and_then(|k| {
+            let extra = reader.extra_fields()?;
+            extra
+                .split_whitespace()
+                .nth(k.checked_sub(19)?)
+                .map(Box::from)
+        });
         let machine = match procs {
             Some(p) => p,
             None => {
@@ -226,6 +240,9 @@ pub fn read_trace(
         let submit = SimTime(record.submit_time as u64);
         if jobs.last().is_some_and(|last| last.submit > submit) {
             resorted = true;
+        }
+        if let Some(kept) = kept {
+            kept_field.insert(record.job_number.max(0) as u64, kept);
         }
         jobs.push(Job {
             user: known(record.user_id),
@@ -275,6 +292,7 @@ pub fn read_trace(
         skipped,
         bad_lines,
         resorted,
+        kept_field,
     })
 }
 

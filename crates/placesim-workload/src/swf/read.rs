@@ -117,6 +117,8 @@ pub struct SwfReader<R> {
     buf: Vec<u8>,
     header: SwfHeader,
     done: bool,
+    /// Where the last job line's fields after the 18th begin in `buf`, if it has any.
+    extra: Option<usize>,
 }
 
 impl<R: BufRead> SwfReader<R> {
@@ -129,7 +131,18 @@ impl<R: BufRead> SwfReader<R> {
             buf: Vec::with_capacity(256),
             header: SwfHeader::default(),
             done: false,
+            extra: None,
         }
+    }
+
+    /// The fields after the 18th of the job line just read (extended SWF: the nodes a job
+    /// used, its queue's name, its original node spec), as text; `None` without any, or if
+    /// they are not UTF-8.
+    pub fn extra_fields(&self) -> Option<&str> {
+        let from = self.extra?;
+        std::str::from_utf8(self.buf.get(from..)?)
+            .ok()
+            .map(str::trim_end)
     }
 
     /// The header comments seen so far.
@@ -217,9 +230,13 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                 self.header_line(&comment);
                 continue;
             }
+            let offset = start;
             return Some(
-                parse_record(line)
-                    .map(|r| (self.line, r))
+                parse_extended(line)
+                    .map(|(r, extra)| {
+                        self.extra = extra.map(|e| offset + e);
+                        (self.line, r)
+                    })
                     .map_err(|k| self.error(k)),
             );
         }
@@ -227,11 +244,20 @@ impl<R: BufRead> Iterator for SwfReader<R> {
     }
 }
 
-/// Parses one job line of exactly 18 whitespace-separated fields.
+/// Parses one job line of at least 18 whitespace-separated fields (see [`parse_extended`]).
+#[cfg(test)]
+pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
+    parse_extended(line).map(|(record, _)| record)
+}
+
+/// Parses one job line: 18 whitespace-separated fields, then any number of fields archives
+/// and simulators add (the nodes a job used, its queue's name, its original node spec),
+/// which are not read here: their byte offset in the line comes back beside the record.
 ///
 /// Each field is scanned once: plain integers (nearly every SWF field) are accumulated while
 /// scanning; anything else (a fraction, an error) takes the general path on the token.
-pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
+pub(crate) fn parse_extended(line: &[u8]) -> Result<(SwfRecord, Option<usize>), SwfErrorKind> {
+    let mut extra_from = None;
     let mut ints = [0i64; 18];
     let mut floats = [0f64; 2];
     let mut n = 0;
@@ -248,6 +274,9 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
             break;
         }
         let token_start = rest;
+        if n == 18 {
+            extra_from = Some(line.len() - rest.len());
+        }
         let negative = rest[0] == b'-';
         if negative {
             rest = &rest[1..];
@@ -292,7 +321,7 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
         }
         n += 1;
     }
-    if n != 18 {
+    if n < 18 {
         return Err(SwfErrorKind::FieldCount(n));
     }
     // Times and sizes the simulator adds and multiplies must leave room: no real trace comes
@@ -313,7 +342,7 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
             });
         }
     }
-    Ok(SwfRecord {
+    let record = SwfRecord {
         job_number: ints[0],
         submit_time: ints[1],
         wait_time: ints[2],
@@ -332,7 +361,8 @@ pub(crate) fn parse_record(line: &[u8]) -> Result<SwfRecord, SwfErrorKind> {
         partition: ints[15],
         preceding_job: ints[16],
         think_time: ints[17],
-    })
+    };
+    Ok((record, extra_from))
 }
 
 /// The largest submit, run or requested time accepted: 2^40 s, about 34,800 years.

@@ -32,6 +32,7 @@ fn procs(n: u64) -> SwfOptions {
     SwfOptions {
         procs: Some(n),
         skip_bad_lines: false,
+        keep_field: None,
     }
 }
 
@@ -172,6 +173,7 @@ fn skip_bad_lines_counts_and_reports_them() {
     let opts = SwfOptions {
         procs: Some(4),
         skip_bad_lines: true,
+        keep_field: None,
     };
     let trace = load_trace(&path, &opts, &ResourceDefs::default()).unwrap();
     assert_eq!(trace.records, 4);
@@ -192,15 +194,32 @@ fn skip_bad_lines_counts_and_reports_them() {
     );
 }
 
+/// Extended SWF: fields after the 18th are read, not refused, and the one `keep_field`
+/// names is kept by job number; a line with 17 fields is still an error.
 #[test]
-fn line_with_19_fields() {
+fn lines_with_fields_after_the_18th_are_read() {
     let dir = tempfile::tempdir().unwrap();
-    let text = format!("; MaxProcs: 4\n{GOOD}1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1 9\n");
+    let text = format!(
+        "; MaxProcs: 4\n{GOOD}1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1 n1,n2 nodes=2:ppn=1\n"
+    );
     let path = write(dir.path(), "long.swf", text.as_bytes());
+    let opts = SwfOptions {
+        keep_field: Some(20),
+        ..SwfOptions::default()
+    };
+    let trace = placesim_workload::load_trace(&path, &opts, &ResourceDefs::default()).unwrap();
+    assert_eq!(trace.workload.jobs().len(), 2);
+    assert_eq!(trace.kept_field.len(), 1);
+    assert_eq!(
+        trace.kept_field.get(&1).map(|f| &**f),
+        Some("nodes=2:ppn=1")
+    );
+    let short = format!("; MaxProcs: 4\n{GOOD}1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1\n");
+    let path = write(dir.path(), "short.swf", short.as_bytes());
     assert_eq!(
         error_of(&path, SwfOptions::default()),
         format!(
-            "{}:3: expected 18 whitespace-separated fields, found 19",
+            "{}:3: expected 18 whitespace-separated fields, found 17",
             path.display()
         )
     );

@@ -51,6 +51,7 @@ fn sizes_estimates_skips_and_machine_size_follow_the_documented_rules() {
     let opts = SwfOptions {
         procs: Some(32),
         skip_bad_lines: false,
+        keep_field: None,
     };
     let t = read_trace(
         text.as_bytes(),
@@ -74,6 +75,7 @@ fn unsorted_submits_are_sorted_stably_by_submit_time() {
     let opts = SwfOptions {
         procs: Some(4),
         skip_bad_lines: false,
+        keep_field: None,
     };
     let t = read_trace(
         text.as_bytes(),
@@ -98,6 +100,7 @@ fn requests_are_interned_per_size() {
     let opts = SwfOptions {
         procs: Some(4),
         skip_bad_lines: false,
+        keep_field: None,
     };
     let t = read_trace(
         text.as_bytes(),
