@@ -317,16 +317,20 @@ pub(crate) fn replay(
             }
         }
     }
-    for job in jobs.iter().filter(|j| j.select.is_none()) {
-        let Some(nodes) = &job.nodes else { continue };
-        let Ok(converted) = convert_nodes(site, nodes) else {
-            continue;
-        };
-        for p in converted.properties {
+    // Each old-style spec converted once (for a job without a select), kept for the replay.
+    let converted: Vec<Option<Result<placesim_request::ConvertedNodes, _>>> = jobs
+        .iter()
+        .map(|j| match (&j.select, &j.nodes) {
+            (None, Some(nodes)) => Some(convert_nodes(site, nodes)),
+            _ => None,
+        })
+        .collect();
+    for c in converted.iter().flatten().flatten() {
+        for p in &c.properties {
             // One the scheduler does not match is taken out of the request anyway.
-            if site.defs.lookup(&p).is_none() && site.matches_in_chunks(&p) {
-                site.define_property(&p);
-                counts.properties_defined.push(p);
+            if site.defs.lookup(p).is_none() && site.matches_in_chunks(p) {
+                site.define_property(p);
+                counts.properties_defined.push(p.clone());
             }
         }
     }
@@ -353,12 +357,15 @@ pub(crate) fn replay(
             skip(&mut counts, SkipReason::NeverStarted);
             continue;
         };
-        let (select, place) = match (&job.select, &job.nodes) {
-            (Some(select), _) => (select.clone(), job.place.clone()),
-            (None, Some(nodes)) => match convert_nodes(site, nodes) {
+        let (select, place) = match (&job.select, &job.nodes, &converted[index]) {
+            (Some(select), _, _) => (select.clone(), job.place.clone()),
+            (None, Some(nodes), Some(c)) => match c {
                 Ok(c) => {
                     counts.nodes_converted += 1;
-                    (c.select, Some(job.place.clone().unwrap_or(c.place)))
+                    (
+                        c.select.clone(),
+                        Some(job.place.clone().unwrap_or_else(|| c.place.clone())),
+                    )
                 }
                 Err(_) if options.skip_bad_records => {
                     skip(&mut counts, SkipReason::BadSelect);
@@ -373,7 +380,7 @@ pub(crate) fn replay(
                     ));
                 }
             },
-            (None, None) => {
+            _ => {
                 skip(&mut counts, SkipReason::NoSelect);
                 continue;
             }
@@ -425,10 +432,9 @@ pub(crate) fn replay(
                 };
                 return Err(bad_job(path, line, &job.id, &why));
             }
-            for n in exec_vnode_names(x) {
-                if let Some(&i) = vnode_names.get(n.as_str()) {
-                    used_vnodes[i] = true;
-                }
+            // Every vnode it names is in `held` now (a bare one with no amounts).
+            for (i, _) in &held {
+                used_vnodes[*i] = true;
             }
         }
         // Epoch seconds past MAX_EPOCH_S are not times (and would overflow the arithmetic).
