@@ -91,6 +91,14 @@ const PBS_BUILTINS: [(&str, ResourceKind, bool); 11] = [
     ("ompthreads", ResourceKind::Long, false),
 ];
 
+/// PBS's type for one of its own resources, and whether vnodes consume it.
+fn pbs_builtin(name: &str) -> Option<(ResourceKind, bool)> {
+    PBS_BUILTINS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, kind, consumable)| (*kind, *consumable))
+}
+
 /// A file's name, for origins.
 fn short(path: &Path) -> String {
     path.file_name().map_or_else(
@@ -274,49 +282,46 @@ impl Site {
                 ),
             ));
         }
-        self.defs
-            .define(name, kind, consumable)
-            .map_err(|e| at(path, line, format!("resource `{name}`: {e}")))?;
+        self.add_definition(name, kind, consumable, from)
+            .map_err(|e| at(path, line, format!("resource `{name}`: {e}")))
+    }
+
+    /// Adds a definition the site did not have, to the resources checked against and to
+    /// those the scenario lists: the one place both grow.
+    fn add_definition(
+        &mut self,
+        name: &str,
+        kind: ResourceKind,
+        consumable: bool,
+        origin: String,
+    ) -> Result<(), placesim_core::ResourceError> {
+        self.defs.define(name, kind, consumable)?;
         self.resources.push(SiteResource {
             name: name.to_owned(),
             kind,
             consumable,
-            origin: from,
+            origin,
         });
         Ok(())
     }
 
     /// Defines `name` with PBS's type if it is one of PBS's own resources the site's files
-    /// did not show (`mpiprocs`, `ompthreads` in a select); whether it is defined now.
-    pub(crate) fn define_builtin(&mut self, name: &str) -> bool {
+    /// did not show (`mpiprocs`, `ompthreads` in a select).
+    pub(crate) fn define_builtin(&mut self, name: &str) {
         if self.defs.lookup(name).is_some() {
-            return true;
+            return;
         }
-        let Some((_, kind, consumable)) = PBS_BUILTINS.iter().find(|(n, _, _)| *n == name) else {
-            return false;
-        };
-        self.defs.define(name, *kind, *consumable).is_ok() && {
-            self.resources.push(SiteResource {
-                name: name.to_owned(),
-                kind: *kind,
-                consumable: *consumable,
-                origin: "PBS built-in, named by jobs' selects".to_owned(),
-            });
-            true
+        if let Some((kind, consumable)) = pbs_builtin(name) {
+            let origin = "PBS built-in, named by jobs' selects".to_owned();
+            let _ = self.add_definition(name, kind, consumable, origin);
         }
     }
 
     /// Defines `name` as a boolean: a property an old-style node spec names that the site
     /// does not define.
     pub(crate) fn define_property(&mut self, name: &str) {
-        if self.defs.define(name, ResourceKind::Boolean, false).is_ok() {
-            self.resources.push(SiteResource {
-                name: name.to_owned(),
-                kind: ResourceKind::Boolean,
-                consumable: false,
-                origin: "a property old-style node specs name; no vnode has it".to_owned(),
-            });
-        }
+        let origin = "a property old-style node specs name; no vnode has it".to_owned();
+        let _ = self.add_definition(name, ResourceKind::Boolean, false, origin);
     }
 
     fn not_modelled(&mut self, setting: String, from: String, reason: &str) {
@@ -366,25 +371,23 @@ impl Site {
                     let kind = match self.defs.lookup(res) {
                         Some(id) => self.defs.def(id).kind,
                         None => {
-                            let (kind, consumable) =
-                                PBS_BUILTINS.iter().find(|(n, _, _)| *n == res).map_or_else(
-                                    || {
-                                        // Neither defined nor PBS's own: a boolean if it reads as
-                                        // one, else a string.
-                                        if boolean(value).is_some()
-                                            && !value.chars().all(|c| c.is_ascii_digit())
-                                        {
-                                            (ResourceKind::Boolean, false)
-                                        } else {
-                                            (ResourceKind::String, false)
-                                        }
+                            let (kind, consumable, from) = match pbs_builtin(res) {
+                                Some((kind, consumable)) => {
+                                    (kind, consumable, "PBS built-in".to_owned())
+                                }
+                                // Neither defined nor PBS's own: a boolean if it reads as
+                                // one, else a string.
+                                None => (
+                                    if boolean(value).is_some()
+                                        && !value.chars().all(|c| c.is_ascii_digit())
+                                    {
+                                        ResourceKind::Boolean
+                                    } else {
+                                        ResourceKind::String
                                     },
-                                    |(_, k, c)| (*k, *c),
-                                );
-                            let from = if PBS_BUILTINS.iter().any(|(n, _, _)| *n == res) {
-                                "PBS built-in".to_owned()
-                            } else {
-                                format!("not defined; type read from {}", origin(path, a.line))
+                                    false,
+                                    format!("not defined; type read from {}", origin(path, a.line)),
+                                ),
                             };
                             self.define(res, kind, consumable, from, path, a.line)?;
                             kind
