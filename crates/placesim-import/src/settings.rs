@@ -91,6 +91,16 @@ const PBS_BUILTINS: [(&str, ResourceKind, bool); 11] = [
     ("ompthreads", ResourceKind::Long, false),
 ];
 
+/// Sets `key` in `settings`: a later setting of a key replaces the earlier, as in PBS.
+fn set(settings: &mut Vec<Setting>, key: &str, value: toml::Value, origin: String) {
+    settings.retain(|s| s.key != key);
+    settings.push(Setting {
+        key: key.to_owned(),
+        value,
+        origin,
+    });
+}
+
 /// PBS's type for one of its own resources, and whether vnodes consume it.
 fn pbs_builtin(name: &str) -> Option<(ResourceKind, bool)> {
     PBS_BUILTINS
@@ -583,12 +593,7 @@ impl Site {
             })
         };
         let push = |site: &mut Site, key: &str, v: toml::Value| {
-            site.pbs.retain(|s| s.key != key);
-            site.pbs.push(Setting {
-                key: key.to_owned(),
-                value: v,
-                origin: here.clone(),
-            });
+            set(&mut site.pbs, key, v, here.clone());
         };
         match a.key.as_str() {
             "node_group_enable" | "do_not_span_psets" | "only_explicit_psets" => {
@@ -622,21 +627,16 @@ impl Site {
                 })?;
                 push(self, "job_sort_formula_threshold", toml::Value::Float(f));
             }
-            "max_run" | "max_queued" => {
-                self.limits.retain(|s| s.key != a.key);
-                self.limits.push(Setting {
-                    key: a.key.clone(),
-                    value: toml::Value::String(value.to_owned()),
-                    origin: here,
-                });
-            }
-            key if key.starts_with("max_run_res.") || key.starts_with("max_queued_res.") => {
-                self.limits.retain(|s| s.key != key);
-                self.limits.push(Setting {
-                    key: key.to_owned(),
-                    value: toml::Value::String(value.to_owned()),
-                    origin: here,
-                });
+            key if matches!(key, "max_run" | "max_queued")
+                || key.starts_with("max_run_res.")
+                || key.starts_with("max_queued_res.") =>
+            {
+                set(
+                    &mut self.limits,
+                    key,
+                    toml::Value::String(value.to_owned()),
+                    here,
+                );
             }
             "opt_backfill_fuzzy" if value.eq_ignore_ascii_case("off") => {
                 push(
@@ -817,12 +817,7 @@ impl Site {
                 }
             };
             if let Some(v) = value {
-                self.pbs.retain(|s| s.key != o.name);
-                self.pbs.push(Setting {
-                    key: o.name.clone(),
-                    value: v,
-                    origin: here,
-                });
+                set(&mut self.pbs, &o.name, v, here);
             }
         }
         for (key, list) in [
@@ -833,16 +828,16 @@ impl Site {
                 continue;
             }
             let origins: Vec<String> = list.iter().map(|(_, o)| o.clone()).collect();
-            self.pbs.retain(|s| s.key != key);
-            self.pbs.push(Setting {
-                key: key.to_owned(),
-                value: toml::Value::Array(
-                    list.into_iter()
-                        .map(|(v, _)| toml::Value::String(v))
-                        .collect(),
-                ),
-                origin: origins.join(", "),
-            });
+            let values = list
+                .into_iter()
+                .map(|(v, _)| toml::Value::String(v))
+                .collect();
+            set(
+                &mut self.pbs,
+                key,
+                toml::Value::Array(values),
+                origins.join(", "),
+            );
         }
         Ok(())
     }
