@@ -91,6 +91,48 @@ const PBS_BUILTINS: [(&str, ResourceKind, bool); 11] = [
     ("ompthreads", ResourceKind::Long, false),
 ];
 
+/// Whether a server or queue attribute is a limit: `max_run`, `max_queued` and their
+/// per-resource forms (`max_run_res.ncpus`).
+fn is_limit(key: &str) -> bool {
+    matches!(key, "max_run" | "max_queued")
+        || key.starts_with("max_run_res.")
+        || key.starts_with("max_queued_res.")
+}
+
+/// One `key = value` line of the scenario, with where it came from.
+fn write_setting(out: &mut String, key: &str, value: &toml::Value, from: &str) {
+    let _ = writeln!(out, "{key} = {value}    # {from}");
+}
+
+/// Limits, their user and group names as the replay's numbers: `max_run` and `max_queued`
+/// a line each, the per-resource ones (`max_run_res.ncpus`, `max_run_res.mem`) gathered
+/// into one table per attribute, as TOML allows a key once.
+fn write_limits<'s>(out: &mut String, limits: impl Iterator<Item = &'s Setting>, replay: &Replay) {
+    let numbered = |s: &Setting| replay.numbered_limit(s.value.as_str().unwrap_or(""));
+    let mut by_resource: Vec<(&str, Vec<&Setting>)> = Vec::new();
+    for s in limits {
+        match s.key.split_once('.') {
+            Some((table, _)) => match by_resource.iter_mut().find(|(t, _)| *t == table) {
+                Some((_, v)) => v.push(s),
+                None => by_resource.push((table, vec![s])),
+            },
+            None => write_setting(out, &s.key, &toml::Value::String(numbered(s)), &s.origin),
+        }
+    }
+    for (table, settings) in by_resource {
+        let origins: Vec<&str> = settings.iter().map(|s| s.origin.as_str()).collect();
+        let _ = writeln!(out, "# {}", origins.join(", "));
+        let entries: Vec<String> = settings
+            .iter()
+            .map(|s| {
+                let res = s.key.split_once('.').map_or("", |(_, r)| r);
+                format!("{res} = {}", toml::Value::String(numbered(s)))
+            })
+            .collect();
+        let _ = writeln!(out, "{table} = {{ {} }}", entries.join(", "));
+    }
+}
+
 /// Sets `key` in `settings`: a later setting of a key replaces the earlier, as in PBS.
 fn set(settings: &mut Vec<Setting>, key: &str, value: toml::Value, origin: String) {
     settings.retain(|s| s.key != key);
@@ -627,10 +669,7 @@ impl Site {
                 })?;
                 push(self, "job_sort_formula_threshold", toml::Value::Float(f));
             }
-            key if matches!(key, "max_run" | "max_queued")
-                || key.starts_with("max_run_res.")
-                || key.starts_with("max_queued_res.") =>
-            {
+            key if is_limit(key) => {
                 set(
                     &mut self.limits,
                     key,
@@ -856,9 +895,6 @@ impl Site {
     /// `scenario.toml`.
     pub(crate) fn scenario_toml(&self, replay: &Replay) -> String {
         let mut out = String::new();
-        let line = |out: &mut String, key: &str, value: &toml::Value, from: &str| {
-            let _ = writeln!(out, "{key} = {value}    # {from}");
-        };
         let _ = writeln!(out, "# Written by `placesim import pbs` from:");
         for s in &self.sources {
             let _ = writeln!(out, "#   {}", s.display());
@@ -929,91 +965,42 @@ impl Site {
         }
         out.push_str("[pbs]\n");
         for s in &self.pbs {
-            line(&mut out, &s.key, &s.value, &s.origin);
+            write_setting(&mut out, &s.key, &s.value, &s.origin);
         }
         if let Some((path, _)) = &self.resource_group {
-            line(
+            write_setting(
                 &mut out,
                 "resource_group",
                 &toml::Value::String("resource_group".to_owned()),
                 &format!("{} (users and groups as numbers)", short(path)),
             );
         }
-        let mut res_limits: Vec<(&str, Vec<&Setting>)> = Vec::new();
-        for s in &self.limits {
-            match s.key.split_once('.') {
-                Some((table, _)) => match res_limits.iter_mut().find(|(t, _)| *t == table) {
-                    Some((_, v)) => v.push(s),
-                    None => res_limits.push((table, vec![s])),
-                },
-                None => line(
-                    &mut out,
-                    &s.key,
-                    &toml::Value::String(replay.numbered_limit(s.value.as_str().unwrap_or(""))),
-                    &s.origin,
-                ),
-            }
-        }
-        for (table, settings) in res_limits {
-            let _ = writeln!(
-                out,
-                "# {}",
-                settings
-                    .iter()
-                    .map(|s| s.origin.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            let entries: Vec<String> = settings
-                .iter()
-                .map(|s| {
-                    let res = s.key.split_once('.').map_or("", |(_, r)| r);
-                    format!(
-                        "{res} = {}",
-                        toml::Value::String(replay.numbered_limit(s.value.as_str().unwrap_or("")))
-                    )
-                })
-                .collect();
-            let _ = writeln!(out, "{table} = {{ {} }}", entries.join(", "));
-        }
+        write_limits(&mut out, self.limits.iter(), replay);
         out.push('\n');
         for q in self
             .queues
             .iter()
-            .filter(|q| {
-                replay.queue_used(&q.name)
-                    || self
-                        .vnodes
-                        .iter()
-                        .any(|v| v.queue.as_deref() == Some(&q.name))
-            })
+            .filter(|q| self.queue_written(replay, &q.name))
             .chain(replay.extra_queues.iter())
         {
             let _ = writeln!(out, "[[pbs.queue]]    # {}", q.origin);
             let _ = writeln!(out, "name = {}", toml::Value::String(q.name.clone()));
-            for s in &q.settings {
-                if let Some((table, res)) = s.key.split_once('.') {
-                    let _ = writeln!(
-                        out,
-                        "{table} = {{ {res} = {} }}    # {}",
-                        toml::Value::String(replay.numbered_limit(s.value.as_str().unwrap_or(""))),
-                        s.origin
-                    );
-                } else if s.key == "max_run" {
-                    line(
-                        &mut out,
-                        &s.key,
-                        &toml::Value::String(replay.numbered_limit(s.value.as_str().unwrap_or(""))),
-                        &s.origin,
-                    );
-                } else {
-                    line(&mut out, &s.key, &s.value, &s.origin);
-                }
+            let (limits, others): (Vec<&Setting>, Vec<&Setting>) =
+                q.settings.iter().partition(|s| is_limit(&s.key));
+            for s in others {
+                write_setting(&mut out, &s.key, &s.value, &s.origin);
             }
+            write_limits(&mut out, limits.into_iter(), replay);
             out.push('\n');
         }
         replay.write_workload_tables(&mut out);
         out
+    }
+
+    /// Whether queue `name` goes into the scenario: a replayed job ran in it, or a vnode is
+    /// associated with it (the others change nothing, and the report names them).
+    pub(crate) fn queue_written(&self, replay: &Replay, name: &str) -> bool {
+        replay.queue_used(name) || self.vnodes.iter().any(|v| v.queue.as_deref() == Some(name))
     }
 
     /// The fairshare tree with the entities jobs are known by as numbers (`fairshare_entity`

@@ -1011,13 +1011,7 @@ impl Site {
         let unused: Vec<&str> = self
             .queues
             .iter()
-            .filter(|q| {
-                !replay.queue_used(&q.name)
-                    && !self
-                        .vnodes
-                        .iter()
-                        .any(|v| v.queue.as_deref() == Some(&q.name))
-            })
+            .filter(|q| !self.queue_written(replay, &q.name))
             .map(|q| q.name.as_str())
             .collect();
         if !unused.is_empty() {

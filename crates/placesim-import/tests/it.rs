@@ -385,3 +385,32 @@ fn a_run_of_no_length_holds_nothing() {
     let (_, r) = with_log(&line, false);
     assert_eq!(r.unwrap().counts.replayed, 8);
 }
+
+#[test]
+fn a_queue_s_limits_on_several_resources_make_one_table() {
+    // Two `max_run_res.*` of one queue: TOML takes `max_run_res` once, so they share it.
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut qmgr =
+        std::fs::read_to_string(data("snap/server/qmgr_ps.out")).expect("the fixture's qmgr");
+    qmgr.push_str(
+        "set queue workq max_run_res.ncpus = [u:PBS_GENERIC=8]\nset queue workq max_run_res.mem = [u:PBS_GENERIC=16gb]\n",
+    );
+    let server = dir.path().join("qmgr_ps.out");
+    std::fs::write(&server, qmgr).expect("the qmgr file");
+    let imported = import_pbs(
+        &PbsInputs {
+            server: Some(server),
+            ..snapshot()
+        },
+        ImportOptions::default(),
+    )
+    .unwrap();
+    let s = file(&imported, "scenario.toml");
+    assert!(
+        s.contains(
+            "max_run = \"[u:PBS_GENERIC=4]\"    # qmgr_ps.out:10\n# qmgr_ps.out:34, qmgr_ps.out:35\nmax_run_res = { ncpus = \"[u:PBS_GENERIC=8]\", mem = \"[u:PBS_GENERIC=16gb]\" }\n"
+        ),
+        "{s}"
+    );
+    assert_eq!(s.matches("max_run_res").count(), 1);
+}
