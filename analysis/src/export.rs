@@ -24,12 +24,7 @@ fn stamp(epoch_s: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{month:02}/{day:02}/{year:04} {:02}:{:02}:{:02}",
-        secs / 3_600,
-        secs / 60 % 60,
-        secs % 60
-    )
+    format!("{month:02}/{day:02}/{year:04} {}", hms(secs))
 }
 
 /// PBS's `hh:mm:ss` duration.
@@ -68,20 +63,13 @@ pub fn pbs_accounting(run_dir: &Path, epoch_s: u64, queue: &str) -> Result<Strin
             jobs::PROJECT.name,
         ],
     )?;
-    let records = (|| -> PolarsResult<Vec<(u64, u8, u64, String)>> {
+    let mut records = (|| -> PolarsResult<Vec<(u64, u8, u64, String)>> {
         let u64s = |name: &str| crate::u64_column(&df, name);
         let strs = |name: &str| crate::str_column(&df, name);
         let u32s = |name: &str| -> PolarsResult<Vec<Option<u32>>> {
             Ok(df.column(name)?.u32()?.iter().collect())
         };
-        let bools = |name: &str| -> PolarsResult<Vec<bool>> {
-            Ok(df
-                .column(name)?
-                .bool()?
-                .iter()
-                .map(|b| b.unwrap_or(false))
-                .collect())
-        };
+        let bools = |name: &str| crate::bool_column(&df, name);
         let (ids, submits, starts, ends, estimates) = (
             u64s(jobs::JOB_ID.name)?,
             u64s(jobs::SUBMIT_S.name)?,
@@ -158,7 +146,6 @@ pub fn pbs_accounting(run_dir: &Path, epoch_s: u64, queue: &str) -> Result<Strin
         Ok(out)
     })()
     .map_err(polars_err(&path))?;
-    let mut records = records;
     records.sort_by_key(|(t, kind, id, _)| (*t, *kind, *id));
     let mut text = String::with_capacity(records.iter().map(|r| r.3.len() + 21).sum());
     for (t, _, _, record) in records {

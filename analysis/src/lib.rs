@@ -167,6 +167,16 @@ pub(crate) fn f64_column(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<
     Ok((0..ca.len()).map(|i| ca.get(i)).collect())
 }
 
+/// A boolean column of `df`, a null read as false.
+pub(crate) fn bool_column(df: &DataFrame, name: &str) -> PolarsResult<Vec<bool>> {
+    Ok(df
+        .column(name)?
+        .bool()?
+        .iter()
+        .map(|b| b.unwrap_or(false))
+        .collect())
+}
+
 /// A string column of `df`, nulls kept.
 pub(crate) fn str_column(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
     Ok(df
@@ -210,12 +220,7 @@ pub fn read_placements(path: &Path) -> Result<Vec<JobPlacement>, ReportError> {
         ],
     )?;
     let rows = || -> PolarsResult<Vec<JobPlacement>> {
-        let at_start: Vec<bool> = df
-            .column(jobs::RUNNING_AT_START.name)?
-            .bool()?
-            .iter()
-            .map(|b| b.unwrap_or(false))
-            .collect();
+        let at_start = bool_column(&df, jobs::RUNNING_AT_START.name)?;
         let u64s = |name: &str| u64_column(&df, name);
         let strs = |name: &str| str_column(&df, name);
         let (ids, starts, ends) = (
