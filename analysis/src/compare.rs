@@ -392,8 +392,8 @@ pub fn compare_over(
     let index_of = |config: &str| order.iter().position(|c| c == config).unwrap_or(0);
     let mut columns: Vec<&str> = METRICS.iter().map(|m| m.column).collect();
     columns.extend([summary::SCENARIO.def.name, summary::POLICY.def.name]);
-    // Each run's files are checked on their own first, so that a missing file or column
-    // names its file.
+    // Each run's jobs and timeseries files are checked first, so that one missing is named
+    // as missing beside its summary (a read error names its file anyway).
     for r in &runs {
         for file in ["jobs.parquet", "timeseries.parquet"] {
             let path = r.dir.join(file);

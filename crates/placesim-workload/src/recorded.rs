@@ -61,11 +61,13 @@ pub const RECORDED_FIELDS: [&str; 7] = [
 /// The vnode names of an `exec_vnode` (`(n1:ncpus=2)+(n2:ncpus=2+n3:mem=1gb)`), each once, in
 /// written order; `-` or empty for none.
 pub fn exec_vnode_names(exec_vnode: &str) -> Vec<String> {
+    // A set for the names seen: a big job names thousands of vnodes.
+    let mut seen = std::collections::HashSet::new();
     let mut out: Vec<String> = Vec::new();
     for part in exec_vnode.split('+') {
         let part = part.trim().trim_start_matches('(').trim_end_matches(')');
         let name = part.split(':').next().unwrap_or(part).trim();
-        if !name.is_empty() && name != "-" && !out.iter().any(|n| n == name) {
+        if !name.is_empty() && name != "-" && seen.insert(name) {
             out.push(name.to_owned());
         }
     }
