@@ -151,11 +151,12 @@ impl Scenario {
                 class = named.class;
             };
             // The job's own request field, unless it says none.
-            let own: Option<String> = trace
+            let own: Option<&str> = trace
                 .kept_field
                 .get(&job.source_id)
-                .filter(|f| !matches!(&***f, "-1" | "-"))
-                .map(|f| f.to_string());
+                .map(|f| &**f)
+                .filter(|f| !matches!(*f, "-1" | "-"));
+            let from_own = own.is_some() && !explicit.contains_key(&job.source_id);
             let (rule, text) = match explicit.get(&job.source_id) {
                 Some(line) => {
                     from_file += 1;
@@ -177,24 +178,9 @@ impl Scenario {
                     (None, Some(line.request.clone()))
                 }
                 // Next, the job's own field of an extended SWF line.
-                None if own.is_some() => {
+                None if from_own => {
                     from_field += 1;
-                    let text = own.clone().unwrap_or_default();
-                    if let Err(e) = placesim_request::parse_request(&text, defs) {
-                        return Err(ScenarioError::At {
-                            path: self.path.clone(),
-                            line: 1,
-                            column: 1,
-                            key: "workload.request_field".into(),
-                            message: format!(
-                                "field {} of job {} in {}: request `{text}`: {e}",
-                                w.request_field.unwrap_or(0),
-                                job.source_id,
-                                trace.path.display()
-                            ),
-                        });
-                    }
-                    (None, Some(text))
+                    (None, own.map(str::to_owned))
                 }
                 None => {
                     let rule = w.rules.iter().enumerate().position(|(i, rule)| {
@@ -227,7 +213,7 @@ impl Scenario {
                 },
             });
             // A request of the job's own is not shared by its shape.
-            let is_explicit = explicit.contains_key(&job.source_id) || own.is_some();
+            let is_explicit = explicit.contains_key(&job.source_id) || from_own;
             let key = (text, queue, class);
             let id = match interned.get(&key) {
                 Some(&id) => id,
@@ -235,12 +221,30 @@ impl Scenario {
                     let text = &key.0;
                     let mut request =
                         placesim_request::parse_and_lower(text, defs).map_err(|e| {
-                            ScenarioError::At {
-                                path: self.path.clone(),
-                                line,
-                                column: 1,
-                                key: "workload.rule.request".into(),
-                                message: format!("request `{text}` for job {}: {e}", job.source_id),
+                            if from_own {
+                                ScenarioError::At {
+                                    path: self.path.clone(),
+                                    line: 1,
+                                    column: 1,
+                                    key: "workload.request_field".into(),
+                                    message: format!(
+                                        "field {} of job {} in {}: request `{text}`: {e}",
+                                        w.request_field.unwrap_or(0),
+                                        job.source_id,
+                                        trace.path.display()
+                                    ),
+                                }
+                            } else {
+                                ScenarioError::At {
+                                    path: self.path.clone(),
+                                    line,
+                                    column: 1,
+                                    key: "workload.rule.request".into(),
+                                    message: format!(
+                                        "request `{text}` for job {}: {e}",
+                                        job.source_id
+                                    ),
+                                }
                             }
                         })?;
                     request.queue = queue.map(|q| q as u32);
