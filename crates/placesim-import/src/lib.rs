@@ -152,22 +152,32 @@ pub struct Imported {
 /// Imports a PBS site.
 pub fn import_pbs(inputs: &PbsInputs, options: ImportOptions) -> Result<Imported, ImportError> {
     let mut site = Site::read(inputs)?;
-    let replay = workload::replay(&mut site, &inputs.accounting, options)?;
+    let mut replay = workload::replay(&mut site, &inputs.accounting, options)?;
+    // What reads the replay first; then its big texts move out rather than being copied.
+    let scenario = site.scenario_toml(&replay);
+    let ids = replay.ids_tsv();
+    let tree = site.resource_group_text(&replay);
+    let report = site.report(&replay);
     let mut files = vec![
-        ("scenario.toml".to_owned(), site.scenario_toml(&replay)),
-        ("workload.swf".to_owned(), replay.swf.clone()),
-        ("requests.txt".to_owned(), replay.requests.clone()),
-        ("recorded.tsv".to_owned(), replay.recorded.clone()),
-        ("ids.tsv".to_owned(), replay.ids_tsv()),
+        ("scenario.toml".to_owned(), scenario),
+        ("workload.swf".to_owned(), std::mem::take(&mut replay.swf)),
+        (
+            "requests.txt".to_owned(),
+            std::mem::take(&mut replay.requests),
+        ),
+        (
+            "recorded.tsv".to_owned(),
+            std::mem::take(&mut replay.recorded),
+        ),
+        ("ids.tsv".to_owned(), ids),
     ];
-    if let Some(tree) = site.resource_group_text(&replay) {
+    if let Some(tree) = tree {
         files.push(("resource_group".to_owned(), tree));
     }
-    let report = site.report(&replay);
     files.push(("import-report.md".to_owned(), report.clone()));
     Ok(Imported {
         files,
         report,
-        counts: replay.counts.clone(),
+        counts: replay.counts,
     })
 }
