@@ -46,6 +46,33 @@ impl Bitset {
         }
     }
 
+    /// Calls `f(i, member)` for every `i` of `range` in order and makes `i` a member exactly
+    /// when it returns true. Each word is read and written once, not once per member: a loop
+    /// that sets the bit it has just read would otherwise wait on its own store at every step.
+    #[inline]
+    pub fn update_range(
+        &mut self,
+        range: std::ops::Range<usize>,
+        mut f: impl FnMut(usize, bool) -> bool,
+    ) {
+        let mut i = range.start;
+        while i < range.end {
+            let w = i / 64;
+            let stop = range.end.min((w + 1) * 64);
+            let mut word = self.words[w];
+            for j in i..stop {
+                let bit = 1u64 << (j % 64);
+                if f(j, word & bit != 0) {
+                    word |= bit;
+                } else {
+                    word &= !bit;
+                }
+            }
+            self.words[w] = word;
+            i = stop;
+        }
+    }
+
     /// Makes `self` equal to `other` without reallocating when the sizes match.
     pub fn copy_from(&mut self, other: &Bitset) {
         self.words.clone_from(&other.words);

@@ -259,6 +259,11 @@ impl Cluster {
         self.ncpus_capacity[v.index()]
     }
 
+    /// Every vnode's ncpus capacity, by vnode index: what a loop over a run of vnodes reads.
+    pub fn ncpus_capacities(&self) -> &[u64] {
+        &self.ncpus_capacity
+    }
+
     /// The capacity of one consumable summed over all vnodes.
     pub fn capacity_total(&self, c: ConsumableIdx) -> u64 {
         self.capacity_total[c.index()]

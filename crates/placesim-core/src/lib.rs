@@ -55,7 +55,7 @@ pub use settled::{InstantFacts, SetPartition, SettledInstant};
 pub use sim::{Cycles, Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
 pub use sink::{EndReason, JobOutcome, MetricsSink, VecSink};
 pub use state::{
-    Allocation, AllocationError, ClusterState, LimitDraw, Scratch, ScratchBuf, SetIndex, StateView,
-    Within,
+    Allocation, AllocationError, ClusterState, LimitDraw, PartsBuilder, Scratch, ScratchBuf,
+    SetIndex, StateView, VnodeRun, Within,
 };
 pub use time::{SimDuration, SimTime};

@@ -151,7 +151,7 @@ impl RuntimeModel {
     /// per set between calls, so the computation allocates nothing.
     pub fn stretch(&self, job: JobId, allocation: &Allocation, scratch: &mut Vec<u64>) -> Stretch {
         if let Some(speed) = self.uniform {
-            if allocation.vnodes.is_empty() {
+            if allocation.is_empty() {
                 return Stretch::NONE;
             }
             return Stretch {

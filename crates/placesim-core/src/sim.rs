@@ -710,7 +710,7 @@ impl<'w> Simulation<'w> {
         let mut victims: Vec<JobId> = self
             .running
             .iter()
-            .filter(|r| r.allocation.vnodes.contains(&v))
+            .filter(|r| r.allocation.holds(v))
             .map(|r| r.job)
             .collect();
         victims.sort_unstable();

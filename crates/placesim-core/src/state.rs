@@ -20,13 +20,24 @@ const FLAGS: usize = 1;
 const FLAG_EXCLUSIVE: u64 = 1;
 const EXTRA: usize = 2;
 
-/// Resources taken by one job, vnode by vnode.
+/// Resources taken by one job: runs of consecutive vnodes, each vnode of a run giving the same
+/// amounts.
+///
+/// Stored as runs rather than one entry per vnode because a job of thousands of vnodes is
+/// usually a few runs (first fit takes free vnodes in order; a placement set is a stretch of
+/// the cluster), and every start and end, in the real state and in every what-if view, then
+/// costs work per run for the totals and a tight loop over the run's rows, not a list of
+/// thousands of entries built, copied and walked one by one (issue 20). The runs are kept
+/// maximal: a part that continues the last run with the same amounts extends it, so two
+/// allocations of the same vnodes and amounts in the same order are equal.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Allocation {
-    /// The vnodes, each once, in the order they were chosen.
-    pub vnodes: Vec<VnodeId>,
-    /// Amounts taken from each vnode, `n_consumables` per vnode, row-major.
-    pub amounts: Vec<u64>,
+    /// The runs, in the order their vnodes were chosen; no vnode is in two.
+    runs: Vec<VnodeRun>,
+    /// The amounts each vnode of a run gives, `n_consumables` per run, row-major.
+    run_amounts: Vec<u64>,
+    /// How many vnodes the runs hold.
+    n_vnodes: usize,
     /// How the vnodes are held.
     pub sharing: Sharing,
     /// Where a placement policy put the job, for the output: a placement set (`switch=A`),
@@ -68,45 +79,244 @@ pub enum Within {
     Sets(Arc<[u32]>),
 }
 
+/// `count` consecutive vnodes from `first` (by id, which is first-fit order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VnodeRun {
+    /// The first vnode.
+    pub first: VnodeId,
+    /// How many vnodes, at least one.
+    pub count: u32,
+}
+
+impl VnodeRun {
+    /// The vnodes' indices.
+    #[inline]
+    pub fn indices(self) -> std::ops::Range<usize> {
+        let first = self.first.index();
+        first..first + self.count as usize
+    }
+
+    /// The vnodes, in order.
+    #[inline]
+    pub fn vnodes(self) -> impl Iterator<Item = VnodeId> {
+        self.indices().map(VnodeId::from_index)
+    }
+}
+
+/// One job's exec_vnode-like record, one vnode at a time: what a search that may come back to a
+/// vnode (more chunks on it) builds before it becomes an [`Allocation`].
+#[derive(Debug, Clone, Default)]
+pub struct PartsBuilder {
+    vnodes: Vec<VnodeId>,
+    amounts: Vec<u64>,
+    width: usize,
+}
+
+impl PartsBuilder {
+    /// Empties the builder for parts of `width` amounts each, keeping its buffers.
+    pub fn clear(&mut self, width: usize) {
+        self.vnodes.clear();
+        self.amounts.clear();
+        self.width = width;
+    }
+
+    /// Appends a part on a vnode not in the builder yet; returns its position.
+    pub fn push(&mut self, v: VnodeId, amounts: impl IntoIterator<Item = u64>) -> usize {
+        self.vnodes.push(v);
+        self.amounts.extend(amounts);
+        self.vnodes.len() - 1
+    }
+
+    /// The amounts of the part at `pos`, to add more to.
+    pub fn amounts_mut(&mut self, pos: usize) -> &mut [u64] {
+        &mut self.amounts[pos * self.width..(pos + 1) * self.width]
+    }
+
+    /// How many parts there are.
+    pub fn len(&self) -> usize {
+        self.vnodes.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.vnodes.is_empty()
+    }
+
+    /// Appends the parts, in order, to `alloc` (none of their vnodes in it yet).
+    pub fn append_to(&self, alloc: &mut Allocation) {
+        for (&v, amounts) in self
+            .vnodes
+            .iter()
+            .zip(self.amounts.chunks_exact(self.width.max(1)))
+        {
+            alloc.push(v, amounts);
+        }
+    }
+}
+
 impl Allocation {
     /// An empty allocation holding its vnodes as `sharing` says; parts are added with
-    /// [`Allocation::add`].
+    /// [`Allocation::add`], [`Allocation::push`] or [`Allocation::push_run`].
     pub fn new(sharing: Sharing) -> Self {
         Allocation {
-            vnodes: Vec::new(),
-            amounts: Vec::new(),
             sharing,
-            label: None,
-            within: Within::Anywhere,
-            limit_draws: None,
+            ..Allocation::default()
         }
     }
 
-    /// Adds `amounts` (one per slot) on `v`, merging with an earlier part on the same vnode.
+    /// An allocation of `parts` (each vnode once), in order.
+    pub fn from_parts<'a>(
+        sharing: Sharing,
+        parts: impl IntoIterator<Item = (VnodeId, &'a [u64])>,
+    ) -> Self {
+        let mut a = Allocation::new(sharing);
+        for (v, amounts) in parts {
+            a.add(v, amounts);
+        }
+        a
+    }
+
+    /// Adds `amounts` (one per slot) on `v`, adding them to what an earlier part on the same
+    /// vnode gives. O(runs); a search that knows `v` is new uses [`Allocation::push`].
     pub fn add(&mut self, v: VnodeId, amounts: &[u64]) {
         let n = amounts.len();
-        if let Some(pos) = self.vnodes.iter().rposition(|&x| x == v) {
-            for (a, b) in self.amounts[pos * n..(pos + 1) * n].iter_mut().zip(amounts) {
-                *a += b;
-            }
-        } else {
-            self.vnodes.push(v);
-            self.amounts.extend_from_slice(amounts);
+        let Some(i) = self
+            .runs
+            .iter()
+            .position(|r| r.indices().contains(&v.index()))
+        else {
+            self.push(v, amounts);
+            return;
+        };
+        if amounts.iter().all(|&a| a == 0) {
+            return;
         }
+        // Split the run around v: [first, v), v with the sum, (v, end).
+        let run = self.runs[i];
+        let old: Vec<u64> = self.run_amounts[i * n..(i + 1) * n].to_vec();
+        let sum: Vec<u64> = old.iter().zip(amounts).map(|(a, b)| a + b).collect();
+        let before = (v.index() - run.first.index()) as u32;
+        let after = run.count - before - 1;
+        let mut pieces: Vec<(VnodeRun, &[u64])> = Vec::with_capacity(3);
+        if before > 0 {
+            pieces.push((
+                VnodeRun {
+                    first: run.first,
+                    count: before,
+                },
+                &old,
+            ));
+        }
+        pieces.push((VnodeRun { first: v, count: 1 }, &sum));
+        if after > 0 {
+            pieces.push((
+                VnodeRun {
+                    first: VnodeId::from_index(v.index() + 1),
+                    count: after,
+                },
+                &old,
+            ));
+        }
+        let amounts_of_pieces: Vec<u64> = pieces.iter().flat_map(|p| p.1.iter().copied()).collect();
+        self.runs
+            .splice(i..=i, pieces.iter().map(|p| p.0))
+            .for_each(drop);
+        self.run_amounts
+            .splice(i * n..(i + 1) * n, amounts_of_pieces)
+            .for_each(drop);
+    }
+
+    /// Appends `amounts` on `v`, which the caller knows holds no part yet: extends the last
+    /// run when `v` follows it with the same amounts.
+    #[inline]
+    pub fn push(&mut self, v: VnodeId, amounts: &[u64]) {
+        self.push_run(VnodeRun { first: v, count: 1 }, amounts);
+    }
+
+    /// Appends `run`, each of its vnodes giving `amounts`; none of them holds a part yet.
+    pub fn push_run(&mut self, run: VnodeRun, amounts: &[u64]) {
+        if run.count == 0 {
+            return;
+        }
+        self.n_vnodes += run.count as usize;
+        let n = amounts.len();
+        if let Some(last) = self.runs.last_mut()
+            && last.first.index() + last.count as usize == run.first.index()
+            && self.run_amounts[self.run_amounts.len() - n..]
+                .iter()
+                .zip(amounts)
+                .all(|(a, b)| a == b)
+        {
+            last.count += run.count;
+            return;
+        }
+        self.runs.push(run);
+        self.run_amounts.extend_from_slice(amounts);
+    }
+
+    /// How many vnodes it holds.
+    #[inline]
+    pub fn n_vnodes(&self) -> usize {
+        self.n_vnodes
+    }
+
+    /// Whether it holds no vnode.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.n_vnodes == 0
+    }
+
+    /// The vnodes, in the order they were chosen.
+    pub fn vnodes(&self) -> impl Iterator<Item = VnodeId> + '_ {
+        self.runs.iter().flat_map(|r| r.vnodes())
+    }
+
+    /// Whether it holds a part on `v`. O(runs).
+    pub fn holds(&self, v: VnodeId) -> bool {
+        self.runs.iter().any(|r| r.indices().contains(&v.index()))
+    }
+
+    /// The runs, each with the amounts every one of its vnodes gives.
+    #[inline]
+    pub fn runs(&self, n_consumables: usize) -> impl Iterator<Item = (VnodeRun, &[u64])> {
+        self.runs
+            .iter()
+            .copied()
+            .zip(self.run_amounts.chunks_exact(n_consumables.max(1)))
+    }
+
+    /// The runs of vnodes, without their amounts.
+    #[inline]
+    pub fn vnode_runs(&self) -> &[VnodeRun] {
+        &self.runs
     }
 
     /// The parts: each vnode with the amounts taken from it.
     #[inline]
     pub fn parts(&self, n_consumables: usize) -> impl Iterator<Item = (VnodeId, &[u64])> {
-        self.vnodes
-            .iter()
-            .copied()
-            .zip(self.amounts.chunks_exact(n_consumables.max(1)))
+        self.runs(n_consumables)
+            .flat_map(|(run, amounts)| run.vnodes().map(move |v| (v, amounts)))
     }
 
     /// The total of one consumable over all vnodes.
     pub fn total(&self, n_consumables: usize, c: ConsumableIdx) -> u64 {
-        self.parts(n_consumables).map(|(_, a)| a[c.index()]).sum()
+        self.runs(n_consumables)
+            .map(|(run, a)| u64::from(run.count) * a[c.index()])
+            .sum()
+    }
+
+    /// Whether `other` holds the same amounts on the same vnodes in the same order, held the
+    /// same way (labels, set promises and limit draws aside).
+    pub fn same_holding(&self, other: &Allocation) -> bool {
+        self.runs == other.runs
+            && self.run_amounts == other.run_amounts
+            && self.sharing == other.sharing
+    }
+
+    /// How many amounts each run carries, given the consumables: what a well-formed
+    /// allocation's storage must match.
+    fn shape_ok(&self, n_consumables: usize) -> bool {
+        self.run_amounts.len() == self.runs.len() * n_consumables
     }
 }
 
@@ -152,13 +362,13 @@ pub enum AllocationError {
     #[error("run limit {0} does not exist")]
     UnknownLimit(u32),
     /// The amount vector has the wrong length.
-    #[error("allocation has {got} amounts for {vnodes} vnodes, expected {per} per vnode")]
+    #[error("allocation has {got} amounts for {runs} runs of vnodes, expected {per} per run")]
     Shape {
         /// Amounts given.
         got: usize,
-        /// Vnodes given.
-        vnodes: usize,
-        /// Consumables per vnode.
+        /// Runs given.
+        runs: usize,
+        /// Consumables per run.
         per: usize,
     },
 }
@@ -232,6 +442,8 @@ pub trait StateView {
 pub struct SetIndex {
     /// Per vnode, its signature: vnodes in exactly the same sets share one.
     signature: Vec<u32>,
+    /// Per vnode, the end of the stretch of consecutive vnodes with its signature.
+    same_until: Vec<u32>,
     /// Per signature, its sets: `ids[offsets[s]..offsets[s + 1]]`.
     offsets: Vec<u32>,
     ids: Vec<u32>,
@@ -265,6 +477,7 @@ impl SetIndex {
             signature.push(sig);
         }
         SetIndex {
+            same_until: stretch_ends(&signature),
             signature,
             offsets,
             ids,
@@ -288,6 +501,13 @@ impl SetIndex {
         self.signature.get(v.index()).copied().unwrap_or(u32::MAX)
     }
 
+    /// Where the stretch of consecutive vnodes in exactly the sets `v` is in ends: the first
+    /// vnode after `v` in other sets (or the number of vnodes).
+    #[inline]
+    fn same_sets_until(&self, v: usize) -> usize {
+        self.same_until.get(v).map_or(v + 1, |&end| end as usize)
+    }
+
     /// The sets of signature `sig`.
     #[inline]
     fn sets_of(&self, sig: u32) -> &[u32] {
@@ -302,6 +522,20 @@ impl SetIndex {
     fn of(&self, v: VnodeId) -> &[u32] {
         self.sets_of(self.signature(v))
     }
+}
+
+/// Per position, the end of the stretch of equal values it is in: the first later position
+/// with another value, or the length.
+fn stretch_ends<T: PartialEq>(values: &[T]) -> Vec<u32> {
+    let mut ends = vec![values.len() as u32; values.len()];
+    for i in (0..values.len().saturating_sub(1)).rev() {
+        if values[i] == values[i + 1] {
+            ends[i] = ends[i + 1];
+        } else {
+            ends[i] = (i + 1) as u32;
+        }
+    }
+    ends
 }
 
 /// The kernel's record of what is free where.
@@ -333,6 +567,14 @@ pub struct ClusterState {
     limit_room: Vec<u64>,
 }
 
+impl Watch {
+    /// Where the stretch of consecutive vnodes in `v`'s set ends.
+    #[inline]
+    fn same_set_until(&self, v: usize) -> usize {
+        self.same_until.get(v).map_or(v + 1, |&end| end as usize)
+    }
+}
+
 /// What the kernel reports after every instant, kept by the same loop that applies
 /// allocations (so it costs a few instructions per vnode already in cache): per set of a
 /// partition, the ncpus that a new job could use (on vnodes up and not held exclusively), and
@@ -341,6 +583,8 @@ pub struct ClusterState {
 pub struct Watch {
     /// Per vnode, its set (shared: cloning a state does not copy it).
     set_of: std::sync::Arc<[u32]>,
+    /// Per vnode, the end of the stretch of consecutive vnodes in its set (shared too).
+    same_until: std::sync::Arc<[u32]>,
     /// Per set, the free ncpus new jobs could use.
     pub set_free: Vec<u64>,
     /// ncpus of vnodes with no job that are up.
@@ -409,6 +653,7 @@ impl ClusterState {
     /// on, replacing any before.
     pub fn watch_sets(&mut self, set_of: std::sync::Arc<[u32]>, n_sets: usize) {
         let mut watch = Watch {
+            same_until: stretch_ends(&set_of).into(),
             set_of,
             set_free: vec![0; n_sets],
             idle_ncpus: 0,
@@ -519,14 +764,7 @@ impl ClusterState {
             let v = VnodeId::from_index(v);
             let row = &self.rows[v.index() * self.width..(v.index() + 1) * self.width];
             if self.eligible.contains(v.index()) {
-                tally(
-                    &mut self.tracked_set_free,
-                    &self.sets,
-                    v,
-                    row,
-                    n_cons,
-                    Tally::Add,
-                );
+                tally_add(&mut self.tracked_set_free, &self.sets, v, row, n_cons);
             }
         }
     }
@@ -549,10 +787,10 @@ impl ClusterState {
     /// Checks an allocation against the state without applying it.
     pub fn validate(&mut self, alloc: &Allocation) -> Result<(), AllocationError> {
         let n_cons = self.width - EXTRA;
-        if alloc.amounts.len() != alloc.vnodes.len() * n_cons {
+        if !alloc.shape_ok(n_cons) {
             return Err(AllocationError::Shape {
-                got: alloc.amounts.len(),
-                vnodes: alloc.vnodes.len(),
+                got: alloc.run_amounts.len(),
+                runs: alloc.runs.len(),
                 per: n_cons,
             });
         }
@@ -573,29 +811,36 @@ impl ClusterState {
             self.seen.fill(0);
             self.round = 1;
         }
-        for (v, amounts) in alloc.parts(n_cons) {
-            if v.index() >= self.cluster.n_vnodes() {
-                return Err(AllocationError::UnknownVnode(v));
+        let n_vnodes = self.cluster.n_vnodes();
+        for (run, amounts) in alloc.runs(n_cons) {
+            if run.first.index() >= n_vnodes {
+                return Err(AllocationError::UnknownVnode(run.first));
             }
-            if self.seen[v.index()] == self.round {
-                return Err(AllocationError::DuplicateVnode(v));
+            if run.first.index() + run.count as usize > n_vnodes {
+                return Err(AllocationError::UnknownVnode(VnodeId::from_index(n_vnodes)));
             }
-            self.seen[v.index()] = self.round;
-            if !self.eligible.contains(v.index()) {
-                return Err(AllocationError::NotEligible(v));
-            }
-            let row = self.row(v);
-            if alloc.sharing.is_exclusive() && row[n_cons + JOBS] > 0 {
-                return Err(AllocationError::NotEmpty(v));
-            }
-            for (slot, (&asked, &free)) in amounts.iter().zip(row).enumerate() {
-                if asked > free {
-                    return Err(AllocationError::Oversubscribed {
-                        vnode: v,
-                        slot,
-                        free,
-                        asked,
-                    });
+            for i in run.indices() {
+                let v = VnodeId::from_index(i);
+                if self.seen[i] == self.round {
+                    return Err(AllocationError::DuplicateVnode(v));
+                }
+                self.seen[i] = self.round;
+                if !self.eligible.contains(i) {
+                    return Err(AllocationError::NotEligible(v));
+                }
+                let row = &self.rows[i * self.width..(i + 1) * self.width];
+                if alloc.sharing.is_exclusive() && row[n_cons + JOBS] > 0 {
+                    return Err(AllocationError::NotEmpty(v));
+                }
+                for (slot, (&asked, &free)) in amounts.iter().zip(row).enumerate() {
+                    if asked > free {
+                        return Err(AllocationError::Oversubscribed {
+                            vnode: v,
+                            slot,
+                            free,
+                            asked,
+                        });
+                    }
                 }
             }
         }
@@ -669,14 +914,14 @@ impl StateView for ClusterState {
 /// What an outage holds on `v`: all of it, exclusively.
 pub(crate) fn down_allocation(cluster: &Cluster, v: VnodeId) -> Allocation {
     let mut a = Allocation::new(Sharing::Excl);
-    a.add(v, cluster.capacity(v));
+    a.push(v, cluster.capacity(v));
     a
 }
 
 /// How many vnodes an allocation holds exclusively.
 fn exclusive_count(alloc: &Allocation) -> u64 {
     if alloc.sharing.is_exclusive() {
-        alloc.vnodes.len() as u64
+        alloc.n_vnodes() as u64
     } else {
         0
     }
@@ -688,37 +933,34 @@ enum Direction {
     Give,
 }
 
-/// Takes or gives back one part of an allocation on one vnode's row, and says whether the
-/// vnode is eligible afterwards. Shared by the real state and scratch views so both account
-/// identically.
+/// Takes or gives back one vnode's part of an allocation on its row (not the free totals,
+/// which a run changes at once), and says whether the vnode is eligible afterwards.
+#[inline]
 fn apply_part(
     row: &mut [u64],
     amounts: &[u64],
-    sharing: Sharing,
+    exclusive: bool,
     dir: Direction,
-    free_total: &mut [u64],
     cap_ncpus: u64,
 ) -> bool {
-    let n_cons = free_total.len();
+    let n_cons = amounts.len();
     let (free, extra) = row.split_at_mut(n_cons);
     match dir {
         Direction::Take => {
-            for ((f, t), &a) in free.iter_mut().zip(free_total.iter_mut()).zip(amounts) {
+            for (f, &a) in free.iter_mut().zip(amounts) {
                 *f -= a;
-                *t -= a;
             }
             extra[JOBS] += 1;
-            if sharing.is_exclusive() {
+            if exclusive {
                 extra[FLAGS] |= FLAG_EXCLUSIVE;
             }
         }
         Direction::Give => {
-            for ((f, t), &a) in free.iter_mut().zip(free_total.iter_mut()).zip(amounts) {
+            for (f, &a) in free.iter_mut().zip(amounts) {
                 *f += a;
-                *t += a;
             }
             extra[JOBS] -= 1;
-            if sharing.is_exclusive() {
+            if exclusive {
                 extra[FLAGS] &= !FLAG_EXCLUSIVE;
             }
         }
@@ -726,37 +968,21 @@ fn apply_part(
     row_eligible(row, n_cons, cap_ncpus)
 }
 
-/// Which way a vnode moves the tallies of its sets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tally {
-    /// It became free: its amounts and itself join the tallies.
-    Add,
-    /// It stopped being free: they leave them.
-    Remove,
-}
-
-/// Adds (or removes) a free vnode's amounts and itself to the tallies of its sets.
-fn tally(
+/// Adds a free vnode's amounts and itself to the tallies of its sets.
+fn tally_add(
     tracked_set_free: &mut [u64],
     sets: &SetIndex,
     v: VnodeId,
     row: &[u64],
     n_cons: usize,
-    direction: Tally,
 ) {
     let w = n_cons + 1;
     for &g in sets.of(v) {
         let t = &mut tracked_set_free[g as usize * w..(g as usize + 1) * w];
         for (slot, &free) in t.iter_mut().zip(&row[..n_cons]) {
-            match direction {
-                Tally::Add => *slot += free,
-                Tally::Remove => *slot -= free,
-            }
+            *slot += free;
         }
-        match direction {
-            Tally::Add => t[n_cons] += 1,
-            Tally::Remove => t[n_cons] -= 1,
-        }
+        t[n_cons] += 1;
     }
 }
 
@@ -774,17 +1000,21 @@ struct Books<'a> {
     limit_room: &'a mut [u64],
 }
 
-/// How many set-tally slots (consumables + the vnode count) the batched update handles.
+/// How many set-tally slots (consumables + the vnode count) the accumulators hold on the
+/// stack; a cluster with more consumables accumulates on the heap.
 const DELTA_SLOTS: usize = 9;
 
 /// Takes or gives back a whole allocation, keeping the eligibility bits, the free totals, the
-/// exclusive count and the set tallies in step. Shared by the real state and scratch views,
-/// so that both account identically.
+/// exclusive count, the set tallies and the watch in step. Shared by the real state and
+/// scratch views, so that both account identically.
 ///
-/// Consecutive vnodes of an allocation usually belong to the same sets (one set), so their
-/// tally changes are summed in a local delta and written to the sets once per run of
-/// vnodes with the same sets, instead of once per vnode. The delta uses wrapping
-/// arithmetic: it may go below zero in between, and the tallies it lands on never do.
+/// It goes run by run, and splits each run into segments of vnodes that are in the same
+/// tracked sets and the same watched set ([`SetIndex::same_sets_until`],
+/// [`Watch::same_set_until`]): a segment's rows are changed in one tight loop that sums what
+/// its eligible vnodes offered before and after, and the tallies and the watch change once
+/// per segment, by the difference. The free totals change once per run. A job of thousands of
+/// one-ncpu vnodes taken in first-fit order is then a few runs and segments, and the loop over
+/// its rows touches nothing else (issue 20).
 fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction) {
     let Books {
         rows,
@@ -810,79 +1040,166 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
     }
     let n_cons = free_total.len();
     let w = n_cons + 1;
-    let tracking = !sets.is_empty();
-    let batched = tracking && w <= DELTA_SLOTS;
-    let mut delta = [0u64; DELTA_SLOTS];
-    let mut pending = u32::MAX;
-    for (v, amounts) in alloc.parts(n_cons) {
-        let row = &mut rows[v.index() * width..(v.index() + 1) * width];
-        let was = eligible.contains(v.index());
-        if batched {
-            let sig = sets.signature(v);
-            if sig != pending {
-                flush(tracked_set_free, sets.sets_of(pending), &mut delta[..w]);
-                pending = sig;
+    // Before and after: the free amounts and the count of a segment's eligible vnodes.
+    let mut on_stack = [0u64; 2 * DELTA_SLOTS];
+    let mut on_heap = Vec::new();
+    let sums: &mut [u64] = if 2 * w <= on_stack.len() {
+        &mut on_stack[..2 * w]
+    } else {
+        on_heap.resize(2 * w, 0);
+        &mut on_heap
+    };
+    let exclusive = alloc.sharing.is_exclusive();
+    let caps = cluster.ncpus_capacities();
+    let mut watch_changed = false;
+    for (run, amounts) in alloc.runs(n_cons) {
+        let count = u64::from(run.count);
+        for (t, &a) in free_total.iter_mut().zip(amounts) {
+            match dir {
+                Direction::Take => *t -= a * count,
+                Direction::Give => *t += a * count,
             }
-            if was {
-                for (d, &free) in delta.iter_mut().zip(&row[..n_cons]) {
-                    *d = d.wrapping_sub(free);
-                }
-                delta[n_cons] = delta[n_cons].wrapping_sub(1);
-            }
-        } else if tracking && was {
-            tally(tracked_set_free, sets, v, row, n_cons, Tally::Remove);
         }
-        let cap_ncpus = cluster.ncpus_capacity(v);
-        let before = if was {
-            row[ConsumableIdx::NCPUS.index()]
-        } else {
-            0
-        };
-        let ok = apply_part(row, amounts, alloc.sharing, dir, free_total, cap_ncpus);
-        eligible.set(v.index(), ok);
-        if let Some(w) = watch.as_deref_mut() {
-            let after = if ok {
-                row[ConsumableIdx::NCPUS.index()]
-            } else {
-                0
+        let range = run.indices();
+        let mut from = range.start;
+        while from < range.end {
+            let mut to = range.end;
+            if !sets.is_empty() {
+                to = to.min(sets.same_sets_until(from));
+            }
+            if let Some(w) = watch.as_deref() {
+                to = to.min(w.same_set_until(from));
+            }
+            sums.fill(0);
+            let (before, after) = sums.split_at_mut(w);
+            let mut usable = Usable::default();
+            let segment = Segment {
+                rows,
+                width,
+                caps,
+                amounts,
+                exclusive,
+                dir,
             };
-            if after != before {
-                let set = &mut w.set_free[w.set_of[v.index()] as usize];
-                *set = *set + after - before;
-                w.version += 1;
-                if cap_ncpus > 0 && after == cap_ncpus {
-                    w.idle_ncpus += cap_ncpus;
-                } else if cap_ncpus > 0 && before == cap_ncpus {
-                    w.idle_ncpus -= cap_ncpus;
+            match n_cons {
+                1 => segment.apply::<1>(eligible, from..to, before, after, &mut usable),
+                2 => segment.apply::<2>(eligible, from..to, before, after, &mut usable),
+                3 => segment.apply::<3>(eligible, from..to, before, after, &mut usable),
+                4 => segment.apply::<4>(eligible, from..to, before, after, &mut usable),
+                _ => segment.apply::<0>(eligible, from..to, before, after, &mut usable),
+            }
+            if !sets.is_empty() {
+                for &g in sets.of(VnodeId::from_index(from)) {
+                    let t = &mut tracked_set_free[g as usize * w..(g as usize + 1) * w];
+                    for ((slot, &b), &a) in t.iter_mut().zip(before.iter()).zip(after.iter()) {
+                        *slot = *slot + a - b;
+                    }
                 }
             }
-        }
-        if batched {
-            if ok {
-                for (d, &free) in delta.iter_mut().zip(&row[..n_cons]) {
-                    *d = d.wrapping_add(free);
-                }
-                delta[n_cons] = delta[n_cons].wrapping_add(1);
+            if let Some(w) = watch.as_deref_mut()
+                && usable.changed()
+            {
+                let set = &mut w.set_free[w.set_of[from] as usize];
+                *set = *set + usable.ncpus_after - usable.ncpus_before;
+                w.idle_ncpus = w.idle_ncpus + usable.idle_after - usable.idle_before;
+                watch_changed = true;
             }
-        } else if tracking && ok {
-            tally(tracked_set_free, sets, v, row, n_cons, Tally::Add);
+            from = to;
         }
     }
-    if batched {
-        flush(tracked_set_free, sets.sets_of(pending), &mut delta[..w]);
+    if watch_changed && let Some(w) = watch {
+        w.version += 1;
     }
 }
 
-/// Adds a (wrapping) delta to the tallies of `sets`, and clears it.
-fn flush(tracked_set_free: &mut [u64], sets: &[u32], delta: &mut [u64]) {
-    let w = delta.len();
-    for &g in sets {
-        let t = &mut tracked_set_free[g as usize * w..(g as usize + 1) * w];
-        for (slot, &d) in t.iter_mut().zip(delta.iter()) {
-            *slot = slot.wrapping_add(d);
+/// One run's part of an allocation applied to a stretch of its vnodes: see [`apply`].
+struct Segment<'r> {
+    rows: &'r mut [u64],
+    width: usize,
+    caps: &'r [u64],
+    amounts: &'r [u64],
+    exclusive: bool,
+    dir: Direction,
+}
+
+impl Segment<'_> {
+    /// Applies the amounts to the rows of `range`, sets their eligibility, and sums what the
+    /// eligible ones offered `before` and `after` (free amounts, then their count). `N` is the
+    /// number of consumables when it is small, so the loops over them unroll; 0 reads it from
+    /// the amounts.
+    #[inline]
+    fn apply<const N: usize>(
+        self,
+        eligible: &mut Bitset,
+        range: std::ops::Range<usize>,
+        before: &mut [u64],
+        after: &mut [u64],
+        usable: &mut Usable,
+    ) {
+        let n_cons = if N == 0 { self.amounts.len() } else { N };
+        let amounts = &self.amounts[..n_cons];
+        let (before, after) = (&mut before[..n_cons + 1], &mut after[..n_cons + 1]);
+        let Segment {
+            rows,
+            width,
+            caps,
+            exclusive,
+            dir,
+            ..
+        } = self;
+        eligible.update_range(range, |i, was| {
+            let row = &mut rows[i * width..(i + 1) * width];
+            let cap_ncpus = caps[i];
+            if was {
+                for (b, &f) in before.iter_mut().zip(&row[..n_cons]) {
+                    *b += f;
+                }
+                before[n_cons] += 1;
+                usable.before(row[ConsumableIdx::NCPUS.index()], cap_ncpus);
+            }
+            let ok = apply_part(row, amounts, exclusive, dir, cap_ncpus);
+            if ok {
+                for (a, &f) in after.iter_mut().zip(&row[..n_cons]) {
+                    *a += f;
+                }
+                after[n_cons] += 1;
+                usable.after(row[ConsumableIdx::NCPUS.index()], cap_ncpus);
+            }
+            ok
+        });
+    }
+}
+
+/// What a segment's vnodes offered new jobs before and after a change, for the watch: the
+/// ncpus of eligible vnodes, and the ncpus of idle ones (eligible with every ncpu free).
+#[derive(Debug, Default)]
+struct Usable {
+    ncpus_before: u64,
+    ncpus_after: u64,
+    idle_before: u64,
+    idle_after: u64,
+}
+
+impl Usable {
+    #[inline]
+    fn before(&mut self, free_ncpus: u64, cap_ncpus: u64) {
+        self.ncpus_before += free_ncpus;
+        if cap_ncpus > 0 && free_ncpus == cap_ncpus {
+            self.idle_before += cap_ncpus;
         }
     }
-    delta.fill(0);
+
+    #[inline]
+    fn after(&mut self, free_ncpus: u64, cap_ncpus: u64) {
+        self.ncpus_after += free_ncpus;
+        if cap_ncpus > 0 && free_ncpus == cap_ncpus {
+            self.idle_after += cap_ncpus;
+        }
+    }
+
+    fn changed(&self) -> bool {
+        self.ncpus_before != self.ncpus_after || self.idle_before != self.idle_after
+    }
 }
 
 /// The buffers behind a [`Scratch`], kept by a policy between passes so that a scratch view
@@ -1017,7 +1334,7 @@ impl<'a> Scratch<'a> {
 
     fn apply(&mut self, alloc: &Allocation, dir: Direction) {
         // Copy on write: bring every row the allocation touches into this view first.
-        for &v in &alloc.vnodes {
+        for v in alloc.vnodes() {
             self.row_mut(v);
         }
         let buf = &mut *self.buf;
@@ -1214,5 +1531,280 @@ mod group_tests {
                 "reset, set {g}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod run_tests {
+    //! The run-based allocation against the plain per-vnode definition.
+    use super::*;
+    use crate::cluster::ClusterBuilder;
+    use crate::resource::ResourceDefs;
+
+    /// A small deterministic generator (a 64-bit LCG's high bits).
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n.max(1)
+        }
+    }
+
+    /// The plain definition: each vnode's free amounts, jobs and exclusivity, changed one
+    /// vnode at a time; everything else is computed from them when asked.
+    #[derive(Clone)]
+    struct Plain {
+        caps: Vec<Vec<u64>>,
+        free: Vec<Vec<u64>>,
+        jobs: Vec<u64>,
+        exclusive: Vec<bool>,
+    }
+
+    impl Plain {
+        fn eligible(&self, v: usize) -> bool {
+            !self.exclusive[v] && !(self.caps[v][0] > 0 && self.free[v][0] == 0)
+        }
+        fn fits(&self, a: &Allocation) -> bool {
+            let mut seen = vec![false; self.free.len()];
+            a.parts(3).all(|(v, amounts)| {
+                let v = v.index();
+                let first = !std::mem::replace(&mut seen[v], true);
+                first
+                    && self.eligible(v)
+                    && (!a.sharing.is_exclusive() || self.jobs[v] == 0)
+                    && amounts.iter().zip(&self.free[v]).all(|(a, f)| a <= f)
+            })
+        }
+        fn apply(&mut self, a: &Allocation, take: bool) {
+            for (v, amounts) in a.parts(3) {
+                let v = v.index();
+                for (f, &x) in self.free[v].iter_mut().zip(amounts) {
+                    if take { *f -= x } else { *f += x }
+                }
+                if take {
+                    self.jobs[v] += 1;
+                } else {
+                    self.jobs[v] -= 1;
+                }
+                if a.sharing.is_exclusive() {
+                    self.exclusive[v] = take;
+                }
+            }
+        }
+        /// Free amounts then the count of eligible vnodes among `members`.
+        fn tally(&self, members: &[VnodeId]) -> Vec<u64> {
+            let mut t = vec![0; 4];
+            for v in members
+                .iter()
+                .map(|v| v.index())
+                .filter(|&v| self.eligible(v))
+            {
+                for c in 0..3 {
+                    t[c] += self.free[v][c];
+                }
+                t[3] += 1;
+            }
+            t
+        }
+    }
+
+    /// Checks every view of `view` against the plain definition.
+    fn agree(view: &impl StateView, plain: &Plain, sets: &[Vec<VnodeId>], at: &str) {
+        for v in 0..plain.free.len() {
+            let id = VnodeId::from_index(v);
+            let free: Vec<u64> = (0..3).map(|c| view.free(id, ConsumableIdx(c))).collect();
+            assert_eq!(free, plain.free[v], "{at}: free on vnode {v}");
+            assert_eq!(view.n_jobs(id), plain.jobs[v], "{at}: jobs on vnode {v}");
+            assert_eq!(
+                view.eligible().contains(v),
+                plain.eligible(v),
+                "{at}: vnode {v}"
+            );
+        }
+        for c in 0..3 {
+            let total: u64 = plain.free.iter().map(|f| f[c]).sum();
+            assert_eq!(
+                view.free_total(ConsumableIdx(c as u8)),
+                total,
+                "{at}: total {c}"
+            );
+        }
+        let exclusive = plain.exclusive.iter().filter(|&&e| e).count() as u64;
+        assert_eq!(view.exclusive_vnodes(), exclusive, "{at}: exclusive vnodes");
+        for (g, members) in sets.iter().enumerate() {
+            assert_eq!(
+                view.tracked_set_free(g),
+                &plain.tally(members)[..],
+                "{at}: set {g}"
+            );
+        }
+    }
+
+    /// A random allocation of a few runs (whole runs of consecutive vnodes with one amount
+    /// each, as first fit makes them, and single vnodes), possibly exclusive.
+    fn random_allocation(rng: &mut Rng, plain: &Plain) -> Allocation {
+        let n = plain.free.len() as u64;
+        let sharing = if rng.below(5) == 0 {
+            Sharing::Excl
+        } else {
+            Sharing::Shared
+        };
+        let mut a = Allocation::new(sharing);
+        for _ in 0..1 + rng.below(4) {
+            let first = rng.below(n);
+            let longest = if rng.below(2) == 0 { 1 } else { 24 };
+            let count = 1 + rng.below(longest);
+            let amounts = [1 + rng.below(2), rng.below(3), rng.below(2)];
+            for v in first..(first + count).min(n) {
+                if !a.holds(VnodeId(v as u32)) {
+                    a.push(VnodeId(v as u32), &amounts);
+                }
+            }
+        }
+        a
+    }
+
+    #[test]
+    fn run_based_apply_gives_the_plain_per_vnode_state_and_tallies() {
+        let mut rng = Rng(11);
+        for round in 0..20 {
+            // Vnodes of a few shapes: mostly one-ncpu, some wider, some without ncpus.
+            let n = 40 + rng.below(160) as usize;
+            let mut b = ClusterBuilder::new(ResourceDefs::default());
+            let mut caps = Vec::new();
+            for i in 0..n {
+                let h = b.add_host(format!("h{}", i / 4));
+                let cap = match rng.below(6) {
+                    0 => vec![4, 16, 1],
+                    1 => vec![0, 8, 0],
+                    _ => vec![1, 4, 0],
+                };
+                b.add_vnode(format!("v{i}"), h, 1.0, &cap, Vec::new())
+                    .unwrap();
+                caps.push(cap);
+            }
+            let cluster = b.build().unwrap();
+            // Overlapping sets: stretches (switches), a stride (a string_array value), all.
+            let stretch = 1 + rng.below(40) as usize;
+            let mut sets: Vec<Vec<VnodeId>> = (0..n)
+                .step_by(stretch)
+                .map(|s| (s..(s + stretch).min(n)).map(VnodeId::from_index).collect())
+                .collect();
+            sets.push((0..n).step_by(3).map(VnodeId::from_index).collect());
+            sets.push((0..n).map(VnodeId::from_index).collect());
+            let mut state = ClusterState::new(cluster);
+            state.track_sets(&sets);
+            let quarter = (n / 4).max(1);
+            let watch_of: Arc<[u32]> = (0..n).map(|v| (v / quarter) as u32).collect();
+            let n_watch = (n - 1) / quarter + 1;
+            state.watch_sets(watch_of.clone(), n_watch);
+            let mut plain = Plain {
+                free: caps.clone(),
+                caps,
+                jobs: vec![0; n],
+                exclusive: vec![false; n],
+            };
+            let mut held: Vec<Allocation> = Vec::new();
+            for step in 0..300 {
+                let at = format!("round {round}, step {step}");
+                match rng.below(10) {
+                    0..=2 if !held.is_empty() => {
+                        let a = held.swap_remove(rng.below(held.len() as u64) as usize);
+                        state.release(&a);
+                        plain.apply(&a, false);
+                    }
+                    3 => {
+                        // An outage: a vnode with no job goes down, or one down comes back.
+                        let v = VnodeId::from_index(rng.below(n as u64) as usize);
+                        if state.is_down(v) {
+                            state.set_up(v);
+                            plain.apply(&down_allocation(state.cluster(), v), false);
+                        } else if plain.jobs[v.index()] == 0 {
+                            state.set_down(v).unwrap();
+                            plain.apply(&down_allocation(state.cluster(), v), true);
+                        }
+                    }
+                    _ => {
+                        let a = random_allocation(&mut rng, &plain);
+                        // The kernel's check refuses exactly what the plain definition does.
+                        assert_eq!(state.allocate(&a).is_ok(), plain.fits(&a), "{at}: {a:?}");
+                        if plain.fits(&a) {
+                            plain.apply(&a, true);
+                            held.push(a);
+                        }
+                    }
+                }
+                agree(&state, &plain, &sets, &at);
+                let mut fresh = state.clone();
+                fresh.watch_sets(watch_of.clone(), n_watch);
+                let (kept, counted) = (state.watch().unwrap(), fresh.watch().unwrap());
+                assert_eq!(
+                    (&kept.set_free, kept.idle_ncpus),
+                    (&counted.set_free, counted.idle_ncpus),
+                    "{at}: watch"
+                );
+            }
+            // A scratch view follows its own takes and gives the same way.
+            let mut buf = ScratchBuf::default();
+            let mut view = Scratch::new(&state, &mut buf);
+            let mut what_if = plain.clone();
+            for a in held.iter().take(6) {
+                view.give(a);
+                what_if.apply(a, false);
+            }
+            for _ in 0..20 {
+                let a = random_allocation(&mut rng, &what_if);
+                if what_if.fits(&a) {
+                    view.take(&a);
+                    what_if.apply(&a, true);
+                }
+            }
+            agree(&view, &what_if, &sets, &format!("round {round}, scratch"));
+        }
+    }
+
+    #[test]
+    fn runs_are_maximal_and_a_vnode_added_twice_splits_its_run() {
+        let mut a = Allocation::new(Sharing::Shared);
+        for v in [3, 4, 5, 6] {
+            a.push(VnodeId(v), &[1, 0]);
+        }
+        a.push(VnodeId(7), &[2, 0]);
+        a.push(VnodeId(1), &[2, 0]);
+        assert_eq!(a.n_vnodes(), 6);
+        let runs: Vec<(u32, u32, Vec<u64>)> = a
+            .runs(2)
+            .map(|(r, x)| (r.first.0, r.count, x.to_vec()))
+            .collect();
+        assert_eq!(
+            runs,
+            vec![(3, 4, vec![1, 0]), (7, 1, vec![2, 0]), (1, 1, vec![2, 0])]
+        );
+        // A second part on vnode 4 splits its run in three, adding the amounts there.
+        a.add(VnodeId(4), &[1, 5]);
+        let parts: Vec<(u32, Vec<u64>)> = a.parts(2).map(|(v, x)| (v.0, x.to_vec())).collect();
+        assert_eq!(
+            parts,
+            vec![
+                (3, vec![1, 0]),
+                (4, vec![2, 5]),
+                (5, vec![1, 0]),
+                (6, vec![1, 0]),
+                (7, vec![2, 0]),
+                (1, vec![2, 0])
+            ]
+        );
+        assert_eq!(a.vnode_runs().len(), 5);
+        assert_eq!(a.n_vnodes(), 6);
+        assert_eq!(a.total(2, ConsumableIdx::NCPUS), 9);
+        // The same parts pushed one by one make the same allocation.
+        let b = Allocation::from_parts(
+            Sharing::Shared,
+            parts.iter().map(|(v, x)| (VnodeId(*v), &x[..])),
+        );
+        assert_eq!(a, b);
     }
 }

@@ -84,25 +84,15 @@ impl ExecStore {
 
     /// `allocation` as runs, in its own chunk order.
     pub(crate) fn runs(&mut self, allocation: &Allocation) -> Runs {
-        let mut runs: Vec<Run> = Vec::new();
-        let mut last: Option<&[u64]> = None;
-        for (v, amounts) in allocation.parts(self.width) {
-            let v = v.0;
-            if let (Some(run), Some(previous)) = (runs.last_mut(), last) {
-                if previous == amounts && run.first + run.count == v {
-                    run.count += 1;
-                    continue;
-                }
-            }
-            let id = self.intern(amounts);
-            last = Some(amounts);
-            runs.push(Run {
-                first: v,
-                count: 1,
-                amounts: id,
-            });
-        }
-        runs.into_boxed_slice()
+        // The allocation's runs are maximal already: each is one run here.
+        allocation
+            .runs(self.width)
+            .map(|(run, amounts)| Run {
+                first: run.first.0,
+                count: run.count,
+                amounts: self.intern(amounts),
+            })
+            .collect()
     }
 
     /// Appends `runs` to `out` in PBS's syntax, one chunk per vnode; amounts of 0 are left out,

@@ -3,7 +3,7 @@
 use crate::exec::{ExecNames, ExecStore, Runs};
 use crate::occupancy::{Occupancy, OccupancyConfig, OccupancyStats, Sample};
 use placesim_core::{
-    Allocation, EndReason, Job, JobId, JobOutcome, MetricsSink, SimTime, Workload,
+    Allocation, EndReason, Job, JobId, JobOutcome, MetricsSink, SimTime, VnodeRun, Workload,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -425,7 +425,7 @@ impl MetricsSink for JobSink {
             }
             self.exec[id.index()] = Some(self.exec_store.runs(allocation));
         }
-        let runs = contiguity_runs(&allocation.vnodes);
+        let runs = contiguity_runs(allocation.vnode_runs());
         Self::put(&mut self.contiguity_runs, n, id.index(), runs, 1);
         // The pass that starts a job reports its priority first.
         if let Some(&last) = self.priority_last.get(id.index()) {
@@ -529,33 +529,38 @@ impl MetricsSink for JobSink {
 }
 
 /// R: how many maximal runs of consecutive vnode indices `vnodes` makes (0 for none).
-pub(crate) fn contiguity_runs(vnodes: &[placesim_core::VnodeId]) -> u32 {
-    let breaks = |ids: &mut dyn Iterator<Item = (usize, usize)>| {
-        ids.filter(|&(a, b)| b != a + 1).count() as u32
+pub(crate) fn contiguity_runs(runs: &[VnodeRun]) -> u32 {
+    // Runs that touch (one ends where the next begins) are one contiguous stretch.
+    let breaks = |runs: &[VnodeRun]| {
+        runs.windows(2)
+            .filter(|w| w[0].indices().end != w[1].first.index())
+            .count() as u32
     };
-    if vnodes.is_empty() {
+    if runs.is_empty() {
         0
-    } else if vnodes.is_sorted() {
+    } else if runs.is_sorted_by_key(|r| r.first) {
         // Placements mostly walk vnodes in cluster order: then no copy and no sort.
-        breaks(&mut vnodes.windows(2).map(|w| (w[0].index(), w[1].index()))) + 1
+        breaks(runs) + 1
     } else {
-        let mut sorted: Vec<usize> = vnodes.iter().map(|v| v.index()).collect();
-        sorted.sort_unstable();
-        breaks(&mut sorted.windows(2).map(|w| (w[0], w[1]))) + 1
+        let mut sorted = runs.to_vec();
+        sorted.sort_unstable_by_key(|r| r.first);
+        breaks(&sorted) + 1
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::contiguity_runs;
-    use placesim_core::VnodeId;
+    use placesim_core::{Allocation, Sharing, VnodeId};
 
     #[test]
     fn contiguity_runs_count_maximal_runs_whatever_the_order() {
         let v = |ids: &[usize]| {
-            ids.iter()
-                .map(|&i| VnodeId::from_index(i))
-                .collect::<Vec<_>>()
+            let mut a = Allocation::new(Sharing::Shared);
+            for &i in ids {
+                a.push(VnodeId::from_index(i), &[1]);
+            }
+            a.vnode_runs().to_vec()
         };
         assert_eq!(contiguity_runs(&v(&[])), 0);
         assert_eq!(contiguity_runs(&v(&[4])), 1);

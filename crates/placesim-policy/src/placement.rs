@@ -140,7 +140,7 @@ pub(crate) fn within_sets<'a>(
             }
         })
         .collect();
-    for &v in &allocation.vnodes {
+    for v in allocation.vnodes() {
         if !members.iter().any(|m| m.binary_search(&v).is_ok()) {
             let names: Vec<&str> = ids.iter().map(|&i| set(i).0).collect();
             return Err(format!(

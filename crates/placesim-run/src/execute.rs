@@ -58,26 +58,15 @@ fn running_allocations(
     plan.running_at_start
         .iter()
         .map(|(job, vnodes)| {
-            let mut allocation = placesim_core::Allocation {
-                vnodes: Vec::new(),
-                amounts: Vec::new(),
-                sharing: placesim_core::Sharing::Shared,
-                label: None,
-                within: placesim_core::Within::Anywhere,
-                limit_draws: plan.trace.workload.request_of(*job).limit_draws.clone(),
-            };
+            let mut allocation = placesim_core::Allocation::new(placesim_core::Sharing::Shared);
+            allocation.limit_draws = plan.trace.workload.request_of(*job).limit_draws.clone();
+            let mut part = vec![0; n_cons];
             for (v, amounts) in vnodes {
-                let row = match allocation.vnodes.iter().position(|w| w == v) {
-                    Some(row) => row,
-                    None => {
-                        allocation.vnodes.push(*v);
-                        allocation.amounts.extend(std::iter::repeat_n(0, n_cons));
-                        allocation.vnodes.len() - 1
-                    }
-                };
-                for (c, &a) in amounts.iter().enumerate() {
-                    allocation.amounts[row * n_cons + c] += a;
+                part.fill(0);
+                for (p, &a) in part.iter_mut().zip(amounts) {
+                    *p = a;
                 }
+                allocation.add(*v, &part);
             }
             (*job, allocation)
         })

@@ -2,8 +2,9 @@
 //! chunks inside a set.
 
 use placesim_core::{
-    Allocation, Arrangement, AttrValue, Chunk, ConsumableIdx, FilterExpr, HostId, PlacementPolicy,
-    Request, RequestFeature, Scratch, Sharing, StateView, VnodeId, Within, chunks_totals_into,
+    Allocation, Arrangement, AttrValue, Chunk, ConsumableIdx, FilterExpr, HostId, PartsBuilder,
+    PlacementPolicy, Request, RequestFeature, Scratch, Sharing, StateView, VnodeId,
+    chunks_totals_into,
 };
 use std::sync::Arc;
 
@@ -23,6 +24,9 @@ pub struct FirstFit {
     totals: Vec<u64>,
     /// The vnodes a restricted search walks, kept between calls to save the allocation.
     list: Vec<usize>,
+    /// The parts the greedy walk gives, vnode by vnode (a vnode may take several chunks),
+    /// before they become the allocation's runs; kept between calls.
+    parts: PartsBuilder,
     /// The order vnodes are tried in when not cluster order (PBS's `node_sort_key`).
     order: Option<Arc<[VnodeId]>>,
     /// PBS's `node_sort_key` when it reads what is free or taken now: the order is made
@@ -227,18 +231,8 @@ impl FirstFit {
             }
         }
         let cluster = view.cluster();
-        let n_cons = cluster.resources().n_consumables();
-        // At most one part per chunk: reserve that (capped) so starting a job does not regrow.
         let ncpus = self.totals[ConsumableIdx::NCPUS.index()];
-        let max_parts = (ncpus as usize).clamp(1, cluster.n_vnodes());
-        let alloc = Allocation {
-            vnodes: Vec::with_capacity(max_parts),
-            amounts: Vec::with_capacity(max_parts * n_cons),
-            sharing: shape.sharing,
-            label: None,
-            within: Within::Anywhere,
-            limit_draws: None,
-        };
+        let alloc = Allocation::new(shape.sharing);
         if shape.arrangement == Arrangement::Pack {
             // Every chunk on one host: hosts in order of their first vnode, the first that
             // takes them all wins.
@@ -324,6 +318,8 @@ impl FirstFit {
         let n_cons = cluster.resources().n_consumables();
         let generation = self.generation;
         let eligible = view.eligible();
+        let parts = &mut self.parts;
+        parts.clear(n_cons);
         for chunk in shape.chunks {
             let mut remaining = chunk.count;
             let iter: Box<dyn Iterator<Item = usize>> = match list {
@@ -369,7 +365,7 @@ impl FirstFit {
                     }
                     let mut free = view.free(v, ConsumableIdx(c as u8));
                     if let Some(pos) = taken_here {
-                        free -= alloc.amounts[pos * n_cons + c];
+                        free -= parts.amounts_mut(pos)[c];
                     }
                     // Most chunks need one unit of a resource: skip the division then.
                     fit = fit.min(if amount == 1 { free } else { free / amount });
@@ -387,17 +383,15 @@ impl FirstFit {
                 remaining -= n;
                 match taken_here {
                     Some(pos) => {
-                        for (c, &amount) in chunk.amounts.iter().enumerate() {
-                            alloc.amounts[pos * n_cons + c] += u64::from(n) * amount;
+                        for (have, &amount) in parts.amounts_mut(pos).iter_mut().zip(&chunk.amounts)
+                        {
+                            *have += u64::from(n) * amount;
                         }
                     }
                     None => {
-                        self.slot[idx] = alloc.vnodes.len() as u32;
+                        let pos = parts.push(v, chunk.amounts.iter().map(|&a| u64::from(n) * a));
+                        self.slot[idx] = pos as u32;
                         self.slot_stamp[idx] = generation;
-                        alloc.vnodes.push(v);
-                        alloc
-                            .amounts
-                            .extend(chunk.amounts.iter().map(|&a| u64::from(n) * a));
                     }
                 }
                 self.host_stamp[cluster.vnode(v).host.index()] = generation;
@@ -416,12 +410,12 @@ impl FirstFit {
                 for &v in cluster.host_vnodes(HostId::from_index(h)) {
                     if self.slot_stamp[v.index()] != generation {
                         self.slot_stamp[v.index()] = generation;
-                        alloc.vnodes.push(v);
-                        alloc.amounts.extend_from_slice(&zeros);
+                        parts.push(v, zeros.iter().copied());
                     }
                 }
             }
         }
+        parts.append_to(&mut alloc);
         Some(alloc)
     }
 }
@@ -439,6 +433,7 @@ struct Shape<'a> {
 /// one stopped: one pass over the merged count gives the very same vnodes and amounts.
 fn single_ncpu_pass(ncpus: u64, view: &Scratch<'_>, mut alloc: Allocation) -> Option<Allocation> {
     let n_cons = view.cluster().resources().n_consumables();
+    let mut amounts = vec![0; n_cons.max(1)];
     let mut remaining = ncpus;
     for idx in view.eligible().iter() {
         let v = VnodeId::from_index(idx);
@@ -447,18 +442,10 @@ fn single_ncpu_pass(ncpus: u64, view: &Scratch<'_>, mut alloc: Allocation) -> Op
             continue;
         }
         let take = free.min(remaining);
-        alloc.vnodes.push(v);
-        // The ncpus taken for now; spread into rows of `n_cons` amounts once at the end.
-        alloc.amounts.push(take);
+        amounts[ConsumableIdx::NCPUS.index()] = take;
+        alloc.push(v, &amounts[..n_cons]);
         remaining -= take;
         if remaining == 0 {
-            if n_cons > 1 {
-                let takes = std::mem::take(&mut alloc.amounts);
-                alloc.amounts = vec![0; takes.len() * n_cons];
-                for (row, take) in alloc.amounts.chunks_exact_mut(n_cons).zip(takes) {
-                    row[ConsumableIdx::NCPUS.index()] = take;
-                }
-            }
             return Some(alloc);
         }
     }
@@ -584,8 +571,8 @@ mod tests {
             };
             let general = ff.place_chunks(&shape, &view, Allocation::new(Sharing::Shared), None);
             assert_eq!(
-                fast.as_ref().map(|a| (&a.vnodes, &a.amounts)),
-                general.as_ref().map(|a| (&a.vnodes, &a.amounts))
+                fast.as_ref().map(|a| a.parts(3).collect::<Vec<_>>()),
+                general.as_ref().map(|a| a.parts(3).collect::<Vec<_>>())
             );
             outcomes[usize::from(fast.is_some())] += 1;
         }

@@ -731,7 +731,7 @@ impl MoabNodeSets {
     /// list order.
     fn sets_used(&self, a: &Allocation) -> Vec<u32> {
         let mut used = vec![false; self.candidates.len()];
-        for &v in &a.vnodes {
+        for v in a.vnodes() {
             if let Some(i) = self
                 .candidates
                 .iter()

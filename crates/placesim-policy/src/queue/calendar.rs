@@ -185,7 +185,7 @@ impl<'s> Walk<'s> {
         let vnodes_of = |range: &[End]| -> usize {
             range
                 .iter()
-                .map(|e| allocation_at(ctx, decisions, e.2).vnodes.len())
+                .map(|e| allocation_at(ctx, decisions, e.2).n_vnodes())
                 .sum()
         };
         let enabled = self.shortcuts.enabled;

@@ -231,5 +231,5 @@ impl<'s> View<'s> {
 
 /// Whether two allocations hold the same amounts on the same vnodes in the same way.
 fn same_holding(a: &Allocation, b: &Allocation) -> bool {
-    a.vnodes == b.vnodes && a.amounts == b.amounts && a.sharing == b.sharing
+    a.same_holding(b)
 }

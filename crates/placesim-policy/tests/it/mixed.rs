@@ -101,8 +101,11 @@ fn decisions(workload: &Workload, policy: &mut dyn SchedulingPolicy) -> Vec<Star
             Start {
                 job: id.0,
                 time: t,
-                vnodes: a.vnodes.iter().map(|v| v.0).collect(),
-                amounts: a.amounts.clone(),
+                vnodes: a.vnodes().map(|v| v.0).collect(),
+                amounts: a
+                    .parts(cluster.resources().n_consumables())
+                    .flat_map(|(_, x)| x.iter().copied())
+                    .collect(),
             }
         })
         .collect()

@@ -724,7 +724,7 @@ fn ctc_sp2_on_heterogeneous_feature_sets_with_and_without_node_sets() {
                     ["g1", "g2", "g3"].contains(&label),
                     "label {label:?} at {start}"
                 );
-                for &v in &alloc.vnodes {
+                for v in alloc.vnodes() {
                     let values = s.cluster.vnode(v).attr(features).unwrap().string_values();
                     assert_eq!(values, [label.to_owned()], "job at {start} outside {label}");
                 }

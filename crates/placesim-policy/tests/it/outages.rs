@@ -53,7 +53,7 @@ impl MetricsSink for Record {
         self.starts.push(Started {
             job: id.0,
             time: start.as_secs(),
-            vnodes: format!("{:?}", a.vnodes.iter().map(|v| v.0).collect::<Vec<_>>()),
+            vnodes: format!("{:?}", a.vnodes().map(|v| v.0).collect::<Vec<_>>()),
             label: a.label.as_deref().unwrap_or("").to_owned(),
         });
     }

@@ -149,9 +149,8 @@ fn place(
         }
         Some(a) => Ok(Placed {
             vnodes: a
-                .vnodes
-                .iter()
-                .map(|&v| s.cluster.vnode(v).name.clone())
+                .vnodes()
+                .map(|v| s.cluster.vnode(v).name.clone())
                 .collect(),
             set: a.label.as_deref().unwrap_or("").to_owned(),
         }),
@@ -643,9 +642,8 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
     assert_eq!(r.allocation.label.as_deref(), Some("switch=Switch2"));
     let names: Vec<&str> = r
         .allocation
-        .vnodes
-        .iter()
-        .map(|&v| s.cluster.vnode(v).name.as_str())
+        .vnodes()
+        .map(|v| s.cluster.vnode(v).name.as_str())
         .collect();
     assert_eq!(&names[..3], &["b1", "b2", "b3"]);
     assert!(sim_state.eligible().iter().count() == 0);
@@ -691,9 +689,8 @@ fn a_top_job_no_set_can_hold_is_calendared_spanning() {
         freed_since_last_pass: true,
     };
     let names = |a: &placesim_core::Allocation| -> Vec<String> {
-        a.vnodes
-            .iter()
-            .map(|&v| s.cluster.vnode(v).name.clone())
+        a.vnodes()
+            .map(|v| s.cluster.vnode(v).name.clone())
             .collect()
     };
     let spanning: Vec<String> = (1..=10)
@@ -793,7 +790,7 @@ fn ctc_sp2_on_switch_sets_with_and_without_placement_sets() {
                     continue;
                 }
                 let value = label.strip_prefix("switch=").unwrap();
-                for &v in &alloc.vnodes {
+                for v in alloc.vnodes() {
                     let have = s.cluster.vnode(v).attr(switch);
                     assert_eq!(
                         have,
@@ -833,7 +830,7 @@ fn the_set_check_reads_the_placement_record_not_the_label() {
     assert_eq!(a.within, placesim_core::Within::Set(0));
     assert_eq!(p.check_within_label(&request, &a), Ok(()));
     let b1 = s.cluster.vnode_by_name("b1").expect("b1");
-    a.vnodes.push(b1);
+    a.push(b1, &[1, 0, 0]);
     a.label = Some("spanned".into());
     assert_eq!(
         p.check_within_label(&request, &a),
@@ -898,9 +895,8 @@ fn two_top_jobs_planned(switch1_until: u64, switch2_until: u64) -> Vec<Planned> 
                 .as_ref()
                 .expect("placement sets plan on vnodes");
             let names = a
-                .vnodes
-                .iter()
-                .map(|&v| s.cluster.vnode(v).name.clone())
+                .vnodes()
+                .map(|v| s.cluster.vnode(v).name.clone())
                 .collect();
             (p.job, p.start, a.label.as_deref().map(str::to_owned), names)
         })
@@ -979,9 +975,8 @@ fn node_sort_key_orders_the_vnodes_first_fit_tries() {
         let mut buf = ScratchBuf::default();
         let mut ff = FirstFit::in_order(s.pbs.psets.node_order.clone());
         let a = ff.place(&request, &Scratch::new(&state, &mut buf)).unwrap();
-        a.vnodes
-            .iter()
-            .map(|&v| s.cluster.vnode(v).name.clone())
+        a.vnodes()
+            .map(|v| s.cluster.vnode(v).name.clone())
             .collect::<Vec<_>>()
     };
     let by_priority = three_priorities("");

@@ -84,7 +84,10 @@ fn reservation_is_at_the_first_end_that_frees_enough_and_names_its_vnodes() {
     let mut easy = Easy::new(FirstFit::default());
     let r = easy.reservation(&ctx).expect("the head is blocked");
     assert_eq!((r.job, r.start), (JobId(2), SimTime(50)));
-    assert_eq!(r.allocation.vnodes, vec![VnodeId(2), VnodeId(3)]);
+    assert_eq!(
+        r.allocation.vnodes().collect::<Vec<_>>(),
+        vec![VnodeId(2), VnodeId(3)]
+    );
     let expected = vec![Decision::Start {
         job: JobId(4),
         allocation: on(&[3]),
@@ -133,7 +136,10 @@ fn reservation_waits_for_the_end_at_which_the_head_can_be_placed() {
     let mut easy = Easy::new(FirstFit::default());
     let r = easy.reservation(&ctx).expect("blocked");
     assert_eq!(r.start, SimTime(60));
-    assert_eq!(r.allocation.vnodes, (0..4).map(VnodeId).collect::<Vec<_>>());
+    assert_eq!(
+        r.allocation.vnodes().collect::<Vec<_>>(),
+        (0..4).map(VnodeId).collect::<Vec<_>>()
+    );
     let mut decisions = Vec::new();
     easy.schedule(&ctx, &mut decisions);
     assert!(decisions.is_empty());
