@@ -1565,7 +1565,8 @@ mod run_tests {
 
     impl Plain {
         fn eligible(&self, v: usize) -> bool {
-            !self.exclusive[v] && !(self.caps[v][0] > 0 && self.free[v][0] == 0)
+            let job_busy = self.caps[v][0] > 0 && self.free[v][0] == 0;
+            !self.exclusive[v] && !job_busy
         }
         fn fits(&self, a: &Allocation) -> bool {
             let mut seen = vec![false; self.free.len()];
@@ -1602,8 +1603,8 @@ mod run_tests {
                 .map(|v| v.index())
                 .filter(|&v| self.eligible(v))
             {
-                for c in 0..3 {
-                    t[c] += self.free[v][c];
+                for (slot, &free) in t.iter_mut().zip(&self.free[v]) {
+                    *slot += free;
                 }
                 t[3] += 1;
             }
