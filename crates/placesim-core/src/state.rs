@@ -1296,10 +1296,20 @@ impl<'a> Scratch<'a> {
         );
         self.reset();
         let w = self.base.width;
-        for &v in &other.buf.touched {
-            let v = v as usize;
-            self.buf.rows[v * w..(v + 1) * w].copy_from_slice(&other.buf.rows[v * w..(v + 1) * w]);
-            self.buf.stamp[v] = self.buf.generation;
+        // Rows were touched mostly in runs of consecutive vnodes: one copy per run.
+        let touched = &other.buf.touched;
+        let mut k = 0;
+        while k < touched.len() {
+            let first = touched[k] as usize;
+            let mut end = first + 1;
+            self.buf.stamp[first] = self.buf.generation;
+            k += 1;
+            while k < touched.len() && touched[k] as usize == end {
+                self.buf.stamp[end] = self.buf.generation;
+                end += 1;
+                k += 1;
+            }
+            self.buf.rows[first * w..end * w].copy_from_slice(&other.buf.rows[first * w..end * w]);
         }
         self.buf.touched.clone_from(&other.buf.touched);
         self.buf.eligible.copy_from(&other.buf.eligible);
@@ -1321,21 +1331,26 @@ impl<'a> Scratch<'a> {
         }
     }
 
-    fn row_mut(&mut self, v: VnodeId) -> &mut [u64] {
-        let w = self.base.width;
-        let range = v.index() * w..(v.index() + 1) * w;
-        if self.buf.stamp[v.index()] != self.buf.generation {
-            self.buf.rows[range.clone()].copy_from_slice(self.base.row(v));
-            self.buf.stamp[v.index()] = self.buf.generation;
-            self.buf.touched.push(v.0);
-        }
-        &mut self.buf.rows[range]
-    }
-
     fn apply(&mut self, alloc: &Allocation, dir: Direction) {
-        // Copy on write: bring every row the allocation touches into this view first.
-        for v in alloc.vnodes() {
-            self.row_mut(v);
+        // Copy on write: bring every row the allocation touches into this view first, each
+        // stretch of rows not yet copied in one copy (a run's rows are consecutive).
+        let w = self.base.width;
+        let buf = &mut *self.buf;
+        for run in alloc.vnode_runs() {
+            let range = run.indices();
+            let mut i = range.start;
+            while i < range.end {
+                let from = i;
+                while i < range.end && buf.stamp[i] != buf.generation {
+                    buf.stamp[i] = buf.generation;
+                    buf.touched.push(i as u32);
+                    i += 1;
+                }
+                buf.rows[from * w..i * w].copy_from_slice(&self.base.rows[from * w..i * w]);
+                while i < range.end && buf.stamp[i] == buf.generation {
+                    i += 1;
+                }
+            }
         }
         let buf = &mut *self.buf;
         let books = Books {

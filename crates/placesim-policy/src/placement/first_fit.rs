@@ -3,7 +3,7 @@
 
 use placesim_core::{
     Allocation, Arrangement, AttrValue, Chunk, ConsumableIdx, FilterExpr, HostId, PartsBuilder,
-    PlacementPolicy, Request, RequestFeature, Scratch, Sharing, StateView, VnodeId,
+    PlacementPolicy, Request, RequestFeature, Scratch, Sharing, StateView, VnodeId, VnodeRun,
     chunks_totals_into,
 };
 use std::sync::Arc;
@@ -258,14 +258,23 @@ impl FirstFit {
                 .iter()
                 .find_map(|(_, list)| self.place_chunks(shape, view, alloc.clone(), Some(list)));
         }
-        if within.is_none()
-            && shape.arrangement == Arrangement::Free
+        if shape.arrangement == Arrangement::Free
             && shape.sharing == Sharing::Shared
             && shape.filter.is_none()
             && single_ncpu_chunks(shape.chunks)
             && shape.chunks.iter().all(|c| c.constraints.is_empty())
         {
-            return single_ncpu_pass(ncpus, view, alloc);
+            return match within {
+                Some(list) => {
+                    let eligible = view.eligible();
+                    let candidates = list
+                        .iter()
+                        .map(|v| v.index())
+                        .filter(|&i| eligible.contains(i));
+                    single_ncpu_pass(ncpus, view, alloc, candidates)
+                }
+                None => single_ncpu_pass(ncpus, view, alloc, view.eligible().iter()),
+            };
         }
         self.place_chunks(shape, view, alloc, within)
     }
@@ -429,23 +438,46 @@ struct Shape<'a> {
 }
 
 /// The common shape: every chunk is one ncpu. Greedy first fit then takes free ncpus from
-/// eligible vnodes in order, and a later chunk complex resumes on the vnode where the earlier
-/// one stopped: one pass over the merged count gives the very same vnodes and amounts.
-fn single_ncpu_pass(ncpus: u64, view: &Scratch<'_>, mut alloc: Allocation) -> Option<Allocation> {
+/// eligible vnodes in order (`candidates`: the cluster's, or a set's in its own order), and a
+/// later chunk complex resumes on the vnode where the earlier one stopped: one pass over the
+/// merged count gives the very same vnodes and amounts.
+fn single_ncpu_pass(
+    ncpus: u64,
+    view: &Scratch<'_>,
+    mut alloc: Allocation,
+    candidates: impl Iterator<Item = usize>,
+) -> Option<Allocation> {
     let n_cons = view.cluster().resources().n_consumables();
     let mut amounts = vec![0; n_cons.max(1)];
+    // The run being built: consecutive vnodes each giving `take` ncpus, pushed whole when it
+    // ends, so the allocation is made per run rather than per vnode.
+    let (mut first, mut count, mut take) = (0usize, 0u32, 0u64);
+    let mut push = |alloc: &mut Allocation, first: usize, count: u32, take: u64| {
+        if count > 0 {
+            amounts[ConsumableIdx::NCPUS.index()] = take;
+            let run = VnodeRun {
+                first: VnodeId::from_index(first),
+                count,
+            };
+            alloc.push_run(run, &amounts[..n_cons]);
+        }
+    };
     let mut remaining = ncpus;
-    for idx in view.eligible().iter() {
-        let v = VnodeId::from_index(idx);
-        let free = view.free(v, ConsumableIdx::NCPUS);
+    for idx in candidates {
+        let free = view.free(VnodeId::from_index(idx), ConsumableIdx::NCPUS);
         if free == 0 {
             continue;
         }
-        let take = free.min(remaining);
-        amounts[ConsumableIdx::NCPUS.index()] = take;
-        alloc.push(v, &amounts[..n_cons]);
-        remaining -= take;
+        let here = free.min(remaining);
+        if count > 0 && idx == first + count as usize && here == take {
+            count += 1;
+        } else {
+            push(&mut alloc, first, count, take);
+            (first, count, take) = (idx, 1, here);
+        }
+        remaining -= here;
         if remaining == 0 {
+            push(&mut alloc, first, count, take);
             return Some(alloc);
         }
     }
@@ -523,11 +555,12 @@ mod tests {
     }
 
     /// The single-ncpu fast path and the general pass choose the same vnodes and amounts, on
-    /// many partly used clusters of mixed vnode sizes, for one or several chunk complexes.
+    /// many partly used clusters of mixed vnode sizes, for one or several chunk complexes, on
+    /// the whole cluster and within a set of vnodes in an order of its own.
     #[test]
     fn fast_path_agrees_with_the_general_pass() {
         let mut rng = Lcg(42);
-        let mut outcomes = [0u32; 2];
+        let (mut outcomes, mut within_outcomes) = ([0u32; 2], [0u32; 2]);
         for _ in 0..300 {
             let mut b = ClusterBuilder::new(ResourceDefs::default());
             let n_hosts = 1 + rng.below(6);
@@ -575,7 +608,28 @@ mod tests {
                 general.as_ref().map(|a| a.parts(3).collect::<Vec<_>>())
             );
             outcomes[usize::from(fast.is_some())] += 1;
+            // Within a set: some of the vnodes, in an order of its own (a node_sort_key's).
+            let mut list: Vec<VnodeId> = (0..cluster.n_vnodes())
+                .filter(|_| rng.below(3) > 0)
+                .map(VnodeId::from_index)
+                .collect();
+            for i in (1..list.len()).rev() {
+                list.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            let fast = ff.place_within(&request.chunks, &request, None, &view, Some(&list));
+            let general =
+                ff.place_chunks(&shape, &view, Allocation::new(Sharing::Shared), Some(&list));
+            assert_eq!(
+                fast.as_ref().map(|a| a.parts(3).collect::<Vec<_>>()),
+                general.as_ref().map(|a| a.parts(3).collect::<Vec<_>>()),
+                "within {list:?}"
+            );
+            within_outcomes[usize::from(fast.is_some())] += 1;
         }
+        assert!(
+            within_outcomes[0] > 30 && within_outcomes[1] > 30,
+            "both outcomes are exercised within sets: {within_outcomes:?}"
+        );
         assert!(
             outcomes[0] > 30 && outcomes[1] > 30,
             "both outcomes are exercised: {outcomes:?}"
