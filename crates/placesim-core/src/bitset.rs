@@ -73,6 +73,28 @@ impl Bitset {
         }
     }
 
+    /// The first `i` of `range` not in the set, if any, a word at a time.
+    pub fn first_absent(&self, range: std::ops::Range<usize>) -> Option<usize> {
+        let mut i = range.start;
+        while i < range.end {
+            let w = i / 64;
+            let stop = range.end.min((w + 1) * 64);
+            // The bits of [i, stop) within word w, and which of them are clear.
+            let span = stop - i;
+            let mask = if span == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << span) - 1) << (i % 64)
+            };
+            let clear = !self.words[w] & mask;
+            if clear != 0 {
+                return Some(w * 64 + clear.trailing_zeros() as usize);
+            }
+            i = stop;
+        }
+        None
+    }
+
     /// Makes `self` equal to `other` without reallocating when the sizes match.
     pub fn copy_from(&mut self, other: &Bitset) {
         self.words.clone_from(&other.words);
@@ -129,5 +151,37 @@ mod tests {
         b.set(63, false);
         assert!(!b.contains(63));
         assert_eq!(b.count(), 4);
+    }
+
+    /// `first_absent` and `update_range` agree with their one-bit-at-a-time definitions on
+    /// ranges that start, end and cross words anywhere.
+    #[test]
+    fn word_at_a_time_range_operations_match_bit_by_bit() {
+        let mut b = Bitset::new(300);
+        for i in (0..300).filter(|i| i % 7 != 3 && i % 64 != 5) {
+            b.set(i, true);
+        }
+        for start in (0..300).step_by(13) {
+            for end in (start..=300).step_by(29) {
+                let naive = (start..end).find(|&i| !b.contains(i));
+                assert_eq!(b.first_absent(start..end), naive, "{start}..{end}");
+                // Flip every bit of the range, seeing each old value in order.
+                let mut flipped = b.clone();
+                let mut seen = Vec::new();
+                flipped.update_range(start..end, |i, was| {
+                    seen.push((i, was));
+                    !was
+                });
+                let expected: Vec<(usize, bool)> =
+                    (start..end).map(|i| (i, b.contains(i))).collect();
+                assert_eq!(seen, expected);
+                for i in 0..300 {
+                    assert_eq!(
+                        flipped.contains(i),
+                        b.contains(i) != (start..end).contains(&i)
+                    );
+                }
+            }
+        }
     }
 }

@@ -546,9 +546,8 @@ pub struct ClusterState {
     rows: Vec<u64>,
     eligible: Bitset,
     free_total: Vec<u64>,
-    /// Per vnode, the validation round that last saw it: finds duplicates without allocating.
-    seen: Vec<u32>,
-    round: u32,
+    /// A validation's copy of an allocation's runs, sorted, when they are not in vnode order.
+    sorted_runs: Vec<VnodeRun>,
     exclusive_vnodes: u64,
     sets: SetIndex,
     /// Per set: the free amount of each consumable, then the count of free vnodes.
@@ -616,7 +615,6 @@ impl ClusterState {
             }
             eligible.set(v, row_eligible(&rows[v * width..], n_cons, cap[0]));
         }
-        let seen = vec![0; cluster.n_vnodes()];
         let n_vnodes = cluster.n_vnodes();
         ClusterState {
             cluster,
@@ -624,8 +622,7 @@ impl ClusterState {
             rows,
             eligible,
             free_total,
-            seen,
-            round: 0,
+            sorted_runs: Vec::new(),
             exclusive_vnodes: 0,
             sets: SetIndex::default(),
             tracked_set_free: Vec::new(),
@@ -806,12 +803,22 @@ impl ClusterState {
                 });
             }
         }
-        self.round = self.round.wrapping_add(1);
-        if self.round == 0 {
-            self.seen.fill(0);
-            self.round = 1;
-        }
         let n_vnodes = self.cluster.n_vnodes();
+        // No vnode twice: the runs, in vnode order, must not overlap (checked per run, not
+        // per vnode; allocations are mostly in vnode order already).
+        let mut runs = alloc.vnode_runs();
+        if !runs.is_sorted_by_key(|r| r.first) {
+            self.sorted_runs.clear();
+            self.sorted_runs.extend_from_slice(runs);
+            self.sorted_runs.sort_unstable_by_key(|r| r.first);
+            runs = &self.sorted_runs;
+        }
+        if let Some(w) = runs
+            .windows(2)
+            .find(|w| w[0].indices().end > w[1].first.index())
+        {
+            return Err(AllocationError::DuplicateVnode(w[1].first));
+        }
         for (run, amounts) in alloc.runs(n_cons) {
             if run.first.index() >= n_vnodes {
                 return Err(AllocationError::UnknownVnode(run.first));
@@ -819,15 +826,11 @@ impl ClusterState {
             if run.first.index() + run.count as usize > n_vnodes {
                 return Err(AllocationError::UnknownVnode(VnodeId::from_index(n_vnodes)));
             }
+            if let Some(i) = self.eligible.first_absent(run.indices()) {
+                return Err(AllocationError::NotEligible(VnodeId::from_index(i)));
+            }
             for i in run.indices() {
                 let v = VnodeId::from_index(i);
-                if self.seen[i] == self.round {
-                    return Err(AllocationError::DuplicateVnode(v));
-                }
-                self.seen[i] = self.round;
-                if !self.eligible.contains(i) {
-                    return Err(AllocationError::NotEligible(v));
-                }
                 let row = &self.rows[i * self.width..(i + 1) * self.width];
                 if alloc.sharing.is_exclusive() && row[n_cons + JOBS] > 0 {
                     return Err(AllocationError::NotEmpty(v));
@@ -1081,13 +1084,23 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
                 exclusive,
                 dir,
             };
-            match n_cons {
-                1 => segment.apply::<1>(eligible, from..to, before, after, &mut usable),
-                2 => segment.apply::<2>(eligible, from..to, before, after, &mut usable),
-                3 => segment.apply::<3>(eligible, from..to, before, after, &mut usable),
-                4 => segment.apply::<4>(eligible, from..to, before, after, &mut usable),
-                _ => segment.apply::<0>(eligible, from..to, before, after, &mut usable),
+            // The loop is made for the number of consumables and for what is kept (set
+            // tallies, the watch), so that it does only the work this state needs.
+            macro_rules! shaped {
+                ($($n:literal),*) => {
+                    match (n_cons, !sets.is_empty(), watch.is_some()) {
+                        $(
+                            ($n, true, true) => segment.apply::<$n, true, true>(eligible, from..to, before, after, &mut usable),
+                            ($n, true, false) => segment.apply::<$n, true, false>(eligible, from..to, before, after, &mut usable),
+                            ($n, false, true) => segment.apply::<$n, false, true>(eligible, from..to, before, after, &mut usable),
+                            ($n, false, false) => segment.apply::<$n, false, false>(eligible, from..to, before, after, &mut usable),
+                        )*
+                        // Sums and the watch's counts computed here are read only if kept.
+                        _ => segment.apply::<0, true, true>(eligible, from..to, before, after, &mut usable),
+                    }
+                };
             }
+            shaped!(1, 2, 3, 4);
             if !sets.is_empty() {
                 for &g in sets.of(VnodeId::from_index(from)) {
                     let t = &mut tracked_set_free[g as usize * w..(g as usize + 1) * w];
@@ -1124,11 +1137,12 @@ struct Segment<'r> {
 
 impl Segment<'_> {
     /// Applies the amounts to the rows of `range`, sets their eligibility, and sums what the
-    /// eligible ones offered `before` and `after` (free amounts, then their count). `N` is the
-    /// number of consumables when it is small, so the loops over them unroll; 0 reads it from
-    /// the amounts.
+    /// eligible ones offered `before` and `after` (free amounts, then their count) when `SUMS`,
+    /// and the ncpus they offered new jobs into `usable` when `USABLE`. `N` is the number of
+    /// consumables when it is small, so the loops over them unroll; 0 reads it from the
+    /// amounts.
     #[inline]
-    fn apply<const N: usize>(
+    fn apply<const N: usize, const SUMS: bool, const USABLE: bool>(
         self,
         eligible: &mut Bitset,
         range: std::ops::Range<usize>,
@@ -1151,19 +1165,27 @@ impl Segment<'_> {
             let row = &mut rows[i * width..(i + 1) * width];
             let cap_ncpus = caps[i];
             if was {
-                for (b, &f) in before.iter_mut().zip(&row[..n_cons]) {
-                    *b += f;
+                if SUMS {
+                    for (b, &f) in before.iter_mut().zip(&row[..n_cons]) {
+                        *b += f;
+                    }
+                    before[n_cons] += 1;
                 }
-                before[n_cons] += 1;
-                usable.before(row[ConsumableIdx::NCPUS.index()], cap_ncpus);
+                if USABLE {
+                    usable.before(row[ConsumableIdx::NCPUS.index()], cap_ncpus);
+                }
             }
             let ok = apply_part(row, amounts, exclusive, dir, cap_ncpus);
             if ok {
-                for (a, &f) in after.iter_mut().zip(&row[..n_cons]) {
-                    *a += f;
+                if SUMS {
+                    for (a, &f) in after.iter_mut().zip(&row[..n_cons]) {
+                        *a += f;
+                    }
+                    after[n_cons] += 1;
                 }
-                after[n_cons] += 1;
-                usable.after(row[ConsumableIdx::NCPUS.index()], cap_ncpus);
+                if USABLE {
+                    usable.after(row[ConsumableIdx::NCPUS.index()], cap_ncpus);
+                }
             }
             ok
         });
@@ -1747,6 +1769,20 @@ mod run_tests {
                         let a = random_allocation(&mut rng, &plain);
                         // The kernel's check refuses exactly what the plain definition does.
                         assert_eq!(state.allocate(&a).is_ok(), plain.fits(&a), "{at}: {a:?}");
+                        if plain.fits(&a) {
+                            state.release(&a);
+                            // The same with one of its vnodes named again, out of order.
+                            let mut twice = a.clone();
+                            let again = a.vnodes().nth(rng.below(a.n_vnodes() as u64) as usize);
+                            twice.push(again.unwrap(), &[0, 0, 0]);
+                            assert!(!plain.fits(&twice));
+                            assert_eq!(
+                                state.allocate(&twice),
+                                Err(AllocationError::DuplicateVnode(again.unwrap())),
+                                "{at}"
+                            );
+                            state.allocate(&a).unwrap();
+                        }
                         if plain.fits(&a) {
                             plain.apply(&a, true);
                             held.push(a);
