@@ -82,6 +82,9 @@ pub struct RuntimeModel {
     n_sets: usize,
     /// Per vnode, its speed: read densely on every start.
     speeds: Vec<f64>,
+    /// Per vnode, the end of the stretch of consecutive vnodes with its speed and set: a run
+    /// of an allocation is read a stretch at a time, not a vnode at a time.
+    same_until: Vec<u32>,
     /// Every vnode has the same speed and at most one set: H is the same for every job and
     /// C is 1, so a start costs nothing beyond the per-job lookups.
     uniform: Option<f64>,
@@ -128,7 +131,13 @@ impl RuntimeModel {
         };
         let speeds: Vec<f64> = cluster.vnodes().iter().map(|v| v.speed).collect();
         let uniform = (n_sets <= 1 && speeds.iter().all(|&s| s == slowest)).then_some(slowest);
+        let speed_and_set: Vec<(u64, u32)> = speeds
+            .iter()
+            .enumerate()
+            .map(|(v, s)| (s.to_bits(), set_of_vnode.as_ref().map_or(0, |g| g[v])))
+            .collect();
         RuntimeModel {
+            same_until: crate::state::stretch_ends(&speed_and_set),
             n_cons: cluster.resources().n_consumables(),
             speeds,
             uniform,
@@ -169,20 +178,34 @@ impl RuntimeModel {
         scratch.clear();
         scratch.resize(self.n_sets, 0);
         let mut sets_spanned = 0u32;
-        for (v, amounts) in allocation.parts(n_cons) {
-            let speed = self.speeds[v.index()];
+        // A run, a stretch of the same speed and set at a time: min, max and the counts are
+        // exact whatever the grouping. The ncpus-weighted mean speed adds one term per vnode,
+        // in order, so that its rounding is that of the plain sum.
+        for (run, amounts) in allocation.runs(n_cons) {
             let ncpus = amounts[ConsumableIdx::NCPUS.index()];
-            slowest = slowest.min(speed);
-            fastest = fastest.max(speed);
-            weighted += speed * ncpus as f64;
-            n += ncpus;
-            if let Some(sets) = &self.set_of_vnode {
-                let g = sets[v.index()] as usize;
-                if scratch[g] == 0 {
-                    sets_spanned += 1;
+            let range = run.indices();
+            let mut from = range.start;
+            while from < range.end {
+                let to = range.end.min(self.same_until[from] as usize);
+                let count = (to - from) as u64;
+                let speed = self.speeds[from];
+                slowest = slowest.min(speed);
+                fastest = fastest.max(speed);
+                if self.balanced {
+                    for _ in 0..count {
+                        weighted += speed * ncpus as f64;
+                    }
                 }
-                // Vnodes holding no ncpus (exclhost's extra vnodes) still mark their set.
-                scratch[g] += ncpus.max(1);
+                n += ncpus * count;
+                if let Some(sets) = &self.set_of_vnode {
+                    let g = sets[from] as usize;
+                    if scratch[g] == 0 {
+                        sets_spanned += 1;
+                    }
+                    // Vnodes holding no ncpus (exclhost's extra vnodes) still mark their set.
+                    scratch[g] += ncpus.max(1) * count;
+                }
+                from = to;
             }
         }
         if !slowest.is_finite() {
@@ -263,6 +286,102 @@ mod tests {
         alloc.add(VnodeId(0), &[1, 0, 0]);
         alloc.add(VnodeId(1), &[1, 0, 0]);
         model.stretch(JobId(0), &alloc, &mut Vec::new())
+    }
+
+    /// The plain definition of the factors' inputs, one vnode at a time in allocation order:
+    /// slowest and fastest speed, the ncpus-weighted speed sum, the ncpus, and per set the
+    /// ncpus held (a vnode without ncpus counting 1).
+    fn plain_inputs(
+        model: &RuntimeModel,
+        alloc: &Allocation,
+        n_cons: usize,
+    ) -> (f64, f64, f64, u64, Vec<u64>) {
+        let (mut slowest, mut fastest, mut weighted, mut n) = (f64::INFINITY, 0.0f64, 0.0, 0);
+        let mut per_set = vec![0; model.n_sets];
+        for (v, amounts) in alloc.parts(n_cons) {
+            let (speed, ncpus) = (model.speeds[v.index()], amounts[0]);
+            slowest = slowest.min(speed);
+            fastest = fastest.max(speed);
+            weighted += speed * ncpus as f64;
+            n += ncpus;
+            if let Some(g) = model.set_of_vnode(v) {
+                per_set[g as usize] += ncpus.max(1);
+            }
+        }
+        (slowest, fastest, weighted, n, per_set)
+    }
+
+    /// Reading an allocation a run and a stretch of equal speed and set at a time gives the
+    /// factors the plain per-vnode definition gives, on random clusters (speeds and switches
+    /// in stretches and mixed) and allocations, with the slowest or the balanced pace.
+    #[test]
+    fn stretches_of_runs_give_the_per_vnode_factors() {
+        let mut seed = 5u64;
+        let mut below = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let mut defs = ResourceDefs::default();
+        let switch = defs
+            .define("switch", ResourceKind::String, false)
+            .unwrap_or(ResourceId(0));
+        for round in 0..40 {
+            let mut b = ClusterBuilder::new(defs.clone());
+            let n = 20 + below(80) as usize;
+            let stretch = 1 + below(12) as usize;
+            for i in 0..n {
+                let h = b.add_host(format!("h{i}"));
+                let speed = [1.0, 1.3, 2.0][(i / stretch + below(2) as usize * (i % 2)) % 3];
+                let attrs = vec![(switch, AttrValue::Str(format!("s{}", i / stretch % 4)))];
+                let _ = b.add_vnode(format!("v{i}"), h, speed, &[4, 0, 0], attrs);
+            }
+            let Ok(cluster) = b.build() else {
+                panic!("a valid cluster");
+            };
+            for balanced in [false, true] {
+                let settings = RuntimeSettings {
+                    speed_reference: None,
+                    balanced,
+                    topology: Some(switch),
+                    comm: CommForm::PairFraction,
+                };
+                let model = RuntimeModel::new(&cluster, settings, vec![0.7], vec![1.0]);
+                let mut alloc = Allocation::new(Sharing::Shared);
+                for _ in 0..1 + below(4) {
+                    let (first, count, ncpus) = (below(n as u64), 1 + below(30), below(3));
+                    for v in first..(first + count).min(n as u64) {
+                        let v = VnodeId(v as u32);
+                        if !alloc.holds(v) {
+                            alloc.push(v, &[ncpus, 0, 0]);
+                        }
+                    }
+                }
+                let got = model.stretch(JobId(0), &alloc, &mut Vec::new());
+                let (slowest, fastest, weighted, ncpus, per_set) = plain_inputs(&model, &alloc, 3);
+                let pace = if balanced && ncpus > 0 {
+                    weighted / ncpus as f64
+                } else {
+                    slowest
+                };
+                let spanned = per_set.iter().filter(|&&x| x > 0).count() as u32;
+                let total: u64 = per_set.iter().sum();
+                let pairs = if spanned <= 1 {
+                    0.0
+                } else {
+                    1.0 - per_set
+                        .iter()
+                        .map(|&a| (a as f64 / total as f64).powi(2))
+                        .sum::<f64>()
+                };
+                let at = format!("round {round}, balanced {balanced}");
+                assert_eq!(got.speed_factor, model.speed_reference / pace, "{at}");
+                assert_eq!(got.speed_spread, (fastest - slowest) / slowest, "{at}");
+                assert_eq!(got.sets_spanned, spanned.max(1), "{at}");
+                assert_eq!(got.cross_set_pairs, pairs, "{at}");
+            }
+        }
     }
 
     /// The shortcut for uniform clusters gives what the general pass gives.

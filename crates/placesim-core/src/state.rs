@@ -103,8 +103,9 @@ impl VnodeRun {
     }
 }
 
-/// One job's exec_vnode-like record, one vnode at a time: what a search that may come back to a
-/// vnode (more chunks on it) builds before it becomes an [`Allocation`].
+/// An allocation's parts one vnode at a time, each addressable by its position: what a search
+/// that may come back to a vnode (more chunks on it) builds before it becomes an
+/// [`Allocation`], whose runs cannot be added to in place.
 #[derive(Debug, Clone, Default)]
 pub struct PartsBuilder {
     vnodes: Vec<VnodeId>,
@@ -132,16 +133,6 @@ impl PartsBuilder {
         &mut self.amounts[pos * self.width..(pos + 1) * self.width]
     }
 
-    /// How many parts there are.
-    pub fn len(&self) -> usize {
-        self.vnodes.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.vnodes.is_empty()
-    }
-
     /// Appends the parts, in order, to `alloc` (none of their vnodes in it yet).
     pub fn append_to(&self, alloc: &mut Allocation) {
         for (&v, amounts) in self
@@ -164,7 +155,7 @@ impl Allocation {
         }
     }
 
-    /// An allocation of `parts` (each vnode once), in order.
+    /// An allocation of `parts`, in order; a vnode named twice has its amounts added.
     pub fn from_parts<'a>(
         sharing: Sharing,
         parts: impl IntoIterator<Item = (VnodeId, &'a [u64])>,
@@ -526,7 +517,7 @@ impl SetIndex {
 
 /// Per position, the end of the stretch of equal values it is in: the first later position
 /// with another value, or the length.
-fn stretch_ends<T: PartialEq>(values: &[T]) -> Vec<u32> {
+pub(crate) fn stretch_ends<T: PartialEq>(values: &[T]) -> Vec<u32> {
     let mut ends = vec![values.len() as u32; values.len()];
     for i in (0..values.len().saturating_sub(1)).rev() {
         if values[i] == values[i + 1] {
@@ -566,14 +557,6 @@ pub struct ClusterState {
     limit_room: Vec<u64>,
 }
 
-impl Watch {
-    /// Where the stretch of consecutive vnodes in `v`'s set ends.
-    #[inline]
-    fn same_set_until(&self, v: usize) -> usize {
-        self.same_until.get(v).map_or(v + 1, |&end| end as usize)
-    }
-}
-
 /// What the kernel reports after every instant, kept by the same loop that applies
 /// allocations (so it costs a few instructions per vnode already in cache): per set of a
 /// partition, the ncpus that a new job could use (on vnodes up and not held exclusively), and
@@ -588,8 +571,16 @@ pub struct Watch {
     pub set_free: Vec<u64>,
     /// ncpus of vnodes with no job that are up.
     pub idle_ncpus: u64,
-    /// Bumped whenever a set's free ncpus change.
+    /// Bumped by every allocation taken or given back that changes a set's free ncpus.
     pub version: u64,
+}
+
+impl Watch {
+    /// Where the stretch of consecutive vnodes in `v`'s set ends.
+    #[inline]
+    fn same_set_until(&self, v: usize) -> usize {
+        self.same_until.get(v).map_or(v + 1, |&end| end as usize)
+    }
 }
 
 fn row_eligible(row: &[u64], n_cons: usize, cap_ncpus: u64) -> bool {
