@@ -8,7 +8,7 @@ demo:
 test:
     cargo test --workspace
 
-# Whole-process wall time, jobs/s and peak memory on KTH-SP2, CTC-SP2 and HPC2N.
+# Whole-process wall time, jobs/s and peak memory, each beside the count-based Python reference.
 bench:
     bash scripts/bench.sh
 
