@@ -72,8 +72,18 @@ pub enum ClusterError {
 }
 
 /// A cluster: resource definitions, hosts and vnodes in first-fit order.
+///
+/// It never changes once built, and every run's state, the calendars' idle copies and the
+/// never-runnable check each hold one: it is shared, not copied (a cluster of 100,000 vnodes
+/// is tens of megabytes).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cluster {
+    parts: std::sync::Arc<ClusterParts>,
+}
+
+/// What a [`Cluster`] holds.
+#[derive(Debug, PartialEq)]
+struct ClusterParts {
     resources: ResourceDefs,
     hosts: Vec<String>,
     vnodes: Vec<Vnode>,
@@ -183,13 +193,15 @@ impl ClusterBuilder {
             host_vnodes[v.host.index()].push(VnodeId::from_index(i));
         }
         Ok(Cluster {
-            host_vnodes,
-            resources: self.resources,
-            hosts: self.hosts,
-            vnodes: self.vnodes,
-            capacity: self.capacity,
-            capacity_total,
-            ncpus_capacity,
+            parts: std::sync::Arc::new(ClusterParts {
+                host_vnodes,
+                resources: self.resources,
+                hosts: self.hosts,
+                vnodes: self.vnodes,
+                capacity: self.capacity,
+                capacity_total,
+                ncpus_capacity,
+            }),
         })
     }
 }
@@ -219,54 +231,54 @@ impl Cluster {
 
     /// The resource definitions.
     pub fn resources(&self) -> &ResourceDefs {
-        &self.resources
+        &self.parts.resources
     }
 
     /// All vnodes, in first-fit order.
     pub fn vnodes(&self) -> &[Vnode] {
-        &self.vnodes
+        &self.parts.vnodes
     }
 
     /// One vnode.
     pub fn vnode(&self, id: VnodeId) -> &Vnode {
-        &self.vnodes[id.index()]
+        &self.parts.vnodes[id.index()]
     }
 
     /// How many vnodes there are.
     pub fn n_vnodes(&self) -> usize {
-        self.vnodes.len()
+        self.parts.vnodes.len()
     }
 
     /// Host names, by host id.
     pub fn hosts(&self) -> &[String] {
-        &self.hosts
+        &self.parts.hosts
     }
 
     /// The vnodes of host `h`, in cluster order: what `pack` and `exclhost` work with.
     pub fn host_vnodes(&self, h: HostId) -> &[VnodeId] {
-        &self.host_vnodes[h.index()]
+        &self.parts.host_vnodes[h.index()]
     }
 
     /// The consumable capacities of `v`, one per slot.
     pub fn capacity(&self, v: VnodeId) -> &[u64] {
-        let n = self.resources.n_consumables();
-        &self.capacity[v.index() * n..(v.index() + 1) * n]
+        let n = self.parts.resources.n_consumables();
+        &self.parts.capacity[v.index() * n..(v.index() + 1) * n]
     }
 
     /// The ncpus capacity of `v`.
     #[inline]
     pub fn ncpus_capacity(&self, v: VnodeId) -> u64 {
-        self.ncpus_capacity[v.index()]
+        self.parts.ncpus_capacity[v.index()]
     }
 
     /// Every vnode's ncpus capacity, by vnode index: what a loop over a run of vnodes reads.
     pub fn ncpus_capacities(&self) -> &[u64] {
-        &self.ncpus_capacity
+        &self.parts.ncpus_capacity
     }
 
     /// The capacity of one consumable summed over all vnodes.
     pub fn capacity_total(&self, c: ConsumableIdx) -> u64 {
-        self.capacity_total[c.index()]
+        self.parts.capacity_total[c.index()]
     }
 
     /// The sets that grouping by non-consumable `res` creates among `vnodes`, as PBS builds a
@@ -304,7 +316,7 @@ impl Cluster {
 
     /// The vnode named `name`.
     pub fn vnode_by_name(&self, name: &str) -> Option<VnodeId> {
-        self.vnodes
+        self.parts.vnodes
             .iter()
             .position(|v| v.name == name)
             .map(VnodeId::from_index)
