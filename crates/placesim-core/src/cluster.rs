@@ -316,7 +316,8 @@ impl Cluster {
 
     /// The vnode named `name`.
     pub fn vnode_by_name(&self, name: &str) -> Option<VnodeId> {
-        self.parts.vnodes
+        self.parts
+            .vnodes
             .iter()
             .position(|v| v.name == name)
             .map(VnodeId::from_index)

@@ -29,6 +29,8 @@ pub mod settled;
 pub mod sim;
 pub mod sink;
 pub mod state;
+#[cfg(test)]
+mod test_rng;
 pub mod time;
 
 pub use bitset::Bitset;

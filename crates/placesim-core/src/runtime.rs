@@ -316,13 +316,8 @@ mod tests {
     /// in stretches and mixed) and allocations, with the slowest or the balanced pace.
     #[test]
     fn stretches_of_runs_give_the_per_vnode_factors() {
-        let mut seed = 5u64;
-        let mut below = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut rng = crate::test_rng::Lcg(5);
+        let mut below = |n: u64| rng.below(n);
         let mut defs = ResourceDefs::default();
         let switch = defs
             .define("switch", ResourceKind::String, false)

@@ -1104,8 +1104,8 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
                 && usable.changed()
             {
                 let set = &mut w.set_free[w.set_of[from] as usize];
-                *set = *set + usable.ncpus_after - usable.ncpus_before;
-                w.idle_ncpus = w.idle_ncpus + usable.idle_after - usable.idle_before;
+                *set = *set + usable.ncpus[1] - usable.ncpus[0];
+                w.idle_ncpus = w.idle_ncpus + usable.idle[1] - usable.idle[0];
                 watch_changed = true;
             }
             from = to;
@@ -1156,62 +1156,66 @@ impl Segment<'_> {
             let row = &mut rows[i * width..(i + 1) * width];
             let cap_ncpus = caps[i];
             if was {
-                if SUMS {
-                    for (b, &f) in before.iter_mut().zip(&row[..n_cons]) {
-                        *b += f;
-                    }
-                    before[n_cons] += 1;
-                }
-                if USABLE {
-                    usable.before(row[ConsumableIdx::NCPUS.index()], cap_ncpus);
-                }
+                offer::<SUMS, USABLE>(row, cap_ncpus, before, usable, Side::Before);
             }
             let ok = apply_part(row, amounts, exclusive, dir, cap_ncpus);
             if ok {
-                if SUMS {
-                    for (a, &f) in after.iter_mut().zip(&row[..n_cons]) {
-                        *a += f;
-                    }
-                    after[n_cons] += 1;
-                }
-                if USABLE {
-                    usable.after(row[ConsumableIdx::NCPUS.index()], cap_ncpus);
-                }
+                offer::<SUMS, USABLE>(row, cap_ncpus, after, usable, Side::After);
             }
             ok
         });
     }
 }
 
+/// Adds what an eligible vnode's `row` offers to a segment's sums (its free amounts, then
+/// one vnode) when `SUMS`, and its ncpus to `usable` on `side` when `USABLE`.
+#[inline(always)]
+fn offer<const SUMS: bool, const USABLE: bool>(
+    row: &[u64],
+    cap_ncpus: u64,
+    sums: &mut [u64],
+    usable: &mut Usable,
+    side: Side,
+) {
+    let n_cons = sums.len() - 1;
+    if SUMS {
+        for (sum, &free) in sums.iter_mut().zip(&row[..n_cons]) {
+            *sum += free;
+        }
+        sums[n_cons] += 1;
+    }
+    if USABLE {
+        usable.add(side, row[ConsumableIdx::NCPUS.index()], cap_ncpus);
+    }
+}
+
+/// Before or after a segment's change.
+#[derive(Debug, Clone, Copy)]
+enum Side {
+    Before = 0,
+    After = 1,
+}
+
 /// What a segment's vnodes offered new jobs before and after a change, for the watch: the
-/// ncpus of eligible vnodes, and the ncpus of idle ones (eligible with every ncpu free).
+/// ncpus of eligible vnodes, and the ncpus of idle ones (eligible with every ncpu free), each
+/// by [`Side`].
 #[derive(Debug, Default)]
 struct Usable {
-    ncpus_before: u64,
-    ncpus_after: u64,
-    idle_before: u64,
-    idle_after: u64,
+    ncpus: [u64; 2],
+    idle: [u64; 2],
 }
 
 impl Usable {
     #[inline]
-    fn before(&mut self, free_ncpus: u64, cap_ncpus: u64) {
-        self.ncpus_before += free_ncpus;
+    fn add(&mut self, side: Side, free_ncpus: u64, cap_ncpus: u64) {
+        self.ncpus[side as usize] += free_ncpus;
         if cap_ncpus > 0 && free_ncpus == cap_ncpus {
-            self.idle_before += cap_ncpus;
-        }
-    }
-
-    #[inline]
-    fn after(&mut self, free_ncpus: u64, cap_ncpus: u64) {
-        self.ncpus_after += free_ncpus;
-        if cap_ncpus > 0 && free_ncpus == cap_ncpus {
-            self.idle_after += cap_ncpus;
+            self.idle[side as usize] += cap_ncpus;
         }
     }
 
     fn changed(&self) -> bool {
-        self.ncpus_before != self.ncpus_after || self.idle_before != self.idle_after
+        self.ncpus[0] != self.ncpus[1] || self.idle[0] != self.idle[1]
     }
 }
 
@@ -1486,13 +1490,8 @@ mod group_tests {
                 f.idle_ncpus,
             )
         };
-        let mut seed = 7u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut rng = crate::test_rng::Lcg(7);
+        let mut next = |n: u64| rng.below(n);
         let mut held: Vec<Allocation> = Vec::new();
         for step in 0..400 {
             if next(3) == 0 && !held.is_empty() {
@@ -1569,17 +1568,7 @@ mod run_tests {
     use crate::cluster::ClusterBuilder;
     use crate::resource::ResourceDefs;
 
-    /// A small deterministic generator (a 64-bit LCG's high bits).
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (self.0 >> 33) % n.max(1)
-        }
-    }
+    use crate::test_rng::Lcg as Rng;
 
     /// The plain definition: each vnode's free amounts, jobs and exclusivity, changed one
     /// vnode at a time; everything else is computed from them when asked.

@@ -1,6 +1,7 @@
 //! Test support for placesim's crates (a dev-dependency only): one way to set up a replay,
 //! [`Replay`], instead of the kernel's set-up copied into every test, and the hand-worked
-//! trace the tests of several crates share, [`HAND_TRACE`].
+//! trace the tests of several crates share, [`HAND_TRACE`], and their deterministic generator,
+//! [`Lcg`].
 
 use placesim_core::{
     Cluster, ClusterState, MetricsSink, NodeFailurePolicy, Outage, RunConfig, RunStats,
@@ -117,5 +118,20 @@ impl<'w> Replay<'w> {
         simulation
             .run(policy, sink, &mut |_| {})
             .unwrap_or_else(|e| panic!("the run stopped: {e}"))
+    }
+}
+
+/// The tests' deterministic generator, so they need no random-number crate: a 64-bit linear
+/// congruential generator (Knuth's MMIX constants), read from its high bits.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n.max(1)
     }
 }

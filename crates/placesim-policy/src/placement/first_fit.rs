@@ -542,17 +542,7 @@ mod tests {
     use super::*;
     use placesim_core::{Chunk, ClusterBuilder, ClusterState, ResourceDefs, ScratchBuf};
 
-    /// A small deterministic generator, so the test needs no random-number crate.
-    struct Lcg(u64);
-    impl Lcg {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (self.0 >> 33) % n
-        }
-    }
+    use placesim_testkit::Lcg;
 
     /// The single-ncpu fast path and the general pass choose the same vnodes and amounts, on
     /// many partly used clusters of mixed vnode sizes, for one or several chunk complexes, on

@@ -8,18 +8,7 @@ use placesim_core::{
 };
 use placesim_policy::placement::FirstFit;
 use placesim_policy::queue::Easy;
-use placesim_testkit::Replay;
-
-struct Lcg(u64);
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
-}
+use placesim_testkit::{Lcg, Replay};
 
 /// 8 hosts of two vnodes with 2 ncpus each: 32 ncpus.
 fn cluster() -> Cluster {
