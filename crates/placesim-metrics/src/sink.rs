@@ -528,7 +528,8 @@ impl MetricsSink for JobSink {
     }
 }
 
-/// R: how many maximal runs of consecutive vnode indices `vnodes` makes (0 for none).
+/// R: how many maximal runs of consecutive vnode indices an allocation's `runs` make (0 for
+/// none).
 pub(crate) fn contiguity_runs(runs: &[VnodeRun]) -> u32 {
     // Runs that touch (one ends where the next begins) are one contiguous stretch.
     let breaks = |runs: &[VnodeRun]| {
