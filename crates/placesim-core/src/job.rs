@@ -38,6 +38,9 @@ pub struct Job {
     /// The job's project (PBS's `project`, Moab's account), from a request rule; none when
     /// unknown.
     pub project: Option<Arc<str>>,
+    /// The memory it asked for, in KiB per processor (SWF field 10), when given: what a
+    /// scenario's size mapping puts into its request.
+    pub requested_memory_kib: Option<std::num::NonZeroU64>,
 }
 
 impl Job {
@@ -65,6 +68,7 @@ impl Job {
             partition: None,
             priority: None,
             project: None,
+            requested_memory_kib: None,
         }
     }
 }

@@ -274,14 +274,23 @@ struct Cx<'a> {
 }
 
 impl Cx<'_> {
+    /// The line and column (both from 1, the column in characters) of byte `offset`.
+    fn position(&self, offset: usize) -> (usize, usize) {
+        let start = offset.min(self.text.len());
+        let before = &self.text[..start];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        (
+            before.matches('\n').count() + 1,
+            self.text[line_start..start].chars().count() + 1,
+        )
+    }
+
     /// An error at `span`. Without a key, the key is read from the line: the text before `=`,
     /// or the table header.
     fn error(&self, span: Range<usize>, key: Option<&str>, message: String) -> ScenarioError {
+        let (line, column) = self.position(span.start);
         let start = span.start.min(self.text.len());
-        let before = &self.text[..start];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = self.text[line_start..start].chars().count() + 1;
+        let line_start = self.text[..start].rfind('\n').map_or(0, |i| i + 1);
         let line_text = self.text[line_start..].lines().next().unwrap_or("");
         let key = key.map_or_else(
             || {
@@ -2490,6 +2499,24 @@ impl Cx<'_> {
             },
             _ => SizeMapping::Ncpus,
         };
+        // Memory from the trace is on unless `memory = "none"`; an error about it points at
+        // the `memory` key, or else at the trace.
+        let memory_from_trace = match self.choice(
+            w.memory.as_ref(),
+            "workload.memory",
+            &[("trace", true), ("none", false)],
+        )? {
+            Some(false) => None,
+            _ => {
+                let span = match (&w.memory, &w.trace) {
+                    (Some(m), _) => m.span(),
+                    (None, Some(t)) => t.span(),
+                    (None, None) => 0..0,
+                };
+                let (line, column) = self.position(span.start);
+                Some(crate::SourcePosition { line, column })
+            }
+        };
         let mut rules = Vec::new();
         for r in &w.rule {
             let fraction = self.fraction(r.fraction.as_ref(), "workload.rule.fraction")?;
@@ -2563,6 +2590,7 @@ impl Cx<'_> {
             format,
             skip_bad_lines: w.skip_bad_lines,
             size_mapping,
+            memory_from_trace,
             procs_per_node: ppn,
             requests_file: w.requests_file.as_ref().map(|f| dir.join(f.get_ref())),
             recorded: w.recorded.as_ref().map(|f| dir.join(f.get_ref())),

@@ -398,6 +398,9 @@ pub struct WorkloadSettings {
     pub skip_bad_lines: bool,
     /// The default request of a job of size N.
     pub size_mapping: SizeMapping,
+    /// Whether the size mapping puts SWF field 10 (KiB per processor) into a job's request
+    /// (`memory = "trace"`, the default), with where the setting is, for an error about it.
+    pub memory_from_trace: Option<SourcePosition>,
     /// P in request templates (`{ppn}`, `{nodes}` = ceil(N/P)).
     pub procs_per_node: u32,
     /// Explicit requests per job id.
@@ -412,6 +415,15 @@ pub struct WorkloadSettings {
     pub rules: Vec<Rule>,
     /// Submit times become first + (submit − first) × this (1: as recorded).
     pub arrival_scale: f64,
+}
+
+/// A line and column of the scenario file (both from 1), kept for an error found later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourcePosition {
+    /// The line.
+    pub line: usize,
+    /// The column, in characters.
+    pub column: usize,
 }
 
 /// A request rule: which jobs, and the request template they get.

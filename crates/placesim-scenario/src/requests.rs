@@ -54,6 +54,24 @@ pub(crate) fn instantiate(template: &str, n: u32, ppn: u32) -> String {
         .replace("{ppn}", &ppn.to_string())
 }
 
+/// The size mapping's request for a job of `size` processors, with `memory_kib` KiB per
+/// processor if given: each chunk asks for the memory of the processors it holds.
+fn size_mapping_text(w: &crate::WorkloadSettings, size: u32, memory_kib: Option<u64>) -> String {
+    let mem = |processors: u64| {
+        memory_kib.map_or(String::new(), |kib| {
+            format!(":mem={}kb", kib.saturating_mul(processors))
+        })
+    };
+    match w.size_mapping {
+        crate::SizeMapping::Ncpus => format!("select={size}:ncpus=1{}", mem(1)),
+        crate::SizeMapping::Nodes { procs_per_node } => format!(
+            "select={}:ncpus={procs_per_node}{} place=scatter:excl",
+            size.div_ceil(procs_per_node.max(1)),
+            mem(u64::from(procs_per_node))
+        ),
+    }
+}
+
 /// A uniform draw in [0, 1) for (seed, rule, job): SplitMix64 twice, so the draw is the same
 /// whatever other jobs and rules there are.
 pub(crate) fn draw(seed: u64, rule: usize, job: usize) -> f64 {
@@ -138,7 +156,23 @@ impl Scenario {
         let mut from_field = 0u64;
         // A rule's or the size mapping's text depends only on the job's size, so each
         // (rule, size, queue) is formatted and parsed once; texts still share ids across rules.
-        type Shape = (Option<usize>, u32, Option<usize>, Option<usize>);
+        type Shape = (
+            Option<usize>,
+            u32,
+            Option<u64>,
+            Option<usize>,
+            Option<usize>,
+        );
+        // Whether any vnode has memory: a job asking for it from the trace needs some.
+        let cluster_has_memory = defs
+            .consumables()
+            .iter()
+            .position(|&id| defs.def(id).name == "mem")
+            .is_some_and(|c| {
+                self.cluster
+                    .capacity_total(placesim_core::ConsumableIdx(c as u8))
+                    > 0
+            });
         let mut by_shape: HashMap<Shape, RequestId> = HashMap::new();
         for (index, job) in jobs.iter_mut().enumerate() {
             // The PBS queue is part of what a job asks: it decides the vnodes it may use. So
@@ -157,6 +191,8 @@ impl Scenario {
                 .map(|f| &**f)
                 .filter(|f| !matches!(*f, "-1" | "-"));
             let from_own = own.is_some() && !explicit.contains_key(&job.source_id);
+            // The memory a size-mapped job asks for, part of its shape.
+            let mut shape_memory = None;
             let (rule, text) = match explicit.get(&job.source_id) {
                 Some(line) => {
                     from_file += 1;
@@ -194,23 +230,45 @@ impl Scenario {
                             name_queue(named);
                         }
                     }
-                    if let Some(&id) = by_shape.get(&(rule, job.size, queue, class)) {
+                    // The size mapping adds the memory the job asked for (KiB per processor).
+                    let memory = rule
+                        .is_none()
+                        .then_some(w.memory_from_trace)
+                        .flatten()
+                        .zip(job.requested_memory_kib);
+                    if let Some((at, kib)) = memory
+                        && !cluster_has_memory
+                    {
+                        return Err(ScenarioError::At {
+                            path: self.path.clone(),
+                            line: at.line,
+                            column: at.column,
+                            key: "workload.memory".into(),
+                            message: format!(
+                                "job {} of {} asks for {kib} KiB of memory per processor (SWF \
+                                 field 10), and no vnode has mem: give the vnodes mem, or set \
+                                 memory = \"none\"",
+                                job.source_id,
+                                trace.path.display()
+                            ),
+                        });
+                    }
+                    let memory = memory.map(|(_, kib)| kib.get());
+                    shape_memory = memory;
+                    if let Some(&id) = by_shape.get(&(rule, job.size, memory, queue, class)) {
                         job.request = id;
                         continue;
                     }
-                    (rule, None)
+                    (
+                        rule,
+                        memory.map(|kib| size_mapping_text(w, job.size, Some(kib))),
+                    )
                 }
             };
             let line = rule.map_or(1, |r| w.rules[r].line);
             let text = text.unwrap_or_else(|| match rule {
                 Some(r) => instantiate(&w.rules[r].template, job.size, ppn),
-                None => match w.size_mapping {
-                    crate::SizeMapping::Ncpus => format!("select={}:ncpus=1", job.size),
-                    crate::SizeMapping::Nodes { procs_per_node } => format!(
-                        "select={}:ncpus={procs_per_node} place=scatter:excl",
-                        job.size.div_ceil(procs_per_node.max(1))
-                    ),
-                },
+                None => size_mapping_text(w, job.size, None),
             });
             // A request of the job's own is not shared by its shape.
             let is_explicit = explicit.contains_key(&job.source_id) || from_own;
@@ -271,7 +329,7 @@ impl Scenario {
                 }
             };
             if !is_explicit {
-                by_shape.insert((rule, job.size, queue, class), id);
+                by_shape.insert((rule, job.size, shape_memory, queue, class), id);
             }
             job.request = id;
         }

@@ -649,6 +649,9 @@ pub struct WorkloadToml {
     /// How sizes become requests: `ncpus` (N chunks of one ncpu) or `nodes`
     /// (ceil(N/P) chunks of P ncpus, scatter:excl) [default: ncpus].
     pub size_mapping: Option<Spanned<String>>,
+    /// Whether the size mapping asks for SWF field 10's memory (KiB per processor): `trace`
+    /// or `none` [default: trace].
+    pub memory: Option<Spanned<String>>,
     /// P for `size_mapping = "nodes"` [default: the largest ncpus of any vnode].
     pub procs_per_node: Option<u32>,
     /// A file of explicit requests: `JOB_ID REQUEST` per line.

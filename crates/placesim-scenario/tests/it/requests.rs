@@ -488,3 +488,99 @@ fn an_extended_swf_field_gives_jobs_their_own_requests() {
         )
     );
 }
+
+/// A trace whose jobs ask for memory (SWF field 10, KiB per processor): (id, size, memory).
+fn trace_with_memory(jobs: &[(u64, u32, i64)]) -> String {
+    let mut s = String::from("; MaxProcs: 64\n");
+    for (i, &(id, size, kib)) in jobs.iter().enumerate() {
+        s += &format!("{id} {i} 0 100 {size} -1 -1 {size} 200 {kib} 1 1 1 -1 1 -1 -1 -1\n");
+    }
+    s
+}
+
+/// Loads a scenario of 8 vnodes with `mem` each (or none) over `jobs`.
+fn with_memory(
+    dir: &std::path::Path,
+    mem: &str,
+    workload: &str,
+    jobs: &[(u64, u32, i64)],
+) -> Result<placesim_scenario::ScenarioWorkload, String> {
+    std::fs::write(dir.join("t.swf"), trace_with_memory(jobs)).unwrap();
+    let text = format!(
+        "[[class]]\nname = \"n\"\ncount = 8\nncpus = 8\n{mem}[workload]\ntrace = \"t.swf\"\n{workload}"
+    );
+    let s = load_scenario(&text, &dir.join("s.toml")).map_err(|e| e.to_string())?;
+    s.workload().map_err(|e| e.to_string())
+}
+
+/// The request text each job got, in job order.
+fn texts(w: &placesim_scenario::ScenarioWorkload) -> Vec<&str> {
+    w.trace
+        .workload
+        .jobs()
+        .iter()
+        .map(|j| w.request_texts[j.request.index()].as_str())
+        .collect()
+}
+
+#[test]
+fn the_size_mapping_asks_for_the_memory_of_swf_field_10() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = [(1, 4, 1024), (2, 4, -1), (3, 4, 1024), (4, 5, 2048)];
+    // One chunk per processor, each with the processor's memory; jobs without it as before;
+    // jobs of the same size and memory share their request.
+    let w = with_memory(dir.path(), "mem = \"16gb\"\n", "", &jobs).unwrap();
+    assert_eq!(
+        texts(&w),
+        [
+            "select=4:ncpus=1:mem=1024kb",
+            "select=4:ncpus=1",
+            "select=4:ncpus=1:mem=1024kb",
+            "select=5:ncpus=1:mem=2048kb"
+        ]
+    );
+    let asked = w.trace.workload.request_of(placesim_core::JobId(0));
+    assert_eq!(asked.chunks[0].amounts[ConsumableIdx::MEM.index()], 1024);
+    // Whole nodes: each chunk asks for its P processors' memory.
+    let nodes = "size_mapping = \"nodes\"\nprocs_per_node = 4\n";
+    let w = with_memory(dir.path(), "mem = \"16gb\"\n", nodes, &jobs).unwrap();
+    assert_eq!(
+        texts(&w)[3],
+        "select=2:ncpus=4:mem=8192kb place=scatter:excl"
+    );
+    // memory = "none" leaves it out.
+    let none = "memory = \"none\"\n";
+    let w = with_memory(dir.path(), "mem = \"16gb\"\n", none, &jobs).unwrap();
+    assert_eq!(texts(&w)[0], "select=4:ncpus=1");
+    // Rules give their own request: the memory is the size mapping's only.
+    let rule = "[[workload.rule]]\nsize_min = 5\nrequest = \"select={n}:ncpus=1\"\n";
+    let w = with_memory(dir.path(), "mem = \"16gb\"\n", rule, &jobs).unwrap();
+    assert_eq!(texts(&w)[3], "select=5:ncpus=1");
+}
+
+#[test]
+fn memory_asked_of_a_cluster_without_mem_is_an_error_naming_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = with_memory(dir.path(), "", "", &[(1, 2, -1), (7, 2, 512)]).unwrap_err();
+    let trace = dir.path().join("t.swf");
+    assert_eq!(
+        err,
+        format!(
+            "{}:6:9: key `workload.memory`: job 7 of {} asks for 512 KiB of memory per processor (SWF \
+             field 10), and no vnode has mem: give the vnodes mem, or set memory = \"none\"",
+            dir.path().join("s.toml").display(),
+            trace.display()
+        )
+    );
+    // Without memory from the trace, the same cluster runs the same jobs.
+    let w = with_memory(dir.path(), "", "memory = \"none\"\n", &[(7, 2, 512)]).unwrap();
+    assert_eq!(texts(&w), ["select=2:ncpus=1"]);
+    let err = with_memory(dir.path(), "", "memory = \"yes\"\n", &[(7, 2, 512)]).unwrap_err();
+    assert_eq!(
+        err,
+        format!(
+            "{}:7:10: key `workload.memory`: unknown value `yes`: expected one of trace, none",
+            dir.path().join("s.toml").display()
+        )
+    );
+}

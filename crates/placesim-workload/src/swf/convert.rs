@@ -249,6 +249,9 @@ pub fn read_trace(
             group: known(record.group_id),
             queue: known(record.queue),
             partition: known(record.partition),
+            requested_memory_kib: u64::try_from(record.requested_memory_kib)
+                .ok()
+                .and_then(std::num::NonZeroU64::new),
             ..Job::new(
                 record.job_number.max(0) as u64,
                 submit,
