@@ -154,8 +154,9 @@ impl Scenario {
         let mut by_rule = vec![0u64; w.rules.len()];
         let mut from_file = 0u64;
         let mut from_field = 0u64;
-        // A rule's or the size mapping's text depends only on the job's size, so each
-        // (rule, size, queue) is formatted and parsed once; texts still share ids across rules.
+        // A rule's or the size mapping's text depends only on the job's size (and the size
+        // mapping's on its memory), so each (rule, size, memory, queue, class) is formatted
+        // and parsed once; texts still share ids across rules.
         type Shape = (
             Option<usize>,
             u32,
@@ -164,15 +165,10 @@ impl Scenario {
             Option<usize>,
         );
         // Whether any vnode has memory: a job asking for it from the trace needs some.
-        let cluster_has_memory = defs
-            .consumables()
-            .iter()
-            .position(|&id| defs.def(id).name == "mem")
-            .is_some_and(|c| {
-                self.cluster
-                    .capacity_total(placesim_core::ConsumableIdx(c as u8))
-                    > 0
-            });
+        let cluster_has_memory = self
+            .cluster
+            .capacity_total(placesim_core::ConsumableIdx::MEM)
+            > 0;
         let mut by_shape: HashMap<Shape, RequestId> = HashMap::new();
         for (index, job) in jobs.iter_mut().enumerate() {
             // The PBS queue is part of what a job asks: it decides the vnodes it may use. So
@@ -259,16 +255,13 @@ impl Scenario {
                         job.request = id;
                         continue;
                     }
-                    (
-                        rule,
-                        memory.map(|kib| size_mapping_text(w, job.size, Some(kib))),
-                    )
+                    (rule, None)
                 }
             };
             let line = rule.map_or(1, |r| w.rules[r].line);
             let text = text.unwrap_or_else(|| match rule {
                 Some(r) => instantiate(&w.rules[r].template, job.size, ppn),
-                None => size_mapping_text(w, job.size, None),
+                None => size_mapping_text(w, job.size, shape_memory),
             });
             // A request of the job's own is not shared by its shape.
             let is_explicit = explicit.contains_key(&job.source_id) || from_own;
