@@ -463,8 +463,16 @@ fn single_ncpu_pass(
         }
     };
     let mut remaining = ncpus;
+    let caps = view.cluster().ncpus_capacities();
     for idx in candidates {
-        let free = view.free(VnodeId::from_index(idx), ConsumableIdx::NCPUS);
+        // An eligible vnode of one ncpu has it free (a vnode whose ncpus are all taken is
+        // job-busy): its row need not be read.
+        let free = if caps[idx] == 1 {
+            debug_assert_eq!(view.free(VnodeId::from_index(idx), ConsumableIdx::NCPUS), 1);
+            1
+        } else {
+            view.free(VnodeId::from_index(idx), ConsumableIdx::NCPUS)
+        };
         if free == 0 {
             continue;
         }
