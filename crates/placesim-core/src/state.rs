@@ -1762,8 +1762,6 @@ mod run_tests {
                                 "{at}"
                             );
                             state.allocate(&a).unwrap();
-                        }
-                        if plain.fits(&a) {
                             plain.apply(&a, true);
                             held.push(a);
                         }
