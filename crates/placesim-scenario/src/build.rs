@@ -1964,10 +1964,7 @@ impl Cx<'_> {
                     .transpose()?;
                 Ok(crate::RunningAtStart {
                     id: *r.id.get_ref(),
-                    line: self.text[..r.id.span().start.min(self.text.len())]
-                        .matches('\n')
-                        .count()
-                        + 1,
+                    line: self.position(r.id.span().start).0,
                     vnodes,
                     exec_vnode: text.clone(),
                     end_s,
@@ -2522,10 +2519,7 @@ impl Cx<'_> {
             let fraction = self.fraction(r.fraction.as_ref(), "workload.rule.fraction")?;
             let rule = Rule {
                 template: r.request.get_ref().clone(),
-                line: self.text[..r.request.span().start.min(self.text.len())]
-                    .matches('\n')
-                    .count()
-                    + 1,
+                line: self.position(r.request.span().start).0,
                 filter: filter(
                     r.size_min,
                     r.size_max,
