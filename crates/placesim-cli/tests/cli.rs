@@ -1120,6 +1120,38 @@ fn fairshare_counts_a_start_within_the_cycle() {
     assert!(explain(&out, "3").contains("100 s  top-job estimate: start 150 s\n"));
 }
 
+/// A pass run again on a new order (fairshare's re-sorting after a start) says again what the
+/// dropped run said. Under strict order on two vnodes with fairshare, at 100 (user 9's J1
+/// ends) user 7's J2 starts, and the first run finds user 7's J3 (two ncpus) blocked, with
+/// user 8's J4 and user 7's J6 (submitted at 100) behind it; J2's usage puts J4 first, so the
+/// pass is run again: J4 starts too, J3 is blocked, and J6 is told the strict order, at 100.
+#[test]
+fn a_pass_run_again_says_again_what_the_dropped_run_said() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("resource_group"),
+        "7 1 root 50\n8 2 root 50\n",
+    )
+    .unwrap();
+    let trace = [
+        "1 0 -1 100 2 -1 -1 2 100 -1 1 9 1 -1 -1 -1 -1 -1\n".to_owned(),
+        one_cpu_job(2, 1, 50, 7),
+        "3 2 -1 50 2 -1 -1 2 50 -1 1 7 1 -1 -1 -1 -1 -1\n".to_owned(),
+        one_cpu_job(4, 3, 50, 8),
+        one_cpu_job(6, 100, 50, 7),
+    ]
+    .concat();
+    let fair = "[run]\ndiscipline = \"fcfs\"\n[pbs]\nfair_share = true\n\
+                resource_group = \"resource_group\"\nfairshare_usage_res = \"ncpus*walltime\"\n";
+    let (starts, out) = run_on_vnodes(dir.path(), 2, &trace, fair);
+    assert_eq!(starts, [0, 100, 150, 100, 200]);
+    assert_explains(
+        &out,
+        "6",
+        "100 s  comment: Not Running: Job would break strict sorted order\n",
+    );
+}
+
 /// Moab's NODEACCESSPOLICY SINGLEJOB: a vnode runs one job at a time. On two vnodes of 2
 /// ncpus, J1 (1 ncpu, until 10) takes n1; under SHARED (the default) J2 joins it there at 1
 /// and J3 at 2 goes to n2, while under SINGLEJOB J2 takes n2 and J3 waits for J1's end, 10,
@@ -1548,6 +1580,47 @@ fn moab_maxps_shrinks_as_jobs_run_and_maxproc_counts_ncpus() {
         "[moab.limits]\nuser = { \"7\" = \"MAXPROC=2\" }\n",
     );
     assert_eq!(starts, [0, 400, 40, 50]);
+}
+
+/// The discipline leaves out a comment that repeats its own last one on a job, but not once a
+/// limit has been said about the job since. Under strict order on two vnodes, user 7's J1
+/// runs from 0 to 1000; user 8's J2 (two ncpus) heads the queue from 1 until then; user 7's
+/// J3, behind it from 2, is over its soft MAXPS limit, whose outstanding amount shrinks at
+/// every pass (J4 and J5 arrive at 3 and 4): each pass says the limit anew, and the strict
+/// order after it, the job's last word in each pass.
+#[test]
+fn a_strict_order_comment_is_said_again_after_a_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = [
+        job_of(1, 0, 1000, 1, 7),
+        job_of(2, 1, 10, 2, 8),
+        job_of(3, 2, 10, 1, 7),
+        job_of(4, 3, 10, 2, 9),
+        job_of(5, 4, 10, 2, 9),
+    ]
+    .concat();
+    let tail = "[run]\ndiscipline = \"fcfs\"\n\
+                [moab.limits]\nuser = { DEFAULT = \"MAXPS=100,100000\" }\n";
+    let (starts, out) = run_on_vnodes(dir.path(), 2, &trace, tail);
+    assert_eq!(starts, [0, 1000, 1010, 1020, 1030]);
+    let strict = "comment: Not Running: Job would break strict sorted order";
+    let soft = |at: u64, used: u64| {
+        format!(
+            "{at} s  comment: job 3 violates active SOFT MAXPS limit of 100 for user 7  \
+             (R: 10, U: {used})"
+        )
+    };
+    let said = explain(&out, "3");
+    let lines: Vec<&str> = said.lines().map(str::trim).collect();
+    for (at, used) in [(2, 998), (3, 997), (4, 996)] {
+        let limit = lines.iter().position(|l| *l == soft(at, used));
+        let limit = limit.unwrap_or_else(|| panic!("no limit comment at {at} s in\n{said}"));
+        assert_eq!(
+            lines.get(limit + 1),
+            Some(&format!("{at} s  {strict}").as_str()),
+            "{said}"
+        );
+    }
 }
 
 /// A throttling limit placesim does not check, or a bad value, is refused at its entry.

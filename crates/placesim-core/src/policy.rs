@@ -88,6 +88,14 @@ pub trait SchedulingPolicy: Send {
         let _ = out;
     }
 
+    /// A policy wrapped around this one has just commented `job` (a limit, a priority
+    /// threshold): the job's last comment is no longer this policy's, so a comment this
+    /// policy would leave out as a repeat of its own last one is news again. The default
+    /// keeps no such memory.
+    fn comment_superseded(&mut self, job: JobId) {
+        let _ = job;
+    }
+
     /// Whether this policy wants a pass at every instant something happens (a submit, an
     /// end, a periodic cycle while jobs run) even when no job waits, as PBS runs a cycle
     /// then: PBS's fairshare accrues running jobs' usage at each cycle. The default wants
@@ -267,6 +275,9 @@ impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
     }
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
         (**self).drain_comments(out);
+    }
+    fn comment_superseded(&mut self, job: JobId) {
+        (**self).comment_superseded(job);
     }
     fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
         (**self).drain_estimates(out);

@@ -54,7 +54,9 @@ impl<P: PlacementPolicy> Fcfs<P> {
         );
         // PBS's strict order: every job after the blocked one is told why it waits.
         for &job in ctx.queue.iter().skip(head_pos + 1) {
-            if !self.runnable.known_never(ctx, job) {
+            if !self.runnable.said(job, PbsComment::StrictOrder)
+                && !self.runnable.known_never(ctx, job)
+            {
                 self.runnable.comment(job, PbsComment::StrictOrder);
             }
         }

@@ -647,11 +647,12 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         // The threshold: a job at or below it is not run, nor seen by the discipline.
         if let (Some(_), Some(threshold)) = (&order.formula, order.threshold) {
             let (values, under, comments) = (&self.values, &mut self.under, &mut self.comments);
-            let text = &self.under_text;
+            let (text, inner) = (&self.under_text, &mut self.inner);
             self.sorted.retain(|&j| {
                 let is_under = values[j.index()] <= threshold;
                 if is_under && !under[j.index()] {
                     comments.push((j, text.clone()));
+                    inner.comment_superseded(j);
                 }
                 under[j.index()] = is_under;
                 !is_under
@@ -760,6 +761,13 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
         out.append(&mut self.comments);
         self.inner.drain_comments(out);
+    }
+
+    fn comment_superseded(&mut self, job: JobId) {
+        if let Some(under) = self.under.get_mut(job.index()) {
+            *under = false;
+        }
+        self.inner.comment_superseded(job);
     }
 
     /// Under fairshare, as PBS: every cycle accrues the running jobs' usage.

@@ -227,6 +227,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             v.used
         );
         self.comments.push((job, Arc::from(text)));
+        self.inner.comment_superseded(job);
     }
 
     /// Walks `part` in order, counting in `usage` the jobs the pass `started`: the first job
@@ -424,6 +425,13 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
         out.append(&mut self.comments);
         self.inner.drain_comments(out);
+    }
+
+    fn comment_superseded(&mut self, job: JobId) {
+        if let Some(told) = self.told.get_mut(job.index()) {
+            *told = None;
+        }
+        self.inner.comment_superseded(job);
     }
 
     fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
