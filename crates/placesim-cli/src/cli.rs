@@ -71,6 +71,30 @@ pub struct ExportPbsArgs {
 pub enum ImportCommand {
     /// A PBS site: a `pbs_snapshot` directory (unpacked), or its files given one by one.
     Pbs(ImportPbsArgs),
+    /// A Torque site scheduled by Moab: its node list, accounting logs and moab.cfg.
+    TorqueMoab(ImportTorqueArgs),
+}
+
+/// `placesim import torque-moab`.
+#[derive(Debug, Clone, Args)]
+pub struct ImportTorqueArgs {
+    /// The nodes: Torque's `server_priv/nodes` or `pbsnodes -a` text.
+    #[arg(long)]
+    pub nodes: PathBuf,
+    /// Accounting logs (`server_priv/accounting/`): a directory (its files in name order)
+    /// or one file.
+    #[arg(long)]
+    pub accounting: PathBuf,
+    /// Moab's settings: `moab.cfg` (or Maui's `maui.cfg`).
+    #[arg(long)]
+    pub moab_cfg: Option<PathBuf>,
+    /// Where to write scenario.toml, its workload and the import report.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Skip and count malformed records and jobs whose request or hosts do not fit the site,
+    /// instead of stopping at the first.
+    #[arg(long)]
+    pub skip_bad_records: bool,
 }
 
 /// `placesim import pbs`.

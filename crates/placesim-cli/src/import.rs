@@ -1,9 +1,10 @@
-//! `placesim import pbs`: a PBS site's files to a scenario, written, then loaded back to
-//! check that it runs.
+//! `placesim import pbs` and `placesim import torque-moab`: a site's files to a scenario,
+//! written, then loaded back to check that it runs.
 
-use crate::cli::ImportPbsArgs;
+use crate::cli::{ImportPbsArgs, ImportTorqueArgs};
 use anyhow::{Context, bail};
-use placesim_import::{ImportOptions, PbsInputs};
+use placesim_import::{ImportOptions, Imported, PbsInputs, TorqueInputs};
+use std::path::Path;
 
 pub(crate) fn import_pbs_command(args: &ImportPbsArgs) -> anyhow::Result<()> {
     let mut inputs = match &args.snapshot {
@@ -44,15 +45,37 @@ pub(crate) fn import_pbs_command(args: &ImportPbsArgs) -> anyhow::Result<()> {
             skip_bad_records: args.skip_bad_records,
         },
     )?;
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
+    write_and_check(&imported, &args.out)
+}
+
+pub(crate) fn import_torque_command(args: &ImportTorqueArgs) -> anyhow::Result<()> {
+    let inputs = TorqueInputs {
+        nodes: args.nodes.clone(),
+        moab_cfg: args.moab_cfg.clone(),
+        accounting: placesim_import::accounting_files(&args.accounting)?,
+    };
+    if inputs.accounting.is_empty() {
+        bail!("no accounting log in {}", args.accounting.display());
+    }
+    let imported = placesim_import::import_torque_moab(
+        &inputs,
+        ImportOptions {
+            skip_bad_records: args.skip_bad_records,
+        },
+    )?;
+    write_and_check(&imported, &args.out)
+}
+
+/// Writes what an import made into `out`, then loads the scenario and reads its workload.
+fn write_and_check(imported: &Imported, out: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     for (name, contents) in &imported.files {
-        let path = args.out.join(name);
+        let path = out.join(name);
         std::fs::write(&path, contents).with_context(|| format!("writing {}", path.display()))?;
     }
     // What was written must load and its workload read: anything the scenario layer refuses
     // is the import's fault, and is caught here rather than at the first run.
-    let scenario_path = args.out.join("scenario.toml");
+    let scenario_path = out.join("scenario.toml");
     let scenario = placesim_run::read_scenario(&scenario_path)
         .with_context(|| "the imported scenario does not load (an import bug; please report it)")?;
     let workload = scenario
@@ -72,7 +95,7 @@ pub(crate) fn import_pbs_command(args: &ImportPbsArgs) -> anyhow::Result<()> {
     println!(
         "Run it: placesim run --scenario {}; the import report: {}",
         scenario_path.display(),
-        args.out.join("import-report.md").display()
+        out.join("import-report.md").display()
     );
     Ok(())
 }

@@ -25,6 +25,9 @@ fn main() -> ExitCode {
         cli::Command::Sweep(args) => sweep::sweep_command(&args),
         cli::Command::Report(args) => report_command(&args),
         cli::Command::Import(cli::ImportCommand::Pbs(args)) => import::import_pbs_command(&args),
+        cli::Command::Import(cli::ImportCommand::TorqueMoab(args)) => {
+            import::import_torque_command(&args)
+        }
         cli::Command::Export(cli::ExportCommand::PbsAccounting(args)) => {
             placesim_analysis::pbs_accounting(&args.run, args.epoch, &args.queue)
                 .map_err(anyhow::Error::from)

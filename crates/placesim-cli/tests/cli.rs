@@ -1954,6 +1954,69 @@ fn an_imported_pbs_site_runs_as_written() {
     );
 }
 
+/// `placesim import torque-moab` on the import crate's Torque fixture, then `placesim run`:
+/// Moab's ONEOF node sets over the `ib` and `bigmem` features with BESTFIT. Job 1 (two ib
+/// nodes) runs where it really ran; job 2 (class `long`, bigmem) on n05 as recorded; job 3
+/// (three ncpus, any set) takes the best-fitting set, bigmem (n06, 8 ncpus free, against 16
+/// in ib), where Torque had put it on n03: two of three on the same vnodes.
+#[test]
+fn an_imported_torque_moab_site_runs_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../placesim-import/tests/data/torque");
+    let out = dir.path().join("site");
+    let arg = |name: &str| data.join(name).to_str().unwrap().to_owned();
+    let o = placesim(&[
+        "import",
+        "torque-moab",
+        "--nodes",
+        &arg("nodes"),
+        "--accounting",
+        &arg("accounting"),
+        "--moab-cfg",
+        &arg("moab.cfg"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).starts_with(
+            "placesim: imported 6 vnodes, 3 jobs to replay and 0 running at the start (1 not replayed, 0 bad lines skipped)"
+        ),
+        "{}",
+        text(&o.stdout)
+    );
+    let results = dir.path().join("results");
+    let scenario = out.join("scenario.toml");
+    let o = placesim(&[
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--out",
+        results.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("3 jobs compared (0 not)")
+            && text(&o.stderr).contains("same vnodes 66.7 %"),
+        "{}",
+        text(&o.stderr)
+    );
+    let placed: Vec<(u64, Option<u64>, String)> =
+        placesim_analysis::read_placements(&results.join("jobs.parquet"))
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.job_id, p.start_s, p.exec_vnode.unwrap_or_default()))
+            .collect();
+    assert_eq!(
+        placed,
+        [
+            (1, Some(0), "(n01:ncpus=4)+(n02:ncpus=4)".to_owned()),
+            (2, Some(55), "(n05:ncpus=8)".to_owned()),
+            (3, Some(2395), "(n06:ncpus=3)".to_owned()),
+        ]
+    );
+}
+
 /// placesim's own run, exported as PBS accounting logs, imported with a node list and
 /// settings that say what the scenario said, and replayed: the same schedule, every job at
 /// the same start (less the first submission, the import's time 0) on the same vnodes.

@@ -628,3 +628,234 @@ mod tests {
         );
     }
 }
+
+/// One `moab.cfg` (or `maui.cfg`) line: `PARAM value`, `PARAM[index] value` or
+/// `XCFG[name] ATTR=value ...` (site-inputs.md §7.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoabLine {
+    /// The parameter, as written.
+    pub param: String,
+    /// What is inside its brackets, if any.
+    pub index: Option<String>,
+    /// The rest of the line, trimmed.
+    pub value: String,
+    /// The 1-based line.
+    pub line: usize,
+}
+
+impl MoabLine {
+    /// The line as written, for the report.
+    pub fn text(&self) -> String {
+        match &self.index {
+            Some(i) => format!("{}[{i}] {}", self.param, self.value),
+            None => format!("{} {}", self.param, self.value),
+        }
+    }
+
+    /// An `XCFG[name]` line's `ATTR=value` pairs (`+=` read as `=`).
+    pub fn attrs(&self, path: &Path) -> Result<Vec<(String, String)>, ImportError> {
+        self.value
+            .split_whitespace()
+            .map(|pair| {
+                let (attr, value) = pair.split_once('=').ok_or_else(|| {
+                    at(
+                        path,
+                        self.line,
+                        format!("{}: `{pair}`: expected <ATTR>=<value>", self.param),
+                    )
+                })?;
+                Ok((
+                    attr.trim_end_matches('+').to_owned(),
+                    unquote(value).to_owned(),
+                ))
+            })
+            .collect()
+    }
+}
+
+/// Reads `moab.cfg`: one parameter a line, `#` starting a comment.
+pub fn parse_moab_cfg(path: &Path, text: &str) -> Result<Vec<MoabLine>, ImportError> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let (head, value) = content
+            .split_once(char::is_whitespace)
+            .unwrap_or((content, ""));
+        let (param, index) = match head.split_once('[') {
+            Some((param, rest)) => {
+                let Some(index) = rest.strip_suffix(']') else {
+                    return Err(at(
+                        path,
+                        line,
+                        format!("`{head}`: expected PARAM[index] with a closing `]`"),
+                    ));
+                };
+                (param, Some(index.to_owned()))
+            }
+            None => (head, None),
+        };
+        if param.is_empty()
+            || !param
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Err(at(
+                path,
+                line,
+                format!("`{head}`: expected a parameter name such as NODESETPOLICY"),
+            ));
+        }
+        out.push(MoabLine {
+            param: param.to_owned(),
+            index,
+            value: value.trim().to_owned(),
+            line,
+        });
+    }
+    Ok(out)
+}
+
+/// Most nodes a `[a-b]` range in a Torque node name may stand for: a range past it is a
+/// typo, not a cluster.
+const MAX_RANGE: u64 = 1_000_000;
+
+/// Reads a Torque node list, `server_priv/nodes` (one node a line: `name[ attr=value…][
+/// property…]`, a `[a-b]` range in a name standing for each number) or `pbsnodes -a` text
+/// (told apart by its indented `attr = value` lines), into objects with PBS's names: `np`
+/// as `resources_available.ncpus`, `gpus` as `resources_available.ngpus`, the properties
+/// as `resources_available.features` (comma-separated) and each as a `True` boolean.
+pub fn parse_torque_nodes(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
+    let pbsnodes = text
+        .lines()
+        .any(|l| l.starts_with([' ', '\t']) && l.contains('='));
+    if pbsnodes {
+        let objects = parse_pbsnodes_text(path, text)?;
+        return objects
+            .into_iter()
+            .map(|o| {
+                let attrs = o.attrs.iter().map(|a| {
+                    let value = a.values.first().cloned().unwrap_or_default();
+                    (a.key.as_str(), value, a.line)
+                });
+                torque_object(path, o.name.clone(), o.line, attrs)
+            })
+            .collect();
+    }
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let content = raw.split('#').next().unwrap_or("").trim();
+        let mut words = content.split_whitespace();
+        let Some(name) = words.next() else { continue };
+        let mut attrs: Vec<(&str, String, usize)> = Vec::new();
+        let mut properties: Vec<&str> = Vec::new();
+        for w in words {
+            match w.split_once('=') {
+                Some((k, v)) => attrs.push((k, v.to_owned(), line)),
+                None => properties.push(w),
+            }
+        }
+        if !properties.is_empty() {
+            attrs.push(("properties", properties.join(","), line));
+        }
+        for name in expand_range(path, line, name)? {
+            out.push(torque_object(path, name, line, attrs.iter().cloned())?);
+        }
+    }
+    Ok(out)
+}
+
+/// A Torque node's attributes under PBS's names.
+fn torque_object<'a>(
+    path: &Path,
+    name: String,
+    line: usize,
+    attrs: impl Iterator<Item = (&'a str, String, usize)>,
+) -> Result<Object, ImportError> {
+    let mut o = Object {
+        name,
+        line,
+        attrs: Vec::new(),
+    };
+    for (key, value, at_line) in attrs {
+        match key {
+            "np" => o.set("resources_available.ncpus", value, at_line, false),
+            "gpus" => o.set("resources_available.ngpus", value, at_line, false),
+            "properties" => {
+                let props: Vec<&str> = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .collect();
+                for p in &props {
+                    if !p
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                        || !p.starts_with(|c: char| c.is_ascii_alphabetic())
+                    {
+                        return Err(at(
+                            path,
+                            at_line,
+                            format!(
+                                "node `{}`: property `{p}`: expected a name of letters, digits, `_` and `-`, starting with a letter",
+                                o.name
+                            ),
+                        ));
+                    }
+                    o.set(
+                        &format!("resources_available.{p}"),
+                        "True".to_owned(),
+                        at_line,
+                        false,
+                    );
+                }
+                o.set(
+                    "resources_available.features",
+                    props.join(","),
+                    at_line,
+                    false,
+                );
+            }
+            _ => o.set(key, value, at_line, false),
+        }
+    }
+    Ok(o)
+}
+
+/// The names a Torque node name stands for: itself, or one per number of its `[a-b]` range,
+/// as wide as `a` is written (`n[01-03]`: n01, n02, n03).
+fn expand_range(path: &Path, line: usize, name: &str) -> Result<Vec<String>, ImportError> {
+    let Some((prefix, rest)) = name.split_once('[') else {
+        return Ok(vec![name.to_owned()]);
+    };
+    let bad = || {
+        at(
+            path,
+            line,
+            format!("node `{name}`: expected a range such as n[01-16]"),
+        )
+    };
+    let (range, suffix) = rest.split_once(']').ok_or_else(bad)?;
+    let (a, b) = range.split_once('-').ok_or_else(bad)?;
+    let (first, last) = (
+        a.parse::<u64>().map_err(|_| bad())?,
+        b.parse::<u64>().map_err(|_| bad())?,
+    );
+    if last < first || last - first >= MAX_RANGE {
+        return Err(at(
+            path,
+            line,
+            format!(
+                "node `{name}`: expected a range from low to high of at most {MAX_RANGE} nodes"
+            ),
+        ));
+    }
+    let width = a.len();
+    Ok((first..=last)
+        .map(|n| format!("{prefix}{n:0width$}{suffix}"))
+        .collect())
+}

@@ -16,9 +16,11 @@
 
 pub mod files;
 mod settings;
+mod torque;
 mod workload;
 
 pub use settings::Site;
+pub use torque::TorqueInputs;
 pub use workload::{ImportCounts, SkipReason};
 
 use std::path::{Path, PathBuf};
@@ -152,7 +154,23 @@ pub struct Imported {
 /// Imports a PBS site.
 pub fn import_pbs(inputs: &PbsInputs, options: ImportOptions) -> Result<Imported, ImportError> {
     let mut site = Site::read(inputs)?;
-    let mut replay = workload::replay(&mut site, &inputs.accounting, options)?;
+    let replay = workload::replay(&mut site, &inputs.accounting, options)?;
+    Ok(written(&site, replay))
+}
+
+/// Imports a Torque site scheduled by Moab: its logs are read as PBS's, whose layout Torque
+/// shares.
+pub fn import_torque_moab(
+    inputs: &TorqueInputs,
+    options: ImportOptions,
+) -> Result<Imported, ImportError> {
+    let mut site = Site::read_torque(inputs)?;
+    let replay = workload::replay(&mut site, &inputs.accounting, options)?;
+    Ok(written(&site, replay))
+}
+
+/// The files an import writes for `site` and its `replay`.
+fn written(site: &Site, mut replay: workload::Replay) -> Imported {
     // What reads the replay first; then its big texts move out rather than being copied.
     let scenario = site.scenario_toml(&replay);
     let ids = replay.ids_tsv();
@@ -175,9 +193,9 @@ pub fn import_pbs(inputs: &PbsInputs, options: ImportOptions) -> Result<Imported
         files.push(("resource_group".to_owned(), tree));
     }
     files.push(("import-report.md".to_owned(), report.clone()));
-    Ok(Imported {
+    Imported {
         files,
         report,
         counts: replay.counts,
-    })
+    }
 }

@@ -53,16 +53,32 @@ pub(crate) struct SiteQueue {
     pub origin: String,
 }
 
+/// Which scheduler a site runs, and so which placement and settings its scenario gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scheduler {
+    /// PBS: `placement = "pbs"`, `[pbs]`, queues as `[[pbs.queue]]`.
+    Pbs,
+    /// Torque with Moab: `placement = "moab"`, `[moab]`, queues as `[[moab.class]]`.
+    Moab,
+}
+
 /// Everything read about a site but its workload.
 #[derive(Debug, Clone)]
 pub struct Site {
+    pub(crate) scheduler: Scheduler,
     pub(crate) sources: Vec<PathBuf>,
     pub(crate) resources: Vec<SiteResource>,
     pub(crate) vnodes: Vec<SiteVnode>,
     pub(crate) pbs: Vec<Setting>,
     /// Limits (`max_run` and the like) whose entity names become numbers when written.
     pub(crate) limits: Vec<Setting>,
+    /// Execution queues (PBS) or classes (Moab).
     pub(crate) queues: Vec<SiteQueue>,
+    /// `moab.cfg`'s scheduler parameters (`[moab]`), priority weights (`[moab.priority]`)
+    /// and fairshare parameters (`[moab.fairshare]`).
+    pub(crate) moab: Vec<Setting>,
+    pub(crate) moab_priority: Vec<Setting>,
+    pub(crate) moab_fairshare: Vec<Setting>,
     /// (setting, origin, reason).
     pub(crate) not_modelled: Vec<(String, String, String)>,
     /// Node attributes not used, with the vnodes that had each.
@@ -152,14 +168,14 @@ fn pbs_builtin(name: &str) -> Option<(ResourceKind, bool)> {
 }
 
 /// A file's name, for origins.
-fn short(path: &Path) -> String {
+pub(crate) fn short(path: &Path) -> String {
     path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     )
 }
 
-fn origin(path: &Path, line: usize) -> String {
+pub(crate) fn origin(path: &Path, line: usize) -> String {
     if line == 0 {
         short(path)
     } else {
@@ -181,7 +197,7 @@ fn kind_of(path: &Path, r: &ResourceLine) -> Result<ResourceKind, ImportError> {
 }
 
 /// PBS's spellings of true and false.
-fn boolean(v: &str) -> Option<bool> {
+pub(crate) fn boolean(v: &str) -> Option<bool> {
     match v.to_ascii_lowercase().as_str() {
         "true" | "t" | "y" | "yes" | "1" => Some(true),
         "false" | "f" | "n" | "no" | "0" => Some(false),
@@ -190,23 +206,32 @@ fn boolean(v: &str) -> Option<bool> {
 }
 
 impl Site {
-    /// Reads the site's cluster and settings.
-    pub fn read(inputs: &PbsInputs) -> Result<Site, ImportError> {
-        let text = |p: &Path| placesim_workload::read_text(p).map_err(ImportError::from);
-        let mut site = Site {
+    /// A site with nothing read yet, scheduled by `scheduler`.
+    pub(crate) fn empty(scheduler: Scheduler) -> Site {
+        Site {
+            scheduler,
             sources: Vec::new(),
             resources: Vec::new(),
             vnodes: Vec::new(),
             pbs: Vec::new(),
             limits: Vec::new(),
             queues: Vec::new(),
+            moab: Vec::new(),
+            moab_priority: Vec::new(),
+            moab_fairshare: Vec::new(),
             not_modelled: Vec::new(),
             node_attrs_unused: BTreeMap::new(),
             sched_resources: None,
             resource_group: None,
             fairshare_entity: "euser".to_owned(),
             defs: ResourceDefs::default(),
-        };
+        }
+    }
+
+    /// Reads the site's cluster and settings.
+    pub fn read(inputs: &PbsInputs) -> Result<Site, ImportError> {
+        let text = |p: &Path| placesim_workload::read_text(p).map_err(ImportError::from);
+        let mut site = Site::empty(Scheduler::Pbs);
         // Resources first: the vnodes' values are read by their types.
         if let Some(path) = &inputs.resources {
             let t = text(path)?;
@@ -311,7 +336,7 @@ impl Site {
         Ok(())
     }
 
-    fn define(
+    pub(crate) fn define(
         &mut self,
         name: &str,
         kind: ResourceKind,
@@ -376,11 +401,11 @@ impl Site {
         let _ = self.add_definition(name, ResourceKind::Boolean, false, origin);
     }
 
-    fn not_modelled(&mut self, setting: String, from: String, reason: &str) {
+    pub(crate) fn not_modelled(&mut self, setting: String, from: String, reason: &str) {
         self.not_modelled.push((setting, from, reason.to_owned()));
     }
 
-    fn read_vnode(&mut self, path: &Path, node: &Object) -> Result<(), ImportError> {
+    pub(crate) fn read_vnode(&mut self, path: &Path, node: &Object) -> Result<(), ImportError> {
         let bad = |a: &Attr, expected: &str| {
             at(
                 path,
@@ -895,7 +920,11 @@ impl Site {
     /// `scenario.toml`.
     pub(crate) fn scenario_toml(&self, replay: &Replay) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "# Written by `placesim import pbs` from:");
+        let command = match self.scheduler {
+            Scheduler::Pbs => "pbs",
+            Scheduler::Moab => "torque-moab",
+        };
+        let _ = writeln!(out, "# Written by `placesim import {command}` from:");
         for s in &self.sources {
             let _ = writeln!(out, "#   {}", s.display());
         }
@@ -922,14 +951,28 @@ impl Site {
             "# import-report.md lists every count and every setting not modelled.\n"
         );
         let _ = writeln!(out, "name = \"site\"\n\n[run]");
-        let _ = writeln!(
-            out,
-            "placement = \"pbs\"    # PBS's own placement: pools, placement sets, node_sort_key"
-        );
-        let _ = writeln!(
-            out,
-            "walltime = \"kill\"    # PBS kills a job at its walltime\n"
-        );
+        match self.scheduler {
+            Scheduler::Pbs => {
+                let _ = writeln!(
+                    out,
+                    "placement = \"pbs\"    # PBS's own placement: pools, placement sets, node_sort_key"
+                );
+                let _ = writeln!(
+                    out,
+                    "walltime = \"kill\"    # PBS kills a job at its walltime\n"
+                );
+            }
+            Scheduler::Moab => {
+                let _ = writeln!(
+                    out,
+                    "placement = \"moab\"    # Moab's node sets, first fit inside the chosen set"
+                );
+                let _ = writeln!(
+                    out,
+                    "walltime = \"kill\"    # Torque kills a job at its walltime\n"
+                );
+            }
+        }
         for r in &self.resources {
             let _ = writeln!(out, "[[resource]]    # {}", r.origin);
             let _ = writeln!(out, "name = {}", toml::Value::String(r.name.clone()));
@@ -962,6 +1005,11 @@ impl Site {
                 let _ = writeln!(out, "resources = {}", toml::Value::Table(table));
             }
             out.push('\n');
+        }
+        if self.scheduler == Scheduler::Moab {
+            self.write_moab(&mut out, replay);
+            replay.write_workload_tables(&mut out);
+            return out;
         }
         out.push_str("[pbs]\n");
         for s in &self.pbs {

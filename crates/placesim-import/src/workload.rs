@@ -3,7 +3,7 @@
 //! entries, and what really happened beside them (site-inputs.md §3.7 for every policy).
 
 use crate::files::at;
-use crate::settings::{Site, SiteQueue};
+use crate::settings::{Scheduler, Site, SiteQueue};
 use crate::{ImportError, ImportOptions};
 use placesim_workload::pbs_accounting::{AcctCounts, AcctRecord, JobAssembler, parse_record};
 use placesim_workload::recorded::exec_vnode_names;
@@ -41,7 +41,9 @@ impl SkipReason {
             SkipReason::NeverStarted => "never started in the logs (no runtime to replay)",
             SkipReason::NoSelect => "neither Resource_List.select nor Resource_List.nodes",
             SkipReason::BadSelect => "its select does not fit the site's resources",
-            SkipReason::BadExecVnode => "its exec_vnode names a vnode the node list lacks",
+            SkipReason::BadExecVnode => {
+                "its exec_vnode (or Torque exec_host) does not read, or names a vnode the node list lacks"
+            }
             SkipReason::BadTimes => "its start and end are missing or out of order",
             SkipReason::Overlapping => {
                 "its recorded allocation over-fills a vnode with the jobs already on it"
@@ -406,6 +408,13 @@ pub(crate) fn replay(
             ));
         }
         let mut held = Vec::new();
+        if let Some(why) = &job.bad_exec_host {
+            if options.skip_bad_records {
+                skip(&mut counts, SkipReason::BadExecVnode);
+                continue;
+            }
+            return Err(bad_job(path, line, &job.id, why));
+        }
         if let Some(x) = &job.exec_vnode {
             let missing = exec_vnode_names(x)
                 .into_iter()
@@ -509,7 +518,11 @@ pub(crate) fn replay(
                 extra_queues.push(SiteQueue {
                     name: j.queue.clone(),
                     settings: Vec::new(),
-                    origin: "a queue the logs name and the server's settings do not".to_owned(),
+                    origin: match site.scheduler {
+                        Scheduler::Pbs => "a queue the logs name and the server's settings do not",
+                        Scheduler::Moab => "a queue the logs name and moab.cfg's classes do not",
+                    }
+                    .to_owned(),
                 });
             }
         }
@@ -982,14 +995,25 @@ impl Site {
         for s in &self.pbs {
             let _ = writeln!(out, "| {} | `{}` | {} |", s.key, s.value, s.origin);
         }
-        for s in &self.limits {
-            let _ = writeln!(out, "| {} | `{}` | {} |", s.key, s.value, s.origin);
+        for (table, settings) in [
+            ("", &self.limits),
+            ("moab.", &self.moab),
+            ("moab.priority.", &self.moab_priority),
+            ("moab.fairshare.", &self.moab_fairshare),
+        ] {
+            for s in settings {
+                let _ = writeln!(out, "| {table}{} | `{}` | {} |", s.key, s.value, s.origin);
+            }
         }
+        let queue = match self.scheduler {
+            Scheduler::Pbs => "queue",
+            Scheduler::Moab => "class",
+        };
         for q in &self.queues {
             for s in &q.settings {
                 let _ = writeln!(
                     out,
-                    "| queue {} {} | `{}` | {} |",
+                    "| {queue} {} {} | `{}` | {} |",
                     q.name, s.key, s.value, s.origin
                 );
             }
@@ -1022,12 +1046,20 @@ impl Site {
             );
         }
         if let Some(q) = replay.extra_queues.first() {
+            let settings = match self.scheduler {
+                Scheduler::Pbs => "the server's settings",
+                Scheduler::Moab => "moab.cfg's classes",
+            };
             let _ = writeln!(
                 out,
-                "\n{} queue(s) the logs name are not in the server's settings (first: {}); they are written with no settings.",
+                "\n{} queue(s) the logs name are not in {settings} (first: {}); they are written with no settings.",
                 replay.extra_queues.len(),
                 q.name
             );
+        }
+        if self.scheduler == Scheduler::Moab {
+            self.report_node_sets(&mut out);
+            return out;
         }
         out.push_str("\n## Placement sets\n\n");
         let keys: Vec<String> = self
@@ -1051,38 +1083,87 @@ impl Site {
             );
         }
         for key in keys {
-            let mut sets: BTreeMap<String, (usize, u64)> = BTreeMap::new();
-            for v in &self.vnodes {
-                let values: Vec<String> =
-                    match v.resources.iter().find(|(n, _)| *n == key).map(|(_, x)| x) {
-                        Some(toml::Value::String(s)) => vec![s.clone()],
-                        Some(toml::Value::Array(a)) => a
-                            .iter()
-                            .filter_map(|x| x.as_str().map(str::to_owned))
-                            .collect(),
-                        _ => vec![String::new()],
-                    };
-                for value in values {
-                    let e = sets.entry(value).or_insert((0, 0));
-                    e.0 += 1;
-                    e.1 += v.ncpus;
-                }
-            }
+            let sets = self.sets_by(&key);
             let _ = writeln!(
                 out,
                 "Key `{key}`{}: {} sets\n\n| {key} | vnodes | ncpus |\n|---|---:|---:|",
                 if enabled { "" } else { " (not enabled)" },
                 sets.len()
             );
-            for (value, (n, ncpus)) in sets {
-                let _ = writeln!(
-                    out,
-                    "| {} | {n} | {ncpus} |",
-                    if value.is_empty() { "(unset)" } else { &value }
-                );
-            }
-            out.push('\n');
+            write_set_rows(&mut out, sets);
         }
         out
     }
+
+    /// The vnodes and ncpus of each value of resource `key` (a string or string array; a
+    /// vnode without it is in the set of the empty value).
+    fn sets_by(&self, key: &str) -> BTreeMap<String, (usize, u64)> {
+        let mut sets: BTreeMap<String, (usize, u64)> = BTreeMap::new();
+        for v in &self.vnodes {
+            let values: Vec<String> =
+                match v.resources.iter().find(|(n, _)| *n == key).map(|(_, x)| x) {
+                    Some(toml::Value::String(s)) => vec![s.clone()],
+                    Some(toml::Value::Array(a)) => a
+                        .iter()
+                        .filter_map(|x| x.as_str().map(str::to_owned))
+                        .collect(),
+                    _ => vec![String::new()],
+                };
+            for value in values {
+                let e = sets.entry(value).or_insert((0, 0));
+                e.0 += 1;
+                e.1 += v.ncpus;
+            }
+        }
+        sets
+    }
+
+    /// The report's Moab node sets: with FEATURE sets, one per feature NODESETLIST names
+    /// (every feature when it names none), as the Moab placement builds them.
+    fn report_node_sets(&self, out: &mut String) {
+        out.push_str("\n## Node sets\n\n");
+        let get = |key: &str| self.moab.iter().find(|s| s.key == key).map(|s| &s.value);
+        let policy = get("nodeset_policy").and_then(|v| v.as_str());
+        let attribute = get("nodeset_attribute").and_then(|v| v.as_str());
+        let (Some(policy), Some("FEATURE")) = (policy, attribute) else {
+            out.push_str(
+                "No NODESETPOLICY with NODESETATTRIBUTE FEATURE: no global feature node sets.\n",
+            );
+            return;
+        };
+        let listed: Vec<String> = get("nodeset_list")
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut sets = self.sets_by("features");
+        sets.remove("");
+        if !listed.is_empty() {
+            sets = listed
+                .iter()
+                .map(|f| (f.clone(), sets.get(f).copied().unwrap_or((0, 0))))
+                .collect();
+        }
+        let _ = writeln!(
+            out,
+            "{policy} over FEATURE: {} sets\n\n| feature | vnodes | ncpus |\n|---|---:|---:|",
+            sets.len()
+        );
+        write_set_rows(out, sets);
+    }
+}
+
+/// A table's rows of sets: value, vnodes, ncpus.
+fn write_set_rows(out: &mut String, sets: BTreeMap<String, (usize, u64)>) {
+    for (value, (n, ncpus)) in sets {
+        let _ = writeln!(
+            out,
+            "| {} | {n} | {ncpus} |",
+            if value.is_empty() { "(unset)" } else { &value }
+        );
+    }
+    out.push('\n');
 }

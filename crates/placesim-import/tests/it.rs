@@ -1,7 +1,9 @@
 //! `import_pbs` on hand-written fixtures in PBS's own formats (tests/data/snap: a snapshot
 //! of four vnodes, two days of accounting logs with every quirk of site-inputs.md §3.7).
 
-use placesim_import::{ImportOptions, Imported, PbsInputs, SkipReason, import_pbs};
+use placesim_import::{
+    ImportOptions, Imported, PbsInputs, SkipReason, TorqueInputs, import_pbs, import_torque_moab,
+};
 use std::path::{Path, PathBuf};
 
 fn data(p: &str) -> PathBuf {
@@ -413,4 +415,224 @@ fn a_queue_s_limits_on_several_resources_make_one_table() {
         "{s}"
     );
     assert_eq!(s.matches("max_run_res").count(), 1);
+}
+
+/// The Torque/Moab fixture (tests/data/torque): six nodes in `server_priv/nodes` form (a
+/// range, properties, gpus), a day of Torque accounting logs and a `moab.cfg`.
+fn torque_site() -> TorqueInputs {
+    TorqueInputs {
+        nodes: data("torque/nodes"),
+        moab_cfg: Some(data("torque/moab.cfg")),
+        accounting: vec![data("torque/accounting/20170405")],
+    }
+}
+
+/// The `[[vnode]]` tables of a scenario, without their origin comments.
+fn vnode_tables(scenario: &str) -> Vec<String> {
+    scenario
+        .split("\n\n")
+        .filter(|t| t.starts_with("[[vnode]]"))
+        .map(|t| t.lines().skip(1).collect::<Vec<_>>().join("\n"))
+        .collect()
+}
+
+#[test]
+fn a_torque_moab_site_becomes_a_moab_scenario() {
+    let imported = import_torque_moab(&torque_site(), ImportOptions::default()).unwrap();
+    let scenario = file(&imported, "scenario.toml");
+    assert!(scenario.contains("placement = \"moab\""), "{scenario}");
+    // The range stands for four nodes; properties are features and booleans; moab.cfg's
+    // NODECFG adds a feature.
+    let vnodes = vnode_tables(scenario);
+    assert_eq!(vnodes.len(), 6);
+    assert_eq!(
+        vnodes[0],
+        "name = \"n01\"\nhost = \"n01\"\nncpus = 4\n\
+         resources = { fast = true, features = [\"ib\", \"fast\"], ib = true }"
+    );
+    assert_eq!(
+        vnodes[4],
+        "name = \"n05\"\nhost = \"n05\"\nncpus = 8\nngpus = 2\n\
+         resources = { bigmem = true, features = [\"bigmem\"] }"
+    );
+    assert_eq!(
+        vnodes[5],
+        "name = \"n06\"\nhost = \"n06\"\nncpus = 8\n\
+         resources = { bigmem = true, features = [\"bigmem\", \"old\"], old = true }"
+    );
+    assert!(
+        scenario.contains(
+            "[moab]\n\
+             rmpoll_interval = \"00:00:30\"    # moab.cfg:4\n\
+             reservation_depth = 2    # moab.cfg:5\n\
+             reservation_policy = \"CURRENTHIGHEST\"    # moab.cfg:6\n\
+             nodeset_policy = \"ONEOF\"    # moab.cfg:7\n\
+             nodeset_attribute = \"FEATURE\"    # moab.cfg:8\n\
+             nodeset_list = [\"ib\", \"bigmem\"]    # moab.cfg:9\n\
+             nodeset_priority_type = \"BESTFIT\"    # moab.cfg:10\n\
+             nodeset_is_optional = true    # moab.cfg:11\n\n\
+             [moab.priority]\n\
+             queuetimeweight = 10    # moab.cfg:14\n\
+             xfactorweight = 100    # moab.cfg:15\n\n\
+             [[moab.class]]    # moab.cfg:13\n\
+             name = \"long\"\n\
+             default_nodeset = \"ONEOF:FEATURE:bigmem\"    # moab.cfg:13\n\n\
+             [[moab.class]]    # a queue the logs name and moab.cfg's classes do not\n\
+             name = \"short\"\n"
+        ),
+        "{scenario}"
+    );
+    assert!(!scenario.contains("[pbs]"), "{scenario}");
+    // Resource_List.nodes by PBS's conversion; exec_host (ranges, one core at a time, a
+    // comma list) as exec_vnode, one part per host.
+    assert_eq!(
+        file(&imported, "requests.txt"),
+        "# Each job's request as its accounting record gives it (qsub -P project -q queue).\n\
+         1 -q short select=2:ncpus=4:ib=True place=scatter\n\
+         2 -q long select=1:ncpus=8:bigmem=True place=scatter\n\
+         3 -q short select=1:ncpus=3 place=scatter\n"
+    );
+    assert_eq!(
+        file(&imported, "recorded.tsv"),
+        "job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n\
+         1\t1.master.site\t-5\t0\t0\t1800\t(n01:ncpus=4)+(n02:ncpus=4)\n\
+         2\t2.master.site\t55\t65\t65\t7265\t(n05:ncpus=8)\n\
+         3\t4.master.site\t2395\t2395\t2395\t2995\t(n03:ncpus=3)\n"
+    );
+    let c = &imported.counts;
+    assert_eq!(c.skipped.get(&SkipReason::DeletedWhileQueued), Some(&1));
+    assert_eq!(c.nodes_converted, 3);
+    // Every moab.cfg line is either written or reported with its reason.
+    let report = &imported.report;
+    for row in [
+        "| moab.nodeset_list | `[\"ib\", \"bigmem\"]` | moab.cfg:9 |",
+        "| class long default_nodeset | `\"ONEOF:FEATURE:bigmem\"` | moab.cfg:13 |",
+        "| SCHEDCFG[site] SERVER=master:42559 | moab.cfg:2 | how Moab runs and connects, which changes no order or placement |",
+        "| NODECFG[n06] SPEED=0.8 | moab.cfg:12 | node attributes other than FEATURES are not modelled |",
+        "| USERCFG[alice] MAXJOB=4 | moab.cfg:17 | credentials' settings are not imported yet: give them as [moab.limits], [moab.priority] and [moab.fairshare] by the numbers in ids.tsv |",
+        "| SRCFG[maint] HOSTLIST=n01 PERIOD=DAY | moab.cfg:18 | standing reservations are not modelled yet |",
+        "| FSPOLICY DEDICATEDPS | moab.cfg:16 | without effect: no fairshare subweight (FSUSERWEIGHT, ...) is set |",
+        "ONEOF over FEATURE: 2 sets\n\n| feature | vnodes | ncpus |\n|---|---:|---:|\n| bigmem | 2 | 16 |\n| ib | 4 | 16 |\n",
+    ] {
+        assert!(report.contains(row), "no `{row}` in\n{report}");
+    }
+}
+
+#[test]
+fn torque_pbsnodes_text_gives_the_same_nodes_as_the_nodes_file() {
+    let from_file = import_torque_moab(&torque_site(), ImportOptions::default()).unwrap();
+    let text = TorqueInputs {
+        nodes: data("torque/pbsnodes.txt"),
+        ..torque_site()
+    };
+    let from_text = import_torque_moab(&text, ImportOptions::default()).unwrap();
+    let vnodes = |i: &Imported| vnode_tables(file(i, "scenario.toml"));
+    assert_eq!(vnodes(&from_text), vnodes(&from_file));
+    // Attributes placesim does not use are counted, not dropped unsaid.
+    assert!(
+        from_text.report.contains("power_state"),
+        "{}",
+        from_text.report
+    );
+}
+
+/// A Torque site with `moab.cfg` text `cfg`, `nodes` and one accounting line `log`.
+fn torque_with(
+    cfg: &str,
+    nodes: &str,
+    log: &str,
+    skip: bool,
+) -> (tempfile::TempDir, Result<Imported, String>) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).expect("a fixture file");
+        p
+    };
+    let inputs = TorqueInputs {
+        nodes: write("nodes", nodes),
+        moab_cfg: Some(write("moab.cfg", cfg)),
+        accounting: vec![write("20170405", log)],
+    };
+    let result = import_torque_moab(
+        &inputs,
+        ImportOptions {
+            skip_bad_records: skip,
+        },
+    )
+    .map_err(|e| e.to_string());
+    (dir, result)
+}
+
+const TORQUE_E: &str = "04/05/2017 10:30:05;E;1.m;user=a group=g queue=q ctime=1491386400 qtime=1491386400 etime=1491386400 start=1491386405 exec_host=n01/0-3 Resource_List.nodes=1:ppn=4 Resource_List.walltime=01:00:00 end=1491388205\n";
+
+#[test]
+fn bad_torque_and_moab_input_is_named_at_its_line() {
+    let nodes = "n01 np=4\n";
+    let cases = [
+        (
+            "# a comment\nNODESETPOLICY SOMEOF\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:2: NODESETPOLICY: `SOMEOF`: expected one of ONEOF, ANYOF, FIRSTOF",
+        ),
+        (
+            "NODECFG[n01 FEATURES=x\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:1: `NODECFG[n01`: expected PARAM[index] with a closing `]`",
+        ),
+        (
+            "NODECFG[n01] FEATURES\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:1: NODECFG: `FEATURES`: expected <ATTR>=<value>",
+        ),
+        (
+            "NODESETATTRIBUTE COLOR\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:1: NODESETATTRIBUTE: `COLOR`: expected one of FEATURE, VARATTR",
+        ),
+        (
+            "RESERVATIONDEPTH -1\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:1: RESERVATIONDEPTH: `-1`: expected a whole number",
+        ),
+        (
+            "",
+            "n01 np=4\nn[04-01] np=4\n",
+            TORQUE_E.to_owned(),
+            "nodes:2: node `n[04-01]`: expected a range from low to high of at most 1000000 nodes",
+        ),
+        (
+            "",
+            "n01 np=4 9lives\n",
+            TORQUE_E.to_owned(),
+            "nodes:1: node `n01`: property `9lives`: expected a name of letters, digits, `_` and `-`, starting with a letter",
+        ),
+        (
+            "",
+            nodes,
+            TORQUE_E.replace("exec_host=n01/0-3", "exec_host=n01"),
+            "20170405:1: job 1.m: exec_host `n01`: expected host/cores joined by `+`, such as `n01/0-7+n02/0-7` or `c1/0*13` (--skip-bad-records skips and counts such jobs)",
+        ),
+    ];
+    for (cfg, nodes, log, message) in cases {
+        let (dir, result) = torque_with(cfg, nodes, &log, false);
+        let error = result.expect_err(message);
+        let shown = error.replace(&format!("{}/", dir.path().display()), "");
+        assert_eq!(shown, message);
+    }
+    // A node-set attribute Moab has and placesim does not model is reported, not refused.
+    let (_, result) = torque_with("NODESETATTRIBUTE PROCSPEED\n", nodes, TORQUE_E, false);
+    let report = result.unwrap().report;
+    let row = "| NODESETATTRIBUTE PROCSPEED | moab.cfg:1 | only FEATURE and VARATTR node sets are modelled |";
+    assert!(report.contains(row), "{report}");
+    // With --skip-bad-records, the job with the bad exec_host is counted, not dropped.
+    let log = TORQUE_E.replace("exec_host=n01/0-3", "exec_host=n01");
+    let (_, result) = torque_with("", nodes, &log, true);
+    let counts = result.unwrap().counts;
+    assert_eq!(counts.skipped.get(&SkipReason::BadExecVnode), Some(&1));
 }

@@ -165,8 +165,11 @@ pub struct AcctJob {
     pub last_start: Option<u64>,
     /// When it ended (`end=` of `E`), if it did.
     pub end: Option<u64>,
-    /// Where it ran (`exec_vnode` of its last `S`, else of `E`).
+    /// Where it ran (`exec_vnode` of its last `S`, else of `E`); for a Torque job, which
+    /// has none, made from its `exec_host` ([`exec_vnode_of_exec_host`]).
     pub exec_vnode: Option<String>,
+    /// A Torque `exec_host` that does not read, with why: the job's `exec_vnode` is unknown.
+    pub bad_exec_host: Option<String>,
     /// `Exit_status` of `E`.
     pub exit_status: Option<i64>,
     /// Requeues seen (`R` records).
@@ -175,6 +178,75 @@ pub struct AcctJob {
     pub deleted_while_queued: bool,
     /// Deleted (`D`) while it ran.
     pub deleted_while_running: bool,
+}
+
+impl AcctJob {
+    /// Where a Torque job ran, from its `exec_host`, the only place Torque records it.
+    fn take_exec_host(&mut self, exec_host: &str) {
+        match exec_vnode_of_exec_host(exec_host) {
+            Ok(x) => {
+                self.exec_vnode = Some(x);
+                self.bad_exec_host = None;
+            }
+            Err(why) => {
+                self.exec_vnode = None;
+                self.bad_exec_host = Some(why);
+            }
+        }
+    }
+}
+
+/// PBS's `exec_vnode` for an `exec_host`, one part per host in the order hosts first
+/// appear, each with the number of processors the job had there: Torque writes cores
+/// (`n01/0-7+n02/0,2,4-6`, or one `host/core` per core in older versions) and PBS a count
+/// (`c1/0*13`: from slot 0, 13 processors; `c1/3`: one). Torque has no `exec_vnode`, and a
+/// host is its one vnode, so this is where the job ran as the replay sees vnodes.
+pub fn exec_vnode_of_exec_host(exec_host: &str) -> Result<String, String> {
+    let expected = || {
+        format!(
+            "exec_host `{exec_host}`: expected host/cores joined by `+`, such as `n01/0-7+n02/0-7` or `c1/0*13`"
+        )
+    };
+    let mut hosts: Vec<(&str, u64)> = Vec::new();
+    for part in exec_host.split('+') {
+        let (host, slots) = part.trim().split_once('/').ok_or_else(expected)?;
+        if host.is_empty() {
+            return Err(expected());
+        }
+        let count = match slots.split_once('*') {
+            Some((first, n)) => {
+                first.parse::<u64>().map_err(|_| expected())?;
+                n.parse::<u64>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(expected)?
+            }
+            None => {
+                let mut count = 0u64;
+                for range in slots.split(',') {
+                    let (a, b) = range.split_once('-').unwrap_or((range, range));
+                    let (a, b) = (a.parse::<u64>(), b.parse::<u64>());
+                    let (Ok(a), Ok(b)) = (a, b) else {
+                        return Err(expected());
+                    };
+                    if b < a {
+                        return Err(expected());
+                    }
+                    count = count.saturating_add(b - a + 1);
+                }
+                count
+            }
+        };
+        match hosts.iter_mut().find(|(h, _)| *h == host) {
+            Some((_, n)) => *n = n.saturating_add(count),
+            None => hosts.push((host, count)),
+        }
+    }
+    Ok(hosts
+        .iter()
+        .map(|(h, n)| format!("({h}:ncpus={n})"))
+        .collect::<Vec<_>>()
+        .join("+"))
 }
 
 /// What a log's quirks did, counted (site-inputs.md §3.7): nothing is dropped unsaid.
@@ -309,6 +381,8 @@ impl JobAssembler {
                 }
                 if let Some(x) = r.get("exec_vnode") {
                     job.exec_vnode = Some(x.to_owned());
+                } else if let Some(h) = r.get("exec_host") {
+                    job.take_exec_host(h);
                 }
             }
             'R' => job.requeues += 1,
@@ -318,8 +392,12 @@ impl JobAssembler {
                     job.first_start.get_or_insert(s);
                     job.last_start = Some(s);
                 }
-                if job.exec_vnode.is_none() {
-                    job.exec_vnode = r.get("exec_vnode").map(str::to_owned);
+                if job.exec_vnode.is_none() && job.bad_exec_host.is_none() {
+                    match (r.get("exec_vnode"), r.get("exec_host")) {
+                        (Some(x), _) => job.exec_vnode = Some(x.to_owned()),
+                        (None, Some(h)) => job.take_exec_host(h),
+                        (None, None) => {}
+                    }
                 }
                 job.exit_status = r.get("Exit_status").and_then(|v| v.parse().ok());
             }
@@ -358,6 +436,30 @@ impl JobAssembler {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn exec_host_in_each_form_becomes_exec_vnode() {
+        for (exec_host, exec_vnode) in [
+            ("n01/0-3+n02/0-3", "(n01:ncpus=4)+(n02:ncpus=4)"),
+            ("n05/7+n05/6+n05/5+n06/0", "(n05:ncpus=3)+(n06:ncpus=1)"),
+            ("n03/0,2-3", "(n03:ncpus=3)"),
+            ("c1/0*13+c2/0*13", "(c1:ncpus=13)+(c2:ncpus=13)"),
+            ("crhtc65/24", "(crhtc65:ncpus=1)"),
+        ] {
+            assert_eq!(
+                exec_vnode_of_exec_host(exec_host).as_deref(),
+                Ok(exec_vnode)
+            );
+        }
+        for bad in ["n01", "/0-3", "n01/3-1", "n01/a", "n01/0*0", "n01/0-3+"] {
+            assert_eq!(
+                exec_vnode_of_exec_host(bad),
+                Err(format!(
+                    "exec_host `{bad}`: expected host/cores joined by `+`, such as `n01/0-7+n02/0-7` or `c1/0*13`"
+                ))
+            );
+        }
+    }
     use super::*;
 
     /// Real lines (site-inputs.md §3.6): a PBS Pro 5-node exclusive job's `E`, NCAR Casper's

@@ -1,0 +1,505 @@
+//! A Torque site scheduled by Moab (`placesim import torque-moab`, site-inputs.md §6, §7.1):
+//! its node list (`server_priv/nodes` or `pbsnodes -a`), its accounting logs (PBS's layout,
+//! with `exec_host` for where jobs ran and `Resource_List.nodes` for what they asked) and
+//! `moab.cfg`. The node list and `moab.cfg` become the same site the PBS import builds, with
+//! Moab's settings; the logs go through the PBS import's replay unchanged, since Torque writes
+//! the same records.
+
+use crate::files::{self, at};
+use crate::settings::{Scheduler, Setting, SiteQueue, boolean, origin};
+use crate::{ImportError, Site};
+use placesim_core::ResourceKind;
+use std::path::{Path, PathBuf};
+
+/// The files of one Torque/Moab site.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TorqueInputs {
+    /// `server_priv/nodes`, or `pbsnodes -a` text.
+    pub nodes: PathBuf,
+    /// `moab.cfg` (or `maui.cfg`), if given.
+    pub moab_cfg: Option<PathBuf>,
+    /// Accounting log files, in the order they are read.
+    pub accounting: Vec<PathBuf>,
+}
+
+/// The string array that holds each vnode's Torque properties, which Moab reads as node
+/// FEATUREs (and `[moab] feature_resource`'s default).
+const FEATURES: &str = "features";
+
+/// `moab.cfg` parameters that are one `[moab]` key each, with the kind of value they take.
+const MOAB_KEYS: [(&str, &str, Value); 12] = [
+    (
+        "NODESETPOLICY",
+        "nodeset_policy",
+        Value::OneOf(&["ONEOF", "ANYOF", "FIRSTOF"]),
+    ),
+    (
+        "NODESETATTRIBUTE",
+        "nodeset_attribute",
+        Value::OneOf(&["FEATURE", "VARATTR"]),
+    ),
+    ("NODESETLIST", "nodeset_list", Value::List),
+    ("NODESETDELAY", "nodeset_delay", Value::Duration),
+    (
+        "NODESETPRIORITYTYPE",
+        "nodeset_priority_type",
+        Value::OneOf(&["FIRSTFIT", "BESTFIT", "WORSTFIT", "MINLOSS", "AFFINITY"]),
+    ),
+    ("NODESETISOPTIONAL", "nodeset_is_optional", Value::Boolean),
+    ("NODESETTOLERANCE", "nodeset_tolerance", Value::Number),
+    (
+        "NODESETPLUS",
+        "nodeset_plus",
+        Value::OneOf(&["DELAY", "SPANEVENLY"]),
+    ),
+    ("RESERVATIONDEPTH", "reservation_depth", Value::Count),
+    (
+        "RESERVATIONPOLICY",
+        "reservation_policy",
+        Value::OneOf(&["CURRENTHIGHEST", "HIGHEST", "NEVER"]),
+    ),
+    (
+        "NODEACCESSPOLICY",
+        "node_access_policy",
+        Value::OneOf(&["SHARED", "SINGLEJOB"]),
+    ),
+    ("RMPOLLINTERVAL", "rmpoll_interval", Value::Duration),
+];
+
+/// `moab.cfg`'s priority weights and caps, each a `[moab.priority]` key of its name in lower
+/// case.
+const PRIORITY_KEYS: [&str; 29] = [
+    "SERVWEIGHT",
+    "SERVCAP",
+    "QUEUETIMEWEIGHT",
+    "QUEUETIMECAP",
+    "XFACTORWEIGHT",
+    "XFACTORCAP",
+    "XFMINWCLIMIT",
+    "RESWEIGHT",
+    "RESCAP",
+    "PROCWEIGHT",
+    "MEMWEIGHT",
+    "WALLTIMEWEIGHT",
+    "PSWEIGHT",
+    "PROCCAP",
+    "MEMCAP",
+    "WALLTIMECAP",
+    "PSCAP",
+    "CREDWEIGHT",
+    "CREDCAP",
+    "USERWEIGHT",
+    "GROUPWEIGHT",
+    "ACCOUNTWEIGHT",
+    "CLASSWEIGHT",
+    "FSWEIGHT",
+    "FSCAP",
+    "FSUSERWEIGHT",
+    "FSGROUPWEIGHT",
+    "FSACCOUNTWEIGHT",
+    "FSCLASSWEIGHT",
+];
+
+/// `moab.cfg`'s fairshare parameters, each a `[moab.fairshare]` key.
+const FAIRSHARE_KEYS: [(&str, &str, Value); 4] = [
+    (
+        "FSPOLICY",
+        "policy",
+        Value::OneOf(&[
+            "DEDICATEDPS",
+            "DEDICATEDPES",
+            "DEDICATEDPS%",
+            "DEDICATEDPES%",
+        ]),
+    ),
+    ("FSINTERVAL", "interval", Value::Duration),
+    ("FSDEPTH", "depth", Value::Count),
+    ("FSDECAY", "decay", Value::Number),
+];
+
+/// What a `moab.cfg` value must be, checked at its line so that a bad one is named there
+/// rather than in the scenario written from it.
+#[derive(Debug, Clone, Copy)]
+enum Value {
+    /// One of these words (any case, written in upper case).
+    OneOf(&'static [&'static str]),
+    /// Words separated by spaces, commas or colons.
+    List,
+    /// `[[[DD:]HH:]MM:]SS`.
+    Duration,
+    /// TRUE or FALSE.
+    Boolean,
+    /// A number.
+    Number,
+    /// A whole number, not negative.
+    Count,
+}
+
+impl Value {
+    /// `raw` as the scenario's TOML value, or what was expected.
+    fn read(self, raw: &str) -> Result<toml::Value, String> {
+        let raw = raw.trim();
+        match self {
+            Value::OneOf(words) => {
+                let upper = raw.to_ascii_uppercase();
+                words
+                    .contains(&upper.as_str())
+                    .then_some(toml::Value::String(upper))
+                    .ok_or_else(|| format!("one of {}", words.join(", ")))
+            }
+            Value::List => Ok(toml::Value::Array(
+                raw.split([' ', '\t', ',', ':'])
+                    .filter(|w| !w.is_empty())
+                    .map(|w| toml::Value::String(w.to_owned()))
+                    .collect(),
+            )),
+            Value::Duration => {
+                let parts: Vec<&str> = raw.split(':').collect();
+                let good = parts.len() <= 4
+                    && parts
+                        .iter()
+                        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+                good.then(|| toml::Value::String(raw.to_owned()))
+                    .ok_or_else(|| "a time such as 00:10:00 or 600".to_owned())
+            }
+            Value::Boolean => boolean(raw)
+                .map(toml::Value::Boolean)
+                .ok_or_else(|| "TRUE or FALSE".to_owned()),
+            Value::Number => raw
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .map(toml::Value::Float)
+                .ok_or_else(|| "a number".to_owned()),
+            Value::Count => raw
+                .parse::<u32>()
+                .map(|n| toml::Value::Integer(i64::from(n)))
+                .map_err(|_| "a whole number".to_owned()),
+        }
+    }
+}
+
+impl Site {
+    /// Reads a Torque site's node list and its `moab.cfg`.
+    pub fn read_torque(inputs: &TorqueInputs) -> Result<Site, ImportError> {
+        let mut site = Site::empty(Scheduler::Moab);
+        let path = &inputs.nodes;
+        let nodes = files::parse_torque_nodes(path, &placesim_workload::read_text(path)?)?;
+        site.sources.push(path.clone());
+        site.define(
+            FEATURES,
+            ResourceKind::StringArray,
+            false,
+            "Torque node properties, which Moab reads as node FEATUREs".to_owned(),
+            path,
+            0,
+        )?;
+        // Properties are booleans too, for old-style node specs' `prop=True`.
+        for node in &nodes {
+            for p in node
+                .value("resources_available.features")
+                .into_iter()
+                .flat_map(|f| f.split(','))
+            {
+                if site.defs.lookup(p).is_none() {
+                    let from = format!("a Torque node property, {}", origin(path, node.line));
+                    site.define(p, ResourceKind::Boolean, false, from, path, node.line)?;
+                }
+            }
+        }
+        for node in &nodes {
+            site.read_vnode(path, node)?;
+        }
+        if site.vnodes.is_empty() {
+            return Err(at(
+                path,
+                1,
+                "no node found: expected server_priv/nodes lines (`n01 np=8 bigmem`) or pbsnodes -a output",
+            ));
+        }
+        if let Some(cfg) = &inputs.moab_cfg {
+            let lines = files::parse_moab_cfg(cfg, &placesim_workload::read_text(cfg)?)?;
+            site.read_moab_cfg(cfg, &lines)?;
+            site.sources.push(cfg.clone());
+        }
+        Ok(site)
+    }
+
+    /// Reads `moab.cfg`'s lines into `[moab]`, `[moab.priority]`, `[moab.fairshare]`, the
+    /// classes' node-set defaults and the nodes' features; every other line is reported as
+    /// not modelled, with the reason.
+    fn read_moab_cfg(&mut self, path: &Path, lines: &[files::MoabLine]) -> Result<(), ImportError> {
+        for l in lines {
+            let from = origin(path, l.line);
+            let param = l.param.to_ascii_uppercase();
+            let bad = |expected: &str| {
+                at(
+                    path,
+                    l.line,
+                    format!("{}: `{}`: expected {expected}", l.param, l.value),
+                )
+            };
+            let setting = |key: &str, value: toml::Value| Setting {
+                key: key.to_owned(),
+                value,
+                origin: from.clone(),
+            };
+            // A parameter's index: Maui's per-partition index 0 is the only one modelled.
+            let global = matches!(l.index.as_deref(), None | Some("0"));
+            if let Some((_, key, kind)) = MOAB_KEYS.iter().find(|(p, ..)| *p == param) {
+                if !global {
+                    self.not_modelled(l.text(), from, "per-partition parameters are not modelled");
+                    continue;
+                }
+                let unmodelled_attribute =
+                    ["PROCSPEED", "MEMORY", "NETWORK", "CLASS", "RESERVATION"]
+                        .contains(&l.value.trim().to_ascii_uppercase().as_str());
+                if param == "NODESETATTRIBUTE" && unmodelled_attribute {
+                    self.not_modelled(
+                        l.text(),
+                        from,
+                        "only FEATURE and VARATTR node sets are modelled",
+                    );
+                    continue;
+                }
+                let value = kind.read(&l.value).map_err(|e| bad(&e))?;
+                upsert(&mut self.moab, setting(key, value));
+            } else if PRIORITY_KEYS.contains(&param.as_str()) || param == "ENABLENEGJOBPRIORITY" {
+                if !global {
+                    self.not_modelled(l.text(), from, "per-partition parameters are not modelled");
+                    continue;
+                }
+                let kind = if param == "ENABLENEGJOBPRIORITY" {
+                    Value::Boolean
+                } else {
+                    Value::Number
+                };
+                let value = match kind.read(&l.value).map_err(|e| bad(&e))? {
+                    // Weights are whole numbers in moab.cfg; the scenario reads integers.
+                    toml::Value::Float(x) if x.fract() == 0.0 && x.abs() < 1e15 => {
+                        toml::Value::Integer(x as i64)
+                    }
+                    v => v,
+                };
+                upsert(
+                    &mut self.moab_priority,
+                    setting(&param.to_ascii_lowercase(), value),
+                );
+            } else if let Some((_, key, kind)) = FAIRSHARE_KEYS.iter().find(|(p, ..)| *p == param) {
+                let value = kind.read(&l.value).map_err(|e| bad(&e))?;
+                upsert(&mut self.moab_fairshare, setting(key, value));
+            } else if param == "NODECFG" {
+                self.read_nodecfg(path, l)?;
+            } else if param == "CLASSCFG" {
+                self.read_classcfg(path, l)?;
+            } else {
+                let reason = match param.as_str() {
+                    "SCHEDCFG" | "RMCFG" | "ADMINCFG" | "LOGLEVEL" | "LOGFILE" => {
+                        "how Moab runs and connects, which changes no order or placement"
+                    }
+                    "SRCFG" => "standing reservations are not modelled yet",
+                    "USERCFG" | "GROUPCFG" | "ACCOUNTCFG" | "QOSCFG" => {
+                        "credentials' settings are not imported yet: give them as [moab.limits], [moab.priority] and [moab.fairshare] by the numbers in ids.tsv"
+                    }
+                    "BACKFILLPOLICY" | "BACKFILLDEPTH" => {
+                        "backfill follows the reservation depth and policy"
+                    }
+                    _ => "not modelled",
+                };
+                self.not_modelled(l.text(), from, reason);
+            }
+        }
+        // Fairshare counts only through a fairshare subweight, and the scenario refuses its
+        // parameters without one, as they would do nothing.
+        let subweight = self.moab_priority.iter().any(|s| {
+            s.key.starts_with("fs")
+                && s.key.ends_with("weight")
+                && s.key != "fsweight"
+                && s.value.as_integer() != Some(0)
+        });
+        if !subweight {
+            for s in std::mem::take(&mut self.moab_fairshare) {
+                let param = FAIRSHARE_KEYS
+                    .iter()
+                    .find(|(_, key, _)| *key == s.key)
+                    .map_or(s.key.as_str(), |(param, ..)| param);
+                let value = s
+                    .value
+                    .as_str()
+                    .map_or_else(|| s.value.to_string(), str::to_owned);
+                self.not_modelled(
+                    format!("{param} {value}"),
+                    s.origin,
+                    "without effect: no fairshare subweight (FSUSERWEIGHT, ...) is set",
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// `NODECFG[node] FEATURES=a,b`: features added to the node's (`DEFAULT`: every node's),
+    /// also as booleans, so that old-style node specs naming them match.
+    fn read_nodecfg(&mut self, path: &Path, l: &files::MoabLine) -> Result<(), ImportError> {
+        let from = origin(path, l.line);
+        let Some(node) = l.index.clone() else {
+            return Err(at(
+                path,
+                l.line,
+                "NODECFG: expected NODECFG[<node>] <ATTR>=<value> ...",
+            ));
+        };
+        for (attr, value) in l.attrs(path)? {
+            if !attr.eq_ignore_ascii_case("FEATURES") {
+                self.not_modelled(
+                    format!("NODECFG[{node}] {attr}={value}"),
+                    from.clone(),
+                    "node attributes other than FEATURES are not modelled",
+                );
+                continue;
+            }
+            let features: Vec<&str> = value
+                .split([',', ':', ' '])
+                .filter(|f| !f.is_empty())
+                .collect();
+            let targets: Vec<usize> = if node.eq_ignore_ascii_case("DEFAULT") {
+                (0..self.vnodes.len()).collect()
+            } else {
+                self.vnodes
+                    .iter()
+                    .position(|v| v.name == node)
+                    .into_iter()
+                    .collect()
+            };
+            if targets.is_empty() {
+                self.not_modelled(
+                    format!("NODECFG[{node}] FEATURES={value}"),
+                    from.clone(),
+                    "the node list has no node of that name",
+                );
+                continue;
+            }
+            for f in &features {
+                if self.defs.lookup(f).is_none() {
+                    self.define(
+                        f,
+                        ResourceKind::Boolean,
+                        false,
+                        format!("a node feature, {from}"),
+                        path,
+                        l.line,
+                    )?;
+                }
+            }
+            for i in targets {
+                for f in &features {
+                    add_feature(&mut self.vnodes[i].resources, f);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `CLASSCFG[class] DEFAULT.NODESET=<POLICY>:<ATTR>[:<v>...]`: the class's node-set
+    /// default, written on its `[[moab.class]]`.
+    fn read_classcfg(&mut self, path: &Path, l: &files::MoabLine) -> Result<(), ImportError> {
+        let from = origin(path, l.line);
+        let Some(class) = l.index.clone() else {
+            return Err(at(
+                path,
+                l.line,
+                "CLASSCFG: expected CLASSCFG[<class>] <ATTR>=<value> ...",
+            ));
+        };
+        for (attr, value) in l.attrs(path)? {
+            if !attr.eq_ignore_ascii_case("DEFAULT.NODESET") {
+                self.not_modelled(
+                    format!("CLASSCFG[{class}] {attr}={value}"),
+                    from.clone(),
+                    "class attributes other than DEFAULT.NODESET are not imported yet",
+                );
+                continue;
+            }
+            let setting = Setting {
+                key: "default_nodeset".to_owned(),
+                value: toml::Value::String(value),
+                origin: from.clone(),
+            };
+            match self.queues.iter_mut().find(|q| q.name == class) {
+                Some(q) => upsert(&mut q.settings, setting),
+                None => self.queues.push(SiteQueue {
+                    name: class.clone(),
+                    settings: vec![setting],
+                    origin: from.clone(),
+                }),
+            }
+        }
+        Ok(())
+    }
+
+    /// The Moab part of `scenario.toml`: `[moab]`, `[moab.priority]`, `[moab.fairshare]`,
+    /// and a `[[moab.class]]` per queue the replay uses (jobs name theirs with `-q`).
+    pub(crate) fn write_moab(&self, out: &mut String, replay: &crate::workload::Replay) {
+        use std::fmt::Write as _;
+        let write = |out: &mut String, s: &Setting| {
+            let _ = writeln!(out, "{} = {}    # {}", s.key, s.value, s.origin);
+        };
+        out.push_str("[moab]\n");
+        for s in &self.moab {
+            write(out, s);
+        }
+        out.push('\n');
+        for (table, settings) in [
+            ("[moab.priority]", &self.moab_priority),
+            ("[moab.fairshare]", &self.moab_fairshare),
+        ] {
+            if !settings.is_empty() {
+                let _ = writeln!(out, "{table}");
+                for s in settings {
+                    write(out, s);
+                }
+                out.push('\n');
+            }
+        }
+        for q in self
+            .queues
+            .iter()
+            .filter(|q| self.queue_written(replay, &q.name))
+            .chain(replay.extra_queues.iter())
+        {
+            let _ = writeln!(out, "[[moab.class]]    # {}", q.origin);
+            let _ = writeln!(out, "name = {}", toml::Value::String(q.name.clone()));
+            for s in &q.settings {
+                write(out, s);
+            }
+            out.push('\n');
+        }
+    }
+}
+
+/// Sets `setting` in `settings`, replacing an earlier one of its key (a later `moab.cfg`
+/// line wins, as Moab reads the file).
+fn upsert(settings: &mut Vec<Setting>, setting: Setting) {
+    match settings.iter_mut().find(|s| s.key == setting.key) {
+        Some(s) => *s = setting,
+        None => settings.push(setting),
+    }
+}
+
+/// Adds feature `f` to a vnode's resources: to its `features` array, and as a boolean.
+fn add_feature(resources: &mut Vec<(String, toml::Value)>, f: &str) {
+    let array = match resources.iter_mut().find(|(name, _)| name == FEATURES) {
+        Some((_, v)) => v,
+        None => {
+            resources.push((FEATURES.to_owned(), toml::Value::Array(Vec::new())));
+            &mut resources.last_mut().expect("just pushed").1
+        }
+    };
+    if let toml::Value::Array(list) = array {
+        if !list.iter().any(|v| v.as_str() == Some(f)) {
+            list.push(toml::Value::String(f.to_owned()));
+        }
+    }
+    if !resources.iter().any(|(name, _)| name == f) {
+        resources.push((f.to_owned(), toml::Value::Boolean(true)));
+    }
+}
