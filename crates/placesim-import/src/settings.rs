@@ -79,6 +79,8 @@ pub struct Site {
     pub(crate) moab: Vec<Setting>,
     pub(crate) moab_priority: Vec<Setting>,
     pub(crate) moab_fairshare: Vec<Setting>,
+    /// `moab.cfg`'s per-credential settings (`USERCFG[alice] MAXJOB=4`).
+    pub(crate) moab_credentials: Vec<crate::torque::CredentialSetting>,
     /// (setting, origin, reason).
     pub(crate) not_modelled: Vec<(String, String, String)>,
     /// Node attributes not used, with the vnodes that had each.
@@ -219,6 +221,7 @@ impl Site {
             moab: Vec::new(),
             moab_priority: Vec::new(),
             moab_fairshare: Vec::new(),
+            moab_credentials: Vec::new(),
             not_modelled: Vec::new(),
             node_attrs_unused: BTreeMap::new(),
             sched_resources: None,

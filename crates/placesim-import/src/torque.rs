@@ -290,17 +290,15 @@ impl Site {
                 upsert(&mut self.moab_fairshare, setting(key, value));
             } else if param == "NODECFG" {
                 self.read_nodecfg(path, l)?;
-            } else if param == "CLASSCFG" {
-                self.read_classcfg(path, l)?;
+            } else if let Some(kind) = Credential::of_param(&param) {
+                self.read_credential(path, l, kind)?;
             } else {
                 let reason = match param.as_str() {
                     "SCHEDCFG" | "RMCFG" | "ADMINCFG" | "LOGLEVEL" | "LOGFILE" => {
                         "how Moab runs and connects, which changes no order or placement"
                     }
                     "SRCFG" => "standing reservations are not modelled yet",
-                    "USERCFG" | "GROUPCFG" | "ACCOUNTCFG" | "QOSCFG" => {
-                        "credentials' settings are not imported yet: give them as [moab.limits], [moab.priority] and [moab.fairshare] by the numbers in ids.tsv"
-                    }
+                    "QOSCFG" => "QOS credentials are not modelled",
                     "BACKFILLPOLICY" | "BACKFILLDEPTH" => {
                         "backfill follows the reservation depth and policy"
                     }
@@ -330,6 +328,17 @@ impl Site {
                 self.not_modelled(
                     format!("{param} {value}"),
                     s.origin,
+                    "without effect: no fairshare subweight (FSUSERWEIGHT, ...) is set",
+                );
+            }
+            let (targets, kept) = std::mem::take(&mut self.moab_credentials)
+                .into_iter()
+                .partition(|c| c.attr == "FSTARGET");
+            self.moab_credentials = kept;
+            for c in targets {
+                self.not_modelled(
+                    c.text(),
+                    c.origin.clone(),
                     "without effect: no fairshare subweight (FSUSERWEIGHT, ...) is set",
                 );
             }
@@ -399,41 +408,94 @@ impl Site {
         Ok(())
     }
 
-    /// `CLASSCFG[class] DEFAULT.NODESET=<POLICY>:<ATTR>[:<v>...]`: the class's node-set
-    /// default, written on its `[[moab.class]]`.
-    fn read_classcfg(&mut self, path: &Path, l: &files::MoabLine) -> Result<(), ImportError> {
+    /// `USERCFG[name]`, `GROUPCFG`, `ACCOUNTCFG` and `CLASSCFG` lines: throttling limits
+    /// (`MAXJOB`, `MAXPROC`, `MAXPS`), `PRIORITY` and `FSTARGET`, kept under the name to be
+    /// written with the replay's numbers; a class's `DEFAULT.NODESET` on its
+    /// `[[moab.class]]`.
+    fn read_credential(
+        &mut self,
+        path: &Path,
+        l: &files::MoabLine,
+        kind: Credential,
+    ) -> Result<(), ImportError> {
         let from = origin(path, l.line);
-        let Some(class) = l.index.clone() else {
+        let Some(name) = l.index.clone() else {
             return Err(at(
                 path,
                 l.line,
-                "CLASSCFG: expected CLASSCFG[<class>] <ATTR>=<value> ...",
+                format!(
+                    "{}: expected {}[<name>] <ATTR>=<value> ...",
+                    l.param, l.param
+                ),
             ));
         };
         for (attr, value) in l.attrs(path)? {
-            if !attr.eq_ignore_ascii_case("DEFAULT.NODESET") {
-                self.not_modelled(
-                    format!("CLASSCFG[{class}] {attr}={value}"),
-                    from.clone(),
-                    "class attributes other than DEFAULT.NODESET are not imported yet",
-                );
-                continue;
-            }
-            let setting = Setting {
-                key: "default_nodeset".to_owned(),
-                value: toml::Value::String(value),
-                origin: from.clone(),
+            let upper = attr.to_ascii_uppercase();
+            let bad = |expected: &str| {
+                at(
+                    path,
+                    l.line,
+                    format!("{}[{name}] {attr}: `{value}`: expected {expected}", l.param),
+                )
             };
-            match self.queues.iter_mut().find(|q| q.name == class) {
-                Some(q) => upsert(&mut q.settings, setting),
-                None => self.queues.push(SiteQueue {
-                    name: class.clone(),
-                    settings: vec![setting],
-                    origin: from.clone(),
-                }),
-            }
+            let checked = match upper.as_str() {
+                "MAXJOB" | "MAXPROC" | "MAXPS" => value
+                    .split(',')
+                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                    .then_some(())
+                    .ok_or_else(|| bad("[<soft>,]<hard>, whole numbers")),
+                "PRIORITY" => value
+                    .parse::<i64>()
+                    .map(|_| ())
+                    .map_err(|_| bad("a whole number")),
+                "FSTARGET" => value
+                    .trim_end_matches(['+', '-'])
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0)
+                    .map(|_| ())
+                    .ok_or_else(|| bad("a percentage, with + for a floor or - for a ceiling")),
+                "DEFAULT.NODESET" if kind == Credential::Class => {
+                    self.class_default_nodeset(&name, value, from.clone());
+                    continue;
+                }
+                _ => {
+                    self.not_modelled(
+                        format!("{}[{name}] {attr}={value}", l.param),
+                        from.clone(),
+                        "credential attributes other than MAXJOB, MAXPROC, MAXPS, PRIORITY, FSTARGET and a class's DEFAULT.NODESET are not modelled",
+                    );
+                    continue;
+                }
+            };
+            checked?;
+            self.moab_credentials.push(CredentialSetting {
+                kind,
+                name: name.clone(),
+                attr: upper,
+                value,
+                origin: from.clone(),
+            });
         }
         Ok(())
+    }
+
+    /// `CLASSCFG[class] DEFAULT.NODESET=<POLICY>:<ATTR>[:<v>...]`: the class's node-set
+    /// default, written on its `[[moab.class]]`.
+    fn class_default_nodeset(&mut self, class: &str, value: String, from: String) {
+        let setting = Setting {
+            key: "default_nodeset".to_owned(),
+            value: toml::Value::String(value),
+            origin: from.clone(),
+        };
+        match self.queues.iter_mut().find(|q| q.name == class) {
+            Some(q) => upsert(&mut q.settings, setting),
+            None => self.queues.push(SiteQueue {
+                name: class.to_owned(),
+                settings: vec![setting],
+                origin: from,
+            }),
+        }
     }
 
     /// The Moab part of `scenario.toml`: `[moab]`, `[moab.priority]`, `[moab.fairshare]`,
@@ -448,17 +510,67 @@ impl Site {
             write(out, s);
         }
         out.push('\n');
-        for (table, settings) in [
-            ("[moab.priority]", &self.moab_priority),
-            ("[moab.fairshare]", &self.moab_fairshare),
+        let credentials = self.numbered_credentials(replay);
+        // One table per credential kind of the settings of `attrs`: a limit's entries of one
+        // credential joined into one text, as `[moab.limits]` reads them.
+        let tables = |attrs: &[&str]| -> Vec<(&'static str, toml::Value, String)> {
+            Credential::ALL
+                .iter()
+                .filter_map(|kind| {
+                    let mut table = toml::map::Map::new();
+                    let mut origins: Vec<&str> = Vec::new();
+                    for (c, name) in &credentials {
+                        if c.kind != *kind || !attrs.contains(&c.attr.as_str()) {
+                            continue;
+                        }
+                        let value = match (c.attr.as_str(), table.get(name)) {
+                            ("PRIORITY", _) => toml::Value::Integer(c.value.parse().unwrap_or(0)),
+                            ("FSTARGET", _) => toml::Value::String(c.value.clone()),
+                            (_, Some(toml::Value::String(before))) => {
+                                toml::Value::String(format!("{before} {}={}", c.attr, c.value))
+                            }
+                            _ => toml::Value::String(format!("{}={}", c.attr, c.value)),
+                        };
+                        table.insert(name.clone(), value);
+                        if !origins.contains(&c.origin.as_str()) {
+                            origins.push(&c.origin);
+                        }
+                    }
+                    (!table.is_empty())
+                        .then(|| (kind.word(), toml::Value::Table(table), origins.join(", ")))
+                })
+                .collect()
+        };
+        let priorities = tables(&["PRIORITY"])
+            .into_iter()
+            .map(|(kind, t, o)| (format!("{kind}_priority"), t, o))
+            .collect();
+        let targets = tables(&["FSTARGET"])
+            .into_iter()
+            .map(|(kind, t, o)| (kind.to_owned(), t, o))
+            .collect();
+        let limits = tables(&["MAXJOB", "MAXPROC", "MAXPS"])
+            .into_iter()
+            .map(|(kind, t, o)| (kind.to_owned(), t, o))
+            .collect();
+        let no_settings = Vec::new();
+        for (table, settings, credential_tables) in [
+            ("[moab.priority]", &self.moab_priority, priorities),
+            ("[moab.fairshare]", &self.moab_fairshare, targets),
+            ("[moab.limits]", &no_settings, limits),
         ] {
-            if !settings.is_empty() {
-                let _ = writeln!(out, "{table}");
-                for s in settings {
-                    write(out, s);
-                }
-                out.push('\n');
+            let credential_tables: Vec<(String, toml::Value, String)> = credential_tables;
+            if settings.is_empty() && credential_tables.is_empty() {
+                continue;
             }
+            let _ = writeln!(out, "{table}");
+            for s in settings {
+                write(out, s);
+            }
+            for (key, value, from) in credential_tables {
+                let _ = writeln!(out, "{key} = {value}    # {from}");
+            }
+            out.push('\n');
         }
         for q in self
             .queues
@@ -473,6 +585,95 @@ impl Site {
             }
             out.push('\n');
         }
+    }
+}
+
+/// A Moab credential kind, in `[moab.*]` tables' order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Credential {
+    User,
+    Group,
+    Account,
+    Class,
+}
+
+impl Credential {
+    const ALL: [Credential; 4] = [
+        Credential::User,
+        Credential::Group,
+        Credential::Account,
+        Credential::Class,
+    ];
+
+    /// The credential a `moab.cfg` parameter configures (`USERCFG`: users).
+    fn of_param(param: &str) -> Option<Credential> {
+        match param {
+            "USERCFG" => Some(Credential::User),
+            "GROUPCFG" => Some(Credential::Group),
+            "ACCOUNTCFG" => Some(Credential::Account),
+            "CLASSCFG" => Some(Credential::Class),
+            _ => None,
+        }
+    }
+
+    /// Its key in the scenario's credential tables.
+    fn word(self) -> &'static str {
+        match self {
+            Credential::User => "user",
+            Credential::Group => "group",
+            Credential::Account => "account",
+            Credential::Class => "class",
+        }
+    }
+}
+
+/// One credential's attribute in `moab.cfg` (`USERCFG[alice] MAXJOB=2,4`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CredentialSetting {
+    pub kind: Credential,
+    pub name: String,
+    /// `MAXJOB`, `MAXPROC`, `MAXPS`, `PRIORITY` or `FSTARGET`.
+    pub attr: String,
+    pub value: String,
+    pub origin: String,
+}
+
+impl CredentialSetting {
+    /// The setting as `moab.cfg` writes it.
+    pub(crate) fn text(&self) -> String {
+        let param = match self.kind {
+            Credential::User => "USERCFG",
+            Credential::Group => "GROUPCFG",
+            Credential::Account => "ACCOUNTCFG",
+            Credential::Class => "CLASSCFG",
+        };
+        format!("{param}[{}] {}={}", self.name, self.attr, self.value)
+    }
+}
+
+impl Site {
+    /// The credential settings whose credential the replay knows, each with the name the
+    /// scenario knows it by: users and groups by the replay's numbers (SWF carries numbers),
+    /// accounts by project, classes by name, `DEFAULT` as it is. A user or group no replayed
+    /// job has would configure nobody, and is left out (the report names it).
+    pub(crate) fn numbered_credentials(
+        &self,
+        replay: &crate::workload::Replay,
+    ) -> Vec<(&CredentialSetting, String)> {
+        self.moab_credentials
+            .iter()
+            .filter_map(|c| {
+                let name = match c.kind {
+                    _ if c.name == "DEFAULT" => Some(c.name.clone()),
+                    Credential::User => replay.user_number(&c.name).map(|n| n.to_string()),
+                    Credential::Group => replay.group_number(&c.name).map(|n| n.to_string()),
+                    Credential::Account => Some(c.name.clone()),
+                    // A class no replayed job ran in is not written.
+                    Credential::Class => replay.queue_used(&c.name).then(|| c.name.clone()),
+                };
+                Some((c, name?))
+            })
+            .collect()
     }
 }
 

@@ -1005,6 +1005,16 @@ impl Site {
                 let _ = writeln!(out, "| {table}{} | `{}` | {} |", s.key, s.value, s.origin);
             }
         }
+        let credentials = self.numbered_credentials(replay);
+        for (c, name) in &credentials {
+            let _ = writeln!(
+                out,
+                "| {} as `{name}` | `{}` | {} |",
+                c.text().split('=').next().unwrap_or_default(),
+                c.value,
+                c.origin
+            );
+        }
         let queue = match self.scheduler {
             Scheduler::Pbs => "queue",
             Scheduler::Moab => "class",
@@ -1026,6 +1036,18 @@ impl Site {
             );
         }
         out.push_str("\n## Settings not modelled\n\n| setting | from | why |\n|---|---|---|\n");
+        let unknown = self
+            .moab_credentials
+            .iter()
+            .filter(|c| !credentials.iter().any(|(n, _)| std::ptr::eq(*n, *c)));
+        for c in unknown {
+            let _ = writeln!(
+                out,
+                "| {} | {} | no replayed job has this credential |",
+                c.text(),
+                c.origin
+            );
+        }
         for (setting, from, why) in &self.not_modelled {
             let _ = writeln!(out, "| {setting} | {from} | {why} |");
         }

@@ -473,7 +473,11 @@ fn a_torque_moab_site_becomes_a_moab_scenario() {
              nodeset_is_optional = true    # moab.cfg:11\n\n\
              [moab.priority]\n\
              queuetimeweight = 10    # moab.cfg:14\n\
-             xfactorweight = 100    # moab.cfg:15\n\n\
+             xfactorweight = 100    # moab.cfg:15\n\
+             user_priority = { 1 = 100 }    # moab.cfg:17\n\n\
+             [moab.limits]\n\
+             user = { 1 = \"MAXJOB=4\", DEFAULT = \"MAXJOB=2,8\" }    # moab.cfg:17, moab.cfg:19\n\
+             class = { long = \"MAXJOB=1 MAXPROC=16\" }    # moab.cfg:22\n\n\
              [[moab.class]]    # moab.cfg:13\n\
              name = \"long\"\n\
              default_nodeset = \"ONEOF:FEATURE:bigmem\"    # moab.cfg:13\n\n\
@@ -509,7 +513,10 @@ fn a_torque_moab_site_becomes_a_moab_scenario() {
         "| class long default_nodeset | `\"ONEOF:FEATURE:bigmem\"` | moab.cfg:13 |",
         "| SCHEDCFG[site] SERVER=master:42559 | moab.cfg:2 | how Moab runs and connects, which changes no order or placement |",
         "| NODECFG[n06] SPEED=0.8 | moab.cfg:12 | node attributes other than FEATURES are not modelled |",
-        "| USERCFG[alice] MAXJOB=4 | moab.cfg:17 | credentials' settings are not imported yet: give them as [moab.limits], [moab.priority] and [moab.fairshare] by the numbers in ids.tsv |",
+        "| USERCFG[alice] MAXJOB as `1` | `4` | moab.cfg:17 |",
+        "| USERCFG[alice] QDEF=4 | moab.cfg:17 | credential attributes other than MAXJOB, MAXPROC, MAXPS, PRIORITY, FSTARGET and a class's DEFAULT.NODESET are not modelled |",
+        "| USERCFG[zed] MAXJOB=1 | moab.cfg:20 | no replayed job has this credential |",
+        "| GROUPCFG[staff] FSTARGET=30 | moab.cfg:21 | without effect: no fairshare subweight (FSUSERWEIGHT, ...) is set |",
         "| SRCFG[maint] HOSTLIST=n01 PERIOD=DAY | moab.cfg:18 | standing reservations are not modelled yet |",
         "| FSPOLICY DEDICATEDPS | moab.cfg:16 | without effect: no fairshare subweight (FSUSERWEIGHT, ...) is set |",
         "ONEOF over FEATURE: 2 sets\n\n| feature | vnodes | ncpus |\n|---|---:|---:|\n| bigmem | 2 | 16 |\n| ib | 4 | 16 |\n",
@@ -593,6 +600,18 @@ fn bad_torque_and_moab_input_is_named_at_its_line() {
             nodes,
             TORQUE_E.to_owned(),
             "moab.cfg:1: NODESETATTRIBUTE: `COLOR`: expected one of FEATURE, VARATTR",
+        ),
+        (
+            "USERCFG[alice] MAXJOB=four\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:1: USERCFG[alice] MAXJOB: `four`: expected [<soft>,]<hard>, whole numbers",
+        ),
+        (
+            "USERCFG MAXJOB=4\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:1: USERCFG: expected USERCFG[<name>] <ATTR>=<value> ...",
         ),
         (
             "RESERVATIONDEPTH -1\n",
