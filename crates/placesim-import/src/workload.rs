@@ -5,7 +5,9 @@
 use crate::files::at;
 use crate::settings::{Scheduler, Site, SiteQueue};
 use crate::{ImportError, ImportOptions};
-use placesim_workload::pbs_accounting::{AcctCounts, AcctRecord, JobAssembler, parse_record};
+use placesim_workload::pbs_accounting::{
+    AcctCounts, AcctJob, AcctRecord, JobAssembler, parse_record,
+};
 use placesim_workload::recorded::exec_vnode_names;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -224,13 +226,31 @@ fn event_time(r: &AcctRecord) -> Option<i64> {
         .filter(|t: &i64| (0..MAX_EPOCH_S).contains(t))
 }
 
+/// Jobs read from a site's records, before the replay is built from them.
+pub(crate) struct ReadJobs {
+    pub jobs: Vec<AcctJob>,
+    /// Per job: the file (an index into the files read) and line to name in its errors.
+    pub job_at: Vec<(usize, usize)>,
+    /// The first and last epoch seconds the records give: time 0 and the logs' end.
+    pub span: (i64, i64),
+    pub log: AcctCounts,
+    /// Lines skipped as malformed (`--skip-bad-records`).
+    pub bad_lines: u64,
+}
+
 /// Reads the logs and builds the replay.
 pub(crate) fn replay(
     site: &mut Site,
     files: &[PathBuf],
     options: ImportOptions,
 ) -> Result<Replay, ImportError> {
-    let mut counts = ImportCounts::default();
+    let read = read_accounting(files, options)?;
+    replay_jobs(site, files, read, options)
+}
+
+/// Reads accounting logs into jobs.
+fn read_accounting(files: &[PathBuf], options: ImportOptions) -> Result<ReadJobs, ImportError> {
+    let mut bad_lines = 0;
     // Records are read one line at a time and folded into jobs at once: the import holds
     // jobs, never the records (a million-record log in the memory of its jobs).
     let mut assembler = JobAssembler::default();
@@ -277,7 +297,7 @@ pub(crate) fn replay(
                 Ok(Some(r)) => r,
                 Ok(None) => continue,
                 Err(_) if options.skip_bad_records => {
-                    counts.bad_lines += 1;
+                    bad_lines += 1;
                     continue;
                 }
                 Err(message) => return Err(at(path, line_no, message)),
@@ -297,7 +317,7 @@ pub(crate) fn replay(
             }
         }
     }
-    let Some((t0, t1)) = span else {
+    let Some(span) = span else {
         let path = files.first().map_or_else(PathBuf::new, Clone::clone);
         return Err(at(
             &path,
@@ -305,8 +325,36 @@ pub(crate) fn replay(
             "no accounting record with a time found: expected `MM/DD/YYYY hh:mm:ss;<type>;<id>;<text>` lines",
         ));
     };
-    let (jobs, log_counts) = assembler.finish();
-    counts.log = log_counts;
+    let (jobs, log) = assembler.finish();
+    Ok(ReadJobs {
+        jobs,
+        job_at,
+        span,
+        log,
+        bad_lines,
+    })
+}
+
+/// Builds the replay of the jobs `read` from `files`: each job replayed, or skipped and
+/// counted, its request checked against `site` (which gains the resources requests name).
+pub(crate) fn replay_jobs(
+    site: &mut Site,
+    files: &[PathBuf],
+    read: ReadJobs,
+    options: ImportOptions,
+) -> Result<Replay, ImportError> {
+    let ReadJobs {
+        jobs,
+        job_at,
+        span: (t0, t1),
+        log,
+        bad_lines,
+    } = read;
+    let mut counts = ImportCounts {
+        log,
+        bad_lines,
+        ..ImportCounts::default()
+    };
     // Selects name PBS's own chunk resources the site's files need not show, and old-style
     // specs name properties: those the site lacks are defined before any request is checked
     // against the site's resources.
