@@ -1956,9 +1956,10 @@ fn an_imported_pbs_site_runs_as_written() {
 
 /// `placesim import torque-moab` on the import crate's Torque fixture, then `placesim run`:
 /// Moab's ONEOF node sets over the `ib` and `bigmem` features with BESTFIT. Job 1 (two ib
-/// nodes) runs where it really ran; job 2 (class `long`, bigmem) on n05 as recorded; job 3
-/// (three ncpus, any set) takes the best-fitting set, bigmem (n06, 8 ncpus free, against 16
-/// in ib), where Torque had put it on n03: two of three on the same vnodes.
+/// nodes) runs where it really ran; job 2 (class `long`, bigmem) on n05 as recorded. Job 3
+/// (three ncpus) has its own node set (`Resource_List.nodeset=ONEOF:FEATURE:ib:fast`),
+/// which keeps it to the ib nodes: n01 (both sets hold the same nodes; BESTFIT ties go to
+/// list order), where Torque had put it on n03: two of three on the same vnodes.
 #[test]
 fn an_imported_torque_moab_site_runs_as_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -2012,7 +2013,7 @@ fn an_imported_torque_moab_site_runs_as_written() {
         [
             (1, Some(0), "(n01:ncpus=4)+(n02:ncpus=4)".to_owned()),
             (2, Some(55), "(n05:ncpus=8)".to_owned()),
-            (3, Some(2395), "(n06:ncpus=3)".to_owned()),
+            (3, Some(2395), "(n01:ncpus=3)".to_owned()),
         ]
     );
 }

@@ -88,6 +88,11 @@ pub struct ImportCounts {
     /// Properties old-style specs name that the site did not define: defined as booleans
     /// (no vnode has them, so jobs asking for them cannot run).
     pub properties_defined: Vec<String>,
+    /// Jobs with their own Moab node-set request, replayed with it.
+    pub nodesets_requested: u64,
+    /// Jobs whose own node-set request placesim does not model (an attribute other than
+    /// FEATURE or VARATTR, or a PBS site), replayed without it.
+    pub nodesets_not_modelled: u64,
 }
 
 /// One job to replay.
@@ -439,10 +444,19 @@ pub(crate) fn replay_jobs(
         for r in removed {
             *counts.resources_not_matched.entry(r).or_insert(0) += 1;
         }
-        let request = match &place {
+        let mut request = match &place {
             Some(place) => format!("select={select} place={place}"),
             None => format!("select={select}"),
         };
+        if let Some(nodeset) = &job.nodeset {
+            match moab_nodeset(nodeset).filter(|_| site.scheduler == Scheduler::Moab) {
+                Some(n) => {
+                    counts.nodesets_requested += 1;
+                    request.push_str(&format!(" nodeset={n}"));
+                }
+                None => counts.nodesets_not_modelled += 1,
+            }
+        }
         if let Err(e) = placesim_request::parse_request(&request, &site.defs) {
             if options.skip_bad_records {
                 skip(&mut counts, SkipReason::BadSelect);
@@ -699,6 +713,28 @@ pub(crate) fn replay_jobs(
         extra_queues,
         running,
         outages,
+    })
+}
+
+/// A job's own Moab node-set request (`ONEOF:FEATURE:a:b`, values after the attribute
+/// separated by colons or commas) in the request language's form (`ONEOF:FEATURE:a,b`), if
+/// placesim models its attribute (FEATURE or VARATTR).
+fn moab_nodeset(text: &str) -> Option<String> {
+    let mut parts = text.split(':');
+    let policy = parts.next()?.trim().to_ascii_uppercase();
+    let attribute = parts.next()?.trim().to_ascii_uppercase();
+    if !matches!(attribute.as_str(), "FEATURE" | "VARATTR") {
+        return None;
+    }
+    let values: Vec<&str> = parts
+        .flat_map(|p| p.split(','))
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .collect();
+    Some(if values.is_empty() {
+        format!("{policy}:{attribute}")
+    } else {
+        format!("{policy}:{attribute}:{}", values.join(","))
     })
 }
 
@@ -986,6 +1022,11 @@ impl Site {
             (
                 "old-style Resource_List.nodes converted to select and place",
                 c.nodes_converted,
+            ),
+            ("with their own Moab node-set request", c.nodesets_requested),
+            (
+                "with a node-set request not modelled (replayed without it)",
+                c.nodesets_not_modelled,
             ),
         ] {
             let _ = writeln!(out, "| {name} | {n} |");

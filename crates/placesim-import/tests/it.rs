@@ -494,7 +494,7 @@ fn a_torque_moab_site_becomes_a_moab_scenario() {
         "# Each job's request as its accounting record gives it (qsub -P project -q queue).\n\
          1 -q short select=2:ncpus=4:ib=True place=scatter\n\
          2 -q long select=1:ncpus=8:bigmem=True place=scatter\n\
-         3 -q short select=1:ncpus=3 place=scatter\n"
+         3 -q short select=1:ncpus=3 place=scatter nodeset=ONEOF:FEATURE:ib,fast\n"
     );
     assert_eq!(
         file(&imported, "recorded.tsv"),
@@ -506,6 +506,8 @@ fn a_torque_moab_site_becomes_a_moab_scenario() {
     let c = &imported.counts;
     assert_eq!(c.skipped.get(&SkipReason::DeletedWhileQueued), Some(&1));
     assert_eq!(c.nodes_converted, 3);
+    // A job's own node set from its Resource_List.nodeset; one on PROCSPEED is counted.
+    assert_eq!((c.nodesets_requested, c.nodesets_not_modelled), (1, 1));
     // Every moab.cfg line is either written or reported with its reason.
     let report = &imported.report;
     for row in [

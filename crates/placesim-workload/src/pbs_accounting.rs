@@ -157,6 +157,9 @@ pub struct AcctJob {
     /// `Resource_List.nodes`, an old-style node spec (Torque's request, or a PBS job's from
     /// before select).
     pub nodes: Option<String>,
+    /// `Resource_List.nodeset`: a Moab node-set request (`ONEOF:FEATURE:a:b`, Moab's `-l
+    /// nodeset=`), where a Torque log carries it.
+    pub nodeset: Option<String>,
     /// `Resource_List.walltime`, seconds: the scheduler's estimate.
     pub walltime_s: Option<u64>,
     /// The first run's start (`start=` of the first `S`).
@@ -367,6 +370,9 @@ impl JobAssembler {
             }
             if let Some(n) = r.get("Resource_List.nodes") {
                 job.nodes = Some(n.to_owned());
+            }
+            if let Some(n) = r.get("Resource_List.nodeset") {
+                job.nodeset = Some(n.to_owned());
             }
             if let Some(w) = r.get("Resource_List.walltime").and_then(duration_s) {
                 job.walltime_s = Some(w);
