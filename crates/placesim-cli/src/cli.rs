@@ -78,11 +78,12 @@ pub enum ImportCommand {
 /// `placesim import torque-moab`.
 #[derive(Debug, Clone, Args)]
 pub struct ImportTorqueArgs {
-    /// The nodes: Torque's `server_priv/nodes` or `pbsnodes -a` text.
+    /// The nodes: Torque's `server_priv/nodes`, `pbsnodes -a` text, or a Maui resource
+    /// trace.
     #[arg(long)]
     pub nodes: PathBuf,
-    /// Accounting logs (`server_priv/accounting/`): a directory (its files in name order)
-    /// or one file.
+    /// The jobs: accounting logs (`server_priv/accounting/`, a directory read in file-name
+    /// order, or one file), or one Maui workload trace.
     #[arg(long)]
     pub accounting: PathBuf,
     /// Moab's settings: `moab.cfg` (or Maui's `maui.cfg`).

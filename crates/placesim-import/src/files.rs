@@ -770,7 +770,7 @@ pub fn parse_torque_nodes(path: &Path, text: &str) -> Result<Vec<Object>, Import
 }
 
 /// A Torque node's attributes under PBS's names.
-fn torque_object<'a>(
+pub(crate) fn torque_object<'a>(
     path: &Path,
     name: String,
     line: usize,

@@ -15,6 +15,7 @@
 //! scenario afterwards, so that anything the scenario layer refuses is caught at once.
 
 pub mod files;
+mod maui;
 mod settings;
 mod torque;
 mod workload;
@@ -165,7 +166,8 @@ pub fn import_torque_moab(
     options: ImportOptions,
 ) -> Result<Imported, ImportError> {
     let mut site = Site::read_torque(inputs)?;
-    let replay = workload::replay(&mut site, &inputs.accounting, options)?;
+    let read = torque::read_jobs(inputs, options)?;
+    let replay = workload::replay_jobs(&mut site, &inputs.accounting, read, options)?;
     Ok(written(&site, replay))
 }
 

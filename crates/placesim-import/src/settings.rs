@@ -38,6 +38,8 @@ pub(crate) struct SiteVnode {
     pub ngpus: u64,
     pub queue: Option<String>,
     pub sort_priority: Option<i64>,
+    /// Relative speed (a Maui resource trace's), if the node list gives one.
+    pub speed: Option<f64>,
     /// Custom resources, by name.
     pub resources: Vec<(String, toml::Value)>,
     /// `down` or `offline` (as `state` says) when the snapshot was taken.
@@ -429,6 +431,7 @@ impl Site {
             ngpus: 0,
             queue: None,
             sort_priority: None,
+            speed: None,
             resources: Vec::new(),
             out_of_service: None,
             origin: origin(path, node.line),
@@ -500,6 +503,13 @@ impl Site {
                 }
                 ("Mom", _) => mom = Some(value.to_owned()),
                 ("queue", _) => v.queue = Some(value.to_owned()),
+                ("speed", _) => {
+                    let speed = value
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite() && *x > 0.0);
+                    v.speed = Some(speed.ok_or_else(|| bad(a, "a number above 0"))?);
+                }
                 ("priority", _) => {
                     v.sort_priority = Some(value.parse().map_err(|_| bad(a, "an integer"))?);
                 }
@@ -1001,6 +1011,9 @@ impl Site {
             }
             if let Some(p) = v.sort_priority {
                 let _ = writeln!(out, "sort_priority = {p}");
+            }
+            if let Some(speed) = v.speed {
+                let _ = writeln!(out, "speed = {}", toml::Value::Float(speed));
             }
             if !v.resources.is_empty() {
                 let table: toml::map::Map<String, toml::Value> =

@@ -14,12 +14,36 @@ use std::path::{Path, PathBuf};
 /// The files of one Torque/Moab site.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TorqueInputs {
-    /// `server_priv/nodes`, or `pbsnodes -a` text.
+    /// `server_priv/nodes`, `pbsnodes -a` text, or a Maui resource trace (its lines start
+    /// with `COMPUTENODE`).
     pub nodes: PathBuf,
     /// `moab.cfg` (or `maui.cfg`), if given.
     pub moab_cfg: Option<PathBuf>,
-    /// Accounting log files, in the order they are read.
+    /// Accounting log files, in the order they are read; or one Maui workload trace (lines
+    /// of whitespace-separated fields, without the logs' `;`).
     pub accounting: Vec<PathBuf>,
+}
+
+/// Whether `text`'s first line that is neither blank nor a comment passes `test`.
+fn first_line_is(text: &str, test: impl Fn(&str) -> bool) -> bool {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(test)
+}
+
+/// Reads the site's jobs: its accounting logs, or its one Maui workload trace.
+pub(crate) fn read_jobs(
+    inputs: &TorqueInputs,
+    options: crate::ImportOptions,
+) -> Result<crate::workload::ReadJobs, ImportError> {
+    if let [one] = inputs.accounting.as_slice() {
+        let text = placesim_workload::read_text(one)?;
+        if first_line_is(&text, |l| !l.contains(';')) {
+            return crate::maui::read_workload_trace(one, &text, 0, options);
+        }
+    }
+    crate::workload::read_accounting(&inputs.accounting, options)
 }
 
 /// The string array that holds each vnode's Torque properties, which Moab reads as node
@@ -184,7 +208,12 @@ impl Site {
     pub fn read_torque(inputs: &TorqueInputs) -> Result<Site, ImportError> {
         let mut site = Site::empty(Scheduler::Moab);
         let path = &inputs.nodes;
-        let nodes = files::parse_torque_nodes(path, &placesim_workload::read_text(path)?)?;
+        let text = placesim_workload::read_text(path)?;
+        let nodes = if first_line_is(&text, |l| l.starts_with("COMPUTENODE")) {
+            crate::maui::parse_resource_trace(path, &text)?
+        } else {
+            files::parse_torque_nodes(path, &text)?
+        };
         site.sources.push(path.clone());
         site.define(
             FEATURES,

@@ -254,7 +254,10 @@ pub(crate) fn replay(
 }
 
 /// Reads accounting logs into jobs.
-fn read_accounting(files: &[PathBuf], options: ImportOptions) -> Result<ReadJobs, ImportError> {
+pub(crate) fn read_accounting(
+    files: &[PathBuf],
+    options: ImportOptions,
+) -> Result<ReadJobs, ImportError> {
     let mut bad_lines = 0;
     // Records are read one line at a time and folded into jobs at once: the import holds
     // jobs, never the records (a million-record log in the memory of its jobs).

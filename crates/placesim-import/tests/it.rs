@@ -657,3 +657,111 @@ fn bad_torque_and_moab_input_is_named_at_its_line() {
     let counts = result.unwrap().counts;
     assert_eq!(counts.skipped.get(&SkipReason::BadExecVnode), Some(&1));
 }
+
+/// The same site as Maui's simulation traces (tests/data/torque: resources.trace,
+/// workload.trace): a resource trace for the nodes, with memory and speeds, n05 drained;
+/// a workload trace for the jobs, one removed before it started.
+#[test]
+fn maui_traces_are_a_second_way_in() {
+    let inputs = TorqueInputs {
+        nodes: data("torque/resources.trace"),
+        accounting: vec![data("torque/workload.trace")],
+        ..torque_site()
+    };
+    let imported = import_torque_moab(&inputs, ImportOptions::default()).unwrap();
+    // Nodes with a node count as an old-style spec; tasks without one as free chunks; the
+    // account as the project; field 42's node set.
+    assert_eq!(
+        file(&imported, "requests.txt"),
+        "# Each job's request as its accounting record gives it (qsub -P project -q queue).\n\
+         1 -q short select=2:ncpus=4:ib=True place=scatter\n\
+         2 -q long select=1:ncpus=8:bigmem=True place=scatter\n\
+         3 -P chemproj -q short select=3:ncpus=1 nodeset=ONEOF:FEATURE:ib,fast\n"
+    );
+    // Allocated hosts, one name per task or spread over the hosts named.
+    assert_eq!(
+        file(&imported, "recorded.tsv"),
+        "job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n\
+         1\t1.master\t0\t5\t5\t1805\t(n01:ncpus=4)+(n02:ncpus=4)\n\
+         2\t2.master\t60\t70\t70\t7270\t(n05:ncpus=8)\n\
+         3\t4.master\t2400\t2400\t2400\t3000\t(n03:ncpus=3)\n"
+    );
+    let vnodes = vnode_tables(file(&imported, "scenario.toml"));
+    assert_eq!(
+        vnodes[4],
+        "name = \"n05\"\nhost = \"n05\"\nncpus = 8\nmem = \"65536mb\"\nspeed = 1.5\n\
+         resources = { bigmem = true, features = [\"bigmem\"] }"
+    );
+    let c = &imported.counts;
+    assert_eq!(c.log.records.get(&'C'), Some(&3));
+    assert_eq!(c.log.records.get(&'R'), Some(&1));
+    assert_eq!(c.skipped.get(&SkipReason::DeletedWhileQueued), Some(&1));
+    // n05 is drained in the trace, but job 2 ran on it: kept in service, and counted.
+    assert_eq!(
+        (c.vnodes_out_of_service, c.vnodes_out_of_service_but_used),
+        (0, 1)
+    );
+    assert_eq!((c.nodesets_requested, c.nodesets_not_modelled), (1, 1));
+}
+
+#[test]
+fn a_bad_maui_trace_line_is_named_at_its_line() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let good_jobs = std::fs::read_to_string(data("torque/workload.trace")).unwrap();
+    let good_nodes = std::fs::read_to_string(data("torque/resources.trace")).unwrap();
+    let job_line = good_jobs.lines().nth(1).unwrap();
+    let node_line = good_nodes.lines().nth(1).unwrap();
+    let cases = [
+        (
+            good_nodes.clone(),
+            format!("# jobs\n{job_line}\n1 2 3 4 5 6 7 8 9 10\n"),
+            "workload.trace:3: expected the 44 whitespace-separated fields of a Maui workload trace line, found 10",
+        ),
+        (
+            good_nodes.clone(),
+            job_line.replace("Completed", "Running"),
+            "workload.trace:1: field 7 (state): `Running`: expected Completed, Removed or NotRun",
+        ),
+        (
+            good_nodes.clone(),
+            format!("12:00:00 1491386400 job 1.master jobsubmit {job_line}"),
+            "workload.trace:1: Moab's event format (time, epoch, `job`, id, event first) is not read: expected Maui's 44-field workload trace",
+        ),
+        (
+            node_line.replace("AVAILABLE", "UP"),
+            good_jobs.clone(),
+            "resources.trace:1: field 2: `UP`: expected AVAILABLE, DEFINED or DRAINED",
+        ),
+        (
+            node_line.replace(" 4 -1 -1 ", " four -1 -1 "),
+            good_jobs.clone(),
+            "resources.trace:1: field 9 (processors): `four`: expected a number",
+        ),
+    ];
+    for (nodes, jobs, message) in cases {
+        let inputs = TorqueInputs {
+            nodes: dir.path().join("resources.trace"),
+            moab_cfg: None,
+            accounting: vec![dir.path().join("workload.trace")],
+        };
+        std::fs::write(&inputs.nodes, &nodes).unwrap();
+        std::fs::write(&inputs.accounting[0], &jobs).unwrap();
+        let error = import_torque_moab(&inputs, ImportOptions::default())
+            .map(|_| ())
+            .expect_err(message)
+            .to_string();
+        assert_eq!(
+            error.replace(&format!("{}/", dir.path().display()), ""),
+            message
+        );
+        if message.starts_with("workload.trace:3") {
+            let skipped = import_torque_moab(
+                &inputs,
+                ImportOptions {
+                    skip_bad_records: true,
+                },
+            );
+            assert_eq!(skipped.unwrap().counts.bad_lines, 1);
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! Maui's simulation-mode traces (site-inputs.md §7.2, §7.3), a second way into a Moab site:
+//! the resource trace (one node a line, 21 fields) gives the nodes, and the workload trace
+//! (one job a line, 44 fields) the jobs, each with its request, times, class, account,
+//! allocated hosts and node-set request. Both become what the Torque import reads from a node
+//! list and accounting logs, so the same replay builds the scenario.
+
+use crate::files::{self, Object, at};
+use crate::workload::ReadJobs;
+use crate::{ImportError, ImportOptions};
+use placesim_workload::pbs_accounting::{AcctCounts, AcctJob};
+use std::path::Path;
+
+/// A bracketed list as Maui writes it (`[fast][ethernet]`, `[batch:2]`), each item without
+/// its `:count`; `[NONE]` and `-` are none.
+fn bracketed(field: &str) -> Vec<&str> {
+    field
+        .split(['[', ']'])
+        .map(|item| item.split(':').next().unwrap_or(item).trim())
+        .filter(|item| !item.is_empty() && *item != "NONE" && *item != "-")
+        .collect()
+}
+
+/// Reads a Maui resource trace into node objects under the names the Torque import uses:
+/// processors as `np`, memory (MB) as `resources_available.mem`, features as properties,
+/// relative speed as `speed`, and the event (`DEFINED`: down; `DRAINED`: offline) as
+/// `state`.
+pub(crate) fn parse_resource_trace(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
+    let mut nodes = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let content = raw.split('#').next().unwrap_or("").trim();
+        if content.is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = content.split_whitespace().collect();
+        if fields.len() < 18 {
+            return Err(at(
+                path,
+                line,
+                format!(
+                    "expected the 21 whitespace-separated fields of a Maui resource trace line, found {}",
+                    fields.len()
+                ),
+            ));
+        }
+        if fields[0] != "COMPUTENODE" {
+            return Err(at(
+                path,
+                line,
+                format!("field 1: `{}`: expected COMPUTENODE", fields[0]),
+            ));
+        }
+        let state = match fields[1] {
+            "AVAILABLE" => "free",
+            "DEFINED" => "down",
+            "DRAINED" => "offline",
+            other => {
+                return Err(at(
+                    path,
+                    line,
+                    format!("field 2: `{other}`: expected AVAILABLE, DEFINED or DRAINED"),
+                ));
+            }
+        };
+        let number = |k: usize, what: &str| -> Result<f64, ImportError> {
+            fields[k]
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| {
+                    at(
+                        path,
+                        line,
+                        format!(
+                            "field {} ({what}): `{}`: expected a number",
+                            k + 1,
+                            fields[k]
+                        ),
+                    )
+                })
+        };
+        let procs = number(8, "processors")?;
+        let memory_mb = number(6, "memory, MB")?;
+        let speed = number(17, "relative speed")?;
+        let mut attrs: Vec<(&str, String, usize)> = vec![
+            ("np", format!("{}", procs as u64), line),
+            ("state", state.to_owned(), line),
+            ("speed", fields[17].to_owned(), line),
+        ];
+        if memory_mb > 0.0 {
+            attrs.push((
+                "resources_available.mem",
+                format!("{}mb", memory_mb as u64),
+                line,
+            ));
+        }
+        let features = bracketed(fields[14]);
+        if !features.is_empty() {
+            attrs.push(("properties", features.join(","), line));
+        }
+        if speed <= 0.0 {
+            return Err(at(
+                path,
+                line,
+                format!(
+                    "field 18 (relative speed): `{}`: expected a number above 0",
+                    fields[17]
+                ),
+            ));
+        }
+        nodes.push(files::torque_object(
+            path,
+            fields[3].to_owned(),
+            line,
+            attrs.into_iter(),
+        )?);
+    }
+    Ok(nodes)
+}
+
+/// Reads a Maui workload trace (file `file` of the import) into jobs: a job's request from
+/// its nodes, tasks, tasks per node, dedicated processors per task and required features,
+/// as an old-style node spec (`N:ppn=P:feature`, converted by PBS's rules like Torque's) or,
+/// without a node count, as `T` chunks of its processors per task placed freely; where it
+/// ran from its allocated hosts; its node set from field 42.
+pub(crate) fn read_workload_trace(
+    path: &Path,
+    text: &str,
+    file: usize,
+    options: ImportOptions,
+) -> Result<ReadJobs, ImportError> {
+    let mut jobs = Vec::new();
+    let mut job_at = Vec::new();
+    let mut log = AcctCounts::default();
+    let mut bad_lines = 0;
+    let mut span: Option<(i64, i64)> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let content = raw.trim();
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        match workload_job(content) {
+            Ok(job) => {
+                *log.records.entry(job_state_letter(&job)).or_insert(0) += 1;
+                for t in [Some(job.ctime), job.first_start, job.end]
+                    .into_iter()
+                    .flatten()
+                {
+                    let t = t as i64;
+                    span = Some(span.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
+                }
+                if job.deleted_while_queued {
+                    log.deleted_while_queued += 1;
+                }
+                if job.deleted_while_running {
+                    log.deleted_while_running += 1;
+                }
+                jobs.push(job);
+                job_at.push((file, line));
+            }
+            Err(_) if options.skip_bad_records => bad_lines += 1,
+            Err(message) => return Err(at(path, line, message)),
+        }
+    }
+    let span = span.ok_or_else(|| {
+        at(
+            path,
+            1,
+            "no job found: expected Maui workload trace lines of 44 whitespace-separated fields",
+        )
+    })?;
+    Ok(ReadJobs {
+        jobs,
+        job_at,
+        span,
+        log,
+        bad_lines,
+    })
+}
+
+/// The report's record type for a trace job: its state's initial (`C` Completed, `R`
+/// Removed, `N` NotRun).
+fn job_state_letter(job: &AcctJob) -> char {
+    if job.deleted_while_queued || job.deleted_while_running {
+        'R'
+    } else if job.first_start.is_none() {
+        'N'
+    } else {
+        'C'
+    }
+}
+
+/// One workload trace line as a job, or what was expected.
+fn workload_job(content: &str) -> Result<AcctJob, String> {
+    let f: Vec<&str> = content.split_whitespace().collect();
+    if f.len() > 3 && f[0].matches(':').count() == 2 && f[2] == "job" {
+        return Err(
+            "Moab's event format (time, epoch, `job`, id, event first) is not read: expected Maui's 44-field workload trace".to_owned(),
+        );
+    }
+    if f.len() < 42 {
+        return Err(format!(
+            "expected the 44 whitespace-separated fields of a Maui workload trace line, found {}",
+            f.len()
+        ));
+    }
+    let whole = |k: usize, what: &str| -> Result<i64, String> {
+        f[k].parse::<i64>().map_err(|_| {
+            format!(
+                "field {} ({what}): `{}`: expected a whole number",
+                k + 1,
+                f[k]
+            )
+        })
+    };
+    let nodes = whole(1, "nodes requested")?.max(0) as u64;
+    let tasks = whole(2, "tasks requested")?;
+    if tasks <= 0 {
+        return Err(format!(
+            "field 3 (tasks requested): `{}`: expected at least 1",
+            f[2]
+        ));
+    }
+    let tasks = tasks as u64;
+    let walltime = whole(5, "wallclock limit, s")?;
+    let state = f[6];
+    let (submit, start, end) = (
+        whole(8, "submit time")?,
+        whole(10, "start time")?,
+        whole(11, "completion time")?,
+    );
+    let tasks_per_node = whole(22, "tasks per node")?;
+    let procs_per_task = whole(31, "dedicated processors per task")?.max(1) as u64;
+    let tasks_allocated = whole(21, "tasks allocated")?.max(0) as u64;
+    let features = bracketed(f[19]);
+    let class = bracketed(f[7]).first().map_or("batch", |c| *c).to_owned();
+    let account = bracketed(f[25]).first().map(|a| (*a).to_owned());
+    let started = start > 0;
+    let (deleted_while_queued, deleted_while_running, runs) = match state {
+        "Completed" => (false, false, started),
+        "Removed" => (!started, started, started),
+        "NotRun" => (false, false, false),
+        other => {
+            return Err(format!(
+                "field 7 (state): `{other}`: expected Completed, Removed or NotRun"
+            ));
+        }
+    };
+    // The request: N nodes of the tasks' processors (each node's share of the tasks), or
+    // the tasks anywhere.
+    let feature_spec: String = features.iter().map(|p| format!(":{p}")).collect();
+    let (nodes_spec, select) = if nodes > 0 {
+        let per_node = if tasks_per_node > 0 {
+            tasks_per_node as u64
+        } else {
+            tasks.div_ceil(nodes)
+        };
+        let ppn = per_node.saturating_mul(procs_per_task);
+        (Some(format!("{nodes}:ppn={ppn}{feature_spec}")), None)
+    } else {
+        let features: String = features.iter().map(|p| format!(":{p}=True")).collect();
+        (
+            None,
+            Some(format!("{tasks}:ncpus={procs_per_task}{features}")),
+        )
+    };
+    let exec_vnode = if runs {
+        allocated(f[37], tasks_allocated.max(tasks), procs_per_task)
+    } else {
+        None
+    };
+    let nodeset = bracketed_free(f[41]);
+    Ok(AcctJob {
+        id: f[0].to_owned(),
+        user: f[3].to_owned(),
+        group: f[4].to_owned(),
+        project: account,
+        queue: class,
+        ctime: submit.max(0) as u64,
+        select,
+        place: None,
+        nodes: nodes_spec,
+        nodeset,
+        walltime_s: (walltime > 0).then_some(walltime as u64),
+        first_start: runs.then_some(start as u64),
+        last_start: runs.then_some(start as u64),
+        end: (runs && end > 0).then_some(end as u64),
+        exec_vnode,
+        deleted_while_queued,
+        deleted_while_running,
+        ..AcctJob::default()
+    })
+}
+
+/// A field that is `[NONE]`, `-` or empty as none, else as written.
+fn bracketed_free(field: &str) -> Option<String> {
+    (!matches!(field, "[NONE]" | "NONE" | "-" | "")).then(|| field.to_owned())
+}
+
+/// Where a job ran, as `exec_vnode`, from Maui's allocated hosts (`node001:node004`): a
+/// host named once per task it ran, when the list has one name per task; otherwise the
+/// `tasks` spread evenly over the hosts named, the first hosts taking one more when they do
+/// not divide. Each task holds `procs_per_task` processors.
+fn allocated(hosts: &str, tasks: u64, procs_per_task: u64) -> Option<String> {
+    let named: Vec<&str> = hosts
+        .split([':', ','])
+        .filter(|h| !h.is_empty() && *h != "[NONE]")
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    let mut distinct: Vec<(&str, u64)> = Vec::new();
+    for h in &named {
+        match distinct.iter_mut().find(|(d, _)| d == h) {
+            Some((_, n)) => *n += 1,
+            None => distinct.push((h, 1)),
+        }
+    }
+    if named.len() as u64 != tasks {
+        let n = distinct.len() as u64;
+        for (k, (_, count)) in distinct.iter_mut().enumerate() {
+            *count = tasks / n + u64::from((k as u64) < tasks % n);
+        }
+    }
+    Some(
+        distinct
+            .iter()
+            .filter(|(_, count)| *count > 0)
+            .map(|(h, count)| format!("({h}:ncpus={})", count.saturating_mul(procs_per_task)))
+            .collect::<Vec<_>>()
+            .join("+"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocated_hosts_become_exec_vnode() {
+        assert_eq!(
+            allocated("n1:n2", 2, 4).as_deref(),
+            Some("(n1:ncpus=4)+(n2:ncpus=4)")
+        );
+        assert_eq!(
+            allocated("n1:n1:n2", 3, 1).as_deref(),
+            Some("(n1:ncpus=2)+(n2:ncpus=1)")
+        );
+        assert_eq!(
+            allocated("n1:n2", 5, 1).as_deref(),
+            Some("(n1:ncpus=3)+(n2:ncpus=2)")
+        );
+        assert_eq!(allocated("[NONE]", 5, 1), None);
+    }
+
+    #[test]
+    fn the_manuals_sample_line_reads() {
+        let line = "SP02.2343.0 20 20 570 519 86400 Removed [batch:1] 887343658 889585185 889585185 889585411 ethernet R6000 AIX43 >= 256 >= 0 [NONE] 889584538 20 0 0 2 0 test.cmd 1001 6 678.08 0 1 0 0 0 0 0 [NONE] 0 [NONE] [NONE] [NONE] [NONE] [NONE]";
+        let job = workload_job(line).unwrap();
+        assert_eq!(
+            (job.nodes.as_deref(), job.queue.as_str(), job.user.as_str()),
+            (Some("20:ppn=1"), "batch", "570")
+        );
+        assert_eq!(
+            (job.ctime, job.first_start, job.end, job.walltime_s),
+            (887343658, Some(889585185), Some(889585411), Some(86400))
+        );
+        assert!(job.deleted_while_running);
+        assert_eq!(job.exec_vnode, None);
+    }
+}
