@@ -313,6 +313,11 @@ pub struct RunArgs {
     /// a broken one stops the run with the event and the state. Slower; on in debug builds.
     #[arg(long)]
     pub check_invariants: bool,
+    /// Replay what really happened rather than schedule: each job of an imported site starts
+    /// when and where its record says (`[workload] recorded`), so the site's own schedule is
+    /// measured as a run, beside simulated configurations.
+    #[arg(long, requires = "scenario", conflicts_with_all = ["policy", "backfill_depth"])]
+    pub as_recorded: bool,
     /// Name every job's vnodes in jobs.parquet (`exec_vnode`, `estimated_exec_vnode`, in PBS's
     /// syntax); off by default, since a job of thousands of vnodes has tens of kilobytes of
     /// them [default: the scenario's `metrics.exec_vnode`].

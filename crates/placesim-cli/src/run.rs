@@ -26,6 +26,7 @@ pub(crate) fn run_command(args: &RunArgs) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
     plan.check_invariants |= args.check_invariants;
+    plan.as_recorded = args.as_recorded;
     apply_metrics_args(&mut plan.metrics, args)?;
     let clock = if args.no_timing {
         Clock::Untimed

@@ -1951,6 +1951,120 @@ fn an_imported_pbs_site_runs_as_written() {
             (7, Some(3000), "(n3:ncpus=1)".to_owned()),
             (8, Some(3300), "(n2:ncpus=2)".to_owned()),
         ]
+    ); // The record itself as a run: every job at its recorded start on its recorded vnodes.
+    // Beside the simulated run in one results directory, the report compares the two,
+    // utilization over time included.
+    let compare = dir.path().join("compare");
+    for (partition, extra) in [
+        ("run=recorded", Some("--as-recorded")),
+        ("run=simulated", None),
+    ] {
+        let out = compare.join(partition);
+        let mut args = vec!["run", "--scenario", scenario.to_str().unwrap()];
+        args.extend(extra);
+        args.extend(["--out", out.to_str().unwrap()]);
+        let o = placesim(&args);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        if extra.is_some() {
+            assert!(
+                text(&o.stderr).contains(
+                    "placesim: against the record: 7 jobs compared (0 not); start error median 0 s (10th to 90th percentile 0 to 0 s), mean |error| 0 s; 2-week moving-average wait error 0.0 %; same vnodes 100.0 %, same set 100.0 % (0 recorded spanning)\n"
+                ),
+                "{}",
+                text(&o.stderr)
+            );
+            assert!(
+                text(&o.stdout).contains("recorded+pbs-psets"),
+                "{}",
+                text(&o.stdout)
+            );
+        }
+    }
+    let report = placesim(&["report", compare.to_str().unwrap()]);
+    assert!(report.status.success(), "{}", text(&report.stderr));
+    let said = text(&report.stdout);
+    assert!(
+        said.contains("Against the record, run=recorded: jobs compared 7; median start error (s) 0; mean |start error| (s) 0; 2-week wait MAPE (%) 0.0; same vnodes 1.000; same set 1.000\n")
+            && said.contains("Against the record, run=simulated: jobs compared 7; median start error (s) -60;"),
+        "{said}"
+    );
+    let html = std::fs::read_to_string(compare.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Utilization over time</h2>"));
+    // Without a record there is nothing to replay.
+    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/demo.toml");
+    let o = placesim(&[
+        "run",
+        "--scenario",
+        plain.to_str().unwrap(),
+        "--as-recorded",
+        "--out",
+        dir.path().join("none").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).ends_with(
+            "placesim: error: --as-recorded replays what really happened, and this scenario has no `[workload] recorded` file (an imported site's has one)\n"
+        ),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// The record replayed on two one-ncpu vnodes: J1 really ran on n2 from 10; J2's record
+/// puts it on n2 at 50, while J1 still holds it (as a requeued job replayed from its first
+/// start can), so it waits for n2 until J1 ends at 110; J3 has no vnodes in the record and is
+/// placed by first fit at its recorded start, 20, on n1.
+#[test]
+fn as_recorded_starts_each_job_where_its_record_says_or_when_that_is_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
+         2 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
+         3 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    );
+    std::fs::write(
+        dir.path().join("recorded.tsv"),
+        "job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n\
+         1\t1.s\t0\t10\t10\t110\t(n2:ncpus=1)\n\
+         2\t2.s\t0\t50\t50\t150\t(n2:ncpus=1)\n\
+         3\t3.s\t0\t20\t20\t120\t-\n",
+    )
+    .unwrap();
+    let scenario = dir.path().join("s.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "name = \"r\"\n[[vnode]]\nname = \"n1\"\nncpus = 1\n[[vnode]]\nname = \"n2\"\nncpus = 1\n\
+             [workload]\ntrace = \"{trace}\"\nrecorded = \"recorded.tsv\"\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = placesim(&[
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--as-recorded",
+        "--exec-vnode",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let mut placed: Vec<(u64, Option<u64>, String)> =
+        placesim_analysis::read_placements(&out.join("jobs.parquet"))
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.job_id, p.start_s, p.exec_vnode.unwrap_or_default()))
+            .collect();
+    placed.sort();
+    assert_eq!(
+        placed,
+        [
+            (1, Some(10), "(n2:ncpus=1)".to_owned()),
+            (2, Some(110), "(n2:ncpus=1)".to_owned()),
+            (3, Some(20), "(n1:ncpus=1)".to_owned()),
+        ]
     );
 }
 

@@ -14,6 +14,7 @@ mod greedy;
 mod kept;
 mod moab_fairshare;
 mod order;
+mod recorded;
 mod throttle;
 
 pub use calendar::Shortcuts;
@@ -30,6 +31,7 @@ pub use moab_fairshare::{
     TargetMode,
 };
 pub use order::{JobOrder, Ordered, SortKey, SortLine};
+pub use recorded::AsRecorded;
 pub use throttle::{CredentialLimits, LIMIT_KINDS, LimitKind, MoabLimits, SoftHard, Throttled};
 
 use calendar::{Calendar, place_on};

@@ -31,6 +31,21 @@ pub enum RunError {
         /// The vnode.
         vnode: String,
     },
+    /// A recorded job's `exec_vnode` does not read against the scenario's resources.
+    #[error("{}: job {job}: exec_vnode {message}", path.display())]
+    RecordedExecVnode {
+        /// The recorded file.
+        path: std::path::PathBuf,
+        /// The job.
+        job: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// `--as-recorded` was asked of a run with no record.
+    #[error(
+        "--as-recorded replays what really happened, and this scenario has no `[workload] recorded` file (an imported site's has one)"
+    )]
+    NoRecord,
     /// The results could not be written.
     #[error(transparent)]
     Metrics(#[from] placesim_metrics::MetricsError),

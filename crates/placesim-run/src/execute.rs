@@ -1,7 +1,9 @@
 //! Executing a plan: the simulation, and its Parquet files.
 
 use crate::{Plan, RunError};
-use placesim_core::{ClusterState, ConsumableIdx, Progress, RunStats, Simulation};
+use placesim_core::{
+    ClusterState, ConsumableIdx, Progress, RunStats, SchedulingPolicy, Sharing, Simulation,
+};
 use placesim_metrics::{
     JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_run,
     write_summary, write_timeseries, write_vnodes,
@@ -54,23 +56,62 @@ fn running_allocations(
     plan: &Plan,
     cluster: &placesim_core::Cluster,
 ) -> Vec<(placesim_core::JobId, placesim_core::Allocation)> {
-    let n_cons = cluster.resources().n_consumables();
     plan.running_at_start
         .iter()
         .map(|(job, vnodes)| {
-            let mut allocation = placesim_core::Allocation::new(placesim_core::Sharing::Shared);
-            allocation.limit_draws = plan.trace.workload.request_of(*job).limit_draws.clone();
-            let mut part = vec![0; n_cons];
-            for (v, amounts) in vnodes {
-                part.fill(0);
-                for (p, &a) in part.iter_mut().zip(amounts) {
-                    *p = a;
-                }
-                allocation.add(*v, &part);
-            }
+            let allocation = allocation_of(plan, cluster, *job, vnodes, Sharing::Shared);
             (*job, allocation)
         })
         .collect()
+}
+
+/// `job`'s allocation of `vnodes` with their amounts, held with `sharing` and counting
+/// against its request's limits.
+fn allocation_of(
+    plan: &Plan,
+    cluster: &placesim_core::Cluster,
+    job: placesim_core::JobId,
+    vnodes: &placesim_scenario::VnodeAmounts,
+    sharing: Sharing,
+) -> placesim_core::Allocation {
+    let n_cons = cluster.resources().n_consumables();
+    let mut allocation = placesim_core::Allocation::new(sharing);
+    allocation.limit_draws = plan.trace.workload.request_of(job).limit_draws.clone();
+    let mut part = vec![0; n_cons];
+    for (v, amounts) in vnodes {
+        part.fill(0);
+        for (p, &a) in part.iter_mut().zip(amounts) {
+            *p = a;
+        }
+        allocation.add(*v, &part);
+    }
+    allocation
+}
+
+/// The replay of the record itself: each job when and where it really started, held as
+/// its request says (shared or exclusive).
+fn as_recorded(
+    plan: &Plan,
+    cluster: &placesim_core::Cluster,
+    placement: Box<dyn placesim_core::PlacementPolicy>,
+) -> Box<dyn SchedulingPolicy> {
+    let workload = &plan.trace.workload;
+    let runs = plan.recorded_runs.iter().map(|r| {
+        let sharing = match workload.request_of(r.job).sharing {
+            Sharing::Shared => Sharing::Shared,
+            Sharing::Excl | Sharing::ExclHost => Sharing::Excl,
+        };
+        let allocation = r
+            .vnodes
+            .as_ref()
+            .map(|vnodes| allocation_of(plan, cluster, r.job, vnodes, sharing));
+        (r.job, placesim_core::SimTime(r.start_s), allocation)
+    });
+    Box::new(placesim_policy::queue::AsRecorded::new(
+        placement,
+        workload.jobs().len(),
+        runs,
+    ))
 }
 
 /// Replays `plan`, writes jobs.parquet, summary.parquet and timeseries.parquet as `output`
@@ -86,14 +127,18 @@ pub fn execute(
     let trace = &plan.trace;
     let workload = &trace.workload;
     let discipline = plan.discipline;
+    if plan.as_recorded && plan.recorded.is_none() {
+        return Err(RunError::NoRecord);
+    }
     // The placement is part of the policy's name when it is not plain first fit.
+    let label = if plan.as_recorded {
+        "recorded".to_owned()
+    } else {
+        discipline.label()
+    };
     let meta = RunMeta {
         scenario: plan.name.clone(),
-        policy: format!(
-            "{}{}",
-            discipline.label(),
-            plan.placement.kind().policy_suffix()
-        ),
+        policy: format!("{label}{}", plan.placement.kind().policy_suffix()),
         seed: plan.seed,
         trace: trace.path.display().to_string(),
         procs: cluster.capacity_total(ConsumableIdx::NCPUS),
@@ -106,16 +151,20 @@ pub fn execute(
             plan.limits.run.texts.clone(),
         ));
     }
-    let mut policy = discipline.build_for(placement, &plan.queue_depths);
+    let mut policy = if plan.as_recorded {
+        as_recorded(plan, &cluster, placement)
+    } else {
+        discipline.build_for(placement, &plan.queue_depths)
+    };
     // Moab's throttling sees the queue in its order, so it goes inside the order's adapter.
-    if let Some(limits) = &plan.throttling {
+    if let (Some(limits), false) = (&plan.throttling, plan.as_recorded) {
         policy = Box::new(placesim_policy::queue::Throttled::new(
             policy,
             limits.clone(),
         ));
     }
     // A queue in another order than submission: the discipline walks it sorted.
-    if !plan.order.is_submit_order() {
+    if !plan.order.is_submit_order() && !plan.as_recorded {
         policy = Box::new(placesim_policy::queue::Ordered::new(
             policy,
             plan.order.clone(),
@@ -173,7 +222,7 @@ pub fn execute(
     };
     let failed = |source| RunError::Simulation {
         trace: trace.path.display().to_string(),
-        policy: discipline.label(),
+        policy: label.clone(),
         source,
     };
     // Checked before anything is written: a failed run leaves no Parquet behind.

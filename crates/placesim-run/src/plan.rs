@@ -57,6 +57,24 @@ pub struct Plan {
     pub running_at_start: Vec<(placesim_core::JobId, placesim_scenario::VnodeAmounts)>,
     /// What really happened to the jobs (`[workload] recorded`), to measure the run against.
     pub recorded: Option<Vec<placesim_metrics::Recorded>>,
+    /// Each recorded job's start and vnodes with their amounts (none when the record has
+    /// none), for a replay of the record itself.
+    pub recorded_runs: Vec<RecordedRun>,
+    /// Replay the record itself rather than schedule (`placesim run --as-recorded`): each
+    /// job starts when and where it really started.
+    pub as_recorded: bool,
+}
+
+/// One recorded job as the record's replay starts it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRun {
+    /// The job in the workload.
+    pub job: placesim_core::JobId,
+    /// Its recorded first start, simulated seconds (after 0: jobs running at 0 are
+    /// `[[running]]` jobs).
+    pub start_s: u64,
+    /// Its vnodes and amounts, if the record has them.
+    pub vnodes: Option<placesim_scenario::VnodeAmounts>,
 }
 
 /// How many jobs got their request from where, for the front end to report.
@@ -117,6 +135,8 @@ pub fn plain_plan(
         throttling: None,
         running_at_start: Vec::new(),
         recorded: None,
+        recorded_runs: Vec::new(),
+        as_recorded: false,
         trace,
     })
 }
@@ -186,10 +206,14 @@ pub fn plan_of_scenario(
     }
     let runtime = Some(scenario.runtime_model(&trace.workload));
     let outages = scenario.outages(&trace.workload)?;
-    let recorded = match scenario.workload.as_ref().and_then(|w| w.recorded.as_ref()) {
-        Some(file) => Some(read_recorded(file, &scenario.cluster)?),
-        None => None,
-    };
+    let (recorded, recorded_runs) =
+        match scenario.workload.as_ref().and_then(|w| w.recorded.as_ref()) {
+            Some(file) => {
+                let (recorded, runs) = read_recorded(file, &scenario.cluster, &trace.workload)?;
+                (Some(recorded), runs)
+            }
+            None => (None, Vec::new()),
+        };
     Ok(Plan {
         outages,
         on_failure: scenario.failures.on_failure,
@@ -242,16 +266,60 @@ pub fn plan_of_scenario(
             .map(|(i, r)| (placesim_core::JobId::from_index(i), r.vnodes.clone()))
             .collect(),
         recorded,
+        recorded_runs,
+        as_recorded: false,
     })
 }
 
-/// A recorded file, its vnode names resolved on `cluster`; a name the cluster lacks is an
-/// error naming the file and the job.
+/// A recorded file, its vnode names resolved on `cluster`, and each of its jobs of
+/// `workload` that started after 0 as the record's replay starts it; a name the cluster
+/// lacks, or an `exec_vnode` that does not read, is an error naming the file and the job.
 fn read_recorded(
     path: &Path,
     cluster: &placesim_core::Cluster,
-) -> Result<Vec<placesim_metrics::Recorded>, RunError> {
+    workload: &placesim_core::Workload,
+) -> Result<(Vec<placesim_metrics::Recorded>, Vec<RecordedRun>), RunError> {
     let jobs = placesim_workload::recorded::read_recorded(path)?;
+    let by_source: std::collections::HashMap<u64, placesim_core::JobId> = workload
+        .jobs()
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.source_id, placesim_core::JobId::from_index(i)))
+        .collect();
+    let mut runs = Vec::new();
+    for j in &jobs {
+        let (Some(&job), Ok(start_s)) = (by_source.get(&j.job_id), u64::try_from(j.first_start_s))
+        else {
+            continue;
+        };
+        let vnodes = if j.exec_vnode == "-" || j.exec_vnode.is_empty() {
+            None
+        } else {
+            let parsed = placesim_request::parse_exec_vnode(&j.exec_vnode, cluster.resources())
+                .map_err(|e| RunError::RecordedExecVnode {
+                    path: path.to_owned(),
+                    job: j.job_id,
+                    message: format!("`{}`: {e}", j.exec_vnode),
+                })?;
+            let mut vnodes = Vec::with_capacity(parsed.len());
+            for part in parsed {
+                let v = cluster
+                    .vnode_by_name(&part.vnode)
+                    .ok_or_else(|| RunError::Recorded {
+                        path: path.to_owned(),
+                        job: j.job_id,
+                        vnode: part.vnode.clone(),
+                    })?;
+                vnodes.push((v, part.amounts));
+            }
+            Some(vnodes)
+        };
+        runs.push(RecordedRun {
+            job,
+            start_s,
+            vnodes,
+        });
+    }
     let ids: std::collections::HashMap<&str, placesim_core::VnodeId> = (0..cluster.n_vnodes())
         .map(placesim_core::VnodeId::from_index)
         .map(|v| (cluster.vnode(v).name.as_str(), v))
@@ -277,7 +345,8 @@ fn read_recorded(
                 vnodes,
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, RunError>>()
+        .map(|recorded| (recorded, runs))
 }
 
 /// The trace's file name without `.gz` and `.swf`: the default scenario name.

@@ -18,6 +18,8 @@ pub struct RecordedJob {
     pub end_s: Option<i64>,
     /// The vnodes of its `exec_vnode`, each once, in written order.
     pub vnodes: Vec<String>,
+    /// Its `exec_vnode` as written (`-` when the record has none).
+    pub exec_vnode: String,
 }
 
 /// A line of a recorded file that is not what the format says.
@@ -121,6 +123,7 @@ pub fn read_recorded(path: &Path) -> Result<Vec<RecordedJob>, RecordedError> {
                 Some(int(5)?)
             },
             vnodes: exec_vnode_names(fields[6]),
+            exec_vnode: fields[6].to_owned(),
         });
     }
     Ok(out)
@@ -151,6 +154,7 @@ mod tests {
                 first_start_s: 3100,
                 end_s: None,
                 vnodes: vec!["n1".to_owned(), "n2".to_owned()],
+                exec_vnode: "(n1:ncpus=1)+(n1:ncpus=1+n2)".to_owned(),
             }
         );
         std::fs::write(&path, "job\n1\tx\t0\tsoon\t0\t-\t-\n").expect("the file");
