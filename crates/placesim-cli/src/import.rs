@@ -97,5 +97,9 @@ fn write_and_check(imported: &Imported, out: &Path) -> anyhow::Result<()> {
         scenario_path.display(),
         out.join("import-report.md").display()
     );
+    println!(
+        "What really happened, as a run to compare with: placesim run --scenario {} --as-recorded",
+        scenario_path.display()
+    );
     Ok(())
 }

@@ -1893,7 +1893,8 @@ fn an_imported_pbs_site_runs_as_written() {
         text(&o.stdout),
         format!(
             "placesim: imported 4 vnodes, 7 jobs to replay and 1 running at the start (2 not replayed, 0 bad lines skipped) into {0}/scenario.toml\n\
-             Run it: placesim run --scenario {0}/scenario.toml; the import report: {0}/import-report.md\n",
+             Run it: placesim run --scenario {0}/scenario.toml; the import report: {0}/import-report.md\n\
+             What really happened, as a run to compare with: placesim run --scenario {0}/scenario.toml --as-recorded\n",
             out.display()
         )
     );
