@@ -319,7 +319,7 @@ fn check_refuses_a_typo_with_its_line_and_key() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `queue`\n",
+            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `queue`\n",
             path.display()
         )
     );
@@ -2009,6 +2009,96 @@ fn an_imported_pbs_site_runs_as_written() {
         "{}",
         text(&o.stderr)
     );
+}
+
+/// PBS's `default_chunk`: queue workq's chunks get `Qlist=workq` and express's
+/// `Qlist=express` (keeping each queue on its vnodes without shutting the other out), and
+/// every chunk the server's `mem=1gb`. Queues go in file order (`by_queue`), so workq's J1,
+/// J2 and J4 come before express's J3. J1 takes n1; J2 cannot use n3, whose 512 MB are
+/// short of the server's default, and waits for n1 until 100; J4 names its own Qlist,
+/// express, which the default does not override, and takes n2 at once; J3 (express) waits
+/// for n2 until 100.
+#[test]
+fn default_chunks_keep_each_queue_on_its_vnodes() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         3 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 2 -1 -1 -1\n\
+         4 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n",
+    );
+    std::fs::write(
+        dir.path().join("requests.txt"),
+        "4 select=1:ncpus=1:Qlist=express\n",
+    )
+    .unwrap();
+    let vnode = |name: &str, mem: &str, qlist: &str| {
+        format!(
+            "[[vnode]]\nname = \"{name}\"\nncpus = 1\nmem = \"{mem}\"\nresources = {{ Qlist = \"{qlist}\" }}\n"
+        )
+    };
+    let scenario_with = |server_default: &str| {
+        let scenario = dir.path().join("s.toml");
+        std::fs::write(
+            &scenario,
+            format!(
+                "name = \"d\"\n[[resource]]\nname = \"Qlist\"\ntype = \"string\"\n{}{}{}\
+                 [workload]\ntrace = \"{trace}\"\nrequests_file = \"requests.txt\"\n\
+                 [pbs]\n{server_default}\n\
+                 [[pbs.queue]]\nname = \"workq\"\nswf_queues = [1]\ndefault_chunk = {{ Qlist = \"workq\" }}\n\
+                 [[pbs.queue]]\nname = \"express\"\nswf_queues = [2]\ndefault_chunk = {{ Qlist = \"express\" }}\n",
+                vnode("n1", "2gb", "workq"),
+                vnode("n2", "2gb", "express"),
+                vnode("n3", "512mb", "workq"),
+            ),
+        )
+        .unwrap();
+        scenario
+    };
+    let scenario = scenario_with("default_chunk = { mem = \"1gb\" }");
+    let out = dir.path().join("out");
+    let o = placesim(&[
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--exec-vnode",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let mut placed: Vec<(u64, Option<u64>, String)> =
+        placesim_analysis::read_placements(&out.join("jobs.parquet"))
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.job_id, p.start_s, p.exec_vnode.unwrap_or_default()))
+            .collect();
+    placed.sort();
+    assert_eq!(
+        placed,
+        [
+            (1, Some(0), "(n1:ncpus=1:mem=1gb)".to_owned()),
+            (2, Some(100), "(n1:ncpus=1:mem=1gb)".to_owned()),
+            (3, Some(100), "(n2:ncpus=1:mem=1gb)".to_owned()),
+            (4, Some(0), "(n2:ncpus=1:mem=1gb)".to_owned()),
+        ]
+    );
+    // A default that is not a chunk resource, and nchunk, are refused at their key.
+    for (server_default, message) in [
+        (
+            "default_chunk = { colour = \"red\" }",
+            "key `pbs.default_chunk.colour`: `colour=red`: column 1: unknown resource `colour`",
+        ),
+        (
+            "default_chunk = { nchunk = 2 }",
+            "key `pbs.default_chunk.nchunk`: default_chunk.nchunk is not modelled: every request here gives its chunks' count",
+        ),
+    ] {
+        let scenario = scenario_with(server_default);
+        let o = placesim(&["check", scenario.to_str().unwrap()]);
+        assert!(!o.status.success());
+        assert!(text(&o.stderr).contains(message), "{}", text(&o.stderr));
+    }
 }
 
 /// The record replayed on two one-ncpu vnodes: J1 really ran on n2 from 10; J2's record

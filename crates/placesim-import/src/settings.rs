@@ -163,6 +163,36 @@ fn set(settings: &mut Vec<Setting>, key: &str, value: toml::Value, origin: Strin
     });
 }
 
+/// Whether `key` is a `default_chunk.<resource>` placesim applies (`nchunk` is not: every
+/// replayed request gives its chunks' count).
+fn is_default_chunk(key: &str) -> bool {
+    key.strip_prefix("default_chunk.")
+        .is_some_and(|r| r != "nchunk")
+}
+
+/// Adds `default_chunk.<resource> = value` to the `default_chunk` table of `settings`,
+/// which PBS applies to the chunks of jobs' requests (the logs record the select the user
+/// gave, not the scheduler's `schedselect`).
+fn add_default_chunk(settings: &mut Vec<Setting>, key: &str, value: &str, origin: String) {
+    let resource = key.trim_start_matches("default_chunk.");
+    let entry = toml::Value::String(value.to_owned());
+    match settings.iter_mut().find(|s| s.key == "default_chunk") {
+        Some(s) => {
+            if let toml::Value::Table(t) = &mut s.value {
+                t.insert(resource.to_owned(), entry);
+            }
+            if !s.origin.contains(&origin) {
+                s.origin = format!("{}, {origin}", s.origin);
+            }
+        }
+        None => settings.push(Setting {
+            key: "default_chunk".to_owned(),
+            value: toml::Value::Table(std::iter::once((resource.to_owned(), entry)).collect()),
+            origin,
+        }),
+    }
+}
+
 /// PBS's type for one of its own resources, and whether vnodes consume it.
 fn pbs_builtin(name: &str) -> Option<(ResourceKind, bool)> {
     PBS_BUILTINS
@@ -634,6 +664,9 @@ impl Site {
                         settings.push(setting(key, toml::Value::String(value.to_owned())))
                     }
                     "enabled" | "started" => {}
+                    key if is_default_chunk(key) => {
+                        add_default_chunk(&mut settings, key, value, here.clone())
+                    }
                     key => self.not_modelled(
                         format!("queue {} {key} = {value}", queue.name),
                         here.clone(),
@@ -725,6 +758,9 @@ impl Site {
             // The scheduler's name and host, logs and switches that change no decision.
             "sched_host" | "sched_port" | "sched_priv" | "sched_log" | "pbs_version" | "state"
             | "scheduling" | "sched_cycle_length" | "log_events" => {}
+            key if object == "server" && is_default_chunk(key) => {
+                add_default_chunk(&mut self.pbs, key, value, here);
+            }
             key => self.not_modelled(
                 format!("{object} {key} = {value}"),
                 here,
@@ -1115,9 +1151,10 @@ fn key_list(values: &[String]) -> toml::Value {
 /// Why a setting placesim reads is not modelled.
 fn not_modelled_reason(key: &str) -> &'static str {
     match key {
-        k if k.starts_with("resources_default") || k.starts_with("default_chunk") => {
-            "queue and server defaults are not applied yet: jobs keep the request their logs record, which PBS wrote after applying them"
+        k if k.starts_with("resources_default") => {
+            "job-wide defaults: the logs record each job's select, walltime and resources as PBS completed them"
         }
+        "default_chunk.nchunk" => "every replayed request gives its chunks' count",
         k if k.starts_with("resources_max") || k.starts_with("resources_min") => {
             "admission limits: the logs hold only jobs PBS admitted"
         }

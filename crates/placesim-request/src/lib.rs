@@ -50,7 +50,46 @@ pub fn parse_and_lower(
     text: &str,
     defs: &placesim_core::ResourceDefs,
 ) -> Result<placesim_core::Request, RequestError> {
-    let request = parse_request(text, defs).map(|r| lower(&r, defs))?;
+    parse_and_lower_with_defaults(text, defs, &[])
+}
+
+/// Parses `terms`, a chunk's resources joined by `:` (`mem=2gb:Qlist=workq`), as PBS's
+/// `default_chunk` gives them.
+pub fn parse_chunk_terms(
+    terms: &str,
+    defs: &placesim_core::ResourceDefs,
+) -> Result<Vec<Term>, RequestError> {
+    let prefix = "select=1:";
+    let request = parse_request(&format!("{prefix}{terms}"), defs).map_err(|e| RequestError {
+        column: e.column.saturating_sub(prefix.len()).max(1),
+        kind: e.kind,
+    })?;
+    Ok(request
+        .select
+        .into_iter()
+        .flat_map(|s| s.chunks)
+        .flat_map(|c| c.terms)
+        .collect())
+}
+
+/// As [`parse_and_lower`], with PBS's `default_chunk`s: each chunk of every select gets,
+/// from each list of `defaults` in order (the queue's, then the server's), every resource it
+/// does not name, as PBS builds the `schedselect` the scheduler places (spec
+/// reservations-and-partitions.md §8.1, step 7).
+pub fn parse_and_lower_with_defaults(
+    text: &str,
+    defs: &placesim_core::ResourceDefs,
+    defaults: &[&[Term]],
+) -> Result<placesim_core::Request, RequestError> {
+    let mut parsed = parse_request(text, defs)?;
+    for chunk in parsed.select.iter_mut().flat_map(|s| s.chunks.iter_mut()) {
+        for term in defaults.iter().flat_map(|d| d.iter()) {
+            if !chunk.terms.iter().any(|t| t.name == term.name) {
+                chunk.terms.push(term.clone());
+            }
+        }
+    }
+    let request = lower(&parsed, defs);
     // The simulator sums a request's amounts over its chunks: a total past 2^64 - 1 is refused
     // here rather than overflowing there.
     for chunks in request.selects() {

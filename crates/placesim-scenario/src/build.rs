@@ -76,12 +76,20 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             .pbs
             .queue
             .iter()
-            .map(|q| QueueSettings {
-                name: q.name.get_ref().clone(),
-                swf_queues: q.swf_queues.clone(),
-                backfill_depth: q.backfill_depth.as_ref().map(|d| *d.get_ref()),
+            .map(|q| {
+                Ok(QueueSettings {
+                    name: q.name.get_ref().clone(),
+                    swf_queues: q.swf_queues.clone(),
+                    backfill_depth: q.backfill_depth.as_ref().map(|d| *d.get_ref()),
+                    default_chunk: cx.default_chunk(
+                        &q.default_chunk,
+                        &defs,
+                        "pbs.queue.default_chunk",
+                    )?,
+                })
             })
-            .collect(),
+            .collect::<Result<_, ScenarioError>>()?,
+        default_chunk: cx.default_chunk(&raw.pbs.default_chunk, &defs, "pbs.default_chunk")?,
         order: cx.job_order(&raw, &defs)?,
         limits: cx.limits(&raw, &defs, &run)?,
     };
@@ -313,6 +321,50 @@ impl Cx<'_> {
 
     fn at<T>(&self, spanned: &Spanned<T>, key: &str, message: String) -> ScenarioError {
         self.error(spanned.span(), Some(key), message)
+    }
+
+    /// A `default_chunk` table as chunk terms (`Qlist=workq`, `mem=2gb`), each entry read
+    /// as a chunk's resource; `nchunk` (a count for chunks written without one) is refused,
+    /// as placesim's requests always have their count.
+    fn default_chunk(
+        &self,
+        table: &std::collections::BTreeMap<String, Spanned<toml::Value>>,
+        defs: &ResourceDefs,
+        key: &str,
+    ) -> Result<Vec<placesim_request::Term>, ScenarioError> {
+        let mut terms = Vec::with_capacity(table.len());
+        for (name, value) in table {
+            let here = format!("{key}.{name}");
+            if name == "nchunk" {
+                return Err(self.at(
+                    value,
+                    &here,
+                    "default_chunk.nchunk is not modelled: every request here gives its chunks' count"
+                        .to_owned(),
+                ));
+            }
+            let text = match value.get_ref() {
+                toml::Value::String(s) => s.clone(),
+                toml::Value::Integer(n) => n.to_string(),
+                toml::Value::Float(x) => x.to_string(),
+                toml::Value::Boolean(b) => if *b { "True" } else { "False" }.to_owned(),
+                other => {
+                    return Err(self.at(
+                        value,
+                        &here,
+                        format!(
+                            "expected a string, number or boolean, found {}",
+                            other.type_str()
+                        ),
+                    ));
+                }
+            };
+            let term = format!("{name}={text}");
+            let parsed = placesim_request::parse_chunk_terms(&term, defs)
+                .map_err(|e| self.at(value, &here, format!("`{term}`: {e}")))?;
+            terms.extend(parsed);
+        }
+        Ok(terms)
     }
 
     fn resources(&self, raw: &ScenarioToml) -> Result<ResourceDefs, ScenarioError> {

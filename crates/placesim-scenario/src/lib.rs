@@ -286,7 +286,7 @@ pub struct NodeClass {
 }
 
 /// PBS server, scheduler and queue settings.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PbsSettings {
     /// The placement-set settings, as the PBS placement takes them (`job_keys` empty: they
     /// come from the workload's requests), with each queue's `node_group_key` by index in
@@ -302,10 +302,13 @@ pub struct PbsSettings {
     /// `node_sort_key` when it reads what is free or taken now (first-fit placement sorts
     /// the vnodes again at each placement); a fixed order is in `psets.node_order`.
     pub node_sort: Option<std::sync::Arc<placesim_policy::placement::NodeSort>>,
+    /// The server's `default_chunk`: the resources a chunk gets when neither it nor its
+    /// queue's `default_chunk` names them.
+    pub default_chunk: Vec<placesim_request::Term>,
 }
 
 /// One PBS queue.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct QueueSettings {
     /// Its name.
     pub name: String,
@@ -314,6 +317,8 @@ pub struct QueueSettings {
     /// Its own `backfill_depth` (under `strict_ordering`): its jobs' top jobs are counted
     /// against it rather than the server's.
     pub backfill_depth: Option<u32>,
+    /// Its `default_chunk`: the resources its jobs' chunks get when they do not name them.
+    pub default_chunk: Vec<placesim_request::Term>,
 }
 
 impl Scenario {

@@ -270,34 +270,39 @@ impl Scenario {
                 Some(&id) => id,
                 None => {
                     let text = &key.0;
+                    // PBS's default_chunk: the queue's, then the server's.
+                    let queue_default: &[placesim_request::Term] =
+                        queue.map_or(&[], |q| &self.pbs.queues[q].default_chunk);
+                    let defaults = [queue_default, &self.pbs.default_chunk];
                     let mut request =
-                        placesim_request::parse_and_lower(text, defs).map_err(|e| {
-                            if from_own {
-                                ScenarioError::At {
-                                    path: self.path.clone(),
-                                    line: 1,
-                                    column: 1,
-                                    key: "workload.request_field".into(),
-                                    message: format!(
-                                        "field {} of job {} in {}: request `{text}`: {e}",
-                                        w.request_field.unwrap_or(0),
-                                        job.source_id,
-                                        trace.path.display()
-                                    ),
+                        placesim_request::parse_and_lower_with_defaults(text, defs, &defaults)
+                            .map_err(|e| {
+                                if from_own {
+                                    ScenarioError::At {
+                                        path: self.path.clone(),
+                                        line: 1,
+                                        column: 1,
+                                        key: "workload.request_field".into(),
+                                        message: format!(
+                                            "field {} of job {} in {}: request `{text}`: {e}",
+                                            w.request_field.unwrap_or(0),
+                                            job.source_id,
+                                            trace.path.display()
+                                        ),
+                                    }
+                                } else {
+                                    ScenarioError::At {
+                                        path: self.path.clone(),
+                                        line,
+                                        column: 1,
+                                        key: "workload.rule.request".into(),
+                                        message: format!(
+                                            "request `{text}` for job {}: {e}",
+                                            job.source_id
+                                        ),
+                                    }
                                 }
-                            } else {
-                                ScenarioError::At {
-                                    path: self.path.clone(),
-                                    line,
-                                    column: 1,
-                                    key: "workload.rule.request".into(),
-                                    message: format!(
-                                        "request `{text}` for job {}: {e}",
-                                        job.source_id
-                                    ),
-                                }
-                            }
-                        })?;
+                            })?;
                     request.queue = queue.map(|q| q as u32);
                     request.class = class.map(|c| c as u32);
                     // NODEACCESSPOLICY SINGLEJOB: no other job on the job's vnodes.

@@ -249,6 +249,10 @@ pub struct PbsToml {
     /// or running, per entity.
     #[serde(default)]
     pub max_queued_res: std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
+    /// Server `default_chunk.<resource>`: what each chunk gets when neither it nor its
+    /// queue's `default_chunk` names the resource.
+    #[serde(default)]
+    pub default_chunk: BTreeMap<String, Spanned<toml::Value>>,
     /// Queues.
     #[serde(default)]
     pub queue: Vec<QueueToml>,
@@ -282,6 +286,10 @@ pub struct QueueToml {
     /// The queue's `max_queued_res.<resource>`, as the server's, over the queue's jobs.
     #[serde(default)]
     pub max_queued_res: std::collections::BTreeMap<Spanned<String>, Spanned<String>>,
+    /// The queue's `default_chunk.<resource>`: what each chunk of its jobs gets when it does
+    /// not name the resource, before the server's.
+    #[serde(default)]
+    pub default_chunk: BTreeMap<String, Spanned<toml::Value>>,
 }
 
 /// `[moab]`.
