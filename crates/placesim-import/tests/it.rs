@@ -123,8 +123,14 @@ fn every_quirk_of_the_logs_is_counted() {
     );
     assert!(report.contains("| server resources_default.ncpus = 1 | qmgr_ps.out:27 | job-wide defaults: the logs record each job's select, walltime and resources as PBS completed them |"));
     // The server's default_chunk is PBS's schedselect, which the logs do not hold: applied.
-    assert!(report.contains("| default_chunk | `{ ncpus = \"1\" }` | qmgr_ps.out:28 |"), "{report}");
-    assert!(file(&imported, "scenario.toml").contains("default_chunk = { ncpus = \"1\" }    # qmgr_ps.out:28\n"));
+    assert!(
+        report.contains("| default_chunk | `{ ncpus = \"1\" }` | qmgr_ps.out:28 |"),
+        "{report}"
+    );
+    assert!(
+        file(&imported, "scenario.toml")
+            .contains("default_chunk = { ncpus = \"1\" }    # qmgr_ps.out:28\n")
+    );
     assert!(report.contains("| s1 | 2 | 8 |\n| s2 | 2 | 8 |"));
 }
 
