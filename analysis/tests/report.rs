@@ -36,6 +36,7 @@ fn write_replicate(root: &Path, policy: Discipline, k: u64) {
         procs: Some(8),
         skip_bad_lines: false,
         keep_field: None,
+        keep_extended: false,
     };
     let trace = read_trace(
         trace_text(k).as_bytes(),

@@ -136,6 +136,7 @@ fn swf_options(machine: &MachineArgs) -> SwfOptions {
         procs: machine.procs,
         skip_bad_lines: machine.skip_bad_lines,
         keep_field: None,
+        keep_extended: false,
     }
 }
 

@@ -2569,8 +2569,11 @@ impl Cx<'_> {
         let mut rules = Vec::new();
         for r in &w.rule {
             let fraction = self.fraction(r.fraction.as_ref(), "workload.rule.fraction")?;
+            let reads = crate::JobPlaceholders::of(r.request.get_ref())
+                .map_err(|m| self.at(&r.request, "workload.rule.request", m))?;
             let rule = Rule {
                 template: r.request.get_ref().clone(),
+                reads,
                 line: self.position(r.request.span().start).0,
                 filter: filter(
                     r.size_min,
@@ -2589,8 +2592,16 @@ impl Cx<'_> {
                     .map(|name| self.named_queue(raw, name, "workload.rule.queue"))
                     .transpose()?,
             };
-            // A template must give a valid request for any size: check it with size 1.
-            let text = crate::requests::instantiate(&rule.template, 1, ppn);
+            // A template must give a valid request for any size: check it with size 1, and
+            // the job's own values as 1 (1 KiB of memory).
+            let text = crate::requests::fill_job_values(
+                &crate::requests::instantiate(&rule.template, 1, ppn),
+                &rule.reads,
+                ppn,
+                |_| Some("1"),
+                Some(1),
+            )
+            .unwrap_or_default();
             placesim_request::parse_request(&text, defs).map_err(|e| {
                 self.at(
                     &r.request,

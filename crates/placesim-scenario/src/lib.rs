@@ -434,8 +434,12 @@ pub struct SourcePosition {
 /// A request rule: which jobs, and the request template they get.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rule {
-    /// The template, with `{n}`, `{nodes}` and `{ppn}`.
+    /// The template, with `{n}`, `{nodes}` and `{ppn}`, and the job's own `{mem}`,
+    /// `{mem_per_node}` and `{fieldN}` ([`JobPlaceholders`]).
     pub template: String,
+    /// Which of the job's own values the template reads: a job without one of them is not
+    /// matched by the rule.
+    pub reads: JobPlaceholders,
     /// Line of the template in the scenario file, for errors.
     pub line: usize,
     /// Which jobs.
@@ -448,6 +452,51 @@ pub struct Rule {
     pub project: Option<std::sync::Arc<str>>,
     /// The queue or class it puts the jobs it chooses in, instead of their SWF queue's.
     pub queue: Option<NamedQueue>,
+}
+
+/// The values of its own a job gives a rule's template: its memory (SWF field 10) and the
+/// fields of its line after the 18th (extended SWF).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JobPlaceholders {
+    /// `{mem}` (KiB per processor, as `<n>kb`) or `{mem_per_node}` (`{ppn}` times it).
+    pub memory: bool,
+    /// `{fieldN}`: field N, 19 or later, as written.
+    pub fields: Vec<usize>,
+}
+
+impl JobPlaceholders {
+    /// What `template` reads, or the first `{fieldN}` whose N is not a field after the 18th.
+    pub fn of(template: &str) -> Result<JobPlaceholders, String> {
+        let mut reads = JobPlaceholders {
+            memory: template.contains("{mem}") || template.contains("{mem_per_node}"),
+            fields: Vec::new(),
+        };
+        let mut rest = template;
+        while let Some(at) = rest.find("{field") {
+            let after = &rest[at + "{field".len()..];
+            let Some(end) = after.find('}') else { break };
+            let digits = &after[..end];
+            match digits.parse::<usize>() {
+                Ok(n) if n >= 19 => {
+                    if !reads.fields.contains(&n) {
+                        reads.fields.push(n);
+                    }
+                }
+                _ => {
+                    return Err(format!(
+                        "`{{field{digits}}}`: expected a field after the 18th, such as {{field19}}: the standard fields are the job's size, queue, user, group and memory"
+                    ));
+                }
+            }
+            rest = &after[end..];
+        }
+        Ok(reads)
+    }
+
+    /// Whether it reads anything of the job's own: then the rule's text is the job's.
+    pub fn any(&self) -> bool {
+        self.memory || !self.fields.is_empty()
+    }
 }
 
 /// Where a job runs: each vnode with its amounts (one per consumable).

@@ -54,6 +54,31 @@ pub(crate) fn instantiate(template: &str, n: u32, ppn: u32) -> String {
         .replace("{ppn}", &ppn.to_string())
 }
 
+/// Fills a rule's `{mem}`, `{mem_per_node}` and `{fieldN}` from the job's own values:
+/// `field(N)` its field N, `memory_kib` its memory per processor. `None` when the job lacks
+/// one the rule reads (an unknown value, `-1`, or no such field): the rule does not match it.
+pub(crate) fn fill_job_values<'f>(
+    text: &str,
+    reads: &crate::JobPlaceholders,
+    ppn: u32,
+    field: impl Fn(usize) -> Option<&'f str>,
+    memory_kib: Option<u64>,
+) -> Option<String> {
+    let mut text = text.to_owned();
+    if reads.memory {
+        let kib = memory_kib?;
+        text = text.replace("{mem}", &format!("{kib}kb")).replace(
+            "{mem_per_node}",
+            &format!("{}kb", kib.saturating_mul(u64::from(ppn.max(1)))),
+        );
+    }
+    for &n in &reads.fields {
+        let value = field(n).filter(|v| !matches!(*v, "-1" | "-"))?;
+        text = text.replace(&format!("{{field{n}}}"), value);
+    }
+    Some(text)
+}
+
 /// The size mapping's request for a job of `size` processors, with `memory_kib` KiB per
 /// processor if given: each chunk asks for the memory of the processors it holds.
 fn size_mapping_text(w: &crate::WorkloadSettings, size: u32, memory_kib: Option<u64>) -> String {
@@ -107,6 +132,7 @@ impl Scenario {
             procs: Some(total.max(1)),
             skip_bad_lines: w.skip_bad_lines,
             keep_field: w.request_field,
+            keep_extended: w.rules.iter().any(|r| !r.reads.fields.is_empty()),
         };
         let mut trace = match &w.source {
             WorkloadSource::Trace(path) => match texts.get(path) {
@@ -189,6 +215,8 @@ impl Scenario {
             let from_own = own.is_some() && !explicit.contains_key(&job.source_id);
             // The memory a size-mapped job asks for, part of its shape.
             let mut shape_memory = None;
+            // Whether a rule made the job's text from its own values (not shared by shape).
+            let mut job_own_text = false;
             let (rule, text) = match explicit.get(&job.source_id) {
                 Some(line) => {
                     from_file += 1;
@@ -215,8 +243,28 @@ impl Scenario {
                     (None, own.map(str::to_owned))
                 }
                 None => {
+                    // A rule that reads a value the job lacks does not match it.
+                    let own_text = |rule: &crate::Rule| {
+                        fill_job_values(
+                            &instantiate(&rule.template, job.size, ppn),
+                            &rule.reads,
+                            ppn,
+                            |n| trace.extended_field(job.source_id, n),
+                            job.requested_memory_kib.map(std::num::NonZeroU64::get),
+                        )
+                    };
+                    let mut own_rule_text = None;
                     let rule = w.rules.iter().enumerate().position(|(i, rule)| {
-                        rule.filter.matches(job) && draw(self.run.seed, i, index) < rule.fraction
+                        if !rule.filter.matches(job)
+                            || draw(self.run.seed, i, index) >= rule.fraction
+                        {
+                            return false;
+                        }
+                        if !rule.reads.any() {
+                            return true;
+                        }
+                        own_rule_text = own_text(rule);
+                        own_rule_text.is_some()
                     });
                     if let Some(r) = rule {
                         by_rule[r] += 1;
@@ -251,11 +299,17 @@ impl Scenario {
                     }
                     let memory = memory.map(|(_, kib)| kib.get());
                     shape_memory = memory;
-                    if let Some(&id) = by_shape.get(&(rule, job.size, memory, queue, class)) {
-                        job.request = id;
-                        continue;
+                    // A rule reading the job's own values gives the job its own text.
+                    if own_rule_text.is_some() {
+                        job_own_text = true;
+                        (rule, own_rule_text)
+                    } else {
+                        if let Some(&id) = by_shape.get(&(rule, job.size, memory, queue, class)) {
+                            job.request = id;
+                            continue;
+                        }
+                        (rule, None)
                     }
-                    (rule, None)
                 }
             };
             let line = rule.map_or(1, |r| w.rules[r].line);
@@ -264,7 +318,7 @@ impl Scenario {
                 None => size_mapping_text(w, job.size, shape_memory),
             });
             // A request of the job's own is not shared by its shape.
-            let is_explicit = explicit.contains_key(&job.source_id) || from_own;
+            let is_explicit = explicit.contains_key(&job.source_id) || from_own || job_own_text;
             let key = (text, queue, class);
             let id = match interned.get(&key) {
                 Some(&id) => id,

@@ -28,6 +28,7 @@ pub fn trace(text: &str, procs: u64) -> Trace {
         procs: Some(procs),
         skip_bad_lines: false,
         keep_field: None,
+        keep_extended: false,
     };
     let defs = placesim_core::ResourceDefs::default();
     TraceFormat::Swf

@@ -17,6 +17,7 @@ pub fn trace_from_text(text: &str, procs: u64) -> Trace {
         procs: Some(procs),
         skip_bad_lines: false,
         keep_field: None,
+        keep_extended: false,
     };
     read_trace(
         text.as_bytes(),

@@ -584,3 +584,59 @@ fn memory_asked_of_a_cluster_without_mem_is_an_error_naming_the_job() {
         )
     );
 }
+
+/// Rules read a job's own values: `{fieldN}` (extended SWF) and `{mem}` (SWF field 10). A
+/// rule reading a value the job lacks does not match it, and the next rule or the size
+/// mapping gives its request; jobs whose rule read their own values do not share by size.
+#[test]
+fn rules_read_extended_fields_and_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |id: u64, kib: i64, model: &str| {
+        format!("{id} {id} 0 100 2 -1 -1 2 200 {kib} 1 1 1 -1 1 -1 -1 -1 n1,n2 {model}\n")
+    };
+    std::fs::write(
+        dir.path().join("t.swf"),
+        format!(
+            "; MaxProcs: 64\n{}{}{}{}",
+            line(1, -1, "skylake"),
+            line(2, 512, "-1"),
+            line(3, -1, "-1"),
+            line(4, 512, "haswell"),
+        ),
+    )
+    .unwrap();
+    let scenario = |rules: &str| {
+        load_scenario(
+            &format!(
+                "[[resource]]\nname = \"model\"\ntype = \"string\"\n\
+                 [[class]]\nname = \"n\"\ncount = 8\nncpus = 8\nmem = \"16gb\"\n\
+                 [workload]\ntrace = \"t.swf\"\nmemory = \"none\"\n{rules}"
+            ),
+            &dir.path().join("s.toml"),
+        )
+    };
+    let rules = "[[workload.rule]]\nrequest = \"select={n}:ncpus=1:model={field20}\"\n\
+                 [[workload.rule]]\nrequest = \"select={n}:ncpus=1:mem={mem}\"\n";
+    let w = scenario(rules).unwrap().workload().unwrap();
+    assert_eq!(
+        texts(&w),
+        [
+            "select=2:ncpus=1:model=skylake",
+            "select=2:ncpus=1:mem=512kb",
+            "select=2:ncpus=1",
+            "select=2:ncpus=1:model=haswell",
+        ]
+    );
+    assert_eq!(w.by_rule, [2, 1]);
+    // A field before the 19th is refused at the rule.
+    let err = scenario("[[workload.rule]]\nrequest = \"select={n}:ncpus=1:model={field5}\"\n")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{}:13:11: key `workload.rule.request`: `{{field5}}`: expected a field after the 18th, such as {{field19}}: the standard fields are the job's size, queue, user, group and memory",
+            dir.path().join("s.toml").display()
+        )
+    );
+}

@@ -30,6 +30,9 @@ pub struct SwfOptions {
     /// Keep this field (19 or later, extended SWF) of each job line, by job number
     /// ([`Trace::kept_field`]).
     pub keep_field: Option<usize>,
+    /// Keep every field after the 18th of each job line that has some, by job number
+    /// ([`Trace::extended`]): for request rules that read them.
+    pub keep_extended: bool,
 }
 
 /// Why a record did not become a job.
@@ -139,9 +142,20 @@ pub struct Trace {
     /// The field [`SwfOptions::keep_field`] names, per job number, for the jobs whose line
     /// has it.
     pub kept_field: std::collections::HashMap<u64, Box<str>>,
+    /// With [`SwfOptions::keep_extended`], the fields after the 18th, as written, per job
+    /// number, for the jobs whose line has some.
+    pub extended: std::collections::HashMap<u64, Box<str>>,
 }
 
 impl Trace {
+    /// Field `n` (19 or later) of job `job`'s line, kept with [`SwfOptions::keep_extended`].
+    pub fn extended_field(&self, job: u64, n: usize) -> Option<&str> {
+        self.extended
+            .get(&job)?
+            .split_whitespace()
+            .nth(n.checked_sub(19)?)
+    }
+
     /// How many malformed-line messages are kept for the report.
     pub const BAD_LINES_KEPT: usize = 10;
 }
@@ -180,6 +194,7 @@ pub fn read_trace(
     let mut procs: Option<u64> = opts.procs;
     let mut resorted = false;
     let mut kept_field = HashMap::new();
+    let mut extended = HashMap::new();
     let n_cons = resources.n_consumables();
 
     while let Some(item) = reader.next() {
@@ -196,6 +211,12 @@ pub fn read_trace(
             Err(e) => return Err(e),
         };
         records += 1;
+        let all_extended: Option<Box<str>> = opts
+            .keep_extended
+            .then(|| reader.extra_fields())
+            .flatten()
+            .filter(|e| !e.trim().is_empty())
+            .map(Box::from);
         let kept: Option<Box<str>> = opts.keep_field.and_then(|k| {
             let extra = reader.extra_fields()?;
             extra
@@ -243,6 +264,9 @@ pub fn read_trace(
         }
         if let Some(kept) = kept {
             kept_field.insert(record.job_number.max(0) as u64, kept);
+        }
+        if let Some(all) = all_extended {
+            extended.insert(record.job_number.max(0) as u64, all);
         }
         jobs.push(Job {
             user: known(record.user_id),
@@ -296,6 +320,7 @@ pub fn read_trace(
         bad_lines,
         resorted,
         kept_field,
+        extended,
     })
 }
 

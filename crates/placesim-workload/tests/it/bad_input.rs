@@ -33,6 +33,7 @@ fn procs(n: u64) -> SwfOptions {
         procs: Some(n),
         skip_bad_lines: false,
         keep_field: None,
+        keep_extended: false,
     }
 }
 
@@ -174,6 +175,7 @@ fn skip_bad_lines_counts_and_reports_them() {
         procs: Some(4),
         skip_bad_lines: true,
         keep_field: None,
+        keep_extended: false,
     };
     let trace = load_trace(&path, &opts, &ResourceDefs::default()).unwrap();
     assert_eq!(trace.records, 4);
@@ -205,6 +207,7 @@ fn lines_with_fields_after_the_18th_are_read() {
     let path = write(dir.path(), "long.swf", text.as_bytes());
     let opts = SwfOptions {
         keep_field: Some(20),
+        keep_extended: false,
         ..SwfOptions::default()
     };
     let trace = placesim_workload::load_trace(&path, &opts, &ResourceDefs::default()).unwrap();

@@ -52,6 +52,7 @@ fn sizes_estimates_skips_and_machine_size_follow_the_documented_rules() {
         procs: Some(32),
         skip_bad_lines: false,
         keep_field: None,
+        keep_extended: false,
     };
     let t = read_trace(
         text.as_bytes(),
@@ -76,6 +77,7 @@ fn unsorted_submits_are_sorted_stably_by_submit_time() {
         procs: Some(4),
         skip_bad_lines: false,
         keep_field: None,
+        keep_extended: false,
     };
     let t = read_trace(
         text.as_bytes(),
@@ -101,6 +103,7 @@ fn requests_are_interned_per_size() {
         procs: Some(4),
         skip_bad_lines: false,
         keep_field: None,
+        keep_extended: false,
     };
     let t = read_trace(
         text.as_bytes(),
