@@ -602,6 +602,7 @@ fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
         bad_lines: trace.bad_lines.clone(),
         skipped: trace.skipped,
         kept_field: trace.kept_field.clone(),
+        extended: trace.extended.clone(),
         ..trace
     };
     let placement = || Limited::new(FirstFit::default(), limits.run.texts.clone());
