@@ -1912,13 +1912,16 @@ fn an_imported_pbs_site_runs_as_written() {
     // −100, −100; nearest ranks ceil(q·7): −600, −60, 200; mean |error| 1160 / 7. Waits
     // 400 / 7 s simulated against 962 / 7 recorded (one window, under two weeks): 58.4 %.
     // Jobs 2 and 7 really ran on n1 (s1), here on n3 (s2): 5 of 7 on the same vnodes and set.
+    // By key (agreement.parquet): six jobs really ran on one host, four of them on the same
+    // host here; every vnode has the same arch.
     assert!(
         text(&o.stderr).contains(
-            "placesim: against the record: 7 jobs compared (0 not); start error median -60 s (10th to 90th percentile -600 to 200 s), mean |error| 166 s; 2-week moving-average wait error 58.4 %; same vnodes 71.4 %, same set 71.4 % (0 recorded spanning)\n"
+            "placesim: against the record: 7 jobs compared (0 not); start error median -60 s (10th to 90th percentile -600 to 200 s), mean |error| 166 s; 2-week moving-average wait error 58.4 %; same vnodes 71.4 %, same set 71.4 % (0 recorded spanning); same set by key: host 66.7 % of 6, switch 71.4 % of 7, arch 100.0 % of 7\n"
         ),
         "{}",
         text(&o.stderr)
     );
+    assert!(results.join("agreement.parquet").is_file());
     // The report shows the same figures, from summary.parquet.
     let report = placesim(&["report", results.to_str().unwrap()]);
     assert!(report.status.success(), "{}", text(&report.stderr));
@@ -1969,7 +1972,7 @@ fn an_imported_pbs_site_runs_as_written() {
         if extra.is_some() {
             assert!(
                 text(&o.stderr).contains(
-                    "placesim: against the record: 7 jobs compared (0 not); start error median 0 s (10th to 90th percentile 0 to 0 s), mean |error| 0 s; 2-week moving-average wait error 0.0 %; same vnodes 100.0 %, same set 100.0 % (0 recorded spanning)\n"
+                    "placesim: against the record: 7 jobs compared (0 not); start error median 0 s (10th to 90th percentile 0 to 0 s), mean |error| 0 s; 2-week moving-average wait error 0.0 %; same vnodes 100.0 %, same set 100.0 % (0 recorded spanning); same set by key: host 100.0 % of 6, switch 100.0 % of 7, arch 100.0 % of 7\n"
                 ),
                 "{}",
                 text(&o.stderr)

@@ -49,6 +49,30 @@ pub struct Fidelity {
     pub placement_same_set: Option<f64>,
     /// Compared jobs whose recorded vnodes span sets of the key (left out of the share).
     pub placement_recorded_spanning: u64,
+    /// The same agreement for every key that forms sets (each string or string-array
+    /// resource some vnode has), in resource-definition order: agreement.parquet.
+    pub per_key: Vec<KeyAgreement>,
+}
+
+/// Placement agreement over the sets of one key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyAgreement {
+    /// The key (a resource's name).
+    pub key: String,
+    /// Compared jobs with recorded vnodes all inside one set of the key.
+    pub recorded_in_one_set: u64,
+    /// Of those, the jobs the run placed inside that same set.
+    pub same_set: u64,
+    /// Compared jobs whose recorded vnodes span sets of the key, or lack it.
+    pub recorded_spanning: u64,
+}
+
+impl KeyAgreement {
+    /// The share of jobs recorded in one set that the run placed in the same set.
+    pub fn same_set_share(&self) -> Option<f64> {
+        (self.recorded_in_one_set > 0)
+            .then(|| self.same_set as f64 / self.recorded_in_one_set as f64)
+    }
 }
 
 /// Half the window of the moving average: one week.
@@ -134,6 +158,22 @@ fn shared_values(cluster: &Cluster, key: ResourceId, vnodes: &[VnodeId]) -> Vec<
     shared
 }
 
+/// Under `key`: `None` when the `recorded` vnodes are not all inside one set, else whether
+/// the `simulated` ones are inside one of the same sets.
+fn set_agreement(
+    cluster: &Cluster,
+    key: ResourceId,
+    recorded: &[VnodeId],
+    simulated: &[VnodeId],
+) -> Option<bool> {
+    let recorded_sets = shared_values(cluster, key, recorded);
+    if recorded_sets.is_empty() {
+        return None;
+    }
+    let simulated_sets = shared_values(cluster, key, simulated);
+    Some(simulated_sets.iter().any(|s| recorded_sets.contains(s)))
+}
+
 /// Compares the run in `sink` with `recorded`; placement needs the run's vnodes
 /// (`exec_vnode` kept), and set agreement a `key`.
 pub fn fidelity(
@@ -155,6 +195,29 @@ pub fn fidelity(
     let (mut same_vnodes, mut with_vnodes) = (0u64, 0u64);
     let (mut same_set, mut in_one_set) = (0u64, 0u64);
     let mut seen = vec![false; workload.jobs().len()];
+    // Every key whose values form sets on this cluster; not `vnode`, whose sets are single
+    // vnodes (the same vnodes say that).
+    let keys: Vec<ResourceId> = (0..cluster.resources().all().len())
+        .map(|i| ResourceId(i as u16))
+        .filter(|&k| {
+            cluster.resources().def(k).name != "vnode"
+                && matches!(
+                    cluster.resources().def(k).kind,
+                    placesim_core::ResourceKind::String | placesim_core::ResourceKind::StringArray
+                )
+                && (0..cluster.n_vnodes())
+                    .any(|v| cluster.vnode(VnodeId::from_index(v)).attr(k).is_some())
+        })
+        .collect();
+    f.per_key = keys
+        .iter()
+        .map(|&k| KeyAgreement {
+            key: cluster.resources().def(k).name.clone(),
+            recorded_in_one_set: 0,
+            same_set: 0,
+            recorded_spanning: 0,
+        })
+        .collect();
     for r in recorded {
         let Some(&i) = by_id.get(&r.job_id) else {
             f.jobs_not_compared += 1;
@@ -193,13 +256,21 @@ pub fn fidelity(
         b.dedup();
         same_vnodes += u64::from(a == b);
         if let Some(key) = key {
-            let recorded_sets = shared_values(cluster, key, &r.vnodes);
-            if recorded_sets.is_empty() {
-                f.placement_recorded_spanning += 1;
-            } else {
-                in_one_set += 1;
-                let simulated_sets = shared_values(cluster, key, &simulated);
-                same_set += u64::from(simulated_sets.iter().any(|s| recorded_sets.contains(s)));
+            match set_agreement(cluster, key, &r.vnodes, &simulated) {
+                None => f.placement_recorded_spanning += 1,
+                Some(same) => {
+                    in_one_set += 1;
+                    same_set += u64::from(same);
+                }
+            }
+        }
+        for (&k, agreement) in keys.iter().zip(&mut f.per_key) {
+            match set_agreement(cluster, k, &r.vnodes, &simulated) {
+                None => agreement.recorded_spanning += 1,
+                Some(same) => {
+                    agreement.recorded_in_one_set += 1;
+                    agreement.same_set += u64::from(same);
+                }
             }
         }
     }

@@ -12,7 +12,7 @@ mod sink;
 mod summary;
 mod write;
 
-pub use fidelity::{Fidelity, Recorded, fidelity};
+pub use fidelity::{Fidelity, KeyAgreement, Recorded, fidelity};
 pub use occupancy::{MAX_SAMPLES, OccupancyConfig, OccupancyStats, TooManySamples};
 pub use sink::JobSink;
 pub use summary::{

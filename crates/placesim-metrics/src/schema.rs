@@ -602,6 +602,54 @@ pub mod waits {
     ];
 }
 
+/// The columns of agreement.parquet: how often a run of an imported site placed a job in the
+/// set it really ran in, for every key that forms sets, one row per key.
+pub mod agreement {
+    use super::ColumnDef;
+
+    pub use super::jobs::{POLICY, SCENARIO, SEED};
+
+    /// The `key` column.
+    pub const KEY: ColumnDef = ColumnDef {
+        name: "key",
+        dtype: "string",
+        unit: "",
+        meaning: "a resource whose values form sets: each string or string-array resource some vnode has, in definition order, but `vnode` (whose sets are single vnodes)",
+    };
+    /// The `recorded_in_one_set` column.
+    pub const RECORDED_IN_ONE_SET: ColumnDef = ColumnDef {
+        name: "recorded_in_one_set",
+        dtype: "u64",
+        unit: "jobs",
+        meaning: "compared jobs (as summary.parquet's `fidelity_jobs_compared`) whose recorded vnodes all lie in one set of the key",
+    };
+    /// The `same_set` column.
+    pub const SAME_SET: ColumnDef = ColumnDef {
+        name: "same_set",
+        dtype: "f64, nullable",
+        unit: "fraction",
+        meaning: "the share of them the run placed inside that same set; null when there are none",
+    };
+    /// The `recorded_spanning` column.
+    pub const RECORDED_SPANNING: ColumnDef = ColumnDef {
+        name: "recorded_spanning",
+        dtype: "u64",
+        unit: "jobs",
+        meaning: "compared jobs whose recorded vnodes span sets of the key, or lack it: left out of `same_set`",
+    };
+
+    /// Every column, in file order.
+    pub const ALL: &[ColumnDef] = &[
+        SCENARIO,
+        POLICY,
+        SEED,
+        KEY,
+        RECORDED_IN_ONE_SET,
+        SAME_SET,
+        RECORDED_SPANNING,
+    ];
+}
+
 /// The columns of summary.parquet, in file order.
 pub mod summary {
     use super::{Cell, ColumnDef, SummaryColumn};

@@ -849,16 +849,62 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
     }
 }
 
-/// Writes `summary.parquet` and `waits.parquet` into `dir`.
+/// Writes `summary.parquet` and `waits.parquet` into `dir`, and `agreement.parquet` for a
+/// run measured against a record.
 pub fn write_summary(dir: &Path, summary: &RunSummary) -> Result<(), MetricsError> {
     write_atomic(&dir.join("waits.parquet"), |out| {
         let mut df = waits_frame(summary)?;
         parquet_writer(out).finish(&mut df).map(|_| ())
     })?;
+    if let Some(fidelity) = &summary.fidelity {
+        write_atomic(&dir.join("agreement.parquet"), |out| {
+            let mut df = agreement_frame(summary, &fidelity.per_key)?;
+            parquet_writer(out).finish(&mut df).map(|_| ())
+        })?;
+    }
     write_atomic(&dir.join("summary.parquet"), |out| {
         let mut df = summary_frame(summary)?;
         parquet_writer(out).finish(&mut df).map(|_| ())
     })
+}
+
+/// Builds the agreement table: a row per key of `per_key`.
+pub fn agreement_frame(s: &RunSummary, per_key: &[crate::KeyAgreement]) -> PolarsResult<DataFrame> {
+    use schema::agreement;
+    let n = per_key.len();
+    let count = |name: &str, f: fn(&crate::KeyAgreement) -> u64| {
+        Column::new(name.into(), per_key.iter().map(f).collect::<Vec<u64>>())
+    };
+    let columns = vec![
+        Column::new(
+            agreement::SCENARIO.name.into(),
+            vec![s.meta.scenario.as_str(); n],
+        ),
+        Column::new(
+            agreement::POLICY.name.into(),
+            vec![s.meta.policy.as_str(); n],
+        ),
+        Column::new(agreement::SEED.name.into(), vec![s.meta.seed; n]),
+        Column::new(
+            agreement::KEY.name.into(),
+            per_key
+                .iter()
+                .map(|k| k.key.as_str())
+                .collect::<Vec<&str>>(),
+        ),
+        count(agreement::RECORDED_IN_ONE_SET.name, |k| {
+            k.recorded_in_one_set
+        }),
+        Column::new(
+            agreement::SAME_SET.name.into(),
+            per_key
+                .iter()
+                .map(crate::KeyAgreement::same_set_share)
+                .collect::<Vec<Option<f64>>>(),
+        ),
+        count(agreement::RECORDED_SPANNING.name, |k| k.recorded_spanning),
+    ];
+    schema::conform(agreement::ALL, DataFrame::new(n, columns)?)
 }
 
 /// Builds the waits table: a row per group of [`RunSummary::groups`].

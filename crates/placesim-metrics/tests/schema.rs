@@ -48,6 +48,7 @@ fn docs_list_exactly_the_declared_columns() {
         ("## events.parquet", schema::events::ALL),
         ("## vnodes.parquet", schema::vnodes::ALL),
         ("## waits.parquet", schema::waits::ALL),
+        ("## agreement.parquet", schema::agreement::ALL),
     ] {
         let rows = documented(&doc, heading);
         let names: Vec<&str> = rows
