@@ -258,6 +258,9 @@ pub struct Comparison {
     /// Per configuration whose runs were measured against a record: per entry of
     /// [`FIDELITY`], the mean and interval over those runs.
     pub fidelity: Vec<(String, Vec<MeanCi>)>,
+    /// Per configuration whose runs wrote agreement.parquet: each key's share of jobs placed
+    /// in the set they really ran in, mean and interval over the runs, keys in file order.
+    pub agreement: Vec<(String, Vec<(String, MeanCi)>)>,
 }
 
 impl Comparison {
@@ -503,6 +506,7 @@ pub fn compare_over(
     }
     let (utilization, fragmentation) = time_series(&runs, &order)?;
     let fidelity = fidelity_rows(&runs, &order);
+    let agreement = agreement_rows(&runs, &order);
     Ok(Comparison {
         root: root.to_owned(),
         scenarios,
@@ -517,7 +521,50 @@ pub fn compare_over(
         utilization,
         fragmentation,
         fidelity,
+        agreement,
     })
+}
+
+/// Each configuration's placement agreement per key (agreement.parquet), over its runs;
+/// runs without the file, and keys with no job recorded in one set, add nothing.
+fn agreement_rows(runs: &[RunDir], order: &[String]) -> Vec<(String, Vec<(String, MeanCi)>)> {
+    use placesim_metrics::schema::agreement;
+    let mut per_config: Vec<Vec<(String, Vec<f64>)>> = vec![Vec::new(); order.len()];
+    for r in runs {
+        let Some(k) = order.iter().position(|c| *c == r.config) else {
+            continue;
+        };
+        let path = r.dir.join("agreement.parquet");
+        let Ok(df) = crate::read_columns(&path, &[agreement::KEY.name, agreement::SAME_SET.name])
+        else {
+            continue;
+        };
+        let (Ok(keys), Ok(shares)) = (
+            strs(&df, agreement::KEY.name),
+            f64s(&df, agreement::SAME_SET.name),
+        ) else {
+            continue;
+        };
+        for (key, share) in keys.into_iter().zip(shares) {
+            let Some(share) = share else { continue };
+            match per_config[k].iter_mut().find(|(name, _)| *name == key) {
+                Some((_, values)) => values.push(share),
+                None => per_config[k].push((key, vec![share])),
+            }
+        }
+    }
+    order
+        .iter()
+        .zip(per_config)
+        .filter(|(_, keys)| !keys.is_empty())
+        .map(|(config, keys)| {
+            let keys = keys
+                .into_iter()
+                .map(|(key, values)| (key, MeanCi::of(&values)))
+                .collect();
+            (config.clone(), keys)
+        })
+        .collect()
 }
 
 /// The fidelity figures of each configuration whose runs were measured against a record.

@@ -55,6 +55,13 @@ pub fn render_terminal(c: &Comparison) -> String {
             .collect();
         let _ = writeln!(out, "Against the record, {config}: {}", shown.join("; "));
     }
+    for (config, keys) in &c.agreement {
+        let shown: Vec<String> = keys
+            .iter()
+            .map(|(key, v)| format!("{key} {}", v.format(3)))
+            .collect();
+        let _ = writeln!(out, "Same set by key, {config}: {}", shown.join("; "));
+    }
     out
 }
 
@@ -78,6 +85,44 @@ fn fidelity_table(out: &mut String, c: &Comparison) {
         let _ = write!(out, "<tr><td>{}</td>", escape(config));
         for (m, v) in FIDELITY.iter().zip(figures) {
             let _ = write!(out, "<td>{}</td>", escape(&v.format(m.decimals)));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table></div>");
+    agreement_table(out, c);
+}
+
+/// Each measured configuration's share of jobs placed in the set they really ran in, under
+/// every key that forms sets (agreement.parquet).
+fn agreement_table(out: &mut String, c: &Comparison) {
+    let mut keys: Vec<&str> = Vec::new();
+    for (_, per_key) in &c.agreement {
+        for (key, _) in per_key {
+            if !keys.contains(&key.as_str()) {
+                keys.push(key);
+            }
+        }
+    }
+    if keys.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<p class=\"note\">Same set by key: of the compared jobs that really ran inside one set \
+         of a key, the share the run placed inside that same set (agreement.parquet).</p>\
+         <div class=\"scroll\"><table><tr><th>configuration</th>",
+    );
+    for key in &keys {
+        let _ = write!(out, "<th>{}</th>", escape(key));
+    }
+    out.push_str("</tr>");
+    for (config, per_key) in &c.agreement {
+        let _ = write!(out, "<tr><td>{}</td>", escape(config));
+        for key in &keys {
+            let cell = per_key
+                .iter()
+                .find(|(k, _)| k == key)
+                .map_or_else(|| "-".to_owned(), |(_, v)| v.format(3));
+            let _ = write!(out, "<td>{}</td>", escape(&cell));
         }
         out.push_str("</tr>");
     }

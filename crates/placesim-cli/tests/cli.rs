@@ -1989,7 +1989,8 @@ fn an_imported_pbs_site_runs_as_written() {
     let said = text(&report.stdout);
     assert!(
         said.contains("Against the record, run=recorded: jobs compared 7; median start error (s) 0; mean |start error| (s) 0; 2-week wait MAPE (%) 0.0; same vnodes 1.000; same set 1.000\n")
-            && said.contains("Against the record, run=simulated: jobs compared 7; median start error (s) -60;"),
+            && said.contains("Against the record, run=simulated: jobs compared 7; median start error (s) -60;")
+            && said.contains("Same set by key, run=simulated: host 0.667; switch 0.714; arch 1.000\n"),
         "{said}"
     );
     let html = std::fs::read_to_string(compare.join("report.html")).unwrap();
