@@ -157,6 +157,8 @@ enum Value {
     Number,
     /// A whole number, not negative.
     Count,
+    /// `[[[DD:]HH:]MM:]SS`, as whole seconds.
+    Seconds,
 }
 
 impl Value {
@@ -199,6 +201,18 @@ impl Value {
                 .parse::<u32>()
                 .map(|n| toml::Value::Integer(i64::from(n)))
                 .map_err(|_| "a whole number".to_owned()),
+            Value::Seconds => {
+                let parts: Vec<&str> = raw.split(':').collect();
+                let mut seconds: i64 = 0;
+                for (part, scale) in parts.iter().rev().zip([1, 60, 3_600, 86_400]) {
+                    let n: i64 = part.parse().map_err(|_| "a time such as 00:02:00 or 120")?;
+                    seconds = seconds.saturating_add(n.saturating_mul(scale));
+                }
+                if parts.len() > 4 || seconds < 0 {
+                    return Err("a time such as 00:02:00 or 120".to_owned());
+                }
+                Ok(toml::Value::Integer(seconds))
+            }
         }
     }
 }
@@ -219,7 +233,8 @@ impl Site {
             FEATURES,
             ResourceKind::StringArray,
             false,
-            "Torque node properties, which Moab reads as node FEATUREs".to_owned(),
+            "node properties (Torque) or features (Maui), which Moab reads as node FEATUREs"
+                .to_owned(),
             path,
             0,
         )?;
@@ -298,10 +313,11 @@ impl Site {
                     self.not_modelled(l.text(), from, "per-partition parameters are not modelled");
                     continue;
                 }
-                let kind = if param == "ENABLENEGJOBPRIORITY" {
-                    Value::Boolean
-                } else {
-                    Value::Number
+                let kind = match param.as_str() {
+                    "ENABLENEGJOBPRIORITY" => Value::Boolean,
+                    // A time in moab.cfg; seconds in the scenario.
+                    "XFMINWCLIMIT" => Value::Seconds,
+                    _ => Value::Number,
                 };
                 let value = match kind.read(&l.value).map_err(|e| bad(&e))? {
                     // Weights are whole numbers in moab.cfg; the scenario reads integers.

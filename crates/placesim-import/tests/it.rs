@@ -483,6 +483,7 @@ fn a_torque_moab_site_becomes_a_moab_scenario() {
              [moab.priority]\n\
              queuetimeweight = 10    # moab.cfg:14\n\
              xfactorweight = 100    # moab.cfg:15\n\
+             xfminwclimit = 120    # moab.cfg:23\n\
              user_priority = { 1 = 100 }    # moab.cfg:17\n\n\
              [moab.limits]\n\
              user = { 1 = \"MAXJOB=4\", DEFAULT = \"MAXJOB=2,8\" }    # moab.cfg:17, moab.cfg:19\n\
