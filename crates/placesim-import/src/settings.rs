@@ -154,7 +154,7 @@ fn write_limits<'s>(out: &mut String, limits: impl Iterator<Item = &'s Setting>,
 }
 
 /// Sets `key` in `settings`: a later setting of a key replaces the earlier, as in PBS.
-fn set(settings: &mut Vec<Setting>, key: &str, value: toml::Value, origin: String) {
+pub(crate) fn set(settings: &mut Vec<Setting>, key: &str, value: toml::Value, origin: String) {
     settings.retain(|s| s.key != key);
     settings.push(Setting {
         key: key.to_owned(),

@@ -6,7 +6,7 @@
 //! the same records.
 
 use crate::files::{self, at};
-use crate::settings::{Scheduler, Setting, SiteQueue, boolean, origin};
+use crate::settings::{Scheduler, Setting, SiteQueue, boolean, origin, set};
 use crate::{ImportError, Site};
 use placesim_core::ResourceKind;
 use std::path::{Path, PathBuf};
@@ -283,11 +283,6 @@ impl Site {
                     format!("{}: `{}`: expected {expected}", l.param, l.value),
                 )
             };
-            let setting = |key: &str, value: toml::Value| Setting {
-                key: key.to_owned(),
-                value,
-                origin: from.clone(),
-            };
             // A parameter's index: Maui's per-partition index 0 is the only one modelled.
             let global = matches!(l.index.as_deref(), None | Some("0"));
             if let Some((_, key, kind)) = MOAB_KEYS.iter().find(|(p, ..)| *p == param) {
@@ -307,7 +302,7 @@ impl Site {
                     continue;
                 }
                 let value = kind.read(&l.value).map_err(|e| bad(&e))?;
-                upsert(&mut self.moab, setting(key, value));
+                set(&mut self.moab, key, value, from);
             } else if PRIORITY_KEYS.contains(&param.as_str()) || param == "ENABLENEGJOBPRIORITY" {
                 if !global {
                     self.not_modelled(l.text(), from, "per-partition parameters are not modelled");
@@ -326,13 +321,15 @@ impl Site {
                     }
                     v => v,
                 };
-                upsert(
+                set(
                     &mut self.moab_priority,
-                    setting(&param.to_ascii_lowercase(), value),
+                    &param.to_ascii_lowercase(),
+                    value,
+                    from,
                 );
             } else if let Some((_, key, kind)) = FAIRSHARE_KEYS.iter().find(|(p, ..)| *p == param) {
                 let value = kind.read(&l.value).map_err(|e| bad(&e))?;
-                upsert(&mut self.moab_fairshare, setting(key, value));
+                set(&mut self.moab_fairshare, key, value, from);
             } else if param == "NODECFG" {
                 self.read_nodecfg(path, l)?;
             } else if let Some(kind) = Credential::of_param(&param) {
@@ -528,16 +525,16 @@ impl Site {
     /// `CLASSCFG[class] DEFAULT.NODESET=<POLICY>:<ATTR>[:<v>...]`: the class's node-set
     /// default, written on its `[[moab.class]]`.
     fn class_default_nodeset(&mut self, class: &str, value: String, from: String) {
-        let setting = Setting {
-            key: "default_nodeset".to_owned(),
-            value: toml::Value::String(value),
-            origin: from.clone(),
-        };
+        let value = toml::Value::String(value);
         match self.queues.iter_mut().find(|q| q.name == class) {
-            Some(q) => upsert(&mut q.settings, setting),
+            Some(q) => set(&mut q.settings, "default_nodeset", value, from),
             None => self.queues.push(SiteQueue {
                 name: class.to_owned(),
-                settings: vec![setting],
+                settings: vec![Setting {
+                    key: "default_nodeset".to_owned(),
+                    value,
+                    origin: from.clone(),
+                }],
                 origin: from,
             }),
         }
@@ -722,25 +719,14 @@ impl Site {
     }
 }
 
-/// Sets `setting` in `settings`, replacing an earlier one of its key (a later `moab.cfg`
-/// line wins, as Moab reads the file).
-fn upsert(settings: &mut Vec<Setting>, setting: Setting) {
-    match settings.iter_mut().find(|s| s.key == setting.key) {
-        Some(s) => *s = setting,
-        None => settings.push(setting),
-    }
-}
-
 /// Adds feature `f` to a vnode's resources: to its `features` array, and as a boolean.
 fn add_feature(resources: &mut Vec<(String, toml::Value)>, f: &str) {
-    let array = match resources.iter_mut().find(|(name, _)| name == FEATURES) {
-        Some((_, v)) => v,
-        None => {
-            resources.push((FEATURES.to_owned(), toml::Value::Array(Vec::new())));
-            &mut resources.last_mut().expect("just pushed").1
-        }
-    };
-    if let toml::Value::Array(list) = array {
+    if !resources.iter().any(|(name, _)| name == FEATURES) {
+        resources.push((FEATURES.to_owned(), toml::Value::Array(Vec::new())));
+    }
+    if let Some((_, toml::Value::Array(list))) =
+        resources.iter_mut().find(|(name, _)| name == FEATURES)
+    {
         if !list.iter().any(|v| v.as_str() == Some(f)) {
             list.push(toml::Value::String(f.to_owned()));
         }
