@@ -319,7 +319,16 @@ pub(crate) fn read_accounting(
                 if i >= job_at.len() {
                     job_at.resize(i + 1, (f, line_no));
                 }
-                if r.get("Resource_List.select").is_some() || r.get("exec_vnode").is_some() {
+                // Torque's records name the request and the hosts as `nodes` and `exec_host`.
+                let names_request_or_vnodes = [
+                    "Resource_List.select",
+                    "exec_vnode",
+                    "Resource_List.nodes",
+                    "exec_host",
+                ]
+                .into_iter()
+                .any(|key| r.get(key).is_some());
+                if names_request_or_vnodes {
                     job_at[i] = (f, line_no);
                 }
             }

@@ -646,8 +646,11 @@ fn bad_torque_and_moab_input_is_named_at_its_line() {
         (
             "",
             nodes,
-            TORQUE_E.replace("exec_host=n01/0-3", "exec_host=n01"),
-            "20170405:1: job 1.m: exec_host `n01`: expected host/cores joined by `+`, such as `n01/0-7+n02/0-7` or `c1/0*13` (--skip-bad-records skips and counts such jobs)",
+            format!(
+                "04/05/2017 10:00:00;Q;1.m;queue=q\n{}",
+                TORQUE_E.replace("exec_host=n01/0-3", "exec_host=n01")
+            ),
+            "20170405:2: job 1.m: exec_host `n01`: expected host/cores joined by `+`, such as `n01/0-7+n02/0-7` or `c1/0*13` (--skip-bad-records skips and counts such jobs)",
         ),
     ];
     for (cfg, nodes, log, message) in cases {
