@@ -762,6 +762,10 @@ pub fn parse_torque_nodes(path: &Path, text: &str) -> Result<Vec<Object>, Import
         if !properties.is_empty() {
             attrs.push(("properties", properties.join(","), line));
         }
+        // Torque's default: one virtual processor.
+        if !attrs.iter().any(|(k, ..)| *k == "np") {
+            attrs.push(("np", "1".to_owned(), line));
+        }
         for name in expand_range(path, line, name)? {
             out.push(torque_object(path, name, line, attrs.iter().cloned())?);
         }

@@ -54,6 +54,18 @@ pub enum ImportError {
         /// What was expected.
         message: String,
     },
+    /// The logs hold no job a replay could submit.
+    #[error("{} ({files} accounting file(s)): no job to replay: {running} were already running when the logs begin, and not replayed: {not_replayed}; give logs that cover a period in which jobs were submitted", path.display())]
+    NothingToReplay {
+        /// The first accounting file.
+        path: PathBuf,
+        /// How many were read.
+        files: usize,
+        /// Jobs running when the logs begin.
+        running: u64,
+        /// The jobs not replayed, by reason.
+        not_replayed: String,
+    },
     /// A file the import needs is absent.
     #[error("{what}: none of {} exists", candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
     Missing {

@@ -20,7 +20,8 @@ pub enum SkipReason {
     DeletedWhileQueued,
     /// Queued (or held) when the logs end, never started: no runtime to replay.
     NeverStarted,
-    /// Neither `Resource_List.select` nor `Resource_List.nodes`.
+    /// Neither `Resource_List.select` nor `Resource_List.nodes` nor (Torque)
+    /// `Resource_List.procs`.
     NoSelect,
     /// Its select does not parse against the site's resources (`--skip-bad-records`).
     BadSelect,
@@ -41,7 +42,9 @@ impl SkipReason {
                 "deleted before it started (a withdrawal is not replayed yet)"
             }
             SkipReason::NeverStarted => "never started in the logs (no runtime to replay)",
-            SkipReason::NoSelect => "neither Resource_List.select nor Resource_List.nodes",
+            SkipReason::NoSelect => {
+                "neither Resource_List.select nor Resource_List.nodes nor Resource_List.procs"
+            }
             SkipReason::BadSelect => "its select does not fit the site's resources",
             SkipReason::BadExecVnode => {
                 "its exec_vnode (or Torque exec_host) does not read, or names a vnode the node list lacks"
@@ -88,6 +91,8 @@ pub struct ImportCounts {
     /// Properties old-style specs name that the site did not define: defined as booleans
     /// (no vnode has them, so jobs asking for them cannot run).
     pub properties_defined: Vec<String>,
+    /// Jobs whose request is Torque's `Resource_List.procs=N` alone: `select=N:ncpus=1`.
+    pub procs_converted: u64,
     /// Jobs with their own Moab node-set request, replayed with it.
     pub nodesets_requested: u64,
     /// Jobs whose own node-set request placesim does not model (an attribute other than
@@ -447,6 +452,12 @@ pub(crate) fn replay_jobs(
                     ));
                 }
             },
+            // Torque's `procs=N`: N processors anywhere, one chunk each, placed freely.
+            (None, None, _) if job.procs.as_deref().is_some_and(is_count) => {
+                counts.procs_converted += 1;
+                let procs = job.procs.as_deref().unwrap_or("1");
+                (format!("{procs}:ncpus=1"), job.place.clone())
+            }
             _ => {
                 skip(&mut counts, SkipReason::NoSelect);
                 continue;
@@ -580,6 +591,25 @@ pub(crate) fn replay_jobs(
         });
     }
     overlaps(site, files, &mut replayed, t1, options, &mut counts)?;
+    // A scenario needs a job to replay: logs that only see jobs already running (or jobs not
+    // replayed) give none.
+    if replayed.iter().all(|j| j.running_at_start) {
+        let not_replayed: Vec<String> = counts
+            .skipped
+            .iter()
+            .map(|(reason, n)| format!("{n} {}", reason.text()))
+            .collect();
+        return Err(ImportError::NothingToReplay {
+            path: files.first().cloned().unwrap_or_default(),
+            files: files.len(),
+            running: replayed.len() as u64,
+            not_replayed: if not_replayed.is_empty() {
+                "none".to_owned()
+            } else {
+                not_replayed.join(", ")
+            },
+        });
+    }
     // Jobs in submission order (running ones first, at 0), numbered from 1 in that order.
     replayed.sort_by_key(|j| (!j.running_at_start, j.submit_s, j.ctime));
     let mut queues_used: Vec<String> = Vec::new();
@@ -726,6 +756,11 @@ pub(crate) fn replay_jobs(
         running,
         outages,
     })
+}
+
+/// Whether `text` is a positive whole number.
+fn is_count(text: &str) -> bool {
+    text.parse::<u32>().is_ok_and(|n| n > 0)
 }
 
 /// A job's own Moab node-set request (`ONEOF:FEATURE:a:b`, values after the attribute
@@ -1034,6 +1069,10 @@ impl Site {
             (
                 "old-style Resource_List.nodes converted to select and place",
                 c.nodes_converted,
+            ),
+            (
+                "Torque's Resource_List.procs=N alone, as select=N:ncpus=1",
+                c.procs_converted,
             ),
             ("with their own Moab node-set request", c.nodesets_requested),
             (

@@ -583,7 +583,10 @@ fn torque_with(
     (dir, result)
 }
 
-const TORQUE_E: &str = "04/05/2017 10:30:05;E;1.m;user=a group=g queue=q ctime=1491386400 qtime=1491386400 etime=1491386400 start=1491386405 exec_host=n01/0-3 Resource_List.nodes=1:ppn=4 Resource_List.walltime=01:00:00 end=1491388205\n";
+const TORQUE_E: &str = "04/05/2017 10:00:00;Q;1.m;queue=q qtime=1491386400\n04/05/2017 10:30:05;E;1.m;user=a group=g queue=q ctime=1491386400 qtime=1491386400 etime=1491386400 start=1491386405 exec_host=n01/0-3 Resource_List.nodes=1:ppn=4 Resource_List.walltime=01:00:00 end=1491388205\n";
+
+/// A second job, on n02, for logs whose first job is not replayed.
+const TORQUE_OTHER: &str = "04/05/2017 10:40:00;E;2.m;user=b group=g queue=q ctime=1491386400 qtime=1491386400 etime=1491386400 start=1491386500 exec_host=n02/0 Resource_List.nodes=1:ppn=1 Resource_List.walltime=01:00:00 end=1491386600\n";
 
 #[test]
 fn bad_torque_and_moab_input_is_named_at_its_line() {
@@ -646,10 +649,7 @@ fn bad_torque_and_moab_input_is_named_at_its_line() {
         (
             "",
             nodes,
-            format!(
-                "04/05/2017 10:00:00;Q;1.m;queue=q\n{}",
-                TORQUE_E.replace("exec_host=n01/0-3", "exec_host=n01")
-            ),
+            TORQUE_E.replace("exec_host=n01/0-3", "exec_host=n01"),
             "20170405:2: job 1.m: exec_host `n01`: expected host/cores joined by `+`, such as `n01/0-7+n02/0-7` or `c1/0*13` (--skip-bad-records skips and counts such jobs)",
         ),
     ];
@@ -666,7 +666,8 @@ fn bad_torque_and_moab_input_is_named_at_its_line() {
     assert!(report.contains(row), "{report}");
     // With --skip-bad-records, the job with the bad exec_host is counted, not dropped.
     let log = TORQUE_E.replace("exec_host=n01/0-3", "exec_host=n01");
-    let (_, result) = torque_with("", nodes, &log, true);
+    let with_another = format!("{log}{TORQUE_OTHER}");
+    let (_, result) = torque_with("", "n01 np=4\nn02 np=4\n", &with_another, true);
     let counts = result.unwrap().counts;
     assert_eq!(counts.skipped.get(&SkipReason::BadExecVnode), Some(&1));
 }
@@ -777,4 +778,42 @@ fn a_bad_maui_trace_line_is_named_at_its_line() {
             assert_eq!(skipped.unwrap().counts.bad_lines, 1);
         }
     }
+}
+
+/// Torque's `Resource_List.procs=N` alone asks for N processors anywhere; a job asking for
+/// nothing at all is counted, not replayed; a node without `np` has Torque's one processor.
+#[test]
+fn torque_procs_requests_and_default_np() {
+    let procs = TORQUE_E.replace("Resource_List.nodes=1:ppn=4", "Resource_List.procs=3");
+    let (_, result) = torque_with("", "n01 np=4\nn02\n", &procs, false);
+    let imported = result.unwrap();
+    assert!(
+        file(&imported, "requests.txt").ends_with("1 -q q select=3:ncpus=1\n"),
+        "{}",
+        file(&imported, "requests.txt")
+    );
+    assert_eq!(imported.counts.procs_converted, 1);
+    assert!(
+        file(&imported, "scenario.toml").contains("name = \"n02\"\nhost = \"n02\"\nncpus = 1\n")
+    );
+    let nothing = TORQUE_E.replace("Resource_List.nodes=1:ppn=4 ", "");
+    let nothing = format!("{nothing}{TORQUE_OTHER}");
+    let (_, result) = torque_with("", "n01 np=4\nn02 np=4\n", &nothing, false);
+    let counts = result.unwrap().counts;
+    assert_eq!(counts.skipped.get(&SkipReason::NoSelect), Some(&1));
+}
+
+/// Logs that hold only a job already running when they begin give nothing to replay: an
+/// error naming the logs, not a scenario that would not load.
+#[test]
+fn logs_with_nothing_to_replay_are_refused() {
+    let running_only = TORQUE_E.lines().nth(1).unwrap_or_default();
+    let (dir, result) = torque_with("", "n01 np=4\n", running_only, false);
+    assert_eq!(
+        result.map(|_| ()).unwrap_err(),
+        format!(
+            "{}/20170405 (1 accounting file(s)): no job to replay: 1 were already running when the logs begin, and not replayed: none; give logs that cover a period in which jobs were submitted",
+            dir.path().display()
+        )
+    );
 }

@@ -157,6 +157,9 @@ pub struct AcctJob {
     /// `Resource_List.nodes`, an old-style node spec (Torque's request, or a PBS job's from
     /// before select).
     pub nodes: Option<String>,
+    /// `Resource_List.procs`: Torque's and Moab's count of processors anywhere, a request
+    /// of its own when the job gives neither `select` nor `nodes`.
+    pub procs: Option<String>,
     /// `Resource_List.nodeset`: a Moab node-set request (`ONEOF:FEATURE:a:b`, Moab's `-l
     /// nodeset=`), where a Torque log carries it.
     pub nodeset: Option<String>,
@@ -370,6 +373,9 @@ impl JobAssembler {
             }
             if let Some(n) = r.get("Resource_List.nodes") {
                 job.nodes = Some(n.to_owned());
+            }
+            if let Some(p) = r.get("Resource_List.procs") {
+                job.procs = Some(p.to_owned());
             }
             if let Some(n) = r.get("Resource_List.nodeset") {
                 job.nodeset = Some(n.to_owned());
