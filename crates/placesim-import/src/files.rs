@@ -719,8 +719,8 @@ pub fn parse_moab_cfg(path: &Path, text: &str) -> Result<Vec<MoabLine>, ImportEr
     Ok(out)
 }
 
-/// Most nodes a `[a-b]` range in a Torque node name may stand for: a range past it is a
-/// typo, not a cluster.
+/// Most nodes a `[a-b]` range in a Torque node name, or the whole list, may stand for: past
+/// it is a typo, not a cluster.
 const MAX_RANGE: u64 = 1_000_000;
 
 /// Reads a Torque node list, `server_priv/nodes` (one node a line: `name[ attr=value…][
@@ -768,6 +768,13 @@ pub fn parse_torque_nodes(path: &Path, text: &str) -> Result<Vec<Object>, Import
         }
         for name in expand_range(path, line, name)? {
             out.push(torque_object(path, name, line, attrs.iter().cloned())?);
+        }
+        if out.len() as u64 > MAX_RANGE {
+            return Err(at(
+                path,
+                line,
+                format!("more than {MAX_RANGE} nodes: expected a cluster's node list"),
+            ));
         }
     }
     Ok(out)
