@@ -830,6 +830,18 @@ fn run_on_class(
     (starts, out)
 }
 
+/// Each job of the run in `out` with its start and `exec_vnode`, in job order.
+fn placed(out: &Path) -> Vec<(u64, Option<u64>, String)> {
+    let mut placed: Vec<(u64, Option<u64>, String)> =
+        placesim_analysis::read_placements(&out.join("jobs.parquet"))
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.job_id, p.start_s, p.exec_vnode.unwrap_or_default()))
+            .collect();
+    placed.sort();
+    placed
+}
+
 /// What `placesim explain` says of `job` in `out`.
 fn explain(out: &Path, job: &str) -> String {
     let o = placesim(&["explain", out.to_str().unwrap(), job]);
@@ -1934,12 +1946,7 @@ fn an_imported_pbs_site_runs_as_written() {
     );
     let html = std::fs::read_to_string(results.join("report.html")).unwrap();
     assert!(html.contains("<h2>How close the replay comes</h2>"));
-    let placed: Vec<(u64, Option<u64>, String)> =
-        placesim_analysis::read_placements(&results.join("jobs.parquet"))
-            .unwrap()
-            .into_iter()
-            .map(|p| (p.job_id, p.start_s, p.exec_vnode.unwrap_or_default()))
-            .collect();
+    let placed = placed(&results);
     // Job 1 (100.pbs) runs from 0 on its recorded vnode. Job 2 fits the smaller set, s2 (n4
     // is out of service). Job 3 (scatter:excl) takes s1, n2 first by its priority, and holds
     // it to 1,300, so jobs 4 to 6 wait for n3; job 8 finds s2 one ncpu short and takes n2.
@@ -2071,13 +2078,7 @@ fn default_chunks_keep_each_queue_on_its_vnodes() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let mut placed: Vec<(u64, Option<u64>, String)> =
-        placesim_analysis::read_placements(&out.join("jobs.parquet"))
-            .unwrap()
-            .into_iter()
-            .map(|p| (p.job_id, p.start_s, p.exec_vnode.unwrap_or_default()))
-            .collect();
-    placed.sort();
+    let placed = placed(&out);
     assert_eq!(
         placed,
         [
@@ -2146,13 +2147,7 @@ fn as_recorded_starts_each_job_where_its_record_says_or_when_that_is_free() {
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let mut placed: Vec<(u64, Option<u64>, String)> =
-        placesim_analysis::read_placements(&out.join("jobs.parquet"))
-            .unwrap()
-            .into_iter()
-            .map(|p| (p.job_id, p.start_s, p.exec_vnode.unwrap_or_default()))
-            .collect();
-    placed.sort();
+    let placed = placed(&out);
     assert_eq!(
         placed,
         [
@@ -2211,12 +2206,7 @@ fn an_imported_torque_moab_site_runs_as_written() {
         "{}",
         text(&o.stderr)
     );
-    let placed: Vec<(u64, Option<u64>, String)> =
-        placesim_analysis::read_placements(&results.join("jobs.parquet"))
-            .unwrap()
-            .into_iter()
-            .map(|p| (p.job_id, p.start_s, p.exec_vnode.unwrap_or_default()))
-            .collect();
+    let placed = placed(&results);
     assert_eq!(
         placed,
         [
