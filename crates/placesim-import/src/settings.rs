@@ -120,7 +120,7 @@ fn is_limit(key: &str) -> bool {
 }
 
 /// One `key = value` line of the scenario, with where it came from.
-fn write_setting(out: &mut String, key: &str, value: &toml::Value, from: &str) {
+pub(crate) fn write_setting(out: &mut String, key: &str, value: &toml::Value, from: &str) {
     let _ = writeln!(out, "{key} = {value}    # {from}");
 }
 
@@ -1077,12 +1077,7 @@ impl Site {
         }
         write_limits(&mut out, self.limits.iter(), replay);
         out.push('\n');
-        for q in self
-            .queues
-            .iter()
-            .filter(|q| self.queue_written(replay, &q.name))
-            .chain(replay.extra_queues.iter())
-        {
+        for q in self.written_queues(replay) {
             let _ = writeln!(out, "[[pbs.queue]]    # {}", q.origin);
             let _ = writeln!(out, "name = {}", toml::Value::String(q.name.clone()));
             let (limits, others): (Vec<&Setting>, Vec<&Setting>) =
@@ -1095,6 +1090,18 @@ impl Site {
         }
         replay.write_workload_tables(&mut out);
         out
+    }
+
+    /// The queues (PBS) or classes (Moab) the scenario lists: the site's that a replayed job
+    /// ran in or a vnode is associated with, then those only the logs name.
+    pub(crate) fn written_queues<'s>(
+        &'s self,
+        replay: &'s Replay,
+    ) -> impl Iterator<Item = &'s SiteQueue> + 's {
+        self.queues
+            .iter()
+            .filter(|q| self.queue_written(replay, &q.name))
+            .chain(replay.extra_queues.iter())
     }
 
     /// Whether queue `name` goes into the scenario: a replayed job ran in it, or a vnode is

@@ -6,7 +6,7 @@
 //! the same records.
 
 use crate::files::{self, at};
-use crate::settings::{Scheduler, Setting, SiteQueue, boolean, origin, set};
+use crate::settings::{Scheduler, Setting, SiteQueue, boolean, origin, set, write_setting};
 use crate::{ImportError, Site};
 use placesim_core::ResourceKind;
 use std::path::{Path, PathBuf};
@@ -544,9 +544,7 @@ impl Site {
     /// and a `[[moab.class]]` per queue the replay uses (jobs name theirs with `-q`).
     pub(crate) fn write_moab(&self, out: &mut String, replay: &crate::workload::Replay) {
         use std::fmt::Write as _;
-        let write = |out: &mut String, s: &Setting| {
-            let _ = writeln!(out, "{} = {}    # {}", s.key, s.value, s.origin);
-        };
+        let write = |out: &mut String, s: &Setting| write_setting(out, &s.key, &s.value, &s.origin);
         out.push_str("[moab]\n");
         for s in &self.moab {
             write(out, s);
@@ -610,16 +608,11 @@ impl Site {
                 write(out, s);
             }
             for (key, value, from) in credential_tables {
-                let _ = writeln!(out, "{key} = {value}    # {from}");
+                write_setting(out, &key, &value, &from);
             }
             out.push('\n');
         }
-        for q in self
-            .queues
-            .iter()
-            .filter(|q| self.queue_written(replay, &q.name))
-            .chain(replay.extra_queues.iter())
-        {
+        for q in self.written_queues(replay) {
             let _ = writeln!(out, "[[moab.class]]    # {}", q.origin);
             let _ = writeln!(out, "name = {}", toml::Value::String(q.name.clone()));
             for s in &q.settings {
