@@ -598,6 +598,9 @@ impl<'w> Simulation<'w> {
                     }
                 }
                 self.queue.push(id);
+                if let Some(draws) = &self.workload.request_of(id).limit_draws {
+                    self.state.count_queued_draws(draws, true);
+                }
                 if let Some(facts) = &mut self.facts {
                     facts.enqueued(self.workload.ncpus_of(id));
                 }
@@ -747,6 +750,9 @@ impl<'w> Simulation<'w> {
                     let at = self.queue_head
                         + self.queue[self.queue_head..].partition_point(|&j| j < id);
                     self.queue.insert(at, id);
+                    if let Some(draws) = &self.workload.request_of(id).limit_draws {
+                        self.state.count_queued_draws(draws, true);
+                    }
                     if let Some(facts) = &mut self.facts {
                         facts.enqueued(self.workload.ncpus_of(id));
                     }
@@ -954,6 +960,9 @@ impl<'w> Simulation<'w> {
                     } else {
                         Ok(())
                     };
+                    if let Some(draws) = &self.workload.request_of(job).limit_draws {
+                        self.state.count_queued_draws(draws, false);
+                    }
                     self.start_job(job, allocation, &|| policy.name(), inside, true, sink)?;
                 }
             }

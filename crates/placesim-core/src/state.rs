@@ -555,6 +555,10 @@ pub struct ClusterState {
     limit_values: Arc<[u64]>,
     /// Per run limit: the room left under it.
     limit_room: Vec<u64>,
+    /// Per run limit: what the jobs waiting in the queue would draw from it, all together
+    /// (the kernel counts jobs in and out of the queue): when the room covers it, no limit
+    /// can hold back any waiting job in a pass ([`ClusterState::limits_slack`]).
+    queued_draws: Vec<u64>,
 }
 
 /// What the kernel reports after every instant, kept by the same loop that applies
@@ -622,6 +626,7 @@ impl ClusterState {
             watch: None,
             limit_values: Arc::from(Vec::new()),
             limit_room: Vec::new(),
+            queued_draws: Vec::new(),
         }
     }
 
@@ -630,6 +635,35 @@ impl ClusterState {
     pub fn set_run_limits(&mut self, values: &[u64]) {
         self.limit_values = Arc::from(values);
         self.limit_room = values.to_vec();
+        self.queued_draws = vec![0; values.len()];
+    }
+
+    /// Counts a job's `draws` into (`queued`) or out of the waiting jobs' draws.
+    pub fn count_queued_draws(&mut self, draws: &[LimitDraw], queued: bool) {
+        for d in draws {
+            if let Some(total) = self.queued_draws.get_mut(d.limit as usize) {
+                *total = if queued {
+                    total.saturating_add(d.amount)
+                } else {
+                    total.saturating_sub(d.amount)
+                };
+            }
+        }
+    }
+
+    /// Whether none of the limits `draws` count against can hold back a waiting job now or
+    /// at any time a pass calendars: each one's room covers what every waiting job would
+    /// draw from it, so whichever of them start or are calendared, the others still fit
+    /// (room only comes back as jobs end). A discipline may then decide such a job on totals
+    /// as if it were under no limit; the decisions are the same.
+    pub fn limits_slack(&self, draws: &[LimitDraw]) -> bool {
+        draws.iter().all(|d| {
+            let limit = d.limit as usize;
+            match (self.limit_room.get(limit), self.queued_draws.get(limit)) {
+                (Some(room), Some(queued)) => room >= queued,
+                _ => false,
+            }
+        })
     }
 
     /// The run limits' values.
@@ -1399,6 +1433,14 @@ impl<'a> Scratch<'a> {
     }
 }
 
+impl Scratch<'_> {
+    /// [`ClusterState::limits_slack`] of the state this view was opened on, as the pass
+    /// began.
+    pub fn limits_slack(&self, draws: &[LimitDraw]) -> bool {
+        self.base.limits_slack(draws)
+    }
+}
+
 impl StateView for Scratch<'_> {
     #[inline]
     fn cluster(&self) -> &Cluster {
@@ -1836,5 +1878,48 @@ mod run_tests {
             parts.iter().map(|(v, x)| (VnodeId(*v), &x[..])),
         );
         assert_eq!(a, b);
+    }
+}
+
+#[cfg(test)]
+mod slack_tests {
+    use super::*;
+    use crate::cluster::ClusterBuilder;
+    use crate::resource::ResourceDefs;
+
+    /// A limit is slack while its room covers every waiting job's draw: waiting jobs come
+    /// and go, and running ones take room; a limit not set is never slack.
+    #[test]
+    fn a_limit_is_slack_while_its_room_covers_the_waiting_jobs() {
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        let h = b.add_host("h");
+        b.add_vnode("v", h, 1.0, &[4, 0, 0], Vec::new())
+            .expect("a valid vnode");
+        let mut state = ClusterState::new(b.build().expect("a valid cluster"));
+        let draw = |amount| [LimitDraw { limit: 0, amount }];
+        assert!(!state.limits_slack(&draw(1)), "no limits set");
+        state.set_run_limits(&[3]);
+        state.count_queued_draws(&draw(2), true);
+        assert!(state.limits_slack(&draw(2)));
+        state.count_queued_draws(&draw(2), true);
+        assert!(
+            !state.limits_slack(&draw(2)),
+            "4 waiting against a room of 3"
+        );
+        state.count_queued_draws(&draw(2), false);
+        assert!(state.limits_slack(&draw(2)));
+        // A running job's draw takes room.
+        let mut running = Allocation::new(Sharing::Shared);
+        running.add(VnodeId(0), &[1, 0, 0]);
+        running.limit_draws = Some(std::sync::Arc::from(draw(2).as_slice()));
+        state.allocate(&running).expect("room for it");
+        assert!(!state.limits_slack(&draw(2)), "room 1 against 2 waiting");
+        assert!(
+            !state.limits_slack(&[LimitDraw {
+                limit: 7,
+                amount: 1
+            }]),
+            "no limit 7"
+        );
     }
 }

@@ -92,9 +92,15 @@ impl<P: PlacementPolicy> PlacementPolicy for Limited<P> {
         self.inner.explains_refusals()
     }
 
-    /// Only for a request under no limit: a limit's room is not among the totals.
+    /// For a request under no limit, or whose limits cannot hold back any waiting job in
+    /// this pass (a limit's room is not among the totals, and need not be when it covers
+    /// every waiting job's draw: [`placesim_core::ClusterState::limits_slack`]).
     fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
-        request.limit_draws.is_none() && self.inner.fits_by_totals(request, view)
+        request
+            .limit_draws
+            .as_deref()
+            .is_none_or(|draws| view.limits_slack(draws))
+            && self.inner.fits_by_totals(request, view)
     }
 
     fn depends_only_on_state(&self) -> bool {
