@@ -280,6 +280,18 @@ fn read_recorded(
     workload: &placesim_core::Workload,
 ) -> Result<(Vec<placesim_metrics::Recorded>, Vec<RecordedRun>), RunError> {
     let jobs = placesim_workload::recorded::read_recorded(path)?;
+    // Names resolved through one map: a site's record names its vnodes once per job.
+    let ids: std::collections::HashMap<&str, placesim_core::VnodeId> = (0..cluster.n_vnodes())
+        .map(placesim_core::VnodeId::from_index)
+        .map(|v| (cluster.vnode(v).name.as_str(), v))
+        .collect();
+    let resolve = |job: u64, name: &str| {
+        ids.get(name).copied().ok_or_else(|| RunError::Recorded {
+            path: path.to_owned(),
+            job,
+            vnode: name.to_owned(),
+        })
+    };
     let by_source: std::collections::HashMap<u64, placesim_core::JobId> = workload
         .jobs()
         .iter()
@@ -303,14 +315,7 @@ fn read_recorded(
                 })?;
             let mut vnodes = Vec::with_capacity(parsed.len());
             for part in parsed {
-                let v = cluster
-                    .vnode_by_name(&part.vnode)
-                    .ok_or_else(|| RunError::Recorded {
-                        path: path.to_owned(),
-                        job: j.job_id,
-                        vnode: part.vnode.clone(),
-                    })?;
-                vnodes.push((v, part.amounts));
+                vnodes.push((resolve(j.job_id, &part.vnode)?, part.amounts));
             }
             Some(vnodes)
         };
@@ -320,24 +325,12 @@ fn read_recorded(
             vnodes,
         });
     }
-    let ids: std::collections::HashMap<&str, placesim_core::VnodeId> = (0..cluster.n_vnodes())
-        .map(placesim_core::VnodeId::from_index)
-        .map(|v| (cluster.vnode(v).name.as_str(), v))
-        .collect();
     jobs.into_iter()
         .map(|j| {
             let vnodes = j
                 .vnodes
                 .iter()
-                .map(|n| {
-                    ids.get(n.as_str())
-                        .copied()
-                        .ok_or_else(|| RunError::Recorded {
-                            path: path.to_owned(),
-                            job: j.job_id,
-                            vnode: n.clone(),
-                        })
-                })
+                .map(|n| resolve(j.job_id, n))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(placesim_metrics::Recorded {
                 job_id: j.job_id,
