@@ -598,12 +598,7 @@ impl<'w> Simulation<'w> {
                     }
                 }
                 self.queue.push(id);
-                if let Some(draws) = &self.workload.request_of(id).limit_draws {
-                    self.state.count_queued_draws(draws, true);
-                }
-                if let Some(facts) = &mut self.facts {
-                    facts.enqueued(self.workload.ncpus_of(id));
-                }
+                self.count_queued(id);
                 self.stats.max_queue_len = self
                     .stats
                     .max_queue_len
@@ -750,12 +745,7 @@ impl<'w> Simulation<'w> {
                     let at = self.queue_head
                         + self.queue[self.queue_head..].partition_point(|&j| j < id);
                     self.queue.insert(at, id);
-                    if let Some(draws) = &self.workload.request_of(id).limit_draws {
-                        self.state.count_queued_draws(draws, true);
-                    }
-                    if let Some(facts) = &mut self.facts {
-                        facts.enqueued(self.workload.ncpus_of(id));
-                    }
+                    self.count_queued(id);
                     sink.job_requeued(
                         self.now,
                         id,
@@ -783,6 +773,17 @@ impl<'w> Simulation<'w> {
             || format!("vnode {v} going down"),
             |inv, state| inv.take(state, &outage, "an outage"),
         )
+    }
+
+    /// Counts job `id`, just put in the queue (submitted or requeued), in what the queue
+    /// holds: its limits' waiting draws and the settled-instant facts.
+    fn count_queued(&mut self, id: JobId) {
+        if let Some(draws) = &self.workload.request_of(id).limit_draws {
+            self.state.count_queued_draws(draws, true);
+        }
+        if let Some(facts) = &mut self.facts {
+            facts.enqueued(self.workload.ncpus_of(id));
+        }
     }
 
     /// Adds the time `v` has been down so far to the run's down ncpu-seconds.
