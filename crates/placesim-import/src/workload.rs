@@ -472,7 +472,8 @@ pub(crate) fn replay_jobs(
             None => format!("select={select}"),
         };
         if let Some(nodeset) = &job.nodeset {
-            match moab_nodeset(nodeset).filter(|_| site.scheduler == Scheduler::Moab) {
+            match crate::torque::moab_nodeset(nodeset).filter(|_| site.scheduler == Scheduler::Moab)
+            {
                 Some(n) => {
                     counts.nodesets_requested += 1;
                     request.push_str(&format!(" nodeset={n}"));
@@ -761,28 +762,6 @@ pub(crate) fn replay_jobs(
 /// Whether `text` is a positive whole number.
 fn is_count(text: &str) -> bool {
     text.parse::<u32>().is_ok_and(|n| n > 0)
-}
-
-/// A job's own Moab node-set request (`ONEOF:FEATURE:a:b`, values after the attribute
-/// separated by colons or commas) in the request language's form (`ONEOF:FEATURE:a,b`), if
-/// placesim models its attribute (FEATURE or VARATTR).
-fn moab_nodeset(text: &str) -> Option<String> {
-    let mut parts = text.split(':');
-    let policy = parts.next()?.trim().to_ascii_uppercase();
-    let attribute = parts.next()?.trim().to_ascii_uppercase();
-    if !matches!(attribute.as_str(), "FEATURE" | "VARATTR") {
-        return None;
-    }
-    let values: Vec<&str> = parts
-        .flat_map(|p| p.split(','))
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .collect();
-    Some(if values.is_empty() {
-        format!("{policy}:{attribute}")
-    } else {
-        format!("{policy}:{attribute}:{}", values.join(","))
-    })
 }
 
 /// An old-style node spec converted by PBS's rules, its names resolved against the site's

@@ -817,3 +817,21 @@ fn logs_with_nothing_to_replay_are_refused() {
         )
     );
 }
+
+/// A class's DEFAULT.NODESET in Moab's own form (values joined by `:`) is written in the
+/// scenario's (joined by `,`); one on an attribute placesim does not model is reported.
+#[test]
+fn a_class_default_nodeset_is_written_in_the_scenarios_form() {
+    let cfg = "CLASSCFG[q] DEFAULT.NODESET=ONEOF:FEATURE:ib:fast\n\
+               CLASSCFG[other] DEFAULT.NODESET=ONEOF:PROCSPEED:350:400\n";
+    let (_, result) = torque_with(cfg, "n01 np=4\n", TORQUE_E, false);
+    let imported = result.unwrap();
+    assert!(
+        file(&imported, "scenario.toml")
+            .contains("default_nodeset = \"ONEOF:FEATURE:ib,fast\"    # moab.cfg:1\n"),
+        "{}",
+        file(&imported, "scenario.toml")
+    );
+    let row = "| CLASSCFG[other] DEFAULT.NODESET=ONEOF:PROCSPEED:350:400 | moab.cfg:2 | only FEATURE and VARATTR node sets are modelled |";
+    assert!(imported.report.contains(row), "{}", imported.report);
+}
