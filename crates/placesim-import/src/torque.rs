@@ -525,15 +525,15 @@ impl Site {
     /// `CLASSCFG[class] DEFAULT.NODESET=<POLICY>:<ATTR>[:<v>...]`: the class's node-set
     /// default, written on its `[[moab.class]]`.
     fn class_default_nodeset(&mut self, class: &str, value: String, from: String) {
-        let Some(nodeset) = moab_nodeset(&value) else {
+        if !models_nodeset(&value) {
             self.not_modelled(
                 format!("CLASSCFG[{class}] DEFAULT.NODESET={value}"),
                 from,
                 "only FEATURE and VARATTR node sets are modelled",
             );
             return;
-        };
-        let value = toml::Value::String(nodeset);
+        }
+        let value = toml::Value::String(value);
         match self.queues.iter_mut().find(|q| q.name == class) {
             Some(q) => set(&mut q.settings, "default_nodeset", value, from),
             None => self.queues.push(SiteQueue {
@@ -720,26 +720,16 @@ impl Site {
     }
 }
 
-/// A Moab node-set specification (`ONEOF:FEATURE:a:b`, values after the attribute
-/// separated by colons or commas: a job's `-l nodeset=`, a class's `DEFAULT.NODESET`) in the
-/// request language's form (`ONEOF:FEATURE:a,b`), if placesim models its attribute (FEATURE
-/// or VARATTR).
-pub(crate) fn moab_nodeset(text: &str) -> Option<String> {
-    let mut parts = text.split(':');
-    let policy = parts.next()?.trim().to_ascii_uppercase();
-    let attribute = parts.next()?.trim().to_ascii_uppercase();
-    if !matches!(attribute.as_str(), "FEATURE" | "VARATTR") {
-        return None;
-    }
-    let values: Vec<&str> = parts
-        .flat_map(|p| p.split(','))
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .collect();
-    Some(if values.is_empty() {
-        format!("{policy}:{attribute}")
-    } else {
-        format!("{policy}:{attribute}:{}", values.join(","))
+/// Whether a Moab node-set specification (`ONEOF:FEATURE:a:b`: a job's `-l nodeset=`, a
+/// class's `DEFAULT.NODESET`) is on an attribute placesim models (FEATURE or VARATTR). The
+/// request language reads it as written: its values joined by `:` or `,`, as Moab's
+/// `MNSFromString` splits them.
+pub(crate) fn models_nodeset(text: &str) -> bool {
+    text.split(':').nth(1).is_some_and(|a| {
+        matches!(
+            a.trim().to_ascii_uppercase().as_str(),
+            "FEATURE" | "VARATTR"
+        )
     })
 }
 

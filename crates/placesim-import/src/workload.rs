@@ -472,13 +472,11 @@ pub(crate) fn replay_jobs(
             None => format!("select={select}"),
         };
         if let Some(nodeset) = &job.nodeset {
-            match crate::torque::moab_nodeset(nodeset).filter(|_| site.scheduler == Scheduler::Moab)
-            {
-                Some(n) => {
-                    counts.nodesets_requested += 1;
-                    request.push_str(&format!(" nodeset={n}"));
-                }
-                None => counts.nodesets_not_modelled += 1,
+            if site.scheduler == Scheduler::Moab && crate::torque::models_nodeset(nodeset) {
+                counts.nodesets_requested += 1;
+                request.push_str(&format!(" nodeset={nodeset}"));
+            } else {
+                counts.nodesets_not_modelled += 1;
             }
         }
         if let Err(e) = placesim_request::parse_request(&request, &site.defs) {

@@ -504,7 +504,7 @@ fn a_torque_moab_site_becomes_a_moab_scenario() {
         "# Each job's request as its accounting record gives it (qsub -P project -q queue).\n\
          1 -q short select=2:ncpus=4:ib=True place=scatter\n\
          2 -q long select=1:ncpus=8:bigmem=True place=scatter\n\
-         3 -q short select=1:ncpus=3 place=scatter nodeset=ONEOF:FEATURE:ib,fast\n"
+         3 -q short select=1:ncpus=3 place=scatter nodeset=ONEOF:FEATURE:ib:fast\n"
     );
     assert_eq!(
         file(&imported, "recorded.tsv"),
@@ -690,7 +690,7 @@ fn maui_traces_are_a_second_way_in() {
         "# Each job's request as its accounting record gives it (qsub -P project -q queue).\n\
          1 -q short select=2:ncpus=4:ib=True place=scatter\n\
          2 -q long select=1:ncpus=8:bigmem=True place=scatter\n\
-         3 -P chemproj -q short select=3:ncpus=1 nodeset=ONEOF:FEATURE:ib,fast\n"
+         3 -P chemproj -q short select=3:ncpus=1 nodeset=ONEOF:FEATURE:ib:fast\n"
     );
     // Allocated hosts, one name per task or spread over the hosts named.
     assert_eq!(
@@ -818,17 +818,18 @@ fn logs_with_nothing_to_replay_are_refused() {
     );
 }
 
-/// A class's DEFAULT.NODESET in Moab's own form (values joined by `:`) is written in the
-/// scenario's (joined by `,`); one on an attribute placesim does not model is reported.
+/// A class's DEFAULT.NODESET is written as Moab's own form gives it (values joined by `:`,
+/// which the request language reads as Moab does); one on an attribute placesim does not
+/// model is reported, not written into a scenario that would refuse it.
 #[test]
-fn a_class_default_nodeset_is_written_in_the_scenarios_form() {
+fn a_class_default_nodeset_on_an_unmodelled_attribute_is_reported() {
     let cfg = "CLASSCFG[q] DEFAULT.NODESET=ONEOF:FEATURE:ib:fast\n\
                CLASSCFG[other] DEFAULT.NODESET=ONEOF:PROCSPEED:350:400\n";
     let (_, result) = torque_with(cfg, "n01 np=4\n", TORQUE_E, false);
     let imported = result.unwrap();
     assert!(
         file(&imported, "scenario.toml")
-            .contains("default_nodeset = \"ONEOF:FEATURE:ib,fast\"    # moab.cfg:1\n"),
+            .contains("default_nodeset = \"ONEOF:FEATURE:ib:fast\"    # moab.cfg:1\n"),
         "{}",
         file(&imported, "scenario.toml")
     );
