@@ -1,9 +1,9 @@
 //! The closed set of events and their total order.
 //!
 //! Order of events: by time; at one instant by class, in the order of [`Event`]'s variants
-//! (job ends, wake-ups, vnodes coming back, vnodes going down, submits), and within a class
-//! by insertion order (the queue's events), or by vnode and by job (the sorted outage and
-//! submit lists). After all events of one instant, the kernel runs one scheduling pass.
+//! (job ends, reservations ending, reservations starting, wake-ups, vnodes coming back, vnodes
+//! going down, submits), and within a class by insertion order (the queue's events), or by
+//! reservation, vnode and job (the sorted lists of reservations, outages and submits). After all events of one instant, the kernel runs one scheduling pass.
 
 use crate::ids::{JobId, VnodeId};
 use crate::time::SimTime;
@@ -56,14 +56,21 @@ impl Hasher for EventHasher {
 /// the variants' order is that order ([`Event::class_rank`]; the derived `Ord` follows it,
 /// then the ids).
 ///
-/// Job ends and wake-ups are pushed into the [`EventQueue`] as the run goes; submits and
-/// vnode outages are known up front, so the kernel keeps them in sorted lists and merges
+/// Job ends and wake-ups are pushed into the [`EventQueue`] as the run goes; submits, site
+/// reservations and vnode outages are known up front, so the kernel keeps them in sorted lists and merges
 /// them with the queue by the same key, which keeps a million-job trace out of the heap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Event {
     /// A running job finishes, or is killed at its walltime. First, so that anything else at
     /// the instant sees the resources it frees.
     JobEnd(JobId),
+    /// A site reservation's window closes (its index in the run's list): its vnodes come
+    /// back. Before reservations start, so that one ending as another begins on the same
+    /// vnodes makes room for it (windows are half-open).
+    ReservationEnd(u32),
+    /// A site reservation's window opens: the kernel takes its vnodes, which the policies
+    /// kept free for it.
+    ReservationStart(u32),
     /// A scheduling policy asked for a pass at this instant (see
     /// [`crate::SchedulingPolicy::wakeup`]); nothing else happens.
     Wakeup,
@@ -82,10 +89,12 @@ impl Event {
     pub fn class_rank(self) -> u8 {
         match self {
             Event::JobEnd(_) => 0,
-            Event::Wakeup => 1,
-            Event::VnodeUp(_) => 2,
-            Event::VnodeDown(_) => 3,
-            Event::JobSubmit(_) => 4,
+            Event::ReservationEnd(_) => 1,
+            Event::ReservationStart(_) => 2,
+            Event::Wakeup => 3,
+            Event::VnodeUp(_) => 4,
+            Event::VnodeDown(_) => 5,
+            Event::JobSubmit(_) => 6,
         }
     }
 }
@@ -180,6 +189,8 @@ mod tests {
             Event::VnodeDown(VnodeId(1)),
             Event::VnodeUp(VnodeId(2)),
             Event::Wakeup,
+            Event::ReservationStart(0),
+            Event::ReservationEnd(1),
             Event::JobEnd(JobId(3)),
         ];
         for e in pushed {

@@ -92,7 +92,8 @@ impl Invariants {
         self.give(state, allocation)
     }
 
-    /// An outage takes `allocation` (all of a vnode), already applied to `state`.
+    /// An outage (all of a vnode) or a site reservation takes `allocation`, already applied
+    /// to `state`; `holder` names which, for the message.
     pub(crate) fn take(
         &mut self,
         state: &ClusterState,

@@ -23,6 +23,7 @@ pub mod names;
 pub mod outage;
 pub mod policy;
 pub mod request;
+pub mod reservation;
 pub mod resource;
 pub mod runtime;
 pub mod settled;
@@ -48,6 +49,7 @@ pub use request::{
     Arrangement, Chunk, Constraint, FilterExpr, NodeSetAttribute, NodeSetPolicy, NodeSetRequest,
     NodeSetValue, Request, RequestFeature, Sharing, chunks_total, chunks_totals_into,
 };
+pub use reservation::SiteReservation;
 pub use resource::{
     AttrValue, CmpOp, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
     write_amount,

@@ -57,6 +57,9 @@ pub struct SchedContext<'a> {
     /// Whether any job ended (or a policy's wake-up came) since the previous pass. When none
     /// did, nothing was freed and a policy may keep conclusions about the older jobs.
     pub freed_since_last_pass: bool,
+    /// The site's reservations not yet ended, by start: those open now hold their vnodes in
+    /// `state`; every one still to come must be kept free of jobs that would overlap it.
+    pub reservations: &'a [crate::SiteReservation],
 }
 
 /// A decision a scheduling pass returns.

@@ -6,6 +6,7 @@ use crate::invariants::{Invariants, Stop};
 use crate::job::Workload;
 use crate::outage::{NodeFailurePolicy, Outage, Service};
 use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
+use crate::reservation::SiteReservation;
 use crate::runtime::{RuntimeModel, Stretch};
 use crate::settled::{Facts, SetPartition};
 use crate::sink::{EndReason, JobOutcome, MetricsSink};
@@ -197,6 +198,16 @@ pub enum SimError {
         /// What broke, with the state involved.
         detail: String,
     },
+    /// A site reservation's vnodes were not free at its start: a policy let a job overlap it.
+    #[error("at {now}: reservation {name} could not take its vnodes: {source}")]
+    Reservation {
+        /// The clock.
+        now: SimTime,
+        /// The reservation.
+        name: String,
+        /// What was wrong.
+        source: AllocationError,
+    },
     /// A vnode could not be taken out of service (the kernel's own bug).
     #[error("at {now}: vnode {vnode} could not go down: {source}")]
     Outage {
@@ -248,10 +259,11 @@ pub struct Simulation<'w> {
     /// The latest wake-up put in the event queue, so that passes asking for the same
     /// instant again add no more events.
     pending_wakeup: Option<SimTime>,
-    /// Vnodes going down and coming back, in the order they apply, merged with the event
-    /// queue like arrivals; `next_outage_event` is the next.
-    outage_events: Vec<(SimTime, Event)>,
-    next_outage_event: usize,
+    /// Vnodes going down and coming back, and site reservations starting and ending, in the
+    /// order they apply, merged with the event queue like arrivals; `next_timed_event` is the
+    /// next.
+    timed_events: Vec<(SimTime, Event)>,
+    next_timed_event: usize,
     on_failure: NodeFailurePolicy,
     /// Per vnode: outages in force (overlapping outages nest), and since when it is down.
     down_count: Vec<u32>,
@@ -266,6 +278,10 @@ pub struct Simulation<'w> {
     /// Jobs already running when the run begins, with where they run: each starts there
     /// at its submission, before any pass, and runs for its runtime as given.
     preplaced: std::collections::HashMap<JobId, crate::Allocation>,
+    /// The site's reservations, by start; events name them by index here.
+    reservations: Vec<SiteReservation>,
+    /// Those not yet ended, by start: what policies see.
+    open_reservations: Vec<SiteReservation>,
 }
 
 impl<'w> Simulation<'w> {
@@ -297,8 +313,8 @@ impl<'w> Simulation<'w> {
             settled_queue_len: 0,
             freed_since_last_pass: true,
             pending_wakeup: None,
-            outage_events: Vec::new(),
-            next_outage_event: 0,
+            timed_events: Vec::new(),
+            next_timed_event: 0,
             on_failure: NodeFailurePolicy::Requeue,
             down_count: Vec::new(),
             down_since: Vec::new(),
@@ -307,6 +323,8 @@ impl<'w> Simulation<'w> {
             invariants,
             facts: None,
             preplaced: std::collections::HashMap::new(),
+            reservations: Vec::new(),
+            open_reservations: Vec::new(),
         }
     }
 
@@ -342,12 +360,35 @@ impl<'w> Simulation<'w> {
     /// Takes vnodes out of service during `outages`; a job running on a vnode that goes down
     /// is requeued or killed, as `on_failure` says. Outages with `up <= down` are ignored.
     pub fn with_outages(mut self, outages: &[Outage], on_failure: NodeFailurePolicy) -> Self {
-        self.outage_events = crate::outage::events(outages);
-        self.next_outage_event = 0;
+        self.timed_events.extend(crate::outage::events(outages));
+        self.timed_events.sort_unstable();
+        self.next_timed_event = 0;
         self.on_failure = on_failure;
         let n_vnodes = self.state.cluster().n_vnodes();
         self.down_count = vec![0; n_vnodes];
         self.down_since = vec![SimTime::ZERO; n_vnodes];
+        self
+    }
+
+    /// Holds the vnodes of the site's `reservations` over their windows: each is taken at its
+    /// start and given back at its end, and policies see those not yet ended
+    /// ([`SchedContext::reservations`]) to keep other jobs off them. A reservation whose
+    /// vnodes are not free at its start stops the run with [`SimError::Reservation`]: the
+    /// policies or the reservations' own checks let something overlap it.
+    pub fn with_reservations(mut self, mut reservations: Vec<SiteReservation>) -> Self {
+        reservations.sort_by(|a, b| (a.start, a.end, &a.name).cmp(&(b.start, b.end, &b.name)));
+        for (i, r) in reservations.iter().enumerate() {
+            if r.end > r.start {
+                self.timed_events
+                    .push((r.start, Event::ReservationStart(i as u32)));
+                self.timed_events
+                    .push((r.end, Event::ReservationEnd(i as u32)));
+            }
+        }
+        self.timed_events.sort_unstable();
+        self.next_timed_event = 0;
+        self.open_reservations = reservations.clone();
+        self.reservations = reservations;
         self
     }
 
@@ -391,8 +432,8 @@ impl<'w> Simulation<'w> {
             let work_left =
                 next_end.is_some() || next_submit.is_some() || self.queue_head < self.queue.len();
             let next_outage = self
-                .outage_events
-                .get(self.next_outage_event)
+                .timed_events
+                .get(self.next_timed_event)
                 .map(|&(time, _)| time)
                 .filter(|_| work_left);
             let Some(now) = [next_end, next_submit, next_outage]
@@ -526,8 +567,8 @@ impl<'w> Simulation<'w> {
             .filter(|k| k.time == now)
             .map(|k| k.class);
         let outage = self
-            .outage_events
-            .get(self.next_outage_event)
+            .timed_events
+            .get(self.next_timed_event)
             .filter(|&&(time, _)| time == now)
             .map(|&(_, event)| event);
         let arrival = self
@@ -549,7 +590,7 @@ impl<'w> Simulation<'w> {
         }
         match first_stream {
             Some(Event::JobSubmit(_)) => self.next_arrival += 1,
-            Some(_) => self.next_outage_event += 1,
+            Some(_) => self.next_timed_event += 1,
             None => {}
         }
         first_stream
@@ -615,6 +656,32 @@ impl<'w> Simulation<'w> {
                 )?;
                 self.stats.jobs_killed += u64::from(reason == EndReason::WalltimeKilled);
                 self.report_end(id, run.start, reason, stretch, sink);
+            }
+            Event::ReservationStart(i) => {
+                let r = &self.reservations[i as usize];
+                self.state
+                    .allocate(&r.allocation)
+                    .map_err(|source| SimError::Reservation {
+                        now: self.now,
+                        name: r.name.to_string(),
+                        source,
+                    })?;
+                let allocation = r.allocation.clone();
+                self.check(
+                    || format!("the start of reservation {i}"),
+                    |inv, state| inv.take(state, &allocation, "a reservation"),
+                )?;
+            }
+            Event::ReservationEnd(i) => {
+                let allocation = self.reservations[i as usize].allocation.clone();
+                self.state.release(&allocation);
+                self.freed_since_last_pass = true;
+                let now = self.now;
+                self.open_reservations.retain(|r| r.open_at(now));
+                self.check(
+                    || format!("the end of reservation {i}"),
+                    |inv, state| inv.give(state, &allocation),
+                )?;
             }
             Event::VnodeUp(v) => self.vnode_up(v)?,
             Event::VnodeDown(v) => self.vnode_down(v, first_submit, sink)?,
@@ -925,6 +992,7 @@ impl<'w> Simulation<'w> {
             running: &self.running,
             fresh_from: self.settled_queue_len,
             freed_since_last_pass: self.freed_since_last_pass,
+            reservations: &self.open_reservations,
         };
         policy.schedule(&ctx, decisions);
         policy.drain_comments(&mut self.comments);

@@ -15,6 +15,7 @@ mod kept;
 mod moab_fairshare;
 mod order;
 mod recorded;
+mod reserved;
 mod throttle;
 
 pub use calendar::Shortcuts;
@@ -350,6 +351,8 @@ pub(crate) struct Runnable {
     pub(crate) next_wakeup: Option<placesim_core::SimTime>,
     /// For relaxation decisions: earliest starts with and without the constraint.
     calendar: Calendar,
+    /// Behind the view a job is placed in when site reservations start within its window.
+    window_buf: ScratchBuf,
     /// Per job (sized at the first binding): what an earlier start bound it to (a Moab
     /// VARATTR value), honoured when a requeued job is placed again.
     bound: Vec<Option<Arc<str>>>,
@@ -363,6 +366,9 @@ pub(crate) struct PlacedNow {
     pub(crate) relaxed: bool,
     /// Why it does not fit, in the placement's words.
     pub(crate) why: Option<Arc<str>>,
+    /// Whether it does not fit only because it would overlap a site reservation: PBS's
+    /// `RESERVATION_CONFLICT` then, not the placement's reason.
+    pub(crate) conflict: bool,
 }
 
 /// A PBS comment the discipline itself gives (the placement gives the others).
@@ -550,6 +556,7 @@ impl Runnable {
                 why: allocation.is_none().then(|| placement.refusal()).flatten(),
                 allocation,
                 relaxed: false,
+                conflict: false,
             };
         }
         let relaxed = self.erased(job);
@@ -569,6 +576,7 @@ impl Runnable {
                 allocation,
                 relaxed,
                 why,
+                conflict: false,
             };
         };
         let relaxed_now = place_on(placement, request, now_view, true);
@@ -616,6 +624,7 @@ impl Runnable {
                 allocation: None,
                 relaxed: false,
                 why,
+                conflict: false,
             };
         }
         if rx.lasts == RelaxationLasts::ForGood {
@@ -628,7 +637,50 @@ impl Runnable {
             why: relaxed_now.is_none().then(|| placement.refusal()).flatten(),
             allocation: relaxed_now,
             relaxed: true,
+            conflict: false,
         }
+    }
+
+    /// [`Self::place_now`] for a job that would run from now until its estimated end, kept
+    /// off the site reservations that start before then ([`reserved`]): placed in `now_view`
+    /// less what their windows keep. A job that fits only by overlapping one waits with PBS's
+    /// conflict comment. Without reservations to come, exactly [`Self::place_now`].
+    pub(crate) fn place_now_kept_off(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        placement: &mut dyn PlacementPolicy,
+        job: JobId,
+        now_view: &Scratch<'_>,
+        decisions: &[Decision],
+        cheap_first: bool,
+    ) -> PlacedNow {
+        let until = ctx.now + ctx.workload.job(job).estimate;
+        let holds = reserved::any(ctx)
+            .then(|| {
+                reserved::window_holds(
+                    ctx,
+                    now_view,
+                    ctx.now,
+                    until,
+                    reserved::releases(ctx, decisions),
+                )
+            })
+            .flatten();
+        let Some(holds) = holds else {
+            return self.place_now(ctx, placement, job, now_view, decisions, cheap_first);
+        };
+        let mut buf = std::mem::take(&mut self.window_buf);
+        let mut placed = {
+            let mut window = Scratch::new(ctx.state, &mut buf);
+            window.copy_from(now_view);
+            holds.take_in(&mut window);
+            self.place_now(ctx, placement, job, &window, decisions, cheap_first)
+        };
+        self.window_buf = buf;
+        if placed.allocation.is_none() {
+            placed.conflict = self.place_plain(ctx, placement, job, now_view).is_some();
+        }
+        placed
     }
 
     pub(crate) fn can_ever_run(
@@ -723,13 +775,16 @@ pub(crate) fn start_heads(
             runnable.tell_never(ctx, job);
             continue;
         }
-        let placed = runnable.place_now(ctx, placement, job, scratch, decisions, cheap_first);
+        let placed =
+            runnable.place_now_kept_off(ctx, placement, job, scratch, decisions, cheap_first);
         if let Some(allocation) = placed.allocation {
             start(job, allocation, scratch, decisions);
             continue;
         }
         if runnable.can_ever_run(ctx, placement, job) {
-            if let Some(why) = placed.why {
+            if placed.conflict {
+                runnable.comment(job, PbsComment::Conflict);
+            } else if let Some(why) = placed.why {
                 runnable.comments.push((job, why));
             }
             if order == Order::Strict {

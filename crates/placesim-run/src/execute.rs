@@ -187,6 +187,9 @@ pub fn execute(
     if !plan.running_at_start.is_empty() {
         simulation = simulation.with_running_at_start(running_allocations(plan, &cluster));
     }
+    if !plan.reservations.is_empty() {
+        simulation = simulation.with_reservations(plan.reservations.clone());
+    }
     let measurement = plan.metrics.measurement(&cluster, plan.topology, workload);
     simulation = simulation.with_set_watch(&measurement.sets);
     let occupancy = OccupancyConfig {

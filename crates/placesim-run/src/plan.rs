@@ -55,6 +55,9 @@ pub struct Plan {
     /// The jobs running at t = 0 (the workload's first jobs), each with its vnodes and
     /// amounts.
     pub running_at_start: Vec<(placesim_core::JobId, placesim_scenario::VnodeAmounts)>,
+    /// Reservations the site confirmed on named vnodes: held over their windows, and kept
+    /// free of other jobs by every discipline.
+    pub reservations: Vec<placesim_core::SiteReservation>,
     /// What really happened to the jobs (`[workload] recorded`), to measure the run against.
     pub recorded: Option<Vec<placesim_metrics::Recorded>>,
     /// Each recorded job's start and vnodes with their amounts (none when the record has
@@ -134,6 +137,7 @@ pub fn plain_plan(
         limits: Default::default(),
         throttling: None,
         running_at_start: Vec::new(),
+        reservations: Vec::new(),
         recorded: None,
         recorded_runs: Vec::new(),
         as_recorded: false,
@@ -265,6 +269,7 @@ pub fn plan_of_scenario(
             .enumerate()
             .map(|(i, r)| (placesim_core::JobId::from_index(i), r.vnodes.clone()))
             .collect(),
+        reservations: scenario.reservations.clone(),
         recorded,
         recorded_runs,
         as_recorded: false,

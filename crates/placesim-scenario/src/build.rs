@@ -130,6 +130,17 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     let failures = cx.failures(&raw.failures, &cluster, &classes)?;
     let metrics = cx.metrics(&raw.metrics)?;
     let running = cx.running(&raw, &cluster, &defs)?;
+    let reservations = cx.reservations(
+        &raw,
+        &cluster,
+        &defs,
+        ReservationContext {
+            running: &running,
+            outages: !failures.outages.is_empty() || !failures.models.is_empty(),
+            run: &run,
+            queue_depths: pbs.queues.iter().any(|q| q.backfill_depth.is_some()),
+        },
+    )?;
     let max_ncpus = (0..cluster.n_vnodes())
         .map(|v| cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)))
         .max()
@@ -157,7 +168,64 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         failures,
         metrics,
         running,
+        reservations,
     })
+}
+
+/// What the rest of a scenario says that its reservations depend on.
+struct ReservationContext<'a> {
+    running: &'a [crate::RunningAtStart],
+    /// Whether vnodes go down during the run.
+    outages: bool,
+    run: &'a RunSettings,
+    /// Whether a PBS queue has a `backfill_depth` of its own.
+    queue_depths: bool,
+}
+
+impl ReservationContext<'_> {
+    /// Why reservations cannot go with the rest of the scenario, if they cannot: what
+    /// placesim does not model beside them yet.
+    fn unmodelled(&self) -> Option<String> {
+        if self.outages {
+            return Some(
+                "reservations and vnode outages together are not modelled yet: a vnode down \
+                 under a reservation degrades it (reservations-and-partitions.md §1.7)"
+                    .to_owned(),
+            );
+        }
+        if self.run.walltime == WalltimePolicy::Overrun {
+            return Some(
+                "reservations need jobs killed at their walltime (run.walltime = \"kill\"): a \
+                 job running past it would overlap the reservations it was kept off"
+                    .to_owned(),
+            );
+        }
+        if self.run.placement == PlacementKind::Moab {
+            return Some(
+                "Moab's reservations (SRCFG, mrsvctl) are not modelled yet; these are PBS's, \
+                 for placement \"first-fit\" or \"pbs\""
+                    .to_owned(),
+            );
+        }
+        let deep = match self.run.discipline {
+            Discipline::Easy { depth, kept } => depth > 1 || kept,
+            Discipline::Conservative => true,
+            Discipline::Fcfs | Discipline::Greedy => false,
+        };
+        if deep || self.queue_depths {
+            return Some(format!(
+                "reservations are kept in the calendars of fcfs, greedy and easy at depth 1 so \
+                 far, not of `{}`{}",
+                self.run.discipline.label(),
+                if self.queue_depths {
+                    " with queues' own backfill_depth"
+                } else {
+                    ""
+                }
+            ));
+        }
+        None
+    }
 }
 
 /// The order first fit tries vnodes in: made once, or made from the view at each placement.
@@ -2028,6 +2096,270 @@ impl Cx<'_> {
                 })
             })
             .collect()
+    }
+
+    /// The reservations the site confirmed (`[[reservation]]`): each window read, its vnodes
+    /// and amounts checked against the cluster (`nodes`), or whole hosts held exclusively
+    /// (`hosts`), no name given twice; and at each reservation's start, everything held then
+    /// (the reservations open then, the `[[running]]` jobs not yet ended) fits on every
+    /// vnode, with no vnode shared with an exclusive holder. What placesim does not model
+    /// beside reservations is refused at the first one.
+    fn reservations(
+        &self,
+        raw: &ScenarioToml,
+        cluster: &placesim_core::Cluster,
+        defs: &ResourceDefs,
+        settings: ReservationContext<'_>,
+    ) -> Result<Vec<placesim_core::SiteReservation>, ScenarioError> {
+        let Some(first) = raw.reservation.first() else {
+            return Ok(Vec::new());
+        };
+        if let Some(why) = settings.unmodelled() {
+            return Err(self.at(&first.name, "reservation", why));
+        }
+        let n_cons = defs.n_consumables();
+        let mut names = HashSet::new();
+        let mut made = Vec::with_capacity(raw.reservation.len());
+        for r in &raw.reservation {
+            let name = r.name.get_ref();
+            if name.is_empty() {
+                return Err(self.at(&r.name, "reservation.name", "expected a name".to_owned()));
+            }
+            if !names.insert(name.as_str()) {
+                return Err(self.at(
+                    &r.name,
+                    "reservation.name",
+                    format!("reservation `{name}` is given twice"),
+                ));
+            }
+            let start = self.duration(&r.start, "reservation.start")?;
+            let end = match (&r.end, &r.duration) {
+                (Some(e), None) => {
+                    let end = self.duration(e, "reservation.end")?;
+                    if end <= start {
+                        return Err(self.at(
+                            e,
+                            "reservation.end",
+                            format!("expected a time after `start` ({start} s), found {end} s"),
+                        ));
+                    }
+                    end
+                }
+                (None, Some(d)) => {
+                    let secs = self.duration(d, "reservation.duration")?;
+                    if secs == 0 {
+                        return Err(self.at(
+                            d,
+                            "reservation.duration",
+                            "expected a duration above 0".to_owned(),
+                        ));
+                    }
+                    start.saturating_add(secs)
+                }
+                (Some(e), Some(_)) => {
+                    return Err(self.at(
+                        e,
+                        "reservation",
+                        "give `end` or `duration`, not both".to_owned(),
+                    ));
+                }
+                (None, None) => {
+                    return Err(self.at(
+                        &r.name,
+                        "reservation",
+                        "expected `end` or `duration`: when the window closes".to_owned(),
+                    ));
+                }
+            };
+            let (mut allocation, key) =
+                match (&r.nodes, &r.hosts) {
+                    (Some(nodes), None) => {
+                        let exclusive = r.exclusive.as_ref().is_some_and(|e| *e.get_ref());
+                        let sharing = if exclusive {
+                            placesim_core::Sharing::Excl
+                        } else {
+                            placesim_core::Sharing::Shared
+                        };
+                        let text = nodes.get_ref();
+                        let bad = |message: String| {
+                            self.at(nodes, "reservation.nodes", format!("`{text}`: {message}"))
+                        };
+                        let parsed = placesim_request::parse_exec_vnode(text, defs)
+                            .map_err(|e| bad(e.to_string()))?;
+                        let mut allocation = placesim_core::Allocation::new(sharing);
+                        let mut part = vec![0u64; n_cons];
+                        for entry in parsed {
+                            let v = cluster
+                                .vnode_by_name(&entry.vnode)
+                                .ok_or_else(|| bad(format!("unknown vnode `{}`", entry.vnode)))?;
+                            part.fill(0);
+                            for (p, &a) in part.iter_mut().zip(&entry.amounts) {
+                                *p = a;
+                            }
+                            allocation.add(v, &part);
+                        }
+                        (allocation, "reservation.nodes")
+                    }
+                    (None, Some(hosts)) => {
+                        if r.exclusive.as_ref().is_some_and(|e| !*e.get_ref()) {
+                            return Err(self.at(
+                                hosts,
+                                "reservation.exclusive",
+                                "a reservation of whole hosts is exclusive".to_owned(),
+                            ));
+                        }
+                        let mut allocation =
+                            placesim_core::Allocation::new(placesim_core::Sharing::Excl);
+                        for host in hosts.get_ref() {
+                            let h = cluster.hosts().iter().position(|n| n == host).ok_or_else(
+                                || {
+                                    self.at(
+                                        hosts,
+                                        "reservation.hosts",
+                                        format!("unknown host `{host}`"),
+                                    )
+                                },
+                            )?;
+                            for &v in cluster.host_vnodes(placesim_core::HostId::from_index(h)) {
+                                if allocation.holds(v) {
+                                    return Err(self.at(
+                                        hosts,
+                                        "reservation.hosts",
+                                        format!("host `{host}` is given twice"),
+                                    ));
+                                }
+                                allocation.push(v, cluster.capacity(v));
+                            }
+                        }
+                        (allocation, "reservation.hosts")
+                    }
+                    (Some(nodes), Some(_)) => {
+                        return Err(self.at(
+                            nodes,
+                            "reservation",
+                            "give `nodes` or `hosts`, not both".to_owned(),
+                        ));
+                    }
+                    (None, None) => {
+                        return Err(self.at(
+                            &r.name,
+                            "reservation",
+                            "expected `nodes` (its vnodes, as `exec_vnode` writes them) or `hosts`"
+                                .to_owned(),
+                        ));
+                    }
+                };
+            allocation.label = Some(Arc::from(name.as_str()));
+            let span = match (&r.nodes, &r.hosts) {
+                (Some(nodes), _) => nodes.span(),
+                (_, Some(hosts)) => hosts.span(),
+                _ => r.name.span(),
+            };
+            made.push((
+                placesim_core::SiteReservation {
+                    name: Arc::from(name.as_str()),
+                    start: SimTime(start),
+                    end: SimTime(end),
+                    allocation,
+                },
+                span,
+                key,
+            ));
+        }
+        self.reservations_fit(&made, settings.running, cluster, defs)?;
+        Ok(made.into_iter().map(|(r, _, _)| r).collect())
+    }
+
+    /// Checks, at each reservation's start, that everything held then fits with it on its
+    /// vnodes: the other reservations open then and the `[[running]]` jobs not yet ended
+    /// (until their true end, which is when the kernel gives their vnodes back).
+    fn reservations_fit(
+        &self,
+        made: &[(placesim_core::SiteReservation, Range<usize>, &str)],
+        running: &[crate::RunningAtStart],
+        cluster: &placesim_core::Cluster,
+        defs: &ResourceDefs,
+    ) -> Result<(), ScenarioError> {
+        /// Something holding vnodes at a reservation's start.
+        struct Holder {
+            what: String,
+            exclusive: bool,
+            parts: crate::VnodeAmounts,
+        }
+        let n_cons = defs.n_consumables();
+        for (r, span, key) in made {
+            let at = r.start;
+            let mut holders: Vec<Holder> = Vec::new();
+            for (other, _, _) in made {
+                if std::ptr::eq(other, r) || !(other.start <= at && at < other.end) {
+                    continue;
+                }
+                holders.push(Holder {
+                    what: format!("reservation `{}`", other.name),
+                    exclusive: other.allocation.sharing.is_exclusive(),
+                    parts: other
+                        .allocation
+                        .parts(n_cons)
+                        .map(|(v, a)| (v, a.to_vec()))
+                        .collect(),
+                });
+            }
+            for job in running.iter().filter(|j| j.end_s > at.as_secs()) {
+                holders.push(Holder {
+                    what: format!("running job {}", job.id),
+                    exclusive: false,
+                    parts: job.vnodes.clone(),
+                });
+            }
+            let error = |message: String| self.error(span.clone(), Some(key), message);
+            for (v, amounts) in r.allocation.parts(n_cons) {
+                let vnode = &cluster.vnode(v).name;
+                let on_v: Vec<(&Holder, &[u64])> = holders
+                    .iter()
+                    .flat_map(|h| {
+                        h.parts
+                            .iter()
+                            .filter(|(w, _)| *w == v)
+                            .map(move |(_, a)| (h, a.as_slice()))
+                    })
+                    .collect();
+                if let Some((first, _)) = on_v.first()
+                    && (r.allocation.sharing.is_exclusive() || on_v.iter().any(|h| h.0.exclusive))
+                {
+                    return Err(error(format!(
+                        "reservation `{}` would share vnode `{vnode}` with {} from {} s, and one \
+                         of them holds it exclusively",
+                        r.name,
+                        first.what,
+                        at.as_secs()
+                    )));
+                }
+                for (c, (&asked, &capacity)) in amounts.iter().zip(cluster.capacity(v)).enumerate()
+                {
+                    let others: u64 = on_v
+                        .iter()
+                        .map(|(_, a)| a.get(c).copied().unwrap_or(0))
+                        .sum();
+                    if others.saturating_add(asked) > capacity {
+                        let resource = &defs.def(defs.consumables()[c]).name;
+                        let by: Vec<&str> = on_v.iter().map(|(h, _)| h.what.as_str()).collect();
+                        let held = if by.is_empty() {
+                            String::new()
+                        } else {
+                            let verb = if by.len() == 1 { "holds" } else { "hold" };
+                            format!("; {} {verb} {others} then", by.join(" and "))
+                        };
+                        return Err(error(format!(
+                            "reservation `{}` needs {asked} {resource} of vnode `{vnode}` from \
+                             {} s, which has {capacity}{held}",
+                            r.name,
+                            at.as_secs()
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Moab's throttling limits (`[moab.limits]`): each credential's `MAXJOB`, `MAXPROC` and

@@ -62,6 +62,8 @@ pub struct Scenario {
     pub metrics: MetricsSettings,
     /// Jobs already running at t = 0 (`[[running]]`).
     pub running: Vec<RunningAtStart>,
+    /// Reservations the site confirmed on named vnodes (`[[reservation]]`), in file order.
+    pub reservations: Vec<placesim_core::SiteReservation>,
 }
 
 /// `[metrics]`: how often timeseries.parquet samples the cluster, and what is trimmed from

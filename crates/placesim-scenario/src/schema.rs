@@ -41,6 +41,9 @@ pub struct ScenarioToml {
     /// Jobs already running at t = 0.
     #[serde(default)]
     pub running: Vec<RunningToml>,
+    /// Reservations the site confirmed on named vnodes.
+    #[serde(default)]
+    pub reservation: Vec<ReservationToml>,
     /// Sampling and the measurement window.
     #[serde(default)]
     pub metrics: MetricsToml,
@@ -391,6 +394,29 @@ pub struct RunningToml {
     pub project: Option<String>,
     /// Its PBS queue or Moab class, by name.
     pub queue: Option<Spanned<String>>,
+}
+
+/// `[[reservation]]`: a reservation confirmed on named vnodes (PBS's `resv_nodes`), or a
+/// maintenance reservation of whole hosts, over a window.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReservationToml {
+    /// Its name (PBS's id, `R123` or `M4`); no two may share one.
+    pub name: Spanned<String>,
+    /// When its window opens: seconds, or `[[[DD:]HH:]MM:]SS`, after t = 0.
+    pub start: Spanned<toml::Value>,
+    /// When it closes, the same way; or give `duration`.
+    pub end: Option<Spanned<toml::Value>>,
+    /// How long it lasts, instead of `end`.
+    pub duration: Option<Spanned<toml::Value>>,
+    /// Its vnodes and amounts, in PBS's `exec_vnode` syntax (`(n1:ncpus=8)+(n2:ncpus=8)`).
+    pub nodes: Option<Spanned<String>>,
+    /// Instead of `nodes`: whole hosts, every vnode of each with all it has, held
+    /// exclusively (a maintenance reservation, `pbs_rsub --hosts`).
+    pub hosts: Option<Spanned<Vec<String>>>,
+    /// Whether its vnodes are held exclusively (`place=excl`) [default: false; true with
+    /// `hosts`].
+    pub exclusive: Option<Spanned<bool>>,
 }
 
 /// `[moab.limits]`: Moab's throttling limits, per credential as moab.cfg writes them after

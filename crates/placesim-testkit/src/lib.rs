@@ -5,7 +5,8 @@
 
 use placesim_core::{
     Cluster, ClusterState, MetricsSink, NodeFailurePolicy, Outage, RunConfig, RunStats,
-    RuntimeModel, SchedulingPolicy, SetPartition, Simulation, WalltimePolicy, Workload,
+    RuntimeModel, SchedulingPolicy, SetPartition, Simulation, SiteReservation, WalltimePolicy,
+    Workload,
 };
 use placesim_workload::{SwfOptions, Trace, TraceFormat};
 use std::path::Path;
@@ -46,6 +47,7 @@ pub struct Replay<'w> {
     outages: Vec<Outage>,
     on_failure: NodeFailurePolicy,
     sets: Option<SetPartition>,
+    reservations: Vec<SiteReservation>,
 }
 
 impl<'w> Replay<'w> {
@@ -67,6 +69,7 @@ impl<'w> Replay<'w> {
             outages: Vec::new(),
             on_failure: NodeFailurePolicy::default(),
             sets: None,
+            reservations: Vec::new(),
         }
     }
 
@@ -101,6 +104,12 @@ impl<'w> Replay<'w> {
         self
     }
 
+    /// Site reservations held over their windows.
+    pub fn reservations(mut self, reservations: &[SiteReservation]) -> Self {
+        self.reservations = reservations.to_vec();
+        self
+    }
+
     /// Runs `policy` to the end into `sink`.
     ///
     /// # Panics
@@ -115,6 +124,9 @@ impl<'w> Replay<'w> {
         }
         if let Some(sets) = &self.sets {
             simulation = simulation.with_set_watch(sets);
+        }
+        if !self.reservations.is_empty() {
+            simulation = simulation.with_reservations(self.reservations);
         }
         simulation
             .run(policy, sink, &mut |_| {})

@@ -2,7 +2,7 @@
 //! placement policy.
 
 use super::calendar::{Calendar, End, Shortcuts, first_time_with, place_on};
-use super::{Order, PbsComment, Runnable, calendar_request, start, start_heads};
+use super::{Order, PbsComment, Runnable, calendar_request, reserved, start, start_heads};
 use placesim_core::{
     Allocation, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy,
     Scratch, ScratchBuf, SimTime, StateView,
@@ -55,6 +55,8 @@ pub struct Easy<P> {
     calendar: Calendar,
     /// The job whose estimate the last pass reported.
     estimated: Option<JobId>,
+    /// Behind the views of the head's window when site reservations are to come.
+    window_buf: ScratchBuf,
 }
 
 /// The reservation as a pass holds it: on totals, or on vnodes in the shadow view.
@@ -80,6 +82,7 @@ impl<P: PlacementPolicy> Easy<P> {
             now_buf: ScratchBuf::default(),
             calendar: Calendar::new(true),
             estimated: None,
+            window_buf: ScratchBuf::default(),
         }
     }
 
@@ -146,6 +149,10 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
 impl<P: PlacementPolicy> Easy<P> {
     /// One scheduling pass; [`SchedulingPolicy::schedule`] then records the starts' bindings.
     fn pass(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        if reserved::any(ctx) {
+            self.pass_kept_off(ctx, decisions);
+            return;
+        }
         let mut now_view = Scratch::new(ctx.state, &mut self.now_buf);
         let (head_pos, head_relaxed) = start_heads(
             ctx,
@@ -319,6 +326,105 @@ impl<P: PlacementPolicy> Easy<P> {
                 allocation: allocation.map(std::sync::Arc::new),
             });
         }
+    }
+}
+
+impl<P: PlacementPolicy> Easy<P> {
+    /// One pass while site reservations are to come, by EASY's plain definition with every
+    /// job kept off them ([`reserved`]); none of the shortcuts of [`Self::pass`], whose
+    /// reasoning on totals and on the state at estimated ends alone does not see reservations.
+    ///
+    /// 1. Heads start while they fit their windows.
+    /// 2. The shadow time is the first instant after now at which something is given back
+    ///    (an estimated end, a reservation's end) where the head fits its window.
+    /// 3. Each later job starts if it fits its window now and either ends by the shadow time
+    ///    or leaves the head its window then, with this job held until its estimated end; a
+    ///    job that fits now only by overlapping a reservation or the head's window gets PBS's
+    ///    conflict comment.
+    fn pass_kept_off(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        self.estimated = None;
+        let mut now_view = Scratch::new(ctx.state, &mut self.now_buf);
+        let (head_pos, _) = start_heads(
+            ctx,
+            &mut self.placement,
+            &mut self.runnable,
+            &mut now_view,
+            decisions,
+            Order::Strict,
+        );
+        let Some(&head) = ctx.queue.get(head_pos) else {
+            return;
+        };
+        let head_request = calendar_request(ctx.workload.request_of(head));
+        let head_estimate = ctx.workload.job(head).estimate;
+        let shadow = reserved::release_times(ctx, decisions)
+            .into_iter()
+            .find_map(|t| {
+                reserved::place_in_window(
+                    ctx,
+                    decisions,
+                    &now_view,
+                    t,
+                    t + head_estimate,
+                    &mut self.window_buf,
+                    |view| self.placement.place(&head_request, view),
+                )
+                .map(|a| (t, a))
+            });
+        let Some((shadow, mut head_vnodes)) = shadow else {
+            return;
+        };
+        for &job in &ctx.queue[head_pos + 1..] {
+            if self.runnable.known_never(ctx, job) {
+                continue;
+            }
+            let placed = self.runnable.place_now_kept_off(
+                ctx,
+                &mut self.placement,
+                job,
+                &now_view,
+                decisions,
+                false,
+            );
+            let Some(allocation) = placed.allocation else {
+                if placed.conflict {
+                    self.runnable.comment(job, PbsComment::Conflict);
+                }
+                continue;
+            };
+            let ends_by_shadow = ctx.now + ctx.workload.job(job).estimate <= shadow;
+            start(job, allocation, &mut now_view, decisions);
+            if !ends_by_shadow {
+                let still = reserved::place_in_window(
+                    ctx,
+                    decisions,
+                    &now_view,
+                    shadow,
+                    shadow + head_estimate,
+                    &mut self.window_buf,
+                    |view| {
+                        if view.has_room_for(&head_vnodes) {
+                            Some(head_vnodes.clone())
+                        } else {
+                            self.placement.place(&head_request, view)
+                        }
+                    },
+                );
+                let Some(moved) = still else {
+                    if let Some(Decision::Start { allocation, .. }) = decisions.pop() {
+                        now_view.give(&allocation);
+                    }
+                    self.runnable.comment(job, PbsComment::Conflict);
+                    continue;
+                };
+                head_vnodes = moved;
+            }
+        }
+        self.runnable.estimates.push(placesim_core::TopJobEstimate {
+            job: head,
+            start: shadow,
+            allocation: Some(std::sync::Arc::new(head_vnodes)),
+        });
     }
 }
 

@@ -2,6 +2,7 @@
 //! what a site really did is measured by every metric a simulated run is (utilization and
 //! waits over time, fragmentation, sets), beside what another configuration would do.
 
+use super::reserved;
 use placesim_core::{
     Allocation, Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy, Scratch,
     ScratchBuf, SimTime, StateView,
@@ -11,13 +12,15 @@ use placesim_core::{
 /// vnodes are not free at that instant (its run there overlapped another's in the record, a
 /// requeued job replayed from its first start with its last run's length) waits until they
 /// are; a job recorded without vnodes is placed by the run's placement at its recorded
-/// start.
+/// start. A job whose run until its estimated end would overlap a site reservation on its
+/// vnodes waits too (the kernel holds a reservation's vnodes for it), as PBS kept it off.
 #[derive(Debug)]
 pub struct AsRecorded<P> {
     placement: P,
     /// Per job index: its recorded start and, if the record has them, its vnodes.
     recorded: Vec<Option<(SimTime, Option<Allocation>)>>,
     buf: ScratchBuf,
+    window_buf: ScratchBuf,
     next_wakeup: Option<SimTime>,
 }
 
@@ -39,6 +42,7 @@ impl<P: PlacementPolicy> AsRecorded<P> {
             placement,
             recorded: by_job,
             buf: ScratchBuf::default(),
+            window_buf: ScratchBuf::default(),
             next_wakeup: None,
         }
     }
@@ -61,10 +65,25 @@ impl<P: PlacementPolicy> SchedulingPolicy for AsRecorded<P> {
                 next = Some(next.map_or(*start, |n| n.min(*start)));
                 continue;
             }
-            let allocation = match allocation {
-                Some(a) if scratch.has_room_for(a) => Some(a.clone()),
+            let placement = &mut self.placement;
+            let mut place = |view: &Scratch<'_>| match allocation {
+                Some(a) if view.has_room_for(a) => Some(a.clone()),
                 Some(_) => None,
-                None => self.placement.place(ctx.workload.request_of(job), &scratch),
+                None => placement.place(ctx.workload.request_of(job), view),
+            };
+            let allocation = if reserved::any(ctx) {
+                let until = ctx.now + ctx.workload.job(job).estimate;
+                reserved::place_in_window(
+                    ctx,
+                    decisions,
+                    &scratch,
+                    ctx.now,
+                    until,
+                    &mut self.window_buf,
+                    place,
+                )
+            } else {
+                place(&scratch)
             };
             if let Some(allocation) = allocation {
                 scratch.take(&allocation);

@@ -15,3 +15,4 @@ mod requests;
 mod reservation;
 mod runtime;
 mod schedules;
+mod site_reservations;

@@ -60,6 +60,7 @@ fn pass_at(
         running: &[],
         fresh_from: 0,
         freed_since_last_pass: true,
+        reservations: &[],
     };
     ordered.schedule(&ctx, &mut Vec::new());
     let mut comments = Vec::new();

@@ -636,6 +636,7 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
         running: &running,
         fresh_from: 0,
         freed_since_last_pass: true,
+        reservations: &[],
     };
     let r = Easy::new(p2).reservation(&ctx).unwrap();
     assert_eq!(r.start, SimTime(50));
@@ -687,6 +688,7 @@ fn a_top_job_no_set_can_hold_is_calendared_spanning() {
         running: &running,
         fresh_from: 0,
         freed_since_last_pass: true,
+        reservations: &[],
     };
     let names = |a: &placesim_core::Allocation| -> Vec<String> {
         a.vnodes()
@@ -881,6 +883,7 @@ fn two_top_jobs_planned(switch1_until: u64, switch2_until: u64) -> Vec<Planned> 
         running: &running,
         fresh_from: 0,
         freed_since_last_pass: true,
+        reservations: &[],
     };
     let mut depth2 = Backfill::new(p, Depth::Jobs(2));
     let mut decisions = Vec::new();

@@ -35,6 +35,7 @@ fn first_pass_at<'a>(
         running,
         fresh_from: 0,
         freed_since_last_pass: true,
+        reservations: &[],
     }
 }
 

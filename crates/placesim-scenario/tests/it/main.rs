@@ -9,6 +9,7 @@ mod generated;
 mod grammar;
 mod moab;
 mod requests;
+mod reservations;
 mod shipped;
 
 use placesim_scenario::{Scenario, ScenarioError, load_scenario};

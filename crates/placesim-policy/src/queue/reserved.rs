@@ -1,0 +1,232 @@
+//! Keeping jobs off site reservations' vnodes (reservations-and-partitions.md §1.5).
+//!
+//! PBS checks every vnode a job would take against its calendar (`check_resources_for_node`,
+//! openpbs node_info.cpp): walking the events between the job's start and its end in time
+//! order, it takes a reservation's amounts at its start, gives back what a running job or a
+//! reservation holds at its end, and at each reservation start the job's chunk must still fit
+//! on what is left; a reservation or a job that is exclusive on the vnode refuses any overlap.
+//!
+//! Here that walk is made once per vnode and per window, before placing: the lowest amount
+//! the vnode keeps at any reservation start inside the window is all the job may take there,
+//! so the difference is taken from the view the placement searches (a vnode an exclusive
+//! reservation will take, wholly). The placement then finds, among the vnodes as the window
+//! leaves them, exactly the vnodes PBS's check lets through, for any placement and request;
+//! and what it returns fits the view it was asked on, since only amounts were taken away.
+
+use super::calendar::allocation_at;
+use placesim_core::{
+    Allocation, ConsumableIdx, Decision, SchedContext, Scratch, ScratchBuf, Sharing, SimTime,
+    SiteReservation, StateView, VnodeId,
+};
+use std::collections::BTreeMap;
+
+/// What a window takes from a view so that a job placed in it keeps off the reservations that
+/// start before it ends: the amounts per vnode it may not use, and the vnodes it may not use
+/// at all.
+#[derive(Debug, Default)]
+pub(crate) struct WindowHolds {
+    /// The amounts each vnode must keep for reservations, held shared (a vnode that keeps
+    /// anything for one also counts a holder, so an exclusive job keeps off it too).
+    pub(crate) kept: Allocation,
+    /// Vnodes an exclusive reservation takes within the window: held exclusively, with all
+    /// they have free.
+    pub(crate) barred: Allocation,
+}
+
+impl WindowHolds {
+    /// Takes the holds in `view`.
+    pub(crate) fn take_in(&self, view: &mut Scratch<'_>) {
+        if !self.kept.is_empty() {
+            view.take(&self.kept);
+        }
+        if !self.barred.is_empty() {
+            view.take(&self.barred);
+        }
+    }
+}
+
+/// Whether any site reservation is still to come or open: the only case in which a
+/// discipline needs windows at all (a run without reservations takes none of this path).
+pub(crate) fn any(ctx: &SchedContext<'_>) -> bool {
+    !ctx.reservations.is_empty()
+}
+
+/// Everything held in a view at `at` that will be given back later: the running jobs and this
+/// pass's starts, by their estimated ends, and the reservations open at `at`, by their ends.
+/// The allocations are the jobs' and reservations' own.
+pub(crate) fn releases<'a>(
+    ctx: &'a SchedContext<'_>,
+    decisions: &'a [Decision],
+) -> impl Iterator<Item = (SimTime, &'a Allocation)> + 'a {
+    (0..ctx.running.len() + decisions.len()).map(move |i| {
+        let end = match ctx.running.get(i) {
+            Some(run) => run.estimated_end.max(ctx.now),
+            None => match &decisions[i - ctx.running.len()] {
+                Decision::Start { job, .. } => ctx.now + ctx.workload.job(*job).estimate,
+            },
+        };
+        (end, allocation_at(ctx, decisions, i))
+    })
+}
+
+/// The holds a job placed in `view`, which is the state at `at`, must keep for the
+/// reservations that start in `(at, until)`; `None` when none does. `held_then` lists what
+/// `view` holds that is given back before `until` (jobs by estimated end); the reservations
+/// open at `at` are read from `ctx` and must be held in `view` too.
+pub(crate) fn window_holds<'a>(
+    ctx: &SchedContext<'_>,
+    view: &Scratch<'_>,
+    at: SimTime,
+    until: SimTime,
+    held_then: impl Iterator<Item = (SimTime, &'a Allocation)>,
+) -> Option<WindowHolds> {
+    let starting: Vec<&SiteReservation> = ctx
+        .reservations
+        .iter()
+        .filter(|r| r.start > at && r.start < until)
+        .collect();
+    if starting.is_empty() {
+        return None;
+    }
+    let n_cons = ctx.state.cluster_consumables();
+    // The vnodes concerned, with their events: (time, 0 = give / 1 = take, amounts, barred).
+    type Step = (SimTime, u8, Vec<u64>, bool);
+    let mut steps: BTreeMap<VnodeId, Vec<Step>> = BTreeMap::new();
+    for r in &starting {
+        let exclusive = r.allocation.sharing.is_exclusive();
+        for (v, amounts) in r.allocation.parts(n_cons) {
+            steps
+                .entry(v)
+                .or_default()
+                .push((r.start, 1, amounts.to_vec(), exclusive));
+            if r.end < until {
+                steps
+                    .entry(v)
+                    .or_default()
+                    .push((r.end, 0, amounts.to_vec(), false));
+            }
+        }
+    }
+    let mut gives = |end: SimTime, allocation: &Allocation| {
+        if end <= at || end >= until {
+            return;
+        }
+        for (v, amounts) in allocation.parts(n_cons) {
+            if let Some(list) = steps.get_mut(&v) {
+                list.push((end, 0, amounts.to_vec(), false));
+            }
+        }
+    };
+    for (end, allocation) in held_then {
+        gives(end, allocation);
+    }
+    for r in ctx.reservations.iter().filter(|r| r.start <= at) {
+        gives(r.end, &r.allocation);
+    }
+    let mut holds = WindowHolds {
+        kept: Allocation::new(Sharing::Shared),
+        barred: Allocation::new(Sharing::Excl),
+    };
+    let mut avail = vec![0i128; n_cons];
+    let mut lowest = vec![0i128; n_cons];
+    let mut kept = vec![0u64; n_cons];
+    for (v, mut list) in steps {
+        // At one instant, what ends gives back before what starts takes (half-open windows).
+        list.sort_by_key(|s| (s.0, s.1));
+        let free_now = |c: usize| view.free(v, ConsumableIdx(c as u8));
+        for c in 0..n_cons {
+            avail[c] = i128::from(free_now(c));
+            lowest[c] = avail[c];
+        }
+        let mut barred = false;
+        for (_, kind, amounts, exclusive) in &list {
+            barred |= *exclusive;
+            for c in 0..n_cons {
+                if *kind == 1 {
+                    avail[c] -= i128::from(amounts[c]);
+                    lowest[c] = lowest[c].min(avail[c]);
+                } else {
+                    avail[c] += i128::from(amounts[c]);
+                }
+            }
+        }
+        if barred {
+            let free: Vec<u64> = (0..n_cons).map(free_now).collect();
+            holds.barred.push(v, &free);
+            continue;
+        }
+        for c in 0..n_cons {
+            // The job may take what the vnode keeps free at worst (never below 0), no more.
+            let free = free_now(c);
+            let usable = u64::try_from(lowest[c].clamp(0, i128::from(free))).unwrap_or(0);
+            kept[c] = free - usable;
+        }
+        holds.kept.push(v, &kept);
+    }
+    Some(holds)
+}
+
+/// Makes `view` the state at `at` (after now) as the calendar sees it: `now_view` with what
+/// ends by then (jobs by estimated end, reservations open now) given back, and the
+/// reservations open then taken.
+pub(crate) fn state_at(
+    ctx: &SchedContext<'_>,
+    decisions: &[Decision],
+    now_view: &Scratch<'_>,
+    at: SimTime,
+    view: &mut Scratch<'_>,
+) {
+    view.copy_from(now_view);
+    for (end, allocation) in releases(ctx, decisions) {
+        if end <= at {
+            view.give(allocation);
+        }
+    }
+    for r in ctx.reservations {
+        if r.start <= ctx.now && r.end <= at {
+            view.give(&r.allocation);
+        } else if r.start > ctx.now && r.start <= at && r.end > at {
+            view.take(&r.allocation);
+        }
+    }
+}
+
+/// The instants after now at which something held is given back: the estimated ends of the
+/// running jobs and this pass's starts, and the ends of the reservations. A job kept off
+/// reservations can first start at one of them (or now): between two, what is free only
+/// shrinks as reservations start, and its window only reaches further.
+pub(crate) fn release_times(ctx: &SchedContext<'_>, decisions: &[Decision]) -> Vec<SimTime> {
+    let mut times: Vec<SimTime> = releases(ctx, decisions)
+        .map(|(end, _)| end)
+        .chain(ctx.reservations.iter().map(|r| r.end))
+        .filter(|&t| t > ctx.now)
+        .collect();
+    times.sort_unstable();
+    times.dedup();
+    times
+}
+
+/// Where a job would go if it started at `at` (now, or a later instant) and ran until
+/// `until`, kept off the reservations that start before then: `place` asked on the state at
+/// `at` ([`state_at`]) less what the window keeps ([`window_holds`]). `buf` backs the view.
+pub(crate) fn place_in_window(
+    ctx: &SchedContext<'_>,
+    decisions: &[Decision],
+    now_view: &Scratch<'_>,
+    at: SimTime,
+    until: SimTime,
+    buf: &mut ScratchBuf,
+    place: impl FnOnce(&Scratch<'_>) -> Option<Allocation>,
+) -> Option<Allocation> {
+    let mut view = Scratch::new(ctx.state, buf);
+    if at > ctx.now {
+        state_at(ctx, decisions, now_view, at, &mut view);
+    } else {
+        view.copy_from(now_view);
+    }
+    let still_held = releases(ctx, decisions).filter(|&(end, _)| end > at);
+    if let Some(holds) = window_holds(ctx, &view, at, until, still_held) {
+        holds.take_in(&mut view);
+    }
+    place(&view)
+}

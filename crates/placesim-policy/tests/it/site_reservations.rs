@@ -1,0 +1,456 @@
+//! Site reservations (PBS advance and maintenance reservations on named vnodes): jobs kept off
+//! their vnodes for their windows under greedy, FCFS and EASY, with PBS's conflict comment, and
+//! EASY's and greedy's schedules equal to an independent interval-based reference on random
+//! workloads.
+
+use crate::common::workload_of;
+use placesim_core::{
+    Allocation, Cluster, ClusterBuilder, Job, JobId, JobOutcome, MetricsSink, ResourceDefs,
+    SchedulingPolicy, Sharing, SimTime, SiteReservation, TopJobEstimate, VnodeId,
+};
+use placesim_policy::placement::FirstFit;
+use placesim_policy::queue::{Easy, Fcfs, Greedy};
+use placesim_testkit::{Lcg, Replay};
+use std::sync::Arc;
+
+/// Starts (`J1@0 on [2, 3]`, job numbers from 1), comments and estimates, in order.
+#[derive(Debug, Default)]
+struct Seen {
+    starts: Vec<String>,
+    comments: Vec<String>,
+    estimates: Vec<String>,
+}
+
+impl MetricsSink for Seen {
+    fn job_started(&mut self, job: &Job, _id: JobId, start: SimTime, a: &Allocation) {
+        let vnodes: Vec<u32> = a.vnodes().map(|v| v.0).collect();
+        self.starts.push(format!(
+            "J{}@{} on {vnodes:?}",
+            job.source_id,
+            start.as_secs()
+        ));
+    }
+    fn job_ended(&mut self, _job: &Job, _outcome: &JobOutcome) {}
+    fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
+        self.comments
+            .push(format!("{}: J{}: {text}", now.as_secs(), id.0 + 1));
+    }
+    fn job_estimated(&mut self, now: SimTime, e: &TopJobEstimate) {
+        let vnodes: Vec<u32> = e
+            .allocation
+            .iter()
+            .flat_map(|a| a.vnodes().map(|v| v.0))
+            .collect();
+        self.estimates.push(format!(
+            "{}: J{} at {} on {vnodes:?}",
+            now.as_secs(),
+            e.job.0 + 1,
+            e.start.as_secs()
+        ));
+    }
+}
+
+/// `n` vnodes `n1`, `n2`, ... of `ncpus` each, one host each.
+fn cluster(n: usize, ncpus: u64) -> Cluster {
+    let mut b = ClusterBuilder::new(ResourceDefs::default());
+    for i in 1..=n {
+        let h = b.add_host(format!("n{i}"));
+        b.add_vnode(format!("n{i}"), h, 1.0, &[ncpus, 0, 0], Vec::new())
+            .expect("a vnode");
+    }
+    b.build().expect("a cluster")
+}
+
+/// A reservation of all of vnodes `vnodes` (ids from 0), `ncpus` each, over `[start, end)`.
+fn reservation(
+    name: &str,
+    vnodes: &[u32],
+    ncpus: u64,
+    start: u64,
+    end: u64,
+    sharing: Sharing,
+) -> SiteReservation {
+    let mut allocation = Allocation::new(sharing);
+    for &v in vnodes {
+        allocation.push(VnodeId(v), &[ncpus, 0, 0]);
+    }
+    SiteReservation {
+        name: Arc::from(name),
+        start: SimTime(start),
+        end: SimTime(end),
+        allocation,
+    }
+}
+
+fn run(
+    cluster: Cluster,
+    jobs: &[(u64, u64, u64, &str)],
+    reservations: &[SiteReservation],
+    policy: &mut dyn SchedulingPolicy,
+) -> Seen {
+    let workload = workload_of(cluster.resources(), jobs);
+    let mut seen = Seen::default();
+    Replay::on(&workload, cluster)
+        .reservations(reservations)
+        .run(policy, &mut seen);
+    seen
+}
+
+const CONFLICT: &str = "Not Running: Job would conflict with reservation or top job";
+
+/// Greedy (PBS's default): a job whose window would overlap the reservation on n1, n2 takes
+/// n3, n4 instead; a short job backfills around it on n1, n2, ending before it starts; a job
+/// that fits only by overlapping it waits with PBS's conflict comment, and starts when A
+/// ends.
+#[test]
+fn greedy_keeps_jobs_off_a_reservation_and_backfills_around_it() {
+    let r = reservation("R1", &[0, 1], 4, 100, 200, Sharing::Shared);
+    let jobs = [
+        (0, 150, 150, "select=2:ncpus=4"), // J1: would run into R1 on n1, n2
+        (0, 50, 50, "select=2:ncpus=4"),   // J2: ends by 100, fits before R1
+        (0, 100, 100, "select=1:ncpus=4"), // J3: nothing free now; at 50 only n1, n2
+    ];
+    let seen = run(
+        cluster(4, 4),
+        &jobs,
+        &[r],
+        &mut Greedy::new(FirstFit::default()),
+    );
+    assert_eq!(
+        seen.starts,
+        ["J1@0 on [2, 3]", "J2@0 on [0, 1]", "J3@150 on [2]"]
+    );
+    assert_eq!(seen.comments, [format!("50: J3: {CONFLICT}")]);
+}
+
+/// A shared reservation of part of a vnode leaves the rest to jobs that overlap it; an
+/// exclusive job keeps off any vnode a reservation holds during its window.
+#[test]
+fn a_shared_reservation_leaves_its_vnodes_rest_and_an_exclusive_job_keeps_off() {
+    let r = reservation("R1", &[0], 2, 10, 20, Sharing::Shared);
+    let jobs = [
+        (0, 30, 30, "select=1:ncpus=2"), // J1: overlaps R1, and n1 keeps 2
+        (0, 30, 30, "select=1:ncpus=1 place=excl"), // J2: exclusive: not n1 while R1 is
+        (0, 30, 30, "select=1:ncpus=1"), // J3: n1 keeps 2 for R1 until 20
+    ];
+    let seen = run(
+        cluster(2, 4),
+        &jobs,
+        &[r],
+        &mut Greedy::new(FirstFit::default()),
+    );
+    assert_eq!(seen.starts, ["J1@0 on [0]", "J2@0 on [1]", "J3@20 on [0]"]);
+    assert_eq!(seen.comments, [format!("0: J3: {CONFLICT}")]);
+}
+
+/// FCFS: the head that would overlap an exclusive reservation waits for its end; nothing
+/// behind it starts.
+#[test]
+fn fcfs_head_waits_out_an_exclusive_reservation() {
+    let r = reservation("M1", &[0], 1, 5, 15, Sharing::Excl);
+    let jobs = [
+        (0, 10, 10, "select=2:ncpus=1"), // J1: n1 is reserved from 5
+        (0, 1, 1, "select=1:ncpus=1"),   // J2: behind it
+    ];
+    let seen = run(
+        cluster(2, 1),
+        &jobs,
+        &[r],
+        &mut Fcfs::new(FirstFit::default()),
+    );
+    assert_eq!(seen.starts, ["J1@15 on [0, 1]", "J2@25 on [0]"]);
+    assert_eq!(
+        seen.comments,
+        [
+            format!("0: J1: {CONFLICT}"),
+            "0: J2: Not Running: Job would break strict sorted order".to_owned(),
+        ]
+    );
+}
+
+/// EASY: the head's shadow time is the reservation's end, the first instant its window fits;
+/// a short job runs on n1 before the reservation starts, a long one would delay the head and
+/// waits with the conflict comment, and one that ends by the shadow time backfills.
+#[test]
+fn easy_shadow_time_is_a_reservation_end() {
+    let r = reservation("R1", &[0], 1, 10, 30, Sharing::Excl);
+    let jobs = [
+        (0, 20, 20, "select=1:ncpus=1"), // J1: keeps off n1 (R1 from 10): n2
+        (0, 10, 10, "select=4:ncpus=1"), // J2: the head
+        (0, 10, 10, "select=1:ncpus=1"), // J3: on n1, ends as R1 starts
+        (0, 40, 40, "select=1:ncpus=1"), // J4: would run past the shadow time
+        (0, 25, 25, "select=1:ncpus=1"), // J5: ends by it
+    ];
+    let seen = run(
+        cluster(4, 1),
+        &jobs,
+        &[r],
+        &mut Easy::new(FirstFit::default()),
+    );
+    assert_eq!(
+        seen.starts,
+        [
+            "J1@0 on [1]",
+            "J3@0 on [0]",
+            "J5@0 on [2]",
+            "J2@30 on [0, 1, 2, 3]",
+            "J4@40 on [0]",
+        ]
+    );
+    assert_eq!(seen.estimates[0], "0: J2 at 30 on [0, 1, 2, 3]");
+    assert_eq!(seen.comments, [format!("0: J4: {CONFLICT}")]);
+}
+
+/// A policy that ignores reservations: the kernel refuses to let a reservation start on a
+/// vnode a job holds.
+#[test]
+fn a_reservation_whose_vnodes_are_taken_stops_the_run() {
+    struct Blind;
+    impl SchedulingPolicy for Blind {
+        fn name(&self) -> String {
+            "blind".to_owned()
+        }
+        fn schedule(
+            &mut self,
+            ctx: &placesim_core::SchedContext<'_>,
+            decisions: &mut Vec<placesim_core::Decision>,
+        ) {
+            for &job in ctx.queue {
+                let mut allocation = Allocation::new(Sharing::Shared);
+                allocation.push(VnodeId(0), &[1, 0, 0]);
+                decisions.push(placesim_core::Decision::Start { job, allocation });
+            }
+        }
+    }
+    let cluster = cluster(1, 1);
+    let workload = workload_of(cluster.resources(), &[(0, 10, 10, "select=1:ncpus=1")]);
+    let r = reservation("R7", &[0], 1, 5, 15, Sharing::Shared);
+    let error = placesim_core::Simulation::new(
+        &workload,
+        placesim_core::ClusterState::new(cluster),
+        placesim_core::RunConfig {
+            walltime: placesim_core::WalltimePolicy::Kill,
+            cycles: placesim_core::Cycles::EventExact,
+        },
+    )
+    .with_reservations(vec![r])
+    .run(&mut Blind, &mut Seen::default(), &mut |_| {})
+    .expect_err("the reservation cannot start");
+    assert_eq!(
+        error.to_string(),
+        "at 5s: reservation R7 could not take its vnodes: vnode 0 is not eligible for a new job"
+    );
+}
+
+/// One start of the reference: job index, time, vnodes.
+type RefStart = (usize, u64, Vec<usize>);
+
+/// An independent reference on one-ncpu vnodes, by intervals: a vnode is usable for a job
+/// over `[t, t + e)` when no job holds it at `t` (running jobs by estimated end for times
+/// after now) and no reservation's window meets `[t, t + e)`; first fit takes the first
+/// usable vnodes. EASY's shadow is the first estimated end or reservation end at which the
+/// head finds enough; a later job starts if it has enough now and ends by the shadow, or the
+/// head keeps its vnodes (or finds others) at the shadow with the job's held.
+fn reference(
+    n_vnodes: usize,
+    jobs: &[(u64, u64, u64, usize)],
+    reservations: &[(usize, u64, u64)],
+    easy: bool,
+) -> Vec<RefStart> {
+    let mut busy_until = vec![0u64; n_vnodes]; // true end
+    let mut est_until = vec![0u64; n_vnodes]; // estimated end
+    let mut queue: Vec<usize> = Vec::new();
+    let mut starts = Vec::new();
+    let mut times: Vec<u64> = jobs.iter().map(|j| j.0).collect();
+    times.extend(reservations.iter().flat_map(|r| [r.1, r.2]));
+    let mut next = 0;
+    let reserved = |v: usize, from: u64, until: u64| {
+        reservations
+            .iter()
+            .any(|&(rv, s, e)| rv == v && s < until && from < e)
+    };
+    loop {
+        times.retain(|&t| t >= next);
+        times.sort_unstable();
+        times.dedup();
+        let Some(&now) = times.first() else { break };
+        next = now + 1;
+        for (i, j) in jobs.iter().enumerate() {
+            if j.0 == now {
+                queue.push(i);
+            }
+        }
+        if queue.is_empty() {
+            continue;
+        }
+        let usable_now =
+            |v: usize, e: u64, busy: &[u64]| busy[v] <= now && !reserved(v, now, now + e);
+        let mut started_now = Vec::new();
+        let mut k = 0;
+        // Step 1 (and greedy's whole scan).
+        while k < queue.len() {
+            let (_, _, e, need) = jobs[queue[k]];
+            let free: Vec<usize> = (0..n_vnodes)
+                .filter(|&v| usable_now(v, e, &busy_until))
+                .take(need)
+                .collect();
+            if free.len() == need {
+                for &v in &free {
+                    busy_until[v] = now + jobs[queue[k]].1;
+                    est_until[v] = now + e;
+                }
+                started_now.push(queue[k]);
+                starts.push((queue[k], now, free));
+                times.push(now + jobs[queue[k]].1);
+                queue.remove(k);
+            } else if easy {
+                break;
+            } else {
+                k += 1;
+            }
+        }
+        if easy && !queue.is_empty() {
+            let head = queue[0];
+            let (_, _, he, hneed) = jobs[head];
+            // Held at `t` by a job still running now, until its estimated end.
+            let usable_at = |v: usize, t: u64, busy: &[u64], est: &[u64], held: &[usize]| {
+                (busy[v] <= now || est[v] <= t) && !held.contains(&v) && !reserved(v, t, t + he)
+            };
+            let mut cands: Vec<u64> = (0..n_vnodes)
+                .filter(|&v| busy_until[v] > now)
+                .map(|v| est_until[v])
+                .chain(reservations.iter().map(|r| r.2))
+                .filter(|&t| t > now)
+                .collect();
+            cands.sort_unstable();
+            cands.dedup();
+            let found = cands.into_iter().find_map(|t| {
+                let vs: Vec<usize> = (0..n_vnodes)
+                    .filter(|&v| usable_at(v, t, &busy_until, &est_until, &[]))
+                    .take(hneed)
+                    .collect();
+                (vs.len() == hneed).then_some((t, vs))
+            });
+            if let Some((shadow, mut head_vnodes)) = found {
+                let mut k = 1;
+                while k < queue.len() {
+                    let j = queue[k];
+                    let (_, run, e, need) = jobs[j];
+                    let free: Vec<usize> = (0..n_vnodes)
+                        .filter(|&v| usable_now(v, e, &busy_until))
+                        .take(need)
+                        .collect();
+                    if free.len() < need {
+                        k += 1;
+                        continue;
+                    }
+                    if now + e > shadow {
+                        if head_vnodes.iter().any(|v| free.contains(v)) {
+                            let vs: Vec<usize> = (0..n_vnodes)
+                                .filter(|&v| usable_at(v, shadow, &busy_until, &est_until, &free))
+                                .take(hneed)
+                                .collect();
+                            if vs.len() < hneed {
+                                k += 1;
+                                continue;
+                            }
+                            head_vnodes = vs;
+                        }
+                    }
+                    for &v in &free {
+                        busy_until[v] = now + run;
+                        est_until[v] = now + e;
+                    }
+                    starts.push((j, now, free));
+                    times.push(now + run);
+                    queue.remove(k);
+                }
+            }
+        }
+    }
+    starts.sort();
+    starts
+}
+
+/// Greedy and EASY on random workloads and reservations over one-ncpu vnodes give exactly
+/// the reference's starts and vnodes.
+#[test]
+fn greedy_and_easy_match_the_interval_reference() {
+    let mut rng = Lcg(17);
+    for case in 0..120 {
+        let n_vnodes = 2 + rng.below(5) as usize;
+        let n_jobs = 1 + rng.below(14) as usize;
+        let mut jobs: Vec<(u64, u64, u64, usize)> = (0..n_jobs)
+            .map(|_| {
+                let estimate = 1 + rng.below(30);
+                let runtime = 1 + rng.below(estimate);
+                (
+                    rng.below(40),
+                    runtime,
+                    estimate,
+                    1 + rng.below(n_vnodes as u64) as usize,
+                )
+            })
+            .collect();
+        jobs.sort_by_key(|j| j.0);
+        let mut resv: Vec<(usize, u64, u64)> = Vec::new();
+        for _ in 0..rng.below(4) {
+            let v = rng.below(n_vnodes as u64) as usize;
+            let start = 1 + rng.below(50);
+            let end = start + 1 + rng.below(25);
+            if resv
+                .iter()
+                .all(|&(w, s, e)| w != v || e <= start || end <= s)
+            {
+                resv.push((v, start, end));
+            }
+        }
+        let cluster = cluster(n_vnodes, 1);
+        let texts: Vec<String> = jobs
+            .iter()
+            .map(|j| format!("select={}:ncpus=1", j.3))
+            .collect();
+        let with_text: Vec<(u64, u64, u64, &str)> = jobs
+            .iter()
+            .zip(&texts)
+            .map(|(j, t)| (j.0, j.1, j.2, t.as_str()))
+            .collect();
+        let site: Vec<SiteReservation> = resv
+            .iter()
+            .enumerate()
+            .map(|(i, &(v, s, e))| {
+                reservation(&format!("R{i}"), &[v as u32], 1, s, e, Sharing::Excl)
+            })
+            .collect();
+        for easy in [false, true] {
+            let seen = if easy {
+                run(
+                    cluster.clone(),
+                    &with_text,
+                    &site,
+                    &mut Easy::new(FirstFit::default()),
+                )
+            } else {
+                run(
+                    cluster.clone(),
+                    &with_text,
+                    &site,
+                    &mut Greedy::new(FirstFit::default()),
+                )
+            };
+            let mut got: Vec<String> = seen.starts.clone();
+            got.sort();
+            let mut want: Vec<String> = reference(n_vnodes, &jobs, &resv, easy)
+                .into_iter()
+                .map(|(j, t, vs)| format!("J{}@{t} on {vs:?}", j + 1))
+                .collect();
+            want.sort();
+            assert_eq!(
+                got,
+                want,
+                "case {case} ({}): jobs {jobs:?}, reservations {resv:?}",
+                if easy { "easy" } else { "greedy" }
+            );
+        }
+    }
+}
