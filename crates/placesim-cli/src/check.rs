@@ -36,6 +36,33 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
             job.estimated_end_s
         );
     }
+    let n_cons = scenario.cluster.resources().n_consumables();
+    for resv in &scenario.reservations {
+        let vnodes: Vec<&str> = resv
+            .allocation
+            .vnodes()
+            .map(|v| scenario.cluster.vnode(v).name.as_str())
+            .collect();
+        println!(
+            "reservation {}: [{} s, {} s) on {} ({} ncpus{}){}",
+            resv.name,
+            resv.start.as_secs(),
+            resv.end.as_secs(),
+            vnodes.join(","),
+            resv.allocation
+                .total(n_cons, placesim_core::ConsumableIdx::NCPUS),
+            if resv.allocation.sharing.is_exclusive() {
+                ", exclusive"
+            } else {
+                ""
+            },
+            if resv.queue.is_some() {
+                format!(", its queue's jobs run inside: qsub -q {}", resv.name)
+            } else {
+                String::new()
+            }
+        );
+    }
     let r = &scenario.runtime;
     let classes: Vec<String> = r
         .classes

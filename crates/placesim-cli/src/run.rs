@@ -208,6 +208,12 @@ pub(crate) fn execute_reported(
             summary.jobs_rejected
         );
     }
+    if summary.jobs_deleted > 0 {
+        eprintln!(
+            "placesim: {} jobs deleted while waiting: their reservation's window closed first",
+            summary.jobs_deleted
+        );
+    }
     if let Some(f) = &summary.fidelity {
         eprintln!("placesim: against the record: {}", fidelity_text(f));
     }

@@ -73,6 +73,30 @@ impl Invariants {
 
     /// Job `job` stops running, for good or to be requeued, and gives back `allocation`,
     /// already released in `state`.
+    /// Job `job` starts inside a reservation: not before its submit, not twice at once. What
+    /// it holds is the reservation's, already counted.
+    pub(crate) fn start_inside(&mut self, job: JobId, submit: SimTime) -> Result<(), String> {
+        if self.clock < submit {
+            return Err(format!("job {job} started before its submit at {submit}"));
+        }
+        if std::mem::replace(&mut self.running[job.index()], true) {
+            return Err(format!("job {job} started while running"));
+        }
+        Ok(())
+    }
+
+    /// Job `job`, running inside a reservation, ended: once only.
+    pub(crate) fn end_inside(&mut self, job: JobId) -> Result<(), String> {
+        if !std::mem::replace(&mut self.running[job.index()], false) {
+            return Err(format!("job {job} stopped without running"));
+        }
+        self.ends[job.index()] += 1;
+        if self.ends[job.index()] > 1 {
+            return Err(format!("job {job} ended twice"));
+        }
+        Ok(())
+    }
+
     pub(crate) fn stop(
         &mut self,
         state: &ClusterState,

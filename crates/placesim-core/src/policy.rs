@@ -60,6 +60,10 @@ pub struct SchedContext<'a> {
     /// The site's reservations not yet ended, by start: those open now hold their vnodes in
     /// `state`; every one still to come must be kept free of jobs that would overlap it.
     pub reservations: &'a [crate::SiteReservation],
+    /// The reservations not yet ended that have a queue of their own: a waiting job of that
+    /// queue starts only inside its reservation's universe while the window is open, placed
+    /// there, never in `state` (and is never in `running`).
+    pub reservation_queues: &'a [crate::ReservationQueue],
 }
 
 /// A decision a scheduling pass returns.

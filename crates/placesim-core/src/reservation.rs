@@ -24,6 +24,28 @@ pub struct SiteReservation {
     /// (`place=excl`, a maintenance reservation's `exclhost`), no other job may share a vnode
     /// with it while their windows overlap; held shared, others may use what it leaves.
     pub allocation: Allocation,
+    /// The PBS queue (by index) whose jobs run inside it, if any (PBS names a reservation's
+    /// queue by its id: `qsub -q R123`): they wait until its window opens, run only on what
+    /// it holds, are killed when it closes, and those still waiting then are deleted.
+    pub queue: Option<u32>,
+}
+
+/// A reservation with a queue of its own, as the run goes: its window, and while it is open
+/// the cluster as its jobs see it.
+#[derive(Debug, Clone)]
+pub struct ReservationQueue {
+    /// The reservation's name.
+    pub name: Arc<str>,
+    /// Its queue, by index.
+    pub queue: u32,
+    /// When its window opens.
+    pub start: SimTime,
+    /// When it closes.
+    pub end: SimTime,
+    /// While the window is open: a state in which only what the reservation holds is free
+    /// ([`crate::ClusterState::universe`]), less what its running jobs hold. `None` before
+    /// and after.
+    pub universe: Option<crate::ClusterState>,
 }
 
 impl SiteReservation {

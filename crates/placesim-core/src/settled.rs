@@ -146,6 +146,16 @@ impl Facts {
         self.job_ncpus += ncpus;
     }
 
+    /// A waiting job of `ncpus` left the queue without starting (deleted).
+    pub(crate) fn dequeued(&mut self, ncpus: u64) {
+        if let Some(count) = self.waiting.get_mut(&ncpus) {
+            *count -= 1;
+            if *count == 0 {
+                self.waiting.remove(&ncpus);
+            }
+        }
+    }
+
     /// A running job of `ncpus` stopped (ended, killed or requeued).
     pub(crate) fn stopped(&mut self, ncpus: u64) {
         self.job_ncpus -= ncpus;

@@ -6,7 +6,7 @@ use crate::invariants::{Invariants, Stop};
 use crate::job::Workload;
 use crate::outage::{NodeFailurePolicy, Outage, Service};
 use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
-use crate::reservation::SiteReservation;
+use crate::reservation::{ReservationQueue, SiteReservation};
 use crate::runtime::{RuntimeModel, Stretch};
 use crate::settled::{Facts, SetPartition};
 use crate::sink::{EndReason, JobOutcome, MetricsSink};
@@ -120,6 +120,9 @@ pub struct RunStats {
     /// Jobs the server refused at submission, over a limit on jobs queued or running
     /// ([`Simulation::with_queued_limits`]): they never waited.
     pub rejected: Vec<JobId>,
+    /// Jobs deleted while they waited: those of a reservation's queue still waiting when its
+    /// window closed.
+    pub deleted: Vec<JobId>,
 }
 
 impl RunStats {
@@ -208,6 +211,21 @@ pub enum SimError {
         /// What was wrong.
         source: AllocationError,
     },
+    /// A policy started a job of a reservation's queue while the reservation's window was
+    /// not open.
+    #[error(
+        "at {now}: policy `{policy}` started job {job} outside the window of reservation {name}"
+    )]
+    ReservationClosed {
+        /// The clock.
+        now: SimTime,
+        /// The policy.
+        policy: String,
+        /// The job.
+        job: JobId,
+        /// The reservation.
+        name: String,
+    },
     /// A vnode could not be taken out of service (the kernel's own bug).
     #[error("at {now}: vnode {vnode} could not go down: {source}")]
     Outage {
@@ -221,6 +239,8 @@ pub enum SimError {
 }
 
 const NOT_RUNNING: u32 = u32::MAX;
+/// Marks a `running_slot` that indexes `inside` rather than `running`.
+const INSIDE: u32 = 1 << 31;
 const PROGRESS_EVERY: u64 = 1 << 14;
 
 /// One run: a workload replayed on a cluster under a policy.
@@ -282,6 +302,16 @@ pub struct Simulation<'w> {
     reservations: Vec<SiteReservation>,
     /// Those not yet ended, by start: what policies see.
     open_reservations: Vec<SiteReservation>,
+    /// The reservations with a queue of their own not yet ended, with their universes while
+    /// open: what policies see.
+    reservation_queues: Vec<ReservationQueue>,
+    /// Per PBS queue index: whether it is a reservation's queue.
+    reservation_queue: Vec<bool>,
+    /// Jobs running inside reservations, apart from `running` (which calendars read: what
+    /// these hold is their reservation's), with their fates; `running_slot` marks theirs with
+    /// [`INSIDE`].
+    inside: Vec<RunningJob>,
+    inside_fate: Vec<(EndReason, Stretch)>,
 }
 
 impl<'w> Simulation<'w> {
@@ -325,6 +355,10 @@ impl<'w> Simulation<'w> {
             preplaced: std::collections::HashMap::new(),
             reservations: Vec::new(),
             open_reservations: Vec::new(),
+            reservation_queues: Vec::new(),
+            reservation_queue: Vec::new(),
+            inside: Vec::new(),
+            inside_fate: Vec::new(),
         }
     }
 
@@ -387,9 +421,39 @@ impl<'w> Simulation<'w> {
         }
         self.timed_events.sort_unstable();
         self.next_timed_event = 0;
+        for r in &reservations {
+            if let Some(q) = r.queue {
+                self.reservation_queues.push(ReservationQueue {
+                    name: r.name.clone(),
+                    queue: q,
+                    start: r.start,
+                    end: r.end,
+                    universe: None,
+                });
+                let q = q as usize;
+                if self.reservation_queue.len() <= q {
+                    self.reservation_queue.resize(q + 1, false);
+                }
+                self.reservation_queue[q] = true;
+            }
+        }
         self.open_reservations = reservations.clone();
         self.reservations = reservations;
         self
+    }
+
+    /// The reservation queue entry `job` runs in, if its queue is a reservation's.
+    fn inside_entry(&self, job: JobId) -> Option<usize> {
+        let q = self.workload.request_of(job).queue?;
+        if !self
+            .reservation_queue
+            .get(q as usize)
+            .copied()
+            .unwrap_or(false)
+        {
+            return None;
+        }
+        self.reservation_queues.iter().position(|r| r.queue == q)
     }
 
     /// Limits the server checks when a job is submitted (PBS `max_queued`): `values`, and
@@ -496,7 +560,12 @@ impl<'w> Simulation<'w> {
         self.stats.last_event = self.now;
         let waiting = std::mem::take(&mut self.stats.never_started);
         // Jobs the server refused never started either.
-        let not_run = [&waiting[..], &self.stats.rejected[..]].concat();
+        let not_run = [
+            &waiting[..],
+            &self.stats.rejected[..],
+            &self.stats.deleted[..],
+        ]
+        .concat();
         self.check(
             || "the end of the run".to_owned(),
             |inv, _| inv.finish(&not_run),
@@ -622,6 +691,19 @@ impl<'w> Simulation<'w> {
                     let who = || "the jobs running at the start".to_owned();
                     return self.start_job(id, allocation, &who, Ok(()), false, sink);
                 }
+                if let Some(q) = self.workload.request_of(id).queue
+                    && self
+                        .reservation_queue
+                        .get(q as usize)
+                        .copied()
+                        .unwrap_or(false)
+                    && !self.reservation_queues.iter().any(|e| e.queue == q)
+                {
+                    // Its reservation has ended, and its queue with it.
+                    sink.job_comment(self.now, id, &std::sync::Arc::from("qsub: Unknown queue"));
+                    self.stats.rejected.push(id);
+                    return Ok(());
+                }
                 if let Some(draws) = &self.workload.request_of(id).queued_draws {
                     let room = &mut self.queued_room;
                     let short = draws
@@ -649,10 +731,17 @@ impl<'w> Simulation<'w> {
             // after a job end.
             Event::Wakeup => self.freed_since_last_pass = true,
             Event::JobEnd(id) => {
+                let inside = self.running_slot[id.index()] & INSIDE != 0;
                 let (run, reason, stretch) = self.take_running(id);
                 self.check(
                     || format!("the end of job {id}"),
-                    |inv, state| inv.stop(state, id, &run.allocation, Stop::Ended),
+                    |inv, state| {
+                        if inside {
+                            inv.end_inside(id)
+                        } else {
+                            inv.stop(state, id, &run.allocation, Stop::Ended)
+                        }
+                    },
                 )?;
                 self.stats.jobs_killed += u64::from(reason == EndReason::WalltimeKilled);
                 self.report_end(id, run.start, reason, stretch, sink);
@@ -667,12 +756,20 @@ impl<'w> Simulation<'w> {
                         source,
                     })?;
                 let allocation = r.allocation.clone();
+                if let Some(q) = r.queue
+                    && let Some(entry) = self.reservation_queues.iter_mut().find(|e| e.queue == q)
+                {
+                    entry.universe = Some(self.state.universe(&allocation));
+                }
                 self.check(
                     || format!("the start of reservation {i}"),
                     |inv, state| inv.take(state, &allocation, "a reservation"),
                 )?;
             }
             Event::ReservationEnd(i) => {
+                if let Some(q) = self.reservations[i as usize].queue {
+                    self.close_reservation_queue(q, sink)?;
+                }
                 let allocation = self.reservations[i as usize].allocation.clone();
                 self.state.release(&allocation);
                 self.freed_since_last_pass = true;
@@ -689,10 +786,86 @@ impl<'w> Simulation<'w> {
         Ok(())
     }
 
+    /// A reservation with queue `q` closes: its running jobs are killed and its waiting
+    /// jobs deleted (PBS deletes every job of an advance reservation's queue at its end,
+    /// reservations-and-partitions.md §1.6), and its universe is gone.
+    fn close_reservation_queue(
+        &mut self,
+        q: u32,
+        sink: &mut dyn MetricsSink,
+    ) -> Result<(), SimError> {
+        let mut victims: Vec<JobId> = self
+            .inside
+            .iter()
+            .map(|r| r.job)
+            .filter(|&j| self.workload.request_of(j).queue == Some(q))
+            .collect();
+        victims.sort_unstable();
+        for id in victims {
+            self.events.cancel(&Event::JobEnd(id));
+            let (run, _, stretch) = self.take_running(id);
+            self.check(
+                || format!("the end of job {id}"),
+                |inv, _| inv.end_inside(id),
+            )?;
+            self.report_end(id, run.start, EndReason::ReservationEnded, stretch, sink);
+        }
+        let name = self
+            .reservation_queues
+            .iter()
+            .find(|e| e.queue == q)
+            .map(|e| e.name.clone());
+        let text: std::sync::Arc<str> = std::sync::Arc::from(format!(
+            "Job deleted: the period of reservation {} ended",
+            name.as_deref().unwrap_or("?")
+        ));
+        let workload = self.workload;
+        let in_q = |j: &JobId| workload.request_of(*j).queue == Some(q);
+        let waiting = &self.queue[self.queue_head..];
+        let deleted: Vec<JobId> = waiting.iter().copied().filter(in_q).collect();
+        if !deleted.is_empty() {
+            // The jobs the last pass saw are fewer by those deleted among them.
+            let seen = self.settled_queue_len.min(waiting.len());
+            self.settled_queue_len -= waiting[..seen].iter().filter(|j| in_q(j)).count();
+            let mut tail = self.queue.split_off(self.queue_head);
+            tail.retain(|j| !in_q(j));
+            self.queue.extend(tail);
+            for &id in &deleted {
+                sink.job_comment(self.now, id, &text);
+                self.leave_queue(id);
+                self.stats.deleted.push(id);
+            }
+        }
+        self.reservation_queues.retain(|e| e.queue != q);
+        Ok(())
+    }
+
+    /// Job `id` leaves the queue without starting (deleted): it no longer counts in what
+    /// the queue holds, and gives back its room under the limits on queued jobs.
+    fn leave_queue(&mut self, id: JobId) {
+        let request = self.workload.request_of(id);
+        if let Some(draws) = &request.limit_draws {
+            self.state.count_queued_draws(draws, false);
+        }
+        if let Some(draws) = &request.queued_draws {
+            for d in draws.iter() {
+                if let Some(room) = self.queued_room.get_mut(d.limit as usize) {
+                    *room += d.amount;
+                }
+            }
+        }
+        if let Some(facts) = &mut self.facts {
+            facts.dequeued(self.workload.ncpus_of(id));
+        }
+    }
+
     /// Takes job `id` off the running list and gives its resources back.
     fn take_running(&mut self, id: JobId) -> (RunningJob, EndReason, Stretch) {
         let slot = self.running_slot[id.index()];
         debug_assert_ne!(slot, NOT_RUNNING, "job {id} ended without running");
+        if slot & INSIDE != 0 {
+            return self.take_inside(id, (slot & !INSIDE) as usize);
+        }
         let run = self.running.swap_remove(slot as usize);
         let (reason, stretch) = self.running_fate.swap_remove(slot as usize);
         if let Some(moved) = self.running.get(slot as usize) {
@@ -700,6 +873,31 @@ impl<'w> Simulation<'w> {
         }
         self.running_slot[id.index()] = NOT_RUNNING;
         self.state.release(&run.allocation);
+        if let Some(facts) = &mut self.facts {
+            facts.stopped(self.workload.ncpus_of(id));
+        }
+        self.freed_since_last_pass = true;
+        (run, reason, stretch)
+    }
+
+    /// Takes job `id`, running inside a reservation at `slot` of `inside`, off it, and gives
+    /// its resources back to its reservation.
+    fn take_inside(&mut self, id: JobId, slot: usize) -> (RunningJob, EndReason, Stretch) {
+        let run = self.inside.swap_remove(slot);
+        let (reason, stretch) = self.inside_fate.swap_remove(slot);
+        if let Some(moved) = self.inside.get(slot) {
+            self.running_slot[moved.job.index()] = slot as u32 | INSIDE;
+        }
+        self.running_slot[id.index()] = NOT_RUNNING;
+        let q = self.workload.request_of(id).queue;
+        if let Some(universe) = self
+            .reservation_queues
+            .iter_mut()
+            .find(|e| Some(e.queue) == q)
+            .and_then(|e| e.universe.as_mut())
+        {
+            universe.release(&run.allocation);
+        }
         if let Some(facts) = &mut self.facts {
             facts.stopped(self.workload.ncpus_of(id));
         }
@@ -921,6 +1119,9 @@ impl<'w> Simulation<'w> {
                 want,
             });
         }
+        if let Some(entry) = self.inside_entry(job) {
+            return self.start_inside(job, entry, allocation, who, sink);
+        }
         if allocation.limit_draws != self.workload.request_of(job).limit_draws {
             return Err(SimError::WrongLimitDraws {
                 now: self.now,
@@ -976,6 +1177,75 @@ impl<'w> Simulation<'w> {
         Ok(())
     }
 
+    /// Starts `job` inside the reservation of queue entry `entry`, on `allocation` of its
+    /// universe: only while its window is open, under no run limit, its estimated end cut to
+    /// the window's end, where it is killed if still running.
+    fn start_inside(
+        &mut self,
+        job: JobId,
+        entry: usize,
+        allocation: crate::Allocation,
+        who: &dyn Fn() -> String,
+        sink: &mut dyn MetricsSink,
+    ) -> Result<(), SimError> {
+        let now = self.now;
+        let e = &mut self.reservation_queues[entry];
+        let Some(universe) = e.universe.as_mut() else {
+            return Err(SimError::ReservationClosed {
+                now,
+                policy: who(),
+                job,
+                name: e.name.to_string(),
+            });
+        };
+        universe
+            .allocate(&allocation)
+            .map_err(|source| SimError::InvalidAllocation {
+                now,
+                policy: who(),
+                job,
+                source,
+            })?;
+        let window_end = e.end;
+        self.started[job.index()] = true;
+        let want = self
+            .workload
+            .request_of(job)
+            .total(crate::resource::ConsumableIdx::NCPUS);
+        if let Some(facts) = &mut self.facts {
+            facts.started(want);
+        }
+        let j = self.workload.job(job);
+        self.check(
+            || format!("the start of job {job}"),
+            |inv, _| inv.start_inside(job, j.submit),
+        )?;
+        let stretch = match self.runtime_model {
+            Some(model) => model.stretch(job, &allocation, &mut self.stretch_scratch),
+            None => Stretch::NONE,
+        };
+        let actual = stretch.apply(j.runtime);
+        let (reason, runs_for) =
+            if self.config.walltime == WalltimePolicy::Kill && actual > j.estimate {
+                (EndReason::WalltimeKilled, j.estimate)
+            } else {
+                (EndReason::Finished, actual)
+            };
+        self.inside_fate.push((reason, stretch));
+        let end = SimTime(now.as_secs().saturating_add(runs_for.as_secs()));
+        self.events.push(end, Event::JobEnd(job));
+        sink.job_started(j, job, now, &allocation);
+        self.running_slot[job.index()] = self.inside.len() as u32 | INSIDE;
+        let estimated_end = SimTime(now.as_secs().saturating_add(j.estimate.as_secs()));
+        self.inside.push(RunningJob {
+            job,
+            start: now,
+            estimated_end: estimated_end.min(window_end),
+            allocation,
+        });
+        Ok(())
+    }
+
     fn pass(
         &mut self,
         policy: &mut dyn SchedulingPolicy,
@@ -993,6 +1263,7 @@ impl<'w> Simulation<'w> {
             fresh_from: self.settled_queue_len,
             freed_since_last_pass: self.freed_since_last_pass,
             reservations: &self.open_reservations,
+            reservation_queues: &self.reservation_queues,
         };
         policy.schedule(&ctx, decisions);
         policy.drain_comments(&mut self.comments);

@@ -37,6 +37,9 @@ pub enum EndReason {
     WalltimeKilled,
     /// A vnode it ran on went down (under [`crate::NodeFailurePolicy::Kill`]).
     VnodeFailed,
+    /// It ran inside a reservation whose window closed first (PBS deletes a reservation's
+    /// jobs at its end).
+    ReservationEnded,
 }
 
 /// Receives results as the run produces them. Sinks buffer; writing happens after the run,

@@ -728,6 +728,40 @@ impl ClusterState {
         idle
     }
 
+    /// The same cluster as a reservation's jobs see it (reservations-and-partitions.md §1.4):
+    /// nothing free but what `allocation` holds, each of its vnodes with only the amounts it
+    /// holds there, tracking the same sets and under no run limit. A reservation's own queue
+    /// runs its jobs in it.
+    pub fn universe(&self, allocation: &Allocation) -> ClusterState {
+        let mut universe = self.idle_copy();
+        universe.limit_values = Arc::from(Vec::new());
+        universe.limit_room = Vec::new();
+        let n_cons = self.width - EXTRA;
+        let width = self.width;
+        for row in universe.rows.chunks_exact_mut(width) {
+            row.fill(0);
+        }
+        for (v, amounts) in allocation.parts(n_cons) {
+            let row = &mut universe.rows[v.index() * width..(v.index() + 1) * width];
+            for (slot, &a) in row.iter_mut().zip(amounts) {
+                *slot = slot.saturating_add(a);
+            }
+        }
+        universe.free_total = vec![0; n_cons];
+        for v in 0..self.cluster.n_vnodes() {
+            let row = &universe.rows[v * width..(v + 1) * width];
+            for (t, &a) in universe.free_total.iter_mut().zip(&row[..n_cons]) {
+                *t += a;
+            }
+            let cap = self.cluster.ncpus_capacity(VnodeId::from_index(v));
+            let eligible = row_eligible(row, n_cons, cap)
+                && (cap > 0 || allocation.holds(VnodeId::from_index(v)));
+            universe.eligible.set(v, eligible);
+        }
+        universe.retally();
+        universe
+    }
+
     /// The same cluster with no job running, but the vnodes down now still down: the state a
     /// calendar of estimated ends starts from (an outage has no estimated end).
     pub fn unoccupied_copy(&self) -> ClusterState {

@@ -21,5 +21,5 @@ pub use summary::{
 pub use write::{
     EVENTS_PER_ROW_GROUP, JOBS_PER_ROW_GROUP, MetricsError, StreamingJobSink, events_frame,
     jobs_frame, summary_frame, timeseries_frame, vnodes_frame, waits_frame, warm_up, write_events,
-    write_jobs, write_run, write_summary, write_timeseries, write_vnodes,
+    write_jobs, write_reservations, write_run, write_summary, write_timeseries, write_vnodes,
 };

@@ -459,7 +459,7 @@ pub mod events {
         name: "text",
         dtype: "string, nullable",
         unit: "",
-        meaning: "for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime` or `killed by a vnode failure`; for a requeue `requeued by a vnode failure`; null for a submit",
+        meaning: "for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime`, `killed by a vnode failure` or `killed at the end of its reservation`; for a requeue `requeued by a vnode failure`; null for a submit",
     };
 
     /// The `estimated_start_s` column.
@@ -480,6 +480,86 @@ pub mod events {
         KIND,
         TEXT,
         ESTIMATED_START_S,
+    ];
+}
+
+/// The columns of reservations.parquet: the site's reservations, one row per reservation in
+/// order of start, with the jobs that ran inside each.
+pub mod reservations {
+    use super::ColumnDef;
+
+    pub use super::jobs::{POLICY, SCENARIO, SEED};
+
+    /// The `reservation` column.
+    pub const RESERVATION: ColumnDef = ColumnDef {
+        name: "reservation",
+        dtype: "string",
+        unit: "",
+        meaning: "its name (PBS's id, `R123`, `M4`)",
+    };
+    /// The `start_s` column.
+    pub const START_S: ColumnDef = ColumnDef {
+        name: "start_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "when its window opens",
+    };
+    /// The `end_s` column.
+    pub const END_S: ColumnDef = ColumnDef {
+        name: "end_s",
+        dtype: "u64",
+        unit: "s",
+        meaning: "when it closes: the window is [`start_s`, `end_s`)",
+    };
+    /// The `exclusive` column.
+    pub const EXCLUSIVE: ColumnDef = ColumnDef {
+        name: "exclusive",
+        dtype: "bool",
+        unit: "",
+        meaning: "whether it holds its vnodes exclusively (`place=excl`, a maintenance reservation of whole hosts)",
+    };
+    /// The `vnodes` column.
+    pub const VNODES: ColumnDef = ColumnDef {
+        name: "vnodes",
+        dtype: "string",
+        unit: "",
+        meaning: "its vnodes and amounts in PBS's `exec_vnode` syntax (its `resv_nodes`)",
+    };
+    /// The `ncpus` column.
+    pub const NCPUS: ColumnDef = ColumnDef {
+        name: "ncpus",
+        dtype: "u64",
+        unit: "processors",
+        meaning: "the ncpus it holds",
+    };
+    /// The `jobs_run` column.
+    pub const JOBS_RUN: ColumnDef = ColumnDef {
+        name: "jobs_run",
+        dtype: "u64",
+        unit: "jobs",
+        meaning: "jobs of its queue (the PBS queue named as it) that ran inside it",
+    };
+    /// The `jobs` column.
+    pub const JOBS: ColumnDef = ColumnDef {
+        name: "jobs",
+        dtype: "string",
+        unit: "",
+        meaning: "those jobs' `job_id`s, in job order, separated by `,` (`\"\"` for none)",
+    };
+
+    /// Every column, in file order.
+    pub const ALL: &[ColumnDef] = &[
+        SCENARIO,
+        POLICY,
+        SEED,
+        RESERVATION,
+        START_S,
+        END_S,
+        EXCLUSIVE,
+        VNODES,
+        NCPUS,
+        JOBS_RUN,
+        JOBS,
     ];
 }
 
@@ -705,7 +785,7 @@ pub mod summary {
             name: "jobs_run",
             dtype: "u64",
             unit: "",
-            meaning: "jobs that ran to their end: `records` = `jobs_run` + `jobs_never_started` + `jobs_rejected` + Σ `skipped_*`",
+            meaning: "jobs that ran to their end: `records` = `jobs_run` + `jobs_never_started` + `jobs_rejected` + `jobs_deleted` + Σ `skipped_*`",
         },
         value: |s| Cell::U64(s.jobs_run),
     };
@@ -735,9 +815,19 @@ pub mod summary {
             name: "jobs_rejected",
             dtype: "u64",
             unit: "",
-            meaning: "jobs the server refused at submission, over a `max_queued` limit (each with the server's reply as its `comment`): they never waited",
+            meaning: "jobs the server refused at submission, over a `max_queued` limit or to the queue of a reservation already ended (each with the server's reply as its `comment`): they never waited",
         },
         value: |s| Cell::U64(s.jobs_rejected),
+    };
+    /// The `jobs_deleted` column.
+    pub const JOBS_DELETED: SummaryColumn = SummaryColumn {
+        def: ColumnDef {
+            name: "jobs_deleted",
+            dtype: "u64",
+            unit: "",
+            meaning: "jobs deleted while they waited: a reservation's queue's jobs still waiting when its window closed (each with the reason as its `comment`)",
+        },
+        value: |s| Cell::U64(s.jobs_deleted),
     };
     /// The `jobs_failed` column.
     pub const JOBS_FAILED: SummaryColumn = SummaryColumn {
@@ -1376,6 +1466,7 @@ pub mod summary {
         JOBS_KILLED,
         JOBS_NEVER_STARTED,
         JOBS_REJECTED,
+        JOBS_DELETED,
         JOBS_FAILED,
         REQUEUES,
         LOST_CORE_S,

@@ -43,6 +43,8 @@ pub struct JobSink {
     pub(crate) set_ncpus: Vec<u64>,
     /// The cluster, for vnodes.parquet: each vnode's name, host, set, speed and ncpus.
     pub(crate) vnodes: Vec<VnodeRow>,
+    /// The site's reservations, for reservations.parquet ([`JobSink::keep_reservations`]).
+    pub(crate) reservations: Vec<ReservationRow>,
     /// Each request's text, by request id ([`JobSink::keep_request_texts`]).
     pub(crate) request_texts: Option<Arc<Vec<String>>>,
     /// Per job, whether it was running at t = 0; empty when none was
@@ -103,17 +105,19 @@ impl EventKind {
 
 /// The texts every run has, interned from the start so that the ends, which every job has,
 /// are told without hashing: none (id 0), then the ends' and the requeue's reasons.
-const FIXED_TEXTS: [&str; 5] = [
+const FIXED_TEXTS: [&str; 6] = [
     "",
     "finished",
     "killed at its walltime",
     "killed by a vnode failure",
     "requeued by a vnode failure",
+    "killed at the end of its reservation",
 ];
 const FINISHED: u32 = 1;
 const KILLED_AT_WALLTIME: u32 = 2;
 const KILLED_BY_FAILURE: u32 = 3;
 const REQUEUED_BY_FAILURE: u32 = 4;
+const KILLED_AT_RESERVATION_END: u32 = 5;
 
 /// One row of events.parquet: 24 bytes; its text is made when the file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +161,7 @@ impl JobSink {
             set_names: Vec::new(),
             set_ncpus: Vec::new(),
             vnodes: Vec::new(),
+            reservations: Vec::new(),
             request_texts: None,
             running_at_start: Vec::new(),
             samples: Vec::new(),
@@ -189,6 +194,39 @@ impl JobSink {
             }
         }
         self.running_at_start = if jobs.is_empty() { Vec::new() } else { flags };
+    }
+
+    /// Keeps the site's reservations for reservations.parquet, in order of start: each one's
+    /// window, its vnodes in PBS's syntax with `cluster`'s names, and its queue.
+    pub fn keep_reservations(
+        &mut self,
+        cluster: &placesim_core::Cluster,
+        reservations: &[placesim_core::SiteReservation],
+    ) {
+        let names = ExecNames::of(cluster);
+        let n_cons = cluster.resources().n_consumables();
+        let mut store = ExecStore::new(n_cons);
+        let mut sorted: Vec<&placesim_core::SiteReservation> = reservations.iter().collect();
+        sorted.sort_by(|a, b| (a.start, a.end, &a.name).cmp(&(b.start, b.end, &b.name)));
+        self.reservations = sorted
+            .into_iter()
+            .map(|r| {
+                let mut vnodes = String::new();
+                let runs = store.runs(&r.allocation);
+                store.write(&names, &runs, &mut vnodes);
+                ReservationRow {
+                    name: r.name.to_string(),
+                    start: r.start.as_secs(),
+                    end: r.end.as_secs(),
+                    exclusive: r.allocation.sharing.is_exclusive(),
+                    vnodes,
+                    ncpus: r
+                        .allocation
+                        .total(n_cons, placesim_core::ConsumableIdx::NCPUS),
+                    queue: r.queue,
+                }
+            })
+            .collect();
     }
 
     /// Keeps where each job ran, and each top-job estimate's vnodes, for the `exec_vnode` and
@@ -495,6 +533,7 @@ impl MetricsSink for JobSink {
             EndReason::Finished => (EventKind::End, FINISHED),
             EndReason::WalltimeKilled => (EventKind::Kill, KILLED_AT_WALLTIME),
             EndReason::VnodeFailed => (EventKind::Kill, KILLED_BY_FAILURE),
+            EndReason::ReservationEnded => (EventKind::Kill, KILLED_AT_RESERVATION_END),
         };
         self.event(outcome.end, outcome.job, kind, u64::from(why));
         self.start[i] = outcome.start.as_secs();
@@ -568,6 +607,20 @@ mod tests {
         assert_eq!(contiguity_runs(&v(&[3, 1, 2])), 1);
         assert_eq!(contiguity_runs(&v(&[0, 1, 5, 7, 6, 9])), 3);
     }
+}
+
+/// One reservation, as reservations.parquet records it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ReservationRow {
+    pub(crate) name: String,
+    pub(crate) start: u64,
+    pub(crate) end: u64,
+    pub(crate) exclusive: bool,
+    /// Its vnodes in PBS's `exec_vnode` syntax.
+    pub(crate) vnodes: String,
+    pub(crate) ncpus: u64,
+    /// Its queue, by PBS queue index.
+    pub(crate) queue: Option<u32>,
 }
 
 /// One vnode of the cluster, as vnodes.parquet records it.

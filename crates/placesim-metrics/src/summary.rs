@@ -46,8 +46,10 @@ pub struct RunSummary {
     pub jobs_killed: u64,
     /// Jobs that never started (the policy could not place them).
     pub jobs_never_started: u64,
-    /// Jobs the server refused at submission (PBS `max_queued`).
+    /// Jobs the server refused at submission (PBS `max_queued`, a reservation's queue gone).
     pub jobs_rejected: u64,
+    /// Jobs deleted while they waited (a reservation's queue at its end).
+    pub jobs_deleted: u64,
     /// Jobs ended by a vnode failure (when failures kill rather than requeue).
     pub jobs_failed: u64,
     /// Times a vnode failure sent a job back to the queue.
@@ -198,6 +200,7 @@ impl RunSummary {
             jobs_killed: stats.jobs_killed,
             jobs_never_started: stats.never_started.len() as u64,
             jobs_rejected: stats.rejected.len() as u64,
+            jobs_deleted: stats.deleted.len() as u64,
             jobs_failed: stats.jobs_failed,
             requeues: stats.requeues,
             lost_core_s: stats.lost_core_seconds,

@@ -982,6 +982,94 @@ pub fn write_vnodes(dir: &Path, meta: &RunMeta, sink: &JobSink) -> Result<(), Me
     })
 }
 
+/// Builds the reservations table: the site's reservations in order of start, each with the
+/// jobs of its queue that ran inside it.
+pub fn reservations_frame(
+    meta: &RunMeta,
+    workload: &Workload,
+    sink: &JobSink,
+) -> PolarsResult<DataFrame> {
+    use schema::reservations;
+    let rows = &sink.reservations;
+    let n = rows.len();
+    let jobs: Vec<Vec<u64>> = rows
+        .iter()
+        .map(|r| {
+            let Some(q) = r.queue else {
+                return Vec::new();
+            };
+            workload
+                .jobs()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| sink.ended.get(*i).copied().unwrap_or(false))
+                .filter(|(_, j)| workload.requests()[j.request.index()].queue == Some(q))
+                .map(|(_, j)| j.source_id)
+                .collect()
+        })
+        .collect();
+    let mut columns = id_columns(meta, n);
+    let text =
+        |f: fn(&crate::sink::ReservationRow) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
+    columns.push(Column::new(
+        reservations::RESERVATION.name.into(),
+        text(|r| r.name.as_str()),
+    ));
+    columns.push(Column::new(
+        reservations::START_S.name.into(),
+        rows.iter().map(|r| r.start).collect::<Vec<u64>>(),
+    ));
+    columns.push(Column::new(
+        reservations::END_S.name.into(),
+        rows.iter().map(|r| r.end).collect::<Vec<u64>>(),
+    ));
+    columns.push(Column::new(
+        reservations::EXCLUSIVE.name.into(),
+        rows.iter().map(|r| r.exclusive).collect::<Vec<bool>>(),
+    ));
+    columns.push(Column::new(
+        reservations::VNODES.name.into(),
+        text(|r| r.vnodes.as_str()),
+    ));
+    columns.push(Column::new(
+        reservations::NCPUS.name.into(),
+        rows.iter().map(|r| r.ncpus).collect::<Vec<u64>>(),
+    ));
+    columns.push(Column::new(
+        reservations::JOBS_RUN.name.into(),
+        jobs.iter().map(|j| j.len() as u64).collect::<Vec<u64>>(),
+    ));
+    columns.push(Column::new(
+        reservations::JOBS.name.into(),
+        jobs.iter()
+            .map(|j| {
+                j.iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<String>>()
+                    .join(",")
+            })
+            .collect::<Vec<String>>(),
+    ));
+    schema::conform(reservations::ALL, DataFrame::new(n, columns)?)
+}
+
+/// Writes `reservations.parquet` into `dir`, for a run with reservations (none is written
+/// for a run without).
+pub fn write_reservations(
+    dir: &Path,
+    meta: &RunMeta,
+    workload: &Workload,
+    sink: &JobSink,
+) -> Result<(), MetricsError> {
+    if sink.reservations.is_empty() {
+        return Ok(());
+    }
+    write_atomic(&dir.join("reservations.parquet"), |out| {
+        let mut df = reservations_frame(meta, workload, sink)?;
+        parquet_writer(out).finish(&mut df).map(|_| ())
+    })
+}
+
 /// Creates `dir` if needed and writes the tables of a run into it.
 pub fn write_run(
     dir: &Path,
@@ -997,6 +1085,7 @@ pub fn write_run(
     write_events(dir, &summary.meta, workload, sink)?;
     write_timeseries(dir, &summary.meta, sink)?;
     write_vnodes(dir, &summary.meta, sink)?;
+    write_reservations(dir, &summary.meta, workload, sink)?;
     write_summary(dir, summary)
 }
 

@@ -966,3 +966,117 @@ fn waits_by_user_and_queue() {
         Some("unknown")
     );
 }
+
+/// A reservation with a queue of its own, on the hand trace's 4 one-ncpu vnodes: R1 holds
+/// vnodes 2 and 3 over [0, 12) and J1 (size 2, 10 s) runs inside it from 0; reservations.parquet
+/// lists both reservations in order of start with their vnodes and the jobs inside, the kill
+/// at the reservation's end reaches events.parquet, and the deleted job summary.parquet.
+#[test]
+fn reservations_reach_their_table_and_the_summary() {
+    use placesim_core::{Allocation, SimTime, SiteReservation, VnodeId};
+    use placesim_metrics::{write_events, write_reservations, write_summary};
+    use polars::prelude::{ParquetReader, SerReader};
+    let trace = hand_trace();
+    // J1 and J3 in R1's queue: J1 (2 ncpus, 10 s) inside from 0; J3 (1 ncpu, 3 s) too.
+    let mut requests = trace.workload.requests().to_vec();
+    let jobs = trace.workload.jobs().to_vec();
+    let mut moved = Vec::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let mut request = requests[job.request.index()].clone();
+        request.queue = [0, 2].contains(&i).then_some(0);
+        moved.push(request);
+    }
+    requests.clear();
+    let jobs: Vec<_> = jobs
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut j)| {
+            j.request = placesim_core::RequestId(i as u32);
+            j
+        })
+        .collect();
+    let workload = placesim_core::Workload::new(jobs, moved).unwrap();
+    let cluster = Cluster::homogeneous(4, 1).unwrap();
+    let held = |vnodes: &[u32], sharing| {
+        let mut a = Allocation::new(sharing);
+        for &v in vnodes {
+            a.push(VnodeId(v), &[1, 0, 0]);
+        }
+        a
+    };
+    let reservations = [
+        SiteReservation {
+            name: "M2".into(),
+            start: SimTime(40),
+            end: SimTime(50),
+            allocation: held(&[0], placesim_core::Sharing::Excl),
+            queue: None,
+        },
+        SiteReservation {
+            name: "R1".into(),
+            start: SimTime(0),
+            end: SimTime(12),
+            allocation: held(&[2, 3], placesim_core::Sharing::Shared),
+            queue: Some(0),
+        },
+    ];
+    let mut sink = JobSink::new(&workload);
+    sink.keep_reservations(&cluster, &reservations);
+    let mut policy = placesim_policy::queue::InReservations::new(
+        Discipline::Fcfs.build(),
+        placesim_policy::placement::FirstFit::default(),
+    );
+    let stats = Replay::on(&workload, cluster)
+        .reservations(&reservations)
+        .run(&mut policy, &mut sink);
+    let meta = hand_meta(4);
+    let summary = RunSummary::compute(meta.clone(), &workload, &sink, &stats, 4, Vec::new(), None);
+    let dir = tempfile::tempdir().unwrap();
+    write_reservations(dir.path(), &meta, &workload, &sink).unwrap();
+    write_events(dir.path(), &meta, &workload, &sink).unwrap();
+    write_summary(dir.path(), &summary).unwrap();
+    let read = |name: &str| {
+        ParquetReader::new(std::fs::File::open(dir.path().join(name)).unwrap())
+            .finish()
+            .unwrap()
+    };
+    let table = read("reservations.parquet");
+    let strings = |name: &str| -> Vec<String> {
+        table
+            .column(name)
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .map(|s| s.unwrap_or("").to_owned())
+            .collect()
+    };
+    assert_eq!(strings("reservation"), ["R1", "M2"]);
+    assert_eq!(
+        strings("vnodes"),
+        ["(node2:ncpus=1)+(node3:ncpus=1)", "(node0:ncpus=1)"]
+    );
+    // J1 (2 ncpus) fills R1 until 10; J3 (submitted at 1) starts then and is killed at 12.
+    assert_eq!(strings("jobs"), ["1,3", ""]);
+    let exclusive: Vec<Option<bool>> = table
+        .column("exclusive")
+        .unwrap()
+        .bool()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(exclusive, [Some(false), Some(true)]);
+    let events = read("events.parquet");
+    let texts: Vec<Option<&str>> = events
+        .column("text")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .collect();
+    assert!(
+        texts.contains(&Some("killed at the end of its reservation")),
+        "{texts:?}"
+    );
+    assert_eq!(summary.jobs_deleted, 0);
+}

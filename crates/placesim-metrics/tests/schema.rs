@@ -47,6 +47,7 @@ fn docs_list_exactly_the_declared_columns() {
         ("## timeseries.parquet", schema::timeseries::ALL),
         ("## events.parquet", schema::events::ALL),
         ("## vnodes.parquet", schema::vnodes::ALL),
+        ("## reservations.parquet", schema::reservations::ALL),
         ("## waits.parquet", schema::waits::ALL),
         ("## agreement.parquet", schema::agreement::ALL),
     ] {

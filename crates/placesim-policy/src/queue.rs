@@ -11,6 +11,7 @@ mod fairshare;
 mod fcfs;
 mod formula;
 mod greedy;
+mod inside;
 mod kept;
 mod moab_fairshare;
 mod order;
@@ -27,6 +28,7 @@ pub use fairshare::{
 pub use fcfs::Fcfs;
 pub use formula::{Formula, FormulaError, MAX_FORMULA_DEPTH, Term, TermValues};
 pub use greedy::Greedy;
+pub use inside::{InReservations, QUEUE_NOT_STARTED};
 pub use moab_fairshare::{
     CREDENTIALS, MoabCredential, MoabCredentials, MoabFairshare, MoabFairshareSettings, Target,
     TargetMode,

@@ -40,6 +40,16 @@ impl PlacementSpec {
         }
     }
 
+    /// The first fit this placement places by within its sets, in its vnode order (plain
+    /// first fit for Moab's node sets): how jobs inside a reservation are placed.
+    pub fn first_fit(&self) -> FirstFit {
+        match self {
+            PlacementSpec::FirstFit(f) => f.clone(),
+            PlacementSpec::Pbs(p) => p.first_fit().clone(),
+            PlacementSpec::Moab(_) => FirstFit::default(),
+        }
+    }
+
     /// Which placement this is.
     pub fn kind(&self) -> PlacementKind {
         match self {

@@ -5,8 +5,8 @@ use placesim_core::{
     ClusterState, ConsumableIdx, Progress, RunStats, SchedulingPolicy, Sharing, Simulation,
 };
 use placesim_metrics::{
-    JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_run,
-    write_summary, write_timeseries, write_vnodes,
+    JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_reservations,
+    write_run, write_summary, write_timeseries, write_vnodes,
 };
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -170,6 +170,13 @@ pub fn execute(
             plan.order.clone(),
         ));
     }
+    // Jobs of reservations' queues run inside them, whatever decides the others.
+    if plan.reservations.iter().any(|r| r.queue.is_some()) {
+        policy = Box::new(placesim_policy::queue::InReservations::new(
+            policy,
+            plan.placement.first_fit(),
+        ));
+    }
     let mut simulation = Simulation::new(workload, state, plan.config);
     if let Some(model) = &plan.runtime {
         simulation = simulation.with_runtime_model(model);
@@ -245,6 +252,9 @@ pub fn execute(
         if plan.metrics.exec_vnode {
             sink.keep_exec_vnodes(&cluster);
         }
+        if !plan.reservations.is_empty() {
+            sink.keep_reservations(&cluster, &plan.reservations);
+        }
     };
     match output {
         Output::AfterRun(dir) => {
@@ -279,6 +289,7 @@ pub fn execute(
                 let summary = summarise(sink, &stats, wall);
                 write_timeseries(dir, &summary.meta, sink)?;
                 write_vnodes(dir, &summary.meta, sink)?;
+                write_reservations(dir, &summary.meta, workload, sink)?;
                 write_summary(dir, &summary).map(|()| summary)
             })?;
             Ok(Executed {

@@ -139,6 +139,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             outages: !failures.outages.is_empty() || !failures.models.is_empty(),
             run: &run,
             queue_depths: pbs.queues.iter().any(|q| q.backfill_depth.is_some()),
+            queues: &pbs.queues,
         },
     )?;
     let max_ncpus = (0..cluster.n_vnodes())
@@ -180,6 +181,8 @@ struct ReservationContext<'a> {
     run: &'a RunSettings,
     /// Whether a PBS queue has a `backfill_depth` of its own.
     queue_depths: bool,
+    /// The PBS queues: one named as a reservation is its queue.
+    queues: &'a [crate::QueueSettings],
 }
 
 impl ReservationContext<'_> {
@@ -2250,6 +2253,23 @@ impl Cx<'_> {
                     }
                 };
             allocation.label = Some(Arc::from(name.as_str()));
+            let queue = settings.queues.iter().position(|q| &q.name == name);
+            if let Some(q) = queue
+                && let Some(job) = settings
+                    .running
+                    .iter()
+                    .find(|j| j.queue.and_then(|n| n.pbs) == Some(q))
+            {
+                return Err(self.at(
+                    &r.name,
+                    "reservation",
+                    format!(
+                        "running job {} is in the queue of reservation `{name}`: jobs running \
+                         inside a reservation at the start are not modelled yet",
+                        job.id
+                    ),
+                ));
+            }
             let span = match (&r.nodes, &r.hosts) {
                 (Some(nodes), _) => nodes.span(),
                 (_, Some(hosts)) => hosts.span(),
@@ -2261,6 +2281,7 @@ impl Cx<'_> {
                     start: SimTime(start),
                     end: SimTime(end),
                     allocation,
+                    queue: queue.map(|q| q as u32),
                 },
                 span,
                 key,

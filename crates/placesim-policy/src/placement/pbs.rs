@@ -121,6 +121,11 @@ struct Offer<'a> {
 }
 
 impl PbsPsets {
+    /// The first fit it places by within a set.
+    pub fn first_fit(&self) -> &FirstFit {
+        &self.first_fit
+    }
+
     /// Builds every set the settings can ask for on `cluster`.
     pub fn new(cluster: &Cluster, settings: PsetSettings) -> PbsPsets {
         let n = cluster.n_vnodes();

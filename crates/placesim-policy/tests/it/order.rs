@@ -61,6 +61,7 @@ fn pass_at(
         fresh_from: 0,
         freed_since_last_pass: true,
         reservations: &[],
+        reservation_queues: &[],
     };
     ordered.schedule(&ctx, &mut Vec::new());
     let mut comments = Vec::new();

@@ -637,6 +637,7 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
         fresh_from: 0,
         freed_since_last_pass: true,
         reservations: &[],
+        reservation_queues: &[],
     };
     let r = Easy::new(p2).reservation(&ctx).unwrap();
     assert_eq!(r.start, SimTime(50));
@@ -689,6 +690,7 @@ fn a_top_job_no_set_can_hold_is_calendared_spanning() {
         fresh_from: 0,
         freed_since_last_pass: true,
         reservations: &[],
+        reservation_queues: &[],
     };
     let names = |a: &placesim_core::Allocation| -> Vec<String> {
         a.vnodes()
@@ -884,6 +886,7 @@ fn two_top_jobs_planned(switch1_until: u64, switch2_until: u64) -> Vec<Planned> 
         fresh_from: 0,
         freed_since_last_pass: true,
         reservations: &[],
+        reservation_queues: &[],
     };
     let mut depth2 = Backfill::new(p, Depth::Jobs(2));
     let mut decisions = Vec::new();

@@ -36,6 +36,7 @@ fn first_pass_at<'a>(
         fresh_from: 0,
         freed_since_last_pass: true,
         reservations: &[],
+        reservation_queues: &[],
     }
 }
 

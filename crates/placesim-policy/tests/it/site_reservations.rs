@@ -79,6 +79,7 @@ fn reservation(
         start: SimTime(start),
         end: SimTime(end),
         allocation,
+        queue: None,
     }
 }
 
@@ -453,4 +454,93 @@ fn greedy_and_easy_match_the_interval_reference() {
             );
         }
     }
+}
+
+/// What a run with reservation queues reported: starts, ends with their reasons, comments,
+/// and the jobs deleted or refused.
+fn run_inside(
+    cluster: Cluster,
+    jobs: &[(u64, u64, u64, &str, Option<u32>)],
+    reservations: &[SiteReservation],
+) -> (Seen, Vec<String>, placesim_core::RunStats) {
+    #[derive(Default)]
+    struct WithEnds {
+        seen: Seen,
+        ends: Vec<String>,
+    }
+    impl MetricsSink for WithEnds {
+        fn job_started(&mut self, job: &Job, id: JobId, start: SimTime, a: &Allocation) {
+            self.seen.job_started(job, id, start, a);
+        }
+        fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
+            self.ends.push(format!(
+                "J{}@{} {:?}",
+                job.source_id,
+                outcome.end.as_secs(),
+                outcome.reason
+            ));
+        }
+        fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
+            self.seen.job_comment(now, id, text);
+        }
+    }
+    let plain: Vec<(u64, u64, u64, &str)> = jobs.iter().map(|j| (j.0, j.1, j.2, j.3)).collect();
+    let base = workload_of(cluster.resources(), &plain);
+    let mut requests: Vec<placesim_core::Request> = base.requests().to_vec();
+    for (request, job) in requests.iter_mut().zip(jobs) {
+        request.queue = job.4;
+    }
+    let workload = placesim_core::Workload::new(base.jobs().to_vec(), requests).expect("workload");
+    let mut sink = WithEnds::default();
+    let mut policy = placesim_policy::queue::InReservations::new(
+        Greedy::new(FirstFit::default()),
+        FirstFit::default(),
+    );
+    let stats = Replay::on(&workload, cluster)
+        .reservations(reservations)
+        .run(&mut policy, &mut sink);
+    (sink.seen, sink.ends, stats)
+}
+
+/// Jobs of a reservation's queue wait for its window with PBS's comment, run inside it on
+/// what it holds (two share n1), are killed when it closes, and those still waiting then are
+/// deleted; a job submitted to its queue after it ended is refused; a job of no queue keeps
+/// off the reservation's vnode.
+#[test]
+fn jobs_of_a_reservations_queue_run_inside_it() {
+    let mut r = reservation("R1", &[0], 4, 10, 50, Sharing::Shared);
+    r.queue = Some(0);
+    let jobs = [
+        (0, 20, 20, "select=1:ncpus=2", Some(0)), // J1: inside, 10..30
+        (0, 100, 100, "select=1:ncpus=2", Some(0)), // J2: inside, killed at 50
+        (0, 100, 100, "select=1:ncpus=4", None),  // J3: keeps off n1: n2
+        (5, 10, 10, "select=1:ncpus=4", Some(0)), // J4: never room inside: deleted
+        (60, 10, 10, "select=1:ncpus=1", Some(0)), // J5: R1 is gone: refused
+    ];
+    let (seen, ends, stats) = run_inside(cluster(2, 4), &jobs, &[r]);
+    assert_eq!(seen.starts, ["J3@0 on [1]", "J1@10 on [0]", "J2@10 on [0]"]);
+    assert_eq!(
+        ends,
+        [
+            "J1@30 Finished",
+            "J2@50 ReservationEnded",
+            "J3@100 Finished",
+        ]
+    );
+    assert_eq!(
+        seen.comments,
+        [
+            "0: J1: Not Running: Queue not started.",
+            "0: J2: Not Running: Queue not started.",
+            "5: J1: Not Running: Queue not started.",
+            "5: J2: Not Running: Queue not started.",
+            "5: J4: Not Running: Queue not started.",
+            "10: J4: Not Running: No available resources on nodes",
+            "30: J4: Not Running: No available resources on nodes",
+            "50: J4: Job deleted: the period of reservation R1 ended",
+            "60: J5: qsub: Unknown queue",
+        ]
+    );
+    assert_eq!(stats.deleted, [JobId(3)]);
+    assert_eq!(stats.rejected, [JobId(4)]);
 }

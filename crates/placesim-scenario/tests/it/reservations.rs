@@ -21,14 +21,20 @@ fn reservations_hold_named_vnodes_or_whole_hosts() {
     let [r1, m2] = &s.reservations[..] else {
         panic!("two reservations: {:?}", s.reservations)
     };
-    assert_eq!((&*r1.name, r1.start, r1.end), ("R1", SimTime(3600), SimTime(7200)));
+    assert_eq!(
+        (&*r1.name, r1.start, r1.end),
+        ("R1", SimTime(3600), SimTime(7200))
+    );
     assert_eq!(r1.allocation.sharing, Sharing::Shared);
     let parts: Vec<(VnodeId, Vec<u64>)> = r1
         .allocation
         .parts(3)
         .map(|(v, a)| (v, a.to_vec()))
         .collect();
-    assert_eq!(parts, [(VnodeId(0), vec![2, 0, 0]), (VnodeId(1), vec![4, 0, 0])]);
+    assert_eq!(
+        parts,
+        [(VnodeId(0), vec![2, 0, 0]), (VnodeId(1), vec![4, 0, 0])]
+    );
     assert_eq!((m2.start, m2.end), (SimTime(7200), SimTime(10800)));
     assert_eq!(m2.allocation.sharing, Sharing::Excl);
     let vnodes: Vec<u32> = m2.allocation.vnodes().map(|v| v.0).collect();
@@ -118,7 +124,9 @@ fn reservations_that_overlap_are_refused_where_they_do_not_fit() {
 fn what_reservations_do_not_go_with_is_refused_at_the_first() {
     let resv = "[[reservation]]\nname = \"R1\"\nstart = 10\nend = 20\nnodes = \"(n1:ncpus=1)\"\n";
     assert_eq!(
-        error_of(&format!("{BASE}[run]\ndiscipline = \"conservative\"\n{resv}")),
+        error_of(&format!(
+            "{BASE}[run]\ndiscipline = \"conservative\"\n{resv}"
+        )),
         "test.toml:9:8: key `reservation`: reservations are kept in the calendars of fcfs, greedy and easy at depth 1 so far, not of `conservative`"
     );
     assert_eq!(
@@ -130,5 +138,26 @@ fn what_reservations_do_not_go_with_is_refused_at_the_first() {
             "{BASE}[[failures.outage]]\nvnode = \"n2\"\ndown = 5\nup = 50\n{resv}"
         )),
         "test.toml:11:8: key `reservation`: reservations and vnode outages together are not modelled yet: a vnode down under a reservation degrades it (reservations-and-partitions.md §1.7)"
+    );
+}
+
+#[test]
+fn a_queue_named_as_a_reservation_is_its_queue() {
+    let text = format!(
+        "{BASE}[[pbs.queue]]\nname = \"workq\"\n[[pbs.queue]]\nname = \"R1\"\n\
+         [[reservation]]\nname = \"R1\"\nstart = 10\nend = 20\nnodes = \"(n1:ncpus=4)\"\n\
+         [[reservation]]\nname = \"M2\"\nstart = 10\nend = 20\nhosts = [\"n-h2\"]\n"
+    );
+    let s = load_text(&text).unwrap_or_else(|e| panic!("{e}"));
+    let queues: Vec<Option<u32>> = s.reservations.iter().map(|r| r.queue).collect();
+    assert_eq!(queues, [Some(1), None]);
+    let text = format!(
+        "{BASE}[[pbs.queue]]\nname = \"R1\"\n\
+         [[running]]\nid = 3\nexec_vnode = \"(n2:ncpus=1)\"\nend = 100\nqueue = \"R1\"\n\
+         [[reservation]]\nname = \"R1\"\nstart = 10\nend = 20\nnodes = \"(n1:ncpus=4)\"\n"
+    );
+    assert_eq!(
+        error_of(&text),
+        "test.toml:14:8: key `reservation`: running job 3 is in the queue of reservation `R1`: jobs running inside a reservation at the start are not modelled yet"
     );
 }
