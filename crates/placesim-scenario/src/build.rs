@@ -138,7 +138,6 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             running: &running,
             outages: !failures.outages.is_empty() || !failures.models.is_empty(),
             run: &run,
-            queue_depths: pbs.queues.iter().any(|q| q.backfill_depth.is_some()),
             queues: &pbs.queues,
         },
     )?;
@@ -179,8 +178,6 @@ struct ReservationContext<'a> {
     /// Whether vnodes go down during the run.
     outages: bool,
     run: &'a RunSettings,
-    /// Whether a PBS queue has a `backfill_depth` of its own.
-    queue_depths: bool,
     /// The PBS queues: one named as a reservation is its queue.
     queues: &'a [crate::QueueSettings],
 }
@@ -209,23 +206,6 @@ impl ReservationContext<'_> {
                  for placement \"first-fit\" or \"pbs\""
                     .to_owned(),
             );
-        }
-        let deep = match self.run.discipline {
-            Discipline::Easy { depth, kept } => depth > 1 || kept,
-            Discipline::Conservative => true,
-            Discipline::Fcfs | Discipline::Greedy => false,
-        };
-        if deep || self.queue_depths {
-            return Some(format!(
-                "reservations are kept in the calendars of fcfs, greedy and easy at depth 1 so \
-                 far, not of `{}`{}",
-                self.run.discipline.label(),
-                if self.queue_depths {
-                    " with queues' own backfill_depth"
-                } else {
-                    ""
-                }
-            ));
         }
         None
     }

@@ -5,7 +5,7 @@
 
 use super::calendar::{Calendar, End, allocation_at};
 use super::kept::{Holder, Kept, Shared, Unoccupied, View};
-use super::{Order, PbsComment, Runnable, calendar_request, start, start_heads};
+use super::{Order, PbsComment, Runnable, calendar_request, reserved, start, start_heads};
 use placesim_core::{
     Allocation, ClusterState, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext,
     SchedulingPolicy, Scratch, ScratchBuf, SimTime, StateView,
@@ -104,6 +104,10 @@ pub struct Backfill<P> {
     /// Whether the last pass ran on totals to its end, so that `profile` and `planned` are
     /// what it left (see [`Backfill::carried_over`]).
     carry: bool,
+    /// Whether every pass runs by the plain definition ([`Backfill::by_definition`]).
+    by_definition: bool,
+    /// Behind the plain pass's views.
+    window_buf: ScratchBuf,
 }
 
 impl<P: PlacementPolicy> Backfill<P> {
@@ -127,7 +131,18 @@ impl<P: PlacementPolicy> Backfill<P> {
             profile: Profile::default(),
             planned: Vec::new(),
             carry: false,
+            by_definition: false,
+            window_buf: ScratchBuf::default(),
         }
+    }
+
+    /// The same discipline with every pass by its plain definition, on vnodes, without the
+    /// totals form, the kept views or the carried-over passes (what runs anyway while site
+    /// reservations are to come): the reference the shortcuts are tested against.
+    pub fn by_definition(placement: P, depth: Depth) -> Self {
+        let mut backfill = Backfill::new(placement, depth);
+        backfill.by_definition = true;
+        backfill
     }
 
     /// The same discipline always on vnodes, never on totals: the reference the totals form
@@ -244,7 +259,9 @@ impl<P: PlacementPolicy> Backfill<P> {
         }
         // A carried-over pass does not know which queues the last one blocked.
         let carry = carry && self.queue_depths.iter().all(Option::is_none);
-        if carry && self.carried_over(ctx, head_pos, head_relaxed, &now_view, decisions) {
+        if self.by_definition || reserved::any(ctx) {
+            self.pass_by_definition(ctx, head_pos, &mut now_view, decisions);
+        } else if carry && self.carried_over(ctx, head_pos, head_relaxed, &now_view, decisions) {
             let from = ctx.fresh_from.max(head_pos + 1);
             self.pass_on_totals(ctx, head_pos, from, &mut now_view, decisions);
             self.carry = true;
@@ -988,4 +1005,209 @@ impl Profile {
             self.steps.insert(i, (t, free));
         }
     }
+}
+
+/// A top job's reservation in the plain pass ([`Backfill::pass_by_definition`]).
+struct Top {
+    job: JobId,
+    start: SimTime,
+    end: SimTime,
+    allocation: Allocation,
+    /// The order reservations were made in.
+    made: usize,
+}
+
+impl<P: PlacementPolicy> Backfill<P> {
+    /// The pass after step 1 by the plain definition (queue-disciplines.md §1.3), on vnodes,
+    /// with every job and reservation kept off the site's reservations ([`reserved`]): what
+    /// runs while site reservations are to come, and the reference the pass's shortcuts are
+    /// tested against ([`Backfill::by_definition`]).
+    ///
+    /// A later job starts now if it fits its window now and every reservation of the pass
+    /// still fits at its start, on its vnodes or others (each checked in start order in the
+    /// state then: what runs, the site's reservations open then, and the pass's reservations
+    /// before it); otherwise, within the quota, it gets a reservation at the first instant
+    /// (now, an estimated end, the end of a reservation) at which it fits its window and
+    /// leaves every later reservation placeable, as in the optimised pass.
+    fn pass_by_definition(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        head_pos: usize,
+        now_view: &mut Scratch<'_>,
+        decisions: &mut Vec<Decision>,
+    ) {
+        self.planned.clear();
+        let mut quota = Quota::of(
+            self.depth,
+            &self.queue_depths,
+            self.kept,
+            &self.reserved_before,
+        );
+        let mut tops: Vec<Top> = Vec::new();
+        let mut made = 0;
+        let mut buf = std::mem::take(&mut self.window_buf);
+        for (pos, &job) in ctx.queue.iter().enumerate().skip(head_pos) {
+            if self.runnable.known_never(ctx, job) {
+                continue;
+            }
+            if quota.blocked(ctx, job) {
+                self.runnable.comment(job, PbsComment::StrictOrder);
+                continue;
+            }
+            let estimate = ctx.workload.job(job).estimate;
+            // The head was tried in step 1 and did not fit.
+            if pos > head_pos {
+                let placed = self.runnable.place_now_kept_off(
+                    ctx,
+                    &mut self.placement,
+                    job,
+                    now_view,
+                    decisions,
+                    false,
+                );
+                if let Some(allocation) = placed.allocation {
+                    start(job, allocation, now_view, decisions);
+                    match recheck(
+                        &mut self.placement,
+                        ctx,
+                        decisions,
+                        now_view,
+                        &tops,
+                        0,
+                        &mut buf,
+                    ) {
+                        Some(moves) => {
+                            for (r, a) in moves {
+                                tops[r].allocation = a;
+                            }
+                            continue;
+                        }
+                        None => {
+                            if let Some(Decision::Start { allocation, .. }) = decisions.pop() {
+                                now_view.give(&allocation);
+                            }
+                            self.runnable.comment(job, PbsComment::Conflict);
+                        }
+                    }
+                } else if placed.conflict {
+                    self.runnable.comment(job, PbsComment::Conflict);
+                }
+            }
+            quota.could_not_start(ctx, job);
+            if !quota.allows(ctx, job) || !self.runnable.can_ever_run(ctx, &mut self.placement, job)
+            {
+                continue;
+            }
+            let request = calendar_request(ctx.workload.request_of(job));
+            let mut times = reserved::release_times(ctx, decisions);
+            times.extend(tops.iter().map(|t| t.end).filter(|&t| t > ctx.now));
+            times.push(ctx.now);
+            times.sort_unstable();
+            times.dedup();
+            for at in times {
+                let placement = &mut self.placement;
+                let placed = reserved::place_in_window_with(
+                    ctx,
+                    decisions,
+                    now_view,
+                    at,
+                    at + estimate,
+                    &mut buf,
+                    tops.iter().map(|t| (t.start, t.end, &t.allocation)),
+                    |view| placement.place(&request, view),
+                );
+                let Some(allocation) = placed else {
+                    continue;
+                };
+                let slot = tops.partition_point(|t| t.start <= at);
+                tops.insert(
+                    slot,
+                    Top {
+                        job,
+                        start: at,
+                        end: at + estimate,
+                        allocation,
+                        made,
+                    },
+                );
+                let checked = recheck(
+                    &mut self.placement,
+                    ctx,
+                    decisions,
+                    now_view,
+                    &tops,
+                    slot + 1,
+                    &mut buf,
+                );
+                match checked {
+                    Some(moves) => {
+                        for (r, a) in moves {
+                            tops[r].allocation = a;
+                        }
+                        quota.took(ctx, job);
+                        made += 1;
+                        break;
+                    }
+                    None => {
+                        tops.remove(slot);
+                    }
+                }
+            }
+        }
+        self.window_buf = buf;
+        tops.sort_by_key(|t| t.made);
+        self.planned = tops
+            .into_iter()
+            .map(|t| Planned {
+                job: t.job,
+                start: t.start,
+                end: t.end,
+                allocation: Some(Arc::new(t.allocation)),
+            })
+            .collect();
+    }
+}
+
+/// Whether every reservation of `tops` from `from` on still fits at its start, each in the
+/// state then with the reservations before it and kept off the site's reservations; the ones
+/// that must move, with where `placement` puts them.
+fn recheck<P: PlacementPolicy>(
+    placement: &mut P,
+    ctx: &SchedContext<'_>,
+    decisions: &[Decision],
+    now_view: &Scratch<'_>,
+    tops: &[Top],
+    from: usize,
+    buf: &mut ScratchBuf,
+) -> Option<Vec<(usize, Allocation)>> {
+    let mut current: Vec<Allocation> = tops.iter().map(|t| t.allocation.clone()).collect();
+    let mut moves = Vec::new();
+    for r in from..tops.len() {
+        let request = calendar_request(ctx.workload.request_of(tops[r].job));
+        let kept = current[r].clone();
+        let placed = reserved::place_in_window_with(
+            ctx,
+            decisions,
+            now_view,
+            tops[r].start,
+            tops[r].end,
+            buf,
+            tops[..r]
+                .iter()
+                .zip(&current)
+                .map(|(t, a)| (t.start, t.end, a)),
+            |view| {
+                if view.has_room_for(&kept) {
+                    Some(kept.clone())
+                } else {
+                    placement.place(&request, view)
+                }
+            },
+        )?;
+        if placed != kept {
+            current[r] = placed.clone();
+            moves.push((r, placed));
+        }
+    }
+    Some(moves)
 }

@@ -218,13 +218,46 @@ pub(crate) fn place_in_window(
     buf: &mut ScratchBuf,
     place: impl FnOnce(&Scratch<'_>) -> Option<Allocation>,
 ) -> Option<Allocation> {
+    place_in_window_with(
+        ctx,
+        decisions,
+        now_view,
+        at,
+        until,
+        buf,
+        std::iter::empty(),
+        place,
+    )
+}
+
+/// [`place_in_window`] with more holders than the running jobs, this pass's starts and the
+/// site's reservations: `holds`, each `(start, end, vnodes)` (a discipline's own top-job
+/// reservations), taken in the state at `at` when they hold vnodes then, and given back in the
+/// window when they end in it. Those that start after `at` are the discipline's own business.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn place_in_window_with<'h>(
+    ctx: &SchedContext<'_>,
+    decisions: &[Decision],
+    now_view: &Scratch<'_>,
+    at: SimTime,
+    until: SimTime,
+    buf: &mut ScratchBuf,
+    holds: impl Iterator<Item = (SimTime, SimTime, &'h Allocation)> + Clone,
+    place: impl FnOnce(&Scratch<'_>) -> Option<Allocation>,
+) -> Option<Allocation> {
     let mut view = Scratch::new(ctx.state, buf);
     if at > ctx.now {
         state_at(ctx, decisions, now_view, at, &mut view);
     } else {
         view.copy_from(now_view);
     }
-    let still_held = releases(ctx, decisions).filter(|&(end, _)| end > at);
+    let active = holds.filter(move |&(start, end, _)| start <= at && at < end);
+    for (_, _, allocation) in active.clone() {
+        view.take(allocation);
+    }
+    let still_held = releases(ctx, decisions)
+        .filter(|&(end, _)| end > at)
+        .chain(active.map(|(_, end, allocation)| (end, allocation)));
     if let Some(holds) = window_holds(ctx, &view, at, until, still_held) {
         holds.take_in(&mut view);
     }

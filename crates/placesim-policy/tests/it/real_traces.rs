@@ -440,6 +440,33 @@ fn kth_under_depth_2_4_and_conservative_matches_count_based_reference() {
     );
 }
 
+/// The plain pass that runs while site reservations are to come, on KTH-SP2 without any:
+/// the count-based reference's schedules at depth 1 and 2.
+#[test]
+fn kth_by_definition_matches_count_based_reference() {
+    let trace = kth();
+    assert_matches_reference(
+        &trace,
+        vec![
+            (
+                "depth 1 by definition",
+                Box::new(Backfill::by_definition(FirstFit::default(), Depth::Jobs(1))),
+                Reference::Easy,
+            ),
+            (
+                "depth 2 by definition",
+                Box::new(Backfill::by_definition(FirstFit::default(), Depth::Jobs(2))),
+                Reference::Depth(2),
+            ),
+            (
+                "conservative by definition",
+                Box::new(Backfill::by_definition(FirstFit::default(), Depth::All)),
+                Reference::Depth(usize::MAX),
+            ),
+        ],
+    );
+}
+
 #[test]
 fn ctc_sp2_from_shared_traces_keeps_every_invariant_and_matches_reference() {
     let Some(trace) = shared("CTC-SP2-1996-3.1-cln.swf.gz") else {

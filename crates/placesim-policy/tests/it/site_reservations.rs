@@ -9,7 +9,7 @@ use placesim_core::{
     SchedulingPolicy, Sharing, SimTime, SiteReservation, TopJobEstimate, VnodeId,
 };
 use placesim_policy::placement::FirstFit;
-use placesim_policy::queue::{Easy, Fcfs, Greedy};
+use placesim_policy::queue::{Backfill, Depth, Easy, Fcfs, Greedy};
 use placesim_testkit::{Lcg, Replay};
 use std::sync::Arc;
 
@@ -373,8 +373,9 @@ fn reference(
     starts
 }
 
-/// Greedy and EASY on random workloads and reservations over one-ncpu vnodes give exactly
-/// the reference's starts and vnodes.
+/// Greedy, EASY and the general backfilling pass at depth 1 (which runs by its plain
+/// definition while reservations are to come) on random workloads and reservations over
+/// one-ncpu vnodes give exactly the reference's starts and vnodes.
 #[test]
 fn greedy_and_easy_match_the_interval_reference() {
     let mut rng = Lcg(17);
@@ -423,22 +424,13 @@ fn greedy_and_easy_match_the_interval_reference() {
                 reservation(&format!("R{i}"), &[v as u32], 1, s, e, Sharing::Excl)
             })
             .collect();
-        for easy in [false, true] {
-            let seen = if easy {
-                run(
-                    cluster.clone(),
-                    &with_text,
-                    &site,
-                    &mut Easy::new(FirstFit::default()),
-                )
-            } else {
-                run(
-                    cluster.clone(),
-                    &with_text,
-                    &site,
-                    &mut Greedy::new(FirstFit::default()),
-                )
+        for (name, easy) in [("greedy", false), ("easy", true), ("depth 1", true)] {
+            let mut policy: Box<dyn SchedulingPolicy> = match name {
+                "greedy" => Box::new(Greedy::new(FirstFit::default())),
+                "easy" => Box::new(Easy::new(FirstFit::default())),
+                _ => Box::new(Backfill::new(FirstFit::default(), Depth::Jobs(1))),
             };
+            let seen = run(cluster.clone(), &with_text, &site, policy.as_mut());
             let mut got: Vec<String> = seen.starts.clone();
             got.sort();
             let mut want: Vec<String> = reference(n_vnodes, &jobs, &resv, easy)
@@ -447,10 +439,8 @@ fn greedy_and_easy_match_the_interval_reference() {
                 .collect();
             want.sort();
             assert_eq!(
-                got,
-                want,
-                "case {case} ({}): jobs {jobs:?}, reservations {resv:?}",
-                if easy { "easy" } else { "greedy" }
+                got, want,
+                "case {case} ({name}): jobs {jobs:?}, reservations {resv:?}"
             );
         }
     }
@@ -543,4 +533,41 @@ fn jobs_of_a_reservations_queue_run_inside_it() {
     );
     assert_eq!(stats.deleted, [JobId(3)]);
     assert_eq!(stats.rejected, [JobId(4)]);
+}
+
+/// Conservative backfilling: every waiting job gets a reservation, kept off the site's. On
+/// three one-ncpu vnodes with n1 reserved over [10, 40): J1 (2 vnodes, 30 s) keeps off n1 and
+/// runs on n2, n3; J2 (3 vnodes) can first have all three at 40, when R1 ends; J3 (1 vnode,
+/// 50 s) fits on n1 now only by overlapping R1, and its first window that leaves J2's
+/// reservation in place starts when J2 ends, at 50; J4 (1 vnode, 10 s) runs on n1 before R1
+/// starts.
+#[test]
+fn conservative_reserves_around_a_site_reservation() {
+    let r = reservation("R1", &[0], 1, 10, 40, Sharing::Excl);
+    let jobs = [
+        (0, 30, 30, "select=2:ncpus=1"),
+        (0, 10, 10, "select=3:ncpus=1"),
+        (0, 50, 50, "select=1:ncpus=1"),
+        (0, 10, 10, "select=1:ncpus=1"),
+    ];
+    let seen = run(
+        cluster(3, 1),
+        &jobs,
+        &[r],
+        &mut Backfill::new(FirstFit::default(), Depth::All),
+    );
+    assert_eq!(
+        seen.starts,
+        [
+            "J1@0 on [1, 2]",
+            "J4@0 on [0]",
+            "J2@40 on [0, 1, 2]",
+            "J3@50 on [0]"
+        ]
+    );
+    assert_eq!(
+        &seen.estimates[..2],
+        ["0: J2 at 40 on [0, 1, 2]", "0: J3 at 50 on [0]"]
+    );
+    assert_eq!(seen.comments, [format!("0: J3: {CONFLICT}")]);
 }
