@@ -37,14 +37,33 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
         );
     }
     let n_cons = scenario.cluster.resources().n_consumables();
-    for resv in &scenario.reservations {
+    // A standing reservation's occurrences are consecutive entries of one name: told once.
+    let mut listed = 0;
+    while listed < scenario.reservations.len() {
+        let resv = &scenario.reservations[listed];
+        let occurrences = scenario.reservations[listed..]
+            .iter()
+            .take_while(|r| r.name == resv.name)
+            .count();
+        listed += occurrences;
         let vnodes: Vec<&str> = resv
             .allocation
             .vnodes()
             .map(|v| scenario.cluster.vnode(v).name.as_str())
             .collect();
+        let every = scenario
+            .reservations
+            .get(listed - occurrences + 1)
+            .filter(|_| occurrences > 1)
+            .map(|next| {
+                format!(
+                    ", {occurrences} occurrences every {} s",
+                    next.start.as_secs() - resv.start.as_secs()
+                )
+            })
+            .unwrap_or_default();
         println!(
-            "reservation {}: [{} s, {} s) on {} ({} ncpus{}){}",
+            "reservation {}: [{} s, {} s){every} on {} ({} ncpus{}){}",
             resv.name,
             resv.start.as_secs(),
             resv.end.as_secs(),

@@ -421,8 +421,13 @@ impl<'w> Simulation<'w> {
         }
         self.timed_events.sort_unstable();
         self.next_timed_event = 0;
+        // One entry per queue, following its reservation's windows (a standing reservation's
+        // occurrences share its queue), from the first.
         for r in &reservations {
             if let Some(q) = r.queue {
+                if self.reservation_queues.iter().any(|e| e.queue == q) {
+                    continue;
+                }
                 self.reservation_queues.push(ReservationQueue {
                     name: r.name.clone(),
                     queue: q,
@@ -760,6 +765,7 @@ impl<'w> Simulation<'w> {
                     && let Some(entry) = self.reservation_queues.iter_mut().find(|e| e.queue == q)
                 {
                     entry.universe = Some(self.state.universe(&allocation));
+                    (entry.start, entry.end) = (r.start, r.end);
                 }
                 self.check(
                     || format!("the start of reservation {i}"),
@@ -768,7 +774,15 @@ impl<'w> Simulation<'w> {
             }
             Event::ReservationEnd(i) => {
                 if let Some(q) = self.reservations[i as usize].queue {
-                    self.close_reservation_queue(q, sink)?;
+                    // The next window of the same queue, if any: a standing reservation's
+                    // next occurrence.
+                    let next = self
+                        .reservations
+                        .iter()
+                        .filter(|r| r.queue == Some(q) && r.start >= self.now)
+                        .map(|r| (r.start, r.end))
+                        .min();
+                    self.close_reservation_queue(q, next, sink)?;
                 }
                 let allocation = self.reservations[i as usize].allocation.clone();
                 self.state.release(&allocation);
@@ -786,12 +800,16 @@ impl<'w> Simulation<'w> {
         Ok(())
     }
 
-    /// A reservation with queue `q` closes: its running jobs are killed and its waiting
-    /// jobs deleted (PBS deletes every job of an advance reservation's queue at its end,
-    /// reservations-and-partitions.md §1.6), and its universe is gone.
+    /// A window of the reservation with queue `q` closes: its running jobs are killed and
+    /// its universe is gone. With a `next` window (a standing reservation's next occurrence)
+    /// its waiting jobs stay for it; after the last, they are deleted with the queue (PBS
+    /// deletes every job of an advance reservation's queue at its end,
+    /// reservations-and-partitions.md §1.6, and a standing one's queued jobs stay between
+    /// occurrences, §2.3).
     fn close_reservation_queue(
         &mut self,
         q: u32,
+        next: Option<(SimTime, SimTime)>,
         sink: &mut dyn MetricsSink,
     ) -> Result<(), SimError> {
         let mut victims: Vec<JobId> = self
@@ -809,6 +827,13 @@ impl<'w> Simulation<'w> {
                 |inv, _| inv.end_inside(id),
             )?;
             self.report_end(id, run.start, EndReason::ReservationEnded, stretch, sink);
+        }
+        if let Some((start, end)) = next
+            && let Some(entry) = self.reservation_queues.iter_mut().find(|e| e.queue == q)
+        {
+            entry.universe = None;
+            (entry.start, entry.end) = (start, end);
+            return Ok(());
         }
         let name = self
             .reservation_queues

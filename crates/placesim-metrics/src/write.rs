@@ -992,6 +992,8 @@ pub fn reservations_frame(
     use schema::reservations;
     let rows = &sink.reservations;
     let n = rows.len();
+    // A job of a reservation's queue ran inside the window it started in (a standing
+    // reservation's occurrences share the queue).
     let jobs: Vec<Vec<u64>> = rows
         .iter()
         .map(|r| {
@@ -1003,6 +1005,7 @@ pub fn reservations_frame(
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| sink.ended.get(*i).copied().unwrap_or(false))
+                .filter(|(i, _)| (r.start..r.end).contains(&sink.start[*i]))
                 .filter(|(_, j)| workload.requests()[j.request.index()].queue == Some(q))
                 .map(|(_, j)| j.source_id)
                 .collect()

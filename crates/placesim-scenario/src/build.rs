@@ -2255,20 +2255,98 @@ impl Cx<'_> {
                 (_, Some(hosts)) => hosts.span(),
                 _ => r.name.span(),
             };
-            made.push((
-                placesim_core::SiteReservation {
-                    name: Arc::from(name.as_str()),
-                    start: SimTime(start),
-                    end: SimTime(end),
-                    allocation,
-                    queue: queue.map(|q| q as u32),
-                },
-                span,
-                key,
-            ));
+            let starts = match &r.recurrence {
+                None => vec![start],
+                Some(rule) => self.occurrences(rule, start, end - start)?,
+            };
+            for occurrence in starts {
+                made.push((
+                    placesim_core::SiteReservation {
+                        name: Arc::from(name.as_str()),
+                        start: SimTime(occurrence),
+                        end: SimTime(occurrence + (end - start)),
+                        allocation: allocation.clone(),
+                        queue: queue.map(|q| q as u32),
+                    },
+                    span.clone(),
+                    key,
+                ));
+            }
         }
         self.reservations_fit(&made, settings.running, cluster, defs)?;
         Ok(made.into_iter().map(|(r, _, _)| r).collect())
+    }
+
+    /// The starts of a standing reservation's occurrences, from its first at `start`, by its
+    /// recurrence rule (reservations-and-partitions.md §2): `FREQ` HOURLY, DAILY or WEEKLY,
+    /// `COUNT`, and `INTERVAL`, in seconds after t = 0. PBS expands the rule on the wall
+    /// clock of the reservation's time zone; scenario times carry no date, so the parts that
+    /// need one (`UNTIL`, `BYDAY`, `BYHOUR`) are refused with a message, and a day is 86,400 s
+    /// (no daylight-saving shift). As PBS does, the duration may not exceed the frequency's
+    /// period, and only the occurrences that start within three years of t = 0 are kept.
+    fn occurrences(
+        &self,
+        rule: &Spanned<String>,
+        start: u64,
+        duration: u64,
+    ) -> Result<Vec<u64>, ScenarioError> {
+        const DATE_LIMIT_S: u64 = 3 * 365 * 86_400;
+        let key = "reservation.recurrence";
+        let bad = |message: String| self.at(rule, key, message);
+        let (mut period, mut count, mut interval) = (None, None, 1u64);
+        for part in rule.get_ref().split(';').filter(|p| !p.trim().is_empty()) {
+            let (name, value) = part
+                .split_once('=')
+                .ok_or_else(|| bad(format!("`{part}`: expected NAME=VALUE")))?;
+            let number = || {
+                value
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| bad(format!("`{part}`: expected a whole number above 0")))
+            };
+            match name.trim() {
+                "FREQ" => {
+                    period = Some(match value.trim() {
+                        "HOURLY" => 3_600,
+                        "DAILY" => 86_400,
+                        "WEEKLY" => 604_800,
+                        other => {
+                            return Err(bad(format!(
+                                "FREQ={other}: expected HOURLY, DAILY or WEEKLY (PBS's)"
+                            )));
+                        }
+                    });
+                }
+                "COUNT" => count = Some(number()?),
+                "INTERVAL" => interval = number()?,
+                "UNTIL" | "BYDAY" | "BYHOUR" => {
+                    return Err(bad(format!(
+                        "{}: needs the calendar date and time zone of t = 0, which a scenario \
+                         does not carry yet: give FREQ, COUNT and INTERVAL",
+                        name.trim()
+                    )));
+                }
+                "BYMONTHDAY" | "BYYEARDAY" | "BYSECOND" | "BYMINUTE" | "BYWEEKNO" | "BYSETPOS" => {
+                    return Err(bad(format!("{}: PBS refuses it", name.trim())));
+                }
+                other => return Err(bad(format!("unknown rule part `{other}`"))),
+            }
+        }
+        let period = period.ok_or_else(|| bad("expected FREQ".to_owned()))?;
+        let count = count.ok_or_else(|| bad("expected COUNT: how many occurrences".to_owned()))?;
+        if duration > period {
+            return Err(bad(format!(
+                "the duration ({duration} s) exceeds the frequency's period ({period} s), \
+                 which pbs_rsub refuses"
+            )));
+        }
+        let every = period.saturating_mul(interval);
+        Ok((0..count)
+            .map(|k| start.saturating_add(k.saturating_mul(every)))
+            .take_while(|&t| t < DATE_LIMIT_S)
+            .collect())
     }
 
     /// Checks, at each reservation's start, that everything held then fits with it on its

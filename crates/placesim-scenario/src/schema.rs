@@ -417,6 +417,8 @@ pub struct ReservationToml {
     /// Whether its vnodes are held exclusively (`place=excl`) [default: false; true with
     /// `hosts`].
     pub exclusive: Option<Spanned<bool>>,
+    /// A standing reservation's recurrence rule (`pbs_rsub -r`): `FREQ=DAILY;COUNT=10`.
+    pub recurrence: Option<Spanned<String>>,
 }
 
 /// `[moab.limits]`: Moab's throttling limits, per credential as moab.cfg writes them after

@@ -571,3 +571,48 @@ fn conservative_reserves_around_a_site_reservation() {
     );
     assert_eq!(seen.comments, [format!("0: J3: {CONFLICT}")]);
 }
+
+/// A standing reservation's occurrences share its queue: J1 runs in the first occurrence
+/// [10, 20) and is killed at its end; J2 and J3, submitted between occurrences, wait (`Queue
+/// not started.`) and run in the second [30, 40), J3 once J2 has ended and until it is
+/// killed; J4, never started, is deleted only after the last occurrence.
+#[test]
+fn a_standing_reservations_second_occurrence_runs_the_jobs_that_waited() {
+    let occurrence = |start: u64| {
+        let mut r = reservation("S1", &[0], 2, start, start + 10, Sharing::Shared);
+        r.queue = Some(0);
+        r
+    };
+    let jobs = [
+        (0, 15, 15, "select=1:ncpus=2", Some(0)), // J1: 10..20, killed
+        (22, 5, 5, "select=1:ncpus=1", Some(0)),  // J2: 30..35
+        (25, 10, 10, "select=1:ncpus=2", Some(0)), // J3: 35..40, killed
+        (36, 5, 5, "select=1:ncpus=1", Some(0)),  // J4: no room beside J3: deleted
+    ];
+    let (seen, ends, stats) = run_inside(cluster(2, 2), &jobs, &[occurrence(10), occurrence(30)]);
+    assert_eq!(
+        seen.starts,
+        ["J1@10 on [0]", "J2@30 on [0]", "J3@35 on [0]"]
+    );
+    assert_eq!(
+        ends,
+        [
+            "J1@20 ReservationEnded",
+            "J2@35 Finished",
+            "J3@40 ReservationEnded"
+        ]
+    );
+    assert_eq!(
+        seen.comments,
+        [
+            "0: J1: Not Running: Queue not started.",
+            "22: J2: Not Running: Queue not started.",
+            "25: J2: Not Running: Queue not started.",
+            "25: J3: Not Running: Queue not started.",
+            "30: J3: Not Running: No available resources on nodes",
+            "36: J4: Not Running: No available resources on nodes",
+            "40: J4: Job deleted: the period of reservation S1 ended",
+        ]
+    );
+    assert_eq!(stats.deleted, [JobId(3)]);
+}

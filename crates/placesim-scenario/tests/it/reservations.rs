@@ -157,3 +157,57 @@ fn a_queue_named_as_a_reservation_is_its_queue() {
         "test.toml:14:8: key `reservation`: running job 3 is in the queue of reservation `R1`: jobs running inside a reservation at the start are not modelled yet"
     );
 }
+
+#[test]
+fn a_standing_reservation_is_its_occurrences() {
+    let text = format!(
+        "{BASE}[[reservation]]\nname = \"S42\"\nstart = \"09:00:00\"\nduration = \"02:00:00\"\n\
+         nodes = \"(n1:ncpus=4)\"\nrecurrence = \"FREQ=DAILY;INTERVAL=2;COUNT=3\"\n"
+    );
+    let s = load_text(&text).unwrap_or_else(|e| panic!("{e}"));
+    let windows: Vec<(u64, u64)> = s
+        .reservations
+        .iter()
+        .map(|r| (r.start.as_secs(), r.end.as_secs()))
+        .collect();
+    assert_eq!(
+        windows,
+        [(32_400, 39_600), (205_200, 212_400), (378_000, 385_200)]
+    );
+    // Only the occurrences that start within three years of t = 0, as PBS keeps.
+    let text = format!(
+        "{BASE}[[reservation]]\nname = \"S1\"\nstart = 0\nduration = 60\n\
+         nodes = \"(n1:ncpus=4)\"\nrecurrence = \"FREQ=WEEKLY;COUNT=2000\"\n"
+    );
+    assert_eq!(load_text(&text).unwrap().reservations.len(), 157);
+    let bad = |rule: &str| {
+        error_of(&format!(
+            "{BASE}[[reservation]]\nname = \"S1\"\nstart = 0\nduration = \"02:00:00\"\n\
+             nodes = \"(n1:ncpus=4)\"\nrecurrence = \"{rule}\"\n"
+        ))
+    };
+    assert_eq!(
+        bad("FREQ=HOURLY;COUNT=3"),
+        "test.toml:11:14: key `reservation.recurrence`: the duration (7200 s) exceeds the frequency's period (3600 s), which pbs_rsub refuses"
+    );
+    assert_eq!(
+        bad("FREQ=MONTHLY;COUNT=3"),
+        "test.toml:11:14: key `reservation.recurrence`: FREQ=MONTHLY: expected HOURLY, DAILY or WEEKLY (PBS's)"
+    );
+    assert_eq!(
+        bad("FREQ=DAILY"),
+        "test.toml:11:14: key `reservation.recurrence`: expected COUNT: how many occurrences"
+    );
+    assert_eq!(
+        bad("FREQ=WEEKLY;BYDAY=MO;COUNT=10"),
+        "test.toml:11:14: key `reservation.recurrence`: BYDAY: needs the calendar date and time zone of t = 0, which a scenario does not carry yet: give FREQ, COUNT and INTERVAL"
+    );
+    assert_eq!(
+        bad("FREQ=DAILY;COUNT=0"),
+        "test.toml:11:14: key `reservation.recurrence`: `COUNT=0`: expected a whole number above 0"
+    );
+    assert_eq!(
+        bad("FREQ=DAILY;BYMINUTE=5;COUNT=2"),
+        "test.toml:11:14: key `reservation.recurrence`: BYMINUTE: PBS refuses it"
+    );
+}
