@@ -2,7 +2,7 @@
 //!
 //! Order of events: by time; at one instant by class, in the order of [`Event`]'s variants
 //! (job ends, reservations ending, reservations starting, wake-ups, vnodes coming back, vnodes
-//! going down, submits), and within a class by insertion order (the queue's events), or by
+//! going down, reservations requested, submits), and within a class by insertion order (the queue's events), or by
 //! reservation, vnode and job (the sorted lists of reservations, outages and submits). After all events of one instant, the kernel runs one scheduling pass.
 
 use crate::ids::{JobId, VnodeId};
@@ -79,6 +79,10 @@ pub enum Event {
     VnodeUp(VnodeId),
     /// A vnode goes out of service: its jobs are requeued or killed.
     VnodeDown(VnodeId),
+    /// A reservation is requested of the scheduler (its index in the run's list of
+    /// requests): the next pass confirms or denies it. Before job submits, so that a job
+    /// submitted to its queue at the same instant finds it submitted.
+    ReservationRequested(u32),
     /// A job arrives in the queue. Last, so that it sees every change of the instant.
     JobSubmit(JobId),
 }
@@ -94,7 +98,8 @@ impl Event {
             Event::Wakeup => 3,
             Event::VnodeUp(_) => 4,
             Event::VnodeDown(_) => 5,
-            Event::JobSubmit(_) => 6,
+            Event::ReservationRequested(_) => 6,
+            Event::JobSubmit(_) => 7,
         }
     }
 }

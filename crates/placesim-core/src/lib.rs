@@ -49,7 +49,7 @@ pub use request::{
     Arrangement, Chunk, Constraint, FilterExpr, NodeSetAttribute, NodeSetPolicy, NodeSetRequest,
     NodeSetValue, Request, RequestFeature, Sharing, chunks_total, chunks_totals_into,
 };
-pub use reservation::{ReservationQueue, SiteReservation};
+pub use reservation::{ReservationQueue, ReservationRequest, SiteReservation};
 pub use resource::{
     AttrValue, CmpOp, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
     write_amount,

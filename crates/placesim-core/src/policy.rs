@@ -64,6 +64,10 @@ pub struct SchedContext<'a> {
     /// queue starts only inside its reservation's universe while the window is open, placed
     /// there, never in `state` (and is never in `running`).
     pub reservation_queues: &'a [crate::ReservationQueue],
+    /// Reservations requested and not yet confirmed or denied, in submission order, with
+    /// their indices in the run's list of requests: a pass confirms or denies each
+    /// ([`SchedulingPolicy::drain_confirmations`]).
+    pub reservation_requests: &'a [(u32, crate::ReservationRequest)],
 }
 
 /// A decision a scheduling pass returns.
@@ -121,6 +125,14 @@ pub trait SchedulingPolicy: Send {
     /// calendared, when and where it would start (PBS's `estimated.start_time` and
     /// `estimated.exec_vnode`). The kernel hands them to the sink. The default has none.
     fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
+        let _ = out;
+    }
+
+    /// Moves the last pass's answers to reservation requests into `out`: each request (by
+    /// its index in the run's list) with the vnodes it is confirmed on, or `None` when it is
+    /// denied. The kernel holds a confirmed one as a [`crate::SiteReservation`] from then on.
+    /// The default answers none.
+    fn drain_confirmations(&mut self, out: &mut Vec<(u32, Option<Allocation>)>) {
         let _ = out;
     }
 
@@ -288,6 +300,9 @@ impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
     }
     fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
         (**self).drain_estimates(out);
+    }
+    fn drain_confirmations(&mut self, out: &mut Vec<(u32, Option<Allocation>)>) {
+        (**self).drain_confirmations(out);
     }
     fn retract_pass(&mut self) {
         (**self).retract_pass();

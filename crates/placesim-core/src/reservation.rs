@@ -30,6 +30,26 @@ pub struct SiteReservation {
     pub queue: Option<u32>,
 }
 
+/// A reservation requested of the scheduler (`pbs_rsub -R start -E end -l select=...`): at
+/// its submission it is unconfirmed, and the scheduler's next pass confirms it on vnodes that
+/// can hold its request over its whole window, or denies it
+/// (reservations-and-partitions.md §1.3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReservationRequest {
+    /// Its name (PBS's id).
+    pub name: Arc<str>,
+    /// When it is submitted.
+    pub submit: SimTime,
+    /// When its window opens.
+    pub start: SimTime,
+    /// When it closes.
+    pub end: SimTime,
+    /// What it asks for (its select and place), lowered.
+    pub request: crate::Request,
+    /// Its queue, as [`SiteReservation::queue`].
+    pub queue: Option<u32>,
+}
+
 /// A reservation with a queue of its own, as the run goes: its window, and while it is open
 /// the cluster as its jobs see it.
 #[derive(Debug, Clone)]

@@ -6,7 +6,7 @@ use crate::invariants::{Invariants, Stop};
 use crate::job::Workload;
 use crate::outage::{NodeFailurePolicy, Outage, Service};
 use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
-use crate::reservation::{ReservationQueue, SiteReservation};
+use crate::reservation::{ReservationQueue, ReservationRequest, SiteReservation};
 use crate::runtime::{RuntimeModel, Stretch};
 use crate::settled::{Facts, SetPartition};
 use crate::sink::{EndReason, JobOutcome, MetricsSink};
@@ -312,6 +312,12 @@ pub struct Simulation<'w> {
     /// [`INSIDE`].
     inside: Vec<RunningJob>,
     inside_fate: Vec<(EndReason, Stretch)>,
+    /// Reservations requested of the scheduler, by index; and those submitted and not yet
+    /// answered, in submission order (what policies see).
+    requests: Vec<ReservationRequest>,
+    pending_requests: Vec<(u32, ReservationRequest)>,
+    /// The last pass's answers, on their way from the policy.
+    answers: Vec<(u32, Option<crate::Allocation>)>,
 }
 
 impl<'w> Simulation<'w> {
@@ -359,6 +365,9 @@ impl<'w> Simulation<'w> {
             reservation_queue: Vec::new(),
             inside: Vec::new(),
             inside_fate: Vec::new(),
+            requests: Vec::new(),
+            pending_requests: Vec::new(),
+            answers: Vec::new(),
         }
     }
 
@@ -447,6 +456,67 @@ impl<'w> Simulation<'w> {
         self
     }
 
+    /// Reservations requested of the scheduler over the run: each is submitted at its time,
+    /// and the next pass (one runs then, even with no job waiting) confirms it on vnodes or
+    /// denies it ([`SchedulingPolicy::drain_confirmations`]); a confirmed one is held from its
+    /// start to its end like the reservations of [`Self::with_reservations`]. A job submitted
+    /// to a requested reservation's queue before it is confirmed is refused (its queue is not
+    /// enabled yet), as is one submitted to the queue of a denied or ended one.
+    pub fn with_reservation_requests(mut self, requests: Vec<ReservationRequest>) -> Self {
+        for (i, r) in requests.iter().enumerate() {
+            self.timed_events
+                .push((r.submit, Event::ReservationRequested(i as u32)));
+            if let Some(q) = r.queue {
+                let q = q as usize;
+                if self.reservation_queue.len() <= q {
+                    self.reservation_queue.resize(q + 1, false);
+                }
+                self.reservation_queue[q] = true;
+            }
+        }
+        self.timed_events.sort_unstable();
+        self.next_timed_event = 0;
+        self.requests = requests;
+        self
+    }
+
+    /// Holds the reservation request `i` confirmed on `allocation` from now on: its start and
+    /// end become events, policies see it, and its queue gets its entry.
+    fn confirm(&mut self, i: u32, allocation: crate::Allocation) {
+        let request = &self.requests[i as usize];
+        let mut allocation = allocation;
+        allocation.label = Some(request.name.clone());
+        allocation.limit_draws = None;
+        let reservation = SiteReservation {
+            name: request.name.clone(),
+            start: request.start,
+            end: request.end,
+            allocation,
+            queue: request.queue,
+        };
+        let index = self.reservations.len() as u32;
+        self.events
+            .push(reservation.start, Event::ReservationStart(index));
+        self.events
+            .push(reservation.end, Event::ReservationEnd(index));
+        let at = self
+            .open_reservations
+            .partition_point(|r| r.start <= reservation.start);
+        self.open_reservations.insert(at, reservation.clone());
+        if let Some(q) = reservation.queue
+            && !self.reservation_queues.iter().any(|e| e.queue == q)
+        {
+            self.reservation_queues.push(ReservationQueue {
+                name: reservation.name.clone(),
+                queue: q,
+                start: reservation.start,
+                end: reservation.end,
+                universe: None,
+            });
+        }
+        self.reservations.push(reservation);
+    }
+
     /// The reservation queue entry `job` runs in, if its queue is a reservation's.
     fn inside_entry(&self, job: JobId) -> Option<usize> {
         let q = self.workload.request_of(job).queue?;
@@ -520,7 +590,10 @@ impl<'w> Simulation<'w> {
             }
             let cycles = self.config.cycles;
             let idle_passes = policy.passes_when_idle();
-            if self.queue_head < self.queue.len() || idle_passes {
+            if self.queue_head < self.queue.len()
+                || idle_passes
+                || !self.pending_requests.is_empty()
+            {
                 let passes = cycles.passes_at(first_submit, now);
                 if passes {
                     self.pass(policy, &mut decisions, sink)?;
@@ -704,8 +777,18 @@ impl<'w> Simulation<'w> {
                         .unwrap_or(false)
                     && !self.reservation_queues.iter().any(|e| e.queue == q)
                 {
-                    // Its reservation has ended, and its queue with it.
-                    sink.job_comment(self.now, id, &std::sync::Arc::from("qsub: Unknown queue"));
+                    // Its reservation awaits confirmation (its queue is not enabled yet), or
+                    // was denied or has ended, and its queue with it.
+                    let unconfirmed = self
+                        .pending_requests
+                        .iter()
+                        .any(|(_, r)| r.queue == Some(q));
+                    let reply = if unconfirmed {
+                        "qsub: Queue is not enabled"
+                    } else {
+                        "qsub: Unknown queue"
+                    };
+                    sink.job_comment(self.now, id, &std::sync::Arc::from(reply));
                     self.stats.rejected.push(id);
                     return Ok(());
                 }
@@ -796,6 +879,10 @@ impl<'w> Simulation<'w> {
             }
             Event::VnodeUp(v) => self.vnode_up(v)?,
             Event::VnodeDown(v) => self.vnode_down(v, first_submit, sink)?,
+            Event::ReservationRequested(i) => {
+                let request = self.requests[i as usize].clone();
+                self.pending_requests.push((i, request));
+            }
         }
         Ok(())
     }
@@ -1289,6 +1376,7 @@ impl<'w> Simulation<'w> {
             freed_since_last_pass: self.freed_since_last_pass,
             reservations: &self.open_reservations,
             reservation_queues: &self.reservation_queues,
+            reservation_requests: &self.pending_requests,
         };
         policy.schedule(&ctx, decisions);
         policy.drain_comments(&mut self.comments);
@@ -1299,6 +1387,18 @@ impl<'w> Simulation<'w> {
         for estimate in self.estimates.drain(..) {
             sink.job_estimated(self.now, &estimate);
         }
+        policy.drain_confirmations(&mut self.answers);
+        let answers = std::mem::take(&mut self.answers);
+        for (i, allocation) in &answers {
+            self.pending_requests.retain(|(k, _)| k != i);
+            let request = self.requests[*i as usize].clone();
+            sink.reservation_answered(self.now, &request, allocation.as_ref());
+            if let Some(allocation) = allocation {
+                self.confirm(*i, allocation.clone());
+            }
+        }
+        self.answers = answers;
+        self.answers.clear();
         policy.drain_priorities(&mut self.priorities);
         for (job, priority) in self.priorities.drain(..) {
             sink.job_priority(self.now, job, priority);

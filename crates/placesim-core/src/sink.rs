@@ -53,6 +53,17 @@ pub trait MetricsSink {
     /// A job ended (finished or was killed).
     fn job_ended(&mut self, job: &Job, outcome: &JobOutcome);
 
+    /// A reservation request was answered: confirmed on `allocation`, or denied (`None`).
+    /// The default ignores it.
+    fn reservation_answered(
+        &mut self,
+        now: SimTime,
+        request: &crate::ReservationRequest,
+        allocation: Option<&Allocation>,
+    ) {
+        let _ = (now, request, allocation);
+    }
+
     /// A vnode failure sent a running job back to the queue; `requeues` and
     /// `lost_core_seconds` are its totals so far. The default ignores requeues (the job's
     /// end reports the same totals, if it ends).

@@ -72,6 +72,11 @@ impl ExecStore {
         }
     }
 
+    /// How many consumables each amount vector has.
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+
     fn intern(&mut self, amounts: &[u64]) -> u32 {
         if let Some(&id) = self.ids.get(amounts) {
             return id;

@@ -511,6 +511,13 @@ pub mod reservations {
         unit: "s",
         meaning: "when it closes: the window is [`start_s`, `end_s`)",
     };
+    /// The `state` column.
+    pub const STATE: ColumnDef = ColumnDef {
+        name: "state",
+        dtype: "string",
+        unit: "",
+        meaning: "`confirmed` (given confirmed, or confirmed by the scheduler on the vnodes below) or `denied` (the scheduler found none: no vnodes, and nothing ran)",
+    };
     /// The `exclusive` column.
     pub const EXCLUSIVE: ColumnDef = ColumnDef {
         name: "exclusive",
@@ -555,6 +562,7 @@ pub mod reservations {
         RESERVATION,
         START_S,
         END_S,
+        STATE,
         EXCLUSIVE,
         VNODES,
         NCPUS,

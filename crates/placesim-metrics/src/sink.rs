@@ -43,8 +43,11 @@ pub struct JobSink {
     pub(crate) set_ncpus: Vec<u64>,
     /// The cluster, for vnodes.parquet: each vnode's name, host, set, speed and ncpus.
     pub(crate) vnodes: Vec<VnodeRow>,
-    /// The site's reservations, for reservations.parquet ([`JobSink::keep_reservations`]).
+    /// The site's reservations, for reservations.parquet ([`JobSink::keep_reservations`]),
+    /// and those the scheduler answered, as they come.
     pub(crate) reservations: Vec<ReservationRow>,
+    /// How a reservation's vnodes are written, once reservations are kept.
+    reservation_text: Option<(ExecNames, ExecStore)>,
     /// Each request's text, by request id ([`JobSink::keep_request_texts`]).
     pub(crate) request_texts: Option<Arc<Vec<String>>>,
     /// Per job, whether it was running at t = 0; empty when none was
@@ -162,6 +165,7 @@ impl JobSink {
             set_ncpus: Vec::new(),
             vnodes: Vec::new(),
             reservations: Vec::new(),
+            reservation_text: None,
             request_texts: None,
             running_at_start: Vec::new(),
             samples: Vec::new(),
@@ -203,30 +207,51 @@ impl JobSink {
         cluster: &placesim_core::Cluster,
         reservations: &[placesim_core::SiteReservation],
     ) {
-        let names = ExecNames::of(cluster);
         let n_cons = cluster.resources().n_consumables();
-        let mut store = ExecStore::new(n_cons);
-        let mut sorted: Vec<&placesim_core::SiteReservation> = reservations.iter().collect();
-        sorted.sort_by(|a, b| (a.start, a.end, &a.name).cmp(&(b.start, b.end, &b.name)));
-        self.reservations = sorted
-            .into_iter()
-            .map(|r| {
-                let mut vnodes = String::new();
-                let runs = store.runs(&r.allocation);
-                store.write(&names, &runs, &mut vnodes);
-                ReservationRow {
-                    name: r.name.to_string(),
-                    start: r.start.as_secs(),
-                    end: r.end.as_secs(),
-                    exclusive: r.allocation.sharing.is_exclusive(),
-                    vnodes,
-                    ncpus: r
-                        .allocation
-                        .total(n_cons, placesim_core::ConsumableIdx::NCPUS),
-                    queue: r.queue,
-                }
-            })
-            .collect();
+        self.reservation_text = Some((ExecNames::of(cluster), ExecStore::new(n_cons)));
+        for r in reservations {
+            self.reservation_row(
+                &r.name,
+                (r.start, r.end),
+                Some(&r.allocation),
+                r.queue,
+                RESERVATION_CONFIRMED,
+            );
+        }
+    }
+
+    /// Adds a row for a reservation held on `allocation` (none for one denied).
+    fn reservation_row(
+        &mut self,
+        name: &str,
+        (start, end): (SimTime, SimTime),
+        allocation: Option<&Allocation>,
+        queue: Option<u32>,
+        state: &'static str,
+    ) {
+        let Some((names, store)) = &mut self.reservation_text else {
+            return;
+        };
+        let mut vnodes = String::new();
+        if let Some(a) = allocation {
+            let runs = store.runs(a);
+            store.write(names, &runs, &mut vnodes);
+        }
+        let n_cons = store.width();
+        let row = ReservationRow {
+            name: name.to_owned(),
+            start: start.as_secs(),
+            end: end.as_secs(),
+            exclusive: allocation.is_some_and(|a| a.sharing.is_exclusive()),
+            vnodes,
+            ncpus: allocation.map_or(0, |a| a.total(n_cons, placesim_core::ConsumableIdx::NCPUS)),
+            queue,
+            state,
+        };
+        // In order of start (then end, then name), whenever they come.
+        let key = |r: &ReservationRow| (r.start, r.end, r.name.clone());
+        let at = self.reservations.partition_point(|r| key(r) <= key(&row));
+        self.reservations.insert(at, row);
     }
 
     /// Keeps where each job ran, and each top-job estimate's vnodes, for the `exec_vnode` and
@@ -437,6 +462,26 @@ impl JobSink {
 }
 
 impl MetricsSink for JobSink {
+    fn reservation_answered(
+        &mut self,
+        _now: SimTime,
+        request: &placesim_core::ReservationRequest,
+        allocation: Option<&Allocation>,
+    ) {
+        let state = if allocation.is_some() {
+            RESERVATION_CONFIRMED
+        } else {
+            RESERVATION_DENIED
+        };
+        self.reservation_row(
+            &request.name,
+            (request.start, request.end),
+            allocation,
+            request.queue,
+            state,
+        );
+    }
+
     fn job_priority(&mut self, _now: SimTime, id: JobId, priority: f64) {
         let (n, i) = (self.ended.len(), id.index());
         if self.priority_at_submit.len() != n {
@@ -621,7 +666,14 @@ pub(crate) struct ReservationRow {
     pub(crate) ncpus: u64,
     /// Its queue, by PBS queue index.
     pub(crate) queue: Option<u32>,
+    /// `confirmed` or `denied`.
+    pub(crate) state: &'static str,
 }
+
+/// A reservation's state in reservations.parquet: held on its vnodes.
+const RESERVATION_CONFIRMED: &str = "confirmed";
+/// A reservation's state in reservations.parquet: the scheduler found no vnodes for it.
+const RESERVATION_DENIED: &str = "denied";
 
 /// One vnode of the cluster, as vnodes.parquet records it.
 #[derive(Debug, Clone, PartialEq)]

@@ -810,6 +810,15 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
         self.inner.job_estimated(now, estimate);
     }
 
+    fn reservation_answered(
+        &mut self,
+        now: placesim_core::SimTime,
+        request: &placesim_core::ReservationRequest,
+        allocation: Option<&placesim_core::Allocation>,
+    ) {
+        self.inner.reservation_answered(now, request, allocation);
+    }
+
     fn job_priority(
         &mut self,
         now: placesim_core::SimTime,
@@ -1025,6 +1034,10 @@ pub fn reservations_frame(
     columns.push(Column::new(
         reservations::END_S.name.into(),
         rows.iter().map(|r| r.end).collect::<Vec<u64>>(),
+    ));
+    columns.push(Column::new(
+        reservations::STATE.name.into(),
+        text(|r| r.state),
     ));
     columns.push(Column::new(
         reservations::EXCLUSIVE.name.into(),

@@ -5,6 +5,7 @@
 //! all derive from it. A new discipline is a module here and a variant of it.
 
 mod calendar;
+mod confirm;
 mod depth;
 mod easy;
 mod fairshare;
@@ -20,6 +21,7 @@ mod reserved;
 mod throttle;
 
 pub use calendar::Shortcuts;
+pub use confirm::ConfirmingReservations;
 pub use depth::{Backfill, Depth, Planned};
 pub use easy::{Easy, Reservation};
 pub use fairshare::{

@@ -78,6 +78,22 @@ pub enum RunError {
         /// The placement's name.
         placement: String,
     },
+    /// A reservation request asks for something the placement cannot do; refused before the
+    /// run starts.
+    #[error(
+        "{}: reservation {name} asks for {what}, which the {placement} placement cannot honour",
+        path.display()
+    )]
+    UnsupportedReservation {
+        /// The scenario file.
+        path: PathBuf,
+        /// The reservation.
+        name: String,
+        /// What it asks for.
+        what: &'static str,
+        /// The placement's name.
+        placement: String,
+    },
     /// The run took more samples than a run may; nothing was written.
     #[error("simulating {trace}: {source}")]
     Samples {

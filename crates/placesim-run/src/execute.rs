@@ -144,6 +144,9 @@ pub fn execute(
         procs: cluster.capacity_total(ConsumableIdx::NCPUS),
     };
     let mut placement = plan.placement.instance(&mut state);
+    // Reservation requests are placed by the run's placement too, under no run limit.
+    let reservation_placement =
+        (!plan.reservation_requests.is_empty()).then(|| plan.placement.instance(&mut state));
     if !plan.limits.run.values.is_empty() {
         state.set_run_limits(&plan.limits.run.values);
         placement = Box::new(placesim_policy::placement::Limited::new(
@@ -171,10 +174,20 @@ pub fn execute(
         ));
     }
     // Jobs of reservations' queues run inside them, whatever decides the others.
-    if plan.reservations.iter().any(|r| r.queue.is_some()) {
+    let queues = plan.reservations.iter().map(|r| r.queue);
+    if queues
+        .chain(plan.reservation_requests.iter().map(|r| r.queue))
+        .any(|q| q.is_some())
+    {
         policy = Box::new(placesim_policy::queue::InReservations::new(
             policy,
             plan.placement.first_fit(),
+        ));
+    }
+    // The scheduler confirms reservation requests before it looks at any job.
+    if let Some(p) = reservation_placement {
+        policy = Box::new(placesim_policy::queue::ConfirmingReservations::new(
+            policy, p,
         ));
     }
     let mut simulation = Simulation::new(workload, state, plan.config);
@@ -196,6 +209,9 @@ pub fn execute(
     }
     if !plan.reservations.is_empty() {
         simulation = simulation.with_reservations(plan.reservations.clone());
+    }
+    if !plan.reservation_requests.is_empty() {
+        simulation = simulation.with_reservation_requests(plan.reservation_requests.clone());
     }
     let measurement = plan.metrics.measurement(&cluster, plan.topology, workload);
     simulation = simulation.with_set_watch(&measurement.sets);
@@ -252,7 +268,7 @@ pub fn execute(
         if plan.metrics.exec_vnode {
             sink.keep_exec_vnodes(&cluster);
         }
-        if !plan.reservations.is_empty() {
+        if !plan.reservations.is_empty() || !plan.reservation_requests.is_empty() {
             sink.keep_reservations(&cluster, &plan.reservations);
         }
     };

@@ -58,6 +58,8 @@ pub struct Plan {
     /// Reservations the site confirmed on named vnodes: held over their windows, and kept
     /// free of other jobs by every discipline.
     pub reservations: Vec<placesim_core::SiteReservation>,
+    /// Reservations requested of the scheduler during the run, confirmed or denied by it.
+    pub reservation_requests: Vec<placesim_core::ReservationRequest>,
     /// What really happened to the jobs (`[workload] recorded`), to measure the run against.
     pub recorded: Option<Vec<placesim_metrics::Recorded>>,
     /// Each recorded job's start and vnodes with their amounts (none when the record has
@@ -138,6 +140,7 @@ pub fn plain_plan(
         throttling: None,
         running_at_start: Vec::new(),
         reservations: Vec::new(),
+        reservation_requests: Vec::new(),
         recorded: None,
         recorded_runs: Vec::new(),
         as_recorded: false,
@@ -208,6 +211,18 @@ pub fn plan_of_scenario(
             });
         }
     }
+    if let Some((r, what)) = scenario
+        .reservation_requests
+        .iter()
+        .find_map(|r| placement.unsupported(&r.request).map(|what| (r, what)))
+    {
+        return Err(RunError::UnsupportedReservation {
+            path: path.to_owned(),
+            name: r.name.to_string(),
+            what,
+            placement: placement.name(),
+        });
+    }
     let runtime = Some(scenario.runtime_model(&trace.workload));
     let outages = scenario.outages(&trace.workload)?;
     let (recorded, recorded_runs) =
@@ -270,6 +285,7 @@ pub fn plan_of_scenario(
             .map(|(i, r)| (placesim_core::JobId::from_index(i), r.vnodes.clone()))
             .collect(),
         reservations: scenario.reservations.clone(),
+        reservation_requests: scenario.reservation_requests.clone(),
         recorded,
         recorded_runs,
         as_recorded: false,

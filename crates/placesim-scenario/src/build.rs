@@ -130,7 +130,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     let failures = cx.failures(&raw.failures, &cluster, &classes)?;
     let metrics = cx.metrics(&raw.metrics)?;
     let running = cx.running(&raw, &cluster, &defs)?;
-    let reservations = cx.reservations(
+    let (reservations, reservation_requests) = cx.reservations(
         &raw,
         &cluster,
         &defs,
@@ -169,8 +169,16 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         metrics,
         running,
         reservations,
+        reservation_requests,
     })
 }
+
+/// A scenario's reservations: those given on their vnodes (a standing one's occurrences each),
+/// and those requested of the scheduler.
+type Reservations = (
+    Vec<placesim_core::SiteReservation>,
+    Vec<placesim_core::ReservationRequest>,
+);
 
 /// What the rest of a scenario says that its reservations depend on.
 struct ReservationContext<'a> {
@@ -2093,9 +2101,9 @@ impl Cx<'_> {
         cluster: &placesim_core::Cluster,
         defs: &ResourceDefs,
         settings: ReservationContext<'_>,
-    ) -> Result<Vec<placesim_core::SiteReservation>, ScenarioError> {
+    ) -> Result<Reservations, ScenarioError> {
         let Some(first) = raw.reservation.first() else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         };
         if let Some(why) = settings.unmodelled() {
             return Err(self.at(&first.name, "reservation", why));
@@ -2103,6 +2111,7 @@ impl Cx<'_> {
         let n_cons = defs.n_consumables();
         let mut names = HashSet::new();
         let mut made = Vec::with_capacity(raw.reservation.len());
+        let mut requested = Vec::new();
         for r in &raw.reservation {
             let name = r.name.get_ref();
             if name.is_empty() {
@@ -2154,6 +2163,20 @@ impl Cx<'_> {
                     ));
                 }
             };
+            let queue = settings.queues.iter().position(|q| &q.name == name);
+            if let Some(request) = &r.request {
+                requested.push(self.reservation_request(r, request, start, end, defs, queue)?);
+                continue;
+            }
+            if let Some(submit) = &r.submit {
+                return Err(self.at(
+                    submit,
+                    "reservation.submit",
+                    "a reservation given on its vnodes is confirmed from the start; `submit` \
+                     goes with `request`"
+                        .to_owned(),
+                ));
+            }
             let (mut allocation, key) =
                 match (&r.nodes, &r.hosts) {
                     (Some(nodes), None) => {
@@ -2233,7 +2256,6 @@ impl Cx<'_> {
                     }
                 };
             allocation.label = Some(Arc::from(name.as_str()));
-            let queue = settings.queues.iter().position(|q| &q.name == name);
             if let Some(q) = queue
                 && let Some(job) = settings
                     .running
@@ -2274,7 +2296,68 @@ impl Cx<'_> {
             }
         }
         self.reservations_fit(&made, settings.running, cluster, defs)?;
-        Ok(made.into_iter().map(|(r, _, _)| r).collect())
+        Ok((made.into_iter().map(|(r, _, _)| r).collect(), requested))
+    }
+
+    /// A reservation requested of the scheduler (`request`, and `submit` [default 0]): what
+    /// it asks for, read and lowered like a job's request, submitted no later than its start;
+    /// what goes only with a reservation given on its vnodes is refused.
+    fn reservation_request(
+        &self,
+        r: &crate::schema::ReservationToml,
+        request: &Spanned<String>,
+        start: u64,
+        end: u64,
+        defs: &ResourceDefs,
+        queue: Option<usize>,
+    ) -> Result<placesim_core::ReservationRequest, ScenarioError> {
+        let given = [
+            r.nodes.as_ref().map(|n| (n.span(), "nodes")),
+            r.hosts.as_ref().map(|h| (h.span(), "hosts")),
+            r.exclusive.as_ref().map(|e| (e.span(), "exclusive")),
+            r.recurrence.as_ref().map(|e| (e.span(), "recurrence")),
+        ];
+        if let Some((span, key)) = given.into_iter().flatten().next() {
+            let why = match key {
+                "exclusive" => "a requested reservation is exclusive by its place (`place=excl`)",
+                "recurrence" => {
+                    "a standing reservation confirmed by the scheduler is not modelled yet: \
+                     give its vnodes (`nodes`)"
+                }
+                _ => {
+                    "the scheduler chooses a requested reservation's vnodes: give `request` or \
+                      `nodes`/`hosts`, not both"
+                }
+            };
+            return Err(self.error(span, Some(&format!("reservation.{key}")), why.to_owned()));
+        }
+        let text = request.get_ref();
+        let lowered = placesim_request::parse_and_lower(text, defs)
+            .map_err(|e| self.at(request, "reservation.request", format!("`{text}`: {e}")))?;
+        let submit = match &r.submit {
+            None => 0,
+            Some(s) => {
+                let submit = self.duration(s, "reservation.submit")?;
+                if submit > start {
+                    return Err(self.at(
+                        s,
+                        "reservation.submit",
+                        format!(
+                            "expected a time no later than `start` ({start} s), found {submit} s"
+                        ),
+                    ));
+                }
+                submit
+            }
+        };
+        Ok(placesim_core::ReservationRequest {
+            name: Arc::from(r.name.get_ref().as_str()),
+            submit: SimTime(submit),
+            start: SimTime(start),
+            end: SimTime(end),
+            request: lowered,
+            queue: queue.map(|q| q as u32),
+        })
     }
 
     /// The starts of a standing reservation's occurrences, from its first at `start`, by its

@@ -64,6 +64,9 @@ pub struct Scenario {
     pub running: Vec<RunningAtStart>,
     /// Reservations the site confirmed on named vnodes (`[[reservation]]`), in file order.
     pub reservations: Vec<placesim_core::SiteReservation>,
+    /// Reservations requested of the scheduler (`[[reservation]]` with `request`), in file
+    /// order.
+    pub reservation_requests: Vec<placesim_core::ReservationRequest>,
 }
 
 /// `[metrics]`: how often timeseries.parquet samples the cluster, and what is trimmed from

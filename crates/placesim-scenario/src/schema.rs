@@ -419,6 +419,11 @@ pub struct ReservationToml {
     pub exclusive: Option<Spanned<bool>>,
     /// A standing reservation's recurrence rule (`pbs_rsub -r`): `FREQ=DAILY;COUNT=10`.
     pub recurrence: Option<Spanned<String>>,
+    /// Instead of `nodes` or `hosts`: what it asks the scheduler for (`pbs_rsub -l`), its
+    /// select and place, confirmed or denied at the first pass after `submit`.
+    pub request: Option<Spanned<String>>,
+    /// When it is requested [default: 0], with `request`.
+    pub submit: Option<Spanned<toml::Value>>,
 }
 
 /// `[moab.limits]`: Moab's throttling limits, per credential as moab.cfg writes them after

@@ -4,9 +4,9 @@
 //! [`Lcg`].
 
 use placesim_core::{
-    Cluster, ClusterState, MetricsSink, NodeFailurePolicy, Outage, RunConfig, RunStats,
-    RuntimeModel, SchedulingPolicy, SetPartition, Simulation, SiteReservation, WalltimePolicy,
-    Workload,
+    Cluster, ClusterState, MetricsSink, NodeFailurePolicy, Outage, ReservationRequest, RunConfig,
+    RunStats, RuntimeModel, SchedulingPolicy, SetPartition, Simulation, SiteReservation,
+    WalltimePolicy, Workload,
 };
 use placesim_workload::{SwfOptions, Trace, TraceFormat};
 use std::path::Path;
@@ -48,6 +48,7 @@ pub struct Replay<'w> {
     on_failure: NodeFailurePolicy,
     sets: Option<SetPartition>,
     reservations: Vec<SiteReservation>,
+    requests: Vec<ReservationRequest>,
 }
 
 impl<'w> Replay<'w> {
@@ -70,6 +71,7 @@ impl<'w> Replay<'w> {
             on_failure: NodeFailurePolicy::default(),
             sets: None,
             reservations: Vec::new(),
+            requests: Vec::new(),
         }
     }
 
@@ -110,6 +112,12 @@ impl<'w> Replay<'w> {
         self
     }
 
+    /// Reservations requested of the scheduler during the run.
+    pub fn reservation_requests(mut self, requests: &[ReservationRequest]) -> Self {
+        self.requests = requests.to_vec();
+        self
+    }
+
     /// Runs `policy` to the end into `sink`.
     ///
     /// # Panics
@@ -127,6 +135,9 @@ impl<'w> Replay<'w> {
         }
         if !self.reservations.is_empty() {
             simulation = simulation.with_reservations(self.reservations);
+        }
+        if !self.requests.is_empty() {
+            simulation = simulation.with_reservation_requests(self.requests);
         }
         simulation
             .run(policy, sink, &mut |_| {})

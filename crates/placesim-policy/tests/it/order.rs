@@ -62,6 +62,7 @@ fn pass_at(
         freed_since_last_pass: true,
         reservations: &[],
         reservation_queues: &[],
+        reservation_requests: &[],
     };
     ordered.schedule(&ctx, &mut Vec::new());
     let mut comments = Vec::new();

@@ -638,6 +638,7 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
         freed_since_last_pass: true,
         reservations: &[],
         reservation_queues: &[],
+        reservation_requests: &[],
     };
     let r = Easy::new(p2).reservation(&ctx).unwrap();
     assert_eq!(r.start, SimTime(50));
@@ -691,6 +692,7 @@ fn a_top_job_no_set_can_hold_is_calendared_spanning() {
         freed_since_last_pass: true,
         reservations: &[],
         reservation_queues: &[],
+        reservation_requests: &[],
     };
     let names = |a: &placesim_core::Allocation| -> Vec<String> {
         a.vnodes()
@@ -887,6 +889,7 @@ fn two_top_jobs_planned(switch1_until: u64, switch2_until: u64) -> Vec<Planned> 
         freed_since_last_pass: true,
         reservations: &[],
         reservation_queues: &[],
+        reservation_requests: &[],
     };
     let mut depth2 = Backfill::new(p, Depth::Jobs(2));
     let mut decisions = Vec::new();

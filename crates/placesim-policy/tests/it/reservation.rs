@@ -37,6 +37,7 @@ fn first_pass_at<'a>(
         freed_since_last_pass: true,
         reservations: &[],
         reservation_queues: &[],
+        reservation_requests: &[],
     }
 }
 

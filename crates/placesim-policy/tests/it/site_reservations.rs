@@ -616,3 +616,65 @@ fn a_standing_reservations_second_occurrence_runs_the_jobs_that_waited() {
     );
     assert_eq!(stats.deleted, [JobId(3)]);
 }
+
+/// Reservations requested of the scheduler are confirmed at the first pass after their
+/// submission, in submission order, against the running jobs' estimated ends and the
+/// reservations already confirmed: R1 [50, 150) cannot have n1 (J1 holds it until 100) and
+/// is confirmed on n2; R2, the same window, finds n2 taken by R1 and is denied. The pass that
+/// confirmed starts no job, so J2, which could have run on n2 from 10 to 40, waits for J1's
+/// end.
+#[test]
+fn the_scheduler_confirms_requested_reservations_first() {
+    #[derive(Default)]
+    struct Answers {
+        seen: Seen,
+        answers: Vec<String>,
+    }
+    impl MetricsSink for Answers {
+        fn job_started(&mut self, job: &Job, id: JobId, start: SimTime, a: &Allocation) {
+            self.seen.job_started(job, id, start, a);
+        }
+        fn job_ended(&mut self, _job: &Job, _outcome: &JobOutcome) {}
+        fn reservation_answered(
+            &mut self,
+            now: SimTime,
+            request: &placesim_core::ReservationRequest,
+            allocation: Option<&Allocation>,
+        ) {
+            let answer = match allocation {
+                Some(a) => format!(
+                    "confirmed on {:?}",
+                    a.vnodes().map(|v| v.0).collect::<Vec<_>>()
+                ),
+                None => "denied".to_owned(),
+            };
+            self.answers
+                .push(format!("{}: {} {answer}", now.as_secs(), request.name));
+        }
+    }
+    let cluster = cluster(2, 4);
+    let jobs = [
+        (0, 100, 100, "select=1:ncpus=4"), // J1
+        (10, 30, 30, "select=1:ncpus=4"),  // J2
+    ];
+    let workload = workload_of(cluster.resources(), &jobs);
+    let request = |name: &str| placesim_core::ReservationRequest {
+        name: Arc::from(name),
+        submit: SimTime(10),
+        start: SimTime(50),
+        end: SimTime(150),
+        request: placesim_request::parse_and_lower("select=1:ncpus=4", cluster.resources())
+            .expect("a request"),
+        queue: None,
+    };
+    let mut sink = Answers::default();
+    let mut policy = placesim_policy::queue::ConfirmingReservations::new(
+        Greedy::new(FirstFit::default()),
+        FirstFit::default(),
+    );
+    Replay::on(&workload, cluster.clone())
+        .reservation_requests(&[request("R1"), request("R2")])
+        .run(&mut policy, &mut sink);
+    assert_eq!(sink.answers, ["10: R1 confirmed on [1]", "10: R2 denied"]);
+    assert_eq!(sink.seen.starts, ["J1@0 on [0]", "J2@100 on [0]"]);
+}

@@ -211,3 +211,42 @@ fn a_standing_reservation_is_its_occurrences() {
         "test.toml:11:14: key `reservation.recurrence`: BYMINUTE: PBS refuses it"
     );
 }
+
+#[test]
+fn a_reservation_may_be_requested_of_the_scheduler() {
+    let text = format!(
+        "{BASE}[[pbs.queue]]\nname = \"R7\"\n[[reservation]]\nname = \"R7\"\nsubmit = 600\n\
+         start = 3600\nduration = 3600\nrequest = \"select=2:ncpus=4 place=scatter\"\n"
+    );
+    let s = load_text(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(s.reservations.is_empty());
+    let [r] = &s.reservation_requests[..] else {
+        panic!("one request: {:?}", s.reservation_requests)
+    };
+    assert_eq!(
+        (&*r.name, r.submit, r.start, r.end, r.queue),
+        ("R7", SimTime(600), SimTime(3600), SimTime(7200), Some(0))
+    );
+    assert_eq!(r.request.total(placesim_core::ConsumableIdx::NCPUS), 8);
+    let bad = |body: &str| {
+        error_of(&format!(
+            "{BASE}[[reservation]]\nname = \"R7\"\nstart = 100\nend = 200\n{body}"
+        ))
+    };
+    assert_eq!(
+        bad("request = \"select=1:ncpus=4\"\nsubmit = 150\n"),
+        "test.toml:11:10: key `reservation.submit`: expected a time no later than `start` (100 s), found 150 s"
+    );
+    assert_eq!(
+        bad("request = \"select=1:ncpus=4\"\nnodes = \"(n1:ncpus=1)\"\n"),
+        "test.toml:11:9: key `reservation.nodes`: the scheduler chooses a requested reservation's vnodes: give `request` or `nodes`/`hosts`, not both"
+    );
+    assert_eq!(
+        bad("request = \"select=1:ncpus=x\"\n"),
+        "test.toml:10:11: key `reservation.request`: `select=1:ncpus=x`: column 16: resource `ncpus` needs an integer, found `x`"
+    );
+    assert_eq!(
+        bad("nodes = \"(n1:ncpus=1)\"\nsubmit = 50\n"),
+        "test.toml:11:10: key `reservation.submit`: a reservation given on its vnodes is confirmed from the start; `submit` goes with `request`"
+    );
+}
