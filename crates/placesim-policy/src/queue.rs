@@ -658,14 +658,13 @@ impl Runnable {
         decisions: &[Decision],
         cheap_first: bool,
     ) -> PlacedNow {
-        let until = ctx.now + ctx.workload.job(job).estimate;
         let holds = reserved::any(ctx)
             .then(|| {
                 reserved::window_holds(
                     ctx,
                     now_view,
                     ctx.now,
-                    until,
+                    ctx.now + ctx.workload.job(job).estimate,
                     reserved::releases(ctx, decisions),
                 )
             })

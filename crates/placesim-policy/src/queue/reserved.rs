@@ -15,8 +15,8 @@
 
 use super::calendar::allocation_at;
 use placesim_core::{
-    Allocation, ConsumableIdx, Decision, SchedContext, Scratch, ScratchBuf, Sharing, SimTime,
-    SiteReservation, StateView, VnodeId,
+    Allocation, ConsumableIdx, Decision, SchedContext, Scratch, ScratchBuf, Sharing, SimDuration,
+    SimTime, SiteReservation, StateView, VnodeId,
 };
 use std::collections::BTreeMap;
 
@@ -49,6 +49,33 @@ impl WindowHolds {
 /// discipline needs windows at all (a run without reservations takes none of this path).
 pub(crate) fn any(ctx: &SchedContext<'_>) -> bool {
     !ctx.reservations.is_empty()
+}
+
+/// Whether a pass whose every window ends within `reach` of the calendar's end may meet a
+/// site reservation, so that a discipline must plan it by its plain definition: one is open
+/// now (what it holds comes back at its end, which the shortcuts' calendars do not know), or
+/// one starts before the horizon. The horizon is when everything running now has ended by
+/// its estimate, or a job started now would have, whichever is later, plus `reach`: a top
+/// job fits by then at the latest (the cluster is as empty then as it will get), so a
+/// discipline that plans top jobs one after another passes `reach` = their estimates added
+/// up, and EASY the longest estimate.
+pub(crate) fn needed(ctx: &SchedContext<'_>, reach: SimDuration) -> bool {
+    if ctx.reservations.is_empty() {
+        return false;
+    }
+    if ctx.reservations.iter().any(|r| r.start <= ctx.now) {
+        return true;
+    }
+    let longest = ctx
+        .queue
+        .iter()
+        .map(|&j| ctx.workload.job(j).estimate)
+        .max()
+        .unwrap_or_default();
+    let ends = ctx.running.iter().map(|r| r.estimated_end);
+    let calendar_end = ends.fold(ctx.now + longest, SimTime::max);
+    let horizon = SimTime(calendar_end.as_secs().saturating_add(reach.as_secs()));
+    ctx.reservations.iter().any(|r| r.start < horizon)
 }
 
 /// Everything held in a view at `at` that will be given back later: the running jobs and this

@@ -443,6 +443,15 @@ fn greedy_and_easy_match_the_interval_reference() {
                 "case {case} ({name}): jobs {jobs:?}, reservations {resv:?}"
             );
         }
+        // Deeper: the pass switches to its plain definition only while a reservation is
+        // within reach, and gives the plain definition's starts throughout.
+        for depth in [Depth::Jobs(2), Depth::All] {
+            let mut fast = Backfill::new(FirstFit::default(), depth);
+            let mut plain = Backfill::by_definition(FirstFit::default(), depth);
+            let got = run(cluster.clone(), &with_text, &site, &mut fast).starts;
+            let want = run(cluster.clone(), &with_text, &site, &mut plain).starts;
+            assert_eq!(got, want, "case {case} ({depth:?}): jobs {jobs:?}, reservations {resv:?}");
+        }
     }
 }
 
