@@ -1232,7 +1232,7 @@ impl<'w> Simulation<'w> {
             });
         }
         if let Some(entry) = self.inside_entry(job) {
-            return self.start_inside(job, entry, allocation, who, sink);
+            return self.start_inside(job, entry, allocation, who, stretchable, sink);
         }
         if allocation.limit_draws != self.workload.request_of(job).limit_draws {
             return Err(SimError::WrongLimitDraws {
@@ -1263,17 +1263,7 @@ impl<'w> Simulation<'w> {
                 },
             )?;
         }
-        let stretch = match self.runtime_model.filter(|_| stretchable) {
-            Some(model) => model.stretch(job, &allocation, &mut self.stretch_scratch),
-            None => Stretch::NONE,
-        };
-        let actual = stretch.apply(j.runtime);
-        let (reason, runs_for) =
-            if self.config.walltime == WalltimePolicy::Kill && actual > j.estimate {
-                (EndReason::WalltimeKilled, j.estimate)
-            } else {
-                (EndReason::Finished, actual)
-            };
+        let (reason, runs_for, stretch) = self.fate(job, &allocation, stretchable);
         self.running_fate.push((reason, stretch));
         // Saturating: a runtime model may stretch a runtime without bound.
         let end = SimTime(self.now.as_secs().saturating_add(runs_for.as_secs()));
@@ -1298,6 +1288,7 @@ impl<'w> Simulation<'w> {
         entry: usize,
         allocation: crate::Allocation,
         who: &dyn Fn() -> String,
+        stretchable: bool,
         sink: &mut dyn MetricsSink,
     ) -> Result<(), SimError> {
         let now = self.now;
@@ -1332,17 +1323,7 @@ impl<'w> Simulation<'w> {
             || format!("the start of job {job}"),
             |inv, _| inv.start_inside(job, j.submit),
         )?;
-        let stretch = match self.runtime_model {
-            Some(model) => model.stretch(job, &allocation, &mut self.stretch_scratch),
-            None => Stretch::NONE,
-        };
-        let actual = stretch.apply(j.runtime);
-        let (reason, runs_for) =
-            if self.config.walltime == WalltimePolicy::Kill && actual > j.estimate {
-                (EndReason::WalltimeKilled, j.estimate)
-            } else {
-                (EndReason::Finished, actual)
-            };
+        let (reason, runs_for, stretch) = self.fate(job, &allocation, stretchable);
         self.inside_fate.push((reason, stretch));
         let end = SimTime(now.as_secs().saturating_add(runs_for.as_secs()));
         self.events.push(end, Event::JobEnd(job));
@@ -1356,6 +1337,27 @@ impl<'w> Simulation<'w> {
             allocation,
         });
         Ok(())
+    }
+
+    /// How job `job` started on `allocation` will end: killed at its walltime or finished,
+    /// after how long, and how the runtime model stretched it (when `stretchable`).
+    fn fate(
+        &mut self,
+        job: JobId,
+        allocation: &crate::Allocation,
+        stretchable: bool,
+    ) -> (EndReason, crate::SimDuration, Stretch) {
+        let j = self.workload.job(job);
+        let stretch = match self.runtime_model.filter(|_| stretchable) {
+            Some(model) => model.stretch(job, allocation, &mut self.stretch_scratch),
+            None => Stretch::NONE,
+        };
+        let actual = stretch.apply(j.runtime);
+        if self.config.walltime == WalltimePolicy::Kill && actual > j.estimate {
+            (EndReason::WalltimeKilled, j.estimate, stretch)
+        } else {
+            (EndReason::Finished, actual, stretch)
+        }
     }
 
     fn pass(

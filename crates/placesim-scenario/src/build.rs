@@ -2256,21 +2256,8 @@ impl Cx<'_> {
                     }
                 };
             allocation.label = Some(Arc::from(name.as_str()));
-            if let Some(q) = queue
-                && let Some(job) = settings
-                    .running
-                    .iter()
-                    .find(|j| j.queue.and_then(|n| n.pbs) == Some(q))
-            {
-                return Err(self.at(
-                    &r.name,
-                    "reservation",
-                    format!(
-                        "running job {} is in the queue of reservation `{name}`: jobs running \
-                         inside a reservation at the start are not modelled yet",
-                        job.id
-                    ),
-                ));
+            if let Some(q) = queue {
+                self.running_inside(r, name, q, start, &allocation, settings.running, cluster)?;
             }
             let span = match (&r.nodes, &r.hosts) {
                 (Some(nodes), _) => nodes.span(),
@@ -2432,6 +2419,72 @@ impl Cx<'_> {
             .collect())
     }
 
+    /// Checks the `[[running]]` jobs of reservation `name`'s queue (`q`): they run inside it,
+    /// so it must be open at t = 0, and together they must hold no more of a vnode than it
+    /// does.
+    #[allow(clippy::too_many_arguments)]
+    fn running_inside(
+        &self,
+        r: &crate::schema::ReservationToml,
+        name: &str,
+        q: usize,
+        start: u64,
+        allocation: &placesim_core::Allocation,
+        running: &[crate::RunningAtStart],
+        cluster: &placesim_core::Cluster,
+    ) -> Result<(), ScenarioError> {
+        let inside: Vec<&crate::RunningAtStart> = running
+            .iter()
+            .filter(|j| j.queue.and_then(|n| n.pbs) == Some(q))
+            .collect();
+        let Some(first) = inside.first() else {
+            return Ok(());
+        };
+        if start > 0 {
+            return Err(self.at(
+                &r.start,
+                "reservation.start",
+                format!(
+                    "running job {} is in the queue of reservation `{name}`, which opens only \
+                     at {start} s: a job running at t = 0 inside it needs it open then",
+                    first.id
+                ),
+            ));
+        }
+        let n_cons = cluster.resources().n_consumables();
+        let mut held: std::collections::HashMap<VnodeId, Vec<u64>> = Default::default();
+        for job in &inside {
+            for (v, amounts) in &job.vnodes {
+                let slot = held.entry(*v).or_insert_with(|| vec![0; n_cons]);
+                for (h, &a) in slot.iter_mut().zip(amounts) {
+                    *h = h.saturating_add(a);
+                }
+                let own = allocation
+                    .parts(n_cons)
+                    .find(|(w, _)| w == v)
+                    .map(|(_, a)| a.to_vec())
+                    .unwrap_or_default();
+                let fits = slot
+                    .iter()
+                    .enumerate()
+                    .all(|(c, &h)| h <= own.get(c).copied().unwrap_or(0));
+                if !fits {
+                    return Err(self.at(
+                        &r.name,
+                        "reservation",
+                        format!(
+                            "running job {} of reservation `{name}`'s queue holds more of vnode \
+                             `{}` than the reservation does (with the queue's other running jobs)",
+                            job.id,
+                            cluster.vnode(*v).name
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Checks, at each reservation's start, that everything held then fits with it on its
     /// vnodes: the other reservations open then and the `[[running]]` jobs not yet ended
     /// (until their true end, which is when the kernel gives their vnodes back).
@@ -2466,7 +2519,16 @@ impl Cx<'_> {
                         .collect(),
                 });
             }
-            for job in running.iter().filter(|j| j.end_s > at.as_secs()) {
+            // A job running inside a reservation holds what the reservation holds.
+            let inside = |j: &crate::RunningAtStart| {
+                j.queue
+                    .and_then(|n| n.pbs)
+                    .is_some_and(|q| made.iter().any(|(m, _, _)| m.queue == Some(q as u32)))
+            };
+            for job in running
+                .iter()
+                .filter(|j| j.end_s > at.as_secs() && !inside(j))
+            {
                 holders.push(Holder {
                     what: format!("running job {}", job.id),
                     exclusive: false,

@@ -450,7 +450,10 @@ fn greedy_and_easy_match_the_interval_reference() {
             let mut plain = Backfill::by_definition(FirstFit::default(), depth);
             let got = run(cluster.clone(), &with_text, &site, &mut fast).starts;
             let want = run(cluster.clone(), &with_text, &site, &mut plain).starts;
-            assert_eq!(got, want, "case {case} ({depth:?}): jobs {jobs:?}, reservations {resv:?}");
+            assert_eq!(
+                got, want,
+                "case {case} ({depth:?}): jobs {jobs:?}, reservations {resv:?}"
+            );
         }
     }
 }

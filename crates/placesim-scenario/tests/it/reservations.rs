@@ -147,14 +147,23 @@ fn a_queue_named_as_a_reservation_is_its_queue() {
     let s = load_text(&text).unwrap_or_else(|e| panic!("{e}"));
     let queues: Vec<Option<u32>> = s.reservations.iter().map(|r| r.queue).collect();
     assert_eq!(queues, [Some(1), None]);
-    let text = format!(
-        "{BASE}[[pbs.queue]]\nname = \"R1\"\n\
-         [[running]]\nid = 3\nexec_vnode = \"(n2:ncpus=1)\"\nend = 100\nqueue = \"R1\"\n\
-         [[reservation]]\nname = \"R1\"\nstart = 10\nend = 20\nnodes = \"(n1:ncpus=4)\"\n"
+    // A job running at t = 0 in the reservation's queue runs inside it: the reservation must
+    // be open then and hold what the job holds.
+    let with_running = |start: u64, exec: &str| {
+        format!(
+            "{BASE}[[pbs.queue]]\nname = \"R1\"\n\
+             [[running]]\nid = 3\nexec_vnode = \"{exec}\"\nend = 100\nqueue = \"R1\"\n\
+             [[reservation]]\nname = \"R1\"\nstart = {start}\nend = 200\nnodes = \"(n1:ncpus=4)\"\n"
+        )
+    };
+    assert!(load_text(&with_running(0, "(n1:ncpus=2)")).is_ok());
+    assert_eq!(
+        error_of(&with_running(10, "(n1:ncpus=2)")),
+        "test.toml:15:9: key `reservation.start`: running job 3 is in the queue of reservation `R1`, which opens only at 10 s: a job running at t = 0 inside it needs it open then"
     );
     assert_eq!(
-        error_of(&text),
-        "test.toml:14:8: key `reservation`: running job 3 is in the queue of reservation `R1`: jobs running inside a reservation at the start are not modelled yet"
+        error_of(&with_running(0, "(n2:ncpus=1)")),
+        "test.toml:14:8: key `reservation`: running job 3 of reservation `R1`'s queue holds more of vnode `n2` than the reservation does (with the queue's other running jobs)"
     );
 }
 
