@@ -1,7 +1,7 @@
 //! Any text as each of a PBS site's files (`placesim import pbs`): the node list (text and
-//! JSON), qmgr output, `list sched`, sched_config and resourcedef are read or refused with
-//! an error, and as an accounting log beside the import crate's fixture site it imports or
-//! is refused, never a panic.
+//! JSON), qmgr output, `list sched`, sched_config, resourcedef and `pbs_rstat -f` are read
+//! or refused with an error, and as an accounting log, or as the reservations, beside the
+//! import crate's fixture site it imports or is refused, never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -22,6 +22,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = files::parse_list_sched(p, text);
     let _ = files::parse_sched_config(p, text);
     let _ = files::parse_resourcedef(p, text);
+    let _ = files::parse_rstat(p, text);
     let dir = std::env::temp_dir().join(format!("placesim-fuzz-import-{}", std::process::id()));
     if std::fs::create_dir_all(&dir).is_err() {
         return;
@@ -33,8 +34,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok(mut inputs) = PbsInputs::from_snapshot(&fixture()) else {
         return;
     };
+    let site_logs = std::mem::take(&mut inputs.accounting);
     for skip_bad_records in [false, true] {
         inputs.accounting = vec![log.clone()];
         let _ = import_pbs(&inputs, ImportOptions { skip_bad_records });
     }
+    inputs.accounting = site_logs;
+    inputs.reservations = Some(log.clone());
+    let _ = import_pbs(&inputs, ImportOptions::default());
 });

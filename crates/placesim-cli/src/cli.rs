@@ -125,6 +125,9 @@ pub struct ImportPbsArgs {
     /// `sched_priv/resource_group`, the fairshare tree.
     #[arg(long)]
     pub resource_group: Option<PathBuf>,
+    /// Reservations: `pbs_rstat -f`.
+    #[arg(long)]
+    pub reservations: Option<PathBuf>,
     /// Accounting logs: a directory (its files in name order) or one file.
     #[arg(long)]
     pub accounting: Option<PathBuf>,

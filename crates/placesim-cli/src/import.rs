@@ -28,6 +28,7 @@ pub(crate) fn import_pbs_command(args: &ImportPbsArgs) -> anyhow::Result<()> {
         (&args.sched, &mut inputs.sched),
         (&args.sched_config, &mut inputs.sched_config),
         (&args.resource_group, &mut inputs.resource_group),
+        (&args.reservations, &mut inputs.reservations),
     ] {
         if given.is_some() {
             slot.clone_from(given);

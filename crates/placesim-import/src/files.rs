@@ -161,6 +161,87 @@ fn parse_blocks<'t>(
     Ok(objects)
 }
 
+/// Reads `pbs_rstat -f`: a `Resv ID: <id>` line per reservation, then its `<attr> = <value>`
+/// lines (a long value continued on tab-indented lines), then a blank line (site-inputs.md
+/// §4.6).
+pub fn parse_rstat(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
+    parse_blocks(
+        path,
+        text,
+        |raw| raw.strip_prefix("Resv ID:").map(str::trim),
+        "a `Resv ID: <id>` line before its attributes",
+        true,
+    )
+}
+
+/// Seconds since 1970-01-01 00:00:00 of a wall-clock date and time, read as if it were UTC
+/// (Howard Hinnant's `days_from_civil`): what a local time less its UTC offset turns into
+/// an epoch second.
+pub(crate) fn wall_clock_seconds(year: i64, month: i64, day: i64, secs_of_day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    (era * 146_097 + doe - 719_468) * 86_400 + secs_of_day
+}
+
+/// The years a site's times are read in: what a calendar date can hold without overflow, and
+/// more than any log spans.
+const YEARS: std::ops::RangeInclusive<i64> = 1970..=9999;
+
+/// `HH:MM:SS` as seconds of the day.
+fn time_of_day(text: &str) -> Option<i64> {
+    let mut parts = text.split(':').map(|p| p.parse::<i64>().ok());
+    let (h, m, s) = (parts.next()??, parts.next()??, parts.next()??);
+    ((0..24).contains(&h) && (0..60).contains(&m) && (0..61).contains(&s) && parts.next().is_none())
+        .then_some(h * 3600 + m * 60 + s)
+}
+
+/// An accounting line's stamp, `MM/DD/YYYY HH:MM:SS` (local time), read as wall-clock
+/// seconds.
+pub(crate) fn parse_stamp(stamp: &str) -> Option<i64> {
+    let (date, time) = stamp.trim().split_once(' ')?;
+    let mut d = date.split('/').map(|p| p.parse::<i64>().ok());
+    let (month, day, year) = (d.next()??, d.next()??, d.next()??);
+    let valid = (1..=12).contains(&month) && (1..=31).contains(&day) && YEARS.contains(&year);
+    valid
+        .then(|| {
+            Some(wall_clock_seconds(
+                year,
+                month,
+                day,
+                time_of_day(time.trim())?,
+            ))
+        })
+        .flatten()
+}
+
+/// `pbs_rstat`'s time, `%a %b %d %H:%M:%S %Y` (`Wed Nov 12 12:00:00 2025`, local time), read
+/// as wall-clock seconds.
+pub(crate) fn parse_rstat_time(text: &str) -> Option<i64> {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let mut words = text.split_whitespace();
+    let (_weekday, month, day, time, year) = (
+        words.next()?,
+        words.next()?,
+        words.next()?,
+        words.next()?,
+        words.next()?,
+    );
+    let month = MONTHS.iter().position(|m| *m == month)? as i64 + 1;
+    let day: i64 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
+    let year: i64 = year.parse().ok().filter(|y| YEARS.contains(y))?;
+    words
+        .next()
+        .is_none()
+        .then(|| Some(wall_clock_seconds(year, month, day, time_of_day(time)?)))
+        .flatten()
+}
+
 fn parse_pbsnodes_json(path: &Path, text: &str) -> Result<Vec<Object>, ImportError> {
     let root: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         at(

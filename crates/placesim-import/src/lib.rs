@@ -93,6 +93,8 @@ pub struct PbsInputs {
     pub resource_group: Option<PathBuf>,
     /// Accounting log files, in the order they are read (by name: `YYYYMMDD` sorts by date).
     pub accounting: Vec<PathBuf>,
+    /// `pbs_rstat -f`: the reservations.
+    pub reservations: Option<PathBuf>,
 }
 
 impl PbsInputs {
@@ -121,6 +123,7 @@ impl PbsInputs {
             sched: optional(&["scheduler/qmgr_lsched.out"]),
             sched_config: optional(&["sched_priv/sched_config"]),
             resource_group: optional(&["sched_priv/resource_group"]),
+            reservations: optional(&["reservation/pbs_rstat_f.out"]),
             accounting: accounting_files(&dir.join("server_priv/accounting"))?,
         })
     }

@@ -171,6 +171,7 @@ pub(crate) fn read_workload_trace(
         )
     })?;
     Ok(ReadJobs {
+        utc_offsets: Vec::new(),
         jobs,
         job_at,
         span,

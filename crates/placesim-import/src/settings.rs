@@ -90,6 +90,8 @@ pub struct Site {
     /// The scheduler's `resources:` line: the chunk resources it matches.
     pub(crate) sched_resources: Option<Vec<String>>,
     pub(crate) resource_group: Option<(PathBuf, String)>,
+    /// `pbs_rstat -f`'s reservations, with the file.
+    pub(crate) reservations: Option<(PathBuf, Vec<crate::files::Object>)>,
     pub(crate) fairshare_entity: String,
     /// The site's resources as the request language checks them.
     pub(crate) defs: ResourceDefs,
@@ -258,6 +260,7 @@ impl Site {
             node_attrs_unused: BTreeMap::new(),
             sched_resources: None,
             resource_group: None,
+            reservations: None,
             fairshare_entity: "euser".to_owned(),
             defs: ResourceDefs::default(),
         }
@@ -348,6 +351,11 @@ impl Site {
         }
         if let Some(path) = &inputs.resource_group {
             site.resource_group = Some((path.clone(), text(path)?));
+            site.sources.push(path.clone());
+        }
+        if let Some(path) = &inputs.reservations {
+            let objects = crate::files::parse_rstat(path, &text(path)?)?;
+            site.reservations = Some((path.clone(), objects));
             site.sources.push(path.clone());
         }
         Ok(site)

@@ -140,6 +140,10 @@ pub(crate) struct Replay {
     pub extra_queues: Vec<SiteQueue>,
     running: Vec<String>,
     outages: Vec<String>,
+    /// `[[reservation]]` entries, from `pbs_rstat -f`.
+    reservations: Vec<String>,
+    /// Reservations not written: id and why.
+    pub reservations_skipped: Vec<(String, String)>,
 }
 
 /// Names numbered from 1 in order of first appearance (users and groups: SWF carries
@@ -246,6 +250,10 @@ pub(crate) struct ReadJobs {
     pub log: AcctCounts,
     /// Lines skipped as malformed (`--skip-bad-records`).
     pub bad_lines: u64,
+    /// The site's UTC offsets, from the logs' local-time line stamps against their records'
+    /// own epoch fields: `(epoch, offset)` from each change on (a daylight-saving shift), to
+    /// read other local times (`pbs_rstat`'s) by.
+    pub utc_offsets: Vec<(i64, i64)>,
 }
 
 /// Reads the logs and builds the replay.
@@ -271,6 +279,7 @@ pub(crate) fn read_accounting(
     // select or exec_vnode, for messages.
     let mut job_at: Vec<(usize, usize)> = Vec::new();
     let mut span: Option<(i64, i64)> = None;
+    let mut utc_offsets: Vec<(i64, i64)> = Vec::new();
     let mut buf = Vec::new();
     for (f, path) in files.iter().enumerate() {
         let mut reader = placesim_workload::open(path)?;
@@ -320,6 +329,7 @@ pub(crate) fn read_accounting(
             if let Some(t) = event_time(&r) {
                 span = Some(span.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
             }
+            note_utc_offset(&r, &mut utc_offsets);
             if let Some(i) = assembler.push(&r) {
                 if i >= job_at.len() {
                     job_at.resize(i + 1, (f, line_no));
@@ -354,7 +364,165 @@ pub(crate) fn read_accounting(
         span,
         log,
         bad_lines,
+        utc_offsets,
     })
+}
+
+/// Notes the UTC offset a start or end record shows (its line stamp, local time, against its
+/// own `start=` or `end=` epoch field, written the same second), rounded to a quarter hour,
+/// when it differs from the last noted.
+fn note_utc_offset(r: &AcctRecord, offsets: &mut Vec<(i64, i64)>) {
+    let key = match r.kind {
+        'S' => "start",
+        'E' => "end",
+        _ => return,
+    };
+    let (Some(t), Some(wall)) = (
+        r.get(key)
+            .and_then(|v| v.parse::<i64>().ok())
+            .filter(|t| (0..MAX_EPOCH_S).contains(t)),
+        crate::files::parse_stamp(&r.stamp),
+    ) else {
+        return;
+    };
+    let offset = (wall - t + 450).div_euclid(900) * 900;
+    if offsets.last().map(|o| o.1) != Some(offset) {
+        offsets.push((t, offset));
+    }
+}
+
+/// The site's reservations (`pbs_rstat -f`) as `[[reservation]]` entries on their vnodes
+/// (`resv_nodes`), their windows read in the site's local time (`utc_offsets`) and made
+/// relative to `t0`; with the ones not written, each with why: not confirmed when the
+/// snapshot was taken, ended before the logs begin, without a window or vnodes, on a vnode the
+/// node list lacks or one out of service for the replay (`down`).
+fn reservation_entries(
+    site: &Site,
+    t0: i64,
+    utc_offsets: &[(i64, i64)],
+    down: &[&str],
+) -> (Vec<String>, Vec<(String, String)>) {
+    let mut written = Vec::new();
+    let mut skipped = Vec::new();
+    let Some((path, objects)) = &site.reservations else {
+        return (written, skipped);
+    };
+    for o in objects {
+        let state = o.value("reserve_state").unwrap_or("");
+        let time = |key: &str| {
+            o.value(key)
+                .and_then(crate::files::parse_rstat_time)
+                .map(|wall| epoch_of_local(wall, utc_offsets) - t0)
+        };
+        let nodes = o.value("resv_nodes");
+        let parsed = nodes.map(|n| placesim_request::parse_exec_vnode(n, &site.defs));
+        let why = match (state, time("reserve_start"), time("reserve_end"), &parsed) {
+            ("RESV_CONFIRMED" | "RESV_RUNNING", Some(start), Some(end), Some(Ok(vnodes))) => {
+                let unknown = vnodes
+                    .iter()
+                    .find(|e| !site.vnodes.iter().any(|v| v.name == e.vnode));
+                let out_of_service = vnodes.iter().find(|e| down.contains(&e.vnode.as_str()));
+                if end <= 0 {
+                    "it ended before the logs begin".to_owned()
+                } else if let Some(e) = unknown {
+                    format!("its vnode `{}` is not in the node list", e.vnode)
+                } else if let Some(e) = out_of_service {
+                    format!(
+                        "its vnode `{}` is out of service for the replay (a degraded reservation is not modelled)",
+                        e.vnode
+                    )
+                } else {
+                    let name = o.name.split('.').next().unwrap_or(&o.name);
+                    let mut entry = format!(
+                        "[[reservation]]    # {} in {}:{} ({state}), times in the site's local time
+name = {}
+start = {}
+end = {end}
+nodes = {}
+",
+                        o.name,
+                        crate::settings::short(path),
+                        o.line,
+                        toml::Value::String(name.to_owned()),
+                        start.max(0),
+                        toml::Value::String(nodes.unwrap_or("").to_owned()),
+                    );
+                    if o.value("Resource_List.place")
+                        .is_some_and(|p| p.split(':').any(|w| w == "excl" || w == "exclhost"))
+                    {
+                        entry.push_str(
+                            "exclusive = true
+",
+                        );
+                    }
+                    match standing_rule(o) {
+                        Ok(Some(rule)) => {
+                            let _ = writeln!(entry, "recurrence = {}", toml::Value::String(rule));
+                        }
+                        Ok(None) => {}
+                        Err(rule) => skipped.push((
+                            format!("{} (its later occurrences)", o.name),
+                            format!(
+                                "its rule `{rule}` has parts a scenario does not take (only FREQ, INTERVAL, COUNT): only the occurrence shown is written"
+                            ),
+                        )),
+                    }
+                    written.push(entry);
+                    continue;
+                }
+            }
+            ("RESV_CONFIRMED" | "RESV_RUNNING", _, _, Some(Err(e))) => {
+                format!("its resv_nodes do not read: {e}")
+            }
+            ("RESV_CONFIRMED" | "RESV_RUNNING", None, _, _)
+            | ("RESV_CONFIRMED" | "RESV_RUNNING", _, None, _) => {
+                "no reserve_start or reserve_end in `%a %b %d %H:%M:%S %Y`".to_owned()
+            }
+            ("RESV_CONFIRMED" | "RESV_RUNNING", _, _, None) => "no resv_nodes".to_owned(),
+            ("", ..) => "no reserve_state".to_owned(),
+            (other, ..) => format!("{other} when the snapshot was taken: not confirmed on vnodes"),
+        };
+        skipped.push((o.name.clone(), why));
+    }
+    (written, skipped)
+}
+
+/// A standing reservation's rule for the occurrences still to come after the one
+/// `pbs_rstat` shows (`reserve_index` of `reserve_count`): `Ok(None)` for an advance
+/// reservation or a last occurrence, and the rule as written (`Err`) when it has parts a
+/// scenario does not take (only `FREQ`, `INTERVAL`, `COUNT`), when only that occurrence is
+/// written.
+fn standing_rule(o: &crate::files::Object) -> Result<Option<String>, String> {
+    let Some(rule) = o.value("reserve_rrule") else {
+        return Ok(None);
+    };
+    let number = |key: &str| o.value(key).and_then(|v| v.parse::<u64>().ok());
+    let left = match (number("reserve_count"), number("reserve_index")) {
+        (Some(count), Some(index)) => count.saturating_sub(index) + 1,
+        _ => return Err(rule.to_owned()),
+    };
+    let parts: Vec<&str> = rule
+        .split(';')
+        .filter(|p| !p.is_empty() && !p.starts_with("COUNT="))
+        .collect();
+    let simple = parts
+        .iter()
+        .all(|p| p.starts_with("FREQ=") || p.starts_with("INTERVAL="));
+    match (left > 1, simple) {
+        (false, _) => Ok(None),
+        (true, true) => Ok(Some(format!("{};COUNT={left}", parts.join(";")))),
+        (true, false) => Err(rule.to_owned()),
+    }
+}
+
+/// The epoch second of a local wall-clock time `wall`, by the UTC offset in force nearest to
+/// it (`offsets` from the logs; UTC without any).
+pub(crate) fn epoch_of_local(wall: i64, offsets: &[(i64, i64)]) -> i64 {
+    let offset = offsets
+        .iter()
+        .min_by_key(|(t, offset)| (wall - offset - t).abs())
+        .map_or(0, |o| o.1);
+    wall - offset
 }
 
 /// Builds the replay of the jobs `read` from `files`: each job replayed, or skipped and
@@ -371,6 +539,7 @@ pub(crate) fn replay_jobs(
         span: (t0, t1),
         log,
         bad_lines,
+        utc_offsets,
     } = read;
     let mut counts = ImportCounts {
         log,
@@ -741,9 +910,19 @@ pub(crate) fn replay_jobs(
             toml::Value::String(v.name.clone())
         ));
     }
+    let down: Vec<&str> = site
+        .vnodes
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| v.out_of_service.is_some() && !used_vnodes[*i])
+        .map(|(_, v)| v.name.as_str())
+        .collect();
+    let (reservations, reservations_skipped) = reservation_entries(site, t0, &utc_offsets, &down);
     Ok(Replay {
         accounting_files: files.to_vec(),
         t0,
+        reservations,
+        reservations_skipped,
         swf,
         requests,
         recorded,
@@ -965,9 +1144,10 @@ impl Replay {
             .join(", ")
     }
 
-    /// The tables after the settings: `[[running]]`, outages, `[workload]`, `[metrics]`.
+    /// The tables after the settings: `[[running]]`, `[[reservation]]`, outages,
+    /// `[workload]`, `[metrics]`.
     pub(crate) fn write_workload_tables(&self, out: &mut String) {
-        for r in &self.running {
+        for r in self.running.iter().chain(&self.reservations) {
             out.push_str(r);
             out.push('\n');
         }
@@ -1107,6 +1287,21 @@ impl Site {
                 .collect();
             out.push_str(&list.join(", "));
             out.push_str(".\n");
+        }
+        if let Some((path, objects)) = &self.reservations {
+            let _ = writeln!(
+                out,
+                "\n## Reservations\n\n{} read from {}: {} written as `[[reservation]]` on their vnodes, their windows read in the site's local time (the UTC offset the logs' line stamps show against their epoch fields).",
+                objects.len(),
+                crate::settings::short(path),
+                replay.reservations.len()
+            );
+            if !replay.reservations_skipped.is_empty() {
+                out.push_str("\n| reservation | not written because |\n|---|---|\n");
+                for (id, why) in &replay.reservations_skipped {
+                    let _ = writeln!(out, "| {id} | {why} |");
+                }
+            }
         }
         out.push_str("\n## Settings read\n\n| setting | value | from |\n|---|---|---|\n");
         for s in &self.pbs {
@@ -1305,4 +1500,42 @@ fn write_set_rows(out: &mut String, sets: BTreeMap<String, (usize, u64)>) {
         );
     }
     out.push('\n');
+}
+
+#[cfg(test)]
+mod reservation_times {
+    use super::*;
+
+    /// A site an hour east of UTC: its line stamps read an hour ahead of the records' epoch
+    /// fields, so `pbs_rstat`'s local 03:00 is 02:00 UTC; across a daylight-saving change the
+    /// offset nearest the time is used.
+    #[test]
+    fn local_times_are_read_by_the_offset_the_logs_show() {
+        let mut offsets = Vec::new();
+        for line in [
+            "01/01/2026 01:01:00;S;1.pbs;start=1767225660",
+            "01/01/2026 01:02:01;E;1.pbs;end=1767225720",
+            "07/01/2026 02:00:00;S;2.pbs;start=1782864000",
+        ] {
+            note_utc_offset(&parse_record(line).unwrap(), &mut offsets);
+        }
+        assert_eq!(offsets, [(1767225660, 3600), (1782864000, 7200)]);
+        let wall = crate::files::parse_rstat_time("Thu Jan 01 03:00:00 2026").unwrap();
+        assert_eq!(epoch_of_local(wall, &offsets), 1767232800);
+        let summer = crate::files::parse_rstat_time("Wed Jul 01 04:00:00 2026").unwrap();
+        assert_eq!(epoch_of_local(summer, &offsets), 1782871200);
+        assert_eq!(
+            crate::files::parse_rstat_time("Thu Jan 01 25:00:00 2026"),
+            None
+        );
+        assert_eq!(crate::files::parse_rstat_time("Thu Jan 01 03:00:00"), None);
+        // Nothing a file says overflows: a year out of range is no time.
+        assert_eq!(
+            crate::files::parse_rstat_time("Thu Jan 01 03:00:00 9223372036854775807"),
+            None
+        );
+        let huge = "01/01/99999999999 01:00:00;S;3.pbs;start=9223372036854775807";
+        note_utc_offset(&parse_record(huge).unwrap(), &mut offsets);
+        assert_eq!(offsets.len(), 2);
+    }
 }

@@ -836,3 +836,33 @@ fn a_class_default_nodeset_on_an_unmodelled_attribute_is_reported() {
     let row = "| CLASSCFG[other] DEFAULT.NODESET=ONEOF:PROCSPEED:350:400 | moab.cfg:2 | only FEATURE and VARATTR node sets are modelled |";
     assert!(imported.report.contains(row), "{}", imported.report);
 }
+
+/// `pbs_rstat -f` (the snapshot's `reservation/pbs_rstat_f.out`): confirmed reservations
+/// become `[[reservation]]` entries on their vnodes, their windows in simulated time (the
+/// fixture's logs are in UTC, time 0 is 2026-01-01 00:00), a standing one with the
+/// occurrences still to come; every other one is named in the report with why.
+#[test]
+fn reservations_come_from_pbs_rstat() {
+    let imported = import_pbs(&snapshot(), ImportOptions::default()).unwrap();
+    let scenario = file(&imported, "scenario.toml");
+    let entries: Vec<&str> = scenario
+        .split("\n\n")
+        .filter(|block| block.starts_with("[[reservation]]"))
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            "[[reservation]]    # R5.pbs in pbs_rstat_f.out:1 (RESV_CONFIRMED), times in the site's local time\nname = \"R5\"\nstart = 7200\nend = 10800\nnodes = \"(n2:ncpus=4)\"\nexclusive = true",
+            "[[reservation]]    # S9.pbs in pbs_rstat_f.out:33 (RESV_CONFIRMED), times in the site's local time\nname = \"S9\"\nstart = 14400\nend = 18000\nnodes = \"(n2:ncpus=2)\"\nrecurrence = \"FREQ=DAILY;COUNT=4\"",
+        ]
+    );
+    let report = file(&imported, "import-report.md");
+    for line in [
+        "5 read from pbs_rstat_f.out: 2 written as `[[reservation]]` on their vnodes",
+        "| R6.pbs | RESV_UNCONFIRMED when the snapshot was taken: not confirmed on vnodes |",
+        "| R7.pbs | its vnode `n9` is not in the node list |",
+        "| R8.pbs | it ended before the logs begin |",
+    ] {
+        assert!(report.contains(line), "{line}\n{report}");
+    }
+}

@@ -136,7 +136,8 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         &defs,
         ReservationContext {
             running: &running,
-            outages: !failures.outages.is_empty() || !failures.models.is_empty(),
+            outages: &failures.outages,
+            failure_models: !failures.models.is_empty(),
             run: &run,
             queues: &pbs.queues,
         },
@@ -183,8 +184,10 @@ type Reservations = (
 /// What the rest of a scenario says that its reservations depend on.
 struct ReservationContext<'a> {
     running: &'a [crate::RunningAtStart],
-    /// Whether vnodes go down during the run.
-    outages: bool,
+    /// The outages listed: none may take a vnode a reservation holds during its window.
+    outages: &'a [Outage],
+    /// Whether outages are drawn from models (known only when a run is planned).
+    failure_models: bool,
     run: &'a RunSettings,
     /// The PBS queues: one named as a reservation is its queue.
     queues: &'a [crate::QueueSettings],
@@ -194,10 +197,10 @@ impl ReservationContext<'_> {
     /// Why reservations cannot go with the rest of the scenario, if they cannot: what
     /// placesim does not model beside them yet.
     fn unmodelled(&self) -> Option<String> {
-        if self.outages {
+        if self.failure_models {
             return Some(
-                "reservations and vnode outages together are not modelled yet: a vnode down \
-                 under a reservation degrades it (reservations-and-partitions.md §1.7)"
+                "reservations and drawn vnode outages together are not modelled yet: a vnode \
+                 down under a reservation degrades it (reservations-and-partitions.md §1.7)"
                     .to_owned(),
             );
         }
@@ -2283,6 +2286,27 @@ impl Cx<'_> {
             }
         }
         self.reservations_fit(&made, settings.running, cluster, defs)?;
+        for (r, span, key) in &made {
+            let down = settings
+                .outages
+                .iter()
+                .find(|o| r.allocation.holds(o.vnode) && o.down < r.end && r.start < o.up);
+            if let Some(o) = down {
+                return Err(self.error(
+                    span.clone(),
+                    Some(key),
+                    format!(
+                        "reservation `{}` holds vnode `{}` while it is down ([{} s, {} s)): a \
+                         degraded reservation is not modelled yet \
+                         (reservations-and-partitions.md §1.7)",
+                        r.name,
+                        cluster.vnode(o.vnode).name,
+                        o.down.as_secs(),
+                        o.up.as_secs()
+                    ),
+                ));
+            }
+        }
         Ok((made.into_iter().map(|(r, _, _)| r).collect(), requested))
     }
 
