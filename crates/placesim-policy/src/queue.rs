@@ -258,6 +258,49 @@ macro_rules! comments_wakeups_and_checks {
 }
 use comments_wakeups_and_checks;
 
+/// The [`SchedulingPolicy`] methods a wrapper around a discipline (its `inner` field) passes
+/// on unchanged, by name: what the wrapper neither adds to nor takes from.
+macro_rules! pass_on_to_inner {
+    ($($method:ident),+ $(,)?) => {
+        $($crate::queue::pass_on_to_inner!(@one $method);)+
+    };
+    (@one comment_superseded) => {
+        fn comment_superseded(&mut self, job: placesim_core::JobId) {
+            self.inner.comment_superseded(job);
+        }
+    };
+    (@one passes_when_idle) => {
+        fn passes_when_idle(&self) -> bool {
+            self.inner.passes_when_idle()
+        }
+    };
+    (@one drain_estimates) => {
+        fn drain_estimates(&mut self, out: &mut Vec<placesim_core::TopJobEstimate>) {
+            self.inner.drain_estimates(out);
+        }
+    };
+    (@one drain_priorities) => {
+        fn drain_priorities(&mut self, out: &mut Vec<(placesim_core::JobId, f64)>) {
+            self.inner.drain_priorities(out);
+        }
+    };
+    (@one wakeup) => {
+        fn wakeup(&self) -> Option<placesim_core::SimTime> {
+            self.inner.wakeup()
+        }
+    };
+    (@one check_start) => {
+        fn check_start(
+            &self,
+            request: &placesim_core::Request,
+            allocation: &placesim_core::Allocation,
+        ) -> Result<(), String> {
+            self.inner.check_start(request, allocation)
+        }
+    };
+}
+use pass_on_to_inner;
+
 /// The relaxation of `request` under `placement`'s set constraints, if it has one.
 fn relaxation_of(
     placement: &mut dyn PlacementPolicy,

@@ -13,7 +13,7 @@
 use super::reserved;
 use placesim_core::{
     Allocation, Decision, JobId, PlacementPolicy, Request, SchedContext, SchedulingPolicy, Scratch,
-    ScratchBuf, SimTime, SiteReservation, TopJobEstimate,
+    ScratchBuf, SiteReservation,
 };
 use std::sync::Arc;
 
@@ -109,31 +109,16 @@ impl<S: SchedulingPolicy, P: PlacementPolicy> SchedulingPolicy for ConfirmingRes
         self.inner.drain_comments(out);
     }
 
-    fn comment_superseded(&mut self, job: JobId) {
-        self.inner.comment_superseded(job);
-    }
-
-    fn passes_when_idle(&self) -> bool {
-        self.inner.passes_when_idle()
-    }
-
     fn retract_pass(&mut self) {
         self.inner.retract_pass();
     }
 
-    fn drain_estimates(&mut self, out: &mut Vec<TopJobEstimate>) {
-        self.inner.drain_estimates(out);
-    }
-
-    fn drain_priorities(&mut self, out: &mut Vec<(JobId, f64)>) {
-        self.inner.drain_priorities(out);
-    }
-
-    fn wakeup(&self) -> Option<SimTime> {
-        self.inner.wakeup()
-    }
-
-    fn check_start(&self, request: &Request, allocation: &Allocation) -> Result<(), String> {
-        self.inner.check_start(request, allocation)
-    }
+    super::pass_on_to_inner!(
+        comment_superseded,
+        passes_when_idle,
+        drain_estimates,
+        drain_priorities,
+        wakeup,
+        check_start,
+    );
 }

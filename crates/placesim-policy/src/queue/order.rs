@@ -791,15 +791,5 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         self.inner.drain_priorities(out);
     }
 
-    fn wakeup(&self) -> Option<placesim_core::SimTime> {
-        self.inner.wakeup()
-    }
-
-    fn check_start(
-        &self,
-        request: &placesim_core::Request,
-        allocation: &placesim_core::Allocation,
-    ) -> Result<(), String> {
-        self.inner.check_start(request, allocation)
-    }
+    super::pass_on_to_inner!(wakeup, check_start);
 }

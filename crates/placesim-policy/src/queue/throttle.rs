@@ -439,29 +439,11 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         self.inner.drain_estimates(out);
     }
 
-    fn drain_priorities(&mut self, out: &mut Vec<(JobId, f64)>) {
-        self.inner.drain_priorities(out);
-    }
-
     fn retract_pass(&mut self) {
         self.comments.clear();
         self.estimates.clear();
         self.inner.retract_pass();
     }
 
-    fn passes_when_idle(&self) -> bool {
-        self.inner.passes_when_idle()
-    }
-
-    fn wakeup(&self) -> Option<placesim_core::SimTime> {
-        self.inner.wakeup()
-    }
-
-    fn check_start(
-        &self,
-        request: &placesim_core::Request,
-        allocation: &placesim_core::Allocation,
-    ) -> Result<(), String> {
-        self.inner.check_start(request, allocation)
-    }
+    super::pass_on_to_inner!(drain_priorities, passes_when_idle, wakeup, check_start);
 }
