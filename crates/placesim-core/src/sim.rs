@@ -433,23 +433,7 @@ impl<'w> Simulation<'w> {
         // One entry per queue, following its reservation's windows (a standing reservation's
         // occurrences share its queue), from the first.
         for r in &reservations {
-            if let Some(q) = r.queue {
-                if self.reservation_queues.iter().any(|e| e.queue == q) {
-                    continue;
-                }
-                self.reservation_queues.push(ReservationQueue {
-                    name: r.name.clone(),
-                    queue: q,
-                    start: r.start,
-                    end: r.end,
-                    universe: None,
-                });
-                let q = q as usize;
-                if self.reservation_queue.len() <= q {
-                    self.reservation_queue.resize(q + 1, false);
-                }
-                self.reservation_queue[q] = true;
-            }
+            self.add_queue_entry(r);
         }
         self.open_reservations = reservations.clone();
         self.reservations = reservations;
@@ -467,11 +451,7 @@ impl<'w> Simulation<'w> {
             self.timed_events
                 .push((r.submit, Event::ReservationRequested(i as u32)));
             if let Some(q) = r.queue {
-                let q = q as usize;
-                if self.reservation_queue.len() <= q {
-                    self.reservation_queue.resize(q + 1, false);
-                }
-                self.reservation_queue[q] = true;
+                self.mark_reservation_queue(q);
             }
         }
         self.timed_events.sort_unstable();
@@ -503,18 +483,35 @@ impl<'w> Simulation<'w> {
             .open_reservations
             .partition_point(|r| r.start <= reservation.start);
         self.open_reservations.insert(at, reservation.clone());
-        if let Some(q) = reservation.queue
-            && !self.reservation_queues.iter().any(|e| e.queue == q)
-        {
+        self.add_queue_entry(&reservation);
+        self.reservations.push(reservation);
+    }
+
+    /// Gives reservation `r`'s queue, if it has one, its entry (one per queue: a standing
+    /// reservation's occurrences share it, which follows their windows from the first).
+    fn add_queue_entry(&mut self, r: &SiteReservation) {
+        let Some(q) = r.queue else {
+            return;
+        };
+        self.mark_reservation_queue(q);
+        if !self.reservation_queues.iter().any(|e| e.queue == q) {
             self.reservation_queues.push(ReservationQueue {
-                name: reservation.name.clone(),
+                name: r.name.clone(),
                 queue: q,
-                start: reservation.start,
-                end: reservation.end,
+                start: r.start,
+                end: r.end,
                 universe: None,
             });
         }
-        self.reservations.push(reservation);
+    }
+
+    /// Notes that PBS queue `q` is a reservation's.
+    fn mark_reservation_queue(&mut self, q: u32) {
+        let q = q as usize;
+        if self.reservation_queue.len() <= q {
+            self.reservation_queue.resize(q + 1, false);
+        }
+        self.reservation_queue[q] = true;
     }
 
     /// The reservation queue entry `job` runs in, if its queue is a reservation's.
