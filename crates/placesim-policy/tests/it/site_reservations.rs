@@ -345,18 +345,16 @@ fn reference(
                         k += 1;
                         continue;
                     }
-                    if now + e > shadow {
-                        if head_vnodes.iter().any(|v| free.contains(v)) {
-                            let vs: Vec<usize> = (0..n_vnodes)
-                                .filter(|&v| usable_at(v, shadow, &busy_until, &est_until, &free))
-                                .take(hneed)
-                                .collect();
-                            if vs.len() < hneed {
-                                k += 1;
-                                continue;
-                            }
-                            head_vnodes = vs;
+                    if now + e > shadow && head_vnodes.iter().any(|v| free.contains(v)) {
+                        let vs: Vec<usize> = (0..n_vnodes)
+                            .filter(|&v| usable_at(v, shadow, &busy_until, &est_until, &free))
+                            .take(hneed)
+                            .collect();
+                        if vs.len() < hneed {
+                            k += 1;
+                            continue;
                         }
+                        head_vnodes = vs;
                     }
                     for &v in &free {
                         busy_until[v] = now + run;
