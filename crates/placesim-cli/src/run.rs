@@ -210,7 +210,8 @@ pub(crate) fn execute_reported(
     }
     if summary.jobs_deleted > 0 {
         eprintln!(
-            "placesim: {} jobs deleted while waiting: their reservation's window closed first",
+            "placesim: {} jobs deleted while waiting: by the timeline's qdel, or their \
+             reservation's window closed first (their comment says which)",
             summary.jobs_deleted
         );
     }

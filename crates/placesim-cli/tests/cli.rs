@@ -2348,3 +2348,63 @@ fn a_run_exported_as_accounting_logs_and_imported_replays_itself() {
     }
     assert_eq!(same_vnodes, 1500);
 }
+
+/// The timeline end to end: J1 (2 ncpus) runs on n1 from 0; J2 (4 ncpus) waits for the whole
+/// machine and is deleted at 50; J1 is deleted at 60 while it runs; a `qdel` of a job the trace
+/// does not have, or before the job is there, is refused at its line.
+#[test]
+fn a_timeline_deletes_jobs_and_bad_entries_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_trace(
+        dir.path(),
+        &[job_of(1, 0, 100, 2, 7), job_of(2, 1, 10, 4, 7)].concat(),
+    );
+    let scenario = dir.path().join("timeline.toml");
+    let run = |events: &str| {
+        std::fs::write(
+            &scenario,
+            format!(
+                "[[class]]\nname = \"n\"\ncount = 2\nncpus = 2\n[workload]\ntrace = \"{path}\"\n{events}"
+            ),
+        )
+        .unwrap();
+        let out = dir.path().join("out");
+        let o = placesim(&[
+            "run",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        (o, out)
+    };
+    let (o, out) = run("[[event]]\nat = 50\nqdel = 2\n[[event]]\nat = 60\nqdel = 1\n");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("placesim: 1 jobs deleted while waiting"),
+        "{}",
+        text(&o.stderr)
+    );
+    let ran = explain(&out, "1");
+    assert!(
+        ran.contains("60 s  kill: deleted while it ran (qdel)"),
+        "{ran}"
+    );
+    let deleted = explain(&out, "2");
+    assert!(
+        deleted.contains("50 s  comment: Job deleted by qdel"),
+        "{deleted}"
+    );
+    for (event, message) in [
+        ("qdel = 9", "job 9 is not in the workload"),
+        (
+            "qdel = 2",
+            "job 2 is submitted at 1 s: a qdel at 1 s comes before it is there",
+        ),
+    ] {
+        let (o, _) = run(&format!("[[event]]\nat = 1\n{event}\n"));
+        assert!(!o.status.success());
+        let expected = format!("{}:9: key `event.qdel`: {message}", scenario.display());
+        assert!(text(&o.stderr).contains(&expected), "{}", text(&o.stderr));
+    }
+}

@@ -2,7 +2,7 @@
 //!
 //! Order of events: by time; at one instant by class, in the order of [`Event`]'s variants
 //! (job ends, reservations ending, reservations starting, wake-ups, vnodes coming back, vnodes
-//! going down, reservations requested, submits), and within a class by insertion order (the queue's events), or by
+//! going down, jobs deleted, reservations requested, submits), and within a class by insertion order (the queue's events), or by
 //! reservation, vnode and job (the sorted lists of reservations, outages and submits). After all events of one instant, the kernel runs one scheduling pass.
 
 use crate::ids::{JobId, VnodeId};
@@ -79,6 +79,9 @@ pub enum Event {
     VnodeUp(VnodeId),
     /// A vnode goes out of service: its jobs are requeued or killed.
     VnodeDown(VnodeId),
+    /// A job is deleted (`qdel`, a scenario's timeline): taken out of the queue, or killed if
+    /// it runs.
+    JobDeleted(JobId),
     /// A reservation is requested of the scheduler (its index in the run's list of
     /// requests): the next pass confirms or denies it. Before job submits, so that a job
     /// submitted to its queue at the same instant finds it submitted.
@@ -98,8 +101,9 @@ impl Event {
             Event::Wakeup => 3,
             Event::VnodeUp(_) => 4,
             Event::VnodeDown(_) => 5,
-            Event::ReservationRequested(_) => 6,
-            Event::JobSubmit(_) => 7,
+            Event::JobDeleted(_) => 6,
+            Event::ReservationRequested(_) => 7,
+            Event::JobSubmit(_) => 8,
         }
     }
 }

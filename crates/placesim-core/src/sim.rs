@@ -514,6 +514,22 @@ impl<'w> Simulation<'w> {
         self.reservation_queue[q] = true;
     }
 
+    /// A site's timeline: `deletions`, each job deleted at its time (`qdel`: taken out of
+    /// the queue, or killed if it runs; one already gone is told `qdel: Unknown Job Id`), and
+    /// `cycles`, extra scheduling passes. Each deletion counts as something freed, so the
+    /// next pass plans afresh (a deleted top job's reservation is gone).
+    pub fn with_timeline(mut self, deletions: &[(SimTime, JobId)], cycles: &[SimTime]) -> Self {
+        for &(at, job) in deletions {
+            self.timed_events.push((at, Event::JobDeleted(job)));
+        }
+        self.timed_events.sort_unstable();
+        self.next_timed_event = 0;
+        for &at in cycles {
+            self.events.push(at, Event::Wakeup);
+        }
+        self
+    }
+
     /// The reservation queue entry `job` runs in, if its queue is a reservation's.
     fn inside_entry(&self, job: JobId) -> Option<usize> {
         let q = self.workload.request_of(job).queue?;
@@ -876,6 +892,7 @@ impl<'w> Simulation<'w> {
             }
             Event::VnodeUp(v) => self.vnode_up(v)?,
             Event::VnodeDown(v) => self.vnode_down(v, first_submit, sink)?,
+            Event::JobDeleted(id) => self.delete(id, sink)?,
             Event::ReservationRequested(i) => {
                 let request = self.requests[i as usize].clone();
                 self.pending_requests.push((i, request));
@@ -929,23 +946,64 @@ impl<'w> Simulation<'w> {
             name.as_deref().unwrap_or("?")
         ));
         let workload = self.workload;
-        let in_q = |j: &JobId| workload.request_of(*j).queue == Some(q);
-        let waiting = &self.queue[self.queue_head..];
-        let deleted: Vec<JobId> = waiting.iter().copied().filter(in_q).collect();
-        if !deleted.is_empty() {
-            // The jobs the last pass saw are fewer by those deleted among them.
-            let seen = self.settled_queue_len.min(waiting.len());
-            self.settled_queue_len -= waiting[..seen].iter().filter(|j| in_q(j)).count();
-            let mut tail = self.queue.split_off(self.queue_head);
-            tail.retain(|j| !in_q(j));
-            self.queue.extend(tail);
-            for &id in &deleted {
-                sink.job_comment(self.now, id, &text);
-                self.leave_queue(id);
-                self.stats.deleted.push(id);
-            }
-        }
+        self.delete_waiting(|j| workload.request_of(j).queue == Some(q), &text, sink);
         self.reservation_queues.retain(|e| e.queue != q);
+        Ok(())
+    }
+
+    /// Deletes the waiting jobs `doomed` picks, each told `text`: out of the queue (the
+    /// jobs the last pass saw fewer by those among them), counted in what the queue no
+    /// longer holds, and listed in [`RunStats::deleted`]; how many.
+    fn delete_waiting(
+        &mut self,
+        doomed: impl Fn(JobId) -> bool,
+        text: &std::sync::Arc<str>,
+        sink: &mut dyn MetricsSink,
+    ) -> usize {
+        let waiting = &self.queue[self.queue_head..];
+        let deleted: Vec<JobId> = waiting.iter().copied().filter(|&j| doomed(j)).collect();
+        if deleted.is_empty() {
+            return 0;
+        }
+        let seen = self.settled_queue_len.min(waiting.len());
+        self.settled_queue_len -= waiting[..seen].iter().filter(|&&j| doomed(j)).count();
+        let mut tail = self.queue.split_off(self.queue_head);
+        tail.retain(|&j| !doomed(j));
+        self.queue.extend(tail);
+        for &id in &deleted {
+            sink.job_comment(self.now, id, text);
+            self.leave_queue(id);
+            self.stats.deleted.push(id);
+        }
+        deleted.len()
+    }
+
+    /// `qdel` of job `id`: a waiting job leaves the queue, a running one is killed; one
+    /// already gone (or not yet submitted) is told so.
+    fn delete(&mut self, id: JobId, sink: &mut dyn MetricsSink) -> Result<(), SimError> {
+        self.freed_since_last_pass = true;
+        let slot = self.running_slot[id.index()];
+        if slot != NOT_RUNNING {
+            self.events.cancel(&Event::JobEnd(id));
+            let inside = slot & INSIDE != 0;
+            let (run, _, stretch) = self.take_running(id);
+            self.check(
+                || format!("the deletion of job {id}"),
+                |inv, state| {
+                    if inside {
+                        inv.end_inside(id)
+                    } else {
+                        inv.stop(state, id, &run.allocation, Stop::Ended)
+                    }
+                },
+            )?;
+            self.report_end(id, run.start, EndReason::Deleted, stretch, sink);
+            return Ok(());
+        }
+        let text: std::sync::Arc<str> = std::sync::Arc::from("Job deleted by qdel");
+        if self.delete_waiting(|j| j == id, &text, sink) == 0 {
+            sink.job_comment(self.now, id, &std::sync::Arc::from("qdel: Unknown Job Id"));
+        }
         Ok(())
     }
 

@@ -40,6 +40,8 @@ pub enum EndReason {
     /// It ran inside a reservation whose window closed first (PBS deletes a reservation's
     /// jobs at its end).
     ReservationEnded,
+    /// It was deleted while it ran (`qdel`).
+    Deleted,
 }
 
 /// Receives results as the run produces them. Sinks buffer; writing happens after the run,

@@ -459,7 +459,7 @@ pub mod events {
         name: "text",
         dtype: "string, nullable",
         unit: "",
-        meaning: "for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime`, `killed by a vnode failure` or `killed at the end of its reservation`; for a requeue `requeued by a vnode failure`; null for a submit",
+        meaning: "for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime`, `killed by a vnode failure`, `killed at the end of its reservation` or `deleted while it ran (qdel)`; for a requeue `requeued by a vnode failure`; null for a submit",
     };
 
     /// The `estimated_start_s` column.
@@ -833,7 +833,7 @@ pub mod summary {
             name: "jobs_deleted",
             dtype: "u64",
             unit: "",
-            meaning: "jobs deleted while they waited: a reservation's queue's jobs still waiting when its window closed (each with the reason as its `comment`)",
+            meaning: "jobs deleted while they waited: by the timeline's `qdel`, or a reservation's queue's jobs still waiting when its window closed (each with the reason as its `comment`)",
         },
         value: |s| Cell::U64(s.jobs_deleted),
     };

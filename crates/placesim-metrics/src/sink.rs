@@ -108,19 +108,21 @@ impl EventKind {
 
 /// The texts every run has, interned from the start so that the ends, which every job has,
 /// are told without hashing: none (id 0), then the ends' and the requeue's reasons.
-const FIXED_TEXTS: [&str; 6] = [
+const FIXED_TEXTS: [&str; 7] = [
     "",
     "finished",
     "killed at its walltime",
     "killed by a vnode failure",
     "requeued by a vnode failure",
     "killed at the end of its reservation",
+    "deleted while it ran (qdel)",
 ];
 const FINISHED: u32 = 1;
 const KILLED_AT_WALLTIME: u32 = 2;
 const KILLED_BY_FAILURE: u32 = 3;
 const REQUEUED_BY_FAILURE: u32 = 4;
 const KILLED_AT_RESERVATION_END: u32 = 5;
+const DELETED_WHILE_RUNNING: u32 = 6;
 
 /// One row of events.parquet: 24 bytes; its text is made when the file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -579,6 +581,7 @@ impl MetricsSink for JobSink {
             EndReason::WalltimeKilled => (EventKind::Kill, KILLED_AT_WALLTIME),
             EndReason::VnodeFailed => (EventKind::Kill, KILLED_BY_FAILURE),
             EndReason::ReservationEnded => (EventKind::Kill, KILLED_AT_RESERVATION_END),
+            EndReason::Deleted => (EventKind::Kill, DELETED_WHILE_RUNNING),
         };
         self.event(outcome.end, outcome.job, kind, u64::from(why));
         self.start[i] = outcome.start.as_secs();

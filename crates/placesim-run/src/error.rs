@@ -78,6 +78,16 @@ pub enum RunError {
         /// The placement's name.
         placement: String,
     },
+    /// A timeline entry names what the workload does not have.
+    #[error("{}:{line}: key `event.qdel`: {message}", path.display())]
+    Timeline {
+        /// The scenario file.
+        path: PathBuf,
+        /// The entry's line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// A reservation request asks for something the placement cannot do; refused before the
     /// run starts.
     #[error(

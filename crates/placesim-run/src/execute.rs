@@ -213,6 +213,9 @@ pub fn execute(
     if !plan.reservation_requests.is_empty() {
         simulation = simulation.with_reservation_requests(plan.reservation_requests.clone());
     }
+    if !plan.deletions.is_empty() || !plan.cycles.is_empty() {
+        simulation = simulation.with_timeline(&plan.deletions, &plan.cycles);
+    }
     let measurement = plan.metrics.measurement(&cluster, plan.topology, workload);
     simulation = simulation.with_set_watch(&measurement.sets);
     let occupancy = OccupancyConfig {

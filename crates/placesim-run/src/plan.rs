@@ -60,6 +60,10 @@ pub struct Plan {
     pub reservations: Vec<placesim_core::SiteReservation>,
     /// Reservations requested of the scheduler during the run, confirmed or denied by it.
     pub reservation_requests: Vec<placesim_core::ReservationRequest>,
+    /// The timeline's job deletions (`qdel`) and extra scheduling cycles.
+    pub deletions: Vec<(placesim_core::SimTime, placesim_core::JobId)>,
+    /// Extra scheduling cycles.
+    pub cycles: Vec<placesim_core::SimTime>,
     /// What really happened to the jobs (`[workload] recorded`), to measure the run against.
     pub recorded: Option<Vec<placesim_metrics::Recorded>>,
     /// Each recorded job's start and vnodes with their amounts (none when the record has
@@ -141,6 +145,8 @@ pub fn plain_plan(
         running_at_start: Vec::new(),
         reservations: Vec::new(),
         reservation_requests: Vec::new(),
+        deletions: Vec::new(),
+        cycles: Vec::new(),
         recorded: None,
         recorded_runs: Vec::new(),
         as_recorded: false,
@@ -223,6 +229,7 @@ pub fn plan_of_scenario(
             placement: placement.name(),
         });
     }
+    let deletions = deletions_of(&scenario, path, &trace.workload)?;
     let runtime = Some(scenario.runtime_model(&trace.workload));
     let outages = scenario.outages(&trace.workload)?;
     let (recorded, recorded_runs) =
@@ -286,10 +293,51 @@ pub fn plan_of_scenario(
             .collect(),
         reservations: scenario.reservations.clone(),
         reservation_requests: scenario.reservation_requests.clone(),
+        deletions,
+        cycles: scenario.timeline.cycles.clone(),
         recorded,
         recorded_runs,
         as_recorded: false,
     })
+}
+
+/// The timeline's deletions with their jobs found in `workload`: each must name a job of the
+/// trace submitted before it (a `qdel` at the job's own submit would find it not there yet).
+fn deletions_of(
+    scenario: &Scenario,
+    path: &Path,
+    workload: &placesim_core::Workload,
+) -> Result<Vec<(placesim_core::SimTime, placesim_core::JobId)>, RunError> {
+    let by_source: std::collections::HashMap<u64, usize> = workload
+        .jobs()
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.source_id, i))
+        .collect();
+    scenario
+        .timeline
+        .deletions
+        .iter()
+        .map(|&(at, id, line)| {
+            let error = |message: String| RunError::Timeline {
+                path: path.to_owned(),
+                line,
+                message,
+            };
+            let &i = by_source
+                .get(&id)
+                .ok_or_else(|| error(format!("job {id} is not in the workload")))?;
+            let submit = workload.jobs()[i].submit;
+            if submit >= at {
+                return Err(error(format!(
+                    "job {id} is submitted at {} s: a qdel at {} s comes before it is there",
+                    submit.as_secs(),
+                    at.as_secs()
+                )));
+            }
+            Ok((at, placesim_core::JobId::from_index(i)))
+        })
+        .collect()
 }
 
 /// A recorded file, its vnode names resolved on `cluster`, and each of its jobs of

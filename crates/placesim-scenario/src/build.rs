@@ -127,7 +127,8 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         ));
     }
     let runtime = cx.runtime(&raw, &defs)?;
-    let failures = cx.failures(&raw.failures, &cluster, &classes)?;
+    let mut failures = cx.failures(&raw.failures, &cluster, &classes)?;
+    let timeline = cx.timeline(&raw, &cluster, &mut failures.outages)?;
     let metrics = cx.metrics(&raw.metrics)?;
     let running = cx.running(&raw, &cluster, &defs)?;
     let (reservations, reservation_requests) = cx.reservations(
@@ -171,6 +172,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         running,
         reservations,
         reservation_requests,
+        timeline,
     })
 }
 
@@ -2090,6 +2092,94 @@ impl Cx<'_> {
                 })
             })
             .collect()
+    }
+
+    /// The timeline (`[[event]]`), in order of time (entries at one time in file order): each
+    /// entry one kind; a vnode taken `offline` is out of service until it is put back
+    /// `online` (or for good), added to `outages`; `online` needs it offline then.
+    fn timeline(
+        &self,
+        raw: &ScenarioToml,
+        cluster: &placesim_core::Cluster,
+        outages: &mut Vec<Outage>,
+    ) -> Result<crate::Timeline, ScenarioError> {
+        let mut timeline = crate::Timeline::default();
+        let mut entries = Vec::with_capacity(raw.event.len());
+        for e in &raw.event {
+            entries.push((self.duration(&e.at, "event.at")?, e));
+        }
+        entries.sort_by_key(|(at, _)| *at);
+        // Per vnode: since when it is offline.
+        let mut offline: std::collections::HashMap<VnodeId, u64> = Default::default();
+        let vnode = |name: &Spanned<String>, key: &str| {
+            cluster
+                .vnode_by_name(name.get_ref())
+                .ok_or_else(|| self.at(name, key, format!("unknown vnode `{}`", name.get_ref())))
+        };
+        for (at, e) in entries {
+            let kinds = [
+                e.qdel.is_some(),
+                e.offline.is_some(),
+                e.online.is_some(),
+                e.cycle.is_some(),
+            ];
+            if kinds.iter().filter(|&&k| k).count() != 1 {
+                return Err(self.at(
+                    &e.at,
+                    "event",
+                    "expected exactly one of `qdel`, `offline`, `online` and `cycle`".to_owned(),
+                ));
+            }
+            if let Some(job) = &e.qdel {
+                let line = self.position(job.span().start).0;
+                timeline.deletions.push((SimTime(at), *job.get_ref(), line));
+            } else if let Some(name) = &e.offline {
+                let v = vnode(name, "event.offline")?;
+                if let Some(since) = offline.insert(v, at) {
+                    return Err(self.at(
+                        name,
+                        "event.offline",
+                        format!(
+                            "vnode `{}` is already offline since {since} s",
+                            name.get_ref()
+                        ),
+                    ));
+                }
+            } else if let Some(name) = &e.online {
+                let v = vnode(name, "event.online")?;
+                let Some(since) = offline.remove(&v) else {
+                    return Err(self.at(
+                        name,
+                        "event.online",
+                        format!("vnode `{}` is not offline at {at} s", name.get_ref()),
+                    ));
+                };
+                if at > since {
+                    outages.push(Outage {
+                        vnode: v,
+                        down: SimTime(since),
+                        up: SimTime(at),
+                    });
+                }
+            } else if let Some(cycle) = &e.cycle {
+                if !*cycle.get_ref() {
+                    return Err(self.at(
+                        cycle,
+                        "event.cycle",
+                        "expected `true`: one more scheduling cycle".to_owned(),
+                    ));
+                }
+                timeline.cycles.push(SimTime(at));
+            }
+        }
+        let mut left: Vec<(VnodeId, u64)> = offline.into_iter().collect();
+        left.sort();
+        outages.extend(left.into_iter().map(|(v, since)| Outage {
+            vnode: v,
+            down: SimTime(since),
+            up: SimTime(u64::MAX),
+        }));
+        Ok(timeline)
     }
 
     /// The reservations the site confirmed (`[[reservation]]`): each window read, its vnodes

@@ -67,6 +67,18 @@ pub struct Scenario {
     /// Reservations requested of the scheduler (`[[reservation]]` with `request`), in file
     /// order.
     pub reservation_requests: Vec<placesim_core::ReservationRequest>,
+    /// The timeline's deletions and extra cycles (`[[event]]`; its vnodes taken offline and
+    /// back are among `failures.outages`).
+    pub timeline: Timeline,
+}
+
+/// What a scenario's `[[event]]`s do besides outages.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Timeline {
+    /// Each `qdel`: when, the job's number in the trace, and the line of its entry.
+    pub deletions: Vec<(placesim_core::SimTime, u64, usize)>,
+    /// Each extra scheduling cycle's time.
+    pub cycles: Vec<placesim_core::SimTime>,
 }
 
 /// `[metrics]`: how often timeseries.parquet samples the cluster, and what is trimmed from

@@ -44,6 +44,9 @@ pub struct ScenarioToml {
     /// Reservations the site confirmed on named vnodes.
     #[serde(default)]
     pub reservation: Vec<ReservationToml>,
+    /// The site's timeline: what happens at given times.
+    #[serde(default)]
+    pub event: Vec<EventToml>,
     /// Sampling and the measurement window.
     #[serde(default)]
     pub metrics: MetricsToml,
@@ -394,6 +397,23 @@ pub struct RunningToml {
     pub project: Option<String>,
     /// Its PBS queue or Moab class, by name.
     pub queue: Option<Spanned<String>>,
+}
+
+/// `[[event]]`: one change of the site at a time: a job deleted, a vnode taken offline or
+/// back online, an extra scheduling cycle. Exactly one of the kinds is given.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventToml {
+    /// When: seconds, or `[[[DD:]HH:]MM:]SS`, after t = 0.
+    pub at: Spanned<toml::Value>,
+    /// `qdel`: the job (its number in the trace) deleted then.
+    pub qdel: Option<Spanned<u64>>,
+    /// `pbsnodes -o`: the vnode taken out of service then.
+    pub offline: Option<Spanned<String>>,
+    /// `pbsnodes -r`: the vnode put back in service then.
+    pub online: Option<Spanned<String>>,
+    /// One more scheduling cycle then (`true`).
+    pub cycle: Option<Spanned<bool>>,
 }
 
 /// `[[reservation]]`: a reservation confirmed on named vnodes (PBS's `resv_nodes`), or a

@@ -49,6 +49,7 @@ pub struct Replay<'w> {
     sets: Option<SetPartition>,
     reservations: Vec<SiteReservation>,
     requests: Vec<ReservationRequest>,
+    deletions: Vec<(placesim_core::SimTime, placesim_core::JobId)>,
 }
 
 impl<'w> Replay<'w> {
@@ -72,6 +73,7 @@ impl<'w> Replay<'w> {
             sets: None,
             reservations: Vec::new(),
             requests: Vec::new(),
+            deletions: Vec::new(),
         }
     }
 
@@ -118,6 +120,15 @@ impl<'w> Replay<'w> {
         self
     }
 
+    /// Jobs deleted (`qdel`) at their times.
+    pub fn deletions(
+        mut self,
+        deletions: &[(placesim_core::SimTime, placesim_core::JobId)],
+    ) -> Self {
+        self.deletions = deletions.to_vec();
+        self
+    }
+
     /// Runs `policy` to the end into `sink`.
     ///
     /// # Panics
@@ -138,6 +149,9 @@ impl<'w> Replay<'w> {
         }
         if !self.requests.is_empty() {
             simulation = simulation.with_reservation_requests(self.requests);
+        }
+        if !self.deletions.is_empty() {
+            simulation = simulation.with_timeline(&self.deletions, &[]);
         }
         simulation
             .run(policy, sink, &mut |_| {})

@@ -688,3 +688,63 @@ fn the_scheduler_confirms_requested_reservations_first() {
     assert_eq!(sink.answers, ["10: R1 confirmed on [1]", "10: R2 denied"]);
     assert_eq!(sink.seen.starts, ["J1@0 on [0]", "J2@100 on [0]"]);
 }
+
+/// The timeline's `qdel`: under EASY on two one-ncpu vnodes, J1 runs on n1 until 100; J2
+/// (2 vnodes) is the top job with its reservation at 100 (on totals: no vnodes named); J3
+/// (1 vnode, 200 s) would delay it and waits. J2 deleted at 10 releases its reservation: J3
+/// starts at once on n2. J1 deleted at 20 is killed, and deleted again at 30 is told it is
+/// unknown.
+#[test]
+fn a_qdel_of_a_queued_top_job_releases_its_reservation() {
+    #[derive(Default)]
+    struct Log {
+        seen: Seen,
+        ends: Vec<String>,
+    }
+    impl MetricsSink for Log {
+        fn job_started(&mut self, job: &Job, id: JobId, start: SimTime, a: &Allocation) {
+            self.seen.job_started(job, id, start, a);
+        }
+        fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
+            self.ends.push(format!(
+                "J{}@{} {:?}",
+                job.source_id,
+                outcome.end.as_secs(),
+                outcome.reason
+            ));
+        }
+        fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
+            self.seen.job_comment(now, id, text);
+        }
+        fn job_estimated(&mut self, now: SimTime, e: &TopJobEstimate) {
+            self.seen.job_estimated(now, e);
+        }
+    }
+    let cluster = cluster(2, 1);
+    let jobs = [
+        (0, 100, 100, "select=1:ncpus=1"), // J1
+        (0, 10, 10, "select=2:ncpus=1"),   // J2: the top job
+        (0, 200, 200, "select=1:ncpus=1"), // J3
+    ];
+    let workload = workload_of(cluster.resources(), &jobs);
+    let mut log = Log::default();
+    let stats = Replay::on(&workload, cluster)
+        .deletions(&[
+            (SimTime(10), JobId(1)),
+            (SimTime(20), JobId(0)),
+            (SimTime(30), JobId(0)),
+        ])
+        .run(&mut Easy::new(FirstFit::default()), &mut log);
+    assert_eq!(log.seen.starts, ["J1@0 on [0]", "J3@10 on [1]"]);
+    assert_eq!(log.seen.estimates, ["0: J2 at 100 on []"]);
+    assert_eq!(log.ends, ["J1@20 Deleted", "J3@210 Finished"]);
+    assert_eq!(
+        log.seen.comments,
+        [
+            format!("0: J3: {CONFLICT}"),
+            "10: J2: Job deleted by qdel".to_owned(),
+            "30: J1: qdel: Unknown Job Id".to_owned(),
+        ]
+    );
+    assert_eq!(stats.deleted, [JobId(1)]);
+}

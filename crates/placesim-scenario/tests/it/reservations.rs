@@ -267,3 +267,43 @@ fn a_reservation_may_be_requested_of_the_scheduler() {
         "test.toml:11:10: key `reservation.submit`: a reservation given on its vnodes is confirmed from the start; `submit` goes with `request`"
     );
 }
+
+#[test]
+fn a_timeline_deletes_jobs_takes_vnodes_offline_and_runs_cycles() {
+    let text = format!(
+        "{BASE}[[event]]\nat = 100\noffline = \"n2\"\n[[event]]\nat = \"00:05:00\"\nonline = \"n2\"\n\
+         [[event]]\nat = 50\nqdel = 7\n[[event]]\nat = 400\noffline = \"n3\"\n\
+         [[event]]\nat = 60\ncycle = true\n"
+    );
+    let s = load_text(&text).unwrap_or_else(|e| panic!("{e}"));
+    let outages: Vec<(u32, u64, u64)> = s
+        .failures
+        .outages
+        .iter()
+        .map(|o| (o.vnode.0, o.down.as_secs(), o.up.as_secs()))
+        .collect();
+    assert_eq!(outages, [(1, 100, 300), (2, 400, u64::MAX)]);
+    assert_eq!(s.timeline.deletions, [(SimTime(50), 7, 14)]);
+    assert_eq!(s.timeline.cycles, [SimTime(60)]);
+    let bad = |body: &str| error_of(&format!("{BASE}[[event]]\n{body}"));
+    assert_eq!(
+        bad("at = 10\nset = \"node_group_key\"\n"),
+        "test.toml:8:1: key `set`: unknown field `set`, expected one of `at`, `qdel`, `offline`, `online`, `cycle`"
+    );
+    assert_eq!(
+        bad("at = 10\noffline = \"n9\"\n"),
+        "test.toml:8:11: key `event.offline`: unknown vnode `n9`"
+    );
+    assert_eq!(
+        bad("at = -10\ncycle = true\n"),
+        "test.toml:7:6: key `event.at`: expected a duration [[[DD:]HH:]MM:]SS or seconds, found integer"
+    );
+    assert_eq!(
+        bad("at = 10\nonline = \"n1\"\n"),
+        "test.toml:8:10: key `event.online`: vnode `n1` is not offline at 10 s"
+    );
+    assert_eq!(
+        bad("at = 10\nqdel = 3\ncycle = true\n"),
+        "test.toml:7:6: key `event`: expected exactly one of `qdel`, `offline`, `online` and `cycle`"
+    );
+}
