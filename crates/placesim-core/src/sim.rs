@@ -832,18 +832,7 @@ impl<'w> Simulation<'w> {
             // after a job end.
             Event::Wakeup => self.freed_since_last_pass = true,
             Event::JobEnd(id) => {
-                let inside = self.running_slot[id.index()] & INSIDE != 0;
-                let (run, reason, stretch) = self.take_running(id);
-                self.check(
-                    || format!("the end of job {id}"),
-                    |inv, state| {
-                        if inside {
-                            inv.end_inside(id)
-                        } else {
-                            inv.stop(state, id, &run.allocation, Stop::Ended)
-                        }
-                    },
-                )?;
+                let (run, reason, stretch) = self.end_running(id)?;
                 self.stats.jobs_killed += u64::from(reason == EndReason::WalltimeKilled);
                 self.report_end(id, run.start, reason, stretch, sink);
             }
@@ -922,11 +911,7 @@ impl<'w> Simulation<'w> {
         victims.sort_unstable();
         for id in victims {
             self.events.cancel(&Event::JobEnd(id));
-            let (run, _, stretch) = self.take_running(id);
-            self.check(
-                || format!("the end of job {id}"),
-                |inv, _| inv.end_inside(id),
-            )?;
+            let (run, _, stretch) = self.end_running(id)?;
             self.report_end(id, run.start, EndReason::ReservationEnded, stretch, sink);
         }
         if let Some((start, end)) = next
@@ -982,21 +967,9 @@ impl<'w> Simulation<'w> {
     /// already gone (or not yet submitted) is told so.
     fn delete(&mut self, id: JobId, sink: &mut dyn MetricsSink) -> Result<(), SimError> {
         self.freed_since_last_pass = true;
-        let slot = self.running_slot[id.index()];
-        if slot != NOT_RUNNING {
+        if self.running_slot[id.index()] != NOT_RUNNING {
             self.events.cancel(&Event::JobEnd(id));
-            let inside = slot & INSIDE != 0;
-            let (run, _, stretch) = self.take_running(id);
-            self.check(
-                || format!("the deletion of job {id}"),
-                |inv, state| {
-                    if inside {
-                        inv.end_inside(id)
-                    } else {
-                        inv.stop(state, id, &run.allocation, Stop::Ended)
-                    }
-                },
-            )?;
+            let (run, _, stretch) = self.end_running(id)?;
             self.report_end(id, run.start, EndReason::Deleted, stretch, sink);
             return Ok(());
         }
@@ -1024,6 +997,24 @@ impl<'w> Simulation<'w> {
         if let Some(facts) = &mut self.facts {
             facts.dequeued(self.workload.ncpus_of(id));
         }
+    }
+
+    /// Job `id`, running (in the cluster or inside a reservation), ends now for good: taken
+    /// off and its resources given back, checked against the independent tally.
+    fn end_running(&mut self, id: JobId) -> Result<(RunningJob, EndReason, Stretch), SimError> {
+        let inside = self.running_slot[id.index()] & INSIDE != 0;
+        let (run, reason, stretch) = self.take_running(id);
+        self.check(
+            || format!("the end of job {id}"),
+            |inv, state| {
+                if inside {
+                    inv.end_inside(id)
+                } else {
+                    inv.stop(state, id, &run.allocation, Stop::Ended)
+                }
+            },
+        )?;
+        Ok((run, reason, stretch))
     }
 
     /// Takes job `id` off the running list and gives its resources back.

@@ -13,12 +13,16 @@ use placesim_policy::queue::{Backfill, Depth, Easy, Fcfs, Greedy};
 use placesim_testkit::{Lcg, Replay};
 use std::sync::Arc;
 
-/// Starts (`J1@0 on [2, 3]`, job numbers from 1), comments and estimates, in order.
+/// Starts (`J1@0 on [2, 3]`, job numbers from 1), ends with their reasons, comments and
+/// estimates, in order.
 #[derive(Debug, Default)]
 struct Seen {
     starts: Vec<String>,
+    ends: Vec<String>,
     comments: Vec<String>,
     estimates: Vec<String>,
+    /// Reservation requests answered: `10: R1 confirmed on [1]`, `10: R2 denied`.
+    answers: Vec<String>,
 }
 
 impl MetricsSink for Seen {
@@ -30,10 +34,33 @@ impl MetricsSink for Seen {
             start.as_secs()
         ));
     }
-    fn job_ended(&mut self, _job: &Job, _outcome: &JobOutcome) {}
+    fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
+        self.ends.push(format!(
+            "J{}@{} {:?}",
+            job.source_id,
+            outcome.end.as_secs(),
+            outcome.reason
+        ));
+    }
     fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
         self.comments
             .push(format!("{}: J{}: {text}", now.as_secs(), id.0 + 1));
+    }
+    fn reservation_answered(
+        &mut self,
+        now: SimTime,
+        request: &placesim_core::ReservationRequest,
+        allocation: Option<&Allocation>,
+    ) {
+        let answer = match allocation {
+            Some(a) => format!(
+                "confirmed on {:?}",
+                a.vnodes().map(|v| v.0).collect::<Vec<_>>()
+            ),
+            None => "denied".to_owned(),
+        };
+        self.answers
+            .push(format!("{}: {} {answer}", now.as_secs(), request.name));
     }
     fn job_estimated(&mut self, now: SimTime, e: &TopJobEstimate) {
         let vnodes: Vec<u32> = e
@@ -463,27 +490,6 @@ fn run_inside(
     jobs: &[(u64, u64, u64, &str, Option<u32>)],
     reservations: &[SiteReservation],
 ) -> (Seen, Vec<String>, placesim_core::RunStats) {
-    #[derive(Default)]
-    struct WithEnds {
-        seen: Seen,
-        ends: Vec<String>,
-    }
-    impl MetricsSink for WithEnds {
-        fn job_started(&mut self, job: &Job, id: JobId, start: SimTime, a: &Allocation) {
-            self.seen.job_started(job, id, start, a);
-        }
-        fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
-            self.ends.push(format!(
-                "J{}@{} {:?}",
-                job.source_id,
-                outcome.end.as_secs(),
-                outcome.reason
-            ));
-        }
-        fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
-            self.seen.job_comment(now, id, text);
-        }
-    }
     let plain: Vec<(u64, u64, u64, &str)> = jobs.iter().map(|j| (j.0, j.1, j.2, j.3)).collect();
     let base = workload_of(cluster.resources(), &plain);
     let mut requests: Vec<placesim_core::Request> = base.requests().to_vec();
@@ -491,7 +497,7 @@ fn run_inside(
         request.queue = job.4;
     }
     let workload = placesim_core::Workload::new(base.jobs().to_vec(), requests).expect("workload");
-    let mut sink = WithEnds::default();
+    let mut sink = Seen::default();
     let mut policy = placesim_policy::queue::InReservations::new(
         Greedy::new(FirstFit::default()),
         FirstFit::default(),
@@ -499,7 +505,8 @@ fn run_inside(
     let stats = Replay::on(&workload, cluster)
         .reservations(reservations)
         .run(&mut policy, &mut sink);
-    (sink.seen, sink.ends, stats)
+    let ends = std::mem::take(&mut sink.ends);
+    (sink, ends, stats)
 }
 
 /// Jobs of a reservation's queue wait for its window with PBS's comment, run inside it on
@@ -635,33 +642,6 @@ fn a_standing_reservations_second_occurrence_runs_the_jobs_that_waited() {
 /// end.
 #[test]
 fn the_scheduler_confirms_requested_reservations_first() {
-    #[derive(Default)]
-    struct Answers {
-        seen: Seen,
-        answers: Vec<String>,
-    }
-    impl MetricsSink for Answers {
-        fn job_started(&mut self, job: &Job, id: JobId, start: SimTime, a: &Allocation) {
-            self.seen.job_started(job, id, start, a);
-        }
-        fn job_ended(&mut self, _job: &Job, _outcome: &JobOutcome) {}
-        fn reservation_answered(
-            &mut self,
-            now: SimTime,
-            request: &placesim_core::ReservationRequest,
-            allocation: Option<&Allocation>,
-        ) {
-            let answer = match allocation {
-                Some(a) => format!(
-                    "confirmed on {:?}",
-                    a.vnodes().map(|v| v.0).collect::<Vec<_>>()
-                ),
-                None => "denied".to_owned(),
-            };
-            self.answers
-                .push(format!("{}: {} {answer}", now.as_secs(), request.name));
-        }
-    }
     let cluster = cluster(2, 4);
     let jobs = [
         (0, 100, 100, "select=1:ncpus=4"), // J1
@@ -677,7 +657,7 @@ fn the_scheduler_confirms_requested_reservations_first() {
             .expect("a request"),
         queue: None,
     };
-    let mut sink = Answers::default();
+    let mut sink = Seen::default();
     let mut policy = placesim_policy::queue::ConfirmingReservations::new(
         Greedy::new(FirstFit::default()),
         FirstFit::default(),
@@ -686,7 +666,7 @@ fn the_scheduler_confirms_requested_reservations_first() {
         .reservation_requests(&[request("R1"), request("R2")])
         .run(&mut policy, &mut sink);
     assert_eq!(sink.answers, ["10: R1 confirmed on [1]", "10: R2 denied"]);
-    assert_eq!(sink.seen.starts, ["J1@0 on [0]", "J2@100 on [0]"]);
+    assert_eq!(sink.starts, ["J1@0 on [0]", "J2@100 on [0]"]);
 }
 
 /// The timeline's `qdel`: under EASY on two one-ncpu vnodes, J1 runs on n1 until 100; J2
@@ -696,30 +676,6 @@ fn the_scheduler_confirms_requested_reservations_first() {
 /// unknown.
 #[test]
 fn a_qdel_of_a_queued_top_job_releases_its_reservation() {
-    #[derive(Default)]
-    struct Log {
-        seen: Seen,
-        ends: Vec<String>,
-    }
-    impl MetricsSink for Log {
-        fn job_started(&mut self, job: &Job, id: JobId, start: SimTime, a: &Allocation) {
-            self.seen.job_started(job, id, start, a);
-        }
-        fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
-            self.ends.push(format!(
-                "J{}@{} {:?}",
-                job.source_id,
-                outcome.end.as_secs(),
-                outcome.reason
-            ));
-        }
-        fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
-            self.seen.job_comment(now, id, text);
-        }
-        fn job_estimated(&mut self, now: SimTime, e: &TopJobEstimate) {
-            self.seen.job_estimated(now, e);
-        }
-    }
     let cluster = cluster(2, 1);
     let jobs = [
         (0, 100, 100, "select=1:ncpus=1"), // J1
@@ -727,7 +683,7 @@ fn a_qdel_of_a_queued_top_job_releases_its_reservation() {
         (0, 200, 200, "select=1:ncpus=1"), // J3
     ];
     let workload = workload_of(cluster.resources(), &jobs);
-    let mut log = Log::default();
+    let mut log = Seen::default();
     let stats = Replay::on(&workload, cluster)
         .deletions(&[
             (SimTime(10), JobId(1)),
@@ -735,11 +691,11 @@ fn a_qdel_of_a_queued_top_job_releases_its_reservation() {
             (SimTime(30), JobId(0)),
         ])
         .run(&mut Easy::new(FirstFit::default()), &mut log);
-    assert_eq!(log.seen.starts, ["J1@0 on [0]", "J3@10 on [1]"]);
-    assert_eq!(log.seen.estimates, ["0: J2 at 100 on []"]);
+    assert_eq!(log.starts, ["J1@0 on [0]", "J3@10 on [1]"]);
+    assert_eq!(log.estimates, ["0: J2 at 100 on []"]);
     assert_eq!(log.ends, ["J1@20 Deleted", "J3@210 Finished"]);
     assert_eq!(
-        log.seen.comments,
+        log.comments,
         [
             format!("0: J3: {CONFLICT}"),
             "10: J2: Job deleted by qdel".to_owned(),
