@@ -259,16 +259,7 @@ impl<P: PlacementPolicy> Backfill<P> {
         }
         // A carried-over pass does not know which queues the last one blocked.
         let carry = carry && self.queue_depths.iter().all(Option::is_none);
-        let all_estimates = ctx
-            .queue
-            .iter()
-            .fold(placesim_core::SimDuration::ZERO, |sum, &j| {
-                placesim_core::SimDuration(
-                    sum.as_secs()
-                        .saturating_add(ctx.workload.job(j).estimate.as_secs()),
-                )
-            });
-        if self.by_definition || reserved::needed(ctx, all_estimates) {
+        if self.by_definition || reserved::needed(ctx, reserved::Reach::AllEstimates) {
             self.pass_by_definition(ctx, head_pos, &mut now_view, decisions);
         } else if carry && self.carried_over(ctx, head_pos, head_relaxed, &now_view, decisions) {
             let from = ctx.fresh_from.max(head_pos + 1);

@@ -149,12 +149,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
 impl<P: PlacementPolicy> Easy<P> {
     /// One scheduling pass; [`SchedulingPolicy::schedule`] then records the starts' bindings.
     fn pass(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
-        let longest = ctx
-            .queue
-            .iter()
-            .map(|&j| ctx.workload.job(j).estimate)
-            .max();
-        if reserved::needed(ctx, longest.unwrap_or_default()) {
+        if reserved::needed(ctx, reserved::Reach::Longest) {
             self.pass_kept_off(ctx, decisions);
             return;
         }

@@ -51,30 +51,43 @@ pub(crate) fn any(ctx: &SchedContext<'_>) -> bool {
     !ctx.reservations.is_empty()
 }
 
+/// How far past the calendar's end a discipline's windows reach (see [`needed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// The longest estimate waiting: EASY, whose one top job fits by the calendar's end.
+    Longest,
+    /// The waiting jobs' estimates added up: top jobs planned one after another.
+    AllEstimates,
+}
+
 /// Whether a pass whose every window ends within `reach` of the calendar's end may meet a
 /// site reservation, so that a discipline must plan it by its plain definition: one is open
 /// now (what it holds comes back at its end, which the shortcuts' calendars do not know), or
 /// one starts before the horizon. The horizon is when everything running now has ended by
-/// its estimate, or a job started now would have, whichever is later, plus `reach`: a top
-/// job fits by then at the latest (the cluster is as empty then as it will get), so a
-/// discipline that plans top jobs one after another passes `reach` = their estimates added
-/// up, and EASY the longest estimate.
-pub(crate) fn needed(ctx: &SchedContext<'_>, reach: SimDuration) -> bool {
+/// its estimate, or a job started now would have, whichever is later, plus the reach: a top
+/// job fits by then at the latest (the cluster is as empty then as it will get). Without
+/// reservations it reads nothing else: the queue is walked only when one is to come.
+pub(crate) fn needed(ctx: &SchedContext<'_>, reach: Reach) -> bool {
     if ctx.reservations.is_empty() {
         return false;
     }
     if ctx.reservations.iter().any(|r| r.start <= ctx.now) {
         return true;
     }
-    let longest = ctx
+    let estimates = ctx
         .queue
         .iter()
-        .map(|&j| ctx.workload.job(j).estimate)
-        .max()
-        .unwrap_or_default();
+        .map(|&j| ctx.workload.job(j).estimate.as_secs());
+    let (longest, all) = estimates.fold((0u64, 0u64), |(longest, all), e| {
+        (longest.max(e), all.saturating_add(e))
+    });
+    let reach = match reach {
+        Reach::Longest => longest,
+        Reach::AllEstimates => all,
+    };
     let ends = ctx.running.iter().map(|r| r.estimated_end);
-    let calendar_end = ends.fold(ctx.now + longest, SimTime::max);
-    let horizon = SimTime(calendar_end.as_secs().saturating_add(reach.as_secs()));
+    let calendar_end = ends.fold(ctx.now + SimDuration(longest), SimTime::max);
+    let horizon = SimTime(calendar_end.as_secs().saturating_add(reach));
     ctx.reservations.iter().any(|r| r.start < horizon)
 }
 
