@@ -16,6 +16,14 @@ fn placesim(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
+/// `placesim run --scenario SCENARIO [EXTRA...] --out OUT`.
+fn run_scenario(scenario: &str, out: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["run", "--scenario", scenario];
+    args.extend_from_slice(extra);
+    args.extend(["--out", out]);
+    placesim(&args)
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -338,13 +346,11 @@ fn run_with_a_scenario_uses_its_cluster_rules_and_name() {
     )
     .unwrap();
     let out_dir = dir.path().join("out");
-    let out = placesim(&[
-        "run",
-        "--scenario",
+    let out = run_scenario(
         &scenario.display().to_string(),
-        "--out",
         &out_dir.display().to_string(),
-    ]);
+        &[],
+    );
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("machine of 4 processors"), "{stderr}");
@@ -368,13 +374,11 @@ fn run_refuses_requests_first_fit_cannot_honour() {
         ),
     )
     .unwrap();
-    let out = placesim(&[
-        "run",
-        "--scenario",
+    let out = run_scenario(
         &scenario.display().to_string(),
-        "--out",
         &dir.path().join("out").display().to_string(),
-    ]);
+        &[],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(
         text(&out.stderr).ends_with(&format!(
@@ -427,14 +431,11 @@ fn a_generated_file_replays_exactly_as_the_generator_scenario() {
     )
     .unwrap();
     for (scenario, out_dir) in [(&generated, "a"), (&replayed, "b")] {
-        let out = placesim(&[
-            "run",
-            "--scenario",
+        let out = run_scenario(
             &scenario.display().to_string(),
-            "--no-timing",
-            "--out",
             &dir.path().join(out_dir).display().to_string(),
-        ]);
+            &["--no-timing"],
+        );
         assert!(out.status.success(), "{}", text(&out.stderr));
     }
     let a = std::fs::read(dir.path().join("a/jobs.parquet")).unwrap();
@@ -703,13 +704,7 @@ fn a_queue_backfill_depth_of_zero_keeps_the_queue_in_order() {
         )
         .unwrap();
         let out = dir.path().join("out");
-        let o = placesim(&[
-            "run",
-            "--scenario",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let o = run_scenario(scenario.to_str().unwrap(), out.to_str().unwrap(), &[]);
         assert!(o.status.success(), "{}", text(&o.stderr));
         let o = placesim(&["explain", out.to_str().unwrap(), "3"]);
         assert!(o.status.success(), "{}", text(&o.stderr));
@@ -757,13 +752,7 @@ fn job_sort_key_orders_the_queue() {
         )
         .unwrap();
         let out = dir.path().join("out");
-        let o = placesim(&[
-            "run",
-            "--scenario",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let o = run_scenario(scenario.to_str().unwrap(), out.to_str().unwrap(), &[]);
         assert!(o.status.success(), "{}", text(&o.stderr));
         let mut placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
         placements.sort_by_key(|p| p.job_id);
@@ -816,13 +805,7 @@ fn run_on_class(
     )
     .unwrap();
     let out = dir.join("out");
-    let o = placesim(&[
-        "run",
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_scenario(scenario.to_str().unwrap(), out.to_str().unwrap(), &[]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let mut placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
     placements.sort_by_key(|p| p.job_id);
@@ -1229,13 +1212,7 @@ fn three_jobs_on_two_vnodes(dir: &Path, tail: &str) -> Vec<(u64, String)> {
     )
     .unwrap();
     let out = dir.join("out");
-    let o = placesim(&[
-        "run",
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_scenario(scenario.to_str().unwrap(), out.to_str().unwrap(), &[]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     let mut placements = placesim_analysis::read_placements(&out.join("jobs.parquet")).unwrap();
     placements.sort_by_key(|p| p.job_id);
@@ -1439,13 +1416,7 @@ fn max_queued_refuses_a_job_at_submission() {
     )
     .unwrap();
     let out = dir.path().join("out");
-    let o = placesim(&[
-        "run",
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_scenario(scenario.to_str().unwrap(), out.to_str().unwrap(), &[]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(
         text(&o.stderr).contains(
@@ -1839,13 +1810,11 @@ fn bad_jobs_running_at_the_start_are_refused_at_their_entry() {
             ),
         )
         .unwrap();
-        let o = placesim(&[
-            "run",
-            "--scenario",
+        let o = run_scenario(
             scenario.to_str().unwrap(),
-            "--out",
             dir.path().join("o").to_str().unwrap(),
-        ]);
+            &[],
+        );
         assert!(!o.status.success());
         let expected = format!("{}:{message}", scenario.display());
         assert!(text(&o.stderr).contains(&expected), "{}", text(&o.stderr));
@@ -1912,13 +1881,7 @@ fn an_imported_pbs_site_runs_as_written() {
     );
     let results = dir.path().join("results");
     let scenario = out.join("scenario.toml");
-    let o = placesim(&[
-        "run",
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--out",
-        results.to_str().unwrap(),
-    ]);
+    let o = run_scenario(scenario.to_str().unwrap(), results.to_str().unwrap(), &[]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     // Against recorded.tsv: start errors (simulated − recorded) −60, −600, +200, −1, +99,
     // −100, −100; nearest ranks ceil(q·7): −600, −60, 200; mean |error| 1160 / 7. Waits
@@ -1971,10 +1934,11 @@ fn an_imported_pbs_site_runs_as_written() {
         ("run=simulated", None),
     ] {
         let out = compare.join(partition);
-        let mut args = vec!["run", "--scenario", scenario.to_str().unwrap()];
-        args.extend(extra);
-        args.extend(["--out", out.to_str().unwrap()]);
-        let o = placesim(&args);
+        let o = run_scenario(
+            scenario.to_str().unwrap(),
+            out.to_str().unwrap(),
+            extra.as_slice(),
+        );
         assert!(o.status.success(), "{}", text(&o.stderr));
         if extra.is_some() {
             assert!(
@@ -2004,14 +1968,11 @@ fn an_imported_pbs_site_runs_as_written() {
     assert!(html.contains("<h2>Utilization over time</h2>"));
     // Without a record there is nothing to replay.
     let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/demo.toml");
-    let o = placesim(&[
-        "run",
-        "--scenario",
+    let o = run_scenario(
         plain.to_str().unwrap(),
-        "--as-recorded",
-        "--out",
         dir.path().join("none").to_str().unwrap(),
-    ]);
+        &["--as-recorded"],
+    );
     assert!(!o.status.success());
     assert!(
         text(&o.stderr).ends_with(
@@ -2069,14 +2030,11 @@ fn default_chunks_keep_each_queue_on_its_vnodes() {
     };
     let scenario = scenario_with("default_chunk = { mem = \"1gb\" }");
     let out = dir.path().join("out");
-    let o = placesim(&[
-        "run",
-        "--scenario",
+    let o = run_scenario(
         scenario.to_str().unwrap(),
-        "--exec-vnode",
-        "--out",
         out.to_str().unwrap(),
-    ]);
+        &["--exec-vnode"],
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let placed = placed(&out);
     assert_eq!(
@@ -2137,15 +2095,11 @@ fn as_recorded_starts_each_job_where_its_record_says_or_when_that_is_free() {
     )
     .unwrap();
     let out = dir.path().join("out");
-    let o = placesim(&[
-        "run",
-        "--scenario",
+    let o = run_scenario(
         scenario.to_str().unwrap(),
-        "--as-recorded",
-        "--exec-vnode",
-        "--out",
         out.to_str().unwrap(),
-    ]);
+        &["--as-recorded", "--exec-vnode"],
+    );
     assert!(o.status.success(), "{}", text(&o.stderr));
     let placed = placed(&out);
     assert_eq!(
@@ -2192,13 +2146,7 @@ fn an_imported_torque_moab_site_runs_as_written() {
     );
     let results = dir.path().join("results");
     let scenario = out.join("scenario.toml");
-    let o = placesim(&[
-        "run",
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--out",
-        results.to_str().unwrap(),
-    ]);
+    let o = run_scenario(scenario.to_str().unwrap(), results.to_str().unwrap(), &[]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(
         text(&o.stderr).contains("3 jobs compared (0 not)")
@@ -2243,13 +2191,7 @@ fn a_run_exported_as_accounting_logs_and_imported_replays_itself() {
     );
     std::fs::write(path("original.toml"), scenario).unwrap();
     let ok = |o: Output| assert!(o.status.success(), "{}", text(&o.stderr));
-    ok(placesim(&[
-        "run",
-        "--scenario",
-        &path("original.toml"),
-        "--out",
-        &path("a"),
-    ]));
+    ok(run_scenario(&path("original.toml"), &path("a"), &[]));
     ok(placesim(&[
         "export",
         "pbs-accounting",
@@ -2290,13 +2232,7 @@ fn a_run_exported_as_accounting_logs_and_imported_replays_itself() {
         "--out",
         &path("site"),
     ]));
-    let replay = placesim(&[
-        "run",
-        "--scenario",
-        &path("site/scenario.toml"),
-        "--out",
-        &path("b"),
-    ]);
+    let replay = run_scenario(&path("site/scenario.toml"), &path("b"), &[]);
     assert!(
         text(&replay.stderr).contains(
             "against the record: 1500 jobs compared (0 not); start error median 0 s (10th to 90th percentile 0 to 0 s), mean |error| 0 s; 2-week moving-average wait error 0.0 %; same vnodes 100.0 %, same set 100.0 % ("
@@ -2369,13 +2305,7 @@ fn a_timeline_deletes_jobs_and_bad_entries_are_named() {
         )
         .unwrap();
         let out = dir.path().join("out");
-        let o = placesim(&[
-            "run",
-            "--scenario",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let o = run_scenario(scenario.to_str().unwrap(), out.to_str().unwrap(), &[]);
         (o, out)
     };
     let (o, out) = run("[[event]]\nat = 50\nqdel = 2\n[[event]]\nat = 60\nqdel = 1\n");
