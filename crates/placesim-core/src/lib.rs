@@ -47,7 +47,7 @@ pub use policy::{
 };
 pub use request::{
     Arrangement, Chunk, Constraint, FilterExpr, NodeSetAttribute, NodeSetPolicy, NodeSetRequest,
-    NodeSetValue, Request, RequestFeature, Sharing, chunks_total, chunks_totals_into,
+    NodeSetValue, Request, RequestFeature, Sharing, SpeedValue, chunks_total, chunks_totals_into,
 };
 pub use reservation::{ReservationQueue, ReservationRequest, SiteReservation};
 pub use resource::{

@@ -107,6 +107,27 @@ pub enum NodeSetAttribute {
     Feature,
     /// Generic variable attributes: `name=value` or `name` (one set per value).
     VarAttr,
+    /// Processor speed (Maui's PROCSPEED): one set per speed, the vnode's relative `speed`.
+    ProcSpeed,
+}
+
+/// A vnode speed as a node-set value: positive and finite, so that it can be compared and
+/// hashed exactly (two values are one set only when they are the same number).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SpeedValue(u64);
+
+impl SpeedValue {
+    /// `speed` as a value, or `None` unless it is positive and finite.
+    pub fn new(speed: f64) -> Option<SpeedValue> {
+        // Positive finite doubles order as their bit patterns do, so the derived order is the
+        // order of speeds.
+        (speed.is_finite() && speed > 0.0).then(|| SpeedValue(speed.to_bits()))
+    }
+
+    /// The speed.
+    pub fn get(self) -> f64 {
+        f64::from_bits(self.0)
+    }
 }
 
 /// One entry of a node-set list.
@@ -118,6 +139,8 @@ pub enum NodeSetValue {
     VarAttrValue(ResourceId, String),
     /// `name`: one set per distinct value (VARATTR).
     VarAttrAny(ResourceId),
+    /// The vnodes of exactly this speed (PROCSPEED).
+    ProcSpeed(SpeedValue),
 }
 
 /// A job's own Moab node-set request (`-l nodeset=`, `nodesetisoptional=`, `nodesetdelay=`).

@@ -290,15 +290,10 @@ impl Site {
                     self.not_modelled(l.text(), from, "per-partition parameters are not modelled");
                     continue;
                 }
-                let unmodelled_attribute =
-                    ["PROCSPEED", "MEMORY", "NETWORK", "CLASS", "RESERVATION"]
-                        .contains(&l.value.trim().to_ascii_uppercase().as_str());
-                if param == "NODESETATTRIBUTE" && unmodelled_attribute {
-                    self.not_modelled(
-                        l.text(),
-                        from,
-                        "only FEATURE and VARATTR node sets are modelled",
-                    );
+                if param == "NODESETATTRIBUTE"
+                    && let Some(reason) = unmodelled_nodeset_attribute(&l.value)
+                {
+                    self.not_modelled(l.text(), from, reason);
                     continue;
                 }
                 let value = kind.read(&l.value).map_err(|e| bad(&e))?;
@@ -525,11 +520,11 @@ impl Site {
     /// `CLASSCFG[class] DEFAULT.NODESET=<POLICY>:<ATTR>[:<v>...]`: the class's node-set
     /// default, written on its `[[moab.class]]`.
     fn class_default_nodeset(&mut self, class: &str, value: String, from: String) {
-        if !models_nodeset(&value) {
+        if let Some(reason) = nodeset_not_modelled(&value) {
             self.not_modelled(
                 format!("CLASSCFG[{class}] DEFAULT.NODESET={value}"),
                 from,
-                "only FEATURE and VARATTR node sets are modelled",
+                reason,
             );
             return;
         }
@@ -720,17 +715,32 @@ impl Site {
     }
 }
 
-/// Whether a Moab node-set specification (`ONEOF:FEATURE:a:b`: a job's `-l nodeset=`, a
-/// class's `DEFAULT.NODESET`) is on an attribute placesim models (FEATURE or VARATTR). The
-/// request language reads it as written: its values joined by `:` or `,`, as Moab's
-/// `MNSFromString` splits them.
-pub(crate) fn models_nodeset(text: &str) -> bool {
-    text.split(':').nth(1).is_some_and(|a| {
-        matches!(
-            a.trim().to_ascii_uppercase().as_str(),
-            "FEATURE" | "VARATTR"
-        )
-    })
+/// Why a Moab node-set specification (`ONEOF:FEATURE:a:b`: a job's `-l nodeset=`, a class's
+/// `DEFAULT.NODESET`) cannot be imported, or `None` when its attribute is one the import
+/// models (FEATURE or VARATTR). The request language reads it as written: its values joined
+/// by `:` or `,`, as Moab's `MNSFromString` splits them.
+pub(crate) fn nodeset_not_modelled(text: &str) -> Option<&'static str> {
+    let attribute = text.split(':').nth(1).unwrap_or("");
+    match attribute.trim().to_ascii_uppercase().as_str() {
+        "FEATURE" | "VARATTR" => None,
+        _ => Some(unmodelled_nodeset_attribute(attribute).unwrap_or(UNMODELLED_NODESET)),
+    }
+}
+
+const UNMODELLED_NODESET: &str = "only FEATURE and VARATTR node sets are imported";
+
+/// Why node sets on `attribute`, one Moab knows, are not imported; `None` for FEATURE and
+/// VARATTR, and for a name Moab does not know (an error where a setting names it).
+fn unmodelled_nodeset_attribute(attribute: &str) -> Option<&'static str> {
+    match attribute.trim().to_ascii_uppercase().as_str() {
+        "MEMORY" | "NETWORK" | "CLASS" | "RESERVATION" => Some(UNMODELLED_NODESET),
+        // The scenario format has PROCSPEED sets over the vnodes' `speed`; Moab's speeds are
+        // NODECFG PROCSPEED values in MHz, which the import does not read.
+        "PROCSPEED" => Some(
+            "PROCSPEED node sets need each node's speed (NODECFG PROCSPEED), which the import does not read",
+        ),
+        _ => None,
+    }
 }
 
 /// Adds feature `f` to a vnode's resources: to its `features` array, and as a boolean.

@@ -641,7 +641,9 @@ pub(crate) fn replay_jobs(
             None => format!("select={select}"),
         };
         if let Some(nodeset) = &job.nodeset {
-            if site.scheduler == Scheduler::Moab && crate::torque::models_nodeset(nodeset) {
+            if site.scheduler == Scheduler::Moab
+                && crate::torque::nodeset_not_modelled(nodeset).is_none()
+            {
                 counts.nodesets_requested += 1;
                 request.push_str(&format!(" nodeset={nodeset}"));
             } else {

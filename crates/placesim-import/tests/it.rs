@@ -662,7 +662,7 @@ fn bad_torque_and_moab_input_is_named_at_its_line() {
     // A node-set attribute Moab has and placesim does not model is reported, not refused.
     let (_, result) = torque_with("NODESETATTRIBUTE PROCSPEED\n", nodes, TORQUE_E, false);
     let report = result.unwrap().report;
-    let row = "| NODESETATTRIBUTE PROCSPEED | moab.cfg:1 | only FEATURE and VARATTR node sets are modelled |";
+    let row = "| NODESETATTRIBUTE PROCSPEED | moab.cfg:1 | PROCSPEED node sets need each node's speed (NODECFG PROCSPEED), which the import does not read |";
     assert!(report.contains(row), "{report}");
     // With --skip-bad-records, the job with the bad exec_host is counted, not dropped.
     let log = TORQUE_E.replace("exec_host=n01/0-3", "exec_host=n01");
@@ -833,7 +833,7 @@ fn a_class_default_nodeset_on_an_unmodelled_attribute_is_reported() {
         "{}",
         file(&imported, "scenario.toml")
     );
-    let row = "| CLASSCFG[other] DEFAULT.NODESET=ONEOF:PROCSPEED:350:400 | moab.cfg:2 | only FEATURE and VARATTR node sets are modelled |";
+    let row = "| CLASSCFG[other] DEFAULT.NODESET=ONEOF:PROCSPEED:350:400 | moab.cfg:2 | PROCSPEED node sets need each node's speed (NODECFG PROCSPEED), which the import does not read |";
     assert!(imported.report.contains(row), "{}", imported.report);
 }
 

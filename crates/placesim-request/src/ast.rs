@@ -160,6 +160,8 @@ pub enum NodeSetAttributeName {
     Feature,
     /// `VARATTR`.
     VarAttr,
+    /// `PROCSPEED`.
+    ProcSpeed,
 }
 
 impl fmt::Display for JobRequest {
@@ -403,6 +405,7 @@ impl fmt::Display for NodeSetAttributeName {
         f.write_str(match self {
             NodeSetAttributeName::Feature => "FEATURE",
             NodeSetAttributeName::VarAttr => "VARATTR",
+            NodeSetAttributeName::ProcSpeed => "PROCSPEED",
         })
     }
 }

@@ -109,8 +109,11 @@ pub enum RequestErrorKind {
     #[error("unknown node-set policy `{0}`: expected ONEOF, ANYOF or FIRSTOF")]
     UnknownNodeSetPolicy(String),
     /// A node-set attribute that does not exist.
-    #[error("unknown node-set attribute `{0}`: expected FEATURE or VARATTR")]
+    #[error("unknown node-set attribute `{0}`: expected FEATURE, VARATTR or PROCSPEED")]
     UnknownNodeSetAttribute(String),
+    /// A PROCSPEED value that is not a speed.
+    #[error("PROCSPEED value `{0}` is not a speed: expected a positive number")]
+    BadProcSpeed(String),
     /// A node_filter nested deeper than [`crate::MAX_FILTER_DEPTH`].
     #[error("node_filter nests `(` and `not` more than {0} levels deep")]
     TooDeep(usize),

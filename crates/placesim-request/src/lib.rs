@@ -43,6 +43,7 @@ pub use lower::{lower, lower_nodeset};
 pub use nodespec::{ConvertedNodes, NodeName, convert_nodespec};
 pub use parse::{
     MAX_FILTER_DEPTH, parse_bool, parse_duration, parse_nodeset, parse_request, parse_size,
+    parse_speed,
 };
 
 /// Parses and lowers in one step: what a loader does with a request string.

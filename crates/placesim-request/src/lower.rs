@@ -161,6 +161,7 @@ fn lower_nodeset_parts(
         attribute: ns.and_then(|n| n.attribute).map(|a| match a {
             NodeSetAttributeName::Feature => NodeSetAttribute::Feature,
             NodeSetAttributeName::VarAttr => NodeSetAttribute::VarAttr,
+            NodeSetAttributeName::ProcSpeed => NodeSetAttribute::ProcSpeed,
         }),
         values: ns.map_or_else(Vec::new, |n| {
             n.values
@@ -178,8 +179,13 @@ fn nodeset_value(
     v: &str,
     defs: &ResourceDefs,
 ) -> Option<NodeSetValue> {
-    if attribute != Some(NodeSetAttributeName::VarAttr) {
-        return Some(NodeSetValue::Feature(v.to_owned()));
+    match attribute {
+        Some(NodeSetAttributeName::VarAttr) => {}
+        // The parser has checked the number.
+        Some(NodeSetAttributeName::ProcSpeed) => {
+            return crate::parse::parse_speed(v).map(NodeSetValue::ProcSpeed);
+        }
+        _ => return Some(NodeSetValue::Feature(v.to_owned())),
     }
     let resource = |name: &str| -> Option<ResourceId> { defs.lookup(name) };
     Some(match v.split_once('=') {

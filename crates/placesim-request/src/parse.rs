@@ -5,7 +5,7 @@ use crate::ast::{
     PlaceArrangement, PlaceSharing, SIZE_UNITS, Select, Term, Value, is_bare_char,
 };
 use crate::error::{RequestError, RequestErrorKind as K};
-use placesim_core::{CmpOp, ResourceDefs, ResourceKind};
+use placesim_core::{CmpOp, ResourceDefs, ResourceKind, SpeedValue};
 
 /// Parses a whole request: whitespace-separated `key=value` items, keys `select` (required),
 /// `place`, `node_filter`, `nodeset`, `nodesetisoptional` and `nodesetdelay`, each at most once;
@@ -726,6 +726,7 @@ impl<'a> Parser<'a> {
         ns.attribute = Some(match word.to_ascii_uppercase().as_str() {
             "FEATURE" => NodeSetAttributeName::Feature,
             "VARATTR" => NodeSetAttributeName::VarAttr,
+            "PROCSPEED" => NodeSetAttributeName::ProcSpeed,
             _ => return Err(self.err_at(at, K::UnknownNodeSetAttribute(word.to_owned()))),
         });
         if !self.eat(':') {
@@ -752,6 +753,10 @@ impl<'a> Parser<'a> {
                     Some(_) => {}
                 }
             }
+            if ns.attribute == Some(NodeSetAttributeName::ProcSpeed) && parse_speed(value).is_none()
+            {
+                return Err(self.err_at(at, K::BadProcSpeed(value.to_owned())));
+            }
             self.pos += end;
             ns.values.push(value.to_owned());
             if !(self.eat(':') || self.eat(',')) {
@@ -759,6 +764,11 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// A PROCSPEED list value: a positive finite number.
+pub fn parse_speed(text: &str) -> Option<SpeedValue> {
+    text.parse::<f64>().ok().and_then(SpeedValue::new)
 }
 
 const PLACE_WORDS: &str = "free, pack, scatter, vscatter, excl, shared, exclhost or group=RES";

@@ -1715,6 +1715,7 @@ impl Cx<'_> {
             &[
                 ("FEATURE", NodeSetAttribute::Feature),
                 ("VARATTR", NodeSetAttribute::VarAttr),
+                ("PROCSPEED", NodeSetAttribute::ProcSpeed),
             ],
         )?;
         let list_values = m
@@ -1737,6 +1738,18 @@ impl Cx<'_> {
                         )
                     })
                 }
+                Some(NodeSetAttribute::ProcSpeed) => placesim_request::parse_speed(entry.get_ref())
+                    .map(NodeSetValue::ProcSpeed)
+                    .ok_or_else(|| {
+                        self.at(
+                            entry,
+                            "moab.nodeset_list",
+                            format!(
+                                "expected a PROCSPEED entry, a positive speed, found `{}`",
+                                entry.get_ref()
+                            ),
+                        )
+                    }),
                 _ => Ok(NodeSetValue::Feature(entry.get_ref().clone())),
             })
             .collect::<Result<Vec<_>, ScenarioError>>()?;
@@ -1777,6 +1790,7 @@ impl Cx<'_> {
                         ("WORSTFIT", PriorityType::WorstFit),
                         ("MINLOSS", PriorityType::MinLoss),
                         ("AFFINITY", PriorityType::Affinity),
+                        ("BESTRESOURCE", PriorityType::BestResource),
                     ],
                 )?
                 .unwrap_or(PriorityType::FirstFit),

@@ -312,7 +312,7 @@ pub struct MoabToml {
     pub node_access_policy: Option<Spanned<String>>,
     /// NODESETPOLICY: ONEOF, ANYOF or FIRSTOF.
     pub nodeset_policy: Option<Spanned<String>>,
-    /// NODESETATTRIBUTE: FEATURE or VARATTR.
+    /// NODESETATTRIBUTE: FEATURE, VARATTR or PROCSPEED.
     pub nodeset_attribute: Option<Spanned<String>>,
     /// NODESETLIST.
     #[serde(default)]

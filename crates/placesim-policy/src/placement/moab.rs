@@ -6,15 +6,18 @@
 //!    when the job asked for nothing). No policy, or VARATTR with no values: no node sets.
 //! 2. **Candidate sets** (R5), in list order: one per listed feature (a feature no vnode has is
 //!    dropped; the vnode named `GLOBAL` is in every feature set), one per `name=value`, one per
-//!    value of a bare VARATTR `name`; an empty FEATURE list is every feature, in order of first
-//!    appearance over the vnodes.
+//!    value of a bare VARATTR `name`, one per listed PROCSPEED speed; an empty FEATURE list is
+//!    every feature, in order of first appearance over the vnodes, and an empty PROCSPEED list
+//!    every speed, slowest first.
 //! 3. **Size** (R1): the tasks of this job that fit on the set's eligible vnodes now, and
 //!    those vnodes. A set is feasible when the tasks of every chunk complex fit (R1, §1.3).
 //! 4. **Choice** (R10): FIRSTFIT the first feasible set; BESTFIT the fewest fitting tasks,
 //!    WORSTFIT the most (ties to list order); AFFINITY the first feasible set (no vnode has
 //!    negative affinity: the simulator has no standing reservations); MINLOSS the last
 //!    feasible set ([`MinLoss::LastFeasible`], as the source does), or by speed loss with
-//!    NODESETTOLERANCE ([`MinLoss::Speed`], §5). FIRSTOF is ONEOF (R8) unless
+//!    NODESETTOLERANCE ([`MinLoss::Speed`], §5); BESTRESOURCE the first feasible set.
+//!    PROCSPEED sets go through §5's algorithm under every priority type (BESTRESOURCE there
+//!    being the fastest feasible set). FIRSTOF is ONEOF (R8) unless
 //!    [`NodeSetOptions::firstof_forces_firstfit`]. ANYOF takes the union of the listed sets,
 //!    each vnode once (R9).
 //! 5. **Allocation** (R11): first fit (ascending vnode index) inside the chosen set.
@@ -31,7 +34,7 @@ use placesim_core::{
     Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
     NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy, Relaxation, RelaxationLasts,
     RelaxationWait, Request, RequestFeature, ResourceId, Scratch, ScratchBuf, SetConstraints,
-    Sharing, SimDuration, StateView, VnodeId, Within,
+    Sharing, SimDuration, SpeedValue, StateView, VnodeId, Within,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -50,6 +53,9 @@ pub enum PriorityType {
     MinLoss,
     /// The first feasible set without negative-affinity vnodes.
     Affinity,
+    /// PROCSPEED sets: the fastest feasible set; other sets: the first feasible one (Maui's
+    /// and Moab's source; the Moab 9 documentation does not list it).
+    BestResource,
 }
 
 /// What MINLOSS means on feature and VARATTR sets (the spec's option `minloss_plain`).
@@ -176,8 +182,9 @@ struct Effective<'a> {
     values: &'a [NodeSetValue],
     optional: bool,
     delay: SimDuration,
-    /// Whether the sets are VARATTR values (whose chosen value binds the job).
-    varattr: bool,
+    /// What the sets are built from: VARATTR values bind the job to the chosen value, and
+    /// PROCSPEED sets are chosen by §5's speed algorithm.
+    attribute: NodeSetAttribute,
 }
 
 /// Moab node sets over first-fit allocation. See the module docs.
@@ -190,6 +197,9 @@ pub struct MoabNodeSets {
     by_value: HashMap<NodeSetValue, Vec<usize>>,
     /// Every feature set, in order of first appearance (FEATURE with an empty list).
     all_features: Vec<usize>,
+    /// Every speed's set, slowest first (PROCSPEED with an empty list; R5's \[DEC\]: Maui's
+    /// first-seen order would break §5's tolerance scan, which assumes ascending speeds).
+    all_speeds: Vec<usize>,
     /// Capacity per consumable over the whole cluster: a view with all of it free is idle.
     capacity: Vec<u64>,
     refusal: Option<Refusal>,
@@ -239,6 +249,7 @@ impl MoabNodeSets {
             sets: Vec::new(),
             by_value: HashMap::new(),
             all_features: Vec::new(),
+            all_speeds: Vec::new(),
             capacity,
             refusal: None,
             spanned: Arc::from("spanned"),
@@ -262,9 +273,31 @@ impl MoabNodeSets {
             }
         }
         let mut values: Vec<NodeSetValue> = p.settings.list.clone();
+        let mut wants_speeds = p.settings.attribute == Some(NodeSetAttribute::ProcSpeed);
         for r in requests {
             if let Some(ns) = &r.nodeset {
                 values.extend(ns.values.iter().cloned());
+                wants_speeds |= ns.attribute == Some(NodeSetAttribute::ProcSpeed);
+            }
+        }
+        wants_speeds |= values
+            .iter()
+            .any(|v| matches!(v, NodeSetValue::ProcSpeed(_)));
+        if wants_speeds {
+            let mut speeds: Vec<SpeedValue> = (0..cluster.n_vnodes())
+                .filter_map(|v| SpeedValue::new(cluster.vnode(VnodeId::from_index(v)).speed))
+                .collect();
+            speeds.sort_unstable();
+            speeds.dedup();
+            for speed in speeds {
+                let members: Vec<VnodeId> = (0..cluster.n_vnodes())
+                    .map(VnodeId::from_index)
+                    .filter(|&v| SpeedValue::new(cluster.vnode(v).speed) == Some(speed))
+                    .collect();
+                let index = p.add_set(cluster, format!("procspeed={}", speed.get()), members);
+                p.all_speeds.push(index);
+                p.by_value
+                    .insert(NodeSetValue::ProcSpeed(speed), vec![index]);
             }
         }
         for value in values {
@@ -273,8 +306,8 @@ impl MoabNodeSets {
             }
             let all = (0..cluster.n_vnodes()).map(VnodeId::from_index);
             let sets = match &value {
-                // A feature no vnode has is dropped (R5).
-                NodeSetValue::Feature(_) => Vec::new(),
+                // A feature or speed no vnode has is dropped (R5).
+                NodeSetValue::Feature(_) | NodeSetValue::ProcSpeed(_) => Vec::new(),
                 NodeSetValue::VarAttrValue(r, wanted) => {
                     let members: Vec<VnodeId> = all
                         .filter(|&v| {
@@ -324,12 +357,16 @@ impl MoabNodeSets {
         self.sets.iter().map(|s| s.vnodes.clone()).collect()
     }
 
-    /// The node sets this policy built, in NODESETLIST order (every feature set, in order of
-    /// first appearance, when the list is empty), as its runs use them: feature sets include
-    /// the GLOBAL vnode.
+    /// The node sets this policy built, in NODESETLIST order (when the list is empty, every
+    /// feature set in order of first appearance, or every speed's set, slowest first), as its
+    /// runs use them: feature sets include the GLOBAL vnode.
     pub fn pools(&self) -> Vec<BuiltPool<'_>> {
         let indices: Vec<usize> = if self.settings.list.is_empty() {
-            self.all_features.clone()
+            if self.settings.attribute == Some(NodeSetAttribute::ProcSpeed) {
+                self.all_speeds.clone()
+            } else {
+                self.all_features.clone()
+            }
         } else {
             self.settings
                 .list
@@ -367,12 +404,20 @@ impl MoabNodeSets {
             Some(n) if !n.values.is_empty() => &n.values,
             _ => &g.list,
         };
-        let varattr = matches!(attribute, Some(NodeSetAttribute::VarAttr))
-            || (attribute.is_none()
-                && values
-                    .iter()
-                    .any(|v| !matches!(v, NodeSetValue::Feature(_))));
-        if varattr && values.is_empty() {
+        // Without an attribute, the values say what they are.
+        let attribute = attribute.unwrap_or_else(|| {
+            values
+                .iter()
+                .find_map(|v| match v {
+                    NodeSetValue::Feature(_) => None,
+                    NodeSetValue::VarAttrValue(..) | NodeSetValue::VarAttrAny(_) => {
+                        Some(NodeSetAttribute::VarAttr)
+                    }
+                    NodeSetValue::ProcSpeed(_) => Some(NodeSetAttribute::ProcSpeed),
+                })
+                .unwrap_or(NodeSetAttribute::Feature)
+        });
+        if attribute == NodeSetAttribute::VarAttr && values.is_empty() {
             // A VARATTR node set with no values: as if the job asked for none (R5).
             return None;
         }
@@ -393,16 +438,21 @@ impl MoabNodeSets {
             values,
             optional,
             delay: job_delay.unwrap_or(g.delay),
-            varattr,
+            attribute,
         })
     }
 
-    /// The candidate sets of `values`, in list order, into `self.candidates`; only the bound
-    /// set, if the job is bound to one.
-    fn fill_candidates(&mut self, values: &[NodeSetValue]) {
+    /// The candidate sets of `values`, in list order, into `self.candidates` (every set of
+    /// `attribute` when the list is empty); only the bound set, if the job is bound to one.
+    fn fill_candidates(&mut self, values: &[NodeSetValue], attribute: NodeSetAttribute) {
         self.candidates.clear();
         if values.is_empty() {
-            self.candidates.extend_from_slice(&self.all_features);
+            self.candidates
+                .extend_from_slice(if attribute == NodeSetAttribute::ProcSpeed {
+                    &self.all_speeds
+                } else {
+                    &self.all_features
+                });
         } else {
             for value in values {
                 if let Some(sets) = self.by_value.get(value) {
@@ -511,8 +561,9 @@ impl MoabNodeSets {
         let Some(eff) = effective else {
             return self.anywhere(request, chunks, view, filter, None);
         };
-        let (policy, optional, values) = (eff.policy, eff.optional, eff.values.to_vec());
-        self.fill_candidates(&values);
+        let (policy, optional, values, attribute) =
+            (eff.policy, eff.optional, eff.values.to_vec(), eff.attribute);
+        self.fill_candidates(&values, attribute);
         let plus = self.settings.plus;
         let placed = match policy {
             NodeSetPolicy::AnyOf if plus == Some(NodeSetPlus::SpanEvenly) => {
@@ -522,7 +573,8 @@ impl MoabNodeSets {
             NodeSetPolicy::OneOf | NodeSetPolicy::FirstOf => {
                 let first_fit_only = policy == NodeSetPolicy::FirstOf
                     && self.settings.options.firstof_forces_firstfit;
-                self.one_of(request, chunks, view, filter, first_fit_only)
+                let by_speed = attribute == NodeSetAttribute::ProcSpeed;
+                self.one_of(request, chunks, view, filter, first_fit_only, by_speed)
             }
         };
         if placed.is_some() {
@@ -569,7 +621,9 @@ impl MoabNodeSets {
         }
     }
 
-    /// ONEOF / FIRSTOF: the set the priority type chooses among the feasible ones (R6, R10).
+    /// ONEOF / FIRSTOF: the set the priority type chooses among the feasible ones (R6, R10);
+    /// PROCSPEED sets (`by_speed`) by §5's algorithm.
+    #[allow(clippy::too_many_arguments)]
     fn one_of(
         &mut self,
         request: &Request,
@@ -577,14 +631,17 @@ impl MoabNodeSets {
         view: &Scratch<'_>,
         filter: Option<&FilterExpr>,
         first_fit_only: bool,
+        by_speed: bool,
     ) -> Option<Allocation> {
         let ptype = if first_fit_only {
             PriorityType::FirstFit
         } else {
             self.settings.priority_type
         };
-        if ptype == PriorityType::MinLoss && self.settings.options.minloss == MinLoss::Speed {
-            return self.min_loss_by_speed(request, chunks, view, filter);
+        if by_speed
+            || (ptype == PriorityType::MinLoss && self.settings.options.minloss == MinLoss::Speed)
+        {
+            return self.by_speed(request, chunks, view, filter, ptype);
         }
         let mut best: Option<(usize, u64)> = None;
         for i in 0..self.candidates.len() {
@@ -600,12 +657,18 @@ impl MoabNodeSets {
                 (Some(_), PriorityType::MinLoss) => {
                     self.settings.options.minloss == MinLoss::LastFeasible
                 }
-                (Some(_), PriorityType::FirstFit | PriorityType::Affinity) => false,
+                (
+                    Some(_),
+                    PriorityType::FirstFit | PriorityType::Affinity | PriorityType::BestResource,
+                ) => false,
             };
             if better {
                 best = Some((self.candidates[i], fit.tasks));
             }
-            if ptype == PriorityType::FirstFit || ptype == PriorityType::Affinity {
+            if matches!(
+                ptype,
+                PriorityType::FirstFit | PriorityType::Affinity | PriorityType::BestResource
+            ) {
                 break;
             }
         }
@@ -619,14 +682,20 @@ impl MoabNodeSets {
         Some(a)
     }
 
-    /// MINLOSS by speed (§5), with the documented upper bound on borrowed vnodes' speed
+    /// §5's algorithm over sets of (at least) one speed each, in list order: set i may borrow
+    /// the tasks of the later sets up to NODESETTOLERANCE faster, which gives its effective
+    /// size `eff` and its speed `loss`; among the sets whose `eff` holds the job, `ptype`
+    /// chooses (MINLOSS the least loss, BESTFIT/WORSTFIT the smallest/largest `eff`,
+    /// BESTRESOURCE the fastest, the others the first; ties to list order). The job is placed
+    /// on the chosen set's and the borrowed sets' vnodes within the documented speed bound
     /// (unless [`NodeSetOptions::tolerance_unbounded`]).
-    fn min_loss_by_speed(
+    fn by_speed(
         &mut self,
         request: &Request,
         chunks: &[Chunk],
         view: &Scratch<'_>,
         filter: Option<&FilterExpr>,
+        ptype: PriorityType,
     ) -> Option<Allocation> {
         let need: u64 = chunks.iter().map(|c| u64::from(c.count)).sum();
         let tol = self.settings.tolerance.max(0.0);
@@ -639,7 +708,8 @@ impl MoabNodeSets {
                     .tasks
             })
             .collect();
-        let mut best: Option<(usize, f64, usize)> = None;
+        // (candidate, loss, effective tasks, speed, last borrowed candidate)
+        let mut best: Option<(usize, f64, u64, f64, usize)> = None;
         for i in 0..self.candidates.len() {
             let v_i = self.sets[self.candidates[i]].speed;
             let (mut eff, mut loss, mut last) = (fits[i], 0.0, i);
@@ -656,11 +726,21 @@ impl MoabNodeSets {
                     last = k;
                 }
             }
-            if eff >= need && best.is_none_or(|(_, l, _)| loss < l) {
-                best = Some((i, loss, last));
+            if eff < need {
+                continue;
+            }
+            let better = best.is_none_or(|(_, best_loss, best_eff, best_speed, _)| match ptype {
+                PriorityType::MinLoss => loss < best_loss,
+                PriorityType::BestFit => eff < best_eff,
+                PriorityType::WorstFit => eff > best_eff,
+                PriorityType::BestResource => v_i > best_speed,
+                PriorityType::FirstFit | PriorityType::Affinity => false,
+            });
+            if better {
+                best = Some((i, loss, eff, v_i, last));
             }
         }
-        let (i, _, last) = best?;
+        let (i, _, _, _, last) = best?;
         let v_i = self.sets[self.candidates[i]].speed;
         let unbounded = self.settings.options.tolerance_unbounded;
         let cluster = view.cluster();
@@ -954,7 +1034,9 @@ impl SetConstraints for MoabNodeSets {
         let (Within::Set(s) | Within::Borrowing(s)) = allocation.within else {
             return None;
         };
-        let varattr = self.effective(request).is_some_and(|eff| eff.varattr);
+        let varattr = self
+            .effective(request)
+            .is_some_and(|eff| eff.attribute == NodeSetAttribute::VarAttr);
         varattr.then(|| self.sets[s as usize].name.clone())
     }
 

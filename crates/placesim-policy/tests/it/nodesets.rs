@@ -926,3 +926,155 @@ fn optional_and_mandatory_sets_on_the_same_workload() {
         "optional {optional_wait} s, mandatory {mandatory_wait} s"
     );
 }
+
+/// Vnodes at three speeds, two ncpus each: s1-s2 at 1.0, m1-m2 at 1.2, f1-f4 at 2.0; PROCSPEED
+/// sets from `moab` (no list: one set per speed, slowest first).
+fn three_speeds(moab: &str) -> Scenario {
+    let text = format!(
+        "[[class]]\nname = \"s\"\ncount = 2\nnames = [\"s1\", \"s2\"]\nncpus = 2\nspeed = 1.0\n\
+        [[class]]\nname = \"m\"\ncount = 2\nnames = [\"m1\", \"m2\"]\nncpus = 2\nspeed = 1.2\n\
+        [[class]]\nname = \"f\"\ncount = 4\nnames = [\"f1\", \"f2\", \"f3\", \"f4\"]\nncpus = 2\nspeed = 2.0\n\
+        [moab]\nnodeset_policy = \"ONEOF\"\nnodeset_attribute = \"PROCSPEED\"\n{moab}"
+    );
+    load_scenario(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// PROCSPEED sets (R5, §5) under BESTRESOURCE: the fastest feasible set, slower ones when it
+/// is full; a job's own list restricts the speeds; under MINLOSS with a tolerance the least
+/// wasted speed wins, borrowing from the next speed up; under FIRSTFIT the slowest feasible.
+#[test]
+fn procspeed_sets_under_bestresource_minloss_and_firstfit() {
+    let s = three_speeds("nodeset_priority_type = \"BESTRESOURCE\"\n");
+    let mut p = policy(&s, &[], |_| {});
+    let st = state(&s, &p, &[]);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=4:ncpus=1"),
+        on(&[("f1", 2), ("f2", 2)], "procspeed=2")
+    );
+    // The fast set full: the fastest that still holds 4 tasks is 1.2.
+    let fast_busy = state(&s, &p, &[("f1", 2), ("f2", 2), ("f3", 2), ("f4", 1)]);
+    assert_eq!(
+        place(&s, &mut p, &fast_busy, "select=4:ncpus=1"),
+        on(&[("m1", 2), ("m2", 2)], "procspeed=1.2")
+    );
+    // A job's own speeds: 1.0 and 1.2 only, of which 1.2 is the faster.
+    let own = "select=2:ncpus=1 nodeset=ONEOF:PROCSPEED:1:1.2";
+    let mut p = policy(&s, &[request(&s, own)], |_| {});
+    assert_eq!(
+        place(&s, &mut p, &st, own),
+        on(&[("m1", 2)], "procspeed=1.2")
+    );
+
+    let s = three_speeds("nodeset_priority_type = \"MINLOSS\"\nnodeset_tolerance = 0.25\n");
+    let mut p = policy(&s, &[], |_| {});
+    let st = state(&s, &p, &[]);
+    // 4 tasks: the slow set alone, with no loss, first.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=4:ncpus=1"),
+        on(&[("s1", 2), ("s2", 2)], "procspeed=1")
+    );
+    // 6 tasks: 1.0 borrowing two from 1.2 loses 0.2 × 2; 2.0 alone loses nothing.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=6:ncpus=1"),
+        on(&[("f1", 2), ("f2", 2), ("f3", 2)], "procspeed=2")
+    );
+    // The fast set busy: 1.0 borrows from 1.2 (within 25 %), never from 2.0.
+    let busy = state(&s, &p, &[("f1", 2), ("f2", 2), ("f3", 2)]);
+    assert_eq!(
+        place(&s, &mut p, &busy, "select=6:ncpus=1"),
+        on(&[("s1", 2), ("s2", 2), ("m1", 2)], "procspeed=1")
+    );
+
+    let s = three_speeds("");
+    let mut p = policy(&s, &[], |_| {});
+    let st = state(&s, &p, &[("s1", 1)]);
+    assert_eq!(
+        place(&s, &mut p, &st, "select=4:ncpus=1"),
+        on(&[("m1", 2), ("m2", 2)], "procspeed=1.2")
+    );
+}
+
+/// A PROCSPEED list from the scenario, and the errors for speeds that are not numbers.
+#[test]
+fn procspeed_lists_and_their_errors() {
+    let s = three_speeds("nodeset_list = [\"2\", \"1\"]\nnodeset_is_optional = false\n");
+    let mut p = policy(&s, &[], |_| {});
+    let st = state(&s, &p, &[("f1", 2), ("f2", 2), ("f3", 2)]);
+    // 1.2 is not listed: the job takes 1.0 after the busy 2.0, and 6 tasks fit nowhere.
+    assert_eq!(
+        place(&s, &mut p, &st, "select=3:ncpus=1"),
+        on(&[("s1", 2), ("s2", 1)], "procspeed=1")
+    );
+    assert_eq!(
+        place(&s, &mut p, &st, "select=6:ncpus=1"),
+        Err("Not Running: cannot alloc nodeset: no node set can hold the job now".to_owned())
+    );
+    let text = "[[class]]\nname = \"s\"\ncount = 1\nncpus = 2\n\
+        [moab]\nnodeset_policy = \"ONEOF\"\nnodeset_attribute = \"PROCSPEED\"\nnodeset_list = [\"fast\"]\n";
+    let err = load_scenario(text, Path::new("t.toml"))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "t.toml:8:17: key `moab.nodeset_list`: expected a PROCSPEED entry, a positive speed, found `fast`"
+    );
+    let err = placesim_request::parse_and_lower(
+        "select=1:ncpus=1 nodeset=ONEOF:PROCSPEED:1.5:-2",
+        s.cluster.resources(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        err,
+        "column 46: PROCSPEED value `-2` is not a speed: expected a positive number"
+    );
+}
+
+/// The same sets through EASY: jobs start in the fastest set free at their submit, and a
+/// mandatory job too big for the sets still free waits for the fast set.
+#[test]
+fn procspeed_bestresource_through_a_run() {
+    use crate::common::CheckingSink;
+    use placesim_core::JobId;
+    let s = three_speeds("nodeset_priority_type = \"BESTRESOURCE\"\nnodeset_is_optional = false\n");
+    let jobs = [
+        (0, 100, 100, "select=8:ncpus=1"),
+        (1, 50, 50, "select=3:ncpus=1"),
+        (2, 50, 50, "select=8:ncpus=1"),
+        (3, 10, 10, "select=1:ncpus=1"),
+    ];
+    let workload = crate::common::workload_of(s.cluster.resources(), &jobs);
+    let p = policy(&s, workload.requests(), |_| {});
+    let mut state = ClusterState::new(s.cluster.clone());
+    p.track(&mut state);
+    let mut sink = CheckingSink::default();
+    Replay::from_state(&workload, state).run(&mut placesim_policy::queue::Easy::new(p), &mut sink);
+    let starts: Vec<(u64, String, Vec<String>)> = (0..jobs.len())
+        .map(|i| {
+            let (t, a) = &sink.starts[&JobId(i as u32)];
+            let vnodes = a
+                .vnodes()
+                .map(|v| s.cluster.vnode(v).name.clone())
+                .collect();
+            (*t, a.label.as_deref().unwrap_or("").to_owned(), vnodes)
+        })
+        .collect();
+    let names = |list: &[&str]| list.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        starts,
+        vec![
+            (
+                0,
+                "procspeed=2".to_owned(),
+                names(&["f1", "f2", "f3", "f4"])
+            ),
+            (1, "procspeed=1.2".to_owned(), names(&["m1", "m2"])),
+            (
+                100,
+                "procspeed=2".to_owned(),
+                names(&["f1", "f2", "f3", "f4"])
+            ),
+            (3, "procspeed=1.2".to_owned(), names(&["m2"])),
+        ]
+    );
+}

@@ -121,7 +121,8 @@ fn nodeset() -> impl Strategy<Value = NodeSet> {
     let attr = prop_oneof![
         Just(None),
         Just(Some(NodeSetAttributeName::Feature)),
-        Just(Some(NodeSetAttributeName::VarAttr))
+        Just(Some(NodeSetAttributeName::VarAttr)),
+        Just(Some(NodeSetAttributeName::ProcSpeed))
     ];
     (
         policy,
@@ -132,6 +133,12 @@ fn nodeset() -> impl Strategy<Value = NodeSet> {
             let values = match attribute {
                 None => Vec::new(),
                 Some(NodeSetAttributeName::Feature) => names,
+                // Speeds as a user writes them: integers and decimals.
+                Some(NodeSetAttributeName::ProcSpeed) => names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| format!("{}.{}", n.len() + i, n.len()))
+                    .collect(),
                 Some(NodeSetAttributeName::VarAttr) => names
                     .iter()
                     .enumerate()

@@ -77,3 +77,24 @@ fn hostlists_compress_ranges_and_keep_odd_names() {
     assert_eq!(hostlist(&["a01", "a02"]), "a01,a02");
     assert_eq!(hostlist(&["x5"]), "x5");
 }
+
+#[test]
+fn moab_procspeed_lists_one_set_per_speed_slowest_first() {
+    let s = load_file("moab-procspeed.toml");
+    assert_eq!(s.moab.nodesets.priority_type, PriorityType::BestResource);
+    let text = describe(&s);
+    let sets: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("moab node sets"))
+        .skip(1)
+        .take(3)
+        .collect();
+    assert_eq!(
+        sets,
+        [
+            "    procspeed=1: 144 vnodes g[11-19,110-199,1100-1144]",
+            "    procspeed=1.5: 144 vnodes g[21-29,210-299,2100-2144]",
+            "    procspeed=2.25: 142 vnodes g[31-39,310-399,3100-3142]",
+        ]
+    );
+}
