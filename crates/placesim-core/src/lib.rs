@@ -46,8 +46,9 @@ pub use policy::{
     SchedContext, SchedulingPolicy, SetConstraints, TopJobEstimate,
 };
 pub use request::{
-    Arrangement, Chunk, Constraint, FilterExpr, NodeSetAttribute, NodeSetPolicy, NodeSetRequest,
-    NodeSetValue, Request, RequestFeature, Sharing, SpeedValue, chunks_total, chunks_totals_into,
+    Arrangement, Chunk, Constraint, FilterExpr, HostList, HostListForm, NodeSetAttribute,
+    NodeSetPolicy, NodeSetRequest, NodeSetValue, Request, RequestFeature, Sharing, SpeedValue,
+    chunks_total, chunks_totals_into,
 };
 pub use reservation::{ReservationQueue, ReservationRequest, SiteReservation};
 pub use resource::{

@@ -201,6 +201,24 @@ pub enum FilterExpr {
     Not(Box<FilterExpr>),
 }
 
+/// How a Moab host list binds a job (`hostlist=`; Moab's resource manager extension HOSTLIST).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HostListForm {
+    /// `hostlist=a+b`: exactly these hosts, every one of them used.
+    Exact,
+    /// `hostlist=*a+b`: only these hosts, not necessarily all.
+    Subset,
+}
+
+/// A Moab job's explicit host list, which bypasses node sets (the spec's R4b).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HostList {
+    /// Exact or subset.
+    pub form: HostListForm,
+    /// The host names, in the order given.
+    pub hosts: std::sync::Arc<[String]>,
+}
+
 /// A job's request: chunks in select order plus how to place them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
@@ -221,6 +239,8 @@ pub struct Request {
     pub node_filter: Vec<FilterExpr>,
     /// The job's Moab node-set request, if any.
     pub nodeset: Option<NodeSetRequest>,
+    /// The job's Moab host list, if any.
+    pub hostlist: Option<HostList>,
     /// The PBS queue the job is in (an index into the scenario's queues), which decides the
     /// vnodes it may use and its placement pool; none for the default queue.
     pub queue: Option<u32>,
@@ -246,17 +266,24 @@ pub enum RequestFeature {
     PlacementSets,
     /// `nodeset=...`: Moab node sets.
     NodeSets,
+    /// `hostlist=...`: a Moab host list.
+    HostList,
 }
 
 impl RequestFeature {
     /// Every feature, in the order a refusal names the first one missing.
-    pub const ALL: [RequestFeature; 2] = [RequestFeature::PlacementSets, RequestFeature::NodeSets];
+    pub const ALL: [RequestFeature; 3] = [
+        RequestFeature::PlacementSets,
+        RequestFeature::NodeSets,
+        RequestFeature::HostList,
+    ];
 
     /// What it is, as a refusal names it.
     pub const fn describe(self) -> &'static str {
         match self {
             RequestFeature::PlacementSets => "placement sets (place=group= or a per-chunk group=)",
             RequestFeature::NodeSets => "Moab node sets (nodeset=)",
+            RequestFeature::HostList => "Moab host lists (hostlist=)",
         }
     }
 }
@@ -269,6 +296,7 @@ impl Request {
                 self.group.is_some() || self.chunks_or_alternatives_group()
             }
             RequestFeature::NodeSets => self.nodeset.is_some(),
+            RequestFeature::HostList => self.hostlist.is_some(),
         }
     }
 
@@ -289,6 +317,7 @@ impl Request {
             group: None,
             node_filter: Vec::new(),
             nodeset: None,
+            hostlist: None,
             queue: None,
             class: None,
             limit_draws: None,

@@ -3,7 +3,7 @@
 //! Every type here prints (`Display`) in the canonical form, and parsing that form gives the
 //! same value back: `parse_request(&x.to_string(), defs) == Ok(x)`.
 
-use placesim_core::CmpOp;
+use placesim_core::{CmpOp, HostListForm};
 use std::fmt;
 
 /// A whole job request: what PBS's `-l` options and Moab's resource-manager extensions say.
@@ -21,6 +21,8 @@ pub struct JobRequest {
     pub nodeset_is_optional: Option<bool>,
     /// Moab `nodesetdelay=`, in seconds.
     pub nodeset_delay_s: Option<u64>,
+    /// Moab `hostlist=[*]h1+h2+...`: the form and the host names.
+    pub hostlist: Option<(HostListForm, Vec<String>)>,
 }
 
 /// One select specification: chunk complexes joined by `+`.
@@ -165,8 +167,8 @@ pub enum NodeSetAttributeName {
 }
 
 impl fmt::Display for JobRequest {
-    /// `select=... place=... node_filter="..." nodeset=... nodesetisoptional=... nodesetdelay=...`,
-    /// in that order, leaving out what is not given.
+    /// `select=... place=... node_filter="..." nodeset=... nodesetisoptional=... nodesetdelay=...
+    /// hostlist=...`, in that order, leaving out what is not given.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("select=")?;
         for (i, s) in self.select.iter().enumerate() {
@@ -189,6 +191,14 @@ impl fmt::Display for JobRequest {
         }
         if let Some(d) = self.nodeset_delay_s {
             write!(f, " nodesetdelay={d}")?;
+        }
+        if let Some((form, hosts)) = &self.hostlist {
+            let star = if *form == HostListForm::Subset {
+                "*"
+            } else {
+                ""
+            };
+            write!(f, " hostlist={star}{}", hosts.join("+"))?;
         }
         Ok(())
     }

@@ -22,12 +22,12 @@ pub enum RequestErrorKind {
     Expected(&'static str),
     /// An item did not start with a key.
     #[error(
-        "expected a key: select, place, node_filter, nodeset, nodesetisoptional or nodesetdelay"
+        "expected a key: select, place, node_filter, nodeset, nodesetisoptional, nodesetdelay or hostlist"
     )]
     ExpectedKey,
     /// A key this language does not have.
     #[error(
-        "unknown key `{0}`: expected select, place, node_filter, nodeset, nodesetisoptional or nodesetdelay"
+        "unknown key `{0}`: expected select, place, node_filter, nodeset, nodesetisoptional, nodesetdelay or hostlist"
     )]
     UnknownKey(String),
     /// A key given twice.
@@ -111,6 +111,11 @@ pub enum RequestErrorKind {
     /// A node-set attribute that does not exist.
     #[error("unknown node-set attribute `{0}`: expected FEATURE, VARATTR or PROCSPEED")]
     UnknownNodeSetAttribute(String),
+    /// Moab's superset host list, which placesim does not model.
+    #[error(
+        "superset host lists (`^`) are not modelled: give the exact hosts (`hostlist=a+b`) or a subset (`hostlist=*a+b`)"
+    )]
+    SupersetHostList,
     /// A PROCSPEED value that is not a speed.
     #[error("PROCSPEED value `{0}` is not a speed: expected a positive number")]
     BadProcSpeed(String),

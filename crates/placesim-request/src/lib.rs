@@ -7,6 +7,7 @@
 //! select=2:ncpus=1:group=shape+2:ncpus=1:color!=green||4:ncpus=1 place=scatter:excl
 //!   node_filter="ncpus<=8 and model==skylake or ncpus>=8 and model==haswell"
 //!   nodeset=ONEOF:FEATURE:bigmem,fastos nodesetisoptional=false nodesetdelay=00:10:00
+//!   hostlist=*n01+n02
 //! ```
 //!
 //! [`parse_request`] checks every rule against the cluster's resource definitions and reports

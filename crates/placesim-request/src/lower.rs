@@ -6,9 +6,9 @@ use crate::ast::{
     PlaceArrangement, PlaceSharing, Value,
 };
 use placesim_core::{
-    Arrangement, AttrValue, Chunk, Constraint, FilterExpr, NodeSetAttribute, NodeSetPolicy,
-    NodeSetRequest, NodeSetValue, Request, ResourceDefs, ResourceId, ResourceKind, Sharing,
-    SimDuration,
+    Arrangement, AttrValue, Chunk, Constraint, FilterExpr, HostList, NodeSetAttribute,
+    NodeSetPolicy, NodeSetRequest, NodeSetValue, Request, ResourceDefs, ResourceId, ResourceKind,
+    Sharing, SimDuration,
 };
 
 /// Lowers a parsed request. `req` must come from [`crate::parse_request`] with the same
@@ -44,6 +44,10 @@ pub fn lower(req: &JobRequest, defs: &ResourceDefs) -> Request {
         group: req.place.group.as_deref().and_then(|g| defs.lookup(g)),
         node_filter,
         nodeset,
+        hostlist: req.hostlist.as_ref().map(|(form, hosts)| HostList {
+            form: *form,
+            hosts: hosts.iter().cloned().collect(),
+        }),
         queue: None,
         class: None,
         limit_draws: None,

@@ -5,10 +5,11 @@ use crate::ast::{
     PlaceArrangement, PlaceSharing, SIZE_UNITS, Select, Term, Value, is_bare_char,
 };
 use crate::error::{RequestError, RequestErrorKind as K};
-use placesim_core::{CmpOp, ResourceDefs, ResourceKind, SpeedValue};
+use placesim_core::{CmpOp, HostListForm, ResourceDefs, ResourceKind, SpeedValue};
 
 /// Parses a whole request: whitespace-separated `key=value` items, keys `select` (required),
-/// `place`, `node_filter`, `nodeset`, `nodesetisoptional` and `nodesetdelay`, each at most once;
+/// `place`, `node_filter`, `nodeset`, `nodesetisoptional`, `nodesetdelay` and `hostlist`, each
+/// at most once;
 /// or, for `select` and `place`, an old-style `nodes=` converted by PBS's rules
 /// ([`crate::convert_nodespec`]).
 pub fn parse_request(text: &str, defs: &ResourceDefs) -> Result<JobRequest, RequestError> {
@@ -24,6 +25,7 @@ pub fn parse_request(text: &str, defs: &ResourceDefs) -> Result<JobRequest, Requ
     let mut nodeset = None;
     let mut nodeset_is_optional = None;
     let mut nodeset_delay_s = None;
+    let mut hostlist = None;
     // An old-style `nodes=` (site-inputs.md §5), converted where it stands.
     let mut nodes_at: Option<usize> = None;
     loop {
@@ -131,6 +133,10 @@ pub fn parse_request(text: &str, defs: &ResourceDefs) -> Result<JobRequest, Requ
                         .ok_or_else(|| p.err_at(at, K::ExpectedDuration(word.into())))?,
                 );
             }
+            "hostlist" => {
+                dup(hostlist.is_some())?;
+                hostlist = Some(p.hostlist()?);
+            }
             other => return Err(p.err_at(key_at, K::UnknownKey(other.to_owned()))),
         }
         if !p.at_end() && !p.peek().is_some_and(char::is_whitespace) {
@@ -167,6 +173,7 @@ pub fn parse_request(text: &str, defs: &ResourceDefs) -> Result<JobRequest, Requ
         nodeset,
         nodeset_is_optional,
         nodeset_delay_s,
+        hostlist,
     })
 }
 
@@ -702,6 +709,33 @@ impl<'a> Parser<'a> {
             .unwrap_or(rest.len());
         self.pos += end;
         Ok((&rest[..end], false))
+    }
+
+    /// `[*]h1+h2+...`: Moab's HOSTLIST, host names joined by `+`; `*` makes it a subset.
+    fn hostlist(&mut self) -> Result<(HostListForm, Vec<String>), RequestError> {
+        if self.peek() == Some('^') {
+            return Err(self.err(K::SupersetHostList));
+        }
+        let form = if self.eat('*') {
+            HostListForm::Subset
+        } else {
+            HostListForm::Exact
+        };
+        let mut hosts = Vec::new();
+        loop {
+            let rest = self.rest();
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+                .unwrap_or(rest.len());
+            if end == 0 {
+                return Err(self.err(K::Expected("a host name")));
+            }
+            hosts.push(rest[..end].to_owned());
+            self.pos += end;
+            if !self.eat('+') {
+                return Ok((form, hosts));
+            }
+        }
     }
 
     fn nodeset(&mut self) -> Result<NodeSet, RequestError> {

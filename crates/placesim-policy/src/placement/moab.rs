@@ -31,10 +31,10 @@
 use super::first_fit::filter_holds;
 use super::{BuiltPool, BuiltSet, FirstFit, PoolSource};
 use placesim_core::{
-    Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
-    NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy, Relaxation, RelaxationLasts,
-    RelaxationWait, Request, RequestFeature, ResourceId, Scratch, ScratchBuf, SetConstraints,
-    Sharing, SimDuration, SpeedValue, StateView, VnodeId, Within,
+    Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr, HostId,
+    HostList, HostListForm, NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy,
+    Relaxation, RelaxationLasts, RelaxationWait, Request, RequestFeature, ResourceId, Scratch,
+    ScratchBuf, SetConstraints, Sharing, SimDuration, SpeedValue, StateView, VnodeId, Within,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -212,6 +212,9 @@ pub struct MoabNodeSets {
     failed_inside_feasible_set: bool,
     /// During [`SetConstraints::place_bound`]: the only set the job may use.
     bound: Option<Arc<str>>,
+    /// Host ids by name, for host lists.
+    host_ids: HashMap<String, HostId>,
+    hostlist_label: Arc<str>,
 }
 
 /// Why the last placement failed.
@@ -221,6 +224,10 @@ enum Refusal {
     NoSet { never: bool },
     /// No vnodes can take the job now (optional sets, or no sets).
     NoResources { never: bool },
+    /// A host list: its hosts cannot take the job now (`never`: not even idle).
+    HostList { never: bool },
+    /// A host list names a host the cluster does not have.
+    UnknownHost,
 }
 
 /// How a set (or union) fits a request: tasks that fit, summed over chunk complexes, and
@@ -258,6 +265,13 @@ impl MoabNodeSets {
             union: Vec::new(),
             failed_inside_feasible_set: false,
             bound: None,
+            host_ids: cluster
+                .hosts()
+                .iter()
+                .enumerate()
+                .map(|(i, name)| (name.clone(), HostId::from_index(i)))
+                .collect(),
+            hostlist_label: Arc::from("hostlist"),
             settings,
         };
         let globals: Vec<VnodeId> = (0..cluster.n_vnodes())
@@ -394,8 +408,12 @@ impl MoabNodeSets {
         state.track_sets(&self.tracked_sets());
     }
 
-    /// The settings in force for `request`, or `None` when node sets are off for it.
+    /// The settings in force for `request`, or `None` when node sets are off for it (a job
+    /// with a host list skips them, R4b).
     fn effective<'a>(&'a self, request: &'a Request) -> Option<Effective<'a>> {
+        if request.hostlist.is_some() {
+            return None;
+        }
         let job = request.nodeset.as_ref();
         let g = &self.settings;
         let policy = job.and_then(|n| n.policy).or(g.policy)?;
@@ -553,6 +571,9 @@ impl MoabNodeSets {
         filter: Option<&FilterExpr>,
         relaxed: bool,
     ) -> Option<Allocation> {
+        if let Some(hostlist) = &request.hostlist {
+            return self.on_hosts(request, hostlist, chunks, view, filter);
+        }
         let effective = if relaxed {
             None
         } else {
@@ -593,6 +614,68 @@ impl MoabNodeSets {
             never: self.idle(view),
         });
         None
+    }
+
+    /// A job with a host list, which skips node sets (R4b): first fit over the listed hosts'
+    /// vnodes. An exact list must use every listed host: when first fit leaves one unused,
+    /// the chunks are scattered over the hosts instead (one chunk per host first), and the
+    /// job waits when that does not cover them either.
+    fn on_hosts(
+        &mut self,
+        request: &Request,
+        hostlist: &HostList,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+    ) -> Option<Allocation> {
+        let cluster = view.cluster();
+        let mut hosts = Vec::with_capacity(hostlist.hosts.len());
+        for name in hostlist.hosts.iter() {
+            let Some(&h) = self.host_ids.get(name) else {
+                self.refusal = Some(Refusal::UnknownHost);
+                return None;
+            };
+            hosts.push(h);
+        }
+        hosts.sort_unstable();
+        hosts.dedup();
+        let mut vnodes: Vec<VnodeId> = hosts
+            .iter()
+            .flat_map(|&h| cluster.host_vnodes(h).iter().copied())
+            .collect();
+        vnodes.sort_unstable();
+        let covers = |a: &Allocation| {
+            hostlist.form == HostListForm::Subset
+                || hosts
+                    .iter()
+                    .all(|&h| a.vnodes().any(|v| cluster.vnode(v).host == h))
+        };
+        let mut placed = self
+            .first_fit
+            .place_within(chunks, request, filter, view, Some(&vnodes))
+            .filter(&covers);
+        if placed.is_none() && hostlist.form == HostListForm::Exact {
+            let scattered = Request {
+                arrangement: Arrangement::Scatter,
+                ..request.clone()
+            };
+            placed = self
+                .first_fit
+                .place_within(chunks, &scattered, filter, view, Some(&vnodes))
+                .filter(&covers);
+        }
+        match placed {
+            Some(mut a) => {
+                a.label = Some(self.hostlist_label.clone());
+                Some(a)
+            }
+            None => {
+                self.refusal = Some(Refusal::HostList {
+                    never: self.idle(view),
+                });
+                None
+            }
+        }
     }
 
     /// First fit over every vnode.
@@ -965,7 +1048,19 @@ impl PlacementPolicy for MoabNodeSets {
     }
 
     fn supports(&self) -> &'static [RequestFeature] {
-        &[RequestFeature::NodeSets]
+        &[RequestFeature::NodeSets, RequestFeature::HostList]
+    }
+
+    /// Beyond the features, a host list must name hosts the cluster has.
+    fn unsupported(&self, request: &Request) -> Option<&'static str> {
+        if let Some(feature) = request.first_unsupported(self.supports()) {
+            return Some(feature.describe());
+        }
+        let unknown = request
+            .hostlist
+            .as_ref()
+            .is_some_and(|h| h.hosts.iter().any(|n| !self.host_ids.contains_key(n)));
+        unknown.then_some("a host list (hostlist=) naming a host the cluster does not have")
     }
 
     fn refusal(&self) -> Option<Arc<str>> {
@@ -980,6 +1075,15 @@ impl PlacementPolicy for MoabNodeSets {
                 Refusal::NoResources { never: false } => "Not Running: not enough free resources",
                 Refusal::NoResources { never: true } => {
                     "Can Never Run: the job does not fit on the cluster"
+                }
+                Refusal::HostList { never: false } => {
+                    "Not Running: the hosts of the job's host list cannot take it now"
+                }
+                Refusal::HostList { never: true } => {
+                    "Can Never Run: the hosts of the job's host list cannot take it"
+                }
+                Refusal::UnknownHost => {
+                    "Can Never Run: the job's host list names a host the cluster does not have"
                 }
             })
         })

@@ -1078,3 +1078,128 @@ fn procspeed_bestresource_through_a_run() {
         ]
     );
 }
+
+/// A job with a host list skips node sets (R4b): an exact list uses every listed host
+/// (scattering when first fit would leave one out), a subset (`*`) only some; the job waits
+/// while its hosts cannot take it, and can never run when they never could.
+#[test]
+fn hostlist_jobs_bypass_node_sets() {
+    let s = abc(&format!("{ONEOF_ABC}nodeset_is_optional = false\n"));
+    let texts = [
+        "select=2:ncpus=1 hostlist=n5+n11",
+        "select=8:ncpus=1 hostlist=n5+n11",
+        "select=2:ncpus=1 hostlist=*n5+n11",
+        "select=9:ncpus=1 hostlist=n5+n11",
+        "select=1:ncpus=1 hostlist=n5+n99",
+    ];
+    let requests: Vec<Request> = texts.iter().map(|t| request(&s, t)).collect();
+    let mut p = policy(&s, &requests, |_| {});
+    let st = state(&s, &p, &[]);
+    // n5 is in B and n11 in C: no set holds both, and the job runs on them anyway.
+    assert_eq!(
+        place(&s, &mut p, &st, texts[0]),
+        on(&[("n5", 1), ("n11", 1)], "hostlist")
+    );
+    assert_eq!(
+        place(&s, &mut p, &st, texts[1]),
+        on(&[("n5", 4), ("n11", 4)], "hostlist")
+    );
+    assert_eq!(
+        place(&s, &mut p, &st, texts[2]),
+        on(&[("n5", 2)], "hostlist")
+    );
+    let n5_busy = state(&s, &p, &[("n5", 4)]);
+    assert_eq!(
+        place(&s, &mut p, &n5_busy, texts[0]),
+        Err("Not Running: the hosts of the job's host list cannot take it now".to_owned())
+    );
+    assert_eq!(
+        place(&s, &mut p, &n5_busy, texts[2]),
+        on(&[("n11", 2)], "hostlist")
+    );
+    assert_eq!(
+        place(&s, &mut p, &st, texts[3]),
+        Err("Can Never Run: the hosts of the job's host list cannot take it".to_owned())
+    );
+    // A run refuses an unknown host before it starts; the policy alone says it never runs.
+    assert_eq!(
+        p.unsupported(&requests[4]),
+        Some("a host list (hostlist=) naming a host the cluster does not have")
+    );
+    assert_eq!(p.unsupported(&requests[0]), None);
+    assert_eq!(
+        place(&s, &mut p, &st, texts[4]),
+        Err("Can Never Run: the job's host list names a host the cluster does not have".to_owned())
+    );
+    let defs = s.cluster.resources();
+    for (text, message) in [
+        (
+            "select=1 hostlist=^n1+n2",
+            "column 19: superset host lists (`^`) are not modelled: give the exact hosts (`hostlist=a+b`) or a subset (`hostlist=*a+b`)",
+        ),
+        ("select=1 hostlist=n1+", "column 22: expected a host name"),
+        (
+            "select=1 hostlist=n1 hostlist=n2",
+            "column 22: `hostlist` is given twice",
+        ),
+    ] {
+        let err = placesim_request::parse_and_lower(text, defs).unwrap_err();
+        assert_eq!(err.to_string(), message, "{text}");
+    }
+}
+
+/// Through EASY: a host-list job waits for its host, reserved there, while a mandatory
+/// node-set job backfills beside it in its set.
+#[test]
+fn hostlist_job_waits_for_its_host_through_a_run() {
+    use crate::common::CheckingSink;
+    use placesim_core::JobId;
+    let s = abc(&format!("{ONEOF_ABC}nodeset_is_optional = false\n"));
+    let jobs = [
+        (0, 100, 100, "select=4:ncpus=1 hostlist=n1"),
+        (1, 10, 10, "select=1:ncpus=1 hostlist=n1"),
+        (2, 200, 200, "select=12:ncpus=1"),
+        (3, 50, 50, "select=3:ncpus=1 hostlist=*n1+n12"),
+    ];
+    let workload = crate::common::workload_of(s.cluster.resources(), &jobs);
+    let p = policy(&s, workload.requests(), |_| {});
+    let mut state = ClusterState::new(s.cluster.clone());
+    p.track(&mut state);
+    let mut sink = CheckingSink::default();
+    Replay::from_state(&workload, state).run(&mut placesim_policy::queue::Easy::new(p), &mut sink);
+    // (start, label, ncpus taken on each vnode)
+    type Start = (u64, String, Vec<(String, u64)>);
+    let starts: Vec<Start> = (0..jobs.len())
+        .map(|i| {
+            let (t, a) = &sink.starts[&JobId(i as u32)];
+            let parts = a
+                .parts(3)
+                .map(|(v, amounts)| (s.cluster.vnode(v).name.clone(), amounts[0]))
+                .collect();
+            (*t, a.label.as_deref().unwrap_or("").to_owned(), parts)
+        })
+        .collect();
+    let on = |t: u64, label: &str, parts: &[(&str, u64)]| {
+        (
+            t,
+            label.to_owned(),
+            parts
+                .iter()
+                .map(|&(n, c)| (n.to_owned(), c))
+                .collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(
+        starts,
+        vec![
+            on(0, "hostlist", &[("n1", 4)]),
+            // Reserved on n1 at 100, when job 0 ends.
+            on(100, "hostlist", &[("n1", 1)]),
+            // A still holds 12 free ncpus beside the busy n1: A, at once (it ends after 100
+            // but does not touch n1, where job 1 is reserved).
+            on(2, "A", &[("n2", 4), ("n3", 4), ("n4", 4)]),
+            // A subset of n1 and n12: n12 has room now.
+            on(3, "hostlist", &[("n12", 3)]),
+        ]
+    );
+}

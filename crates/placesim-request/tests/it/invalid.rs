@@ -135,7 +135,7 @@ fn other_rules() {
     );
     assert_eq!(
         error("select=1 walltime=10"),
-        "column 10: unknown key `walltime`: expected select, place, node_filter, nodeset, nodesetisoptional or nodesetdelay"
+        "column 10: unknown key `walltime`: expected select, place, node_filter, nodeset, nodesetisoptional, nodesetdelay or hostlist"
     );
     assert_eq!(
         error("select=1:model=\"sky"),

@@ -1,7 +1,7 @@
 //! parse(print(x)) == x over generated requests, and print(parse(s)) is a fixed point.
 
 use crate::common::defs;
-use placesim_core::{CmpOp, ResourceDefs, ResourceKind};
+use placesim_core::{CmpOp, HostListForm, ResourceDefs, ResourceKind};
 use placesim_request::{
     ChunkSpec, Filter, JobRequest, NodeSet, NodeSetAttributeName, NodeSetPolicyName, Place,
     PlaceArrangement, PlaceSharing, Select, Term, Value, parse_request,
@@ -194,27 +194,34 @@ fn request() -> impl Strategy<Value = JobRequest> {
         proptest::option::of(nodeset()),
         proptest::option::of(any::<bool>()),
         proptest::option::of(0u64..1_000_000),
+        proptest::option::of((
+            prop_oneof![Just(HostListForm::Exact), Just(HostListForm::Subset)],
+            proptest::collection::vec("[a-z][a-z0-9._-]{0,6}", 1..4),
+        )),
     )
-        .prop_map(|(select, mut place, node_filter, nodeset, opt, delay)| {
-            let per_chunk = select
-                .iter()
-                .flat_map(|s| &s.chunks)
-                .any(|c| c.group.is_some());
-            if per_chunk || node_filter.is_some() {
-                place.group = None;
-            }
-            if per_chunk && place.arrangement == Some(PlaceArrangement::Pack) {
-                place.arrangement = None;
-            }
-            JobRequest {
-                select,
-                place,
-                node_filter,
-                nodeset,
-                nodeset_is_optional: opt,
-                nodeset_delay_s: delay,
-            }
-        })
+        .prop_map(
+            |(select, mut place, node_filter, nodeset, opt, delay, hostlist)| {
+                let per_chunk = select
+                    .iter()
+                    .flat_map(|s| &s.chunks)
+                    .any(|c| c.group.is_some());
+                if per_chunk || node_filter.is_some() {
+                    place.group = None;
+                }
+                if per_chunk && place.arrangement == Some(PlaceArrangement::Pack) {
+                    place.arrangement = None;
+                }
+                JobRequest {
+                    select,
+                    place,
+                    node_filter,
+                    nodeset,
+                    nodeset_is_optional: opt,
+                    nodeset_delay_s: delay,
+                    hostlist,
+                }
+            },
+        )
 }
 
 proptest! {
