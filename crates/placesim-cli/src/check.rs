@@ -82,6 +82,7 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
             }
         );
     }
+    print_timeline(&scenario);
     let r = &scenario.runtime;
     let classes: Vec<String> = r
         .classes
@@ -110,4 +111,46 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
     );
     println!("ok: {} is valid", args.scenario.display());
     Ok(())
+}
+
+/// The timeline's entries that are not outages (those are among the failures): each `qdel`,
+/// each extra cycle, and the placement-set settings from each change on.
+fn print_timeline(scenario: &placesim_scenario::Scenario) {
+    let t = &scenario.timeline;
+    for (at, job, line) in &t.deletions {
+        println!(
+            "timeline: qdel job {job} at {} s (line {line})",
+            at.as_secs()
+        );
+    }
+    for at in &t.cycles {
+        println!("timeline: one more scheduling cycle at {} s", at.as_secs());
+    }
+    let defs = scenario.cluster.resources();
+    let keys = |ids: &[placesim_core::ResourceId]| -> String {
+        if ids.is_empty() {
+            return "(unset)".to_owned();
+        }
+        let names: Vec<&str> = ids.iter().map(|&r| defs.def(r).name.as_str()).collect();
+        names.join(",")
+    };
+    let truth = |b: bool| if b { "True" } else { "False" };
+    for (at, p) in &t.pset_changes {
+        let queues: String = scenario
+            .pbs
+            .queues
+            .iter()
+            .zip(&p.queue_keys)
+            .filter(|(_, k)| !k.is_empty())
+            .map(|(q, k)| format!(", queue {} node_group_key {}", q.name, keys(k)))
+            .collect();
+        println!(
+            "timeline: from {} s, node_group_enable {}, node_group_key {}{queues}, do_not_span_psets {}, only_explicit_psets {}",
+            at.as_secs(),
+            truth(p.node_group_enable),
+            keys(&p.server_key),
+            truth(p.do_not_span),
+            truth(p.only_explicit),
+        );
+    }
 }

@@ -313,6 +313,40 @@ fn check_prints_the_color_shape_sets() {
     }
 }
 
+/// `placesim check` lists the timeline: a `qmgr` change (psets-timeline.toml), and `qdel`
+/// entries and extra cycles.
+#[test]
+fn check_lists_the_timeline() {
+    let out = placesim(&["check", &repo_file("scenarios/psets-timeline.toml")]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = "timeline: from 5961600 s, node_group_enable True, node_group_key switch, do_not_span_psets False, only_explicit_psets False";
+    assert!(
+        text(&out.stdout).lines().any(|l| l == line),
+        "missing `{line}`:\n{}",
+        text(&out.stdout)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.toml");
+    std::fs::write(
+        &path,
+        "[[class]]\nname = \"n\"\ncount = 2\n\
+         [[event]]\nat = 60\ncycle = true\n[[event]]\nat = 50\nqdel = 7\n",
+    )
+    .unwrap();
+    let out = placesim(&["check", &path.display().to_string()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for line in [
+        "timeline: qdel job 7 at 50 s (line 9)",
+        "timeline: one more scheduling cycle at 60 s",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing `{line}`:\n{stdout}"
+        );
+    }
+}
+
 #[test]
 fn check_refuses_a_typo_with_its_line_and_key() {
     let dir = tempfile::tempdir().unwrap();

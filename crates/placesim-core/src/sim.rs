@@ -597,6 +597,7 @@ impl<'w> Simulation<'w> {
             };
             self.check(|| "the next instant".to_owned(), |inv, _| inv.tick(now))?;
             self.now = now;
+            self.state.set_now(now);
             // Every event of the instant, in `Event`'s order, from the three sources.
             while let Some(event) = self.next_event_at(now) {
                 self.dispatch(event, first_submit, sink)?;

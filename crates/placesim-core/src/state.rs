@@ -11,6 +11,7 @@ use crate::cluster::Cluster;
 use crate::ids::VnodeId;
 use crate::request::Sharing;
 use crate::resource::ConsumableIdx;
+use crate::time::SimTime;
 use std::sync::Arc;
 
 /// The part of a vnode's row after its free amounts: the number of jobs on it.
@@ -559,6 +560,9 @@ pub struct ClusterState {
     /// (the kernel counts jobs in and out of the queue): when the room covers it, no limit
     /// can hold back any waiting job in a pass ([`ClusterState::limits_slack`]).
     queued_draws: Vec<u64>,
+    /// The kernel's clock: the instant this state is at. A placement whose settings change
+    /// over a run's timeline reads it to know which are in force ([`ClusterState::now`]).
+    now: SimTime,
 }
 
 /// What the kernel reports after every instant, kept by the same loop that applies
@@ -624,6 +628,7 @@ impl ClusterState {
             down: Bitset::new(n_vnodes),
             outage_epoch: 0,
             watch: None,
+            now: SimTime(0),
             limit_values: Arc::from(Vec::new()),
             limit_room: Vec::new(),
             queued_draws: Vec::new(),
@@ -709,6 +714,18 @@ impl ClusterState {
         }
     }
 
+    /// The instant the kernel is at: the time of the scheduling pass a policy decides in, also
+    /// in the what-if views of later times it builds from this state (the settings in force
+    /// are the pass's).
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Moves the clock to `now` (the kernel, at each instant).
+    pub(crate) fn set_now(&mut self, now: SimTime) {
+        self.now = now;
+    }
+
     /// Keeps the free capacity of `sets` current from now on (see [`SetIndex`]); set
     /// `i` is `sets[i]`. Replaces any sets tracked before. Scratch views made after this
     /// call see the sets too.
@@ -721,6 +738,7 @@ impl ClusterState {
     /// run" questions are asked of.
     pub fn idle_copy(&self) -> ClusterState {
         let mut idle = ClusterState::new(self.cluster.clone());
+        idle.now = self.now;
         idle.sets = self.sets.clone();
         idle.limit_values = self.limit_values.clone();
         idle.limit_room = self.limit_values.to_vec();

@@ -6,6 +6,7 @@ mod first_fit;
 mod limited;
 mod moab;
 mod pbs;
+mod timeline;
 
 pub use first_fit::{FirstFit, NodeSort, NodeSortBy, NodeSortLine, filter_holds};
 pub use limited::Limited;
@@ -14,6 +15,7 @@ pub use moab::{
     PriorityType,
 };
 pub use pbs::{PbsPsets, PsetSettings};
+pub use timeline::PbsTimeline;
 
 use placesim_core::{Allocation, Chunk, FilterExpr, Request};
 

@@ -1,6 +1,6 @@
 //! [`PlacementSpec`], a placement built for one cluster.
 
-use crate::placement::{FirstFit, MoabNodeSets, PbsPsets, PlacementKind};
+use crate::placement::{FirstFit, MoabNodeSets, PbsPsets, PbsTimeline, PlacementKind};
 use placesim_core::{ClusterState, PlacementPolicy};
 
 /// A placement policy built for one cluster (its sets made up front), cloned into each run.
@@ -12,6 +12,8 @@ pub enum PlacementSpec {
     Pbs(Box<PbsPsets>),
     /// Moab node sets (boxed, as PBS's).
     Moab(Box<MoabNodeSets>),
+    /// PBS placement sets whose settings change during the run (a timeline's `qmgr` events).
+    PbsTimeline(Box<PbsTimeline>),
 }
 
 impl PlacementSpec {
@@ -27,6 +29,10 @@ impl PlacementSpec {
                 m.track(state);
                 m.clone()
             }
+            PlacementSpec::PbsTimeline(p) => {
+                p.track(state);
+                p.clone()
+            }
         }
     }
 
@@ -37,6 +43,7 @@ impl PlacementSpec {
             PlacementSpec::FirstFit(f) => f,
             PlacementSpec::Pbs(p) => p.as_ref(),
             PlacementSpec::Moab(m) => m.as_ref(),
+            PlacementSpec::PbsTimeline(p) => p.as_ref(),
         }
     }
 
@@ -47,6 +54,7 @@ impl PlacementSpec {
             PlacementSpec::FirstFit(f) => f.clone(),
             PlacementSpec::Pbs(p) => p.first_fit().clone(),
             PlacementSpec::Moab(_) => FirstFit::default(),
+            PlacementSpec::PbsTimeline(p) => p.first_fit().clone(),
         }
     }
 
@@ -54,7 +62,7 @@ impl PlacementSpec {
     pub fn kind(&self) -> PlacementKind {
         match self {
             PlacementSpec::FirstFit(_) => PlacementKind::FirstFit,
-            PlacementSpec::Pbs(_) => PlacementKind::Pbs,
+            PlacementSpec::Pbs(_) | PlacementSpec::PbsTimeline(_) => PlacementKind::Pbs,
             PlacementSpec::Moab(_) => PlacementKind::Moab,
         }
     }

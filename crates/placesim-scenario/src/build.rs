@@ -28,6 +28,16 @@ use std::path::Path;
 use std::sync::Arc;
 use toml::Spanned;
 
+/// What a timeline's `qmgr` commands change, and may change.
+struct TimelineContext<'a> {
+    /// The placement-set settings at the start.
+    psets: &'a PsetSettings,
+    /// The PBS queues, which a command names.
+    queues: &'a [QueueSettings],
+    /// The run's placement: placement-set settings change only PBS's.
+    placement: PlacementKind,
+}
+
 /// Reads and checks a scenario. `path` names the file in errors and anchors relative paths.
 pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
     let cx = Cx { text, path };
@@ -128,7 +138,16 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     }
     let runtime = cx.runtime(&raw, &defs)?;
     let mut failures = cx.failures(&raw.failures, &cluster, &classes)?;
-    let timeline = cx.timeline(&raw, &cluster, &mut failures.outages)?;
+    let timeline = cx.timeline(
+        &raw,
+        &cluster,
+        &mut failures.outages,
+        TimelineContext {
+            psets: &pbs.psets,
+            queues: &pbs.queues,
+            placement: run.placement,
+        },
+    )?;
     let metrics = cx.metrics(&raw.metrics)?;
     let running = cx.running(&raw, &cluster, &defs)?;
     let (reservations, reservation_requests) = cx.reservations(
@@ -2110,13 +2129,16 @@ impl Cx<'_> {
 
     /// The timeline (`[[event]]`), in order of time (entries at one time in file order): each
     /// entry one kind; a vnode taken `offline` is out of service until it is put back
-    /// `online` (or for good), added to `outages`; `online` needs it offline then.
+    /// `online` (or for good), added to `outages`; `online` needs it offline then; a `qmgr`
+    /// command changes the placement-set settings from then on.
     fn timeline(
         &self,
         raw: &ScenarioToml,
         cluster: &placesim_core::Cluster,
         outages: &mut Vec<Outage>,
+        context: TimelineContext<'_>,
     ) -> Result<crate::Timeline, ScenarioError> {
+        let mut psets = context.psets.clone();
         let mut timeline = crate::Timeline::default();
         let mut entries = Vec::with_capacity(raw.event.len());
         for e in &raw.event {
@@ -2136,12 +2158,14 @@ impl Cx<'_> {
                 e.offline.is_some(),
                 e.online.is_some(),
                 e.cycle.is_some(),
+                e.qmgr.is_some(),
             ];
             if kinds.iter().filter(|&&k| k).count() != 1 {
                 return Err(self.at(
                     &e.at,
                     "event",
-                    "expected exactly one of `qdel`, `offline`, `online` and `cycle`".to_owned(),
+                    "expected exactly one of `qdel`, `offline`, `online`, `cycle` and `qmgr`"
+                        .to_owned(),
                 ));
             }
             if let Some(job) = &e.qdel {
@@ -2184,6 +2208,19 @@ impl Cx<'_> {
                     ));
                 }
                 timeline.cycles.push(SimTime(at));
+            } else if let Some(command) = &e.qmgr {
+                if context.placement != PlacementKind::Pbs {
+                    return Err(self.at(
+                        command,
+                        "event.qmgr",
+                        "a `qmgr` event changes PBS placement-set settings: it needs `placement = \"pbs\"` in [run]".to_owned(),
+                    ));
+                }
+                self.qmgr(command, &mut psets, context.queues, cluster.resources())?;
+                match timeline.pset_changes.last_mut() {
+                    Some((when, settings)) if when.0 == at => settings.clone_from(&psets),
+                    _ => timeline.pset_changes.push((SimTime(at), psets.clone())),
+                }
             }
         }
         let mut left: Vec<(VnodeId, u64)> = offline.into_iter().collect();
@@ -2194,6 +2231,162 @@ impl Cx<'_> {
             up: SimTime(u64::MAX),
         }));
         Ok(timeline)
+    }
+
+    /// A timeline's `qmgr` command, applied to `psets`: `set` or `unset`, then `server`,
+    /// `queue NAME` or `sched`, then the attribute, and for `set` `=` and its value. The
+    /// attributes are the placement-set ones: the server's `node_group_enable` and
+    /// `node_group_key`, a queue's `node_group_key`, the scheduler's `do_not_span_psets` and
+    /// `only_explicit_psets`. An error names the word at fault, at its column.
+    fn qmgr(
+        &self,
+        command: &Spanned<String>,
+        psets: &mut PsetSettings,
+        queues: &[QueueSettings],
+        defs: &ResourceDefs,
+    ) -> Result<(), ScenarioError> {
+        const KEY: &str = "event.qmgr";
+        let text = command.get_ref();
+        // The string's first character is one past its opening quote.
+        let base = command.span().start + 1;
+        let mut words: Vec<(usize, &str)> = Vec::new();
+        let mut start = None;
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            let boundary = c.is_whitespace() || c == '=';
+            match (start, boundary) {
+                (Some(s), true) => {
+                    words.push((s, &text[s..i]));
+                    start = None;
+                }
+                (None, false) => start = Some(i),
+                _ => {}
+            }
+            if c == '=' {
+                words.push((i, "="));
+            }
+        }
+        let end = (text.len(), "");
+        let mut words = words.into_iter().chain(std::iter::repeat(end));
+        let fail = |(at, _): (usize, &str), message: String| {
+            self.error(base + at..base + at + 1, Some(KEY), message)
+        };
+        let verb = words.next().unwrap_or(end);
+        let set = match verb.1 {
+            "set" => true,
+            "unset" => false,
+            w => {
+                return Err(fail(
+                    verb,
+                    format!("expected `set` or `unset`, found `{w}`"),
+                ));
+            }
+        };
+        let object = words.next().unwrap_or(end);
+        enum Object {
+            Server,
+            Queue(usize),
+            Sched,
+        }
+        let object = match object.1 {
+            "server" => Object::Server,
+            "sched" => Object::Sched,
+            "queue" => {
+                let name = words.next().unwrap_or(end);
+                let Some(q) = queues.iter().position(|q| q.name == name.1) else {
+                    return Err(fail(
+                        name,
+                        format!("unknown queue `{}`: define it under [[pbs.queue]]", name.1),
+                    ));
+                };
+                Object::Queue(q)
+            }
+            w => {
+                return Err(fail(
+                    object,
+                    format!("expected `server`, `queue NAME` or `sched`, found `{w}`"),
+                ));
+            }
+        };
+        let attribute = words.next().unwrap_or(end);
+        let known = match object {
+            Object::Server => "the server's node_group_enable and node_group_key",
+            Object::Queue(_) => "a queue's node_group_key",
+            Object::Sched => "the scheduler's do_not_span_psets and only_explicit_psets",
+        };
+        let value = if set {
+            let equals = words.next().unwrap_or(end);
+            if equals.1 != "=" {
+                return Err(fail(
+                    equals,
+                    format!("expected `=` after `{}`", attribute.1),
+                ));
+            }
+            let value = words.next().unwrap_or(end);
+            if value.1.is_empty() {
+                return Err(fail(value, "expected a value after `=`".to_owned()));
+            }
+            Some(value)
+        } else {
+            None
+        };
+        let extra = words.next().unwrap_or(end);
+        if !extra.1.is_empty() {
+            return Err(fail(
+                extra,
+                format!("unexpected `{}` after the command", extra.1),
+            ));
+        }
+        let boolean = |value: Option<(usize, &str)>| match value {
+            None => Ok(false),
+            Some(v) => placesim_request::parse_bool(v.1)
+                .ok_or_else(|| fail(v, format!("expected True or False, found `{}`", v.1))),
+        };
+        let keys = |value: Option<(usize, &str)>| -> Result<Vec<ResourceId>, ScenarioError> {
+            let Some((at, list)) = value else {
+                return Ok(Vec::new());
+            };
+            let mut keys = Vec::new();
+            let mut offset = 0;
+            for name in list.split(',') {
+                let word = (at + offset, name);
+                offset += name.len() + 1;
+                let Some(id) = defs.lookup(name) else {
+                    return Err(fail(
+                        word,
+                        format!("unknown resource `{name}`: define it under [[resource]]"),
+                    ));
+                };
+                let kind = defs.def(id).kind;
+                if !kind.is_stringlike() {
+                    return Err(fail(
+                        word,
+                        format!(
+                            "resource `{name}` is of type {kind}; a node_group_key must be a string or string_array resource"
+                        ),
+                    ));
+                }
+                keys.push(id);
+            }
+            Ok(keys)
+        };
+        match (object, attribute.1) {
+            (Object::Server, "node_group_enable") => psets.node_group_enable = boolean(value)?,
+            (Object::Server, "node_group_key") => psets.server_key = keys(value)?,
+            (Object::Queue(q), "node_group_key") => psets.queue_keys[q] = keys(value)?,
+            (Object::Sched, "do_not_span_psets") => psets.do_not_span = boolean(value)?,
+            (Object::Sched, "only_explicit_psets") => psets.only_explicit = boolean(value)?,
+            (_, "") => return Err(fail(attribute, "expected an attribute".to_owned())),
+            (_, name) => {
+                return Err(fail(
+                    attribute,
+                    format!("unknown attribute `{name}`: a timeline sets {known}"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The reservations the site confirmed (`[[reservation]]`): each window read, its vnodes

@@ -79,6 +79,9 @@ pub struct Timeline {
     pub deletions: Vec<(placesim_core::SimTime, u64, usize)>,
     /// Each extra scheduling cycle's time.
     pub cycles: Vec<placesim_core::SimTime>,
+    /// The placement-set settings in force from each time a `qmgr` event changes them, in
+    /// time order (several changes at one time make one entry).
+    pub pset_changes: Vec<(placesim_core::SimTime, PsetSettings)>,
 }
 
 /// `[metrics]`: how often timeseries.parquet samples the cluster, and what is trimmed from

@@ -1,8 +1,8 @@
 //! The placement policy a scenario asks for, built with its settings.
 
 use crate::Scenario;
-use placesim_core::{ResourceId, Workload};
-use placesim_policy::placement::{FirstFit, MoabNodeSets, PbsPsets, PsetSettings};
+use placesim_core::{ResourceId, SimTime, Workload};
+use placesim_policy::placement::{FirstFit, MoabNodeSets, PbsPsets, PbsTimeline, PsetSettings};
 use placesim_policy::{PlacementKind, PlacementSpec};
 
 impl Scenario {
@@ -14,13 +14,27 @@ impl Scenario {
                 Some(sort) => FirstFit::sorted_by_free(sort.clone()),
                 None => FirstFit::in_order(self.pbs.psets.node_order.clone()),
             }),
-            PlacementKind::Pbs => PlacementSpec::Pbs(Box::new(PbsPsets::new(
-                &self.cluster,
-                PsetSettings {
-                    job_keys: group_keys(workload),
-                    ..self.pbs.psets.clone()
-                },
-            ))),
+            PlacementKind::Pbs => {
+                let job_keys = group_keys(workload);
+                let with_job_keys = |settings: &PsetSettings| PsetSettings {
+                    job_keys: job_keys.clone(),
+                    ..settings.clone()
+                };
+                let initial = with_job_keys(&self.pbs.psets);
+                if self.timeline.pset_changes.is_empty() {
+                    PlacementSpec::Pbs(Box::new(PbsPsets::new(&self.cluster, initial)))
+                } else {
+                    let periods = std::iter::once((SimTime(0), initial))
+                        .chain(
+                            self.timeline
+                                .pset_changes
+                                .iter()
+                                .map(|(at, settings)| (*at, with_job_keys(settings))),
+                        )
+                        .collect();
+                    PlacementSpec::PbsTimeline(Box::new(PbsTimeline::new(&self.cluster, periods)))
+                }
+            }
             PlacementKind::Moab => PlacementSpec::Moab(Box::new(MoabNodeSets::new(
                 &self.cluster,
                 self.moab.nodesets.clone(),

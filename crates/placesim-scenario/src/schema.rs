@@ -414,6 +414,9 @@ pub struct EventToml {
     pub online: Option<Spanned<String>>,
     /// One more scheduling cycle then (`true`).
     pub cycle: Option<Spanned<bool>>,
+    /// A `qmgr` command setting a placement-set attribute then
+    /// (`set server node_group_key = switch`).
+    pub qmgr: Option<Spanned<String>>,
 }
 
 /// `[[reservation]]`: a reservation confirmed on named vnodes (PBS's `resv_nodes`), or a

@@ -128,6 +128,17 @@ impl PbsPsets {
 
     /// Builds every set the settings can ask for on `cluster`.
     pub fn new(cluster: &Cluster, settings: PsetSettings) -> PbsPsets {
+        PbsPsets::numbered_from(cluster, settings, 0)
+    }
+
+    /// As [`PbsPsets::new`], with its sets tracked in the state from tally `first_set` on:
+    /// the settings of a later period of a timeline, whose sets are tracked beside the
+    /// earlier periods' ([`super::PbsTimeline`]).
+    pub(crate) fn numbered_from(
+        cluster: &Cluster,
+        settings: PsetSettings,
+        first_set: usize,
+    ) -> PbsPsets {
         let n = cluster.n_vnodes();
         let all: Vec<VnodeId> = (0..n).map(VnodeId::from_index).collect();
         let vq = |v: &VnodeId| settings.vnode_queue.get(v.index()).copied().flatten();
@@ -145,7 +156,7 @@ impl PbsPsets {
                 None => FirstFit::in_order(settings.node_order.clone()),
             },
             rank,
-            n_sets: 0,
+            n_sets: first_set,
             arrays: Vec::new(),
             array_of_queue: Vec::new(),
             array0_is_all: false,
@@ -201,11 +212,21 @@ impl PbsPsets {
     /// The vnode sets whose free capacity the state must track for this policy, by set
     /// id: every node array and every set.
     pub fn tracked_sets(&self) -> Vec<Vec<VnodeId>> {
-        let mut sets = vec![Vec::new(); self.n_sets];
+        self.tracked_sets_from(0)
+    }
+
+    /// The tracked sets from tally `first` on (the ones before belong to earlier periods).
+    pub(crate) fn tracked_sets_from(&self, first: usize) -> Vec<Vec<VnodeId>> {
+        let mut sets = vec![Vec::new(); self.n_sets - first];
         for info in self.arrays.iter().chain(&self.sets) {
-            sets[info.set].clone_from(&info.vnodes);
+            sets[info.set - first].clone_from(&info.vnodes);
         }
         sets
+    }
+
+    /// How many tallies its sets take, from 0 (those of earlier periods included).
+    pub(crate) fn tally_end(&self) -> usize {
+        self.n_sets
     }
 
     /// Every pool of sets this policy built, as its runs use them: the server's, each
@@ -885,15 +906,16 @@ impl PlacementPolicy for PbsPsets {
         true
     }
 
-    /// A job labelled with a set runs inside it; `spanned` and per-chunk jobs may span.
+    /// A job labelled with a set runs inside it; `spanned` and per-chunk jobs may span. A set
+    /// this policy does not have holds nothing (another period's, [`super::PbsTimeline`]).
     fn check_within_label(
         &self,
         _request: &Request,
         allocation: &Allocation,
     ) -> Result<(), String> {
-        super::within_sets(allocation, |i| {
-            let set = &self.sets[i as usize];
-            (&*set.name, set.vnodes.as_slice())
+        super::within_sets(allocation, |i| match self.sets.get(i as usize) {
+            Some(set) => (&*set.name, set.vnodes.as_slice()),
+            None => ("(a set of another period)", &[]),
         })
     }
 

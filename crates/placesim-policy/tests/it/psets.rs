@@ -1014,3 +1014,64 @@ fn node_sort_key_orders_the_vnodes_first_fit_tries() {
         })
     );
 }
+
+/// A timeline's `qmgr` turns the server's node_group_key on at 100: J1 (at 0) was placed by
+/// first fit over the whole cluster and keeps n1 and n2; J2 (at 200, after J1 ended) goes to
+/// the set A = {n1, n3}. Without the event J2 takes n1 and n2 too; with the key from the
+/// start J1 is in A as well.
+#[test]
+fn a_node_group_key_turned_on_mid_run_changes_later_placements_only() {
+    use crate::common::CheckingSink;
+    use placesim_core::JobId;
+    use placesim_policy::queue::Easy;
+    let run = |pbs: &str, events: &str| -> Vec<(u64, Vec<String>)> {
+        let s = scenario(&format!(
+            "[run]\nplacement = \"pbs\"\n\
+             [[resource]]\nname = \"switch\"\ntype = \"string\"\n\
+             [[vnode]]\nname = \"n1\"\nresources = {{ switch = \"A\" }}\n\
+             [[vnode]]\nname = \"n2\"\nresources = {{ switch = \"B\" }}\n\
+             [[vnode]]\nname = \"n3\"\nresources = {{ switch = \"A\" }}\n\
+             [[vnode]]\nname = \"n4\"\nresources = {{ switch = \"B\" }}\n\
+             [pbs]\nnode_group_enable = true\n{pbs}{events}"
+        ));
+        let jobs = [
+            (0, 50, 50, "select=2:ncpus=1"),
+            (200, 50, 50, "select=2:ncpus=1"),
+        ];
+        let workload = crate::common::workload_of(s.cluster.resources(), &jobs);
+        let mut state = ClusterState::new(s.cluster.clone());
+        let placement = s.placement(&workload).instance(&mut state);
+        let mut sink = CheckingSink::default();
+        Replay::from_state(&workload, state).run(&mut Easy::new(placement), &mut sink);
+        (0..jobs.len())
+            .map(|i| {
+                let (t, a) = &sink.starts[&JobId(i as u32)];
+                let names = a
+                    .vnodes()
+                    .map(|v| s.cluster.vnode(v).name.clone())
+                    .collect();
+                (*t, names)
+            })
+            .collect()
+    };
+    let names = |list: &[&str]| list.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    let turned_on = "[[event]]\nat = 100\nqmgr = \"set server node_group_key = switch\"\n";
+    assert_eq!(
+        run("", turned_on),
+        [(0, names(&["n1", "n2"])), (200, names(&["n1", "n3"]))]
+    );
+    assert_eq!(
+        run("", ""),
+        [(0, names(&["n1", "n2"])), (200, names(&["n1", "n2"]))]
+    );
+    assert_eq!(
+        run("node_group_key = [\"switch\"]\n", ""),
+        [(0, names(&["n1", "n3"])), (200, names(&["n1", "n3"]))]
+    );
+    // And back off at 150: J2 is placed by first fit again.
+    let off = "[[event]]\nat = 150\nqmgr = \"unset server node_group_key\"\n";
+    assert_eq!(
+        run("", &format!("{turned_on}{off}")),
+        [(0, names(&["n1", "n2"])), (200, names(&["n1", "n2"]))]
+    );
+}

@@ -288,7 +288,7 @@ fn a_timeline_deletes_jobs_takes_vnodes_offline_and_runs_cycles() {
     let bad = |body: &str| error_of(&format!("{BASE}[[event]]\n{body}"));
     assert_eq!(
         bad("at = 10\nset = \"node_group_key\"\n"),
-        "test.toml:8:1: key `set`: unknown field `set`, expected one of `at`, `qdel`, `offline`, `online`, `cycle`"
+        "test.toml:8:1: key `set`: unknown field `set`, expected one of `at`, `qdel`, `offline`, `online`, `cycle`, `qmgr`"
     );
     assert_eq!(
         bad("at = 10\noffline = \"n9\"\n"),
@@ -304,6 +304,88 @@ fn a_timeline_deletes_jobs_takes_vnodes_offline_and_runs_cycles() {
     );
     assert_eq!(
         bad("at = 10\nqdel = 3\ncycle = true\n"),
-        "test.toml:7:6: key `event`: expected exactly one of `qdel`, `offline`, `online` and `cycle`"
+        "test.toml:7:6: key `event`: expected exactly one of `qdel`, `offline`, `online`, `cycle` and `qmgr`"
+    );
+}
+
+/// A timeline's `qmgr` commands change the placement-set settings from their time on, and
+/// each entry at one time folds into one change; a bad command is named at its word.
+#[test]
+fn a_timeline_sets_placement_set_attributes_with_qmgr() {
+    let base = "[run]\nplacement = \"pbs\"\n\
+        [[resource]]\nname = \"switch\"\ntype = \"string\"\n\
+        [[class]]\nname = \"n\"\ncount = 4\nncpus = 4\nresources = { switch = \"s1\" }\n\
+        [[pbs.queue]]\nname = \"workq\"\n";
+    let text = format!(
+        "{base}[[event]]\nat = 200\nqmgr = \"unset server node_group_key\"\n\
+         [[event]]\nat = 100\nqmgr = \"set server node_group_key = switch\"\n\
+         [[event]]\nat = 100\nqmgr = \"set server node_group_enable=True\"\n\
+         [[event]]\nat = 300\nqmgr = \"set queue workq node_group_key = switch,vnode\"\n\
+         [[event]]\nat = 300\nqmgr = \"set sched do_not_span_psets = true\"\n"
+    );
+    let s = load_text(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!s.pbs.psets.node_group_enable);
+    let defs = s.cluster.resources();
+    let (switch, vnode) = (
+        defs.lookup("switch").unwrap(),
+        defs.lookup("vnode").unwrap(),
+    );
+    let changes: Vec<(u64, bool, Vec<_>, Vec<_>, bool)> = s
+        .timeline
+        .pset_changes
+        .iter()
+        .map(|(at, p)| {
+            (
+                at.as_secs(),
+                p.node_group_enable,
+                p.server_key.clone(),
+                p.queue_keys[0].clone(),
+                p.do_not_span,
+            )
+        })
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            (100, true, vec![switch], vec![], false),
+            (200, true, vec![], vec![], false),
+            (300, true, vec![], vec![switch, vnode], true),
+        ]
+    );
+    let bad =
+        |command: &str| error_of(&format!("{base}[[event]]\nat = 10\nqmgr = \"{command}\"\n"));
+    assert_eq!(
+        bad("set server node_group_keys = switch"),
+        "test.toml:15:20: key `event.qmgr`: unknown attribute `node_group_keys`: a timeline sets the server's node_group_enable and node_group_key"
+    );
+    assert_eq!(
+        bad("set sched backfill_depth = 3"),
+        "test.toml:15:19: key `event.qmgr`: unknown attribute `backfill_depth`: a timeline sets the scheduler's do_not_span_psets and only_explicit_psets"
+    );
+    assert_eq!(
+        bad("set queue q9 node_group_key = switch"),
+        "test.toml:15:19: key `event.qmgr`: unknown queue `q9`: define it under [[pbs.queue]]"
+    );
+    assert_eq!(
+        bad("set server node_group_key = colour"),
+        "test.toml:15:37: key `event.qmgr`: unknown resource `colour`: define it under [[resource]]"
+    );
+    assert_eq!(
+        bad("set server node_group_enable = maybe"),
+        "test.toml:15:40: key `event.qmgr`: expected True or False, found `maybe`"
+    );
+    assert_eq!(
+        bad("create node n9"),
+        "test.toml:15:9: key `event.qmgr`: expected `set` or `unset`, found `create`"
+    );
+    assert_eq!(
+        bad("set server node_group_key switch"),
+        "test.toml:15:35: key `event.qmgr`: expected `=` after `node_group_key`"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[[event]]\nat = 10\nqmgr = \"set server node_group_enable = true\"\n"
+        )),
+        "test.toml:8:8: key `event.qmgr`: a `qmgr` event changes PBS placement-set settings: it needs `placement = \"pbs\"` in [run]"
     );
 }
