@@ -83,6 +83,41 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
         );
     }
     print_timeline(&scenario);
+    for p in &scenario.partitions {
+        let vnodes: Vec<&str> = p
+            .vnodes
+            .iter()
+            .map(|&v| scenario.cluster.vnode(v).name.as_str())
+            .collect();
+        let queues: Vec<&str> = p
+            .queues
+            .iter()
+            .map(|&q| scenario.pbs.queues[q as usize].name.as_str())
+            .collect();
+        println!(
+            "scheduler {}: partition {}, {} vnodes {}, queues {}, {}{}{}",
+            p.scheduler,
+            p.partition,
+            p.vnodes.len(),
+            placesim_scenario::hostlist(&vnodes),
+            if queues.is_empty() {
+                "(none)".to_owned()
+            } else {
+                queues.join(",")
+            },
+            p.discipline.label(),
+            if p.do_not_span {
+                ", do_not_span_psets"
+            } else {
+                ""
+            },
+            if p.only_explicit {
+                ", only_explicit_psets"
+            } else {
+                ""
+            },
+        );
+    }
     let r = &scenario.runtime;
     let classes: Vec<String> = r
         .classes

@@ -2372,3 +2372,118 @@ fn a_timeline_deletes_jobs_and_bad_entries_are_named() {
         assert!(text(&o.stderr).contains(&expected), "{}", text(&o.stderr));
     }
 }
+
+/// Two PBS schedulers side by side (`[[pbs.sched]]`): the default one under strict ordering
+/// (EASY) with d1-d2 and workq, and s1, greedy, with partition P1's p1-p2 and fastq. The same
+/// pattern in each queue (a one-vnode job until 100, a two-vnode job, then a long one-vnode
+/// job) ends differently: EASY keeps the long job off its top job's vnodes, greedy starts it
+/// at once on p2 and the two-vnode job waits for it. A job too big for P1 never runs, though
+/// the cluster has room for it: a scheduler sees only its partition.
+#[test]
+fn two_schedulers_with_different_settings_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 1 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n\
+         3 2 -1 200 1 -1 -1 1 200 -1 1 1 1 -1 1 -1 -1 -1\n\
+         4 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 2 -1 -1 -1\n\
+         5 1 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 2 -1 -1 -1\n\
+         6 2 -1 200 1 -1 -1 1 200 -1 1 1 1 -1 2 -1 -1 -1\n\
+         7 3 -1 5 3 -1 -1 3 5 -1 1 1 1 -1 2 -1 -1 -1\n",
+    );
+    let scenario = dir.path().join("s.toml");
+    let write = |extra: &str| {
+        std::fs::write(
+            &scenario,
+            format!(
+                "name = \"two-scheds\"\n[run]\nplacement = \"pbs\"\n\
+                 [[vnode]]\nname = \"d1\"\n[[vnode]]\nname = \"d2\"\n\
+                 [[vnode]]\nname = \"p1\"\npartition = \"P1\"\n\
+                 [[vnode]]\nname = \"p2\"\npartition = \"P1\"\n\
+                 [workload]\ntrace = \"{trace}\"\n\
+                 [pbs]\nstrict_ordering = true\n\
+                 [[pbs.queue]]\nname = \"workq\"\nswf_queues = [1]\n\
+                 [[pbs.queue]]\nname = \"fastq\"\nswf_queues = [2]\npartition = \"P1\"\n\
+                 [[pbs.sched]]\nname = \"s1\"\npartition = \"P1\"\n{extra}"
+            ),
+        )
+        .unwrap();
+    };
+    write("");
+    let o = placesim(&["check", scenario.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let line = "scheduler s1: partition P1, 2 vnodes p[1-2], queues fastq, greedy";
+    assert!(
+        text(&o.stdout).lines().any(|l| l == line),
+        "missing `{line}`:\n{}",
+        text(&o.stdout)
+    );
+    let out = dir.path().join("out");
+    let o = run_scenario(
+        scenario.to_str().unwrap(),
+        out.to_str().unwrap(),
+        &["--exec-vnode"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let on = |job: u64, start: Option<u64>, vnodes: &str| (job, start, vnodes.to_owned());
+    assert_eq!(
+        placed(&out),
+        [
+            on(1, Some(0), "(d1:ncpus=1)"),
+            on(2, Some(100), "(d1:ncpus=1)+(d2:ncpus=1)"),
+            on(3, Some(110), "(d1:ncpus=1)"),
+            on(4, Some(0), "(p1:ncpus=1)"),
+            on(5, Some(202), "(p1:ncpus=1)+(p2:ncpus=1)"),
+            on(6, Some(2), "(p2:ncpus=1)"),
+            on(7, None, ""),
+        ]
+    );
+    // s1 under strict ordering too: the same schedule in both partitions (J7 never runs).
+    write("strict_ordering = true\n");
+    let out = dir.path().join("out2");
+    let o = run_scenario(
+        scenario.to_str().unwrap(),
+        out.to_str().unwrap(),
+        &["--exec-vnode"],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let placed = placed(&out);
+    assert_eq!(
+        placed[3..6],
+        [
+            on(4, Some(0), "(p1:ncpus=1)"),
+            on(5, Some(100), "(p1:ncpus=1)+(p2:ncpus=1)"),
+            on(6, Some(110), "(p1:ncpus=1)"),
+        ]
+    );
+    // PBS's rules on partitions, with its texts where it has them.
+    for (extra, message) in [
+        (
+            "[[pbs.sched]]\nname = \"s2\"\npartition = \"P1\"\n",
+            ":30:13: key `pbs.sched.partition`: Partition is already associated with other scheduler",
+        ),
+        (
+            "[[pbs.sched]]\nname = \"s2\"\npartition = \"pbs-default\"\n",
+            ":30:13: key `pbs.sched.partition`: Default partition name is not allowed",
+        ),
+        (
+            "[[reservation]]\nname = \"R1\"\nstart = 10\nduration = 10\nnodes = \"(d1:ncpus=1)\"\n",
+            ":26:8: key `pbs.sched`: scheduler partitions go with PBS's placement and job order; not yet with reservations",
+        ),
+    ] {
+        write(extra);
+        let o = placesim(&["check", scenario.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(text(&o.stderr).contains(message), "{}", text(&o.stderr));
+    }
+    std::fs::write(&scenario, "[[vnode]]\nname = \"d1\"\npartition = \"P9\"\n").unwrap();
+    let o = placesim(&["check", scenario.to_str().unwrap()]);
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "placesim: error: {}:3:13: key `vnode.partition`: no [[pbs.sched]] serves partition `P9`: a job there would never be scheduled\n",
+            scenario.display()
+        )
+    );
+}

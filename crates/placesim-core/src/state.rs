@@ -563,6 +563,9 @@ pub struct ClusterState {
     /// The kernel's clock: the instant this state is at. A placement whose settings change
     /// over a run's timeline reads it to know which are in force ([`ClusterState::now`]).
     now: SimTime,
+    /// In one scheduler's view of a partitioned cluster, the vnodes outside its partition:
+    /// nothing free there, in this view and in the idle copies made of it.
+    outside: Option<Arc<Bitset>>,
 }
 
 /// What the kernel reports after every instant, kept by the same loop that applies
@@ -629,6 +632,7 @@ impl ClusterState {
             outage_epoch: 0,
             watch: None,
             now: SimTime(0),
+            outside: None,
             limit_values: Arc::from(Vec::new()),
             limit_room: Vec::new(),
             queued_draws: Vec::new(),
@@ -739,6 +743,9 @@ impl ClusterState {
     pub fn idle_copy(&self) -> ClusterState {
         let mut idle = ClusterState::new(self.cluster.clone());
         idle.now = self.now;
+        if let Some(outside) = &self.outside {
+            idle.mask(outside.clone());
+        }
         idle.sets = self.sets.clone();
         idle.limit_values = self.limit_values.clone();
         idle.limit_room = self.limit_values.to_vec();
@@ -778,6 +785,76 @@ impl ClusterState {
         }
         universe.retally();
         universe
+    }
+
+    /// This state as one scheduler of several sees it (PBS multi-schedulers,
+    /// reservations-and-partitions.md §4): the vnodes in `outside` have nothing free and
+    /// are not eligible, so no placement and no total reasons with them; inside, everything is
+    /// as here, with `sets` tracked instead of this state's. The scheduler's policy must see
+    /// only the running jobs on its own vnodes, whose releases never touch the others. Idle
+    /// copies of the view (a calendar's starting point) are masked the same way.
+    pub fn partition_view(&self, outside: &Arc<Bitset>, sets: &SetIndex) -> ClusterState {
+        let mut view = ClusterState {
+            cluster: self.cluster.clone(),
+            width: self.width,
+            rows: self.rows.clone(),
+            eligible: self.eligible.clone(),
+            free_total: self.free_total.clone(),
+            sorted_runs: Vec::new(),
+            exclusive_vnodes: self.exclusive_vnodes,
+            sets: sets.clone(),
+            tracked_set_free: Vec::new(),
+            down: self.down.clone(),
+            outage_epoch: self.outage_epoch,
+            watch: None,
+            limit_values: self.limit_values.clone(),
+            limit_room: self.limit_room.clone(),
+            queued_draws: self.queued_draws.clone(),
+            now: self.now,
+            outside: None,
+        };
+        view.mask(outside.clone());
+        view
+    }
+
+    /// Brings a view made by [`ClusterState::partition_view`] up to date with `real`, the
+    /// state it was made from: `given` are the allocations on its vnodes given back since,
+    /// `taken` those taken since. O(changes), not O(vnodes); outages (a new
+    /// [`ClusterState::outage_epoch`]) need a new view.
+    pub fn follow<'a>(
+        &mut self,
+        real: &ClusterState,
+        given: impl IntoIterator<Item = &'a Allocation>,
+        taken: impl IntoIterator<Item = &'a Allocation>,
+    ) -> Result<(), AllocationError> {
+        for a in given {
+            self.release(a);
+        }
+        for a in taken {
+            self.allocate(a)?;
+        }
+        self.now = real.now;
+        self.limit_room.clone_from(&real.limit_room);
+        self.queued_draws.clone_from(&real.queued_draws);
+        Ok(())
+    }
+
+    /// Leaves nothing free and nothing eligible on the vnodes of `outside` (their outages
+    /// forgotten: no calendar gives them back), and recounts the totals and tallies.
+    fn mask(&mut self, outside: Arc<Bitset>) {
+        let n_cons = self.width - EXTRA;
+        let width = self.width;
+        for v in outside.iter() {
+            let free = &mut self.rows[v * width..v * width + n_cons];
+            for (t, a) in self.free_total.iter_mut().zip(free.iter_mut()) {
+                *t -= *a;
+                *a = 0;
+            }
+            self.eligible.set(v, false);
+            self.down.set(v, false);
+        }
+        self.outside = Some(outside);
+        self.retally();
     }
 
     /// The same cluster with no job running, but the vnodes down now still down: the state a

@@ -16,6 +16,7 @@ mod inside;
 mod kept;
 mod moab_fairshare;
 mod order;
+mod partitioned;
 mod recorded;
 mod reserved;
 mod throttle;
@@ -36,6 +37,7 @@ pub use moab_fairshare::{
     TargetMode,
 };
 pub use order::{JobOrder, Ordered, SortKey, SortLine};
+pub use partitioned::{Partition, Partitioned};
 pub use recorded::AsRecorded;
 pub use throttle::{CredentialLimits, LIMIT_KINDS, LimitKind, MoabLimits, SoftHard, Throttled};
 

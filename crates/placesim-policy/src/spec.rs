@@ -36,6 +36,16 @@ impl PlacementSpec {
         }
     }
 
+    /// The vnode sets its runs read from the state's tallies (none for first fit).
+    pub fn tracked_sets(&self) -> Vec<Vec<placesim_core::VnodeId>> {
+        match self {
+            PlacementSpec::FirstFit(_) => Vec::new(),
+            PlacementSpec::Pbs(p) => p.tracked_sets(),
+            PlacementSpec::Moab(m) => m.tracked_sets(),
+            PlacementSpec::PbsTimeline(p) => p.tracked_sets(),
+        }
+    }
+
     /// The placement itself, for what it says of requests before any run (its name, what it
     /// cannot honour) without building a state to run it on.
     pub fn policy(&self) -> &dyn PlacementPolicy {

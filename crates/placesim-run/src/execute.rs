@@ -2,12 +2,14 @@
 
 use crate::{Plan, RunError};
 use placesim_core::{
-    ClusterState, ConsumableIdx, Progress, RunStats, SchedulingPolicy, Sharing, Simulation,
+    Cluster, ClusterState, ConsumableIdx, PlacementPolicy, Progress, RunStats, SchedulingPolicy,
+    Sharing, Simulation,
 };
 use placesim_metrics::{
     JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_reservations,
     write_run, write_summary, write_timeseries, write_vnodes,
 };
+use placesim_policy::Discipline;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -114,6 +116,104 @@ fn as_recorded(
     ))
 }
 
+/// `placement` under the run's limits, if it has any.
+fn limited(plan: &Plan, placement: Box<dyn PlacementPolicy>) -> Box<dyn PlacementPolicy> {
+    if plan.limits.run.values.is_empty() {
+        placement
+    } else {
+        Box::new(placesim_policy::placement::Limited::new(
+            placement,
+            plan.limits.run.texts.clone(),
+        ))
+    }
+}
+
+/// One scheduler: `discipline` over `placement` (under the run's limits), with Moab's
+/// throttling and the queue's order where the plan has them.
+fn scheduler(
+    plan: &Plan,
+    discipline: Discipline,
+    placement: Box<dyn PlacementPolicy>,
+) -> Box<dyn SchedulingPolicy> {
+    let mut policy = discipline.build_for(limited(plan, placement), &plan.queue_depths);
+    // Moab's throttling sees the queue in its order, so it goes inside the order's adapter.
+    if let Some(limits) = &plan.throttling {
+        policy = Box::new(placesim_policy::queue::Throttled::new(
+            policy,
+            limits.clone(),
+        ));
+    }
+    // A queue in another order than submission: the discipline walks it sorted.
+    if !plan.order.is_submit_order() {
+        policy = Box::new(placesim_policy::queue::Ordered::new(
+            policy,
+            plan.order.clone(),
+        ));
+    }
+    policy
+}
+
+/// PBS's schedulers side by side: the default one (`discipline`, the plan's placement) with
+/// the vnodes and queues of no partition, then each `[[pbs.sched]]` with its partition's.
+fn partitioned_schedulers(
+    plan: &Plan,
+    cluster: &Cluster,
+    discipline: Discipline,
+) -> Box<dyn SchedulingPolicy> {
+    let n = cluster.n_vnodes();
+    let mut in_partition = placesim_core::Bitset::new(n);
+    let mut in_queue_partition = vec![false; plan.queue_names.len()];
+    for p in &plan.partitions {
+        for v in &p.vnodes {
+            in_partition.set(v.index(), true);
+        }
+        for &q in &p.queues {
+            in_queue_partition[q as usize] = true;
+        }
+    }
+    let mut default_vnodes = placesim_core::Bitset::new(n);
+    for v in (0..n).filter(|&v| !in_partition.contains(v)) {
+        default_vnodes.set(v, true);
+    }
+    let part = |name: &str,
+                vnodes: placesim_core::Bitset,
+                queues: Box<dyn Fn(Option<u32>) -> bool + Send>,
+                discipline: Discipline,
+                spec: &placesim_policy::PlacementSpec| {
+        // Each instance tracks its sets in a state of its own; its views track them again.
+        let placement = spec.instance(&mut ClusterState::new(cluster.clone()));
+        placesim_policy::queue::Partition::new(
+            name.to_owned(),
+            vnodes,
+            queues,
+            placesim_core::SetIndex::new(n, &spec.tracked_sets()),
+            scheduler(plan, discipline, placement),
+        )
+    };
+    let mut parts = vec![part(
+        "default",
+        default_vnodes,
+        Box::new(move |q: Option<u32>| q.is_none_or(|q| !in_queue_partition[q as usize])),
+        discipline,
+        &plan.placement,
+    )];
+    for p in &plan.partitions {
+        let mut vnodes = placesim_core::Bitset::new(n);
+        for v in &p.vnodes {
+            vnodes.set(v.index(), true);
+        }
+        let queues = p.queues.clone();
+        parts.push(part(
+            &p.scheduler,
+            vnodes,
+            Box::new(move |q: Option<u32>| q.is_some_and(|q| queues.contains(&q))),
+            p.discipline,
+            &p.placement,
+        ));
+    }
+    Box::new(placesim_policy::queue::Partitioned::new(parts))
+}
+
 /// Replays `plan`, writes jobs.parquet, summary.parquet and timeseries.parquet as `output`
 /// says, and returns the summary. `progress` is called now and then during the run.
 pub fn execute(
@@ -143,36 +243,27 @@ pub fn execute(
         trace: trace.path.display().to_string(),
         procs: cluster.capacity_total(ConsumableIdx::NCPUS),
     };
-    let mut placement = plan.placement.instance(&mut state);
+    // Several schedulers track their own sets in their own views of the state; one tracks
+    // its sets in the state itself.
+    let partitioned = !plan.partitions.is_empty() && !plan.as_recorded;
+    let placement = if partitioned {
+        None
+    } else {
+        Some(plan.placement.instance(&mut state))
+    };
     // Reservation requests are placed by the run's placement too, under no run limit.
     let reservation_placement =
         (!plan.reservation_requests.is_empty()).then(|| plan.placement.instance(&mut state));
     if !plan.limits.run.values.is_empty() {
         state.set_run_limits(&plan.limits.run.values);
-        placement = Box::new(placesim_policy::placement::Limited::new(
-            placement,
-            plan.limits.run.texts.clone(),
-        ));
     }
-    let mut policy = if plan.as_recorded {
-        as_recorded(plan, &cluster, placement)
-    } else {
-        discipline.build_for(placement, &plan.queue_depths)
+    let mut policy = match placement {
+        Some(placement) if plan.as_recorded => {
+            as_recorded(plan, &cluster, limited(plan, placement))
+        }
+        Some(placement) => scheduler(plan, discipline, placement),
+        None => partitioned_schedulers(plan, &cluster, discipline),
     };
-    // Moab's throttling sees the queue in its order, so it goes inside the order's adapter.
-    if let (Some(limits), false) = (&plan.throttling, plan.as_recorded) {
-        policy = Box::new(placesim_policy::queue::Throttled::new(
-            policy,
-            limits.clone(),
-        ));
-    }
-    // A queue in another order than submission: the discipline walks it sorted.
-    if !plan.order.is_submit_order() && !plan.as_recorded {
-        policy = Box::new(placesim_policy::queue::Ordered::new(
-            policy,
-            plan.order.clone(),
-        ));
-    }
     // Jobs of reservations' queues run inside them, whatever decides the others.
     let queues = plan.reservations.iter().map(|r| r.queue);
     if queues

@@ -72,6 +72,24 @@ pub struct Plan {
     /// Replay the record itself rather than schedule (`placesim run --as-recorded`): each
     /// job starts when and where it really started.
     pub as_recorded: bool,
+    /// The schedulers of `[[pbs.sched]]` besides the default one (which has `discipline`,
+    /// `placement` and what is in no partition); none: one scheduler.
+    pub partitions: Vec<PartitionPlan>,
+}
+
+/// A scheduler of its own, with its partition.
+#[derive(Debug, Clone)]
+pub struct PartitionPlan {
+    /// Its name.
+    pub scheduler: String,
+    /// Its partition's vnodes.
+    pub vnodes: Vec<placesim_core::VnodeId>,
+    /// Its partition's queues, by index.
+    pub queues: Vec<u32>,
+    /// Its discipline.
+    pub discipline: Discipline,
+    /// Its placement, with its own settings.
+    pub placement: PlacementSpec,
 }
 
 /// One recorded job as the record's replay starts it.
@@ -150,6 +168,7 @@ pub fn plain_plan(
         recorded: None,
         recorded_runs: Vec::new(),
         as_recorded: false,
+        partitions: Vec::new(),
         trace,
     })
 }
@@ -200,6 +219,17 @@ pub fn plan_of_scenario(
         request_texts.push(text);
     }
     let spec = scenario.placement(&trace.workload);
+    let partitions = scenario
+        .partitions
+        .iter()
+        .map(|p| PartitionPlan {
+            scheduler: p.scheduler.clone(),
+            vnodes: p.vnodes.clone(),
+            queues: p.queues.clone(),
+            discipline: p.discipline,
+            placement: scenario.partition_placement(&trace.workload, p),
+        })
+        .collect();
     let placement = spec.policy();
     for (i, request) in trace.workload.requests().iter().enumerate() {
         if let Some(what) = placement.unsupported(request) {
@@ -298,6 +328,7 @@ pub fn plan_of_scenario(
         recorded,
         recorded_runs,
         as_recorded: false,
+        partitions,
     })
 }
 

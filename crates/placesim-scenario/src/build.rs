@@ -53,14 +53,17 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             ));
         }
     }
+    let nodes = cx.cluster(&raw, resources, &queue_names)?;
+    let run = cx.run(&raw)?;
+    let partitions = cx.partitions(&raw, &nodes, &run)?;
     let Nodes {
         cluster,
         classes,
         vnode_queue,
         vnode_priority,
-    } = cx.cluster(&raw, resources, &queue_names)?;
+        ..
+    } = nodes;
     let defs = cluster.resources().clone();
-    let run = cx.run(&raw)?;
     let queue_keys = raw
         .pbs
         .queue
@@ -192,6 +195,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         reservations,
         reservation_requests,
         timeline,
+        partitions,
     })
 }
 
@@ -257,6 +261,8 @@ struct Nodes {
     cluster: placesim_core::Cluster,
     classes: Vec<NodeClass>,
     vnode_queue: Vec<Option<usize>>,
+    /// Per vnode: the `[[pbs.sched]]` serving its partition, if it has one.
+    vnode_partition: Vec<Option<usize>>,
     /// Per vnode: its PBS `priority` (`sort_priority`).
     vnode_priority: Vec<i64>,
 }
@@ -544,6 +550,7 @@ impl Cx<'_> {
         let mut b = ClusterBuilder::new(defs.clone());
         let mut classes = Vec::new();
         let mut vnode_queue = Vec::new();
+        let mut vnode_partition = Vec::new();
         let mut vnode_priority = Vec::new();
         let mut names: HashSet<String> = HashSet::new();
         // Entries that name the same host form one host, as `pbsnodes` lists a multi-vnode
@@ -587,6 +594,7 @@ impl Cx<'_> {
                         })?,
                 ),
             };
+            let partition = self.vnode_partition(raw, node, table, queue)?;
             let vnode_names = self.vnode_names(node, table, names.len())?;
             let per_host = node.vnodes_per_host.as_ref().map_or(1, |s| *s.get_ref());
             if per_host == 0 {
@@ -636,6 +644,7 @@ impl Cx<'_> {
                     .map_err(|e| self.at(&node.name, &format!("{table}.name"), e.to_string()))?;
                 members.push(v);
                 vnode_queue.push(queue);
+                vnode_partition.push(partition);
                 vnode_priority.push(node.sort_priority);
             }
             classes.push(NodeClass {
@@ -654,8 +663,169 @@ impl Cx<'_> {
             cluster,
             classes,
             vnode_queue,
+            vnode_partition,
             vnode_priority,
         })
+    }
+
+    /// The `[[pbs.sched]]` serving the partition `node` names, checked against its queue's:
+    /// a queue's partition is its vnodes' (PBS refuses a vnode of another).
+    fn vnode_partition(
+        &self,
+        raw: &ScenarioToml,
+        node: &NodeToml,
+        table: &str,
+        queue: Option<usize>,
+    ) -> Result<Option<usize>, ScenarioError> {
+        let key = format!("{table}.partition");
+        let partition = match &node.partition {
+            None => None,
+            Some(p) => Some(self.sched_serving(raw, p, &key)?),
+        };
+        if let Some(q) = queue {
+            let queue_partition = raw.pbs.queue[q].partition.as_ref().map(Spanned::get_ref);
+            let own = node.partition.as_ref().map(Spanned::get_ref);
+            if own != queue_partition {
+                let at = node.partition.as_ref().or(node.queue.as_ref());
+                let span = at.map_or(node.name.span(), Spanned::span);
+                let name = |p: Option<&String>| {
+                    p.map_or_else(|| "no partition".to_owned(), |p| format!("partition `{p}`"))
+                };
+                return Err(self.error(
+                    span,
+                    Some(if node.partition.is_some() { &key } else { "queue" }),
+                    format!(
+                        "its queue `{}` is in {}, and a queue's vnodes are in its partition: give the vnode {}",
+                        raw.pbs.queue[q].name.get_ref(),
+                        name(queue_partition),
+                        name(queue_partition)
+                    ),
+                ));
+            }
+        }
+        Ok(partition)
+    }
+
+    /// The index of the `[[pbs.sched]]` serving partition `p`.
+    fn sched_serving(
+        &self,
+        raw: &ScenarioToml,
+        p: &Spanned<String>,
+        key: &str,
+    ) -> Result<usize, ScenarioError> {
+        raw.pbs
+            .sched
+            .iter()
+            .position(|s| s.partition.get_ref() == p.get_ref())
+            .ok_or_else(|| {
+                self.at(
+                    p,
+                    key,
+                    format!(
+                        "no [[pbs.sched]] serves partition `{}`: a job there would never be scheduled",
+                        p.get_ref()
+                    ),
+                )
+            })
+    }
+
+    /// The schedulers of `[[pbs.sched]]`, each with its partition's vnodes and queues and its
+    /// own settings; PBS's rules on their names and partitions checked, with PBS's texts.
+    fn partitions(
+        &self,
+        raw: &ScenarioToml,
+        nodes: &Nodes,
+        run: &RunSettings,
+    ) -> Result<Vec<crate::SchedPartition>, ScenarioError> {
+        let Some(first) = raw.pbs.sched.first() else {
+            return Ok(Vec::new());
+        };
+        let refuse = |what: &str| {
+            Err(self.at(
+                &first.name,
+                "pbs.sched",
+                format!("scheduler partitions go with PBS's placement and job order; not yet with {what}"),
+            ))
+        };
+        if run.placement == PlacementKind::Moab {
+            return refuse("Moab's node sets");
+        }
+        if !raw.reservation.is_empty() {
+            return refuse("reservations");
+        }
+        if raw.event.iter().any(|e| e.qmgr.is_some()) {
+            return refuse("a timeline's qmgr changes");
+        }
+        if raw.pbs.fair_share {
+            return refuse("fairshare");
+        }
+        let mut partitions: Vec<crate::SchedPartition> = Vec::new();
+        for (i, s) in raw.pbs.sched.iter().enumerate() {
+            if s.name.get_ref() == "default"
+                || raw.pbs.sched[..i]
+                    .iter()
+                    .any(|o| o.name.get_ref() == s.name.get_ref())
+            {
+                return Err(self.at(
+                    &s.name,
+                    "pbs.sched.name",
+                    format!(
+                        "scheduler `{}` is defined twice (`default` is PBS's own)",
+                        s.name.get_ref()
+                    ),
+                ));
+            }
+            if s.partition.get_ref() == "pbs-default" {
+                return Err(self.at(
+                    &s.partition,
+                    "pbs.sched.partition",
+                    "Default partition name is not allowed".to_owned(),
+                ));
+            }
+            if raw.pbs.sched[..i]
+                .iter()
+                .any(|o| o.partition.get_ref() == s.partition.get_ref())
+            {
+                return Err(self.at(
+                    &s.partition,
+                    "pbs.sched.partition",
+                    "Partition is already associated with other scheduler".to_owned(),
+                ));
+            }
+            let discipline = if s.strict_ordering {
+                let depth = s.backfill_depth.as_ref().map_or(1, |d| *d.get_ref());
+                Discipline::EASY.with_backfill_depth(depth).map_err(|e| {
+                    let span = s
+                        .backfill_depth
+                        .as_ref()
+                        .map_or(s.name.span(), Spanned::span);
+                    self.error(span, Some("pbs.sched.backfill_depth"), e)
+                })?
+            } else {
+                Discipline::Greedy
+            };
+            partitions.push(crate::SchedPartition {
+                scheduler: s.name.get_ref().clone(),
+                partition: s.partition.get_ref().clone(),
+                vnodes: Vec::new(),
+                queues: Vec::new(),
+                discipline,
+                do_not_span: s.do_not_span_psets,
+                only_explicit: s.only_explicit_psets,
+            });
+        }
+        for (v, p) in nodes.vnode_partition.iter().enumerate() {
+            if let Some(p) = p {
+                partitions[*p].vnodes.push(VnodeId::from_index(v));
+            }
+        }
+        for (q, queue) in raw.pbs.queue.iter().enumerate() {
+            if let Some(p) = &queue.partition {
+                let s = self.sched_serving(raw, p, "pbs.queue.partition")?;
+                partitions[s].queues.push(q as u32);
+            }
+        }
+        Ok(partitions)
     }
 
     /// A generated cluster's counts must add up to `nodes`, and racks and switches hold at

@@ -70,6 +70,28 @@ pub struct Scenario {
     /// The timeline's deletions and extra cycles (`[[event]]`; its vnodes taken offline and
     /// back are among `failures.outages`).
     pub timeline: Timeline,
+    /// The schedulers of `[[pbs.sched]]`, besides the default one (which has what is in no
+    /// partition, under `run` and `[pbs]`).
+    pub partitions: Vec<SchedPartition>,
+}
+
+/// A PBS scheduler of its own (`[[pbs.sched]]`) and the partition it serves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchedPartition {
+    /// The scheduler's name.
+    pub scheduler: String,
+    /// The partition's name.
+    pub partition: String,
+    /// The partition's vnodes.
+    pub vnodes: Vec<placesim_core::VnodeId>,
+    /// The partition's queues, by index in `pbs.queues`.
+    pub queues: Vec<u32>,
+    /// Its discipline: greedy, or under `strict_ordering` backfilling `backfill_depth` deep.
+    pub discipline: Discipline,
+    /// Its `do_not_span_psets`.
+    pub do_not_span: bool,
+    /// Its `only_explicit_psets`.
+    pub only_explicit: bool,
 }
 
 /// What a scenario's `[[event]]`s do besides outages.

@@ -9,6 +9,25 @@ impl Scenario {
     /// The placement `run.placement` names, with its sets built for this cluster and the
     /// requests of `workload` (the keys its jobs name in `group=`, the values in `nodeset=`).
     pub fn placement(&self, workload: &Workload) -> PlacementSpec {
+        self.placement_with(workload, &self.pbs.psets)
+    }
+
+    /// The placement of the scheduler of `partition` (`[[pbs.sched]]`): the run's, with that
+    /// scheduler's `do_not_span_psets` and `only_explicit_psets`.
+    pub fn partition_placement(
+        &self,
+        workload: &Workload,
+        partition: &crate::SchedPartition,
+    ) -> PlacementSpec {
+        let psets = PsetSettings {
+            do_not_span: partition.do_not_span,
+            only_explicit: partition.only_explicit,
+            ..self.pbs.psets.clone()
+        };
+        self.placement_with(workload, &psets)
+    }
+
+    fn placement_with(&self, workload: &Workload, psets: &PsetSettings) -> PlacementSpec {
         match self.run.placement {
             PlacementKind::FirstFit => PlacementSpec::FirstFit(match &self.pbs.node_sort {
                 Some(sort) => FirstFit::sorted_by_free(sort.clone()),
@@ -20,7 +39,7 @@ impl Scenario {
                     job_keys: job_keys.clone(),
                     ..settings.clone()
                 };
-                let initial = with_job_keys(&self.pbs.psets);
+                let initial = with_job_keys(psets);
                 if self.timeline.pset_changes.is_empty() {
                     PlacementSpec::Pbs(Box::new(PbsPsets::new(&self.cluster, initial)))
                 } else {

@@ -170,6 +170,9 @@ pub struct NodeToml {
     pub speed: f64,
     /// The PBS queue the vnode is associated with.
     pub queue: Option<Spanned<String>>,
+    /// The PBS partition the vnode is in (a `[[pbs.sched]]` serves it); none: the default
+    /// scheduler's.
+    pub partition: Option<Spanned<String>>,
     /// PBS's vnode `priority`, which `node_sort_key` calls `sort_priority` [default: 0].
     #[serde(default)]
     pub sort_priority: i64,
@@ -262,6 +265,31 @@ pub struct PbsToml {
     /// Queues.
     #[serde(default)]
     pub queue: Vec<QueueToml>,
+    /// Schedulers besides the default one (PBS multi-schedulers), each serving a partition.
+    #[serde(default)]
+    pub sched: Vec<SchedToml>,
+}
+
+/// `[[pbs.sched]]`: a scheduler of its own (`qmgr -c "create sched NAME partition=P"`), with
+/// its own settings, which sees only its partition's vnodes and queues.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedToml {
+    /// Its name.
+    pub name: Spanned<String>,
+    /// The partition it serves.
+    pub partition: Spanned<String>,
+    /// Its `strict_ordering` [default: false].
+    #[serde(default)]
+    pub strict_ordering: bool,
+    /// Its `backfill_depth` under strict ordering [default: 1].
+    pub backfill_depth: Option<Spanned<u32>>,
+    /// Its `do_not_span_psets` [default: false].
+    #[serde(default)]
+    pub do_not_span_psets: bool,
+    /// Its `only_explicit_psets` [default: false].
+    #[serde(default)]
+    pub only_explicit_psets: bool,
 }
 
 /// `[[pbs.queue]]`.
@@ -273,6 +301,8 @@ pub struct QueueToml {
     /// The queue's own `node_group_key`.
     #[serde(default)]
     pub node_group_key: Vec<Spanned<String>>,
+    /// The partition the queue is in; none: the default scheduler's.
+    pub partition: Option<Spanned<String>>,
     /// SWF queue numbers (field 15) whose jobs go to this queue.
     #[serde(default)]
     pub swf_queues: Vec<u32>,
