@@ -361,7 +361,7 @@ fn check_refuses_a_typo_with_its_line_and_key() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `queue`\n",
+            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `queue`, `sched`\n",
             path.display()
         )
     );

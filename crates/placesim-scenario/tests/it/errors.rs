@@ -9,12 +9,12 @@ fn a_typo_in_a_key_names_its_line() {
     let text = "[[class]]\nname = \"n\"\ncuont = 2\n";
     assert_eq!(
         error_of(text),
-        "test.toml:3:1: key `cuont`: unknown field `cuont`, expected one of `name`, `count`, `names`, `vnodes_per_host`, `host`, `ncpus`, `mem`, `ngpus`, `speed`, `queue`, `sort_priority`, `resources`"
+        "test.toml:3:1: key `cuont`: unknown field `cuont`, expected one of `name`, `count`, `names`, `vnodes_per_host`, `host`, `ncpus`, `mem`, `ngpus`, `speed`, `queue`, `partition`, `sort_priority`, `resources`"
     );
     let text = format!("{BASE}[pbs]\nnode_group_enabled = true\n");
     assert_eq!(
         error_of(&text),
-        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `queue`"
+        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `queue`, `sched`"
     );
 }
 
@@ -106,7 +106,7 @@ fn bad_values() {
         error_of(&format!(
             "{BASE}[moab]\nnodeset_priority_type = \"FASTEST\"\n"
         )),
-        "test.toml:5:25: key `moab.nodeset_priority_type`: unknown value `FASTEST`: expected one of FIRSTFIT, BESTFIT, WORSTFIT, MINLOSS, AFFINITY"
+        "test.toml:5:25: key `moab.nodeset_priority_type`: unknown value `FASTEST`: expected one of FIRSTFIT, BESTFIT, WORSTFIT, MINLOSS, AFFINITY, BESTRESOURCE"
     );
     assert_eq!(
         error_of(&format!("{BASE}[moab]\ndelay_mode = \"Slurm\"\n")),
@@ -120,7 +120,7 @@ fn bad_values() {
         error_of(&format!(
             "{BASE}[[moab.class]]\nname = \"amd\"\ndefault_nodeset = \"ONEOF:FEATURES:a\"\n"
         )),
-        "test.toml:6:19: key `moab.class.default_nodeset`: column 7: unknown node-set attribute `FEATURES`: expected FEATURE or VARATTR"
+        "test.toml:6:19: key `moab.class.default_nodeset`: column 7: unknown node-set attribute `FEATURES`: expected FEATURE, VARATTR or PROCSPEED"
     );
     assert_eq!(
         error_of("[[vnode]]\nname = \"a\"\ncount = 3\n"),
