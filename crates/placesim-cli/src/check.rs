@@ -149,7 +149,7 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
 }
 
 /// The timeline's entries that are not outages (those are among the failures): each `qdel`,
-/// each extra cycle, and the placement-set settings from each change on.
+/// each extra cycle, each `rdel`, and the placement-set settings from each change on.
 fn print_timeline(scenario: &placesim_scenario::Scenario) {
     let t = &scenario.timeline;
     for (at, job, line) in &t.deletions {
@@ -160,6 +160,9 @@ fn print_timeline(scenario: &placesim_scenario::Scenario) {
     }
     for at in &t.cycles {
         println!("timeline: one more scheduling cycle at {} s", at.as_secs());
+    }
+    for (at, name) in &t.reservation_deletions {
+        println!("timeline: pbs_rdel {name} at {} s", at.as_secs());
     }
     let defs = scenario.cluster.resources();
     let keys = |ids: &[placesim_core::ResourceId]| -> String {

@@ -82,6 +82,10 @@ pub enum Event {
     /// A job is deleted (`qdel`, a scenario's timeline): taken out of the queue, or killed if
     /// it runs.
     JobDeleted(JobId),
+    /// A reservation is deleted (`pbs_rdel`, a scenario's timeline; the index of its name in
+    /// the run's list of deletions): every occurrence not ended is gone, with its queue and
+    /// that queue's jobs.
+    ReservationDeleted(u32),
     /// A reservation is requested of the scheduler (its index in the run's list of
     /// requests): the next pass confirms or denies it. Before job submits, so that a job
     /// submitted to its queue at the same instant finds it submitted.
@@ -102,8 +106,9 @@ impl Event {
             Event::VnodeUp(_) => 4,
             Event::VnodeDown(_) => 5,
             Event::JobDeleted(_) => 6,
-            Event::ReservationRequested(_) => 7,
-            Event::JobSubmit(_) => 8,
+            Event::ReservationDeleted(_) => 7,
+            Event::ReservationRequested(_) => 8,
+            Event::JobSubmit(_) => 9,
         }
     }
 }

@@ -302,6 +302,11 @@ pub struct Simulation<'w> {
     reservations: Vec<SiteReservation>,
     /// Those not yet ended, by start: what policies see.
     open_reservations: Vec<SiteReservation>,
+    /// Per reservation (as `reservations`): whether it was deleted, so that its start and end
+    /// events do nothing.
+    reservation_deleted: Vec<bool>,
+    /// The names of the reservations the timeline deletes, by deletion index.
+    reservation_deletions: Vec<std::sync::Arc<str>>,
     /// The reservations with a queue of their own not yet ended, with their universes while
     /// open: what policies see.
     reservation_queues: Vec<ReservationQueue>,
@@ -361,6 +366,8 @@ impl<'w> Simulation<'w> {
             preplaced: std::collections::HashMap::new(),
             reservations: Vec::new(),
             open_reservations: Vec::new(),
+            reservation_deleted: Vec::new(),
+            reservation_deletions: Vec::new(),
             reservation_queues: Vec::new(),
             reservation_queue: Vec::new(),
             inside: Vec::new(),
@@ -436,6 +443,7 @@ impl<'w> Simulation<'w> {
             self.add_queue_entry(r);
         }
         self.open_reservations = reservations.clone();
+        self.reservation_deleted = vec![false; reservations.len()];
         self.reservations = reservations;
         self
     }
@@ -485,6 +493,7 @@ impl<'w> Simulation<'w> {
         self.open_reservations.insert(at, reservation.clone());
         self.add_queue_entry(&reservation);
         self.reservations.push(reservation);
+        self.reservation_deleted.push(false);
     }
 
     /// Gives reservation `r`'s queue, if it has one, its entry (one per queue: a standing
@@ -528,6 +537,67 @@ impl<'w> Simulation<'w> {
             self.events.push(at, Event::Wakeup);
         }
         self
+    }
+
+    /// Deletes the reservations named in `deletions` at their times (`pbs_rdel`): every
+    /// occurrence not ended then, confirmed or requested, is gone; one open gives its vnodes
+    /// back at once; its queue's jobs are deleted, those running killed
+    /// ([`EndReason::ReservationDeleted`]).
+    pub fn with_reservation_deletions(
+        mut self,
+        deletions: &[(SimTime, std::sync::Arc<str>)],
+    ) -> Self {
+        for (i, (at, name)) in deletions.iter().enumerate() {
+            self.timed_events
+                .push((*at, Event::ReservationDeleted(i as u32)));
+            self.reservation_deletions.push(name.clone());
+        }
+        self.timed_events.sort_unstable();
+        self.next_timed_event = 0;
+        self
+    }
+
+    /// Deletion `k` of the timeline: the reservation of that name is gone from now on (see
+    /// [`Self::with_reservation_deletions`]).
+    fn delete_reservation(&mut self, k: u32, sink: &mut dyn MetricsSink) -> Result<(), SimError> {
+        let name = self.reservation_deletions[k as usize].clone();
+        let now = self.now;
+        // Even one still to come frees room: jobs kept off it may start now.
+        self.freed_since_last_pass = true;
+        self.pending_requests.retain(|(_, r)| r.name != name);
+        let doomed: Vec<usize> = (0..self.reservations.len())
+            .filter(|&i| {
+                let r = &self.reservations[i];
+                r.name == name && r.end > now && !self.reservation_deleted[i]
+            })
+            .collect();
+        let mut queue = None;
+        for i in doomed {
+            self.reservation_deleted[i] = true;
+            let r = &self.reservations[i];
+            queue = queue.or(r.queue);
+            if r.start <= now {
+                let allocation = r.allocation.clone();
+                if let Some(q) = r.queue {
+                    self.close_reservation_queue(q, None, EndReason::ReservationDeleted, sink)?;
+                }
+                self.state.release(&allocation);
+                self.check(
+                    || format!("the deletion of reservation {i}"),
+                    |inv, state| inv.give(state, &allocation),
+                )?;
+            }
+        }
+        // Its queue goes with it, and the jobs waiting there (before its first window too).
+        if let Some(q) = queue
+            && self.reservation_queues.iter().any(|e| e.queue == q)
+        {
+            self.close_reservation_queue(q, None, EndReason::ReservationDeleted, sink)?;
+        }
+        // Those of other names stay; this name's are all deleted (the ended ones are gone).
+        self.open_reservations.retain(|r| r.name != name);
+        sink.reservation_deleted(now, &name);
+        Ok(())
     }
 
     /// The reservation queue entry `job` runs in, if its queue is a reservation's.
@@ -837,6 +907,9 @@ impl<'w> Simulation<'w> {
                 self.stats.jobs_killed += u64::from(reason == EndReason::WalltimeKilled);
                 self.report_end(id, run.start, reason, stretch, sink);
             }
+            Event::ReservationStart(i) | Event::ReservationEnd(i)
+                if self.reservation_deleted[i as usize] => {}
+            Event::ReservationDeleted(k) => self.delete_reservation(k, sink)?,
             Event::ReservationStart(i) => {
                 let r = &self.reservations[i as usize];
                 self.state
@@ -868,7 +941,7 @@ impl<'w> Simulation<'w> {
                         .filter(|r| r.queue == Some(q) && r.start >= self.now)
                         .map(|r| (r.start, r.end))
                         .min();
-                    self.close_reservation_queue(q, next, sink)?;
+                    self.close_reservation_queue(q, next, EndReason::ReservationEnded, sink)?;
                 }
                 let allocation = self.reservations[i as usize].allocation.clone();
                 self.state.release(&allocation);
@@ -897,10 +970,12 @@ impl<'w> Simulation<'w> {
     /// deletes every job of an advance reservation's queue at its end,
     /// reservations-and-partitions.md §1.6, and a standing one's queued jobs stay between
     /// occurrences, §2.3).
+    /// `reason` is why its running jobs end, and why its waiting ones are deleted.
     fn close_reservation_queue(
         &mut self,
         q: u32,
         next: Option<(SimTime, SimTime)>,
+        reason: EndReason,
         sink: &mut dyn MetricsSink,
     ) -> Result<(), SimError> {
         let mut victims: Vec<JobId> = self
@@ -913,7 +988,7 @@ impl<'w> Simulation<'w> {
         for id in victims {
             self.events.cancel(&Event::JobEnd(id));
             let (run, _, stretch) = self.end_running(id)?;
-            self.report_end(id, run.start, EndReason::ReservationEnded, stretch, sink);
+            self.report_end(id, run.start, reason, stretch, sink);
         }
         if let Some((start, end)) = next
             && let Some(entry) = self.reservation_queues.iter_mut().find(|e| e.queue == q)
@@ -927,10 +1002,13 @@ impl<'w> Simulation<'w> {
             .iter()
             .find(|e| e.queue == q)
             .map(|e| e.name.clone());
-        let text: std::sync::Arc<str> = std::sync::Arc::from(format!(
-            "Job deleted: the period of reservation {} ended",
-            name.as_deref().unwrap_or("?")
-        ));
+        let name = name.as_deref().unwrap_or("?");
+        let text: std::sync::Arc<str> =
+            std::sync::Arc::from(if reason == EndReason::ReservationDeleted {
+                format!("Job deleted: reservation {name} was deleted (pbs_rdel)")
+            } else {
+                format!("Job deleted: the period of reservation {name} ended")
+            });
         let workload = self.workload;
         self.delete_waiting(|j| workload.request_of(j).queue == Some(q), &text, sink);
         self.reservation_queues.retain(|e| e.queue != q);

@@ -42,6 +42,9 @@ pub enum EndReason {
     ReservationEnded,
     /// It was deleted while it ran (`qdel`).
     Deleted,
+    /// It ran inside a reservation that was deleted (`pbs_rdel` deletes the reservation's
+    /// queue and its jobs).
+    ReservationDeleted,
 }
 
 /// Receives results as the run produces them. Sinks buffer; writing happens after the run,
@@ -64,6 +67,12 @@ pub trait MetricsSink {
         allocation: Option<&Allocation>,
     ) {
         let _ = (now, request, allocation);
+    }
+
+    /// The reservation `name` was deleted (`pbs_rdel`): its occurrences not ended by `now`
+    /// are gone. The default ignores it.
+    fn reservation_deleted(&mut self, now: SimTime, name: &str) {
+        let _ = (now, name);
     }
 
     /// A vnode failure sent a running job back to the queue; `requeues` and
@@ -140,5 +149,16 @@ impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
     }
     fn instant_settled(&mut self, instant: &crate::settled::SettledInstant<'_>) {
         (**self).instant_settled(instant);
+    }
+    fn reservation_answered(
+        &mut self,
+        now: SimTime,
+        request: &crate::ReservationRequest,
+        allocation: Option<&Allocation>,
+    ) {
+        (**self).reservation_answered(now, request, allocation);
+    }
+    fn reservation_deleted(&mut self, now: SimTime, name: &str) {
+        (**self).reservation_deleted(now, name);
     }
 }

@@ -108,7 +108,7 @@ impl EventKind {
 
 /// The texts every run has, interned from the start so that the ends, which every job has,
 /// are told without hashing: none (id 0), then the ends' and the requeue's reasons.
-const FIXED_TEXTS: [&str; 7] = [
+const FIXED_TEXTS: [&str; 8] = [
     "",
     "finished",
     "killed at its walltime",
@@ -116,6 +116,7 @@ const FIXED_TEXTS: [&str; 7] = [
     "requeued by a vnode failure",
     "killed at the end of its reservation",
     "deleted while it ran (qdel)",
+    "killed: its reservation was deleted (pbs_rdel)",
 ];
 const FINISHED: u32 = 1;
 const KILLED_AT_WALLTIME: u32 = 2;
@@ -123,6 +124,7 @@ const KILLED_BY_FAILURE: u32 = 3;
 const REQUEUED_BY_FAILURE: u32 = 4;
 const KILLED_AT_RESERVATION_END: u32 = 5;
 const DELETED_WHILE_RUNNING: u32 = 6;
+const KILLED_AT_RESERVATION_DELETION: u32 = 7;
 
 /// One row of events.parquet: 24 bytes; its text is made when the file is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -464,6 +466,15 @@ impl JobSink {
 }
 
 impl MetricsSink for JobSink {
+    /// Every occurrence of `name` not ended by `now` reads `deleted`.
+    fn reservation_deleted(&mut self, now: SimTime, name: &str) {
+        for row in &mut self.reservations {
+            if row.name == name && row.end > now.as_secs() && row.state == RESERVATION_CONFIRMED {
+                row.state = RESERVATION_DELETED;
+            }
+        }
+    }
+
     fn reservation_answered(
         &mut self,
         _now: SimTime,
@@ -581,6 +592,7 @@ impl MetricsSink for JobSink {
             EndReason::WalltimeKilled => (EventKind::Kill, KILLED_AT_WALLTIME),
             EndReason::VnodeFailed => (EventKind::Kill, KILLED_BY_FAILURE),
             EndReason::ReservationEnded => (EventKind::Kill, KILLED_AT_RESERVATION_END),
+            EndReason::ReservationDeleted => (EventKind::Kill, KILLED_AT_RESERVATION_DELETION),
             EndReason::Deleted => (EventKind::Kill, DELETED_WHILE_RUNNING),
         };
         self.event(outcome.end, outcome.job, kind, u64::from(why));
@@ -669,7 +681,7 @@ pub(crate) struct ReservationRow {
     pub(crate) ncpus: u64,
     /// Its queue, by PBS queue index.
     pub(crate) queue: Option<u32>,
-    /// `confirmed` or `denied`.
+    /// `confirmed`, `denied` or `deleted`.
     pub(crate) state: &'static str,
 }
 
@@ -677,6 +689,8 @@ pub(crate) struct ReservationRow {
 const RESERVATION_CONFIRMED: &str = "confirmed";
 /// A reservation's state in reservations.parquet: the scheduler found no vnodes for it.
 const RESERVATION_DENIED: &str = "denied";
+/// A reservation's state in reservations.parquet: deleted (`pbs_rdel`) before its end.
+const RESERVATION_DELETED: &str = "deleted";
 
 /// One vnode of the cluster, as vnodes.parquet records it.
 #[derive(Debug, Clone, PartialEq)]

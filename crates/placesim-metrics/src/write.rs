@@ -819,6 +819,10 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
         self.inner.reservation_answered(now, request, allocation);
     }
 
+    fn reservation_deleted(&mut self, now: placesim_core::SimTime, name: &str) {
+        self.inner.reservation_deleted(now, name);
+    }
+
     fn job_priority(
         &mut self,
         now: placesim_core::SimTime,

@@ -970,7 +970,8 @@ fn waits_by_user_and_queue() {
 /// A reservation with a queue of its own, on the hand trace's 4 one-ncpu vnodes: R1 holds
 /// vnodes 2 and 3 over [0, 12) and J1 (size 2, 10 s) runs inside it from 0; reservations.parquet
 /// lists both reservations in order of start with their vnodes and the jobs inside, the kill
-/// at the reservation's end reaches events.parquet, and the deleted job summary.parquet.
+/// at the reservation's end reaches events.parquet, and the deleted job summary.parquet; M2,
+/// deleted before it opens, reads `deleted`.
 #[test]
 fn reservations_reach_their_table_and_the_summary() {
     use placesim_core::{Allocation, SimTime, SiteReservation, VnodeId};
@@ -1028,6 +1029,7 @@ fn reservations_reach_their_table_and_the_summary() {
     );
     let stats = Replay::on(&workload, cluster)
         .reservations(&reservations)
+        .reservation_deletions(&[(SimTime(5), "M2".into())])
         .run(&mut policy, &mut sink);
     let meta = hand_meta(4);
     let summary = RunSummary::compute(meta.clone(), &workload, &sink, &stats, 4, Vec::new(), None);
@@ -1052,6 +1054,8 @@ fn reservations_reach_their_table_and_the_summary() {
             .collect()
     };
     assert_eq!(strings("reservation"), ["R1", "M2"]);
+    // M2 was deleted (the timeline's `rdel` at 5) before its window.
+    assert_eq!(strings("state"), ["confirmed", "deleted"]);
     assert_eq!(
         strings("vnodes"),
         ["(node2:ncpus=1)+(node3:ncpus=1)", "(node0:ncpus=1)"]

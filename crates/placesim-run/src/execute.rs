@@ -307,6 +307,9 @@ pub fn execute(
     if !plan.deletions.is_empty() || !plan.cycles.is_empty() {
         simulation = simulation.with_timeline(&plan.deletions, &plan.cycles);
     }
+    if !plan.reservation_deletions.is_empty() {
+        simulation = simulation.with_reservation_deletions(&plan.reservation_deletions);
+    }
     let measurement = plan.metrics.measurement(&cluster, plan.topology, workload);
     simulation = simulation.with_set_watch(&measurement.sets);
     let occupancy = OccupancyConfig {

@@ -64,6 +64,8 @@ pub struct Plan {
     pub deletions: Vec<(placesim_core::SimTime, placesim_core::JobId)>,
     /// Extra scheduling cycles.
     pub cycles: Vec<placesim_core::SimTime>,
+    /// The timeline's reservation deletions (`pbs_rdel`), by name.
+    pub reservation_deletions: Vec<(placesim_core::SimTime, std::sync::Arc<str>)>,
     /// What really happened to the jobs (`[workload] recorded`), to measure the run against.
     pub recorded: Option<Vec<placesim_metrics::Recorded>>,
     /// Each recorded job's start and vnodes with their amounts (none when the record has
@@ -165,6 +167,7 @@ pub fn plain_plan(
         reservation_requests: Vec::new(),
         deletions: Vec::new(),
         cycles: Vec::new(),
+        reservation_deletions: Vec::new(),
         recorded: None,
         recorded_runs: Vec::new(),
         as_recorded: false,
@@ -325,6 +328,7 @@ pub fn plan_of_scenario(
         reservation_requests: scenario.reservation_requests.clone(),
         deletions,
         cycles: scenario.timeline.cycles.clone(),
+        reservation_deletions: scenario.timeline.reservation_deletions.clone(),
         recorded,
         recorded_runs,
         as_recorded: false,

@@ -2329,12 +2329,13 @@ impl Cx<'_> {
                 e.online.is_some(),
                 e.cycle.is_some(),
                 e.qmgr.is_some(),
+                e.rdel.is_some(),
             ];
             if kinds.iter().filter(|&&k| k).count() != 1 {
                 return Err(self.at(
                     &e.at,
                     "event",
-                    "expected exactly one of `qdel`, `offline`, `online`, `cycle` and `qmgr`"
+                    "expected exactly one of `qdel`, `offline`, `online`, `cycle`, `qmgr` and `rdel`"
                         .to_owned(),
                 ));
             }
@@ -2378,6 +2379,24 @@ impl Cx<'_> {
                     ));
                 }
                 timeline.cycles.push(SimTime(at));
+            } else if let Some(name) = &e.rdel {
+                if !raw
+                    .reservation
+                    .iter()
+                    .any(|r| r.name.get_ref() == name.get_ref())
+                {
+                    return Err(self.at(
+                        name,
+                        "event.rdel",
+                        format!(
+                            "pbs_rdel: Unknown Reservation Id: no [[reservation]] is named `{}`",
+                            name.get_ref()
+                        ),
+                    ));
+                }
+                timeline
+                    .reservation_deletions
+                    .push((SimTime(at), Arc::from(name.get_ref().as_str())));
             } else if let Some(command) = &e.qmgr {
                 if context.placement != PlacementKind::Pbs {
                     return Err(self.at(

@@ -104,6 +104,8 @@ pub struct Timeline {
     /// The placement-set settings in force from each time a `qmgr` event changes them, in
     /// time order (several changes at one time make one entry).
     pub pset_changes: Vec<(placesim_core::SimTime, PsetSettings)>,
+    /// Each `pbs_rdel`: when, and the reservation's name.
+    pub reservation_deletions: Vec<(placesim_core::SimTime, std::sync::Arc<str>)>,
 }
 
 /// `[metrics]`: how often timeseries.parquet samples the cluster, and what is trimmed from

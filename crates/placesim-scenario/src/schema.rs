@@ -447,6 +447,8 @@ pub struct EventToml {
     /// A `qmgr` command setting a placement-set attribute then
     /// (`set server node_group_key = switch`).
     pub qmgr: Option<Spanned<String>>,
+    /// `pbs_rdel`: the `[[reservation]]` of that name deleted then.
+    pub rdel: Option<Spanned<String>>,
 }
 
 /// `[[reservation]]`: a reservation confirmed on named vnodes (PBS's `resv_nodes`), or a

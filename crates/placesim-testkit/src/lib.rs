@@ -50,6 +50,7 @@ pub struct Replay<'w> {
     reservations: Vec<SiteReservation>,
     requests: Vec<ReservationRequest>,
     deletions: Vec<(placesim_core::SimTime, placesim_core::JobId)>,
+    reservation_deletions: Vec<(placesim_core::SimTime, std::sync::Arc<str>)>,
 }
 
 impl<'w> Replay<'w> {
@@ -74,6 +75,7 @@ impl<'w> Replay<'w> {
             reservations: Vec::new(),
             requests: Vec::new(),
             deletions: Vec::new(),
+            reservation_deletions: Vec::new(),
         }
     }
 
@@ -129,6 +131,15 @@ impl<'w> Replay<'w> {
         self
     }
 
+    /// Reservations deleted (`pbs_rdel`) at their times, by name.
+    pub fn reservation_deletions(
+        mut self,
+        deletions: &[(placesim_core::SimTime, std::sync::Arc<str>)],
+    ) -> Self {
+        self.reservation_deletions = deletions.to_vec();
+        self
+    }
+
     /// Runs `policy` to the end into `sink`.
     ///
     /// # Panics
@@ -152,6 +163,9 @@ impl<'w> Replay<'w> {
         }
         if !self.deletions.is_empty() {
             simulation = simulation.with_timeline(&self.deletions, &[]);
+        }
+        if !self.reservation_deletions.is_empty() {
+            simulation = simulation.with_reservation_deletions(&self.reservation_deletions);
         }
         simulation
             .run(policy, sink, &mut |_| {})

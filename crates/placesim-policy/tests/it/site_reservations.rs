@@ -704,3 +704,65 @@ fn a_qdel_of_a_queued_top_job_releases_its_reservation() {
     );
     assert_eq!(stats.deleted, [JobId(1)]);
 }
+
+/// The timeline's `rdel`: R1 (n1, [10, 50), with a queue) is deleted at 30 while open: J1,
+/// running inside it, is killed, J4, waiting in its queue, is deleted, and n1 comes back at
+/// once, so J3 (kept off both reservations until then) starts there. R2 (n2, [100, 200)) is
+/// deleted at 40 before it opens, and J5, kept off it, starts at once.
+#[test]
+fn a_deleted_reservation_gives_its_vnodes_back_and_takes_its_queue_with_it() {
+    let mut r1 = reservation("R1", &[0], 4, 10, 50, Sharing::Shared);
+    r1.queue = Some(0);
+    let r2 = reservation("R2", &[1], 4, 100, 200, Sharing::Shared);
+    let jobs = [
+        (0, 100, 100, "select=1:ncpus=2", Some(0)), // J1: inside R1 from 10
+        (0, 5, 5, "select=1:ncpus=4", None),        // J2: n1 before R1, ends at 5
+        (1, 150, 150, "select=1:ncpus=4", None),    // J3: overlaps R1 and R2
+        (15, 10, 10, "select=1:ncpus=4", Some(0)),  // J4: no room beside J1
+        (35, 100, 100, "select=1:ncpus=4", None),   // J5: overlaps R2
+    ];
+    let plain: Vec<(u64, u64, u64, &str)> = jobs.iter().map(|j| (j.0, j.1, j.2, j.3)).collect();
+    let base = workload_of(cluster(2, 4).resources(), &plain);
+    let mut requests: Vec<placesim_core::Request> = base.requests().to_vec();
+    for (request, job) in requests.iter_mut().zip(&jobs) {
+        request.queue = job.4;
+    }
+    let workload = placesim_core::Workload::new(base.jobs().to_vec(), requests).expect("workload");
+    let mut seen = Seen::default();
+    let mut policy = placesim_policy::queue::InReservations::new(
+        Greedy::new(FirstFit::default()),
+        FirstFit::default(),
+    );
+    let stats = Replay::on(&workload, cluster(2, 4))
+        .reservations(&[r1, r2])
+        .reservation_deletions(&[
+            (SimTime(30), Arc::from("R1")),
+            (SimTime(40), Arc::from("R2")),
+        ])
+        .run(&mut policy, &mut seen);
+    assert_eq!(
+        seen.starts,
+        [
+            "J2@0 on [0]",
+            "J1@10 on [0]",
+            "J3@30 on [0]",
+            "J5@40 on [1]"
+        ]
+    );
+    assert_eq!(
+        seen.ends,
+        [
+            "J2@5 Finished",
+            "J1@30 ReservationDeleted",
+            "J5@140 Finished",
+            "J3@180 Finished"
+        ]
+    );
+    assert!(
+        seen.comments
+            .contains(&"30: J4: Job deleted: reservation R1 was deleted (pbs_rdel)".to_owned()),
+        "{:?}",
+        seen.comments
+    );
+    assert_eq!(stats.deleted, [JobId(3)]);
+}

@@ -285,10 +285,23 @@ fn a_timeline_deletes_jobs_takes_vnodes_offline_and_runs_cycles() {
     assert_eq!(outages, [(1, 100, 300), (2, 400, u64::MAX)]);
     assert_eq!(s.timeline.deletions, [(SimTime(50), 7, 14)]);
     assert_eq!(s.timeline.cycles, [SimTime(60)]);
+    let with_r1 = format!(
+        "{BASE}[[reservation]]\nname = \"R1\"\nstart = 100\nduration = 50\nnodes = \"(n1:ncpus=1)\"\n\
+         [[event]]\nat = 120\nrdel = \"R1\"\n"
+    );
+    let s = load_text(&with_r1).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        s.timeline.reservation_deletions,
+        [(SimTime(120), std::sync::Arc::from("R1"))]
+    );
+    assert_eq!(
+        error_of(&format!("{BASE}[[event]]\nat = 10\nrdel = \"R9\"\n")),
+        "test.toml:8:8: key `event.rdel`: pbs_rdel: Unknown Reservation Id: no [[reservation]] is named `R9`"
+    );
     let bad = |body: &str| error_of(&format!("{BASE}[[event]]\n{body}"));
     assert_eq!(
         bad("at = 10\nset = \"node_group_key\"\n"),
-        "test.toml:8:1: key `set`: unknown field `set`, expected one of `at`, `qdel`, `offline`, `online`, `cycle`, `qmgr`"
+        "test.toml:8:1: key `set`: unknown field `set`, expected one of `at`, `qdel`, `offline`, `online`, `cycle`, `qmgr`, `rdel`"
     );
     assert_eq!(
         bad("at = 10\noffline = \"n9\"\n"),
@@ -304,7 +317,7 @@ fn a_timeline_deletes_jobs_takes_vnodes_offline_and_runs_cycles() {
     );
     assert_eq!(
         bad("at = 10\nqdel = 3\ncycle = true\n"),
-        "test.toml:7:6: key `event`: expected exactly one of `qdel`, `offline`, `online`, `cycle` and `qmgr`"
+        "test.toml:7:6: key `event`: expected exactly one of `qdel`, `offline`, `online`, `cycle`, `qmgr` and `rdel`"
     );
 }
 
