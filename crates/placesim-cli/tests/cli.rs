@@ -2471,6 +2471,10 @@ fn two_schedulers_with_different_settings_side_by_side() {
             "[[reservation]]\nname = \"R1\"\nstart = 10\nduration = 10\nnodes = \"(d1:ncpus=1)\"\n",
             ":26:8: key `pbs.sched`: scheduler partitions go with PBS's placement and job order; not yet with reservations",
         ),
+        (
+            "[[vnode]]\nname = \"x1\"\nqueue = \"fastq\"\n",
+            ":30:9: key `vnode.queue`: its queue `fastq` is in partition `P1`, and a queue's vnodes are in its partition: give the vnode partition `P1`",
+        ),
     ] {
         write(extra);
         let o = placesim(&["check", scenario.to_str().unwrap()]);

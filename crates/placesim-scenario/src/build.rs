@@ -691,9 +691,10 @@ impl Cx<'_> {
                 let name = |p: Option<&String>| {
                     p.map_or_else(|| "no partition".to_owned(), |p| format!("partition `{p}`"))
                 };
+                let queue_key = format!("{table}.queue");
                 return Err(self.error(
                     span,
-                    Some(if node.partition.is_some() { &key } else { "queue" }),
+                    Some(if node.partition.is_some() { &key } else { &queue_key }),
                     format!(
                         "its queue `{}` is in {}, and a queue's vnodes are in its partition: give the vnode {}",
                         raw.pbs.queue[q].name.get_ref(),

@@ -298,16 +298,15 @@ impl MoabNodeSets {
             .iter()
             .any(|v| matches!(v, NodeSetValue::ProcSpeed(_)));
         if wants_speeds {
-            let mut speeds: Vec<SpeedValue> = (0..cluster.n_vnodes())
-                .filter_map(|v| SpeedValue::new(cluster.vnode(VnodeId::from_index(v)).speed))
-                .collect();
-            speeds.sort_unstable();
-            speeds.dedup();
-            for speed in speeds {
-                let members: Vec<VnodeId> = (0..cluster.n_vnodes())
-                    .map(VnodeId::from_index)
-                    .filter(|&v| SpeedValue::new(cluster.vnode(v).speed) == Some(speed))
-                    .collect();
+            // One pass over the vnodes, slowest speed first.
+            let mut by_speed: std::collections::BTreeMap<SpeedValue, Vec<VnodeId>> =
+                std::collections::BTreeMap::new();
+            for v in (0..cluster.n_vnodes()).map(VnodeId::from_index) {
+                if let Some(speed) = SpeedValue::new(cluster.vnode(v).speed) {
+                    by_speed.entry(speed).or_default().push(v);
+                }
+            }
+            for (speed, members) in by_speed {
                 let index = p.add_set(cluster, format!("procspeed={}", speed.get()), members);
                 p.all_speeds.push(index);
                 p.by_value
