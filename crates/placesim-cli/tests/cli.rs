@@ -859,6 +859,16 @@ fn placed(out: &Path) -> Vec<(u64, Option<u64>, String)> {
     placed
 }
 
+/// Runs `scenario` into `out` with `extra` and `--exec-vnode`, which must succeed, and returns
+/// where each job was placed ([`placed`]).
+fn run_placed(scenario: &Path, out: &Path, extra: &[&str]) -> Vec<(u64, Option<u64>, String)> {
+    let mut args = extra.to_vec();
+    args.push("--exec-vnode");
+    let o = run_scenario(scenario.to_str().unwrap(), out.to_str().unwrap(), &args);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    placed(out)
+}
+
 /// What `placesim explain` says of `job` in `out`.
 fn explain(out: &Path, job: &str) -> String {
     let o = placesim(&["explain", out.to_str().unwrap(), job]);
@@ -2063,14 +2073,7 @@ fn default_chunks_keep_each_queue_on_its_vnodes() {
         scenario
     };
     let scenario = scenario_with("default_chunk = { mem = \"1gb\" }");
-    let out = dir.path().join("out");
-    let o = run_scenario(
-        scenario.to_str().unwrap(),
-        out.to_str().unwrap(),
-        &["--exec-vnode"],
-    );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let placed = placed(&out);
+    let placed = run_placed(&scenario, &dir.path().join("out"), &[]);
     assert_eq!(
         placed,
         [
@@ -2128,14 +2131,7 @@ fn as_recorded_starts_each_job_where_its_record_says_or_when_that_is_free() {
         ),
     )
     .unwrap();
-    let out = dir.path().join("out");
-    let o = run_scenario(
-        scenario.to_str().unwrap(),
-        out.to_str().unwrap(),
-        &["--as-recorded", "--exec-vnode"],
-    );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let placed = placed(&out);
+    let placed = run_placed(&scenario, &dir.path().join("out"), &["--as-recorded"]);
     assert_eq!(
         placed,
         [
@@ -2419,16 +2415,9 @@ fn two_schedulers_with_different_settings_side_by_side() {
         "missing `{line}`:\n{}",
         text(&o.stdout)
     );
-    let out = dir.path().join("out");
-    let o = run_scenario(
-        scenario.to_str().unwrap(),
-        out.to_str().unwrap(),
-        &["--exec-vnode"],
-    );
-    assert!(o.status.success(), "{}", text(&o.stderr));
     let on = |job: u64, start: Option<u64>, vnodes: &str| (job, start, vnodes.to_owned());
     assert_eq!(
-        placed(&out),
+        run_placed(&scenario, &dir.path().join("out"), &[]),
         [
             on(1, Some(0), "(d1:ncpus=1)"),
             on(2, Some(100), "(d1:ncpus=1)+(d2:ncpus=1)"),
@@ -2441,14 +2430,7 @@ fn two_schedulers_with_different_settings_side_by_side() {
     );
     // s1 under strict ordering too: the same schedule in both partitions (J7 never runs).
     write("strict_ordering = true\n");
-    let out = dir.path().join("out2");
-    let o = run_scenario(
-        scenario.to_str().unwrap(),
-        out.to_str().unwrap(),
-        &["--exec-vnode"],
-    );
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let placed = placed(&out);
+    let placed = run_placed(&scenario, &dir.path().join("out2"), &[]);
     assert_eq!(
         placed[3..6],
         [

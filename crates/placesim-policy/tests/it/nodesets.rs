@@ -524,17 +524,23 @@ fn simulate(s: &Scenario, jobs: &[(u64, u64, &str)]) -> Vec<Option<(u64, String)
     simulate_estimated(s, &jobs)
 }
 
-/// As [`simulate`], with jobs as (submit, runtime, estimate, request text).
-fn simulate_estimated(s: &Scenario, jobs: &[(u64, u64, u64, &str)]) -> Vec<Option<(u64, String)>> {
-    use crate::common::CheckingSink;
-    use placesim_core::JobId;
+/// Runs `jobs` (submit, runtime, estimate, request text) under EASY with `s`'s node sets,
+/// checking that no vnode is oversubscribed.
+fn run_easy(s: &Scenario, jobs: &[(u64, u64, u64, &str)]) -> crate::common::CheckingSink {
     let workload = crate::common::workload_of(s.cluster.resources(), jobs);
     let p = policy(s, workload.requests(), |_| {});
     let mut state = ClusterState::new(s.cluster.clone());
     p.track(&mut state);
-    let mut sink = CheckingSink::default();
+    let mut sink = crate::common::CheckingSink::default();
     Replay::from_state(&workload, state).run(&mut placesim_policy::queue::Easy::new(p), &mut sink);
     assert_eq!(sink.first_oversubscription(&s.cluster), None);
+    sink
+}
+
+/// As [`simulate`], with jobs as (submit, runtime, estimate, request text).
+fn simulate_estimated(s: &Scenario, jobs: &[(u64, u64, u64, &str)]) -> Vec<Option<(u64, String)>> {
+    use placesim_core::JobId;
+    let sink = run_easy(s, jobs);
     (0..jobs.len())
         .map(|i| {
             let (t, a) = sink.starts.get(&JobId(i as u32))?;
@@ -1034,7 +1040,6 @@ fn procspeed_lists_and_their_errors() {
 /// mandatory job too big for the sets still free waits for the fast set.
 #[test]
 fn procspeed_bestresource_through_a_run() {
-    use crate::common::CheckingSink;
     use placesim_core::JobId;
     let s = three_speeds("nodeset_priority_type = \"BESTRESOURCE\"\nnodeset_is_optional = false\n");
     let jobs = [
@@ -1043,12 +1048,7 @@ fn procspeed_bestresource_through_a_run() {
         (2, 50, 50, "select=8:ncpus=1"),
         (3, 10, 10, "select=1:ncpus=1"),
     ];
-    let workload = crate::common::workload_of(s.cluster.resources(), &jobs);
-    let p = policy(&s, workload.requests(), |_| {});
-    let mut state = ClusterState::new(s.cluster.clone());
-    p.track(&mut state);
-    let mut sink = CheckingSink::default();
-    Replay::from_state(&workload, state).run(&mut placesim_policy::queue::Easy::new(p), &mut sink);
+    let sink = run_easy(&s, &jobs);
     let starts: Vec<(u64, String, Vec<String>)> = (0..jobs.len())
         .map(|i| {
             let (t, a) = &sink.starts[&JobId(i as u32)];
@@ -1152,7 +1152,6 @@ fn hostlist_jobs_bypass_node_sets() {
 /// node-set job backfills beside it in its set.
 #[test]
 fn hostlist_job_waits_for_its_host_through_a_run() {
-    use crate::common::CheckingSink;
     use placesim_core::JobId;
     let s = abc(&format!("{ONEOF_ABC}nodeset_is_optional = false\n"));
     let jobs = [
@@ -1161,12 +1160,7 @@ fn hostlist_job_waits_for_its_host_through_a_run() {
         (2, 200, 200, "select=12:ncpus=1"),
         (3, 50, 50, "select=3:ncpus=1 hostlist=*n1+n12"),
     ];
-    let workload = crate::common::workload_of(s.cluster.resources(), &jobs);
-    let p = policy(&s, workload.requests(), |_| {});
-    let mut state = ClusterState::new(s.cluster.clone());
-    p.track(&mut state);
-    let mut sink = CheckingSink::default();
-    Replay::from_state(&workload, state).run(&mut placesim_policy::queue::Easy::new(p), &mut sink);
+    let sink = run_easy(&s, &jobs);
     // (start, label, ncpus taken on each vnode)
     type Start = (u64, String, Vec<(String, u64)>);
     let starts: Vec<Start> = (0..jobs.len())
