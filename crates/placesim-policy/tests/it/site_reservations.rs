@@ -485,18 +485,26 @@ fn greedy_and_easy_match_the_interval_reference() {
 
 /// What a run with reservation queues reported: starts, ends with their reasons, comments,
 /// and the jobs deleted or refused.
-fn run_inside(
-    cluster: Cluster,
+/// The workload of `jobs` (submit, runtime, estimate, request, PBS queue).
+fn workload_in_queues(
+    cluster: &Cluster,
     jobs: &[(u64, u64, u64, &str, Option<u32>)],
-    reservations: &[SiteReservation],
-) -> (Seen, Vec<String>, placesim_core::RunStats) {
+) -> placesim_core::Workload {
     let plain: Vec<(u64, u64, u64, &str)> = jobs.iter().map(|j| (j.0, j.1, j.2, j.3)).collect();
     let base = workload_of(cluster.resources(), &plain);
     let mut requests: Vec<placesim_core::Request> = base.requests().to_vec();
     for (request, job) in requests.iter_mut().zip(jobs) {
         request.queue = job.4;
     }
-    let workload = placesim_core::Workload::new(base.jobs().to_vec(), requests).expect("workload");
+    placesim_core::Workload::new(base.jobs().to_vec(), requests).expect("workload")
+}
+
+fn run_inside(
+    cluster: Cluster,
+    jobs: &[(u64, u64, u64, &str, Option<u32>)],
+    reservations: &[SiteReservation],
+) -> (Seen, Vec<String>, placesim_core::RunStats) {
+    let workload = workload_in_queues(&cluster, jobs);
     let mut sink = Seen::default();
     let mut policy = placesim_policy::queue::InReservations::new(
         Greedy::new(FirstFit::default()),
@@ -721,13 +729,7 @@ fn a_deleted_reservation_gives_its_vnodes_back_and_takes_its_queue_with_it() {
         (15, 10, 10, "select=1:ncpus=4", Some(0)),  // J4: no room beside J1
         (35, 100, 100, "select=1:ncpus=4", None),   // J5: overlaps R2
     ];
-    let plain: Vec<(u64, u64, u64, &str)> = jobs.iter().map(|j| (j.0, j.1, j.2, j.3)).collect();
-    let base = workload_of(cluster(2, 4).resources(), &plain);
-    let mut requests: Vec<placesim_core::Request> = base.requests().to_vec();
-    for (request, job) in requests.iter_mut().zip(&jobs) {
-        request.queue = job.4;
-    }
-    let workload = placesim_core::Workload::new(base.jobs().to_vec(), requests).expect("workload");
+    let workload = workload_in_queues(&cluster(2, 4), &jobs);
     let mut seen = Seen::default();
     let mut policy = placesim_policy::queue::InReservations::new(
         Greedy::new(FirstFit::default()),
