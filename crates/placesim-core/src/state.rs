@@ -839,17 +839,20 @@ impl ClusterState {
         Ok(())
     }
 
-    /// Leaves nothing free and nothing eligible on the vnodes of `outside` (their outages
-    /// forgotten: no calendar gives them back), and recounts the totals and tallies.
+    /// Leaves nothing on the vnodes of `outside`: nothing free, no job, not held, not eligible,
+    /// not down (no calendar gives anything back there); and recounts the totals and tallies.
     fn mask(&mut self, outside: Arc<Bitset>) {
         let n_cons = self.width - EXTRA;
         let width = self.width;
         for v in outside.iter() {
-            let free = &mut self.rows[v * width..v * width + n_cons];
-            for (t, a) in self.free_total.iter_mut().zip(free.iter_mut()) {
-                *t -= *a;
-                *a = 0;
+            let row = &mut self.rows[v * width..(v + 1) * width];
+            if row[n_cons + FLAGS] & FLAG_EXCLUSIVE != 0 {
+                self.exclusive_vnodes -= 1;
             }
+            for (t, a) in self.free_total.iter_mut().zip(&row[..n_cons]) {
+                *t -= *a;
+            }
+            row.fill(0);
             self.eligible.set(v, false);
             self.down.set(v, false);
         }
@@ -1854,6 +1857,115 @@ mod run_tests {
             }
         }
         a
+    }
+
+    /// A scheduler's view of its partition kept up to date by `follow` (the allocations on
+    /// its vnodes given back and taken since) against the view made anew from the state, and
+    /// against the definition: nothing free and nothing eligible outside; idle copies of it
+    /// are masked the same way.
+    #[test]
+    fn a_followed_partition_view_is_the_view_made_anew() {
+        let mut rng = Rng(29);
+        let n = 60;
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        for i in 0..n {
+            let h = b.add_host(format!("h{i}"));
+            b.add_vnode(format!("v{i}"), h, 1.0, &[2, 8, 1], Vec::new())
+                .unwrap();
+        }
+        let mut state = ClusterState::new(b.build().unwrap());
+        // The partition: vnodes 20..45; its own sets, overlapping the boundary.
+        let members = |v: usize| (20..45).contains(&v);
+        let mut outside = Bitset::new(n);
+        for v in (0..n).filter(|&v| !members(v)) {
+            outside.set(v, true);
+        }
+        let outside = Arc::new(outside);
+        let sets: Vec<Vec<VnodeId>> = vec![
+            (15..30).map(VnodeId::from_index).collect(),
+            (30..50).map(VnodeId::from_index).collect(),
+        ];
+        let index = SetIndex::new(n, &sets);
+        let mut view = state.partition_view(&outside, &index);
+        let mut held: Vec<(Allocation, bool)> = Vec::new();
+        for step in 0..400 {
+            let (mut given, mut taken) = (Vec::new(), Vec::new());
+            for _ in 0..1 + rng.below(3) {
+                if rng.below(3) == 0 && !held.is_empty() {
+                    let (a, inside) = held.swap_remove(rng.below(held.len() as u64) as usize);
+                    state.release(&a);
+                    // Taken and given back since the last pass: the view never sees it.
+                    match taken.iter().position(|t| *t == a) {
+                        Some(i) => {
+                            taken.swap_remove(i);
+                        }
+                        None if inside => given.push(a),
+                        None => {}
+                    }
+                } else {
+                    let first = rng.below(n as u64 - 4) as u32;
+                    let mut a = Allocation::new(if rng.below(4) == 0 {
+                        Sharing::Excl
+                    } else {
+                        Sharing::Shared
+                    });
+                    for v in first..first + 1 + rng.below(4) as u32 {
+                        a.push(VnodeId(v), &[1, rng.below(4), 0]);
+                    }
+                    // A scheduler places only on its own vnodes, or only outside them.
+                    let inside = a.vnodes().all(|v| members(v.index()));
+                    let outside_only = a.vnodes().all(|v| !members(v.index()));
+                    if (inside || outside_only) && state.allocate(&a).is_ok() {
+                        if inside {
+                            taken.push(a.clone());
+                        }
+                        held.push((a, inside));
+                    }
+                }
+            }
+            view.follow(&state, &given, &taken).unwrap();
+            let fresh = state.partition_view(&outside, &index);
+            let at = format!("step {step}");
+            for v in 0..n {
+                let id = VnodeId::from_index(v);
+                for c in 0..3 {
+                    let free = view.free(id, ConsumableIdx(c));
+                    assert_eq!(free, fresh.free(id, ConsumableIdx(c)), "{at}: vnode {v}");
+                    let expected = if members(v) {
+                        state.free(id, ConsumableIdx(c))
+                    } else {
+                        0
+                    };
+                    assert_eq!(free, expected, "{at}: vnode {v} against the state");
+                }
+                assert_eq!(view.n_jobs(id), fresh.n_jobs(id), "{at}: jobs on {v}");
+                let eligible = view.eligible().contains(v);
+                assert_eq!(eligible, fresh.eligible().contains(v), "{at}: vnode {v}");
+                assert!(
+                    members(v) || !eligible,
+                    "{at}: vnode {v} outside is eligible"
+                );
+            }
+            for c in 0..3 {
+                let c = ConsumableIdx(c);
+                assert_eq!(view.free_total(c), fresh.free_total(c), "{at}: total");
+            }
+            for g in 0..sets.len() {
+                assert_eq!(
+                    view.tracked_set_free(g),
+                    fresh.tracked_set_free(g),
+                    "{at}: set {g}"
+                );
+            }
+            assert_eq!(view.exclusive_vnodes(), fresh.exclusive_vnodes(), "{at}");
+        }
+        // An idle copy of the view has only the partition free.
+        let idle = view.idle_copy();
+        let free: u64 = (0..n)
+            .map(|v| idle.free(VnodeId::from_index(v), ConsumableIdx::NCPUS))
+            .sum();
+        assert_eq!(free, 25 * 2);
+        assert_eq!(idle.free_total(ConsumableIdx::NCPUS), 25 * 2);
     }
 
     #[test]
