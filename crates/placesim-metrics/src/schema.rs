@@ -459,7 +459,7 @@ pub mod events {
         name: "text",
         dtype: "string, nullable",
         unit: "",
-        meaning: "for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime`, `killed by a vnode failure`, `killed at the end of its reservation` or `deleted while it ran (qdel)`; for a requeue `requeued by a vnode failure`; null for a submit",
+        meaning: "for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime`, `killed by a vnode failure`, `killed at the end of its reservation`, `killed: its reservation was deleted (pbs_rdel)` or `deleted while it ran (qdel)`; for a requeue `requeued by a vnode failure`; null for a submit",
     };
 
     /// The `estimated_start_s` column.
@@ -516,7 +516,7 @@ pub mod reservations {
         name: "state",
         dtype: "string",
         unit: "",
-        meaning: "`confirmed` (given confirmed, or confirmed by the scheduler on the vnodes below) or `denied` (the scheduler found none: no vnodes, and nothing ran)",
+        meaning: "`confirmed` (given confirmed, or confirmed by the scheduler on the vnodes below), `denied` (the scheduler found none: no vnodes, and nothing ran) or `deleted` (a timeline's `rdel` deleted it before its end; the window is the one it was booked for)",
     };
     /// The `exclusive` column.
     pub const EXCLUSIVE: ColumnDef = ColumnDef {
