@@ -28,6 +28,20 @@ use std::path::Path;
 use std::sync::Arc;
 use toml::Spanned;
 
+/// The resource a `node_group_key` names: defined, and a string or string_array.
+fn node_group_key(defs: &ResourceDefs, name: &str) -> Result<ResourceId, String> {
+    let id = defs
+        .lookup(name)
+        .ok_or_else(|| format!("unknown resource `{name}`: define it under [[resource]]"))?;
+    let kind = defs.def(id).kind;
+    if !kind.is_stringlike() {
+        return Err(format!(
+            "resource `{name}` is of type {kind}; a node_group_key must be a string or string_array resource"
+        ));
+    }
+    Ok(id)
+}
+
 /// What a timeline's `qmgr` commands change, and may change.
 struct TimelineContext<'a> {
     /// The placement-set settings at the start.
@@ -1036,16 +1050,7 @@ impl Cx<'_> {
         key: &str,
     ) -> Result<Vec<ResourceId>, ScenarioError> {
         keys.iter()
-            .map(|k| {
-                let id = defs.lookup(k.get_ref()).ok_or_else(|| {
-                    self.at(k, key, format!("unknown resource `{}`: define it under [[resource]]", k.get_ref()))
-                })?;
-                let kind = defs.def(id).kind;
-                if !kind.is_stringlike() {
-                    return Err(self.at(k, key, format!("resource `{}` is of type {kind}; a node_group_key must be a string or string_array resource", k.get_ref())));
-                }
-                Ok(id)
-            })
+            .map(|k| node_group_key(defs, k.get_ref()).map_err(|e| self.at(k, key, e)))
             .collect()
     }
 
@@ -2543,22 +2548,7 @@ impl Cx<'_> {
             for name in list.split(',') {
                 let word = (at + offset, name);
                 offset += name.len() + 1;
-                let Some(id) = defs.lookup(name) else {
-                    return Err(fail(
-                        word,
-                        format!("unknown resource `{name}`: define it under [[resource]]"),
-                    ));
-                };
-                let kind = defs.def(id).kind;
-                if !kind.is_stringlike() {
-                    return Err(fail(
-                        word,
-                        format!(
-                            "resource `{name}` is of type {kind}; a node_group_key must be a string or string_array resource"
-                        ),
-                    ));
-                }
-                keys.push(id);
+                keys.push(node_group_key(defs, name).map_err(|e| fail(word, e))?);
             }
             Ok(keys)
         };
