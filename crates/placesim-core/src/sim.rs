@@ -578,9 +578,6 @@ impl<'w> Simulation<'w> {
             queue = queue.or(r.queue);
             if r.start <= now {
                 let allocation = r.allocation.clone();
-                if let Some(q) = r.queue {
-                    self.close_reservation_queue(q, None, EndReason::ReservationDeleted, sink)?;
-                }
                 self.state.release(&allocation);
                 self.check(
                     || format!("the deletion of reservation {i}"),
@@ -588,7 +585,8 @@ impl<'w> Simulation<'w> {
                 )?;
             }
         }
-        // Its queue goes with it, and the jobs waiting there (before its first window too).
+        // Its queue goes with it: the jobs running inside an open occurrence (in its universe,
+        // apart from the state) and those waiting, before its first window too.
         if let Some(q) = queue
             && self.reservation_queues.iter().any(|e| e.queue == q)
         {
