@@ -51,30 +51,42 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
             .vnodes()
             .map(|v| scenario.cluster.vnode(v).name.as_str())
             .collect();
-        let every = scenario
-            .reservations
-            .get(listed - occurrences + 1)
-            .filter(|_| occurrences > 1)
-            .map(|next| {
-                format!(
-                    ", {occurrences} occurrences every {} s",
-                    next.start.as_secs() - resv.start.as_secs()
-                )
-            })
-            .unwrap_or_default();
+        let all = &scenario.reservations[listed - occurrences..listed];
+        let gaps: Vec<u64> = all
+            .windows(2)
+            .map(|w| w[1].start.as_secs() - w[0].start.as_secs())
+            .collect();
+        let every = match (gaps.first(), all.last()) {
+            (None, _) | (_, None) => String::new(),
+            (Some(&gap), _) if gaps.iter().all(|&g| g == gap) => {
+                format!(", {occurrences} occurrences every {gap} s")
+            }
+            (Some(_), Some(last)) => format!(
+                ", {occurrences} occurrences, the last [{} s, {} s)",
+                last.start.as_secs(),
+                last.end.as_secs()
+            ),
+        };
+        let access = match &resv.access {
+            placesim_core::ReservationAccess::Acl { acl, .. } if acl.entries.is_empty() => {
+                ", Moab system reservation: no job may use it".to_owned()
+            }
+            placesim_core::ReservationAccess::Acl { acl, .. } => {
+                format!(", Moab ACL {}", acl.text)
+            }
+            placesim_core::ReservationAccess::Held if resv.allocation.sharing.is_exclusive() => {
+                ", exclusive".to_owned()
+            }
+            placesim_core::ReservationAccess::Held => String::new(),
+        };
         println!(
-            "reservation {}: [{} s, {} s){every} on {} ({} ncpus{}){}",
+            "reservation {}: [{} s, {} s){every} on {} ({} ncpus{access}){}",
             resv.name,
             resv.start.as_secs(),
             resv.end.as_secs(),
-            vnodes.join(","),
+            placesim_scenario::hostlist(&vnodes),
             resv.allocation
                 .total(n_cons, placesim_core::ConsumableIdx::NCPUS),
-            if resv.allocation.sharing.is_exclusive() {
-                ", exclusive"
-            } else {
-                ""
-            },
             if resv.queue.is_some() {
                 format!(", its queue's jobs run inside: qsub -q {}", resv.name)
             } else {

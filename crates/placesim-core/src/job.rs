@@ -186,6 +186,17 @@ impl Workload {
         &self.requests[self.jobs[id.index()].request.index()]
     }
 
+    /// A job's credentials, as a Moab reservation's ACL matches them.
+    pub fn credentials(&self, id: JobId) -> crate::Credentials<'_> {
+        let job = &self.jobs[id.index()];
+        crate::Credentials {
+            user: job.user,
+            group: job.group,
+            account: job.project.as_deref(),
+            class: self.request_of(id).class,
+        }
+    }
+
     /// This workload with each job's request carrying what `draws_of` says the job counts
     /// against run limits and against limits checked at submission, each in the order
     /// given (the order limits are checked in): jobs that

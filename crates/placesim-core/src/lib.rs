@@ -50,7 +50,10 @@ pub use request::{
     NodeSetPolicy, NodeSetRequest, NodeSetValue, Request, RequestFeature, Sharing, SpeedValue,
     chunks_total, chunks_totals_into,
 };
-pub use reservation::{ReservationQueue, ReservationRequest, SiteReservation};
+pub use reservation::{
+    Acl, AclEntry, AclModifier, Affinity, Credential, Credentials, ReservationAccess,
+    ReservationQueue, ReservationRequest, SiteReservation,
+};
 pub use resource::{
     AttrValue, CmpOp, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
     write_amount,

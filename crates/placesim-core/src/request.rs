@@ -109,6 +109,9 @@ pub enum NodeSetAttribute {
     VarAttr,
     /// Processor speed (Maui's PROCSPEED): one set per speed, the vnode's relative `speed`.
     ProcSpeed,
+    /// Moab reservations: one set per listed reservation, its host list's vnodes
+    /// (membership ignores the reservation's window, and grants no access: R5's [DEC]).
+    Reservation,
 }
 
 /// A vnode speed as a node-set value: positive and finite, so that it can be compared and
@@ -141,6 +144,8 @@ pub enum NodeSetValue {
     VarAttrAny(ResourceId),
     /// The vnodes of exactly this speed (PROCSPEED).
     ProcSpeed(SpeedValue),
+    /// The vnodes of the Moab reservation of this name (RESERVATION).
+    Reservation(String),
 }
 
 /// A job's own Moab node-set request (`-l nodeset=`, `nodesetisoptional=`, `nodesetdelay=`).

@@ -481,6 +481,7 @@ impl<'w> Simulation<'w> {
             end: request.end,
             allocation,
             queue: request.queue,
+            access: Default::default(),
         };
         let index = self.reservations.len() as u32;
         self.events
@@ -576,7 +577,7 @@ impl<'w> Simulation<'w> {
             self.reservation_deleted[i] = true;
             let r = &self.reservations[i];
             queue = queue.or(r.queue);
-            if r.start <= now {
+            if r.start <= now && r.is_held() {
                 let allocation = r.allocation.clone();
                 self.state.release(&allocation);
                 self.check(
@@ -908,6 +909,14 @@ impl<'w> Simulation<'w> {
             Event::ReservationStart(i) | Event::ReservationEnd(i)
                 if self.reservation_deleted[i as usize] => {}
             Event::ReservationDeleted(k) => self.delete_reservation(k, sink)?,
+            // A Moab reservation holds nothing: policies keep the jobs it blocks off its
+            // nodes over its window, and its end may let them start.
+            Event::ReservationStart(i) if !self.reservations[i as usize].is_held() => {}
+            Event::ReservationEnd(i) if !self.reservations[i as usize].is_held() => {
+                self.freed_since_last_pass = true;
+                let now = self.now;
+                self.open_reservations.retain(|r| r.open_at(now));
+            }
             Event::ReservationStart(i) => {
                 let r = &self.reservations[i as usize];
                 self.state

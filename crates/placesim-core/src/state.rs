@@ -10,6 +10,7 @@ use crate::bitset::Bitset;
 use crate::cluster::Cluster;
 use crate::ids::VnodeId;
 use crate::request::Sharing;
+use crate::reservation::Affinity;
 use crate::resource::ConsumableIdx;
 use crate::time::SimTime;
 use std::sync::Arc;
@@ -1399,6 +1400,9 @@ pub struct ScratchBuf {
     exclusive_vnodes: u64,
     tracked_set_free: Vec<u64>,
     limit_room: Vec<u64>,
+    /// The job being placed's affinity for the reserved vnodes it may use, by vnode; every
+    /// other vnode is [`Affinity::Unreserved`] to it.
+    affinity: Vec<(VnodeId, Affinity)>,
 }
 
 /// A copy-on-write what-if view of a [`ClusterState`].
@@ -1459,6 +1463,31 @@ impl<'a> Scratch<'a> {
             .tracked_set_free
             .clone_from(&self.base.tracked_set_free);
         self.buf.limit_room.clone_from(&self.base.limit_room);
+        self.buf.affinity.clear();
+    }
+
+    /// Tells the placement which vnodes the job it is about to place may use under a Moab
+    /// reservation, and with which affinity (sorted by vnode, each once): a property of the
+    /// job and its window, not of the state, which this view carries so that a placement
+    /// asked on it can take the vnodes in Moab's tiers (moab-node-sets.md R11) and weigh
+    /// AFFINITY (R10). [`Self::reset`] forgets it; [`Self::copy_from`] copies it.
+    pub fn set_affinity(&mut self, affinity: Vec<(VnodeId, Affinity)>) {
+        debug_assert!(affinity.windows(2).all(|w| w[0].0 < w[1].0));
+        self.buf.affinity = affinity;
+    }
+
+    /// The reserved vnodes the job being placed may use, with its affinity for each, by
+    /// vnode ([`Self::set_affinity`]); empty when no reservation concerns it.
+    pub fn affinity(&self) -> &[(VnodeId, Affinity)] {
+        &self.buf.affinity
+    }
+
+    /// The job being placed's affinity for vnode `v`.
+    pub fn affinity_of(&self, v: VnodeId) -> Affinity {
+        match self.buf.affinity.binary_search_by_key(&v, |&(w, _)| w) {
+            Ok(i) => self.buf.affinity[i].1,
+            Err(_) => Affinity::Unreserved,
+        }
     }
 
     /// Makes this view read through to `base` instead, equal to it: `base` must be a state of
@@ -1502,6 +1531,7 @@ impl<'a> Scratch<'a> {
             .tracked_set_free
             .clone_from(&other.buf.tracked_set_free);
         self.buf.limit_room.clone_from(&other.buf.limit_room);
+        self.buf.affinity.clone_from(&other.buf.affinity);
     }
 
     #[inline]

@@ -1012,6 +1012,7 @@ fn reservations_reach_their_table_and_the_summary() {
             end: SimTime(50),
             allocation: held(&[0], placesim_core::Sharing::Excl),
             queue: None,
+            access: Default::default(),
         },
         SiteReservation {
             name: "R1".into(),
@@ -1019,6 +1020,7 @@ fn reservations_reach_their_table_and_the_summary() {
             end: SimTime(12),
             allocation: held(&[2, 3], placesim_core::Sharing::Shared),
             queue: Some(0),
+            access: Default::default(),
         },
     ];
     let mut sink = JobSink::new(&workload);

@@ -708,6 +708,7 @@ impl Runnable {
                 reserved::window_holds(
                     ctx,
                     now_view,
+                    Some(job),
                     ctx.now,
                     ctx.now + ctx.workload.job(job).estimate,
                     reserved::releases(ctx, decisions),

@@ -164,6 +164,8 @@ pub enum NodeSetAttributeName {
     VarAttr,
     /// `PROCSPEED`.
     ProcSpeed,
+    /// `RESERVATION`.
+    Reservation,
 }
 
 impl fmt::Display for JobRequest {
@@ -416,6 +418,7 @@ impl fmt::Display for NodeSetAttributeName {
             NodeSetAttributeName::Feature => "FEATURE",
             NodeSetAttributeName::VarAttr => "VARATTR",
             NodeSetAttributeName::ProcSpeed => "PROCSPEED",
+            NodeSetAttributeName::Reservation => "RESERVATION",
         })
     }
 }

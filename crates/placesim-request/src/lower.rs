@@ -166,6 +166,7 @@ fn lower_nodeset_parts(
             NodeSetAttributeName::Feature => NodeSetAttribute::Feature,
             NodeSetAttributeName::VarAttr => NodeSetAttribute::VarAttr,
             NodeSetAttributeName::ProcSpeed => NodeSetAttribute::ProcSpeed,
+            NodeSetAttributeName::Reservation => NodeSetAttribute::Reservation,
         }),
         values: ns.map_or_else(Vec::new, |n| {
             n.values
@@ -188,6 +189,9 @@ fn nodeset_value(
         // The parser has checked the number.
         Some(NodeSetAttributeName::ProcSpeed) => {
             return crate::parse::parse_speed(v).map(NodeSetValue::ProcSpeed);
+        }
+        Some(NodeSetAttributeName::Reservation) => {
+            return Some(NodeSetValue::Reservation(v.to_owned()));
         }
         _ => return Some(NodeSetValue::Feature(v.to_owned())),
     }

@@ -761,6 +761,7 @@ impl<'a> Parser<'a> {
             "FEATURE" => NodeSetAttributeName::Feature,
             "VARATTR" => NodeSetAttributeName::VarAttr,
             "PROCSPEED" => NodeSetAttributeName::ProcSpeed,
+            "RESERVATION" => NodeSetAttributeName::Reservation,
             _ => return Err(self.err_at(at, K::UnknownNodeSetAttribute(word.to_owned()))),
         });
         if !self.eat(':') {

@@ -141,7 +141,9 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             let ncpus = cluster.capacity_total(ConsumableIdx::NCPUS).max(1) as f64;
             (c, cluster.capacity_total(c) as f64 / ncpus)
         });
-    let moab = cx.moab(&raw, &defs, mem_per_ncpu)?;
+    let moab_reservations =
+        cx.moab_reservations(&raw, &cluster, run.placement == PlacementKind::Moab)?;
+    let moab = cx.moab(&raw, &defs, mem_per_ncpu, &moab_reservations.hosts)?;
     if let Some(priority) = &raw.moab.priority
         && !pbs.order.is_submit_order()
     {
@@ -167,7 +169,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     )?;
     let metrics = cx.metrics(&raw.metrics)?;
     let running = cx.running(&raw, &cluster, &defs)?;
-    let (reservations, reservation_requests) = cx.reservations(
+    let (mut reservations, reservation_requests) = cx.reservations(
         &raw,
         &cluster,
         &defs,
@@ -179,6 +181,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             queues: &pbs.queues,
         },
     )?;
+    reservations.extend(moab_reservations.occurrences);
     let max_ncpus = (0..cluster.n_vnodes())
         .map(|v| cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)))
         .max()
@@ -212,6 +215,13 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         partitions,
     })
 }
+
+mod moab_reservations;
+
+/// How far after t = 0 recurring reservations are expanded: three years, as PBS keeps a
+/// standing reservation's occurrences (and Moab's, whose scheduler would go on creating
+/// them, are cut there too; an INFINITY period ends there).
+const RESERVATION_HORIZON_S: u64 = 3 * 365 * 86_400;
 
 /// A scenario's reservations: those given on their vnodes (a standing one's occurrences each),
 /// and those requested of the scheduler.
@@ -252,8 +262,8 @@ impl ReservationContext<'_> {
         }
         if self.run.placement == PlacementKind::Moab {
             return Some(
-                "Moab's reservations (SRCFG, mrsvctl) are not modelled yet; these are PBS's, \
-                 for placement \"first-fit\" or \"pbs\""
+                "these are PBS's reservations, for placement \"first-fit\" or \"pbs\"; \
+                 Moab's (SRCFG, mrsvctl) are [[moab.reservation]]"
                     .to_owned(),
             );
         }
@@ -1850,6 +1860,7 @@ impl Cx<'_> {
         raw: &ScenarioToml,
         defs: &ResourceDefs,
         mem_per_ncpu: Option<(ConsumableIdx, f64)>,
+        reservation_hosts: &[(String, Vec<VnodeId>)],
     ) -> Result<MoabSettings, ScenarioError> {
         let m = &raw.moab;
         let feature_resource = match &m.feature_resource {
@@ -1911,6 +1922,7 @@ impl Cx<'_> {
                 ("FEATURE", NodeSetAttribute::Feature),
                 ("VARATTR", NodeSetAttribute::VarAttr),
                 ("PROCSPEED", NodeSetAttribute::ProcSpeed),
+                ("RESERVATION", NodeSetAttribute::Reservation),
             ],
         )?;
         let list_values = m
@@ -1945,6 +1957,21 @@ impl Cx<'_> {
                             ),
                         )
                     }),
+                Some(NodeSetAttribute::Reservation) => {
+                    let name = entry.get_ref();
+                    if reservation_hosts.iter().any(|(n, _)| n == name) {
+                        Ok(NodeSetValue::Reservation(name.clone()))
+                    } else {
+                        Err(self.at(
+                            entry,
+                            "moab.nodeset_list",
+                            format!(
+                                "unknown reservation `{name}`: expected a [[moab.reservation]] \
+                                 name"
+                            ),
+                        ))
+                    }
+                }
                 _ => Ok(NodeSetValue::Feature(entry.get_ref().clone())),
             })
             .collect::<Result<Vec<_>, ScenarioError>>()?;
@@ -1961,6 +1988,7 @@ impl Cx<'_> {
             attribute,
             list: list_values,
             feature_resource,
+            reservations: reservation_hosts.to_vec(),
             // NODESETDELAY > 0 makes sets mandatory unless NODESETISOPTIONAL says otherwise.
             is_optional: match &m.nodeset_is_optional {
                 // Q8: by default an explicit NODESETISOPTIONAL wins; in config order, a
@@ -2604,45 +2632,13 @@ impl Cx<'_> {
                     format!("reservation `{name}` is given twice"),
                 ));
             }
-            let start = self.duration(&r.start, "reservation.start")?;
-            let end = match (&r.end, &r.duration) {
-                (Some(e), None) => {
-                    let end = self.duration(e, "reservation.end")?;
-                    if end <= start {
-                        return Err(self.at(
-                            e,
-                            "reservation.end",
-                            format!("expected a time after `start` ({start} s), found {end} s"),
-                        ));
-                    }
-                    end
-                }
-                (None, Some(d)) => {
-                    let secs = self.duration(d, "reservation.duration")?;
-                    if secs == 0 {
-                        return Err(self.at(
-                            d,
-                            "reservation.duration",
-                            "expected a duration above 0".to_owned(),
-                        ));
-                    }
-                    start.saturating_add(secs)
-                }
-                (Some(e), Some(_)) => {
-                    return Err(self.at(
-                        e,
-                        "reservation",
-                        "give `end` or `duration`, not both".to_owned(),
-                    ));
-                }
-                (None, None) => {
-                    return Err(self.at(
-                        &r.name,
-                        "reservation",
-                        "expected `end` or `duration`: when the window closes".to_owned(),
-                    ));
-                }
-            };
+            let (start, end) = self.window(
+                "reservation",
+                &r.name,
+                &r.start,
+                r.end.as_ref(),
+                r.duration.as_ref(),
+            )?;
             let queue = settings.queues.iter().position(|q| &q.name == name);
             if let Some(request) = &r.request {
                 requested.push(self.reservation_request(r, request, start, end, defs, queue)?);
@@ -2756,6 +2752,7 @@ impl Cx<'_> {
                         end: SimTime(occurrence + (end - start)),
                         allocation: allocation.clone(),
                         queue: queue.map(|q| q as u32),
+                        access: Default::default(),
                     },
                     span.clone(),
                     key,
@@ -2785,6 +2782,57 @@ impl Cx<'_> {
             }
         }
         Ok((made.into_iter().map(|(r, _, _)| r).collect(), requested))
+    }
+
+    /// A reservation's window, `[start, end)` in seconds after t = 0, from its `start` and its
+    /// `end` or `duration` under `key` (`reservation`, `moab.reservation`); `name` is where
+    /// a missing end is reported.
+    fn window(
+        &self,
+        key: &str,
+        name: &Spanned<String>,
+        start: &Spanned<toml::Value>,
+        end: Option<&Spanned<toml::Value>>,
+        duration: Option<&Spanned<toml::Value>>,
+    ) -> Result<(u64, u64), ScenarioError> {
+        let start = self.duration(start, &format!("{key}.start"))?;
+        let end = match (end, duration) {
+            (Some(e), None) => {
+                let end_key = format!("{key}.end");
+                let end = self.duration(e, &end_key)?;
+                if end <= start {
+                    return Err(self.at(
+                        e,
+                        &end_key,
+                        format!("expected a time after `start` ({start} s), found {end} s"),
+                    ));
+                }
+                end
+            }
+            (None, Some(d)) => {
+                let duration_key = format!("{key}.duration");
+                let secs = self.duration(d, &duration_key)?;
+                if secs == 0 {
+                    return Err(self.at(
+                        d,
+                        &duration_key,
+                        "expected a duration above 0".to_owned(),
+                    ));
+                }
+                start.saturating_add(secs)
+            }
+            (Some(e), Some(_)) => {
+                return Err(self.at(e, key, "give `end` or `duration`, not both".to_owned()));
+            }
+            (None, None) => {
+                return Err(self.at(
+                    name,
+                    key,
+                    "expected `end` or `duration`: when the window closes".to_owned(),
+                ));
+            }
+        };
+        Ok((start, end))
     }
 
     /// A reservation requested of the scheduler (`request`, and `submit` [default 0]): what
@@ -2861,7 +2909,6 @@ impl Cx<'_> {
         start: u64,
         duration: u64,
     ) -> Result<Vec<u64>, ScenarioError> {
-        const DATE_LIMIT_S: u64 = 3 * 365 * 86_400;
         let key = "reservation.recurrence";
         let bad = |message: String| self.at(rule, key, message);
         let (mut period, mut count, mut interval) = (None, None, 1u64);
@@ -2916,7 +2963,7 @@ impl Cx<'_> {
         let every = period.saturating_mul(interval);
         Ok((0..count)
             .map(|k| start.saturating_add(k.saturating_mul(every)))
-            .take_while(|&t| t < DATE_LIMIT_S)
+            .take_while(|&t| t < RESERVATION_HORIZON_S)
             .collect())
     }
 

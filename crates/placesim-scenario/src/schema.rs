@@ -405,6 +405,12 @@ pub struct MoabToml {
     pub fairshare: Option<Spanned<MoabFairshareToml>>,
     /// Throttling limits: the credentials' MAXJOB, MAXPROC and MAXPS.
     pub limits: Option<Spanned<MoabLimitsToml>>,
+    /// Standing (SRCFG) and administrative (`mrsvctl -c`) reservations.
+    #[serde(default)]
+    pub reservation: Vec<MoabReservationToml>,
+    /// The weekday of t = 0, which is taken as a local midnight: what a standing
+    /// reservation's DAYS and weekly periods count from [default: SUN].
+    pub day0: Option<Spanned<String>>,
 }
 
 /// `[[running]]`: a job already running at t = 0, where and until when.
@@ -479,6 +485,48 @@ pub struct ReservationToml {
     pub request: Option<Spanned<String>>,
     /// When it is requested [default: 0], with `request`.
     pub submit: Option<Spanned<toml::Value>>,
+}
+
+/// `[[moab.reservation]]`: a Moab reservation on whole hosts, which blocks the jobs its ACL
+/// does not admit and lets those it admits use its hosts with the ACL's affinity.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoabReservationToml {
+    /// Its name (SRCFG[name], or the id `mrsvctl` gives); no two may share one.
+    pub name: Spanned<String>,
+    /// HOSTLIST (`-h`): the hosts it reserves, whole.
+    pub hostlist: Spanned<Vec<String>>,
+    /// An administrative reservation's start (`-s`): seconds, or `[[[DD:]HH:]MM:]SS`, after
+    /// t = 0.
+    pub start: Option<Spanned<toml::Value>>,
+    /// Its end (`-e`), or give `duration` (`-d`).
+    pub end: Option<Spanned<toml::Value>>,
+    /// Its duration (`-d`).
+    pub duration: Option<Spanned<toml::Value>>,
+    /// A standing reservation's PERIOD: DAY, WEEK or INFINITY.
+    pub period: Option<Spanned<String>>,
+    /// DAYS, for PERIOD=DAY: the weekdays it is active [default: every day].
+    pub days: Option<Spanned<Vec<String>>>,
+    /// STARTTIME: its offset in the period (`HH:MM:SS` for a day, `DD:HH:MM:SS` for a week,
+    /// day 0 = Sunday) [default: 0].
+    pub starttime: Option<Spanned<String>>,
+    /// ENDTIME, the same way [default: the period's end].
+    pub endtime: Option<Spanned<String>>,
+    /// DEPTH: how many periods ahead it is reserved [default: 2].
+    pub depth: Option<Spanned<u32>>,
+    /// USERLIST: user numbers, each with an optional modifier (`!` not, `*` required) and
+    /// affinity (`+` positive, the default; `=` neutral; `-` negative).
+    #[serde(default)]
+    pub userlist: Vec<Spanned<String>>,
+    /// GROUPLIST: group numbers, the same way.
+    #[serde(default)]
+    pub grouplist: Vec<Spanned<String>>,
+    /// ACCOUNTLIST: projects, the same way.
+    #[serde(default)]
+    pub accountlist: Vec<Spanned<String>>,
+    /// CLASSLIST: classes of `[[moab.class]]`, the same way.
+    #[serde(default)]
+    pub classlist: Vec<Spanned<String>>,
 }
 
 /// `[moab.limits]`: Moab's throttling limits, per credential as moab.cfg writes them after

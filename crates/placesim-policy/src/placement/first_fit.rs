@@ -2,9 +2,9 @@
 //! chunks inside a set.
 
 use placesim_core::{
-    Allocation, Arrangement, AttrValue, Chunk, ConsumableIdx, FilterExpr, HostId, PartsBuilder,
-    PlacementPolicy, Request, RequestFeature, Scratch, Sharing, StateView, VnodeId, VnodeRun,
-    chunks_totals_into,
+    Affinity, Allocation, Arrangement, AttrValue, Chunk, ConsumableIdx, FilterExpr, HostId,
+    PartsBuilder, PlacementPolicy, Request, RequestFeature, Scratch, Sharing, StateView, VnodeId,
+    VnodeRun, chunks_totals_into,
 };
 use std::sync::Arc;
 
@@ -32,6 +32,39 @@ pub struct FirstFit {
     /// PBS's `node_sort_key` when it reads what is free or taken now: the order is made
     /// again from the view at each placement.
     by_free: Option<Arc<NodeSort>>,
+}
+
+/// `within` (or every vnode, in order) taken in the affinity tiers of the job being placed,
+/// each tier in `within`'s order: positive, neutral, unreserved, negative
+/// (moab-node-sets.md R11): reserved nodes a job is welcome on go first, and those of a
+/// reservation that admits it only as a last resort after every other.
+fn in_tiers(view: &Scratch<'_>, within: Option<&[VnodeId]>) -> Vec<VnodeId> {
+    let affinity = view.affinity();
+    let mut tiers: [Vec<VnodeId>; 4] = Default::default();
+    let tier = |a: Affinity| match a {
+        Affinity::Positive => 0,
+        Affinity::Neutral => 1,
+        Affinity::Unreserved => 2,
+        Affinity::Negative => 3,
+    };
+    match within {
+        Some(list) => {
+            for &v in list {
+                tiers[tier(view.affinity_of(v))].push(v);
+            }
+        }
+        None => {
+            // Every vnode in order: the listed ones in their tiers, the rest unreserved.
+            let mut listed = affinity.iter().peekable();
+            for v in (0..view.cluster().n_vnodes()).map(VnodeId::from_index) {
+                match listed.next_if(|&&(w, _)| w == v) {
+                    Some(&(_, a)) => tiers[tier(a)].push(v),
+                    None => tiers[2].push(v),
+                }
+            }
+        }
+    }
+    tiers.concat()
 }
 
 /// What one `node_sort_key` line sorts vnodes by.
@@ -230,6 +263,8 @@ impl FirstFit {
                 return None;
             }
         }
+        let tiered = (!view.affinity().is_empty()).then(|| in_tiers(view, within));
+        let within = tiered.as_deref().or(within);
         let cluster = view.cluster();
         let ncpus = self.totals[ConsumableIdx::NCPUS.index()];
         let alloc = Allocation::new(shape.sharing);

@@ -31,8 +31,8 @@
 use super::first_fit::filter_holds;
 use super::{BuiltPool, BuiltSet, FirstFit, PoolSource};
 use placesim_core::{
-    Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr, HostId,
-    HostList, HostListForm, NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy,
+    Affinity, Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
+    HostId, HostList, HostListForm, NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy,
     Relaxation, RelaxationLasts, RelaxationWait, Request, RequestFeature, ResourceId, Scratch,
     ScratchBuf, SetConstraints, Sharing, SimDuration, SpeedValue, StateView, VnodeId, Within,
 };
@@ -127,6 +127,9 @@ pub struct NodeSetSettings {
     /// SCHEDCFG FLAGS=AllowPerJobNodeSetIsOptional: jobs may set nodesetisoptional and
     /// nodesetdelay.
     pub allow_per_job_is_optional: bool,
+    /// The Moab reservations' host lists, by name in the scenario's order: what RESERVATION
+    /// sets are made of.
+    pub reservations: Vec<(String, Vec<VnodeId>)>,
     /// The spec's recorded choices, each switchable.
     pub options: NodeSetOptions,
 }
@@ -200,6 +203,8 @@ pub struct MoabNodeSets {
     /// Every speed's set, slowest first (PROCSPEED with an empty list; R5's \[DEC\]: Maui's
     /// first-seen order would break §5's tolerance scan, which assumes ascending speeds).
     all_speeds: Vec<usize>,
+    /// Every reservation's set, in the scenario's order (RESERVATION with an empty list).
+    all_reservations: Vec<usize>,
     /// Capacity per consumable over the whole cluster: a view with all of it free is idle.
     capacity: Vec<u64>,
     refusal: Option<Refusal>,
@@ -257,6 +262,7 @@ impl MoabNodeSets {
             by_value: HashMap::new(),
             all_features: Vec::new(),
             all_speeds: Vec::new(),
+            all_reservations: Vec::new(),
             capacity,
             refusal: None,
             spanned: Arc::from("spanned"),
@@ -297,6 +303,26 @@ impl MoabNodeSets {
         wants_speeds |= values
             .iter()
             .any(|v| matches!(v, NodeSetValue::ProcSpeed(_)));
+        let wants_reservations = p.settings.attribute == Some(NodeSetAttribute::Reservation)
+            || requests.iter().any(|r| {
+                r.nodeset
+                    .as_ref()
+                    .is_some_and(|ns| ns.attribute == Some(NodeSetAttribute::Reservation))
+            })
+            || values
+                .iter()
+                .any(|v| matches!(v, NodeSetValue::Reservation(_)));
+        if wants_reservations {
+            for (name, vnodes) in p.settings.reservations.clone() {
+                let mut members = vnodes;
+                members.sort_unstable();
+                members.dedup();
+                let index = p.add_set(cluster, name.clone(), members);
+                p.all_reservations.push(index);
+                p.by_value
+                    .insert(NodeSetValue::Reservation(name), vec![index]);
+            }
+        }
         if wants_speeds {
             // One pass over the vnodes, slowest speed first.
             let mut by_speed: std::collections::BTreeMap<SpeedValue, Vec<VnodeId>> =
@@ -319,8 +345,11 @@ impl MoabNodeSets {
             }
             let all = (0..cluster.n_vnodes()).map(VnodeId::from_index);
             let sets = match &value {
-                // A feature or speed no vnode has is dropped (R5).
-                NodeSetValue::Feature(_) | NodeSetValue::ProcSpeed(_) => Vec::new(),
+                // A feature or speed no vnode has, or a reservation the site does not have,
+                // is dropped (R5).
+                NodeSetValue::Feature(_)
+                | NodeSetValue::ProcSpeed(_)
+                | NodeSetValue::Reservation(_) => Vec::new(),
                 NodeSetValue::VarAttrValue(r, wanted) => {
                     let members: Vec<VnodeId> = all
                         .filter(|&v| {
@@ -375,11 +404,7 @@ impl MoabNodeSets {
     /// runs use them: feature sets include the GLOBAL vnode.
     pub fn pools(&self) -> Vec<BuiltPool<'_>> {
         let indices: Vec<usize> = if self.settings.list.is_empty() {
-            if self.settings.attribute == Some(NodeSetAttribute::ProcSpeed) {
-                self.all_speeds.clone()
-            } else {
-                self.all_features.clone()
-            }
+            self.every_set_of(self.settings.attribute).to_vec()
         } else {
             self.settings
                 .list
@@ -400,6 +425,16 @@ impl MoabNodeSets {
                 })
                 .collect(),
         }]
+    }
+
+    /// Every set of `attribute`, as an empty NODESETLIST stands for it: every speed's set,
+    /// slowest first, every reservation's, or every feature's.
+    fn every_set_of(&self, attribute: Option<NodeSetAttribute>) -> &[usize] {
+        match attribute {
+            Some(NodeSetAttribute::ProcSpeed) => &self.all_speeds,
+            Some(NodeSetAttribute::Reservation) => &self.all_reservations,
+            _ => &self.all_features,
+        }
     }
 
     /// Registers this policy's sets with `state`, before the run.
@@ -431,6 +466,7 @@ impl MoabNodeSets {
                         Some(NodeSetAttribute::VarAttr)
                     }
                     NodeSetValue::ProcSpeed(_) => Some(NodeSetAttribute::ProcSpeed),
+                    NodeSetValue::Reservation(_) => Some(NodeSetAttribute::Reservation),
                 })
                 .unwrap_or(NodeSetAttribute::Feature)
         });
@@ -464,12 +500,9 @@ impl MoabNodeSets {
     fn fill_candidates(&mut self, values: &[NodeSetValue], attribute: NodeSetAttribute) {
         self.candidates.clear();
         if values.is_empty() {
-            self.candidates
-                .extend_from_slice(if attribute == NodeSetAttribute::ProcSpeed {
-                    &self.all_speeds
-                } else {
-                    &self.all_features
-                });
+            let mut candidates = std::mem::take(&mut self.candidates);
+            candidates.extend_from_slice(self.every_set_of(Some(attribute)));
+            self.candidates = candidates;
         } else {
             for value in values {
                 if let Some(sets) = self.by_value.get(value) {
@@ -726,11 +759,19 @@ impl MoabNodeSets {
             return self.by_speed(request, chunks, view, filter, ptype);
         }
         let mut best: Option<(usize, u64)> = None;
+        // AFFINITY's fallback when every feasible set has a negative-affinity vnode.
+        let mut first_feasible: Option<(usize, u64)> = None;
         for i in 0..self.candidates.len() {
             let set = &self.sets[self.candidates[i]];
             let fit = self.fit(request, chunks, view, filter, &set.vnodes, Some(set.set));
             if !fit.feasible {
                 continue;
+            }
+            if ptype == PriorityType::Affinity {
+                first_feasible.get_or_insert((self.candidates[i], fit.tasks));
+                if shuns(view, &set.vnodes) {
+                    continue;
+                }
             }
             let better = match (best, ptype) {
                 (None, _) => true,
@@ -754,7 +795,7 @@ impl MoabNodeSets {
                 break;
             }
         }
-        let (s, _) = best?;
+        let (s, _) = best.or(first_feasible)?;
         let (first_fit, set) = (&mut self.first_fit, &self.sets[s]);
         let placed = first_fit.place_within(chunks, request, filter, view, Some(&set.vnodes));
         self.failed_inside_feasible_set = placed.is_none();
@@ -1031,6 +1072,17 @@ impl MoabNodeSets {
             self.place_select(request, chunks, view, filter, relaxed)
         })
     }
+}
+
+/// Whether a set (its `vnodes`, in vnode order) has an eligible vnode for which the job being
+/// placed has negative affinity: AFFINITY passes such a set over (R10; positive affinity is
+/// not rewarded).
+fn shuns(view: &Scratch<'_>, vnodes: &[VnodeId]) -> bool {
+    view.affinity().iter().any(|&(v, affinity)| {
+        affinity == Affinity::Negative
+            && view.eligible().contains(v.index())
+            && vnodes.binary_search(&v).is_ok()
+    })
 }
 
 /// `vnodes` with the GLOBAL vnodes added, in vnode order.

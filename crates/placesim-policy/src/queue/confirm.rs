@@ -61,6 +61,7 @@ impl<S: SchedulingPolicy, P: PlacementPolicy> ConfirmingReservations<S, P> {
                     reserved::place_in_window(
                         &calendar,
                         &[],
+                        None,
                         &now_view,
                         r.start,
                         r.end,
@@ -80,6 +81,7 @@ impl<S: SchedulingPolicy, P: PlacementPolicy> ConfirmingReservations<S, P> {
                         end: r.end,
                         allocation: allocation.clone(),
                         queue: r.queue,
+                        access: Default::default(),
                     },
                 );
             }

@@ -1109,6 +1109,7 @@ impl<P: PlacementPolicy> Backfill<P> {
                 let placed = reserved::place_in_window_with(
                     ctx,
                     decisions,
+                    Some(job),
                     now_view,
                     at,
                     at + estimate,
@@ -1188,6 +1189,7 @@ fn recheck<P: PlacementPolicy>(
         let placed = reserved::place_in_window_with(
             ctx,
             decisions,
+            Some(tops[r].job),
             now_view,
             tops[r].start,
             tops[r].end,

@@ -363,6 +363,7 @@ impl<P: PlacementPolicy> Easy<P> {
                 reserved::place_in_window(
                     ctx,
                     decisions,
+                    Some(head),
                     &now_view,
                     t,
                     t + head_estimate,
@@ -398,6 +399,7 @@ impl<P: PlacementPolicy> Easy<P> {
                 let still = reserved::place_in_window(
                     ctx,
                     decisions,
+                    Some(head),
                     &now_view,
                     shadow,
                     shadow + head_estimate,

@@ -76,6 +76,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for AsRecorded<P> {
                 reserved::place_in_window(
                     ctx,
                     decisions,
+                    Some(job),
                     &scratch,
                     ctx.now,
                     until,

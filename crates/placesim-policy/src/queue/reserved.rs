@@ -15,8 +15,8 @@
 
 use super::calendar::allocation_at;
 use placesim_core::{
-    Allocation, ConsumableIdx, Decision, SchedContext, Scratch, ScratchBuf, Sharing, SimDuration,
-    SimTime, SiteReservation, StateView, VnodeId,
+    Affinity, Allocation, ConsumableIdx, Decision, JobId, ReservationAccess, SchedContext, Scratch,
+    ScratchBuf, Sharing, SimDuration, SimTime, SiteReservation, StateView, VnodeId,
 };
 use std::collections::BTreeMap;
 
@@ -28,13 +28,15 @@ pub(crate) struct WindowHolds {
     /// The amounts each vnode must keep for reservations, held shared (a vnode that keeps
     /// anything for one also counts a holder, so an exclusive job keeps off it too).
     pub(crate) kept: Allocation,
-    /// Vnodes an exclusive reservation takes within the window: held exclusively, with all
-    /// they have free.
+    /// Vnodes an exclusive reservation takes within the window, or a Moab reservation that
+    /// does not admit the job: held exclusively, with all they have free.
     pub(crate) barred: Allocation,
+    /// The vnodes of Moab reservations that admit the job, with its affinity for each.
+    pub(crate) affinity: Vec<(VnodeId, Affinity)>,
 }
 
 impl WindowHolds {
-    /// Takes the holds in `view`.
+    /// Takes the holds in `view`, and tells it the job's affinities.
     pub(crate) fn take_in(&self, view: &mut Scratch<'_>) {
         if !self.kept.is_empty() {
             view.take(&self.kept);
@@ -42,7 +44,55 @@ impl WindowHolds {
         if !self.barred.is_empty() {
             view.take(&self.barred);
         }
+        if !self.affinity.is_empty() {
+            view.set_affinity(self.affinity.clone());
+        }
     }
+}
+
+/// What the Moab reservations over `[at, until)` (known by now) mean to `job`: the vnodes of
+/// those that do not admit it, which it may not use at all, and its affinity for the vnodes
+/// of those that do (reservations-and-partitions.md §5.3, §5.4). Under several reservations a
+/// vnode is the job's only if each admits it, with the affinity of the last; one that blocks
+/// it wins.
+fn moab_access(
+    ctx: &SchedContext<'_>,
+    job: Option<JobId>,
+    at: SimTime,
+    until: SimTime,
+) -> (Vec<VnodeId>, Vec<(VnodeId, Affinity)>) {
+    let mut blocked: Vec<VnodeId> = Vec::new();
+    // (vnode, which reservation, affinity): the last reservation's affinity wins.
+    let mut admitted: Vec<(VnodeId, usize, Affinity)> = Vec::new();
+    let Some(job) = job else {
+        return (blocked, Vec::new());
+    };
+    let who = ctx.workload.credentials(job);
+    for (i, r) in ctx.reservations.iter().enumerate() {
+        if r.start >= until {
+            break;
+        }
+        let ReservationAccess::Acl { acl, known_from } = &r.access else {
+            continue;
+        };
+        if *known_from > ctx.now || !r.overlaps(at, until) {
+            continue;
+        }
+        match acl.admits(&who) {
+            None => blocked.extend(r.allocation.vnodes()),
+            Some(affinity) => admitted.extend(r.allocation.vnodes().map(|v| (v, i, affinity))),
+        }
+    }
+    blocked.sort_unstable();
+    blocked.dedup();
+    admitted.sort_unstable_by_key(|&(v, i, _)| (v, std::cmp::Reverse(i)));
+    admitted.dedup_by_key(|&mut (v, _, _)| v);
+    let affinity = admitted
+        .into_iter()
+        .filter(|(v, _, _)| blocked.binary_search(v).is_err())
+        .map(|(v, _, a)| (v, a))
+        .collect();
+    (blocked, affinity)
 }
 
 /// Whether any site reservation is still to come or open: the only case in which a
@@ -116,6 +166,7 @@ pub(crate) fn releases<'a>(
 pub(crate) fn window_holds<'a>(
     ctx: &SchedContext<'_>,
     view: &Scratch<'_>,
+    job: Option<JobId>,
     at: SimTime,
     until: SimTime,
     held_then: impl Iterator<Item = (SimTime, &'a Allocation)>,
@@ -123,9 +174,10 @@ pub(crate) fn window_holds<'a>(
     let starting: Vec<&SiteReservation> = ctx
         .reservations
         .iter()
-        .filter(|r| r.start > at && r.start < until)
+        .filter(|r| r.is_held() && r.start > at && r.start < until)
         .collect();
-    if starting.is_empty() {
+    let (blocked, affinity) = moab_access(ctx, job, at, until);
+    if starting.is_empty() && blocked.is_empty() && affinity.is_empty() {
         return None;
     }
     let n_cons = ctx.state.cluster_consumables();
@@ -160,13 +212,27 @@ pub(crate) fn window_holds<'a>(
     for (end, allocation) in held_then {
         gives(end, allocation);
     }
-    for r in ctx.reservations.iter().filter(|r| r.start <= at) {
+    for r in ctx
+        .reservations
+        .iter()
+        .filter(|r| r.is_held() && r.start <= at)
+    {
         gives(r.end, &r.allocation);
     }
     let mut holds = WindowHolds {
         kept: Allocation::new(Sharing::Shared),
         barred: Allocation::new(Sharing::Excl),
+        affinity,
     };
+    let free_of = |v: VnodeId| -> Vec<u64> {
+        (0..n_cons)
+            .map(|c| view.free(v, ConsumableIdx(c as u8)))
+            .collect()
+    };
+    for &v in &blocked {
+        steps.remove(&v);
+        holds.barred.push(v, &free_of(v));
+    }
     let mut avail = vec![0i128; n_cons];
     let mut lowest = vec![0i128; n_cons];
     let mut kept = vec![0u64; n_cons];
@@ -191,8 +257,7 @@ pub(crate) fn window_holds<'a>(
             }
         }
         if barred {
-            let free: Vec<u64> = (0..n_cons).map(free_now).collect();
-            holds.barred.push(v, &free);
+            holds.barred.push(v, &free_of(v));
             continue;
         }
         for c in 0..n_cons {
@@ -222,7 +287,7 @@ pub(crate) fn state_at(
             view.give(allocation);
         }
     }
-    for r in ctx.reservations {
+    for r in ctx.reservations.iter().filter(|r| r.is_held()) {
         if r.start <= ctx.now && r.end <= at {
             view.give(&r.allocation);
         } else if r.start > ctx.now && r.start <= at && r.end > at {
@@ -252,6 +317,7 @@ pub(crate) fn release_times(ctx: &SchedContext<'_>, decisions: &[Decision]) -> V
 pub(crate) fn place_in_window(
     ctx: &SchedContext<'_>,
     decisions: &[Decision],
+    job: Option<JobId>,
     now_view: &Scratch<'_>,
     at: SimTime,
     until: SimTime,
@@ -261,6 +327,7 @@ pub(crate) fn place_in_window(
     place_in_window_with(
         ctx,
         decisions,
+        job,
         now_view,
         at,
         until,
@@ -278,6 +345,7 @@ pub(crate) fn place_in_window(
 pub(crate) fn place_in_window_with<'h>(
     ctx: &SchedContext<'_>,
     decisions: &[Decision],
+    job: Option<JobId>,
     now_view: &Scratch<'_>,
     at: SimTime,
     until: SimTime,
@@ -298,7 +366,7 @@ pub(crate) fn place_in_window_with<'h>(
     let still_held = releases(ctx, decisions)
         .filter(|&(end, _)| end > at)
         .chain(active.map(|(_, end, allocation)| (end, allocation)));
-    if let Some(holds) = window_holds(ctx, &view, at, until, still_held) {
+    if let Some(holds) = window_holds(ctx, &view, job, at, until, still_held) {
         holds.take_in(&mut view);
     }
     place(&view)

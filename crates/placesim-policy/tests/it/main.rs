@@ -5,6 +5,7 @@
 
 mod common;
 mod mixed;
+mod moab_reservations;
 mod nodesets;
 mod order;
 mod outages;

@@ -107,6 +107,7 @@ fn reservation(
         end: SimTime(end),
         allocation,
         queue: None,
+        access: Default::default(),
     }
 }
 

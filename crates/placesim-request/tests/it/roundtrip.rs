@@ -122,7 +122,8 @@ fn nodeset() -> impl Strategy<Value = NodeSet> {
         Just(None),
         Just(Some(NodeSetAttributeName::Feature)),
         Just(Some(NodeSetAttributeName::VarAttr)),
-        Just(Some(NodeSetAttributeName::ProcSpeed))
+        Just(Some(NodeSetAttributeName::ProcSpeed)),
+        Just(Some(NodeSetAttributeName::Reservation))
     ];
     (
         policy,
@@ -132,7 +133,7 @@ fn nodeset() -> impl Strategy<Value = NodeSet> {
         .prop_map(|(policy, attribute, names)| {
             let values = match attribute {
                 None => Vec::new(),
-                Some(NodeSetAttributeName::Feature) => names,
+                Some(NodeSetAttributeName::Feature | NodeSetAttributeName::Reservation) => names,
                 // Speeds as a user writes them: integers and decimals.
                 Some(NodeSetAttributeName::ProcSpeed) => names
                     .iter()
