@@ -314,6 +314,7 @@ pub(crate) fn release_times(ctx: &SchedContext<'_>, decisions: &[Decision]) -> V
 /// Where a job would go if it started at `at` (now, or a later instant) and ran until
 /// `until`, kept off the reservations that start before then: `place` asked on the state at
 /// `at` ([`state_at`]) less what the window keeps ([`window_holds`]). `buf` backs the view.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn place_in_window(
     ctx: &SchedContext<'_>,
     decisions: &[Decision],
