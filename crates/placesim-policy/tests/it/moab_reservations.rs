@@ -42,9 +42,12 @@ const ONEOF_ABC: &str = "nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"FEATU
 /// A job: (submit, runtime, estimate, request, user, class index).
 type Spec<'a> = (u64, u64, u64, &'a str, Option<u32>, Option<u32>);
 
+/// A job's start, its set label, and the ncpus it took per vnode, in allocation order.
+type Start = (u64, String, Vec<(String, u64)>);
+
 /// Runs `jobs` under EASY with Moab's node sets and the scenario's reservations; returns
 /// each job's start, its set label and the ncpus it took per vnode.
-fn run(s: &Scenario, jobs: &[Spec<'_>]) -> Vec<(u64, String, Vec<(String, u64)>)> {
+fn run(s: &Scenario, jobs: &[Spec<'_>]) -> Vec<Start> {
     let defs = s.cluster.resources();
     let mut requests = Vec::new();
     let mut list = Vec::new();
@@ -85,7 +88,7 @@ fn run(s: &Scenario, jobs: &[Spec<'_>]) -> Vec<(u64, String, Vec<(String, u64)>)
         .collect()
 }
 
-fn on(t: u64, label: &str, parts: &[(&str, u64)]) -> (u64, String, Vec<(String, u64)>) {
+fn on(t: u64, label: &str, parts: &[(&str, u64)]) -> Start {
     (
         t,
         label.to_owned(),
