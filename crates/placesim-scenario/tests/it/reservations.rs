@@ -402,3 +402,210 @@ fn a_timeline_sets_placement_set_attributes_with_qmgr() {
         "test.toml:8:8: key `event.qmgr`: a `qmgr` event changes PBS placement-set settings: it needs `placement = \"pbs\"` in [run]"
     );
 }
+
+/// Four single-vnode hosts under Moab's placement, with a class `batch`.
+const MOAB: &str =
+    "[run]\nplacement = \"moab\"\n[[class]]\nname = \"n\"\ncount = 4\nncpus = 4\n[moab]\n";
+const BATCH: &str = "[[moab.class]]\nname = \"batch\"\n";
+
+/// `[[moab.reservation]]`: an administrative window, or a standing one's occurrences from
+/// t = 0 (a midnight of weekday `day0`) up to the horizon, each known DEPTH − 1 periods ahead;
+/// the ACL in file order, and the hosts whole.
+#[test]
+fn moab_reservations_are_windows_with_an_acl() {
+    use placesim_core::{AclModifier, Affinity, Credential, ReservationAccess};
+    let text = format!(
+        "{MOAB}day0 = \"FRI\"\n{BATCH}\
+         [[moab.reservation]]\nname = \"weekdays\"\nhostlist = [\"n[1-2]\"]\nperiod = \"DAY\"\n\
+         days = [\"MON\", \"fri\"]\nstarttime = \"8:00:00\"\nendtime = \"18:00:00\"\n\
+         classlist = [\"batch-\"]\nuserlist = [\"12\", \"13!\"]\n\
+         [[moab.reservation]]\nname = \"weekly\"\nhostlist = [\"n3\"]\nperiod = \"WEEK\"\n\
+         starttime = \"0:12:00:00\"\nendtime = \"6:00:00:00\"\ndepth = 1\n\
+         [[moab.reservation]]\nname = \"maint\"\nhostlist = [\"n4\"]\nstart = 100\nduration = 50\n"
+    );
+    let s = load_text(&text).unwrap_or_else(|e| panic!("{e}"));
+    let windows = |name: &str| -> Vec<(u64, u64, u64)> {
+        s.reservations
+            .iter()
+            .filter(|r| &*r.name == name)
+            .take(3)
+            .map(|r| match &r.access {
+                ReservationAccess::Acl { known_from, .. } => {
+                    (r.start.as_secs(), r.end.as_secs(), known_from.as_secs())
+                }
+                ReservationAccess::Held => panic!("{name} is Moab's"),
+            })
+            .collect()
+    };
+    const DAY: u64 = 86_400;
+    // t = 0 is a Friday: Friday (day 0) and Monday (day 3), each known from the day before.
+    assert_eq!(
+        windows("weekdays"),
+        [
+            (8 * 3600, 18 * 3600, 0),
+            (3 * DAY + 8 * 3600, 3 * DAY + 18 * 3600, 2 * DAY),
+            (7 * DAY + 8 * 3600, 7 * DAY + 18 * 3600, 6 * DAY),
+        ]
+    );
+    // Weeks from Sunday 00:00, five days before t = 0: this week's window is cut at t = 0.
+    assert_eq!(
+        windows("weekly"),
+        [
+            (0, DAY, 0),
+            (2 * DAY + 12 * 3600, 8 * DAY, 2 * DAY),
+            (9 * DAY + 12 * 3600, 15 * DAY, 9 * DAY),
+        ]
+    );
+    assert_eq!(windows("maint"), [(100, 150, 0)]);
+    let r = s
+        .reservations
+        .iter()
+        .find(|r| &*r.name == "weekdays")
+        .unwrap();
+    let vnodes: Vec<u32> = r.allocation.vnodes().map(|v| v.0).collect();
+    assert_eq!(vnodes, [0, 1]);
+    let ReservationAccess::Acl { acl, .. } = &r.access else {
+        panic!("Moab's")
+    };
+    assert_eq!(&*acl.text, "CLASS==batch-,USER==12,USER==13!");
+    let entries: Vec<(Credential, AclModifier, Affinity)> = acl
+        .entries
+        .iter()
+        .map(|e| (e.credential.clone(), e.modifier, e.affinity))
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            (Credential::Class(0), AclModifier::Plain, Affinity::Negative),
+            (Credential::User(12), AclModifier::Plain, Affinity::Positive),
+            (Credential::User(13), AclModifier::Not, Affinity::Positive),
+        ]
+    );
+    // Nothing admits anyone into a system reservation.
+    let maint = s.reservations.iter().find(|r| &*r.name == "maint").unwrap();
+    assert!(matches!(&maint.access, ReservationAccess::Acl { acl, .. } if acl.entries.is_empty()));
+}
+
+#[test]
+fn bad_moab_reservations_name_their_key() {
+    let one = |body: &str| {
+        error_of(&format!(
+            "{MOAB}{BATCH}[[moab.reservation]]\nname = \"r\"\nhostlist = [\"n1\"]\n{body}"
+        ))
+    };
+    let cases = [
+        (
+            "",
+            "test.toml:11:8: key `moab.reservation`: expected `start` (an administrative reservation) or `period` (a standing one)",
+        ),
+        (
+            "start = 5\nperiod = \"DAY\"\n",
+            "test.toml:13:9: key `moab.reservation`: `start`, `end` and `duration` make an administrative reservation; a standing one (`period`) takes `starttime` and `endtime`",
+        ),
+        (
+            "start = 5\nend = 9\ndays = [\"MON\"]\n",
+            "test.toml:15:8: key `moab.reservation`: `days`, `starttime`, `endtime` and `depth` go with `period`",
+        ),
+        (
+            "start = 5\n",
+            "test.toml:11:8: key `moab.reservation`: expected `end` or `duration`: when the window closes",
+        ),
+        (
+            "period = \"MONTH\"\n",
+            "test.toml:13:10: key `moab.reservation.period`: PERIOD=MONTH: expected DAY, WEEK or INFINITY",
+        ),
+        (
+            "period = \"DAY\"\nstarttime = \"25:00:00\"\n",
+            "test.toml:14:13: key `moab.reservation.starttime`: `25:00:00`: expected an offset in the period, HH:MM:SS (at most 86400 s)",
+        ),
+        (
+            "period = \"DAY\"\nstarttime = \"9:00:00\"\nendtime = \"8:00:00\"\n",
+            "test.toml:15:11: key `moab.reservation.endtime`: expected ENDTIME after STARTTIME (32400 s into the period), found 28800 s",
+        ),
+        (
+            "period = \"DAY\"\ndays = [\"MON\", \"Funday\"]\n",
+            "test.toml:14:8: key `moab.reservation.days`: expected a weekday, SUN, MON, TUE, WED, THU, FRI or SAT, found `Funday`",
+        ),
+        (
+            "period = \"WEEK\"\ndays = [\"MON\"]\n",
+            "test.toml:14:8: key `moab.reservation.days`: DAYS goes with PERIOD=DAY",
+        ),
+        (
+            "period = \"INFINITY\"\nendtime = \"1:00:00\"\n",
+            "test.toml:14:11: key `moab.reservation`: PERIOD=INFINITY reserves from t = 0 on: `days`, `starttime`, `endtime` and `depth` do not go with it",
+        ),
+        (
+            "period = \"DAY\"\ndepth = 0\n",
+            "test.toml:14:9: key `moab.reservation.depth`: expected DEPTH of 1 or more periods",
+        ),
+        (
+            "start = 5\nend = 9\nuserlist = [\"alice\"]\n",
+            "test.toml:15:13: key `moab.reservation.userlist`: `alice`: expected a user number, as the workload numbers them",
+        ),
+        (
+            "start = 5\nend = 9\nclasslist = [\"debug+\"]\n",
+            "test.toml:15:14: key `moab.reservation.classlist`: `debug+`: unknown class `debug`: expected a [[moab.class]] name",
+        ),
+        (
+            "start = 5\nend = 9\ngrouplist = [\"3^\"]\n",
+            "test.toml:15:14: key `moab.reservation.grouplist`: `3^`: the XOR modifier `^` is in Moab's code only, not its documentation: not modelled",
+        ),
+        (
+            "start = 5\nend = 9\naccountlist = [\"-\"]\n",
+            "test.toml:15:16: key `moab.reservation.accountlist`: `-`: expected a name before the modifier",
+        ),
+    ];
+    for (body, message) in cases {
+        assert_eq!(one(body), message, "{body}");
+    }
+    let with_hosts = |hosts: &str| {
+        error_of(&format!(
+            "{MOAB}{BATCH}[[moab.reservation]]\nname = \"r\"\nhostlist = {hosts}\nstart = 5\nend = 9\n"
+        ))
+    };
+    assert_eq!(
+        with_hosts("[]"),
+        "test.toml:12:12: key `moab.reservation.hostlist`: expected at least one host"
+    );
+    assert_eq!(
+        with_hosts("[\"n9\"]"),
+        "test.toml:12:12: key `moab.reservation.hostlist`: unknown host `n9`"
+    );
+    assert_eq!(
+        with_hosts("[\"n[1-2]\", \"n2\"]"),
+        "test.toml:12:12: key `moab.reservation.hostlist`: host `n2` is given twice"
+    );
+    assert_eq!(
+        with_hosts("[\"n[2-1]\"]"),
+        "test.toml:12:12: key `moab.reservation.hostlist`: `n[2-1]`: expected a range of numbers `first-last`, found `2-1`"
+    );
+    assert_eq!(
+        with_hosts("[\"n[1-2\"]"),
+        "test.toml:12:12: key `moab.reservation.hostlist`: `n[1-2`: expected `]` after the range"
+    );
+    // Names are unique across PBS's and Moab's reservations; Moab's need Moab's placement.
+    assert_eq!(
+        error_of(&format!("{MOAB}day0 = \"Someday\"\n")),
+        "test.toml:8:8: key `moab.day0`: expected a weekday, SUN, MON, TUE, WED, THU, FRI or SAT, found `Someday`"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "[[reservation]]\nname = \"r\"\nstart = 5\nend = 9\nhosts = [\"n1\"]\n\
+             {MOAB}{BATCH}[[moab.reservation]]\nname = \"r\"\nhostlist = [\"n1\"]\nstart = 5\n\
+             end = 9\n"
+        )),
+        "test.toml:16:8: key `moab.reservation.name`: reservation `r` is given twice"
+    );
+    let pbs = "[[class]]\nname = \"n\"\ncount = 4\nncpus = 4\n\
+               [[moab.reservation]]\nname = \"r\"\nhostlist = [\"n1\"]\nstart = 5\nend = 9\n";
+    assert_eq!(
+        error_of(pbs),
+        "test.toml:6:8: key `moab.reservation`: Moab's reservations go with Moab's placement (run.placement = \"moab\"); PBS's are [[reservation]]"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{MOAB}nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"RESERVATION\"\nnodeset_list = [\"r9\"]\n"
+        )),
+        "test.toml:10:17: key `moab.nodeset_list`: unknown reservation `r9`: expected a [[moab.reservation]] name"
+    );
+}
