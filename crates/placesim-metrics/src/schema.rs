@@ -495,7 +495,7 @@ pub mod reservations {
         name: "reservation",
         dtype: "string",
         unit: "",
-        meaning: "its name (PBS's id, `R123`, `M4`)",
+        meaning: "its name (PBS's id, `R123`, `M4`; a Moab reservation's SRCFG name or id)",
     };
     /// The `start_s` column.
     pub const START_S: ColumnDef = ColumnDef {
@@ -523,7 +523,7 @@ pub mod reservations {
         name: "exclusive",
         dtype: "bool",
         unit: "",
-        meaning: "whether it holds its vnodes exclusively (`place=excl`, a maintenance reservation of whole hosts)",
+        meaning: "whether it holds its vnodes exclusively (`place=excl`, a maintenance reservation of whole hosts); false for a Moab reservation, which holds nothing: it keeps the jobs its ACL does not admit off its hosts",
     };
     /// The `vnodes` column.
     pub const VNODES: ColumnDef = ColumnDef {
@@ -531,6 +531,13 @@ pub mod reservations {
         dtype: "string",
         unit: "",
         meaning: "its vnodes and amounts in PBS's `exec_vnode` syntax (its `resv_nodes`)",
+    };
+    /// The `acl` column.
+    pub const ACL: ColumnDef = ColumnDef {
+        name: "acl",
+        dtype: "string, nullable",
+        unit: "",
+        meaning: "a Moab reservation's ACL as `mrsvctl -a` writes it (`CLASS==batch-,USER==12`; `\"\"` for a system reservation, which no job may use); null for a PBS reservation",
     };
     /// The `ncpus` column.
     pub const NCPUS: ColumnDef = ColumnDef {
@@ -544,7 +551,7 @@ pub mod reservations {
         name: "jobs_run",
         dtype: "u64",
         unit: "jobs",
-        meaning: "jobs of its queue (the PBS queue named as it) that ran inside it",
+        meaning: "jobs of its queue (the PBS queue named as it) that ran inside it; for a Moab reservation, jobs that started on its hosts inside its window (which its ACL admitted)",
     };
     /// The `jobs` column.
     pub const JOBS: ColumnDef = ColumnDef {
@@ -565,6 +572,7 @@ pub mod reservations {
         STATE,
         EXCLUSIVE,
         VNODES,
+        ACL,
         NCPUS,
         JOBS_RUN,
         JOBS,

@@ -48,6 +48,9 @@ pub struct JobSink {
     pub(crate) reservations: Vec<ReservationRow>,
     /// How a reservation's vnodes are written, once reservations are kept.
     reservation_text: Option<(ExecNames, ExecStore)>,
+    /// The longest window of a Moab reservation: how far back from a job's start a row whose
+    /// window holds it may begin.
+    longest_acl_window: u64,
     /// Each request's text, by request id ([`JobSink::keep_request_texts`]).
     pub(crate) request_texts: Option<Arc<Vec<String>>>,
     /// Per job, whether it was running at t = 0; empty when none was
@@ -170,6 +173,7 @@ impl JobSink {
             vnodes: Vec::new(),
             reservations: Vec::new(),
             reservation_text: None,
+            longest_acl_window: 0,
             request_texts: None,
             running_at_start: Vec::new(),
             samples: Vec::new(),
@@ -221,6 +225,43 @@ impl JobSink {
                 r.queue,
                 RESERVATION_CONFIRMED,
             );
+            if let placesim_core::ReservationAccess::Acl { acl, .. } = &r.access {
+                let key = (r.start.as_secs(), r.end.as_secs(), &*r.name);
+                let at = self
+                    .reservations
+                    .iter()
+                    .position(|row| (row.start, row.end, row.name.as_str()) == key);
+                if let Some(row) = at.map(|i| &mut self.reservations[i]) {
+                    row.acl = Some(acl.text.to_string());
+                    row.hosts = r.allocation.vnodes().collect();
+                    row.hosts.sort_unstable();
+                }
+                self.longest_acl_window = self
+                    .longest_acl_window
+                    .max(r.end.as_secs() - r.start.as_secs());
+            }
+        }
+    }
+
+    /// Notes a job started at `start` on `allocation` inside the window of each Moab
+    /// reservation whose hosts it uses: only a job its ACL admits can.
+    fn note_inside_acl_windows(&mut self, job: &Job, start: SimTime, allocation: &Allocation) {
+        if self.longest_acl_window == 0 {
+            return;
+        }
+        let t = start.as_secs();
+        let from = t.saturating_sub(self.longest_acl_window);
+        let last = self.reservations.partition_point(|r| r.start <= t);
+        let first = self.reservations.partition_point(|r| r.start < from);
+        for row in &mut self.reservations[first..last] {
+            if row.acl.is_some()
+                && t < row.end
+                && allocation
+                    .vnodes()
+                    .any(|v| row.hosts.binary_search(&v).is_ok())
+            {
+                row.inside.push(job.source_id);
+            }
         }
     }
 
@@ -251,6 +292,9 @@ impl JobSink {
             ncpus: allocation.map_or(0, |a| a.total(n_cons, placesim_core::ConsumableIdx::NCPUS)),
             queue,
             state,
+            acl: None,
+            hosts: Vec::new(),
+            inside: Vec::new(),
         };
         // In order of start (then end, then name), whenever they come.
         let key = |r: &ReservationRow| (r.start, r.end, r.name.clone());
@@ -506,7 +550,8 @@ impl MetricsSink for JobSink {
         self.priority_last[i] = Some(priority);
     }
 
-    fn job_started(&mut self, _job: &Job, id: JobId, start: SimTime, allocation: &Allocation) {
+    fn job_started(&mut self, job: &Job, id: JobId, start: SimTime, allocation: &Allocation) {
+        self.note_inside_acl_windows(job, start, allocation);
         // A requeued job starts again: its last start's label is the one kept.
         let x = allocation
             .label
@@ -683,6 +728,12 @@ pub(crate) struct ReservationRow {
     pub(crate) queue: Option<u32>,
     /// `confirmed`, `denied` or `deleted`.
     pub(crate) state: &'static str,
+    /// A Moab reservation's ACL, as the site wrote it (none for PBS's).
+    pub(crate) acl: Option<String>,
+    /// A Moab reservation's vnodes, in order.
+    pub(crate) hosts: Vec<placesim_core::VnodeId>,
+    /// The jobs (by number) that started inside a Moab reservation's window on its vnodes.
+    pub(crate) inside: Vec<u64>,
 }
 
 /// A reservation's state in reservations.parquet: held on its vnodes.

@@ -996,7 +996,8 @@ pub fn write_vnodes(dir: &Path, meta: &RunMeta, sink: &JobSink) -> Result<(), Me
 }
 
 /// Builds the reservations table: the site's reservations in order of start, each with the
-/// jobs of its queue that ran inside it.
+/// jobs that ran inside it (a PBS reservation's queue's; those that started on a Moab
+/// reservation's hosts in its window, which its ACL admitted).
 pub fn reservations_frame(
     meta: &RunMeta,
     workload: &Workload,
@@ -1011,7 +1012,9 @@ pub fn reservations_frame(
         .iter()
         .map(|r| {
             let Some(q) = r.queue else {
-                return Vec::new();
+                let mut inside = r.inside.clone();
+                inside.sort_unstable();
+                return inside;
             };
             workload
                 .jobs()
@@ -1050,6 +1053,12 @@ pub fn reservations_frame(
     columns.push(Column::new(
         reservations::VNODES.name.into(),
         text(|r| r.vnodes.as_str()),
+    ));
+    columns.push(Column::new(
+        reservations::ACL.name.into(),
+        rows.iter()
+            .map(|r| r.acl.as_deref())
+            .collect::<Vec<Option<&str>>>(),
     ));
     columns.push(Column::new(
         reservations::NCPUS.name.into(),

@@ -1086,3 +1086,85 @@ fn reservations_reach_their_table_and_the_summary() {
     );
     assert_eq!(summary.jobs_deleted, 0);
 }
+
+/// A Moab reservation on the hand trace's vnodes 2 and 3 over [0, 20) for user 1: it holds
+/// nothing, so its row is not exclusive and carries its ACL; user 1's jobs take its vnodes
+/// first (positive affinity) and are listed inside it, while user 2's J3 is kept off them.
+#[test]
+fn moab_reservations_list_the_jobs_their_acl_let_in() {
+    use placesim_core::{
+        Acl, AclEntry, AclModifier, Affinity, Allocation, Credential, ReservationAccess, SimTime,
+        SiteReservation, VnodeId,
+    };
+    use placesim_metrics::write_reservations;
+    use polars::prelude::{ParquetReader, SerReader};
+    let trace = hand_trace();
+    let mut jobs = trace.workload.jobs().to_vec();
+    jobs[2].user = Some(2);
+    let workload = placesim_core::Workload::new(jobs, trace.workload.requests().to_vec()).unwrap();
+    let cluster = Cluster::homogeneous(4, 1).unwrap();
+    let mut allocation = Allocation::new(placesim_core::Sharing::Shared);
+    for v in [2, 3] {
+        allocation.push(VnodeId(v), &[1, 0, 0]);
+    }
+    let reservations = [SiteReservation {
+        name: "daytime".into(),
+        start: SimTime(0),
+        end: SimTime(20),
+        allocation,
+        queue: None,
+        access: ReservationAccess::Acl {
+            acl: std::sync::Arc::new(Acl {
+                entries: vec![AclEntry {
+                    credential: Credential::User(1),
+                    modifier: AclModifier::Plain,
+                    affinity: Affinity::Positive,
+                }],
+                text: "USER==1".into(),
+            }),
+            known_from: SimTime(0),
+        },
+    }];
+    let mut sink = JobSink::new(&workload);
+    sink.keep_reservations(&cluster, &reservations);
+    sink.keep_exec_vnodes(&cluster);
+    let mut fcfs = Discipline::Fcfs.build();
+    Replay::on(&workload, cluster)
+        .reservations(&reservations)
+        .run(fcfs.as_mut(), &mut sink);
+    let dir = tempfile::tempdir().unwrap();
+    let meta = hand_meta(4);
+    write_reservations(dir.path(), &meta, &workload, &sink).unwrap();
+    let table =
+        ParquetReader::new(std::fs::File::open(dir.path().join("reservations.parquet")).unwrap())
+            .finish()
+            .unwrap();
+    let column = |name: &str| -> Vec<Option<String>> {
+        table
+            .column(name)
+            .unwrap()
+            .cast(&polars::prelude::DataType::String)
+            .unwrap()
+            .str()
+            .unwrap()
+            .iter()
+            .map(|s| s.map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(column("acl"), [Some("USER==1".to_owned())]);
+    assert_eq!(column("exclusive"), [Some("false".to_owned())]);
+    assert_eq!(column("jobs"), [Some("1,2,4".to_owned())]);
+    assert_eq!(column("jobs_run"), [Some("3".to_owned())]);
+    // Where each job ran: user 1's on the reserved vnodes first; J3 (user 2) kept off them.
+    let df = jobs_frame(&meta, &workload, &sink).unwrap();
+    let some = |s: &str| Some(s.to_owned());
+    assert_eq!(
+        strings(&df, "exec_vnode"),
+        vec![
+            some("(node2:ncpus=1)+(node3:ncpus=1)"),
+            some("(node2:ncpus=1)+(node3:ncpus=1)+(node0:ncpus=1)+(node1:ncpus=1)"),
+            some("(node0:ncpus=1)"),
+            some("(node2:ncpus=1)+(node3:ncpus=1)"),
+        ]
+    );
+}

@@ -117,7 +117,9 @@ impl Cx<'_> {
         if hosts.get_ref().is_empty() {
             return Err(self.at(hosts, key, "expected at least one host".to_owned()));
         }
-        let mut allocation = Allocation::new(Sharing::Excl);
+        // Held by no one: the vnodes are what it is on (the jobs it blocks are kept off
+        // them whole, by the discipline).
+        let mut allocation = Allocation::new(Sharing::Shared);
         allocation.label = Some(Arc::from(r.name.get_ref().as_str()));
         let mut names = Vec::new();
         for entry in hosts.get_ref() {
