@@ -6,21 +6,25 @@
 //!    when the job asked for nothing). No policy, or VARATTR with no values: no node sets.
 //! 2. **Candidate sets** (R5), in list order: one per listed feature (a feature no vnode has is
 //!    dropped; the vnode named `GLOBAL` is in every feature set), one per `name=value`, one per
-//!    value of a bare VARATTR `name`, one per listed PROCSPEED speed; an empty FEATURE list is
-//!    every feature, in order of first appearance over the vnodes, and an empty PROCSPEED list
-//!    every speed, slowest first.
+//!    value of a bare VARATTR `name`, one per listed PROCSPEED speed, one per listed
+//!    reservation (its hosts' vnodes); an empty FEATURE list is every feature, in order of
+//!    first appearance over the vnodes, an empty PROCSPEED list every speed, slowest first, and
+//!    an empty RESERVATION list every reservation in the scenario's order.
 //! 3. **Size** (R1): the tasks of this job that fit on the set's eligible vnodes now, and
 //!    those vnodes. A set is feasible when the tasks of every chunk complex fit (R1, §1.3).
 //! 4. **Choice** (R10): FIRSTFIT the first feasible set; BESTFIT the fewest fitting tasks,
-//!    WORSTFIT the most (ties to list order); AFFINITY the first feasible set (no vnode has
-//!    negative affinity: the simulator has no standing reservations); MINLOSS the last
+//!    WORSTFIT the most (ties to list order); AFFINITY the first feasible set with no eligible
+//!    vnode for which the job has negative affinity (from the Moab reservations over its
+//!    window, which the view carries), else the first feasible set; MINLOSS the last
 //!    feasible set ([`MinLoss::LastFeasible`], as the source does), or by speed loss with
 //!    NODESETTOLERANCE ([`MinLoss::Speed`], §5); BESTRESOURCE the first feasible set.
 //!    PROCSPEED sets go through §5's algorithm under every priority type (BESTRESOURCE there
 //!    being the fastest feasible set). FIRSTOF is ONEOF (R8) unless
 //!    [`NodeSetOptions::firstof_forces_firstfit`]. ANYOF takes the union of the listed sets,
 //!    each vnode once (R9).
-//! 5. **Allocation** (R11): first fit (ascending vnode index) inside the chosen set.
+//! 5. **Allocation** (R11): first fit inside the chosen set, in the job's affinity tiers
+//!    (positive, neutral, unreserved, negative; first fit takes them so whenever the view
+//!    carries affinities), each in ascending vnode index.
 //! 6. **Mandatory or optional** (R12, R13): with no feasible set, a mandatory job waits; an
 //!    optional one is placed by first fit over every vnode, labelled `spanned`.
 //!
