@@ -110,7 +110,7 @@ pub enum NodeSetAttribute {
     /// Processor speed (Maui's PROCSPEED): one set per speed, the vnode's relative `speed`.
     ProcSpeed,
     /// Moab reservations: one set per listed reservation, its host list's vnodes
-    /// (membership ignores the reservation's window, and grants no access: R5's [DEC]).
+    /// (membership ignores the reservation's window, and grants no access: R5's \[DEC\]).
     Reservation,
 }
 
