@@ -61,6 +61,9 @@ pub enum ClusterError {
         /// How many were asked for.
         requested: u64,
     },
+    /// An indirect resource (`@vnode`) PBS's server would refuse (`fix_indirectness`).
+    #[error("{0}")]
+    Indirect(String),
     /// Speeds must be positive and finite, or runtimes would be meaningless.
     #[error("vnode `{vnode}` has speed {speed}; speeds must be positive and finite")]
     BadSpeed {
@@ -94,6 +97,24 @@ struct ClusterParts {
     ncpus_capacity: Vec<u64>,
     /// The vnodes of each host, in cluster order.
     host_vnodes: Vec<Vec<VnodeId>>,
+    /// Consumables shared through PBS's indirect resources: each pool's members, its target
+    /// first, and per vnode × consumable the pool it is in (`u32::MAX` for none); empty
+    /// when no resource is indirect.
+    pools: Vec<Pool>,
+    pool_of: Vec<u32>,
+}
+
+/// One consumable amount shared by several vnodes (PBS's `resources_available.R = @target`,
+/// reservations-and-partitions.md §7): there is one pool, the target's, and a chunk on any
+/// member takes from it. Every member's row holds the pool's free amount (a mirror), so any
+/// read of a member sees what the pool has; the state takes and gives on all members at once
+/// and counts the pool once in its totals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pool {
+    /// The shared consumable.
+    pub consumable: ConsumableIdx,
+    /// The vnodes sharing it, the target (which owns the amount) first, the others in order.
+    pub members: Vec<VnodeId>,
 }
 
 /// Builds a [`Cluster`] one vnode at a time.
@@ -103,6 +124,8 @@ pub struct ClusterBuilder {
     hosts: Vec<String>,
     vnodes: Vec<Vnode>,
     capacity: Vec<u64>,
+    /// (pointing vnode, consumable, target), in the order given.
+    indirect: Vec<(VnodeId, ConsumableIdx, VnodeId)>,
 }
 
 impl ClusterBuilder {
@@ -113,7 +136,59 @@ impl ClusterBuilder {
             hosts: Vec::new(),
             vnodes: Vec::new(),
             capacity: Vec::new(),
+            indirect: Vec::new(),
         }
+    }
+
+    /// Makes consumable `c` of vnode `pointing` an alias of the same on `target` (PBS's
+    /// `resources_available.R = @target`): one pool, the target's, which a chunk on either
+    /// takes from. Refused as PBS's server refuses it (`fix_indirectness`): the target must
+    /// have the resource, and no reference may have two levels (a target that points, a
+    /// vnode pointing at itself, a vnode that is a target becoming indirect); ncpus may not
+    /// be shared, since a vnode's ncpus decide whether it can take a job at all.
+    pub fn share(
+        &mut self,
+        pointing: VnodeId,
+        c: ConsumableIdx,
+        target: VnodeId,
+    ) -> Result<(), ClusterError> {
+        let n_cons = self.resources.n_consumables();
+        let name = |v: VnodeId| self.vnodes[v.index()].name.clone();
+        let resource = self
+            .resources
+            .consumables()
+            .get(c.index())
+            .map(|&id| self.resources.def(id).name.clone())
+            .unwrap_or_default();
+        if c == ConsumableIdx::NCPUS {
+            return Err(ClusterError::Indirect(format!(
+                "ncpus cannot be indirect on vnode `{}` (@{}): a vnode's own ncpus decide \
+                 whether it can take a job",
+                name(pointing),
+                name(target)
+            )));
+        }
+        let multi_level = pointing == target
+            || self
+                .indirect
+                .iter()
+                .any(|&(p, k, t)| k == c && (p == target || t == pointing || p == pointing));
+        if multi_level {
+            return Err(ClusterError::Indirect(format!(
+                "invalid multi-level indirect reference for resource {resource} on vnode `{}`",
+                name(pointing)
+            )));
+        }
+        if self.capacity[target.index() * n_cons + c.index()] == 0 {
+            return Err(ClusterError::Indirect(format!(
+                "indirect target undefined on node for resource {resource}: `{}` has none \
+                 (for `{}`)",
+                name(target),
+                name(pointing)
+            )));
+        }
+        self.indirect.push((pointing, c, target));
+        Ok(())
     }
 
     /// The resource definitions, to look up ids while adding vnodes.
@@ -166,6 +241,37 @@ impl ClusterBuilder {
         Ok(VnodeId::from_index(self.vnodes.len() - 1))
     }
 
+    /// The vnodes added so far, by name.
+    pub fn vnode_ids_by_name(&self) -> std::collections::HashMap<&str, VnodeId> {
+        self.vnodes
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.name.as_str(), VnodeId::from_index(i)))
+            .collect()
+    }
+
+    /// Gives `pointing` the value of non-consumable `res` that `target` has (PBS's indirect
+    /// resource on a non-consumable: matching and placement-set keys read the target's value).
+    pub fn copy_attr(
+        &mut self,
+        pointing: VnodeId,
+        res: ResourceId,
+        target: VnodeId,
+    ) -> Result<(), ClusterError> {
+        let Some(value) = self.vnodes[target.index()].attr(res).cloned() else {
+            return Err(ClusterError::Indirect(format!(
+                "indirect target undefined on node for resource {}: `{}` has none",
+                self.resources.def(res).name,
+                self.vnodes[target.index()].name
+            )));
+        };
+        let attrs = &mut self.vnodes[pointing.index()].attrs;
+        attrs.retain(|(id, _)| *id != res);
+        attrs.push((res, value));
+        attrs.sort_by_key(|(id, _)| *id);
+        Ok(())
+    }
+
     /// Checks names and finishes the cluster.
     pub fn build(self) -> Result<Cluster, ClusterError> {
         if self.vnodes.is_empty() {
@@ -192,15 +298,46 @@ impl ClusterBuilder {
         for (i, v) in self.vnodes.iter().enumerate() {
             host_vnodes[v.host.index()].push(VnodeId::from_index(i));
         }
+        // Each pointing vnode mirrors its target's amount; the pool counts once in the total.
+        let mut capacity = self.capacity;
+        let mut pools: Vec<Pool> = Vec::new();
+        let mut pool_of = Vec::new();
+        if !self.indirect.is_empty() {
+            pool_of = vec![u32::MAX; self.vnodes.len() * n_cons];
+            for &(pointing, c, target) in &self.indirect {
+                let slot = |v: VnodeId| v.index() * n_cons + c.index();
+                let pool = match pool_of[slot(target)] {
+                    u32::MAX => {
+                        pools.push(Pool {
+                            consumable: c,
+                            members: vec![target],
+                        });
+                        let p = pools.len() as u32 - 1;
+                        pool_of[slot(target)] = p;
+                        p
+                    }
+                    p => p,
+                };
+                pools[pool as usize].members.push(pointing);
+                pool_of[slot(pointing)] = pool;
+                capacity_total[c.index()] -= capacity[slot(pointing)];
+                capacity[slot(pointing)] = capacity[slot(target)];
+            }
+            for pool in &mut pools {
+                pool.members[1..].sort_unstable();
+            }
+        }
         Ok(Cluster {
             parts: std::sync::Arc::new(ClusterParts {
                 host_vnodes,
                 resources: self.resources,
                 hosts: self.hosts,
                 vnodes: self.vnodes,
-                capacity: self.capacity,
+                capacity,
                 capacity_total,
                 ncpus_capacity,
+                pools,
+                pool_of,
             }),
         })
     }
@@ -232,6 +369,25 @@ impl Cluster {
     /// The resource definitions.
     pub fn resources(&self) -> &ResourceDefs {
         &self.parts.resources
+    }
+
+    /// The shared pools of PBS's indirect resources, if any.
+    pub fn pools(&self) -> &[Pool] {
+        &self.parts.pools
+    }
+
+    /// The pool `v`'s consumable `c` is in, if it is shared.
+    #[inline]
+    pub fn pool_of(&self, v: VnodeId, c: ConsumableIdx) -> Option<&Pool> {
+        self.parts.pools.get(self.pool_index(v, c)?)
+    }
+
+    /// The index in [`Self::pools`] of the pool `v`'s consumable `c` is in, if it is shared.
+    #[inline]
+    pub fn pool_index(&self, v: VnodeId, c: ConsumableIdx) -> Option<usize> {
+        let n_cons = self.parts.resources.n_consumables();
+        let p = *self.parts.pool_of.get(v.index() * n_cons + c.index())?;
+        (p != u32::MAX).then_some(p as usize)
     }
 
     /// All vnodes, in first-fit order.

@@ -155,9 +155,18 @@ impl Invariants {
     }
 
     fn check_vnode(&self, state: &ClusterState, v: VnodeId, holder: &str) -> Result<(), String> {
-        let capacity = state.cluster().capacity(v);
+        let cluster = state.cluster();
+        let capacity = cluster.capacity(v);
         for (c, &cap) in capacity.iter().enumerate() {
-            let held = self.held[v.index() * self.n_cons + c];
+            // A shared pool is held by what every member's jobs hold of it.
+            let held = match cluster.pool_of(v, ConsumableIdx(c as u8)) {
+                Some(pool) => pool
+                    .members
+                    .iter()
+                    .map(|m| self.held[m.index() * self.n_cons + c])
+                    .sum(),
+                None => self.held[v.index() * self.n_cons + c],
+            };
             if held > cap {
                 return Err(format!(
                     "vnode {} oversubscribed by {holder}: consumable {c} holds {held} of {cap}",

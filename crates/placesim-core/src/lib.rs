@@ -35,7 +35,7 @@ mod test_rng;
 pub mod time;
 
 pub use bitset::Bitset;
-pub use cluster::{Cluster, ClusterBuilder, ClusterError, MAX_VNODES, Vnode};
+pub use cluster::{Cluster, ClusterBuilder, ClusterError, MAX_VNODES, Pool, Vnode};
 pub use event::{Event, EventKey, EventQueue};
 pub use ids::{HostId, JobId, RequestId, ResourceId, VnodeId};
 pub use job::{Job, Workload, WorkloadError};

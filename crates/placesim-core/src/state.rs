@@ -409,6 +409,7 @@ pub trait StateView {
                 .limit_draws
                 .as_deref()
                 .is_none_or(|draws| self.short_limit(draws).is_none())
+            && pool_shortfall(self, alloc).is_none()
     }
 
     /// Whether `v` can take a chunk needing `amounts` with this sharing, ignoring other chunks.
@@ -617,6 +618,12 @@ impl ClusterState {
                 *t += a;
             }
             eligible.set(v, row_eligible(&rows[v * width..], n_cons, cap[0]));
+        }
+        // A shared pool's mirrors are not more of it.
+        for pool in cluster.pools() {
+            for &m in &pool.members[1..] {
+                free_total[pool.consumable.index()] -= cluster.capacity(m)[pool.consumable.index()];
+            }
         }
         let n_vnodes = cluster.n_vnodes();
         ClusterState {
@@ -1005,6 +1012,14 @@ impl ClusterState {
                 }
             }
         }
+        if let Some((pool, free, asked)) = pool_shortfall(self, alloc) {
+            return Err(AllocationError::Oversubscribed {
+                vnode: pool.members[0],
+                slot: pool.consumable.index(),
+                free,
+                asked,
+            });
+        }
         Ok(())
     }
 
@@ -1072,10 +1087,28 @@ impl StateView for ClusterState {
     }
 }
 
-/// What an outage holds on `v`: all of it, exclusively.
+/// What an outage holds on `v`: all of it, exclusively; but none of a pool it shares (an
+/// indirect resource), which its other members go on using: the pool is one amount, and the
+/// jobs on them may hold part of it.
 pub(crate) fn down_allocation(cluster: &Cluster, v: VnodeId) -> Allocation {
     let mut a = Allocation::new(Sharing::Excl);
-    a.push(v, cluster.capacity(v));
+    if cluster.pools().is_empty() {
+        a.push(v, cluster.capacity(v));
+        return a;
+    }
+    let amounts: Vec<u64> = cluster
+        .capacity(v)
+        .iter()
+        .enumerate()
+        .map(|(c, &cap)| {
+            if cluster.pool_of(v, ConsumableIdx(c as u8)).is_some() {
+                0
+            } else {
+                cap
+            }
+        })
+        .collect();
+    a.push(v, &amounts);
     a
 }
 
@@ -1281,6 +1314,65 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
     if watch_changed && let Some(w) = watch {
         w.version += 1;
     }
+    // Shared pools: what a part takes from its vnode's mirror, every other member's mirror
+    // loses too (their eligibility, which reads ncpus, does not change; the totals count the
+    // pool once, as taken above).
+    for (v, a, pool) in pooled_parts(cluster, alloc) {
+        let c = pool.consumable.index();
+        for &u in pool.members.iter().filter(|&&u| u != v) {
+            let slot = &mut rows[u.index() * width + c];
+            match dir {
+                Direction::Take => *slot -= a,
+                Direction::Give => *slot += a,
+            }
+            if !sets.is_empty() && eligible.contains(u.index()) {
+                for &g in sets.of(u) {
+                    let t = &mut tracked_set_free[g as usize * w + c];
+                    match dir {
+                        Direction::Take => *t -= a,
+                        Direction::Give => *t += a,
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The first shared pool that cannot hold what `alloc`'s parts on its members take together,
+/// with what it has free and what they ask (each part may fit its vnode's view of the pool
+/// alone).
+fn pool_shortfall(
+    view: &(impl StateView + ?Sized),
+    alloc: &Allocation,
+) -> Option<(crate::cluster::Pool, u64, u64)> {
+    let cluster = view.cluster();
+    let n_cons = cluster.resources().n_consumables();
+    pooled_parts(cluster, alloc).find_map(|(v, _, pool)| {
+        let asked: u64 = alloc
+            .parts(n_cons)
+            .filter(|(u, _)| pool.members.contains(u))
+            .map(|(_, amounts)| amounts[pool.consumable.index()])
+            .sum();
+        let free = view.free(v, pool.consumable);
+        (asked > free).then(|| (pool.clone(), free, asked))
+    })
+}
+
+/// The parts of `alloc` that take from a shared pool: (vnode, amount, pool), one per pooled
+/// consumable a part takes some of; nothing, at the cost of one test, when the cluster has no
+/// indirect resource.
+fn pooled_parts<'a>(
+    cluster: &'a Cluster,
+    alloc: &'a Allocation,
+) -> impl Iterator<Item = (VnodeId, u64, &'a crate::cluster::Pool)> + 'a {
+    let n_cons = cluster.resources().n_consumables();
+    let parts = (!cluster.pools().is_empty()).then(|| alloc.parts(n_cons));
+    parts.into_iter().flatten().flat_map(move |(v, amounts)| {
+        amounts.iter().enumerate().filter_map(move |(c, &a)| {
+            let pool = cluster.pool_of(v, ConsumableIdx(c as u8))?;
+            (a > 0).then_some((v, a, pool))
+        })
+    })
 }
 
 /// One run's part of an allocation applied to a stretch of its vnodes: see [`apply`].
@@ -1562,6 +1654,18 @@ impl<'a> Scratch<'a> {
                 buf.rows[from * w..i * w].copy_from_slice(&self.base.rows[from * w..i * w]);
                 while i < range.end && buf.stamp[i] == buf.generation {
                     i += 1;
+                }
+            }
+        }
+        // A shared pool's other members change too: their rows come in as well.
+        for (_, _, pool) in pooled_parts(&self.base.cluster, alloc) {
+            for &u in &pool.members {
+                let i = u.index();
+                if buf.stamp[i] != buf.generation {
+                    buf.stamp[i] = buf.generation;
+                    buf.touched.push(i as u32);
+                    buf.rows[i * w..(i + 1) * w]
+                        .copy_from_slice(&self.base.rows[i * w..(i + 1) * w]);
                 }
             }
         }

@@ -6,8 +6,8 @@ use placesim_core::{ClusterState, PlacementPolicy};
 /// A placement policy built for one cluster (its sets made up front), cloned into each run.
 #[derive(Debug, Clone)]
 pub enum PlacementSpec {
-    /// First fit, no grouping.
-    FirstFit(FirstFit),
+    /// First fit, no grouping (boxed too: its buffers make it the largest).
+    FirstFit(Box<FirstFit>),
     /// PBS placement sets (boxed: they carry their sets and first fit's buffers).
     Pbs(Box<PbsPsets>),
     /// Moab node sets (boxed, as PBS's).
@@ -20,7 +20,7 @@ impl PlacementSpec {
     /// A fresh instance for one run over `state`, with the groups it reads registered there.
     pub fn instance(&self, state: &mut ClusterState) -> Box<dyn PlacementPolicy> {
         match self {
-            PlacementSpec::FirstFit(f) => Box::new(f.clone()),
+            PlacementSpec::FirstFit(f) => f.clone(),
             PlacementSpec::Pbs(p) => {
                 p.track(state);
                 p.clone()
@@ -50,7 +50,7 @@ impl PlacementSpec {
     /// cannot honour) without building a state to run it on.
     pub fn policy(&self) -> &dyn PlacementPolicy {
         match self {
-            PlacementSpec::FirstFit(f) => f,
+            PlacementSpec::FirstFit(f) => f.as_ref(),
             PlacementSpec::Pbs(p) => p.as_ref(),
             PlacementSpec::Moab(m) => m.as_ref(),
             PlacementSpec::PbsTimeline(p) => p.as_ref(),
@@ -61,7 +61,7 @@ impl PlacementSpec {
     /// first fit for Moab's node sets): how jobs inside a reservation are placed.
     pub fn first_fit(&self) -> FirstFit {
         match self {
-            PlacementSpec::FirstFit(f) => f.clone(),
+            PlacementSpec::FirstFit(f) => f.as_ref().clone(),
             PlacementSpec::Pbs(p) => p.first_fit().clone(),
             PlacementSpec::Moab(_) => FirstFit::default(),
             PlacementSpec::PbsTimeline(p) => p.first_fit().clone(),

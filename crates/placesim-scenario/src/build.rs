@@ -277,8 +277,13 @@ struct NodeOrder {
     by_free: Option<Arc<NodeSort>>,
 }
 
-/// A vnode's consumable capacities (one per slot) and non-consumable properties.
-type NodeValues = (Vec<u64>, Vec<(ResourceId, AttrValue)>);
+/// A vnode's consumable capacities (one per slot), non-consumable properties, and indirect
+/// resources (`"@target"`: the resource, the target's name, where the value is).
+type NodeValues = (
+    Vec<u64>,
+    Vec<(ResourceId, AttrValue)>,
+    Vec<(ResourceId, String, Range<usize>)>,
+);
 
 /// The vnodes of a scenario: the cluster, the entries they came from, and each vnode's queue.
 struct Nodes {
@@ -593,8 +598,9 @@ impl Cx<'_> {
             self.check_generated(c)?;
         }
         let mut generated = 0usize;
+        let mut indirect_pending = Vec::new();
         for (node, table) in entries {
-            let (capacity, mut attrs) = self.node_values(node, &defs, table)?;
+            let (capacity, mut attrs, indirect) = self.node_values(node, &defs, table)?;
             let is_generation = table == "cluster.generation";
             if is_generation && let Some(model) = labels.model {
                 attrs.retain(|(id, _)| *id != model);
@@ -666,6 +672,10 @@ impl Cx<'_> {
                 let v = b
                     .add_vnode(name.clone(), h, node.speed, &capacity, attrs)
                     .map_err(|e| self.at(&node.name, &format!("{table}.name"), e.to_string()))?;
+                for (id, target, span) in &indirect {
+                    let key = format!("{table}.resources.{}", defs.def(*id).name);
+                    indirect_pending.push((v, *id, target.clone(), span.clone(), key));
+                }
                 members.push(v);
                 vnode_queue.push(queue);
                 vnode_partition.push(partition);
@@ -676,6 +686,7 @@ impl Cx<'_> {
                 vnodes: members,
             });
         }
+        self.resolve_indirect(&mut b, &indirect_pending)?;
         let cluster = b.build().map_err(|e| {
             self.error(
                 0..0,
@@ -975,6 +986,7 @@ impl Cx<'_> {
             capacity[ConsumableIdx::MEM.index()] = bytes.div_ceil(1024);
         }
         let mut attrs = Vec::new();
+        let mut indirect = Vec::new();
         for (name, value) in &node.resources {
             let key = format!("{table}.resources.{name}");
             let id = defs.lookup(name).ok_or_else(|| {
@@ -990,6 +1002,12 @@ impl Cx<'_> {
                     &key,
                     format!("`{name}` is set by its own key, not under resources"),
                 ));
+            }
+            // PBS's indirect resource: the value lives on another vnode (resolved once every
+            // vnode is known).
+            if let Some(target) = value.get_ref().as_str().and_then(|s| s.strip_prefix('@')) {
+                indirect.push((id, target.to_owned(), value.span()));
+                continue;
             }
             let def = defs.def(id);
             let bad = |expected: &str| {
@@ -1049,7 +1067,55 @@ impl Cx<'_> {
                 None => attrs.push((id, attr)),
             }
         }
-        Ok((capacity, attrs))
+        Ok((capacity, attrs, indirect))
+    }
+
+    /// Resolves the indirect resources (`resources_available.R = @target`,
+    /// reservations-and-partitions.md §7) once every vnode is added: a consumable becomes one
+    /// pool shared with the target ([`ClusterBuilder::share`]); a non-consumable takes the
+    /// target's value, so matching and placement-set keys see it. Refused as PBS's server
+    /// refuses it, with its words: an unknown target, one without the resource, a reference
+    /// of two levels.
+    fn resolve_indirect(
+        &self,
+        b: &mut ClusterBuilder,
+        pending: &[(VnodeId, ResourceId, String, Range<usize>, String)],
+    ) -> Result<(), ScenarioError> {
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let defs = b.resources().clone();
+        let ids = b.vnode_ids_by_name();
+        let mut resolved = Vec::with_capacity(pending.len());
+        for (v, id, target, span, key) in pending {
+            let t = ids.get(target.as_str()).copied().ok_or_else(|| {
+                self.error(
+                    span.clone(),
+                    Some(key),
+                    format!("`@{target}`: Unknown node `{target}`"),
+                )
+            })?;
+            resolved.push((*v, *id, t));
+        }
+        let pointing: HashSet<(ResourceId, VnodeId)> =
+            resolved.iter().map(|&(v, id, _)| (id, v)).collect();
+        let targets: HashSet<(ResourceId, VnodeId)> =
+            resolved.iter().map(|&(_, id, t)| (id, t)).collect();
+        for (&(v, id, t), (_, _, target, span, key)) in resolved.iter().zip(pending) {
+            let refuse =
+                |why: String| self.error(span.clone(), Some(key), format!("`@{target}`: {why}"));
+            let name = &defs.def(id).name;
+            if t == v || pointing.contains(&(id, t)) || targets.contains(&(id, v)) {
+                return Err(refuse(format!(
+                    "invalid multi-level indirect reference for resource {name}"
+                )));
+            }
+            match defs.consumable_idx(id) {
+                Some(c) => b.share(v, c, t).map_err(|e| refuse(e.to_string()))?,
+                None => b.copy_attr(v, id, t).map_err(|e| refuse(e.to_string()))?,
+            }
+        }
+        Ok(())
     }
 
     /// Resolves node_group_key entries: defined, and string or string_array.

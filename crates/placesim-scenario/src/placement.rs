@@ -29,10 +29,12 @@ impl Scenario {
 
     fn placement_with(&self, workload: &Workload, psets: &PsetSettings) -> PlacementSpec {
         match self.run.placement {
-            PlacementKind::FirstFit => PlacementSpec::FirstFit(match &self.pbs.node_sort {
-                Some(sort) => FirstFit::sorted_by_free(sort.clone()),
-                None => FirstFit::in_order(self.pbs.psets.node_order.clone()),
-            }),
+            PlacementKind::FirstFit => {
+                PlacementSpec::FirstFit(Box::new(match &self.pbs.node_sort {
+                    Some(sort) => FirstFit::sorted_by_free(sort.clone()),
+                    None => FirstFit::in_order(self.pbs.psets.node_order.clone()),
+                }))
+            }
             PlacementKind::Pbs => {
                 let job_keys = group_keys(workload);
                 let with_job_keys = |settings: &PsetSettings| PsetSettings {

@@ -32,6 +32,9 @@ pub struct FirstFit {
     /// PBS's `node_sort_key` when it reads what is free or taken now: the order is made
     /// again from the view at each placement.
     by_free: Option<Arc<NodeSort>>,
+    /// Per shared pool (indirect resources): what the allocation being built takes from it,
+    /// on any of its members.
+    pool_taken: Vec<u64>,
 }
 
 /// `within` (or every vnode, in order) taken in the affinity tiers of the job being placed,
@@ -364,6 +367,9 @@ impl FirstFit {
         let eligible = view.eligible();
         let parts = &mut self.parts;
         parts.clear(n_cons);
+        let pooled = !cluster.pools().is_empty();
+        self.pool_taken.clear();
+        self.pool_taken.resize(cluster.pools().len(), 0);
         for chunk in shape.chunks {
             let mut remaining = chunk.count;
             let iter: Box<dyn Iterator<Item = usize>> = match list {
@@ -408,8 +414,17 @@ impl FirstFit {
                         continue;
                     }
                     let mut free = view.free(v, ConsumableIdx(c as u8));
-                    if let Some(pos) = taken_here {
-                        free -= parts.amounts_mut(pos)[c];
+                    // A shared pool has lost what this job took on any of its members.
+                    match pooled
+                        .then(|| cluster.pool_index(v, ConsumableIdx(c as u8)))
+                        .flatten()
+                    {
+                        Some(p) => free -= self.pool_taken[p],
+                        None => {
+                            if let Some(pos) = taken_here {
+                                free -= parts.amounts_mut(pos)[c];
+                            }
+                        }
                     }
                     // Most chunks need one unit of a resource: skip the division then.
                     fit = fit.min(if amount == 1 { free } else { free / amount });
@@ -425,6 +440,13 @@ impl FirstFit {
                 }
                 let n = fit as u32;
                 remaining -= n;
+                if pooled {
+                    for (c, &amount) in chunk.amounts.iter().enumerate() {
+                        if let Some(p) = cluster.pool_index(v, ConsumableIdx(c as u8)) {
+                            self.pool_taken[p] += u64::from(n) * amount;
+                        }
+                    }
+                }
                 match taken_here {
                     Some(pos) => {
                         for (have, &amount) in parts.amounts_mut(pos).iter_mut().zip(&chunk.amounts)

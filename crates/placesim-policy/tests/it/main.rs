@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+mod indirect;
 mod mixed;
 mod moab_reservations;
 mod nodesets;
