@@ -61,7 +61,7 @@ pub use resource::{
 pub use runtime::{CommForm, RuntimeModel, RuntimeSettings, Stretch};
 pub use settled::{InstantFacts, SetPartition, SettledInstant};
 pub use sim::{Cycles, Progress, RunConfig, RunStats, SimError, Simulation, WalltimePolicy};
-pub use sink::{EndReason, JobOutcome, MetricsSink, VecSink};
+pub use sink::{EndReason, JobOutcome, MetricsSink, SiteEvent, VecSink};
 pub use state::{
     Allocation, AllocationError, ClusterState, LimitDraw, PartsBuilder, Scratch, ScratchBuf,
     SetIndex, StateView, VnodeRun, Within,

@@ -307,6 +307,9 @@ pub struct Simulation<'w> {
     reservation_deleted: Vec<bool>,
     /// The names of the reservations the timeline deletes, by deletion index.
     reservation_deletions: Vec<std::sync::Arc<str>>,
+    /// The timeline's notes, by time, and the next to report ([`Self::with_site_notes`]).
+    site_notes: Vec<(SimTime, crate::SiteEvent, std::sync::Arc<str>)>,
+    next_site_note: usize,
     /// The reservations with a queue of their own not yet ended, with their universes while
     /// open: what policies see.
     reservation_queues: Vec<ReservationQueue>,
@@ -368,6 +371,8 @@ impl<'w> Simulation<'w> {
             open_reservations: Vec::new(),
             reservation_deleted: Vec::new(),
             reservation_deletions: Vec::new(),
+            site_notes: Vec::new(),
+            next_site_note: 0,
             reservation_queues: Vec::new(),
             reservation_queue: Vec::new(),
             inside: Vec::new(),
@@ -524,6 +529,20 @@ impl<'w> Simulation<'w> {
         self.reservation_queue[q] = true;
     }
 
+    /// Reports the timeline's `notes` to the sink at their times
+    /// ([`MetricsSink::site_event`]): what the kernel need not act on itself (a setting a
+    /// placement reads by the clock, a cycle it already runs), so that the outputs list every
+    /// entry of the timeline in its place. Notes after the last instant of the run are not
+    /// reported, as no later entry is replayed.
+    pub fn with_site_notes(
+        mut self,
+        mut notes: Vec<(SimTime, crate::SiteEvent, std::sync::Arc<str>)>,
+    ) -> Self {
+        notes.sort_by_key(|n| n.0);
+        self.site_notes = notes;
+        self
+    }
+
     /// A site's timeline: `deletions`, each job deleted at its time (`qdel`: taken out of
     /// the queue, or killed if it runs; one already gone is told `qdel: Unknown Job Id`), and
     /// `cycles`, extra scheduling passes. Each deletion counts as something freed, so the
@@ -596,6 +615,7 @@ impl<'w> Simulation<'w> {
         // Those of other names stay; this name's are all deleted (the ended ones are gone).
         self.open_reservations.retain(|r| r.name != name);
         sink.reservation_deleted(now, &name);
+        sink.site_event(now, crate::SiteEvent::ReservationDeleted, &name);
         Ok(())
     }
 
@@ -667,6 +687,12 @@ impl<'w> Simulation<'w> {
             self.check(|| "the next instant".to_owned(), |inv, _| inv.tick(now))?;
             self.now = now;
             self.state.set_now(now);
+            while let Some((at, kind, text)) = self.site_notes.get(self.next_site_note)
+                && *at <= now
+            {
+                sink.site_event(*at, *kind, text);
+                self.next_site_note += 1;
+            }
             // Every event of the instant, in `Event`'s order, from the three sources.
             while let Some(event) = self.next_event_at(now) {
                 self.dispatch(event, first_submit, sink)?;
@@ -833,6 +859,16 @@ impl<'w> Simulation<'w> {
         sink: &mut dyn MetricsSink,
     ) -> Result<(), SimError> {
         self.stats.events += 1;
+        if let Event::ReservationStart(i) | Event::ReservationEnd(i) = event
+            && !self.reservation_deleted[i as usize]
+        {
+            let kind = if matches!(event, Event::ReservationStart(_)) {
+                crate::SiteEvent::ReservationStart
+            } else {
+                crate::SiteEvent::ReservationEnd
+            };
+            sink.site_event(self.now, kind, &self.reservations[i as usize].name);
+        }
         match event {
             Event::JobSubmit(id) => {
                 sink.job_submitted(self.now, id);
@@ -908,6 +944,7 @@ impl<'w> Simulation<'w> {
             }
             Event::ReservationStart(i) | Event::ReservationEnd(i)
                 if self.reservation_deleted[i as usize] => {}
+
             Event::ReservationDeleted(k) => self.delete_reservation(k, sink)?,
             // A Moab reservation holds nothing: policies keep the jobs it blocks off its
             // nodes over its window, and its end may let them start.
@@ -960,7 +997,7 @@ impl<'w> Simulation<'w> {
                     |inv, state| inv.give(state, &allocation),
                 )?;
             }
-            Event::VnodeUp(v) => self.vnode_up(v)?,
+            Event::VnodeUp(v) => self.vnode_up(v, sink)?,
             Event::VnodeDown(v) => self.vnode_down(v, first_submit, sink)?,
             Event::JobDeleted(id) => self.delete(id, sink)?,
             Event::ReservationRequested(i) => {
@@ -1181,13 +1218,15 @@ impl<'w> Simulation<'w> {
     }
 
     /// The last outage in force on `v` ended: it takes jobs again.
-    fn vnode_up(&mut self, v: VnodeId) -> Result<(), SimError> {
+    fn vnode_up(&mut self, v: VnodeId, sink: &mut dyn MetricsSink) -> Result<(), SimError> {
         self.freed_since_last_pass = true;
         let count = &mut self.down_count[v.index()];
         *count -= 1;
         if *count > 0 {
             return Ok(());
         }
+        let name = &self.state.cluster().vnode(v).name;
+        sink.site_event(self.now, crate::SiteEvent::VnodeUp, name);
         self.add_down_time(v);
         self.state.set_up(v);
         if let Some(facts) = &mut self.facts {
@@ -1214,6 +1253,8 @@ impl<'w> Simulation<'w> {
         if *count > 1 {
             return Ok(());
         }
+        let name = &self.state.cluster().vnode(v).name;
+        sink.site_event(self.now, crate::SiteEvent::VnodeDown, name);
         let mut victims: Vec<JobId> = self
             .running
             .iter()

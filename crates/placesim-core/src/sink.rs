@@ -110,6 +110,48 @@ pub trait MetricsSink {
     fn job_priority(&mut self, now: SimTime, id: JobId, priority: f64) {
         let _ = (now, id, priority);
     }
+
+    /// Something happened to the site rather than to one job, at `at`: a reservation's window
+    /// opened or closed, a reservation was deleted, a vnode went down or came back, or a
+    /// timeline entry changed a setting or ran a cycle; `subject` names what (the
+    /// reservation, the vnode, the command). The default ignores it.
+    fn site_event(&mut self, at: SimTime, kind: SiteEvent, subject: &str) {
+        let _ = (at, kind, subject);
+    }
+}
+
+/// What happened to the site ([`MetricsSink::site_event`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SiteEvent {
+    /// A reservation's window opened.
+    ReservationStart,
+    /// A reservation's window closed.
+    ReservationEnd,
+    /// A reservation was deleted (`pbs_rdel`).
+    ReservationDeleted,
+    /// A vnode went out of service.
+    VnodeDown,
+    /// A vnode came back into service.
+    VnodeUp,
+    /// A timeline entry changed a setting (`qmgr`).
+    Setting,
+    /// A timeline entry ran one more scheduling cycle.
+    Cycle,
+}
+
+impl SiteEvent {
+    /// Its name in outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            SiteEvent::ReservationStart => "reservation start",
+            SiteEvent::ReservationEnd => "reservation end",
+            SiteEvent::ReservationDeleted => "reservation deleted",
+            SiteEvent::VnodeDown => "vnode down",
+            SiteEvent::VnodeUp => "vnode up",
+            SiteEvent::Setting => "setting",
+            SiteEvent::Cycle => "cycle",
+        }
+    }
 }
 
 /// A sink that keeps every outcome in memory, for tests and small runs.

@@ -438,28 +438,36 @@ pub mod jobs {
 pub mod events {
     use super::ColumnDef;
 
-    pub use super::jobs::{JOB_ID, POLICY, SCENARIO, SEED};
+    pub use super::jobs::{POLICY, SCENARIO, SEED};
+
+    /// The `job_id` column.
+    pub const JOB_ID: ColumnDef = ColumnDef {
+        name: "job_id",
+        dtype: "u64, nullable",
+        unit: "",
+        meaning: "the job, as in jobs.parquet; null for an event of the site (a reservation's window, a vnode, a timeline entry)",
+    };
 
     /// The `time_s` column.
     pub const TIME_S: ColumnDef = ColumnDef {
         name: "time_s",
         dtype: "u64",
         unit: "s",
-        meaning: "when it happened: the submit, the pass that gave the estimate or the comment, the start, the end, the requeue",
+        meaning: "when it happened: the submit, the pass that gave the estimate or the comment, the start, the end, the requeue, the site's event",
     };
     /// The `kind` column.
     pub const KIND: ColumnDef = ColumnDef {
         name: "kind",
         dtype: "string",
         unit: "",
-        meaning: "`submit`, `top-job estimate`, `comment`, `start`, `end`, `requeue` or `kill` (an end at the walltime or by a vnode failure)",
+        meaning: "`submit`, `top-job estimate`, `comment`, `start`, `end`, `requeue` or `kill` (an end at the walltime or by a vnode failure); for the site, `reservation start`, `reservation end`, `reservation deleted`, `vnode down`, `vnode up`, `setting` (a timeline's `qmgr`) or `cycle` (a timeline's extra cycle)",
     };
     /// The `text` column.
     pub const TEXT: ColumnDef = ColumnDef {
         name: "text",
         dtype: "string, nullable",
         unit: "",
-        meaning: "for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime`, `killed by a vnode failure`, `killed at the end of its reservation`, `killed: its reservation was deleted (pbs_rdel)` or `deleted while it ran (qdel)`; for a requeue `requeued by a vnode failure`; null for a submit",
+        meaning: "for a comment its text, in PBS's words; for a start the placement set, if any; for an end `finished`; for a kill `killed at its walltime`, `killed by a vnode failure`, `killed at the end of its reservation`, `killed: its reservation was deleted (pbs_rdel)` or `deleted while it ran (qdel)`; for a requeue `requeued by a vnode failure`; null for a submit; for a site's event what it is about: the reservation's name, the vnode's, the `qmgr` command, `cycle`",
     };
 
     /// The `estimated_start_s` column.

@@ -92,6 +92,8 @@ pub(crate) enum EventKind {
     End,
     Requeue,
     Kill,
+    /// Something that happened to the site, not to a job (its row has no job).
+    Site(placesim_core::SiteEvent),
 }
 
 impl EventKind {
@@ -105,6 +107,7 @@ impl EventKind {
             EventKind::End => "end",
             EventKind::Requeue => "requeue",
             EventKind::Kill => "kill",
+            EventKind::Site(kind) => kind.name(),
         }
     }
 }
@@ -136,9 +139,13 @@ pub(crate) struct EventRow {
     /// For an estimate, the estimated start; otherwise an index into the sink's texts (0 for
     /// none).
     pub(crate) value: u64,
+    /// The job, or [`NO_JOB`] for a site's event.
     pub(crate) job: u32,
     pub(crate) kind: EventKind,
 }
+
+/// The `job` of an event row about the site rather than a job.
+pub(crate) const NO_JOB: u32 = u32::MAX;
 
 impl JobSink {
     /// A sink for every job of `workload`.
@@ -537,6 +544,16 @@ impl MetricsSink for JobSink {
             request.queue,
             state,
         );
+    }
+
+    fn site_event(&mut self, at: SimTime, kind: placesim_core::SiteEvent, subject: &str) {
+        let text = self.intern(&Arc::from(subject));
+        self.events.push(EventRow {
+            time: at.as_secs(),
+            value: u64::from(text),
+            job: NO_JOB,
+            kind: EventKind::Site(kind),
+        });
     }
 
     fn job_priority(&mut self, _now: SimTime, id: JobId, priority: f64) {

@@ -388,8 +388,8 @@ impl EventsChunk {
         columns.push(Column::new(
             schema::events::JOB_ID.name.into(),
             rows.iter()
-                .map(|r| self.source_ids[r.job as usize])
-                .collect::<Vec<u64>>(),
+                .map(|r| self.source_ids.get(r.job as usize).copied())
+                .collect::<Vec<Option<u64>>>(),
         ));
         columns.push(Column::new(
             schema::events::TIME_S.name.into(),

@@ -1085,6 +1085,43 @@ fn reservations_reach_their_table_and_the_summary() {
         "{texts:?}"
     );
     assert_eq!(summary.jobs_deleted, 0);
+    // The site's events, without a job: R1's window, and M2's deletion (its window, deleted
+    // before it opened, is not reported).
+    let kinds: Vec<&str> = events
+        .column("kind")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .map(Option::unwrap_or_default)
+        .collect();
+    let times: Vec<u64> = events
+        .column("time_s")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .iter()
+        .map(Option::unwrap_or_default)
+        .collect();
+    let jobs: Vec<Option<u64>> = events
+        .column("job_id")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .iter()
+        .collect();
+    let site: Vec<(u64, &str, Option<&str>)> = (0..kinds.len())
+        .filter(|&i| jobs[i].is_none())
+        .map(|i| (times[i], kinds[i], texts[i]))
+        .collect();
+    assert_eq!(
+        site,
+        [
+            (0, "reservation start", Some("R1")),
+            (5, "reservation deleted", Some("M2")),
+            (12, "reservation end", Some("R1")),
+        ]
+    );
 }
 
 /// A Moab reservation on the hand trace's vnodes 2 and 3 over [0, 20) for user 1: it holds
@@ -1167,4 +1204,89 @@ fn moab_reservations_list_the_jobs_their_acl_let_in() {
             some("(node2:ncpus=1)+(node3:ncpus=1)"),
         ]
     );
+}
+
+/// The site's other events reach events.parquet without a job, in time order among the jobs'
+/// rows: a vnode going down and coming back (an outage of node3 over [3, 8)), and a
+/// timeline's setting and cycle, each at its time; a note after the run's last instant is
+/// not replayed.
+#[test]
+fn vnode_outages_and_timeline_notes_are_site_events() {
+    use placesim_core::{Outage, SimTime, SiteEvent, VnodeId};
+    use placesim_metrics::write_events;
+    use polars::prelude::{ParquetReader, SerReader};
+    let trace = hand_trace();
+    let cluster = Cluster::homogeneous(4, 1).unwrap();
+    let mut sink = JobSink::new(&trace.workload);
+    let mut fcfs = Discipline::Fcfs.build();
+    Replay::on(&trace.workload, cluster)
+        .outages(
+            &[Outage {
+                vnode: VnodeId(3),
+                down: SimTime(3),
+                up: SimTime(8),
+            }],
+            placesim_core::NodeFailurePolicy::Requeue,
+        )
+        .site_notes(&[
+            (
+                SimTime(4),
+                SiteEvent::Setting,
+                "set server node_group_key = switch".into(),
+            ),
+            (SimTime(10), SiteEvent::Cycle, "cycle".into()),
+            (SimTime(1000), SiteEvent::Cycle, "cycle".into()),
+        ])
+        .run(fcfs.as_mut(), &mut sink);
+    let dir = tempfile::tempdir().unwrap();
+    write_events(dir.path(), &hand_meta(4), &trace.workload, &sink).unwrap();
+    let events =
+        ParquetReader::new(std::fs::File::open(dir.path().join("events.parquet")).unwrap())
+            .finish()
+            .unwrap();
+    let jobs: Vec<Option<u64>> = events
+        .column("job_id")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .iter()
+        .collect();
+    let times: Vec<u64> = events
+        .column("time_s")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .iter()
+        .map(Option::unwrap_or_default)
+        .collect();
+    let kinds: Vec<&str> = events
+        .column("kind")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .map(Option::unwrap_or_default)
+        .collect();
+    let texts: Vec<&str> = events
+        .column("text")
+        .unwrap()
+        .str()
+        .unwrap()
+        .iter()
+        .map(Option::unwrap_or_default)
+        .collect();
+    let site: Vec<(u64, &str, &str)> = (0..kinds.len())
+        .filter(|&i| jobs[i].is_none())
+        .map(|i| (times[i], kinds[i], texts[i]))
+        .collect();
+    assert_eq!(
+        site,
+        [
+            (3, "vnode down", "node3"),
+            (4, "setting", "set server node_group_key = switch"),
+            (8, "vnode up", "node3"),
+            (10, "cycle", "cycle"),
+        ]
+    );
+    assert!(times.is_sorted(), "{times:?}");
 }

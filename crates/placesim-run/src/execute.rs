@@ -310,6 +310,9 @@ pub fn execute(
     if !plan.reservation_deletions.is_empty() {
         simulation = simulation.with_reservation_deletions(&plan.reservation_deletions);
     }
+    if !plan.site_notes.is_empty() {
+        simulation = simulation.with_site_notes(plan.site_notes.clone());
+    }
     let measurement = plan.metrics.measurement(&cluster, plan.topology, workload);
     simulation = simulation.with_set_watch(&measurement.sets);
     let occupancy = OccupancyConfig {

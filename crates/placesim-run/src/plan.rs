@@ -66,6 +66,13 @@ pub struct Plan {
     pub cycles: Vec<placesim_core::SimTime>,
     /// The timeline's reservation deletions (`pbs_rdel`), by name.
     pub reservation_deletions: Vec<(placesim_core::SimTime, std::sync::Arc<str>)>,
+    /// The timeline's entries the outputs list without the kernel acting on them (its
+    /// `qmgr` settings, its cycles).
+    pub site_notes: Vec<(
+        placesim_core::SimTime,
+        placesim_core::SiteEvent,
+        std::sync::Arc<str>,
+    )>,
     /// What really happened to the jobs (`[workload] recorded`), to measure the run against.
     pub recorded: Option<Vec<placesim_metrics::Recorded>>,
     /// Each recorded job's start and vnodes with their amounts (none when the record has
@@ -168,6 +175,7 @@ pub fn plain_plan(
         deletions: Vec::new(),
         cycles: Vec::new(),
         reservation_deletions: Vec::new(),
+        site_notes: Vec::new(),
         recorded: None,
         recorded_runs: Vec::new(),
         as_recorded: false,
@@ -329,6 +337,7 @@ pub fn plan_of_scenario(
         deletions,
         cycles: scenario.timeline.cycles.clone(),
         reservation_deletions: scenario.timeline.reservation_deletions.clone(),
+        site_notes: scenario.timeline.notes.clone(),
         recorded,
         recorded_runs,
         as_recorded: false,

@@ -2479,17 +2479,25 @@ impl Cx<'_> {
                     ));
                 }
                 timeline.cycles.push(SimTime(at));
+                timeline.notes.push((
+                    SimTime(at),
+                    placesim_core::SiteEvent::Cycle,
+                    Arc::from("cycle"),
+                ));
             } else if let Some(name) = &e.rdel {
-                if !raw
+                let known = raw
                     .reservation
                     .iter()
-                    .any(|r| r.name.get_ref() == name.get_ref())
-                {
+                    .map(|r| &r.name)
+                    .chain(raw.moab.reservation.iter().map(|r| &r.name))
+                    .any(|n| n.get_ref() == name.get_ref());
+                if !known {
                     return Err(self.at(
                         name,
                         "event.rdel",
                         format!(
-                            "pbs_rdel: Unknown Reservation Id: no [[reservation]] is named `{}`",
+                            "pbs_rdel: Unknown Reservation Id: no [[reservation]] or [[moab.reservation]] is \
+                             named `{}`",
                             name.get_ref()
                         ),
                     ));
@@ -2506,6 +2514,11 @@ impl Cx<'_> {
                     ));
                 }
                 self.qmgr(command, &mut psets, context.queues, cluster.resources())?;
+                timeline.notes.push((
+                    SimTime(at),
+                    placesim_core::SiteEvent::Setting,
+                    Arc::from(command.get_ref().trim()),
+                ));
                 match timeline.pset_changes.last_mut() {
                     Some((when, settings)) if when.0 == at => settings.clone_from(&psets),
                     _ => timeline.pset_changes.push((SimTime(at), psets.clone())),

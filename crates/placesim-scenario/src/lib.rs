@@ -106,6 +106,13 @@ pub struct Timeline {
     pub pset_changes: Vec<(placesim_core::SimTime, PsetSettings)>,
     /// Each `pbs_rdel`: when, and the reservation's name.
     pub reservation_deletions: Vec<(placesim_core::SimTime, std::sync::Arc<str>)>,
+    /// What the outputs list of the entries the kernel does not act on itself: each `qmgr`
+    /// command and each extra cycle, at its time.
+    pub notes: Vec<(
+        placesim_core::SimTime,
+        placesim_core::SiteEvent,
+        std::sync::Arc<str>,
+    )>,
 }
 
 /// `[metrics]`: how often timeseries.parquet samples the cluster, and what is trimmed from

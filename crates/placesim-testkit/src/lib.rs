@@ -51,6 +51,11 @@ pub struct Replay<'w> {
     requests: Vec<ReservationRequest>,
     deletions: Vec<(placesim_core::SimTime, placesim_core::JobId)>,
     reservation_deletions: Vec<(placesim_core::SimTime, std::sync::Arc<str>)>,
+    site_notes: Vec<(
+        placesim_core::SimTime,
+        placesim_core::SiteEvent,
+        std::sync::Arc<str>,
+    )>,
 }
 
 impl<'w> Replay<'w> {
@@ -76,6 +81,7 @@ impl<'w> Replay<'w> {
             requests: Vec::new(),
             deletions: Vec::new(),
             reservation_deletions: Vec::new(),
+            site_notes: Vec::new(),
         }
     }
 
@@ -140,6 +146,19 @@ impl<'w> Replay<'w> {
         self
     }
 
+    /// Timeline entries reported to the sink at their times (settings, cycles).
+    pub fn site_notes(
+        mut self,
+        notes: &[(
+            placesim_core::SimTime,
+            placesim_core::SiteEvent,
+            std::sync::Arc<str>,
+        )],
+    ) -> Self {
+        self.site_notes = notes.to_vec();
+        self
+    }
+
     /// Runs `policy` to the end into `sink`.
     ///
     /// # Panics
@@ -166,6 +185,9 @@ impl<'w> Replay<'w> {
         }
         if !self.reservation_deletions.is_empty() {
             simulation = simulation.with_reservation_deletions(&self.reservation_deletions);
+        }
+        if !self.site_notes.is_empty() {
+            simulation = simulation.with_site_notes(self.site_notes);
         }
         simulation
             .run(policy, sink, &mut |_| {})

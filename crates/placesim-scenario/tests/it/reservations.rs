@@ -296,7 +296,7 @@ fn a_timeline_deletes_jobs_takes_vnodes_offline_and_runs_cycles() {
     );
     assert_eq!(
         error_of(&format!("{BASE}[[event]]\nat = 10\nrdel = \"R9\"\n")),
-        "test.toml:8:8: key `event.rdel`: pbs_rdel: Unknown Reservation Id: no [[reservation]] is named `R9`"
+        "test.toml:8:8: key `event.rdel`: pbs_rdel: Unknown Reservation Id: no [[reservation]] or [[moab.reservation]] is named `R9`"
     );
     let bad = |body: &str| error_of(&format!("{BASE}[[event]]\n{body}"));
     assert_eq!(
@@ -363,6 +363,26 @@ fn a_timeline_sets_placement_set_attributes_with_qmgr() {
             (100, true, vec![switch], vec![], false),
             (200, true, vec![], vec![], false),
             (300, true, vec![], vec![switch, vnode], true),
+        ]
+    );
+    // Each command is a note the outputs list at its time: in time order, file order at one.
+    let notes: Vec<(u64, &str)> = s
+        .timeline
+        .notes
+        .iter()
+        .map(|(at, kind, text)| {
+            assert_eq!(*kind, placesim_core::SiteEvent::Setting);
+            (at.as_secs(), &**text)
+        })
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (100, "set server node_group_key = switch"),
+            (100, "set server node_group_enable=True"),
+            (200, "unset server node_group_key"),
+            (300, "set queue workq node_group_key = switch,vnode"),
+            (300, "set sched do_not_span_psets = true"),
         ]
     );
     let bad =
