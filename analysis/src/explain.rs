@@ -1,6 +1,6 @@
 //! Why a job waited, read from one run's files: its request, where it ran, everything the
-//! scheduler said about it (events.parquet) in time order, and the queue ahead of it when it
-//! first became a top job. What `placesim explain` prints, and what `report --explain` shows.
+//! scheduler said about it (events.parquet) in time order with the site's events while it
+//! waited, and the queue ahead of it when it first became a top job. What `placesim explain` prints, and what `report --explain` shows.
 
 use crate::{
     ReportError, f64_column as f64s, polars_err, read_columns as read, str_column as strs,
@@ -63,6 +63,7 @@ pub fn explain(run_dir: &Path, job_id: u64) -> Result<String, ReportError> {
             job_id,
         });
     };
+    let submit = submits[me].unwrap_or(0);
     let events_path = run_dir.join("events.parquet");
     let ev = read(
         &events_path,
@@ -82,8 +83,14 @@ pub fn explain(run_dir: &Path, job_id: u64) -> Result<String, ReportError> {
             strs(&ev, events::TEXT.name)?,
             u64s(&ev, events::ESTIMATED_START_S.name)?,
         );
+        // The site's events while it waited (no job: reservation windows, vnodes going down
+        // and up, a timeline's entries) are part of why.
+        let waited = submit..starts[me].unwrap_or(u64::MAX);
         Ok((0..ev.height())
-            .filter(|&i| ids[i] == Some(job_id))
+            .filter(|&i| {
+                ids[i] == Some(job_id)
+                    || (ids[i].is_none() && times[i].is_some_and(|t| waited.contains(&t)))
+            })
             .map(|i| {
                 (
                     times[i].unwrap_or(0),
@@ -109,7 +116,6 @@ pub fn explain(run_dir: &Path, job_id: u64) -> Result<String, ReportError> {
         "  request:    {}",
         requests[me].clone().unwrap_or_else(none)
     );
-    let submit = submits[me].unwrap_or(0);
     let _ = writeln!(out, "  submitted:  {submit} s");
     match (starts[me], ends[me]) {
         (Some(start), end) => {
@@ -146,7 +152,10 @@ pub fn explain(run_dir: &Path, job_id: u64) -> Result<String, ReportError> {
         let at_start = priorities.1[me].map_or_else(String::new, |p| format!(", {p:.2} at start"));
         let _ = writeln!(out, "  priority:   {first:.2} at submit{at_start}");
     }
-    let _ = writeln!(out, "what the scheduler said, in time order:");
+    let _ = writeln!(
+        out,
+        "what the scheduler said, and what happened to the site while it waited, in time order:"
+    );
     for (time, kind, text, estimate) in &said {
         let detail = match (estimate, text) {
             (Some(start), _) => format!(": start {start} s"),

@@ -685,7 +685,7 @@ fn explain_tells_why_a_job_waited() {
   ended:      19 s
   ran on:     (node0:ncpus=1)+(node1:ncpus=1)
   set:        (none)
-what the scheduler said, in time order:
+what the scheduler said, and what happened to the site while it waited, in time order:
            2 s  submit
            4 s  comment: Not Running: Job would conflict with reservation or top job
           10 s  top-job estimate: start 15 s
@@ -2471,5 +2471,51 @@ fn two_schedulers_with_different_settings_side_by_side() {
             "placesim: error: {}:3:13: key `vnode.partition`: no [[pbs.sched]] serves partition `P9`: a job there would never be scheduled\n",
             scenario.display()
         )
+    );
+}
+
+/// `placesim explain` lists what happened to the site while the job waited: on the
+/// hand-worked trace under EASY with an outage of the idle n4 over [5, 6), job 4 (waiting
+/// from 2 to 15) sees it go down and come back; job 1, which never waited, sees nothing.
+#[test]
+fn explain_shows_the_site_events_a_job_waited_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(dir.path(), TRACE);
+    let scenario = dir.path().join("s.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "[run]\ndiscipline = \"easy\"\n[[class]]\nname = \"n\"\ncount = 4\n\
+             [workload]\ntrace = \"{trace}\"\n\
+             [[failures.outage]]\nvnode = \"n4\"\ndown = 5\nup = 6\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let o = placesim(&[
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let o = placesim(&["explain", out.to_str().unwrap(), "4"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    for line in [
+        "           5 s  vnode down: n4",
+        "           6 s  vnode up: n4",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing `{line}`:\n{stdout}"
+        );
+    }
+    let o = placesim(&["explain", out.to_str().unwrap(), "1"]);
+    assert!(
+        !text(&o.stdout).contains("vnode down"),
+        "{}",
+        text(&o.stdout)
     );
 }

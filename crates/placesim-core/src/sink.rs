@@ -203,4 +203,7 @@ impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
     fn reservation_deleted(&mut self, now: SimTime, name: &str) {
         (**self).reservation_deleted(now, name);
     }
+    fn site_event(&mut self, at: SimTime, kind: SiteEvent, subject: &str) {
+        (**self).site_event(at, kind, subject);
+    }
 }

@@ -823,6 +823,15 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
         self.inner.reservation_deleted(now, name);
     }
 
+    fn site_event(
+        &mut self,
+        at: placesim_core::SimTime,
+        kind: placesim_core::SiteEvent,
+        subject: &str,
+    ) {
+        self.inner.site_event(at, kind, subject);
+    }
+
     fn job_priority(
         &mut self,
         now: placesim_core::SimTime,
