@@ -1317,6 +1317,9 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
     // Shared pools: what a part takes from its vnode's mirror, every other member's mirror
     // loses too (their eligibility, which reads ncpus, does not change; the totals count the
     // pool once, as taken above).
+    if cluster.pools().is_empty() {
+        return;
+    }
     for (v, a, pool) in pooled_parts(cluster, alloc) {
         let c = pool.consumable.index();
         for &u in pool.members.iter().filter(|&&u| u != v) {
@@ -1658,7 +1661,8 @@ impl<'a> Scratch<'a> {
             }
         }
         // A shared pool's other members change too: their rows come in as well.
-        for (_, _, pool) in pooled_parts(&self.base.cluster, alloc) {
+        let pools = !self.base.cluster.pools().is_empty();
+        for (_, _, pool) in pooled_parts(&self.base.cluster, alloc).filter(|_| pools) {
             for &u in &pool.members {
                 let i = u.index();
                 if buf.stamp[i] != buf.generation {

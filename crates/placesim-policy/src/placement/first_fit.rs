@@ -368,8 +368,10 @@ impl FirstFit {
         let parts = &mut self.parts;
         parts.clear(n_cons);
         let pooled = !cluster.pools().is_empty();
-        self.pool_taken.clear();
-        self.pool_taken.resize(cluster.pools().len(), 0);
+        if pooled {
+            self.pool_taken.clear();
+            self.pool_taken.resize(cluster.pools().len(), 0);
+        }
         for chunk in shape.chunks {
             let mut remaining = chunk.count;
             let iter: Box<dyn Iterator<Item = usize>> = match list {
@@ -415,16 +417,15 @@ impl FirstFit {
                     }
                     let mut free = view.free(v, ConsumableIdx(c as u8));
                     // A shared pool has lost what this job took on any of its members.
-                    match pooled
-                        .then(|| cluster.pool_index(v, ConsumableIdx(c as u8)))
-                        .flatten()
-                    {
-                        Some(p) => free -= self.pool_taken[p],
-                        None => {
-                            if let Some(pos) = taken_here {
-                                free -= parts.amounts_mut(pos)[c];
-                            }
-                        }
+                    let pool = if pooled {
+                        cluster.pool_index(v, ConsumableIdx(c as u8))
+                    } else {
+                        None
+                    };
+                    if let Some(p) = pool {
+                        free -= self.pool_taken[p];
+                    } else if let Some(pos) = taken_here {
+                        free -= parts.amounts_mut(pos)[c];
                     }
                     // Most chunks need one unit of a resource: skip the division then.
                     fit = fit.min(if amount == 1 { free } else { free / amount });
