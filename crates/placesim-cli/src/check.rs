@@ -176,6 +176,13 @@ fn print_timeline(scenario: &placesim_scenario::Scenario) {
     for (at, name) in &t.reservation_deletions {
         println!("timeline: pbs_rdel {name} at {} s", at.as_secs());
     }
+    for (v, at) in &t.added {
+        println!(
+            "timeline: vnode {} added at {} s (out of service until then)",
+            scenario.cluster.vnode(*v).name,
+            at.as_secs()
+        );
+    }
     let defs = scenario.cluster.resources();
     let keys = |ids: &[placesim_core::ResourceId]| -> String {
         if ids.is_empty() {

@@ -169,6 +169,24 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     )?;
     let metrics = cx.metrics(&raw.metrics)?;
     let running = cx.running(&raw, &cluster, &defs)?;
+    // A vnode the timeline adds later is not there at t = 0 for a job to run on.
+    for (job, entry) in running.iter().zip(&raw.running) {
+        if let Some((v, at)) = timeline
+            .added
+            .iter()
+            .find(|(v, _)| job.vnodes.iter().any(|(u, _)| u == v))
+        {
+            return Err(cx.at(
+                &entry.exec_vnode,
+                "running.exec_vnode",
+                format!(
+                    "vnode `{}` is added only at {} s (its [[event]]): no job runs on it at t = 0",
+                    cluster.vnode(*v).name,
+                    at.as_secs()
+                ),
+            ));
+        }
+    }
     let (mut reservations, reservation_requests) = cx.reservations(
         &raw,
         &cluster,
@@ -2415,8 +2433,9 @@ impl Cx<'_> {
             entries.push((self.duration(&e.at, "event.at")?, e));
         }
         entries.sort_by_key(|(at, _)| *at);
-        // Per vnode: since when it is offline.
+        // Per vnode: since when it is offline; and the vnodes an entry named so far.
         let mut offline: std::collections::HashMap<VnodeId, u64> = Default::default();
+        let mut named: HashSet<VnodeId> = HashSet::new();
         let vnode = |name: &Spanned<String>, key: &str| {
             cluster
                 .vnode_by_name(name.get_ref())
@@ -2430,14 +2449,21 @@ impl Cx<'_> {
                 e.cycle.is_some(),
                 e.qmgr.is_some(),
                 e.rdel.is_some(),
+                e.add.is_some(),
             ];
             if kinds.iter().filter(|&&k| k).count() != 1 {
                 return Err(self.at(
                     &e.at,
                     "event",
-                    "expected exactly one of `qdel`, `offline`, `online`, `cycle`, `qmgr` and `rdel`"
+                    "expected exactly one of `qdel`, `offline`, `online`, `cycle`, `qmgr`, `rdel` \
+                     and `add`"
                         .to_owned(),
                 ));
+            }
+            for (name, key) in [(&e.offline, "event.offline"), (&e.online, "event.online")] {
+                if let Some(name) = name {
+                    named.insert(vnode(name, key)?);
+                }
             }
             if let Some(job) = &e.qdel {
                 let line = self.position(job.span().start).0;
@@ -2469,6 +2495,28 @@ impl Cx<'_> {
                         down: SimTime(since),
                         up: SimTime(at),
                     });
+                }
+            } else if let Some(name) = &e.add {
+                // Added at `at`: defined with the others, out of service until then.
+                let v = vnode(name, "event.add")?;
+                if !named.insert(v) {
+                    return Err(self.at(
+                        name,
+                        "event.add",
+                        format!(
+                            "vnode `{}` is in service before {at} s (an earlier entry names it): \
+                             a vnode is added once, before any `offline` or `online` of it",
+                            name.get_ref()
+                        ),
+                    ));
+                }
+                if at > 0 {
+                    outages.push(Outage {
+                        vnode: v,
+                        down: SimTime(0),
+                        up: SimTime(at),
+                    });
+                    timeline.added.push((v, SimTime(at)));
                 }
             } else if let Some(cycle) = &e.cycle {
                 if !*cycle.get_ref() {

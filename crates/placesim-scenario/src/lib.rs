@@ -106,6 +106,8 @@ pub struct Timeline {
     pub pset_changes: Vec<(placesim_core::SimTime, PsetSettings)>,
     /// Each `pbs_rdel`: when, and the reservation's name.
     pub reservation_deletions: Vec<(placesim_core::SimTime, std::sync::Arc<str>)>,
+    /// The vnodes added during the run (`add`): each with when it joins.
+    pub added: Vec<(placesim_core::VnodeId, placesim_core::SimTime)>,
     /// What the outputs list of the entries the kernel does not act on itself: each `qmgr`
     /// command and each extra cycle, at its time.
     pub notes: Vec<(

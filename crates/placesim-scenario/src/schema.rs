@@ -448,6 +448,9 @@ pub struct EventToml {
     pub offline: Option<Spanned<String>>,
     /// `pbsnodes -r`: the vnode put back in service then.
     pub online: Option<Spanned<String>>,
+    /// `qmgr -c "create node"`: the vnode (defined with the others) joins the cluster then;
+    /// until then it is out of service.
+    pub add: Option<Spanned<String>>,
     /// One more scheduling cycle then (`true`).
     pub cycle: Option<Spanned<bool>>,
     /// A `qmgr` command setting a placement-set attribute then

@@ -432,3 +432,53 @@ fn a_requeued_varattr_job_keeps_its_value() {
         ]
     );
 }
+
+/// A vnode the timeline adds (`add`) is out of service until then: under greedy (PBS's
+/// default) a job that needs every vnode waits for it and starts when it joins, on it; a small
+/// one starts at once beside it. (Under EASY the small one would wait too: no calendar can
+/// place a head that needs a vnode out of service, and EASY then backfills nothing, as for
+/// any outage.)
+#[test]
+fn a_job_waits_for_the_vnode_the_timeline_adds() {
+    let s = load_scenario(
+        "[[class]]\nname = \"n\"\ncount = 4\nncpus = 4\n[[event]]\nat = 100\nadd = \"n4\"\n",
+        Path::new("t.toml"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let jobs = [
+        (0, 50, 50, "select=4:ncpus=4"),
+        (10, 20, 20, "select=1:ncpus=4"),
+    ];
+    let workload = crate::common::workload_of(s.cluster.resources(), &jobs);
+    let mut sink = crate::common::CheckingSink::default();
+    Replay::on(&workload, s.cluster.clone())
+        .outages(
+            &s.failures.outages,
+            placesim_core::NodeFailurePolicy::Requeue,
+        )
+        .run(
+            &mut placesim_policy::queue::Greedy::new(
+                placesim_policy::placement::FirstFit::default(),
+            ),
+            &mut sink,
+        );
+    let starts: Vec<(u64, Vec<String>)> = (0..jobs.len())
+        .map(|i| {
+            let (t, a) = &sink.starts[&JobId(i as u32)];
+            (
+                *t,
+                a.vnodes()
+                    .map(|v| s.cluster.vnode(v).name.clone())
+                    .collect(),
+            )
+        })
+        .collect();
+    let names = |list: &[&str]| list.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        starts,
+        [
+            (100, names(&["n1", "n2", "n3", "n4"])),
+            (10, names(&["n1"])),
+        ]
+    );
+}

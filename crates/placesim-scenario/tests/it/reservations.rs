@@ -301,7 +301,7 @@ fn a_timeline_deletes_jobs_takes_vnodes_offline_and_runs_cycles() {
     let bad = |body: &str| error_of(&format!("{BASE}[[event]]\n{body}"));
     assert_eq!(
         bad("at = 10\nset = \"node_group_key\"\n"),
-        "test.toml:8:1: key `set`: unknown field `set`, expected one of `at`, `qdel`, `offline`, `online`, `cycle`, `qmgr`, `rdel`"
+        "test.toml:8:1: key `set`: unknown field `set`, expected one of `at`, `qdel`, `offline`, `online`, `add`, `cycle`, `qmgr`, `rdel`"
     );
     assert_eq!(
         bad("at = 10\noffline = \"n9\"\n"),
@@ -317,7 +317,7 @@ fn a_timeline_deletes_jobs_takes_vnodes_offline_and_runs_cycles() {
     );
     assert_eq!(
         bad("at = 10\nqdel = 3\ncycle = true\n"),
-        "test.toml:7:6: key `event`: expected exactly one of `qdel`, `offline`, `online`, `cycle`, `qmgr` and `rdel`"
+        "test.toml:7:6: key `event`: expected exactly one of `qdel`, `offline`, `online`, `cycle`, `qmgr`, `rdel` and `add`"
     );
 }
 
@@ -627,5 +627,46 @@ fn bad_moab_reservations_name_their_key() {
             "{MOAB}nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"RESERVATION\"\nnodeset_list = [\"r9\"]\n"
         )),
         "test.toml:10:17: key `moab.nodeset_list`: unknown reservation `r9`: expected a [[moab.reservation]] name"
+    );
+}
+
+/// `add = "NAME"`: a vnode defined with the others joins the cluster at its time, out of
+/// service until then (an outage from 0); it must be the vnode's first entry, and no job runs
+/// on it at t = 0.
+#[test]
+fn a_timeline_adds_vnodes() {
+    let text =
+        format!("{BASE}[[event]]\nat = 100\nadd = \"n4\"\n[[event]]\nat = 200\noffline = \"n4\"\n");
+    let s = load_text(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.timeline.added, [(VnodeId(3), SimTime(100))]);
+    let outages: Vec<(u32, u64, u64)> = s
+        .failures
+        .outages
+        .iter()
+        .map(|o| (o.vnode.0, o.down.as_secs(), o.up.as_secs()))
+        .collect();
+    assert_eq!(outages, [(3, 0, 100), (3, 200, u64::MAX)]);
+    assert_eq!(
+        error_of(&format!("{BASE}[[event]]\nat = 10\nadd = \"n9\"\n")),
+        "test.toml:8:7: key `event.add`: unknown vnode `n9`"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[[event]]\nat = 10\noffline = \"n4\"\n[[event]]\nat = 20\nadd = \"n4\"\n"
+        )),
+        "test.toml:11:7: key `event.add`: vnode `n4` is in service before 20 s (an earlier entry names it): a vnode is added once, before any `offline` or `online` of it"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[[event]]\nat = 10\nadd = \"n4\"\nqdel = 3\n"
+        )),
+        "test.toml:7:6: key `event`: expected exactly one of `qdel`, `offline`, `online`, `cycle`, `qmgr`, `rdel` and `add`"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[[running]]\nid = 900\nexec_vnode = \"(n4:ncpus=1)\"\nend = 50\n\
+             [[event]]\nat = 10\nadd = \"n4\"\n"
+        )),
+        "test.toml:8:14: key `running.exec_vnode`: vnode `n4` is added only at 10 s (its [[event]]): no job runs on it at t = 0"
     );
 }
