@@ -123,7 +123,10 @@ impl Cx<'_> {
         allocation.label = Some(Arc::from(r.name.get_ref().as_str()));
         let mut names = Vec::new();
         for entry in hosts.get_ref() {
-            expand_hosts(entry, &mut names)
+            // Each host once: more names than the cluster has hosts repeat one or name an
+            // unknown one, which the check below finds; a range is never expanded past that.
+            let room = (cluster.hosts().len() + 1).saturating_sub(names.len());
+            expand_hosts(entry, room, &mut names)
                 .map_err(|why| self.at(hosts, key, format!("`{entry}`: {why}")))?;
         }
         for host in &names {
@@ -420,8 +423,9 @@ fn acl_entry(text: &str) -> Result<(&str, AclModifier, Affinity), String> {
 
 /// Appends the hosts `entry` names: a host, or a numbered range `prefix[first-last]suffix`
 /// (`n[1-64]` is n1 to n64; `n[01-16]` keeps the width, n01 to n16), several ranges inside
-/// the brackets separated by `,` (`n[1-4,9]`), as Slurm and pbsnodes-style tools write them.
-fn expand_hosts(entry: &str, out: &mut Vec<String>) -> Result<(), String> {
+/// the brackets separated by `,` (`n[1-4,9]`), as Slurm and pbsnodes-style tools write them;
+/// at most `room` names in all.
+fn expand_hosts(entry: &str, room: usize, out: &mut Vec<String>) -> Result<(), String> {
     let Some((prefix, rest)) = entry.split_once('[') else {
         out.push(entry.to_owned());
         return Ok(());
@@ -429,6 +433,7 @@ fn expand_hosts(entry: &str, out: &mut Vec<String>) -> Result<(), String> {
     let (ranges, suffix) = rest
         .split_once(']')
         .ok_or_else(|| "expected `]` after the range".to_owned())?;
+    let limit = out.len().saturating_add(room);
     for range in ranges.split(',') {
         let (first, last) = range.split_once('-').unwrap_or((range, range));
         let bad = || format!("expected a range of numbers `first-last`, found `{range}`");
@@ -442,7 +447,11 @@ fn expand_hosts(entry: &str, out: &mut Vec<String>) -> Result<(), String> {
         } else {
             0
         };
-        out.extend((from..=to).map(|n| format!("{prefix}{n:0width$}{suffix}")));
+        out.extend(
+            (from..=to)
+                .take(limit.saturating_sub(out.len()))
+                .map(|n| format!("{prefix}{n:0width$}{suffix}")),
+        );
     }
     Ok(())
 }
