@@ -1087,39 +1087,13 @@ fn reservations_reach_their_table_and_the_summary() {
     assert_eq!(summary.jobs_deleted, 0);
     // The site's events, without a job: R1's window, and M2's deletion (its window, deleted
     // before it opened, is not reported).
-    let kinds: Vec<&str> = events
-        .column("kind")
-        .unwrap()
-        .str()
-        .unwrap()
-        .iter()
-        .map(Option::unwrap_or_default)
-        .collect();
-    let times: Vec<u64> = events
-        .column("time_s")
-        .unwrap()
-        .u64()
-        .unwrap()
-        .iter()
-        .map(Option::unwrap_or_default)
-        .collect();
-    let jobs: Vec<Option<u64>> = events
-        .column("job_id")
-        .unwrap()
-        .u64()
-        .unwrap()
-        .iter()
-        .collect();
-    let site: Vec<(u64, &str, Option<&str>)> = (0..kinds.len())
-        .filter(|&i| jobs[i].is_none())
-        .map(|i| (times[i], kinds[i], texts[i]))
-        .collect();
+    let site = site_rows(&events);
     assert_eq!(
         site,
         [
-            (0, "reservation start", Some("R1")),
-            (5, "reservation deleted", Some("M2")),
-            (12, "reservation end", Some("R1")),
+            (0, "reservation start".to_owned(), "R1".to_owned()),
+            (5, "reservation deleted".to_owned(), "M2".to_owned()),
+            (12, "reservation end".to_owned(), "R1".to_owned()),
         ]
     );
 }
@@ -1244,41 +1218,7 @@ fn vnode_outages_and_timeline_notes_are_site_events() {
         ParquetReader::new(std::fs::File::open(dir.path().join("events.parquet")).unwrap())
             .finish()
             .unwrap();
-    let jobs: Vec<Option<u64>> = events
-        .column("job_id")
-        .unwrap()
-        .u64()
-        .unwrap()
-        .iter()
-        .collect();
-    let times: Vec<u64> = events
-        .column("time_s")
-        .unwrap()
-        .u64()
-        .unwrap()
-        .iter()
-        .map(Option::unwrap_or_default)
-        .collect();
-    let kinds: Vec<&str> = events
-        .column("kind")
-        .unwrap()
-        .str()
-        .unwrap()
-        .iter()
-        .map(Option::unwrap_or_default)
-        .collect();
-    let texts: Vec<&str> = events
-        .column("text")
-        .unwrap()
-        .str()
-        .unwrap()
-        .iter()
-        .map(Option::unwrap_or_default)
-        .collect();
-    let site: Vec<(u64, &str, &str)> = (0..kinds.len())
-        .filter(|&i| jobs[i].is_none())
-        .map(|i| (times[i], kinds[i], texts[i]))
-        .collect();
+    let site = site_rows(&events);
     assert_eq!(
         site,
         [
@@ -1287,6 +1227,37 @@ fn vnode_outages_and_timeline_notes_are_site_events() {
             (8, "vnode up", "node3"),
             (10, "cycle", "cycle"),
         ]
+        .map(|(t, k, x)| (t, k.to_owned(), x.to_owned()))
     );
+    let times: Vec<Option<u64>> = events
+        .column("time_s")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .iter()
+        .collect();
     assert!(times.is_sorted(), "{times:?}");
+}
+
+/// The rows of events.parquet about the site (no job): time, kind and text.
+fn site_rows(events: &polars::prelude::DataFrame) -> Vec<(u64, String, String)> {
+    let column = |name: &str| events.column(name).unwrap().clone();
+    let (jobs, times, kinds, texts) = (
+        column("job_id"),
+        column("time_s"),
+        column("kind"),
+        column("text"),
+    );
+    let (jobs, times) = (jobs.u64().unwrap(), times.u64().unwrap());
+    let (kinds, texts) = (kinds.str().unwrap(), texts.str().unwrap());
+    (0..events.height())
+        .filter(|&i| jobs.get(i).is_none())
+        .map(|i| {
+            (
+                times.get(i).unwrap_or_default(),
+                kinds.get(i).unwrap_or_default().to_owned(),
+                texts.get(i).unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
 }

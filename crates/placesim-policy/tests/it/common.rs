@@ -66,7 +66,25 @@ impl MetricsSink for CheckingSink {
     }
 }
 
+/// A job's start, its set label, and the ncpus it took per vnode, in allocation order.
+pub type LabelledStart = (u64, String, Vec<(String, u64)>);
+
 impl CheckingSink {
+    /// The starts of jobs `0..n` ([`LabelledStart`]), each of which must have started.
+    pub fn labelled_starts(&self, cluster: &Cluster, n: usize) -> Vec<LabelledStart> {
+        let n_cons = cluster.resources().n_consumables();
+        (0..n)
+            .map(|i| {
+                let (t, a) = &self.starts[&JobId(i as u32)];
+                let parts = a
+                    .parts(n_cons)
+                    .map(|(v, amounts)| (cluster.vnode(v).name.clone(), amounts[0]))
+                    .collect();
+                (*t, a.label.as_deref().unwrap_or("").to_owned(), parts)
+            })
+            .collect()
+    }
+
     /// Replays the recorded starts and ends in the order the kernel reported them, checking
     /// that time never goes backwards, and returns the first `(time, vnode)` at which some vnode
     /// holds more ncpus than it has, if any.

@@ -3,8 +3,8 @@
 //! its hosts in affinity tiers, AFFINITY passes over a set with negative-affinity nodes,
 //! RESERVATION node sets, and standing reservations' occurrences and DEPTH.
 
-use crate::common::CheckingSink;
-use placesim_core::{ClusterState, Job, JobId, RequestId, SimDuration, SimTime, Workload};
+use crate::common::{CheckingSink, LabelledStart as Start};
+use placesim_core::{ClusterState, Job, RequestId, SimDuration, SimTime, Workload};
 use placesim_policy::placement::MoabNodeSets;
 use placesim_scenario::{Scenario, load_scenario};
 use placesim_testkit::Replay;
@@ -42,9 +42,6 @@ const ONEOF_ABC: &str = "nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"FEATU
 /// A job: (submit, runtime, estimate, request, user, class index).
 type Spec<'a> = (u64, u64, u64, &'a str, Option<u32>, Option<u32>);
 
-/// A job's start, its set label, and the ncpus it took per vnode, in allocation order.
-type Start = (u64, String, Vec<(String, u64)>);
-
 /// Runs `jobs` under EASY with Moab's node sets and the scenario's reservations; returns
 /// each job's start, its set label and the ncpus it took per vnode.
 fn run(s: &Scenario, jobs: &[Spec<'_>]) -> Vec<Start> {
@@ -76,16 +73,7 @@ fn run(s: &Scenario, jobs: &[Spec<'_>]) -> Vec<Start> {
         .reservations(&s.reservations)
         .run(&mut placesim_policy::queue::Easy::new(p), &mut sink);
     assert_eq!(sink.first_oversubscription(&s.cluster), None);
-    (0..jobs.len())
-        .map(|i| {
-            let (t, a) = &sink.starts[&JobId(i as u32)];
-            let parts = a
-                .parts(3)
-                .map(|(v, amounts)| (s.cluster.vnode(v).name.clone(), amounts[0]))
-                .collect();
-            (*t, a.label.as_deref().unwrap_or("").to_owned(), parts)
-        })
-        .collect()
+    sink.labelled_starts(&s.cluster, jobs.len())
 }
 
 fn on(t: u64, label: &str, parts: &[(&str, u64)]) -> Start {

@@ -1152,7 +1152,6 @@ fn hostlist_jobs_bypass_node_sets() {
 /// node-set job backfills beside it in its set.
 #[test]
 fn hostlist_job_waits_for_its_host_through_a_run() {
-    use placesim_core::JobId;
     let s = abc(&format!("{ONEOF_ABC}nodeset_is_optional = false\n"));
     let jobs = [
         (0, 100, 100, "select=4:ncpus=1 hostlist=n1"),
@@ -1161,18 +1160,7 @@ fn hostlist_job_waits_for_its_host_through_a_run() {
         (3, 50, 50, "select=3:ncpus=1 hostlist=*n1+n12"),
     ];
     let sink = run_easy(&s, &jobs);
-    // (start, label, ncpus taken on each vnode)
-    type Start = (u64, String, Vec<(String, u64)>);
-    let starts: Vec<Start> = (0..jobs.len())
-        .map(|i| {
-            let (t, a) = &sink.starts[&JobId(i as u32)];
-            let parts = a
-                .parts(3)
-                .map(|(v, amounts)| (s.cluster.vnode(v).name.clone(), amounts[0]))
-                .collect();
-            (*t, a.label.as_deref().unwrap_or("").to_owned(), parts)
-        })
-        .collect();
+    let starts = sink.labelled_starts(&s.cluster, jobs.len());
     let on = |t: u64, label: &str, parts: &[(&str, u64)]| {
         (
             t,

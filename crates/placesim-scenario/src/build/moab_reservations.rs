@@ -380,32 +380,12 @@ impl Cx<'_> {
 /// An ACL entry `name[modifier]`: the name, and what its last character says (MACL.c parses
 /// only that one): `!` not, `*` required, `+` `=` `-` the affinity (positive by default).
 fn acl_entry(text: &str) -> Result<(&str, AclModifier, Affinity), String> {
-    let (who, modifier, affinity) = match text.chars().last() {
-        Some('!') => (
-            &text[..text.len() - 1],
-            AclModifier::Not,
-            Affinity::Positive,
-        ),
-        Some('*') => (
-            &text[..text.len() - 1],
-            AclModifier::Required,
-            Affinity::Positive,
-        ),
-        Some('+') => (
-            &text[..text.len() - 1],
-            AclModifier::Plain,
-            Affinity::Positive,
-        ),
-        Some('=') => (
-            &text[..text.len() - 1],
-            AclModifier::Plain,
-            Affinity::Neutral,
-        ),
-        Some('-') => (
-            &text[..text.len() - 1],
-            AclModifier::Plain,
-            Affinity::Negative,
-        ),
+    let (modifier, affinity) = match text.chars().last() {
+        Some('!') => (AclModifier::Not, Affinity::Positive),
+        Some('*') => (AclModifier::Required, Affinity::Positive),
+        Some('+') => (AclModifier::Plain, Affinity::Positive),
+        Some('=') => (AclModifier::Plain, Affinity::Neutral),
+        Some('-') => (AclModifier::Plain, Affinity::Negative),
         Some('^') => {
             return Err(
                 "the XOR modifier `^` is in Moab's code only, not its documentation: \
@@ -413,8 +393,11 @@ fn acl_entry(text: &str) -> Result<(&str, AclModifier, Affinity), String> {
                     .to_owned(),
             );
         }
-        _ => (text, AclModifier::Plain, Affinity::Positive),
+        _ if text.is_empty() => return Err("expected a name".to_owned()),
+        _ => return Ok((text, AclModifier::Plain, Affinity::Positive)),
     };
+    // Every modifier is one ASCII character.
+    let who = &text[..text.len() - 1];
     if who.is_empty() {
         return Err("expected a name before the modifier".to_owned());
     }

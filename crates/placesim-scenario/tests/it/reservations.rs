@@ -276,12 +276,7 @@ fn a_timeline_deletes_jobs_takes_vnodes_offline_and_runs_cycles() {
          [[event]]\nat = 60\ncycle = true\n"
     );
     let s = load_text(&text).unwrap_or_else(|e| panic!("{e}"));
-    let outages: Vec<(u32, u64, u64)> = s
-        .failures
-        .outages
-        .iter()
-        .map(|o| (o.vnode.0, o.down.as_secs(), o.up.as_secs()))
-        .collect();
+    let outages = outages_of(&s);
     assert_eq!(outages, [(1, 100, 300), (2, 400, u64::MAX)]);
     assert_eq!(s.timeline.deletions, [(SimTime(50), 7, 14)]);
     assert_eq!(s.timeline.cycles, [SimTime(60)]);
@@ -639,12 +634,7 @@ fn a_timeline_adds_vnodes() {
         format!("{BASE}[[event]]\nat = 100\nadd = \"n4\"\n[[event]]\nat = 200\noffline = \"n4\"\n");
     let s = load_text(&text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s.timeline.added, [(VnodeId(3), SimTime(100))]);
-    let outages: Vec<(u32, u64, u64)> = s
-        .failures
-        .outages
-        .iter()
-        .map(|o| (o.vnode.0, o.down.as_secs(), o.up.as_secs()))
-        .collect();
+    let outages = outages_of(&s);
     assert_eq!(outages, [(3, 0, 100), (3, 200, u64::MAX)]);
     assert_eq!(
         error_of(&format!("{BASE}[[event]]\nat = 10\nadd = \"n9\"\n")),
@@ -669,4 +659,13 @@ fn a_timeline_adds_vnodes() {
         )),
         "test.toml:8:14: key `running.exec_vnode`: vnode `n4` is added only at 10 s (its [[event]]): no job runs on it at t = 0"
     );
+}
+
+/// A scenario's outages: (vnode, down, up).
+fn outages_of(s: &placesim_scenario::Scenario) -> Vec<(u32, u64, u64)> {
+    s.failures
+        .outages
+        .iter()
+        .map(|o| (o.vnode.0, o.down.as_secs(), o.up.as_secs()))
+        .collect()
 }
