@@ -2519,3 +2519,58 @@ fn explain_shows_the_site_events_a_job_waited_through() {
         text(&o.stdout)
     );
 }
+
+/// Each scheduler sorts vnodes by its own `node_sort_key`, PBS's default (`sort_priority
+/// HIGH`) when it gives none: the default scheduler takes d2 (priority 5) first, s1 with
+/// `sort_priority LOW` takes p1 (priority 1) first, and s1 without a key of its own p2, even
+/// when the server's key (the default scheduler's) is LOW.
+#[test]
+fn each_scheduler_sorts_vnodes_by_its_own_node_sort_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
+         2 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 2 -1 -1 -1\n",
+    );
+    let scenario = dir.path().join("s.toml");
+    let write = |server: &str, extra: &str| {
+        std::fs::write(
+            &scenario,
+            format!(
+                "[run]\nplacement = \"pbs\"\n\
+                 [[vnode]]\nname = \"d1\"\nsort_priority = 1\n\
+                 [[vnode]]\nname = \"d2\"\nsort_priority = 5\n\
+                 [[vnode]]\nname = \"p1\"\npartition = \"P1\"\nsort_priority = 1\n\
+                 [[vnode]]\nname = \"p2\"\npartition = \"P1\"\nsort_priority = 5\n\
+                 [workload]\ntrace = \"{trace}\"\n{server}\
+                 [[pbs.queue]]\nname = \"workq\"\nswf_queues = [1]\n\
+                 [[pbs.queue]]\nname = \"fastq\"\nswf_queues = [2]\npartition = \"P1\"\n\
+                 [[pbs.sched]]\nname = \"s1\"\npartition = \"P1\"\n{extra}"
+            ),
+        )
+        .unwrap();
+    };
+    let on = |job: u64, vnodes: &str| (job, Some(0), vnodes.to_owned());
+    let low = "node_sort_key = [\"sort_priority LOW\"]\n";
+    write("", low);
+    assert_eq!(
+        run_placed(&scenario, &dir.path().join("low"), &[]),
+        [on(1, "(d2:ncpus=1)"), on(2, "(p1:ncpus=1)")]
+    );
+    // The server's (the default scheduler's) key is not s1's.
+    write(&format!("[pbs]\n{low}"), "");
+    assert_eq!(
+        run_placed(&scenario, &dir.path().join("default"), &[]),
+        [on(1, "(d1:ncpus=1)"), on(2, "(p2:ncpus=1)")]
+    );
+    write("", "node_sort_key = [\"sort_priority SIDEWAYS\"]\n");
+    let o = placesim(&["check", scenario.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "placesim: error: {}:29:18: key `pbs.sched.node_sort_key`: `sort_priority SIDEWAYS`: unknown direction `SIDEWAYS`: expected HIGH or LOW\n",
+            scenario.display()
+        )
+    );
+}

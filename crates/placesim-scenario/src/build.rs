@@ -858,6 +858,14 @@ impl Cx<'_> {
             } else {
                 Discipline::Greedy
             };
+            // Each scheduler has a sched_config of its own: PBS's default unless it says.
+            let order = self.node_order_of(
+                s.node_sort_key.as_ref(),
+                "pbs.sched.node_sort_key",
+                &nodes.cluster,
+                &nodes.vnode_priority,
+                run,
+            )?;
             partitions.push(crate::SchedPartition {
                 scheduler: s.name.get_ref().clone(),
                 partition: s.partition.get_ref().clone(),
@@ -866,6 +874,8 @@ impl Cx<'_> {
                 discipline,
                 do_not_span: s.do_not_span_psets,
                 only_explicit: s.only_explicit_psets,
+                node_order: order.fixed,
+                node_sort: order.by_free,
             });
         }
         for (v, p) in nodes.vnode_partition.iter().enumerate() {
@@ -1184,8 +1194,26 @@ impl Cx<'_> {
         priority: &[i64],
         run: &RunSettings,
     ) -> Result<NodeOrder, ScenarioError> {
-        let key = "pbs.node_sort_key";
-        if let Some(lines) = &raw.pbs.node_sort_key
+        self.node_order_of(
+            raw.pbs.node_sort_key.as_ref(),
+            "pbs.node_sort_key",
+            cluster,
+            priority,
+            run,
+        )
+    }
+
+    /// The order `node_sort_key` `lines` give (under `key`), or PBS's default,
+    /// `sort_priority HIGH`.
+    fn node_order_of(
+        &self,
+        lines: Option<&Spanned<Vec<Spanned<String>>>>,
+        key: &str,
+        cluster: &placesim_core::Cluster,
+        priority: &[i64],
+        run: &RunSettings,
+    ) -> Result<NodeOrder, ScenarioError> {
+        if let Some(lines) = lines
             && run.placement == PlacementKind::Moab
         {
             return Err(self.at(
@@ -1197,11 +1225,7 @@ impl Cx<'_> {
         }
         let defs = cluster.resources();
         let default = [Spanned::new(0..0, "sort_priority HIGH".to_owned())];
-        let lines = raw
-            .pbs
-            .node_sort_key
-            .as_ref()
-            .map_or(&default[..], |l| &l.get_ref()[..]);
+        let lines = lines.map_or(&default[..], |l| &l.get_ref()[..]);
         let mut sort = NodeSort {
             lines: Vec::new(),
             priority: Arc::from(priority),

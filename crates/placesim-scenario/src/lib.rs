@@ -92,6 +92,11 @@ pub struct SchedPartition {
     pub do_not_span: bool,
     /// Its `only_explicit_psets`.
     pub only_explicit: bool,
+    /// The order its first fit tries vnodes in, by its own `node_sort_key`, when fixed and
+    /// not cluster order.
+    pub node_order: Option<std::sync::Arc<[placesim_core::VnodeId]>>,
+    /// Its `node_sort_key`, when it reads what is free or taken now.
+    pub node_sort: Option<std::sync::Arc<placesim_policy::placement::NodeSort>>,
 }
 
 /// What a scenario's `[[event]]`s do besides outages.

@@ -13,7 +13,7 @@ impl Scenario {
     }
 
     /// The placement of the scheduler of `partition` (`[[pbs.sched]]`): the run's, with that
-    /// scheduler's `do_not_span_psets` and `only_explicit_psets`.
+    /// scheduler's `do_not_span_psets`, `only_explicit_psets` and `node_sort_key`.
     pub fn partition_placement(
         &self,
         workload: &Workload,
@@ -22,6 +22,8 @@ impl Scenario {
         let psets = PsetSettings {
             do_not_span: partition.do_not_span,
             only_explicit: partition.only_explicit,
+            node_order: partition.node_order.clone(),
+            node_sort: partition.node_sort.clone(),
             ..self.pbs.psets.clone()
         };
         self.placement_with(workload, &psets)
@@ -29,12 +31,10 @@ impl Scenario {
 
     fn placement_with(&self, workload: &Workload, psets: &PsetSettings) -> PlacementSpec {
         match self.run.placement {
-            PlacementKind::FirstFit => {
-                PlacementSpec::FirstFit(Box::new(match &self.pbs.node_sort {
-                    Some(sort) => FirstFit::sorted_by_free(sort.clone()),
-                    None => FirstFit::in_order(self.pbs.psets.node_order.clone()),
-                }))
-            }
+            PlacementKind::FirstFit => PlacementSpec::FirstFit(Box::new(match &psets.node_sort {
+                Some(sort) => FirstFit::sorted_by_free(sort.clone()),
+                None => FirstFit::in_order(psets.node_order.clone()),
+            })),
             PlacementKind::Pbs => {
                 let job_keys = group_keys(workload);
                 let with_job_keys = |settings: &PsetSettings| PsetSettings {

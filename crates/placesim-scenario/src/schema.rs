@@ -290,6 +290,9 @@ pub struct SchedToml {
     /// Its `only_explicit_psets` [default: false].
     #[serde(default)]
     pub only_explicit_psets: bool,
+    /// Its own sched_config's `node_sort_key` lines, as `[pbs] node_sort_key` [default:
+    /// `sort_priority HIGH`, PBS's sched_config default].
+    pub node_sort_key: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// `[[pbs.queue]]`.
