@@ -2574,3 +2574,58 @@ fn each_scheduler_sorts_vnodes_by_its_own_node_sort_key() {
         )
     );
 }
+
+/// Each scheduler walks its jobs by its own `job_sort_key`: in P1, J1 holds both vnodes until
+/// 100; J2 (1 vnode) and J3 (2 vnodes) wait. In submission order J2 starts at 100 and J3
+/// after it; with s1's `ncpus HIGH`, J3 first.
+#[test]
+fn each_scheduler_orders_its_jobs_by_its_own_job_sort_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 2 -1 -1 -1\n\
+         2 1 -1 10 1 -1 -1 1 10 -1 1 1 1 -1 2 -1 -1 -1\n\
+         3 2 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 2 -1 -1 -1\n",
+    );
+    let scenario = dir.path().join("s.toml");
+    let write = |extra: &str| {
+        std::fs::write(
+            &scenario,
+            format!(
+                "[[vnode]]\nname = \"d1\"\n\
+                 [[vnode]]\nname = \"p1\"\npartition = \"P1\"\n\
+                 [[vnode]]\nname = \"p2\"\npartition = \"P1\"\n\
+                 [workload]\ntrace = \"{trace}\"\n\
+                 [[pbs.queue]]\nname = \"workq\"\nswf_queues = [1]\n\
+                 [[pbs.queue]]\nname = \"fastq\"\nswf_queues = [2]\npartition = \"P1\"\n\
+                 [[pbs.sched]]\nname = \"s1\"\npartition = \"P1\"\n{extra}"
+            ),
+        )
+        .unwrap();
+    };
+    let starts = |out: &str| -> Vec<(u64, Option<u64>)> {
+        run_placed(&scenario, &dir.path().join(out), &[])
+            .into_iter()
+            .map(|(job, start, _)| (job, start))
+            .collect()
+    };
+    write("");
+    assert_eq!(
+        starts("fifo"),
+        [(1, Some(0)), (2, Some(100)), (3, Some(110))]
+    );
+    write("job_sort_key = [\"ncpus HIGH\"]\n");
+    assert_eq!(
+        starts("big"),
+        [(1, Some(0)), (2, Some(110)), (3, Some(100))]
+    );
+    write("job_sort_key = [\"ncpus SIDEWAYS\"]\n");
+    let o = placesim(&["check", scenario.to_str().unwrap()]);
+    assert_eq!(
+        text(&o.stderr),
+        format!(
+            "placesim: error: {}:21:17: key `pbs.sched.job_sort_key`: `ncpus SIDEWAYS`: unknown direction `SIDEWAYS`: expected HIGH or LOW\n",
+            scenario.display()
+        )
+    );
+}

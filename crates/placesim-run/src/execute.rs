@@ -129,11 +129,13 @@ fn limited(plan: &Plan, placement: Box<dyn PlacementPolicy>) -> Box<dyn Placemen
 }
 
 /// One scheduler: `discipline` over `placement` (under the run's limits), with Moab's
-/// throttling and the queue's order where the plan has them.
+/// throttling where the plan has it, walking the queue in `order` (the plan's, or one
+/// scheduler's own).
 fn scheduler(
     plan: &Plan,
     discipline: Discipline,
     placement: Box<dyn PlacementPolicy>,
+    order: &placesim_policy::queue::JobOrder,
 ) -> Box<dyn SchedulingPolicy> {
     let mut policy = discipline.build_for(limited(plan, placement), &plan.queue_depths);
     // Moab's throttling sees the queue in its order, so it goes inside the order's adapter.
@@ -144,11 +146,8 @@ fn scheduler(
         ));
     }
     // A queue in another order than submission: the discipline walks it sorted.
-    if !plan.order.is_submit_order() {
-        policy = Box::new(placesim_policy::queue::Ordered::new(
-            policy,
-            plan.order.clone(),
-        ));
+    if !order.is_submit_order() {
+        policy = Box::new(placesim_policy::queue::Ordered::new(policy, order.clone()));
     }
     policy
 }
@@ -179,7 +178,8 @@ fn partitioned_schedulers(
                 vnodes: placesim_core::Bitset,
                 queues: Box<dyn Fn(Option<u32>) -> bool + Send>,
                 discipline: Discipline,
-                spec: &placesim_policy::PlacementSpec| {
+                spec: &placesim_policy::PlacementSpec,
+                order: &placesim_policy::queue::JobOrder| {
         // Each instance tracks its sets in a state of its own; its views track them again.
         let placement = spec.instance(&mut ClusterState::new(cluster.clone()));
         placesim_policy::queue::Partition::new(
@@ -187,7 +187,7 @@ fn partitioned_schedulers(
             vnodes,
             queues,
             placesim_core::SetIndex::new(n, &spec.tracked_sets()),
-            scheduler(plan, discipline, placement),
+            scheduler(plan, discipline, placement, order),
         )
     };
     let mut parts = vec![part(
@@ -196,6 +196,7 @@ fn partitioned_schedulers(
         Box::new(move |q: Option<u32>| q.is_none_or(|q| !in_queue_partition[q as usize])),
         discipline,
         &plan.placement,
+        &plan.order,
     )];
     for p in &plan.partitions {
         let mut vnodes = placesim_core::Bitset::new(n);
@@ -209,6 +210,7 @@ fn partitioned_schedulers(
             Box::new(move |q: Option<u32>| q.is_some_and(|q| queues.contains(&q))),
             p.discipline,
             &p.placement,
+            &p.order,
         ));
     }
     Box::new(placesim_policy::queue::Partitioned::new(parts))
@@ -261,7 +263,7 @@ pub fn execute(
         Some(placement) if plan.as_recorded => {
             as_recorded(plan, &cluster, limited(plan, placement))
         }
-        Some(placement) => scheduler(plan, discipline, placement),
+        Some(placement) => scheduler(plan, discipline, placement, &plan.order),
         None => partitioned_schedulers(plan, &cluster, discipline),
     };
     // Jobs of reservations' queues run inside them, whatever decides the others.

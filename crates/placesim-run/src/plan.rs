@@ -99,6 +99,8 @@ pub struct PartitionPlan {
     pub discipline: Discipline,
     /// Its placement, with its own settings.
     pub placement: PlacementSpec,
+    /// The order it walks its jobs in (its own `job_sort_key`).
+    pub order: placesim_policy::queue::JobOrder,
 }
 
 /// One recorded job as the record's replay starts it.
@@ -239,6 +241,7 @@ pub fn plan_of_scenario(
             queues: p.queues.clone(),
             discipline: p.discipline,
             placement: scenario.partition_placement(&trace.workload, p),
+            order: p.order.clone(),
         })
         .collect();
     let placement = spec.policy();

@@ -69,7 +69,8 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
     }
     let nodes = cx.cluster(&raw, resources, &queue_names)?;
     let run = cx.run(&raw)?;
-    let partitions = cx.partitions(&raw, &nodes, &run)?;
+    let server_order = cx.job_order(&raw, nodes.cluster.resources())?;
+    let partitions = cx.partitions(&raw, &nodes, &run, &server_order)?;
     let Nodes {
         cluster,
         classes,
@@ -117,7 +118,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             })
             .collect::<Result<_, ScenarioError>>()?,
         default_chunk: cx.default_chunk(&raw.pbs.default_chunk, &defs, "pbs.default_chunk")?,
-        order: cx.job_order(&raw, &defs)?,
+        order: server_order,
         limits: cx.limits(&raw, &defs, &run)?,
     };
     if pbs.order.by_fairshare
@@ -790,6 +791,7 @@ impl Cx<'_> {
         raw: &ScenarioToml,
         nodes: &Nodes,
         run: &RunSettings,
+        server_order: &JobOrder,
     ) -> Result<Vec<crate::SchedPartition>, ScenarioError> {
         let Some(first) = raw.pbs.sched.first() else {
             return Ok(Vec::new());
@@ -876,6 +878,15 @@ impl Cx<'_> {
                 only_explicit: s.only_explicit_psets,
                 node_order: order.fixed,
                 node_sort: order.by_free,
+                order: JobOrder {
+                    keys: self.job_sort_keys(
+                        &s.job_sort_key,
+                        "pbs.sched.job_sort_key",
+                        raw,
+                        nodes.cluster.resources(),
+                    )?,
+                    ..server_order.clone()
+                },
             });
         }
         for (v, p) in nodes.vnode_partition.iter().enumerate() {
@@ -1294,18 +1305,15 @@ impl Cx<'_> {
         })
     }
 
-    /// PBS's job order: `[pbs] job_sort_key`, `by_queue` and `round_robin`, and the queues'
-    /// priorities. A key PBS has and placesim does not read (per-job priorities, fairshare)
-    /// is refused at the key, with a message.
-    fn job_order(
+    /// `job_sort_key` lines (under `key`): each `<resource> HIGH|LOW`, or PBS's other keys.
+    fn job_sort_keys(
         &self,
+        lines: &[Spanned<String>],
+        key: &str,
         raw: &ScenarioToml,
         defs: &ResourceDefs,
-    ) -> Result<JobOrder, ScenarioError> {
-        let key = "pbs.job_sort_key";
-        let keys = raw
-            .pbs
-            .job_sort_key
+    ) -> Result<Vec<SortLine>, ScenarioError> {
+        lines
             .iter()
             .map(|line| {
                 let text = line.get_ref();
@@ -1338,7 +1346,18 @@ impl Cx<'_> {
                 };
                 Ok(SortLine { key: sort_key, high_first })
             })
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect()
+    }
+
+    /// PBS's job order: `[pbs] job_sort_key`, `by_queue` and `round_robin`, and the queues'
+    /// priorities. A key PBS has and placesim does not read (per-job priorities, fairshare)
+    /// is refused at the key, with a message.
+    fn job_order(
+        &self,
+        raw: &ScenarioToml,
+        defs: &ResourceDefs,
+    ) -> Result<JobOrder, ScenarioError> {
+        let keys = self.job_sort_keys(&raw.pbs.job_sort_key, "pbs.job_sort_key", raw, defs)?;
         let formula = raw
             .pbs
             .job_sort_formula

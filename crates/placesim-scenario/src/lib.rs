@@ -97,6 +97,8 @@ pub struct SchedPartition {
     pub node_order: Option<std::sync::Arc<[placesim_core::VnodeId]>>,
     /// Its `node_sort_key`, when it reads what is free or taken now.
     pub node_sort: Option<std::sync::Arc<placesim_policy::placement::NodeSort>>,
+    /// The order it walks its jobs in: the server's, with its own `job_sort_key`.
+    pub order: placesim_policy::queue::JobOrder,
 }
 
 /// What a scenario's `[[event]]`s do besides outages.

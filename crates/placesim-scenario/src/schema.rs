@@ -293,6 +293,9 @@ pub struct SchedToml {
     /// Its own sched_config's `node_sort_key` lines, as `[pbs] node_sort_key` [default:
     /// `sort_priority HIGH`, PBS's sched_config default].
     pub node_sort_key: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Its own sched_config's `job_sort_key` lines, as `[pbs] job_sort_key` [default: none].
+    #[serde(default)]
+    pub job_sort_key: Vec<Spanned<String>>,
 }
 
 /// `[[pbs.queue]]`.
