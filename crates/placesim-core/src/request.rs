@@ -112,6 +112,8 @@ pub enum NodeSetAttribute {
     /// Moab reservations: one set per listed reservation, its host list's vnodes
     /// (membership ignores the reservation's window, and grants no access: R5's \[DEC\]).
     Reservation,
+    /// Classes (Moab's source): one set per class, the vnodes that carry it.
+    Class,
 }
 
 /// A vnode speed as a node-set value: positive and finite, so that it can be compared and
@@ -146,6 +148,8 @@ pub enum NodeSetValue {
     ProcSpeed(SpeedValue),
     /// The vnodes of the Moab reservation of this name (RESERVATION).
     Reservation(String),
+    /// The vnodes that carry this class (CLASS).
+    Class(String),
 }
 
 /// A job's own Moab node-set request (`-l nodeset=`, `nodesetisoptional=`, `nodesetdelay=`).

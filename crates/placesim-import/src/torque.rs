@@ -733,7 +733,12 @@ const UNMODELLED_NODESET: &str = "only FEATURE and VARATTR node sets are importe
 /// VARATTR, and for a name Moab does not know (an error where a setting names it).
 fn unmodelled_nodeset_attribute(attribute: &str) -> Option<&'static str> {
     match attribute.trim().to_ascii_uppercase().as_str() {
-        "MEMORY" | "NETWORK" | "CLASS" => Some(UNMODELLED_NODESET),
+        "MEMORY" | "NETWORK" => Some(UNMODELLED_NODESET),
+        // The scenario format has CLASS sets over a `classes` resource; the import does not
+        // write the classes a node carries.
+        "CLASS" => Some(
+            "CLASS node sets need the classes each node carries, which the import does not write",
+        ),
         // The scenario format has RESERVATION sets over [[moab.reservation]]s; the import
         // does not read SRCFG yet.
         "RESERVATION" => Some(

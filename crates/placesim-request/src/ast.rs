@@ -166,6 +166,8 @@ pub enum NodeSetAttributeName {
     ProcSpeed,
     /// `RESERVATION`.
     Reservation,
+    /// `CLASS`.
+    Class,
 }
 
 impl fmt::Display for JobRequest {
@@ -419,6 +421,7 @@ impl fmt::Display for NodeSetAttributeName {
             NodeSetAttributeName::VarAttr => "VARATTR",
             NodeSetAttributeName::ProcSpeed => "PROCSPEED",
             NodeSetAttributeName::Reservation => "RESERVATION",
+            NodeSetAttributeName::Class => "CLASS",
         })
     }
 }

@@ -167,6 +167,7 @@ fn lower_nodeset_parts(
             NodeSetAttributeName::VarAttr => NodeSetAttribute::VarAttr,
             NodeSetAttributeName::ProcSpeed => NodeSetAttribute::ProcSpeed,
             NodeSetAttributeName::Reservation => NodeSetAttribute::Reservation,
+            NodeSetAttributeName::Class => NodeSetAttribute::Class,
         }),
         values: ns.map_or_else(Vec::new, |n| {
             n.values
@@ -193,6 +194,7 @@ fn nodeset_value(
         Some(NodeSetAttributeName::Reservation) => {
             return Some(NodeSetValue::Reservation(v.to_owned()));
         }
+        Some(NodeSetAttributeName::Class) => return Some(NodeSetValue::Class(v.to_owned())),
         _ => return Some(NodeSetValue::Feature(v.to_owned())),
     }
     let resource = |name: &str| -> Option<ResourceId> { defs.lookup(name) };

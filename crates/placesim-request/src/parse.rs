@@ -762,6 +762,7 @@ impl<'a> Parser<'a> {
             "VARATTR" => NodeSetAttributeName::VarAttr,
             "PROCSPEED" => NodeSetAttributeName::ProcSpeed,
             "RESERVATION" => NodeSetAttributeName::Reservation,
+            "CLASS" => NodeSetAttributeName::Class,
             _ => return Err(self.err_at(at, K::UnknownNodeSetAttribute(word.to_owned()))),
         });
         if !self.eat(':') {

@@ -1990,14 +1990,20 @@ impl Cx<'_> {
         reservation_hosts: &[(String, Vec<VnodeId>)],
     ) -> Result<MoabSettings, ScenarioError> {
         let m = &raw.moab;
-        let feature_resource = match &m.feature_resource {
-            Some(name) => {
-                Some(self.keys(std::slice::from_ref(name), defs, "moab.feature_resource")?[0])
+        let string_resource = |given: &Option<Spanned<String>>,
+                               key: &str,
+                               default: &str|
+         -> Result<Option<ResourceId>, ScenarioError> {
+            match given {
+                Some(name) => Ok(Some(self.keys(std::slice::from_ref(name), defs, key)?[0])),
+                None => Ok(defs
+                    .lookup(default)
+                    .filter(|&id| defs.def(id).kind.is_stringlike())),
             }
-            None => defs
-                .lookup("features")
-                .filter(|&id| defs.def(id).kind.is_stringlike()),
         };
+        let feature_resource =
+            string_resource(&m.feature_resource, "moab.feature_resource", "features")?;
+        let class_resource = string_resource(&m.class_resource, "moab.class_resource", "classes")?;
         let delay = match &m.nodeset_delay {
             None => 0,
             Some(v) => match v.get_ref() {
@@ -2050,6 +2056,7 @@ impl Cx<'_> {
                 ("VARATTR", NodeSetAttribute::VarAttr),
                 ("PROCSPEED", NodeSetAttribute::ProcSpeed),
                 ("RESERVATION", NodeSetAttribute::Reservation),
+                ("CLASS", NodeSetAttribute::Class),
             ],
         )?;
         let list_values = m
@@ -2099,6 +2106,7 @@ impl Cx<'_> {
                         ))
                     }
                 }
+                Some(NodeSetAttribute::Class) => Ok(NodeSetValue::Class(entry.get_ref().clone())),
                 _ => Ok(NodeSetValue::Feature(entry.get_ref().clone())),
             })
             .collect::<Result<Vec<_>, ScenarioError>>()?;
@@ -2115,6 +2123,7 @@ impl Cx<'_> {
             attribute,
             list: list_values,
             feature_resource,
+            class_resource,
             reservations: reservation_hosts.to_vec(),
             // NODESETDELAY > 0 makes sets mandatory unless NODESETISOPTIONAL says otherwise.
             is_optional: match &m.nodeset_is_optional {

@@ -355,6 +355,9 @@ pub struct MoabToml {
     pub nodeset_list: Vec<Spanned<String>>,
     /// The string_array resource that holds node features [default: `features`].
     pub feature_resource: Option<Spanned<String>>,
+    /// The string_array resource that holds the classes a node carries, for CLASS node sets
+    /// [default: `classes`, when defined].
+    pub class_resource: Option<Spanned<String>>,
     /// NODESETISOPTIONAL [default: true].
     pub nodeset_is_optional: Option<Spanned<bool>>,
     /// NODESETDELAY, `[[[DD:]HH:]MM:]SS` or seconds.

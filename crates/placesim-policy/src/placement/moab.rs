@@ -7,9 +7,10 @@
 //! 2. **Candidate sets** (R5), in list order: one per listed feature (a feature no vnode has is
 //!    dropped; the vnode named `GLOBAL` is in every feature set), one per `name=value`, one per
 //!    value of a bare VARATTR `name`, one per listed PROCSPEED speed, one per listed
-//!    reservation (its hosts' vnodes); an empty FEATURE list is every feature, in order of
-//!    first appearance over the vnodes, an empty PROCSPEED list every speed, slowest first, and
-//!    an empty RESERVATION list every reservation in the scenario's order.
+//!    reservation (its hosts' vnodes), one per listed class (the vnodes that carry it); an
+//!    empty FEATURE or CLASS list is every feature or class, in order of first appearance over
+//!    the vnodes, an empty PROCSPEED list every speed, slowest first, and an empty RESERVATION
+//!    list every reservation in the scenario's order.
 //! 3. **Size** (R1): the tasks of this job that fit on the set's eligible vnodes now, and
 //!    those vnodes. A set is feasible when the tasks of every chunk complex fit (R1, §1.3).
 //! 4. **Choice** (R10): FIRSTFIT the first feasible set; BESTFIT the fewest fitting tasks,
@@ -118,6 +119,8 @@ pub struct NodeSetSettings {
     pub list: Vec<NodeSetValue>,
     /// The string_array resource that holds node features.
     pub feature_resource: Option<ResourceId>,
+    /// The string_array resource that holds the classes a node carries (CLASS sets).
+    pub class_resource: Option<ResourceId>,
     /// NODESETISOPTIONAL (after NODESETDELAY's side effect).
     pub is_optional: bool,
     /// NODESETDELAY.
@@ -209,6 +212,9 @@ pub struct MoabNodeSets {
     all_speeds: Vec<usize>,
     /// Every reservation's set, in the scenario's order (RESERVATION with an empty list).
     all_reservations: Vec<usize>,
+    /// Every class's set, in order of first appearance over the vnodes (CLASS with an empty
+    /// list).
+    all_classes: Vec<usize>,
     /// Capacity per consumable over the whole cluster: a view with all of it free is idle.
     capacity: Vec<u64>,
     refusal: Option<Refusal>,
@@ -267,6 +273,7 @@ impl MoabNodeSets {
             all_features: Vec::new(),
             all_speeds: Vec::new(),
             all_reservations: Vec::new(),
+            all_classes: Vec::new(),
             capacity,
             refusal: None,
             spanned: Arc::from("spanned"),
@@ -307,6 +314,21 @@ impl MoabNodeSets {
         wants_speeds |= values
             .iter()
             .any(|v| matches!(v, NodeSetValue::ProcSpeed(_)));
+        let wants_classes = p.settings.attribute == Some(NodeSetAttribute::Class)
+            || requests.iter().any(|r| {
+                r.nodeset
+                    .as_ref()
+                    .is_some_and(|ns| ns.attribute == Some(NodeSetAttribute::Class))
+            })
+            || values.iter().any(|v| matches!(v, NodeSetValue::Class(_)));
+        if wants_classes && let Some(r) = p.settings.class_resource {
+            let all = (0..cluster.n_vnodes()).map(VnodeId::from_index);
+            for (value, vnodes) in cluster.sets_by(r, all, true) {
+                let index = p.add_set(cluster, format!("class={value}"), vnodes);
+                p.all_classes.push(index);
+                p.by_value.insert(NodeSetValue::Class(value), vec![index]);
+            }
+        }
         let wants_reservations = p.settings.attribute == Some(NodeSetAttribute::Reservation)
             || requests.iter().any(|r| {
                 r.nodeset
@@ -353,7 +375,8 @@ impl MoabNodeSets {
                 // is dropped (R5).
                 NodeSetValue::Feature(_)
                 | NodeSetValue::ProcSpeed(_)
-                | NodeSetValue::Reservation(_) => Vec::new(),
+                | NodeSetValue::Reservation(_)
+                | NodeSetValue::Class(_) => Vec::new(),
                 NodeSetValue::VarAttrValue(r, wanted) => {
                     let members: Vec<VnodeId> = all
                         .filter(|&v| {
@@ -432,11 +455,12 @@ impl MoabNodeSets {
     }
 
     /// Every set of `attribute`, as an empty NODESETLIST stands for it: every speed's set,
-    /// slowest first, every reservation's, or every feature's.
+    /// slowest first, every reservation's, every class's, or every feature's.
     fn every_set_of(&self, attribute: Option<NodeSetAttribute>) -> &[usize] {
         match attribute {
             Some(NodeSetAttribute::ProcSpeed) => &self.all_speeds,
             Some(NodeSetAttribute::Reservation) => &self.all_reservations,
+            Some(NodeSetAttribute::Class) => &self.all_classes,
             _ => &self.all_features,
         }
     }
@@ -471,6 +495,7 @@ impl MoabNodeSets {
                     }
                     NodeSetValue::ProcSpeed(_) => Some(NodeSetAttribute::ProcSpeed),
                     NodeSetValue::Reservation(_) => Some(NodeSetAttribute::Reservation),
+                    NodeSetValue::Class(_) => Some(NodeSetAttribute::Class),
                 })
                 .unwrap_or(NodeSetAttribute::Feature)
         });

@@ -1185,3 +1185,72 @@ fn hostlist_job_waits_for_its_host_through_a_run() {
         ]
     );
 }
+
+/// CLASS node sets (Moab's source): one set per class the vnodes carry (`classes`), named
+/// `class=NAME`; an empty list is every class in order of first appearance, a listed class no
+/// vnode carries is dropped, and a job may ask for its own.
+#[test]
+fn class_node_sets() {
+    let mut text = String::from(
+        "[[resource]]\nname = \"classes\"\ntype = \"string_array\"\n[run]\nplacement = \"moab\"\n",
+    );
+    for (i, classes) in [
+        (1, "[\"batch\"]"),
+        (2, "[\"batch\", \"debug\"]"),
+        (3, "[\"debug\"]"),
+        (4, "[\"debug\"]"),
+    ] {
+        text.push_str(&format!(
+            "[[vnode]]\nname = \"n{i}\"\nncpus = 4\nresources = {{ classes = {classes} }}\n"
+        ));
+    }
+    let s = |moab: &str| {
+        load_scenario(&format!("{text}[moab]\n{moab}"), Path::new("t.toml"))
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let every = s("nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"CLASS\"\n\
+                   nodeset_priority_type = \"BESTFIT\"\n");
+    let p = policy(&every, &[], |_| {});
+    let sets: Vec<(String, Vec<String>)> = p.pools()[0]
+        .sets
+        .iter()
+        .map(|set| {
+            (
+                set.name.to_owned(),
+                set.vnodes
+                    .iter()
+                    .map(|&v| every.cluster.vnode(v).name.clone())
+                    .collect(),
+            )
+        })
+        .collect();
+    let names = |l: &[&str]| l.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    assert_eq!(
+        sets,
+        [
+            ("class=batch".to_owned(), names(&["n1", "n2"])),
+            ("class=debug".to_owned(), names(&["n2", "n3", "n4"])),
+        ]
+    );
+    let mut p = policy(&every, &[], |_| {});
+    let st = state(&every, &p, &[]);
+    // BESTFIT: batch (8 tasks) before debug (12).
+    assert_eq!(
+        place(&every, &mut p, &st, "select=6:ncpus=1"),
+        on(&[("n1", 4), ("n2", 2)], "class=batch")
+    );
+    assert_eq!(
+        place(&every, &mut p, &st, "select=9:ncpus=1"),
+        on(&[("n2", 4), ("n3", 4), ("n4", 1)], "class=debug")
+    );
+    // A job's own list: debug only, then a class no vnode carries, which is dropped.
+    let own = "select=2:ncpus=1 nodeset=ONEOF:CLASS:debug";
+    let mut p = policy(&every, &[request(&every, own)], |_| {});
+    let st = state(&every, &p, &[]);
+    assert_eq!(place(&every, &mut p, &st, own), on(&[("n2", 2)], "class=debug"));
+    let listed = s("nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"CLASS\"\n\
+                    nodeset_list = [\"gpu\", \"debug\"]\n");
+    let p = policy(&listed, &[], |_| {});
+    let names: Vec<&str> = p.pools()[0].sets.iter().map(|set| set.name).collect();
+    assert_eq!(names, ["class=debug"]);
+}

@@ -123,7 +123,8 @@ fn nodeset() -> impl Strategy<Value = NodeSet> {
         Just(Some(NodeSetAttributeName::Feature)),
         Just(Some(NodeSetAttributeName::VarAttr)),
         Just(Some(NodeSetAttributeName::ProcSpeed)),
-        Just(Some(NodeSetAttributeName::Reservation))
+        Just(Some(NodeSetAttributeName::Reservation)),
+        Just(Some(NodeSetAttributeName::Class))
     ];
     (
         policy,
@@ -133,7 +134,11 @@ fn nodeset() -> impl Strategy<Value = NodeSet> {
         .prop_map(|(policy, attribute, names)| {
             let values = match attribute {
                 None => Vec::new(),
-                Some(NodeSetAttributeName::Feature | NodeSetAttributeName::Reservation) => names,
+                Some(
+                    NodeSetAttributeName::Feature
+                    | NodeSetAttributeName::Reservation
+                    | NodeSetAttributeName::Class,
+                ) => names,
                 // Speeds as a user writes them: integers and decimals.
                 Some(NodeSetAttributeName::ProcSpeed) => names
                     .iter()
