@@ -245,3 +245,22 @@ pub fn workload_of(
         .collect();
     placesim_core::Workload::new(list, requests).expect("a valid workload")
 }
+
+/// A placement's sets, each by name with its vnodes' names: what a placement test compares.
+pub fn set_members(
+    pool: &placesim_policy::placement::BuiltPool<'_>,
+    cluster: &Cluster,
+) -> Vec<(String, Vec<String>)> {
+    pool.sets
+        .iter()
+        .map(|set| {
+            (
+                set.name.to_owned(),
+                set.vnodes
+                    .iter()
+                    .map(|&v| cluster.vnode(v).name.clone())
+                    .collect(),
+            )
+        })
+        .collect()
+}

@@ -148,19 +148,7 @@ fn an_indirect_non_consumable_reads_the_target() {
         Some("s1".to_owned())
     );
     let placement = placesim_policy::placement::PbsPsets::new(&s.cluster, s.pbs.psets.clone());
-    let sets: Vec<(String, Vec<String>)> = placement.pools()[0]
-        .sets
-        .iter()
-        .map(|set| {
-            (
-                set.name.to_owned(),
-                set.vnodes
-                    .iter()
-                    .map(|&v| s.cluster.vnode(v).name.clone())
-                    .collect(),
-            )
-        })
-        .collect();
+    let sets = crate::common::set_members(&placement.pools()[0], &s.cluster);
     assert_eq!(
         sets,
         [

@@ -1208,22 +1208,12 @@ fn class_node_sets() {
         load_scenario(&format!("{text}[moab]\n{moab}"), Path::new("t.toml"))
             .unwrap_or_else(|e| panic!("{e}"))
     };
-    let every = s("nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"CLASS\"\n\
-                   nodeset_priority_type = \"BESTFIT\"\n");
+    let every = s(
+        "nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"CLASS\"\n\
+                   nodeset_priority_type = \"BESTFIT\"\n",
+    );
     let p = policy(&every, &[], |_| {});
-    let sets: Vec<(String, Vec<String>)> = p.pools()[0]
-        .sets
-        .iter()
-        .map(|set| {
-            (
-                set.name.to_owned(),
-                set.vnodes
-                    .iter()
-                    .map(|&v| every.cluster.vnode(v).name.clone())
-                    .collect(),
-            )
-        })
-        .collect();
+    let sets = crate::common::set_members(&p.pools()[0], &every.cluster);
     let names = |l: &[&str]| l.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
     assert_eq!(
         sets,
@@ -1247,9 +1237,14 @@ fn class_node_sets() {
     let own = "select=2:ncpus=1 nodeset=ONEOF:CLASS:debug";
     let mut p = policy(&every, &[request(&every, own)], |_| {});
     let st = state(&every, &p, &[]);
-    assert_eq!(place(&every, &mut p, &st, own), on(&[("n2", 2)], "class=debug"));
-    let listed = s("nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"CLASS\"\n\
-                    nodeset_list = [\"gpu\", \"debug\"]\n");
+    assert_eq!(
+        place(&every, &mut p, &st, own),
+        on(&[("n2", 2)], "class=debug")
+    );
+    let listed = s(
+        "nodeset_policy = \"ONEOF\"\nnodeset_attribute = \"CLASS\"\n\
+                    nodeset_list = [\"gpu\", \"debug\"]\n",
+    );
     let p = policy(&listed, &[], |_| {});
     let names: Vec<&str> = p.pools()[0].sets.iter().map(|set| set.name).collect();
     assert_eq!(names, ["class=debug"]);
