@@ -198,6 +198,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             failure_models: !failures.models.is_empty(),
             run: &run,
             queues: &pbs.queues,
+            indirect: !cluster.pools().is_empty(),
         },
     )?;
     reservations.extend(moab_reservations.occurrences);
@@ -259,6 +260,8 @@ struct ReservationContext<'a> {
     run: &'a RunSettings,
     /// The PBS queues: one named as a reservation is its queue.
     queues: &'a [crate::QueueSettings],
+    /// Whether some vnodes share a consumable (PBS's indirect resources).
+    indirect: bool,
 }
 
 impl ReservationContext<'_> {
@@ -276,6 +279,13 @@ impl ReservationContext<'_> {
             return Some(
                 "reservations need jobs killed at their walltime (run.walltime = \"kill\"): a \
                  job running past it would overlap the reservations it was kept off"
+                    .to_owned(),
+            );
+        }
+        if self.indirect {
+            return Some(
+                "reservations and indirect resources (`@vnode`) together are not modelled \
+                 yet: a reservation would hold a shared pool on each of its vnodes"
                     .to_owned(),
             );
         }
@@ -814,6 +824,9 @@ impl Cx<'_> {
         }
         if raw.pbs.fair_share {
             return refuse("fairshare");
+        }
+        if !nodes.cluster.pools().is_empty() {
+            return refuse("indirect resources (`@vnode`)");
         }
         let mut partitions: Vec<crate::SchedPartition> = Vec::new();
         for (i, s) in raw.pbs.sched.iter().enumerate() {

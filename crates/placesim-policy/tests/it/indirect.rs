@@ -194,3 +194,25 @@ fn bad_indirect_resources_are_refused_with_pbs_words() {
         "t.toml:16:31: key `vnode.resources.naccelerators`: `@b`: indirect target undefined on node for resource naccelerators: `b` has none (for `c`)"
     );
 }
+
+/// What indirect resources do not go with yet is refused at its first entry: PBS's
+/// reservations (which would hold a shared pool on each of their vnodes) and scheduler
+/// partitions.
+#[test]
+fn indirect_resources_refuse_what_they_do_not_go_with_yet() {
+    let base = "[[resource]]\nname = \"naccelerators\"\ntype = \"long\"\nconsumable = true\n\
+                [[vnode]]\nname = \"a\"\nncpus = 4\nresources = { naccelerators = 1 }\n\
+                [[vnode]]\nname = \"b\"\nncpus = 4\nresources = { naccelerators = \"@a\" }\n";
+    let error = |extra: &str| match load_scenario(&format!("{base}{extra}"), Path::new("t.toml")) {
+        Ok(_) => panic!("loaded {extra}"),
+        Err(e) => e.to_string(),
+    };
+    assert_eq!(
+        error("[[reservation]]\nname = \"M1\"\nstart = 10\nduration = 10\nhosts = [\"a\"]\n"),
+        "t.toml:14:8: key `reservation`: reservations and indirect resources (`@vnode`) together are not modelled yet: a reservation would hold a shared pool on each of its vnodes"
+    );
+    assert_eq!(
+        error("[[pbs.sched]]\nname = \"s1\"\npartition = \"P1\"\n"),
+        "t.toml:14:8: key `pbs.sched`: scheduler partitions go with PBS's placement and job order; not yet with indirect resources (`@vnode`)"
+    );
+}
