@@ -944,16 +944,10 @@ impl<'w> Simulation<'w> {
             }
             Event::ReservationStart(i) | Event::ReservationEnd(i)
                 if self.reservation_deleted[i as usize] => {}
-
             Event::ReservationDeleted(k) => self.delete_reservation(k, sink)?,
             // A Moab reservation holds nothing: policies keep the jobs it blocks off its
-            // nodes over its window, and its end may let them start.
+            // nodes over its window (its end may let them start, below).
             Event::ReservationStart(i) if !self.reservations[i as usize].is_held() => {}
-            Event::ReservationEnd(i) if !self.reservations[i as usize].is_held() => {
-                self.freed_since_last_pass = true;
-                let now = self.now;
-                self.open_reservations.retain(|r| r.open_at(now));
-            }
             Event::ReservationStart(i) => {
                 let r = &self.reservations[i as usize];
                 self.state
@@ -987,15 +981,17 @@ impl<'w> Simulation<'w> {
                         .min();
                     self.close_reservation_queue(q, next, EndReason::ReservationEnded, sink)?;
                 }
-                let allocation = self.reservations[i as usize].allocation.clone();
-                self.state.release(&allocation);
                 self.freed_since_last_pass = true;
                 let now = self.now;
                 self.open_reservations.retain(|r| r.open_at(now));
-                self.check(
-                    || format!("the end of reservation {i}"),
-                    |inv, state| inv.give(state, &allocation),
-                )?;
+                if self.reservations[i as usize].is_held() {
+                    let allocation = self.reservations[i as usize].allocation.clone();
+                    self.state.release(&allocation);
+                    self.check(
+                        || format!("the end of reservation {i}"),
+                        |inv, state| inv.give(state, &allocation),
+                    )?;
+                }
             }
             Event::VnodeUp(v) => self.vnode_up(v, sink)?,
             Event::VnodeDown(v) => self.vnode_down(v, first_submit, sink)?,

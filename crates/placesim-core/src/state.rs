@@ -609,22 +609,16 @@ impl ClusterState {
         let width = n_cons + EXTRA;
         let mut rows = Vec::with_capacity(cluster.n_vnodes() * width);
         let mut eligible = Bitset::new(cluster.n_vnodes());
-        let mut free_total = vec![0u64; n_cons];
         for v in 0..cluster.n_vnodes() {
             let cap = cluster.capacity(VnodeId::from_index(v));
             rows.extend_from_slice(cap);
             rows.extend_from_slice(&[0; EXTRA]);
-            for (t, a) in free_total.iter_mut().zip(cap) {
-                *t += a;
-            }
             eligible.set(v, row_eligible(&rows[v * width..], n_cons, cap[0]));
         }
-        // A shared pool's mirrors are not more of it.
-        for pool in cluster.pools() {
-            for &m in &pool.members[1..] {
-                free_total[pool.consumable.index()] -= cluster.capacity(m)[pool.consumable.index()];
-            }
-        }
+        // Everything is free: the cluster's totals, which count a shared pool once.
+        let free_total = (0..n_cons)
+            .map(|c| cluster.capacity_total(ConsumableIdx(c as u8)))
+            .collect();
         let n_vnodes = cluster.n_vnodes();
         ClusterState {
             cluster,
@@ -1317,9 +1311,6 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
     // Shared pools: what a part takes from its vnode's mirror, every other member's mirror
     // loses too (their eligibility, which reads ncpus, does not change; the totals count the
     // pool once, as taken above).
-    if cluster.pools().is_empty() {
-        return;
-    }
     for (v, a, pool) in pooled_parts(cluster, alloc) {
         let c = pool.consumable.index();
         for &u in pool.members.iter().filter(|&&u| u != v) {
@@ -1661,8 +1652,7 @@ impl<'a> Scratch<'a> {
             }
         }
         // A shared pool's other members change too: their rows come in as well.
-        let pools = !self.base.cluster.pools().is_empty();
-        for (_, _, pool) in pooled_parts(&self.base.cluster, alloc).filter(|_| pools) {
+        for (_, _, pool) in pooled_parts(&self.base.cluster, alloc) {
             for &u in &pool.members {
                 let i = u.index();
                 if buf.stamp[i] != buf.generation {
