@@ -2492,17 +2492,9 @@ fn explain_shows_the_site_events_a_job_waited_through() {
     )
     .unwrap();
     let out = dir.path().join("out");
-    let o = placesim(&[
-        "run",
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_scenario(scenario.to_str().unwrap(), out.to_str().unwrap(), &[]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    let o = placesim(&["explain", out.to_str().unwrap(), "4"]);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let stdout = text(&o.stdout);
+    let stdout = explain(&out, "4");
     for line in [
         "           5 s  vnode down: n4",
         "           6 s  vnode up: n4",
@@ -2512,12 +2504,8 @@ fn explain_shows_the_site_events_a_job_waited_through() {
             "missing `{line}`:\n{stdout}"
         );
     }
-    let o = placesim(&["explain", out.to_str().unwrap(), "1"]);
-    assert!(
-        !text(&o.stdout).contains("vnode down"),
-        "{}",
-        text(&o.stdout)
-    );
+    let never_waited = explain(&out, "1");
+    assert!(!never_waited.contains("vnode down"), "{never_waited}");
 }
 
 /// Each scheduler sorts vnodes by its own `node_sort_key`, PBS's default (`sort_priority

@@ -225,24 +225,18 @@ impl JobSink {
         let n_cons = cluster.resources().n_consumables();
         self.reservation_text = Some((ExecNames::of(cluster), ExecStore::new(n_cons)));
         for r in reservations {
-            self.reservation_row(
+            let at = self.reservation_row(
                 &r.name,
                 (r.start, r.end),
                 Some(&r.allocation),
                 r.queue,
                 RESERVATION_CONFIRMED,
             );
-            if let placesim_core::ReservationAccess::Acl { acl, .. } = &r.access {
-                let key = (r.start.as_secs(), r.end.as_secs(), &*r.name);
-                let at = self
-                    .reservations
-                    .iter()
-                    .position(|row| (row.start, row.end, row.name.as_str()) == key);
-                if let Some(row) = at.map(|i| &mut self.reservations[i]) {
-                    row.acl = Some(acl.text.to_string());
-                    row.hosts = r.allocation.vnodes().collect();
-                    row.hosts.sort_unstable();
-                }
+            if let (Some(at), placesim_core::ReservationAccess::Acl { acl, .. }) = (at, &r.access) {
+                let row = &mut self.reservations[at];
+                row.acl = Some(acl.text.to_string());
+                row.hosts = r.allocation.vnodes().collect();
+                row.hosts.sort_unstable();
                 self.longest_acl_window = self
                     .longest_acl_window
                     .max(r.end.as_secs() - r.start.as_secs());
@@ -272,7 +266,8 @@ impl JobSink {
         }
     }
 
-    /// Adds a row for a reservation held on `allocation` (none for one denied).
+    /// Adds a row for a reservation held on `allocation` (none for one denied), and says where
+    /// it went (nothing, unless reservations are kept).
     fn reservation_row(
         &mut self,
         name: &str,
@@ -280,9 +275,9 @@ impl JobSink {
         allocation: Option<&Allocation>,
         queue: Option<u32>,
         state: &'static str,
-    ) {
+    ) -> Option<usize> {
         let Some((names, store)) = &mut self.reservation_text else {
-            return;
+            return None;
         };
         let mut vnodes = String::new();
         if let Some(a) = allocation {
@@ -304,9 +299,12 @@ impl JobSink {
             inside: Vec::new(),
         };
         // In order of start (then end, then name), whenever they come.
-        let key = |r: &ReservationRow| (r.start, r.end, r.name.clone());
+        fn key(r: &ReservationRow) -> (u64, u64, &str) {
+            (r.start, r.end, r.name.as_str())
+        }
         let at = self.reservations.partition_point(|r| key(r) <= key(&row));
         self.reservations.insert(at, row);
+        Some(at)
     }
 
     /// Keeps where each job ran, and each top-job estimate's vnodes, for the `exec_vnode` and

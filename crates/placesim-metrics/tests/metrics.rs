@@ -1150,22 +1150,24 @@ fn moab_reservations_list_the_jobs_their_acl_let_in() {
         ParquetReader::new(std::fs::File::open(dir.path().join("reservations.parquet")).unwrap())
             .finish()
             .unwrap();
-    let column = |name: &str| -> Vec<Option<String>> {
-        table
-            .column(name)
-            .unwrap()
-            .cast(&polars::prelude::DataType::String)
-            .unwrap()
-            .str()
-            .unwrap()
-            .iter()
-            .map(|s| s.map(str::to_owned))
-            .collect()
-    };
-    assert_eq!(column("acl"), [Some("USER==1".to_owned())]);
-    assert_eq!(column("exclusive"), [Some("false".to_owned())]);
-    assert_eq!(column("jobs"), [Some("1,2,4".to_owned())]);
-    assert_eq!(column("jobs_run"), [Some("3".to_owned())]);
+    assert_eq!(strings(&table, "acl"), [Some("USER==1".to_owned())]);
+    let exclusive: Vec<Option<bool>> = table
+        .column("exclusive")
+        .unwrap()
+        .bool()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(exclusive, [Some(false)]);
+    assert_eq!(strings(&table, "jobs"), [Some("1,2,4".to_owned())]);
+    let jobs_run: Vec<Option<u64>> = table
+        .column("jobs_run")
+        .unwrap()
+        .u64()
+        .unwrap()
+        .iter()
+        .collect();
+    assert_eq!(jobs_run, [Some(3)]);
     // Where each job ran: user 1's on the reserved vnodes first; J3 (user 2) kept off them.
     let df = jobs_frame(&meta, &workload, &sink).unwrap();
     let some = |s: &str| Some(s.to_owned());
