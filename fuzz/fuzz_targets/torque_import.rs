@@ -1,7 +1,8 @@
 //! Any text as each of a Torque/Moab site's files (`placesim import torque-moab`): as the
 //! node list (`server_priv/nodes`, `pbsnodes -a`, a Maui resource trace), as `moab.cfg`, and
-//! as the jobs (accounting logs or a Maui workload trace) beside the import crate's Torque
-//! fixture, it imports or is refused with an error, never a panic.
+//! as the jobs (accounting logs, a Maui workload trace or Moab's workload event records)
+//! beside the import crate's Torque fixture, it imports or is refused with an error, never a
+//! panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -83,7 +83,7 @@ pub struct ImportTorqueArgs {
     #[arg(long)]
     pub nodes: PathBuf,
     /// The jobs: accounting logs (`server_priv/accounting/`, a directory read in file-name
-    /// order, or one file), or one Maui workload trace.
+    /// order, or one file), or one Maui workload trace or Moab workload event file.
     #[arg(long)]
     pub accounting: PathBuf,
     /// Moab's settings: `moab.cfg` (or Maui's `maui.cfg`).

@@ -1,8 +1,10 @@
 //! Maui's simulation-mode traces (site-inputs.md §7.2, §7.3), a second way into a Moab site:
 //! the resource trace (one node a line, 21 fields) gives the nodes, and the workload trace
 //! (one job a line, 44 fields) the jobs, each with its request, times, class, account,
-//! allocated hosts and node-set request. Both become what the Torque import reads from a node
-//! list and accounting logs, so the same replay builds the scenario.
+//! allocated hosts and node-set request. Moab's workload event records (a record per job
+//! event, the same fields four places on) are read into the same jobs. Both become what the
+//! Torque import reads from a node list and accounting logs, so the same replay builds the
+//! scenario.
 
 use crate::files::{self, Object, at};
 use crate::workload::ReadJobs;
@@ -129,45 +131,71 @@ pub(crate) fn read_workload_trace(
     file: usize,
     options: ImportOptions,
 ) -> Result<ReadJobs, ImportError> {
-    let mut jobs = Vec::new();
-    let mut job_at = Vec::new();
+    let lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, raw)| (i + 1, raw.trim()))
+        .filter(|(_, content)| !content.is_empty() && !content.starts_with('#'));
+    let event_format = lines
+        .clone()
+        .next()
+        .is_some_and(|(_, first)| is_event_record(&first.split_whitespace().collect::<Vec<_>>()));
     let mut log = AcctCounts::default();
     let mut bad_lines = 0;
-    let mut span: Option<(i64, i64)> = None;
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        let content = raw.trim();
-        if content.is_empty() || content.starts_with('#') {
-            continue;
-        }
-        match workload_job(content) {
-            Ok(job) => {
-                *log.records.entry(job_state_letter(&job)).or_insert(0) += 1;
-                for t in [Some(job.ctime), job.first_start, job.end]
-                    .into_iter()
-                    .flatten()
-                {
-                    let t = t as i64;
-                    span = Some(span.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
-                }
-                if job.deleted_while_queued {
-                    log.deleted_while_queued += 1;
-                }
-                if job.deleted_while_running {
-                    log.deleted_while_running += 1;
-                }
-                jobs.push(job);
-                job_at.push((file, line));
+    let mut read = Vec::new();
+    if event_format {
+        let mut events = EventJobs::default();
+        for (line, content) in lines {
+            match events.push(content, line, &mut log) {
+                Ok(()) => {}
+                Err(_) if options.skip_bad_records => bad_lines += 1,
+                Err(message) => return Err(at(path, line, message)),
             }
-            Err(_) if options.skip_bad_records => bad_lines += 1,
-            Err(message) => return Err(at(path, line, message)),
         }
+        read = events.finish(&mut log);
+    } else {
+        for (line, content) in lines {
+            let fields: Vec<&str> = content.split_whitespace().collect();
+            let job = if is_event_record(&fields) {
+                Err("a Moab workload event record in a Maui workload trace: expected every line in one format".to_owned())
+            } else {
+                trace_state(&fields).and_then(|state| workload_job(&fields, state))
+            };
+            match job {
+                Ok(job) => {
+                    log.count_record(job_state_letter(&job));
+                    read.push((job, line));
+                }
+                Err(_) if options.skip_bad_records => bad_lines += 1,
+                Err(message) => return Err(at(path, line, message)),
+            }
+        }
+    }
+    let mut jobs = Vec::with_capacity(read.len());
+    let mut job_at = Vec::with_capacity(read.len());
+    let mut span: Option<(i64, i64)> = None;
+    for (job, line) in read {
+        for t in [Some(job.ctime), job.first_start, job.end]
+            .into_iter()
+            .flatten()
+        {
+            let t = t as i64;
+            span = Some(span.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t))));
+        }
+        log.deleted_while_queued += u64::from(job.deleted_while_queued);
+        log.deleted_while_running += u64::from(job.deleted_while_running);
+        jobs.push(job);
+        job_at.push((file, line));
     }
     let span = span.ok_or_else(|| {
         at(
             path,
             1,
-            "no job found: expected Maui workload trace lines of 44 whitespace-separated fields",
+            if event_format {
+                "no job found: expected Moab workload event records (`job` objects)"
+            } else {
+                "no job found: expected Maui workload trace lines of 44 whitespace-separated fields"
+            },
         )
     })?;
     Ok(ReadJobs {
@@ -180,32 +208,173 @@ pub(crate) fn read_workload_trace(
     })
 }
 
-/// The report's record type for a trace job: its state's initial (`C` Completed, `R`
-/// Removed, `N` NotRun).
-fn job_state_letter(job: &AcctJob) -> char {
-    if job.deleted_while_queued || job.deleted_while_running {
-        'R'
-    } else if job.first_start.is_none() {
-        'N'
-    } else {
-        'C'
+/// Whether a line's fields are a Moab workload event record: the time `HH:MM:SS`, then the
+/// epoch (Moab 9 adds `:eventID`), the object type, its id and the event.
+fn is_event_record(fields: &[&str]) -> bool {
+    fields.len() > 4
+        && fields[0].split(':').count() == 3
+        && fields[0].split(':').all(|p| p.parse::<u8>().is_ok())
+        && fields[1]
+            .split(':')
+            .next()
+            .is_some_and(|epoch| epoch.parse::<i64>().is_ok())
+}
+
+/// Moab's job events (the workload event record's field 5).
+const JOB_EVENTS: [&str; 11] = [
+    "jobsubmit",
+    "jobstart",
+    "jobend",
+    "jobcancel",
+    "jobfailure",
+    "jobreject",
+    "jobhold",
+    "jobresume",
+    "jobmigrate",
+    "jobpreempt",
+    "jobcheckpoint",
+];
+
+/// Moab 5.0+'s workload event records, read one line at a time into one job per job id:
+/// each record carries the whole job as Moab knew it then, so a job is its last record,
+/// with the first start kept from its first `jobstart` (a preempted job started again is
+/// replayed from its first start, as a PBS requeue is). Records of other objects (nodes,
+/// reservations, the scheduler) are counted by object type and otherwise left alone.
+#[derive(Default)]
+struct EventJobs {
+    index: std::collections::HashMap<String, usize>,
+    jobs: Vec<EventJob>,
+}
+
+/// One job's records so far.
+struct EventJob {
+    job: AcctJob,
+    line: usize,
+    first_start: Option<u64>,
+    starts: u32,
+}
+
+impl EventJobs {
+    fn push(&mut self, content: &str, line: usize, log: &mut AcctCounts) -> Result<(), String> {
+        let fields: Vec<&str> = content.split_whitespace().collect();
+        if !is_event_record(&fields) {
+            return Err(format!(
+                "expected a Moab workload event record: HH:MM:SS, epoch, object type, object id and event, then the object's fields (`{}` ...)",
+                fields.first().copied().unwrap_or("")
+            ));
+        }
+        if fields[2] != "job" {
+            log.count_record(fields[2]);
+            return Ok(());
+        }
+        let event = fields[4];
+        if !JOB_EVENTS.contains(&event) {
+            return Err(format!(
+                "field 5 (event): `{event}`: expected one of {}",
+                JOB_EVENTS.join(", ")
+            ));
+        }
+        log.count_record(&format!("job {event}"));
+        // Fields 6 to 45 are Maui's 2 to 41, four places on; Maui's 42 (the set description)
+        // is not in the event record (field 46 is the simulator's data).
+        if fields.len() < 42 {
+            return Err(format!(
+                "expected at least the 42 whitespace-separated fields of a Moab workload event record (through field 42, the allocated hosts), found {}",
+                fields.len()
+            ));
+        }
+        let mut maui: Vec<&str> = Vec::with_capacity(42);
+        maui.push(fields[3]);
+        maui.extend(fields[5..].iter().take(40));
+        maui.resize(42, "[NONE]");
+        let state = match event {
+            "jobend" | "jobfailure" => TraceState::Completed,
+            "jobcancel" => TraceState::Removed,
+            "jobreject" => TraceState::NotRun,
+            _ => TraceState::Open,
+        };
+        let job = workload_job(&maui, state)?;
+        let started = event == "jobstart" && job.first_start.is_some();
+        match self.index.get(fields[3]) {
+            Some(&k) => {
+                let known = &mut self.jobs[k];
+                known.first_start = known.first_start.or(job.first_start);
+                known.starts += u32::from(started);
+                known.job = job;
+                known.line = line;
+            }
+            None => {
+                self.index.insert(fields[3].to_owned(), self.jobs.len());
+                self.jobs.push(EventJob {
+                    first_start: job.first_start,
+                    starts: u32::from(started),
+                    job,
+                    line,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The jobs with the line of each one's last record, in order of first appearance.
+    fn finish(self, log: &mut AcctCounts) -> Vec<(AcctJob, usize)> {
+        self.jobs
+            .into_iter()
+            .map(|mut e| {
+                if e.job.first_start.is_some() {
+                    e.job.first_start = e.first_start;
+                }
+                e.job.requeues = e.starts.saturating_sub(1);
+                log.requeued += u64::from(e.job.requeues > 0);
+                (e.job, e.line)
+            })
+            .collect()
     }
 }
 
-/// One workload trace line as a job, or what was expected.
-fn workload_job(content: &str) -> Result<AcctJob, String> {
-    let f: Vec<&str> = content.split_whitespace().collect();
-    if f.len() > 3 && f[0].matches(':').count() == 2 && f[2] == "job" {
-        return Err(
-            "Moab's event format (time, epoch, `job`, id, event first) is not read: expected Maui's 44-field workload trace".to_owned(),
-        );
+/// The report's record type for a trace job: its state's initial (`C` Completed, `R`
+/// Removed, `N` NotRun).
+fn job_state_letter(job: &AcctJob) -> &'static str {
+    if job.deleted_while_queued || job.deleted_while_running {
+        "R"
+    } else if job.first_start.is_none() {
+        "N"
+    } else {
+        "C"
     }
+}
+
+/// What a trace says of a job's run: Maui's final states, or (a Moab event record before
+/// the job's end) a job still queued or running.
+#[derive(Clone, Copy)]
+enum TraceState {
+    Completed,
+    Removed,
+    NotRun,
+    Open,
+}
+
+/// A Maui trace line's state (field 7).
+fn trace_state(f: &[&str]) -> Result<TraceState, String> {
     if f.len() < 42 {
         return Err(format!(
             "expected the 44 whitespace-separated fields of a Maui workload trace line, found {}",
             f.len()
         ));
     }
+    match f[6] {
+        "Completed" => Ok(TraceState::Completed),
+        "Removed" => Ok(TraceState::Removed),
+        "NotRun" => Ok(TraceState::NotRun),
+        other => Err(format!(
+            "field 7 (state): `{other}`: expected Completed, Removed or NotRun"
+        )),
+    }
+}
+
+/// A job from the fields of a Maui workload trace line (at least 42 of them), in `state`,
+/// or what was expected.
+fn workload_job(f: &[&str], state: TraceState) -> Result<AcctJob, String> {
     let whole = |k: usize, what: &str| -> Result<i64, String> {
         f[k].parse::<i64>().map_err(|_| {
             format!(
@@ -225,7 +394,6 @@ fn workload_job(content: &str) -> Result<AcctJob, String> {
     }
     let tasks = tasks as u64;
     let walltime = whole(5, "wallclock limit, s")?;
-    let state = f[6];
     let (submit, start, end) = (
         whole(8, "submit time")?,
         whole(10, "start time")?,
@@ -239,15 +407,11 @@ fn workload_job(content: &str) -> Result<AcctJob, String> {
     let account = bracketed(f[25]).first().map(|a| (*a).to_owned());
     let started = start > 0;
     let (deleted_while_queued, deleted_while_running, runs) = match state {
-        "Completed" => (false, false, started),
-        "Removed" => (!started, started, started),
-        "NotRun" => (false, false, false),
-        other => {
-            return Err(format!(
-                "field 7 (state): `{other}`: expected Completed, Removed or NotRun"
-            ));
-        }
+        TraceState::Completed | TraceState::Open => (false, false, started),
+        TraceState::Removed => (!started, started, started),
+        TraceState::NotRun => (false, false, false),
     };
+    let ended = runs && end > 0 && !matches!(state, TraceState::Open);
     // The request: N nodes of the tasks' processors (each node's share of the tasks), or
     // the tasks anywhere.
     let feature_spec: String = features.iter().map(|p| format!(":{p}")).collect();
@@ -286,7 +450,7 @@ fn workload_job(content: &str) -> Result<AcctJob, String> {
         walltime_s: (walltime > 0).then_some(walltime as u64),
         first_start: runs.then_some(start as u64),
         last_start: runs.then_some(start as u64),
-        end: (runs && end > 0).then_some(end as u64),
+        end: ended.then_some(end as u64),
         exec_vnode,
         deleted_while_queued,
         deleted_while_running,
@@ -358,7 +522,8 @@ mod tests {
     #[test]
     fn the_manuals_sample_line_reads() {
         let line = "SP02.2343.0 20 20 570 519 86400 Removed [batch:1] 887343658 889585185 889585185 889585411 ethernet R6000 AIX43 >= 256 >= 0 [NONE] 889584538 20 0 0 2 0 test.cmd 1001 6 678.08 0 1 0 0 0 0 0 [NONE] 0 [NONE] [NONE] [NONE] [NONE] [NONE]";
-        let job = workload_job(line).unwrap();
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let job = workload_job(&fields, trace_state(&fields).unwrap()).unwrap();
         assert_eq!(
             (job.nodes.as_deref(), job.queue.as_str(), job.user.as_str()),
             (Some("20:ppn=1"), "batch", "570")

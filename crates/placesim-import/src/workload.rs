@@ -1185,9 +1185,7 @@ impl Site {
         let c = &replay.counts;
         let mut out =
             String::from("# Import report\n\n## Records\n\n| type | records |\n|---|---:|\n");
-        let mut kinds: Vec<(&char, &u64)> = c.log.records.iter().collect();
-        kinds.sort();
-        for (k, n) in kinds {
+        for (k, n) in &c.log.records {
             let _ = writeln!(out, "| {k} | {n} |");
         }
         let _ = writeln!(

@@ -61,14 +61,15 @@ fn a_snapshot_directory_is_found_file_by_file() {
 fn every_quirk_of_the_logs_is_counted() {
     let imported = import_pbs(&snapshot(), ImportOptions::default()).unwrap();
     let c = &imported.counts;
-    let records: Vec<(char, u64)> = {
-        let mut r: Vec<(char, u64)> = c.log.records.iter().map(|(k, n)| (*k, *n)).collect();
-        r.sort();
-        r
-    };
+    let records: Vec<(&str, u64)> = c
+        .log
+        .records
+        .iter()
+        .map(|(k, n)| (k.as_str(), *n))
+        .collect();
     assert_eq!(
         records,
-        [('A', 1), ('D', 2), ('E', 8), ('Q', 9), ('R', 1), ('S', 8)]
+        [("A", 1), ("D", 2), ("E", 8), ("Q", 9), ("R", 1), ("S", 8)]
     );
     assert_eq!(
         (
@@ -707,8 +708,8 @@ fn maui_traces_are_a_second_way_in() {
          resources = { bigmem = true, features = [\"bigmem\"] }"
     );
     let c = &imported.counts;
-    assert_eq!(c.log.records.get(&'C'), Some(&3));
-    assert_eq!(c.log.records.get(&'R'), Some(&1));
+    assert_eq!(c.log.records.get("C"), Some(&3));
+    assert_eq!(c.log.records.get("R"), Some(&1));
     assert_eq!(c.skipped.get(&SkipReason::DeletedWhileQueued), Some(&1));
     // n05 is drained in the trace, but job 2 ran on it: kept in service, and counted.
     assert_eq!(
@@ -724,6 +725,8 @@ fn a_bad_maui_trace_line_is_named_at_its_line() {
     let good_jobs = std::fs::read_to_string(data("torque/workload.trace")).unwrap();
     let good_nodes = std::fs::read_to_string(data("torque/resources.trace")).unwrap();
     let job_line = good_jobs.lines().nth(1).unwrap();
+    let good_events = std::fs::read_to_string(data("torque/events.trace")).unwrap();
+    let event_line = good_events.lines().nth(3).unwrap();
     let node_line = good_nodes.lines().nth(1).unwrap();
     let cases = [
         (
@@ -738,8 +741,28 @@ fn a_bad_maui_trace_line_is_named_at_its_line() {
         ),
         (
             good_nodes.clone(),
-            format!("12:00:00 1491386400 job 1.master jobsubmit {job_line}"),
-            "workload.trace:1: Moab's event format (time, epoch, `job`, id, event first) is not read: expected Maui's 44-field workload trace",
+            format!("{job_line}\n12:00:00 1491386400 job 1.master jobsubmit {job_line}"),
+            "workload.trace:2: a Moab workload event record in a Maui workload trace: expected every line in one format",
+        ),
+        (
+            good_nodes.clone(),
+            format!("{event_line}\n{job_line}\n"),
+            "workload.trace:2: expected a Moab workload event record: HH:MM:SS, epoch, object type, object id and event, then the object's fields (`1.master` ...)",
+        ),
+        (
+            good_nodes.clone(),
+            event_line.replace("jobsubmit", "jobsubmitted"),
+            "workload.trace:1: field 5 (event): `jobsubmitted`: expected one of jobsubmit, jobstart, jobend, jobcancel, jobfailure, jobreject, jobhold, jobresume, jobmigrate, jobpreempt, jobcheckpoint",
+        ),
+        (
+            good_nodes.clone(),
+            "10:00:00 1491386400 job 1.master jobend 2 8 alice\n".to_owned(),
+            "workload.trace:1: expected at least the 42 whitespace-separated fields of a Moab workload event record (through field 42, the allocated hosts), found 8",
+        ),
+        (
+            good_nodes.clone(),
+            event_line.replace(" alice staff 3600 ", " alice staff 1h "),
+            "workload.trace:1: field 6 (wallclock limit, s): `1h`: expected a whole number",
         ),
         (
             node_line.replace("AVAILABLE", "UP"),
@@ -865,4 +888,57 @@ fn reservations_come_from_pbs_rstat() {
     ] {
         assert!(report.contains(line), "{line}\n{report}");
     }
+}
+
+/// Moab 5.0+'s workload event records: one job per id, the last record giving the job, the
+/// first start kept across a preemption, a job running and one queued when the records end,
+/// and another object's record counted.
+#[test]
+fn moab_workload_event_records_are_a_third_way_in() {
+    let inputs = TorqueInputs {
+        nodes: data("torque/resources.trace"),
+        accounting: vec![data("torque/events.trace")],
+        ..torque_site()
+    };
+    let imported = import_torque_moab(&inputs, ImportOptions::default()).unwrap();
+    // The event record has no set description, so no job carries its own node set.
+    assert_eq!(
+        file(&imported, "requests.txt"),
+        "# Each job's request as its accounting record gives it (qsub -P project -q queue).\n\
+         1 -q short select=2:ncpus=4:ib=True place=scatter\n\
+         2 -q long select=1:ncpus=8:bigmem=True place=scatter\n\
+         3 -P chemproj -q short select=3:ncpus=1\n\
+         4 -q short select=1:ncpus=4:ib=True place=scatter\n"
+    );
+    // Job 2 started at 70, was preempted and started again at 3600: replayed from 70 with
+    // the last run's length. Job 5 was still running when the records end.
+    assert_eq!(
+        file(&imported, "recorded.tsv"),
+        "job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n\
+         1\t1.master\t0\t5\t5\t1805\t(n01:ncpus=4)+(n02:ncpus=4)\n\
+         2\t2.master\t60\t70\t3600\t7270\t(n05:ncpus=8)\n\
+         3\t4.master\t2400\t2400\t2400\t3000\t(n03:ncpus=3)\n\
+         4\t5.master\t5600\t5700\t5700\t-\t(n04:ncpus=4)\n"
+    );
+    let c = &imported.counts;
+    let records: Vec<(&str, u64)> = c
+        .log
+        .records
+        .iter()
+        .map(|(k, n)| (k.as_str(), *n))
+        .collect();
+    assert_eq!(
+        records,
+        [
+            ("job jobcancel", 1),
+            ("job jobend", 3),
+            ("job jobpreempt", 1),
+            ("job jobstart", 5),
+            ("job jobsubmit", 6),
+            ("rsv", 1)
+        ]
+    );
+    assert_eq!((c.log.requeued, c.unfinished_at_end), (1, 1));
+    assert_eq!(c.skipped.get(&SkipReason::DeletedWhileQueued), Some(&1));
+    assert_eq!(c.skipped.get(&SkipReason::NeverStarted), Some(&1));
 }

@@ -10,7 +10,7 @@
 //! never; so the line is split on its first three `;` only, and the text on spaces outside
 //! quotes only.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One record of an accounting log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -258,8 +258,9 @@ pub fn exec_vnode_of_exec_host(exec_host: &str) -> Result<String, String> {
 /// What a log's quirks did, counted (site-inputs.md §3.7): nothing is dropped unsaid.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct AcctCounts {
-    /// Records read, by type.
-    pub records: HashMap<char, u64>,
+    /// Records read, by type: PBS's and Torque's letters (`E`), Maui's job states'
+    /// initials, Moab's object types and events (`job jobstart`, `rsv`).
+    pub records: BTreeMap<String, u64>,
     /// Jobs requeued at least once (`R`): replayed from their first start, with the last
     /// run's duration.
     pub requeued: u64,
@@ -280,6 +281,19 @@ pub struct AcctCounts {
     /// Jobs (not subjobs, whose parent's `Q` tells their arrival) whose first record seen is
     /// an `S`, `E` or `R`: they arrived before the logs begin.
     pub started_before_logs: u64,
+}
+
+impl AcctCounts {
+    /// Counts one record of type `kind`, allocating only for a type not seen before (a
+    /// million-record log has a handful of types).
+    pub fn count_record(&mut self, kind: &str) {
+        match self.records.get_mut(kind) {
+            Some(n) => *n += 1,
+            None => {
+                self.records.insert(kind.to_owned(), 1);
+            }
+        }
+    }
 }
 
 /// PBS's `[[hh:]mm:]ss` duration, seconds.
@@ -318,7 +332,7 @@ impl JobAssembler {
     /// Takes the next record in file order; the index of the job it belongs to (in the
     /// order [`JobAssembler::finish`] returns them), if it belongs to one.
     pub fn push(&mut self, r: &AcctRecord) -> Option<usize> {
-        *self.counts.records.entry(r.kind).or_insert(0) += 1;
+        self.counts.count_record(r.kind.encode_utf8(&mut [0; 4]));
         if !matches!(r.kind, 'Q' | 'S' | 'E' | 'R' | 'D') {
             return None;
         }
@@ -503,7 +517,7 @@ mod tests {
         );
         assert_eq!(jobs[1].account.as_deref(), Some("SCSG0001"));
         assert_eq!(counts.started_before_logs, 2);
-        assert_eq!(counts.records.get(&'E'), Some(&2));
+        assert_eq!(counts.records.get("E"), Some(&2));
     }
 
     /// A value with a space is quoted (PBS quotes `project` and `Resource_List` values only
@@ -586,7 +600,9 @@ mod tests {
         assert_eq!(
             counts,
             AcctCounts {
-                records: [('Q', 5), ('S', 5), ('R', 1), ('E', 4), ('D', 2)].into(),
+                records: [("Q", 5), ("S", 5), ("R", 1), ("E", 4), ("D", 2)]
+                    .map(|(k, n)| (k.to_owned(), n))
+                    .into(),
                 requeued: 1,
                 deleted_while_queued: 1,
                 deleted_while_running: 1,
