@@ -417,9 +417,12 @@ pub struct MoabToml {
     /// Standing (SRCFG) and administrative (`mrsvctl -c`) reservations.
     #[serde(default)]
     pub reservation: Vec<MoabReservationToml>,
-    /// The weekday of t = 0, which is taken as a local midnight: what a standing
-    /// reservation's DAYS and weekly periods count from [default: SUN].
+    /// The weekday of t = 0: what a standing reservation's DAYS and weekly periods count
+    /// from [default: SUN].
     pub day0: Option<Spanned<String>>,
+    /// The local time of day at t = 0, `HH:MM:SS` [default: midnight]: an imported site's
+    /// t = 0 is its first record, not a midnight.
+    pub time0: Option<Spanned<String>>,
 }
 
 /// `[[running]]`: a job already running at t = 0, where and until when.

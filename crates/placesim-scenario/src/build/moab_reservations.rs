@@ -2,9 +2,10 @@
 //! reservations, read into site reservations that hold nothing and carry an ACL
 //! (reservations-and-partitions.md §5).
 //!
-//! Scenario times carry no date, so t = 0 is taken as a local midnight whose weekday is
-//! `[moab] day0` (Sunday by default); periods are whole days of 86,400 s (no daylight-saving
-//! shift) and weeks start on Sunday 00:00, day 0, as Moab counts them.
+//! Scenario times carry no date, so t = 0 is taken as the local time `[moab] time0`
+//! (midnight by default) of weekday `[moab] day0` (Sunday by default); periods are whole days
+//! of 86,400 s (no daylight-saving shift) and weeks start on Sunday 00:00, day 0, as Moab
+//! counts them.
 
 use super::{Cx, RESERVATION_HORIZON_S};
 use crate::ScenarioError;
@@ -26,6 +27,20 @@ const WEEKDAYS: [&str; 7] = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"];
 pub(super) struct MoabReservations {
     pub(super) occurrences: Vec<SiteReservation>,
     pub(super) hosts: Vec<(String, Vec<VnodeId>)>,
+}
+
+/// Where t = 0 falls in the local week: its weekday (day 0 = Sunday) and time of day.
+#[derive(Clone, Copy)]
+struct LocalClock {
+    day0: u64,
+    time0: u64,
+}
+
+impl LocalClock {
+    /// Seconds from the Sunday midnight before (or at) t = 0 to t = 0.
+    fn since_sunday_s(self) -> u64 {
+        self.day0 * DAY_S + self.time0
+    }
 }
 
 /// How a standing reservation recurs.
@@ -63,6 +78,22 @@ impl Cx<'_> {
             Some(d) => weekday(d.get_ref())
                 .ok_or_else(|| self.at(d, "moab.day0", weekday_expected(d.get_ref())))?,
         };
+        let time0 = match &raw.moab.time0 {
+            None => 0,
+            Some(t) => placesim_request::parse_duration(t.get_ref())
+                .filter(|&s| s < DAY_S)
+                .ok_or_else(|| {
+                    self.at(
+                        t,
+                        "moab.time0",
+                        format!(
+                            "`{}`: expected the local time of day at t = 0, HH:MM:SS before 24:00:00",
+                            t.get_ref()
+                        ),
+                    )
+                })?,
+        };
+        let clock0 = LocalClock { day0, time0 };
         let mut made = MoabReservations {
             occurrences: Vec::new(),
             hosts: Vec::new(),
@@ -87,7 +118,7 @@ impl Cx<'_> {
             }
             let allocation = self.moab_hostlist(r, cluster)?;
             let acl = Arc::new(self.acl(r, raw)?);
-            for (start, end, known_from) in self.moab_windows(r, day0)? {
+            for (start, end, known_from) in self.moab_windows(r, clock0)? {
                 made.occurrences.push(SiteReservation {
                     name: Arc::from(name.as_str()),
                     start: SimTime(start),
@@ -153,7 +184,7 @@ impl Cx<'_> {
     fn moab_windows(
         &self,
         r: &MoabReservationToml,
-        day0: u64,
+        clock0: LocalClock,
     ) -> Result<Vec<(u64, u64, u64)>, ScenarioError> {
         let key = "moab.reservation";
         let standing_keys = [
@@ -291,21 +322,16 @@ impl Cx<'_> {
             }
             Some(d) => u64::from(*d.get_ref()),
         };
-        // Periods start at t = 0 (a day) or at the Sunday midnight before it (a week), in
-        // seconds after that first period start.
-        let first = if period == Period::Day {
-            0
-        } else {
-            day0 * DAY_S
-        };
+        // Local time counts from the Sunday midnight before t = 0, which is `first` seconds
+        // after it: periods start there, the first one the period holding t = 0.
+        let first = clock0.since_sunday_s();
         let mut windows = Vec::new();
-        for k in 0.. {
+        for k in (first / length).. {
             let period_start = k * length;
             if period_start >= RESERVATION_HORIZON_S + first {
                 break;
             }
-            let weekday = (day0 + k) % 7;
-            if period == Period::Day && !days[weekday as usize] {
+            if period == Period::Day && !days[(k % 7) as usize] {
                 continue;
             }
             let end = (period_start + until).saturating_sub(first);

@@ -472,6 +472,30 @@ fn moab_reservations_are_windows_with_an_acl() {
         ]
     );
     assert_eq!(windows("maint"), [(100, 150, 0)]);
+    // t = 0 at 10:00 on that Friday (an imported site's first record): today's window is cut
+    // at t = 0, and each later one is known from the midnight a day before it.
+    let at_ten =
+        load_text(&text.replace("day0 = \"FRI\"\n", "day0 = \"FRI\"\ntime0 = \"10:00:00\"\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
+    let first: Vec<(u64, u64, u64)> = at_ten
+        .reservations
+        .iter()
+        .filter(|r| &*r.name == "weekdays")
+        .take(2)
+        .map(|r| match &r.access {
+            ReservationAccess::Acl { known_from, .. } => {
+                (r.start.as_secs(), r.end.as_secs(), known_from.as_secs())
+            }
+            ReservationAccess::Held => panic!("Moab's"),
+        })
+        .collect();
+    assert_eq!(
+        first,
+        [
+            (0, 8 * 3600, 0),
+            (3 * DAY - 2 * 3600, 3 * DAY + 8 * 3600, 2 * DAY - 10 * 3600),
+        ]
+    );
     let r = s
         .reservations
         .iter()
@@ -602,6 +626,10 @@ fn bad_moab_reservations_name_their_key() {
     assert_eq!(
         error_of(&format!("{MOAB}day0 = \"Someday\"\n")),
         "test.toml:8:8: key `moab.day0`: expected a weekday, SUN, MON, TUE, WED, THU, FRI or SAT, found `Someday`"
+    );
+    assert_eq!(
+        error_of(&format!("{MOAB}time0 = \"24:00:00\"\n")),
+        "test.toml:8:9: key `moab.time0`: `24:00:00`: expected the local time of day at t = 0, HH:MM:SS before 24:00:00"
     );
     assert_eq!(
         error_of(&format!(
