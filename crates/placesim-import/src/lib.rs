@@ -17,6 +17,7 @@
 pub mod files;
 mod maui;
 mod settings;
+mod srcfg;
 mod torque;
 mod workload;
 

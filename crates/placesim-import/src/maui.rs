@@ -143,6 +143,7 @@ pub(crate) fn read_workload_trace(
     let mut log = AcctCounts::default();
     let mut bad_lines = 0;
     let mut read = Vec::new();
+    let mut utc_offsets = Vec::new();
     if event_format {
         let mut events = EventJobs::default();
         for (line, content) in lines {
@@ -152,6 +153,7 @@ pub(crate) fn read_workload_trace(
                 Err(message) => return Err(at(path, line, message)),
             }
         }
+        utc_offsets = std::mem::take(&mut events.utc_offsets);
         read = events.finish(&mut log);
     } else {
         for (line, content) in lines {
@@ -199,7 +201,7 @@ pub(crate) fn read_workload_trace(
         )
     })?;
     Ok(ReadJobs {
-        utc_offsets: Vec::new(),
+        utc_offsets,
         jobs,
         job_at,
         span,
@@ -244,6 +246,9 @@ const JOB_EVENTS: [&str; 11] = [
 struct EventJobs {
     index: std::collections::HashMap<String, usize>,
     jobs: Vec<EventJob>,
+    /// The site's UTC offsets, as `ReadJobs::utc_offsets`: each record's local time of day
+    /// against its epoch.
+    utc_offsets: Vec<(i64, i64)>,
 }
 
 /// One job's records so far.
@@ -267,6 +272,7 @@ impl EventJobs {
             log.count_record(fields[2]);
             return Ok(());
         }
+        self.note_utc_offset(fields[0], fields[1]);
         let event = fields[4];
         if !JOB_EVENTS.contains(&event) {
             return Err(format!(
@@ -314,6 +320,30 @@ impl EventJobs {
             }
         }
         Ok(())
+    }
+
+    /// Notes the UTC offset a record shows, its local `HH:MM:SS` against its epoch, rounded
+    /// to a quarter hour, when it differs from the last. A time of day tells an offset only up
+    /// to whole days: it is taken above −11 hours and at most +13 (Hawaii to New Zealand's
+    /// summer), where nearly every site is.
+    fn note_utc_offset(&mut self, time_of_day: &str, epoch: &str) {
+        let seconds: Option<Vec<i64>> = time_of_day.split(':').map(|p| p.parse().ok()).collect();
+        let (Some([h, m, s]), Some(t)) = (
+            seconds
+                .as_deref()
+                .and_then(|p| <[i64; 3]>::try_from(p).ok()),
+            epoch.split(':').next().and_then(|e| e.parse::<i64>().ok()),
+        ) else {
+            return;
+        };
+        let mut offset = (h * 3600 + m * 60 + s - t.rem_euclid(86_400)).rem_euclid(86_400);
+        if offset > 13 * 3600 {
+            offset -= 86_400;
+        }
+        let offset = (offset + 450).div_euclid(900) * 900;
+        if self.utc_offsets.last().map(|o| o.1) != Some(offset) {
+            self.utc_offsets.push((t, offset));
+        }
     }
 
     /// The jobs with the line of each one's last record, in order of first appearance.
@@ -517,6 +547,31 @@ mod tests {
             Some("(n1:ncpus=3)+(n2:ncpus=2)")
         );
         assert_eq!(allocated("[NONE]", 5, 1), None);
+    }
+
+    /// The offsets a Moab event record's local time shows against its epoch (10:00 UTC), east
+    /// and west of UTC and across midnight.
+    #[test]
+    fn event_records_show_the_site_s_utc_offset() {
+        let mut events = EventJobs::default();
+        for (local, epoch) in [
+            ("10:00:00", "1491386400"),
+            ("12:00:00", "1491386400:17"),
+            ("00:30:00", "1491386400"),
+            ("05:00:00", "1491404400"),
+            ("05:00:00", "1491404401"),
+        ] {
+            events.note_utc_offset(local, epoch);
+        }
+        assert_eq!(
+            events.utc_offsets,
+            [
+                (1491386400, 0),
+                (1491386400, 7200),
+                (1491386400, -34200),
+                (1491404400, -36000)
+            ]
+        );
     }
 
     #[test]

@@ -83,6 +83,8 @@ pub struct Site {
     pub(crate) moab_fairshare: Vec<Setting>,
     /// `moab.cfg`'s per-credential settings (`USERCFG[alice] MAXJOB=4`).
     pub(crate) moab_credentials: Vec<crate::torque::CredentialSetting>,
+    /// `moab.cfg`'s standing reservations (`SRCFG[name]`).
+    pub(crate) moab_reservations: Vec<crate::srcfg::Srcfg>,
     /// (setting, origin, reason).
     pub(crate) not_modelled: Vec<(String, String, String)>,
     /// Node attributes not used, with the vnodes that had each.
@@ -256,6 +258,7 @@ impl Site {
             moab_priority: Vec::new(),
             moab_fairshare: Vec::new(),
             moab_credentials: Vec::new(),
+            moab_reservations: Vec::new(),
             not_modelled: Vec::new(),
             node_attrs_unused: BTreeMap::new(),
             sched_resources: None,

@@ -60,7 +60,7 @@ const MOAB_KEYS: [(&str, &str, Value); 12] = [
     (
         "NODESETATTRIBUTE",
         "nodeset_attribute",
-        Value::OneOf(&["FEATURE", "VARATTR"]),
+        Value::OneOf(&["FEATURE", "VARATTR", "RESERVATION"]),
     ),
     ("NODESETLIST", "nodeset_list", Value::List),
     ("NODESETDELAY", "nodeset_delay", Value::Duration),
@@ -327,6 +327,8 @@ impl Site {
                 set(&mut self.moab_fairshare, key, value, from);
             } else if param == "NODECFG" {
                 self.read_nodecfg(path, l)?;
+            } else if param == "SRCFG" {
+                self.read_srcfg(path, l)?;
             } else if let Some(kind) = Credential::of_param(&param) {
                 self.read_credential(path, l, kind)?;
             } else {
@@ -334,7 +336,6 @@ impl Site {
                     "SCHEDCFG" | "RMCFG" | "ADMINCFG" | "LOGLEVEL" | "LOGFILE" => {
                         "how Moab runs and connects, which changes no order or placement"
                     }
-                    "SRCFG" => "standing reservations are not modelled yet",
                     "QOSCFG" => "QOS credentials are not modelled",
                     "BACKFILLPOLICY" | "BACKFILLDEPTH" => {
                         "backfill follows the reservation depth and policy"
@@ -548,9 +549,26 @@ impl Site {
     pub(crate) fn write_moab(&self, out: &mut String, replay: &crate::workload::Replay) {
         use std::fmt::Write as _;
         let write = |out: &mut String, s: &Setting| write_setting(out, &s.key, &s.value, &s.origin);
+        let reservations = self.srcfg_entries(replay);
         out.push_str("[moab]\n");
+        // RESERVATION node sets of reservations not written are left out: the scenario
+        // refuses a set of an unknown reservation (the report names them).
+        let unwritten = self.reservation_sets_not_written(&reservations.names);
         for s in &self.moab {
-            write(out, s);
+            match s.value.as_array() {
+                Some(list) if s.key == "nodeset_list" && !unwritten.is_empty() => {
+                    let kept = list
+                        .iter()
+                        .filter(|v| v.as_str().is_none_or(|n| !unwritten.iter().any(|u| u == n)))
+                        .cloned()
+                        .collect();
+                    write_setting(out, &s.key, &toml::Value::Array(kept), &s.origin);
+                }
+                _ => write(out, s),
+            }
+        }
+        if let Some(clock) = reservations.clock {
+            clock.write(out, replay.t0);
         }
         out.push('\n');
         let credentials = self.numbered_credentials(replay);
@@ -623,6 +641,38 @@ impl Site {
             }
             out.push('\n');
         }
+        for entry in &reservations.entries {
+            out.push_str(entry);
+            out.push('\n');
+        }
+    }
+
+    /// What `NODESETLIST` names under `NODESETATTRIBUTE RESERVATION` that is not a written
+    /// reservation.
+    pub(crate) fn reservation_sets_not_written(&self, written: &[String]) -> Vec<String> {
+        self.moab
+            .iter()
+            .find(|s| s.key == "nodeset_list")
+            .filter(|_| self.reservation_node_sets())
+            .and_then(|s| s.value.as_array())
+            .map(|list| {
+                list.iter()
+                    .filter_map(|v| v.as_str())
+                    .filter(|n| !written.iter().any(|w| w == n))
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether `NODESETATTRIBUTE` is RESERVATION.
+    fn reservation_node_sets(&self) -> bool {
+        self.moab.iter().any(|s| {
+            s.key == "nodeset_attribute"
+                && s.value
+                    .as_str()
+                    .is_some_and(|a| a.eq_ignore_ascii_case("RESERVATION"))
+        })
     }
 }
 
@@ -723,26 +773,25 @@ pub(crate) fn nodeset_not_modelled(text: &str) -> Option<&'static str> {
     let attribute = text.split(':').nth(1).unwrap_or("");
     match attribute.trim().to_ascii_uppercase().as_str() {
         "FEATURE" | "VARATTR" => None,
+        // NODESETATTRIBUTE RESERVATION is imported with the SRCFG reservations it names; a
+        // job's or class's own list could name one that is not written.
+        "RESERVATION" => Some("a job's or class's own RESERVATION node sets are not imported"),
         _ => Some(unmodelled_nodeset_attribute(attribute).unwrap_or(UNMODELLED_NODESET)),
     }
 }
 
 const UNMODELLED_NODESET: &str = "only FEATURE and VARATTR node sets are imported";
 
-/// Why node sets on `attribute`, one Moab knows, are not imported; `None` for FEATURE and
-/// VARATTR, and for a name Moab does not know (an error where a setting names it).
+/// Why node sets on `attribute`, one Moab knows, are not imported as `NODESETATTRIBUTE`;
+/// `None` for FEATURE, VARATTR and RESERVATION (with the SRCFG reservations), and for a name
+/// Moab does not know (an error where a setting names it).
 fn unmodelled_nodeset_attribute(attribute: &str) -> Option<&'static str> {
     match attribute.trim().to_ascii_uppercase().as_str() {
-        "MEMORY" | "NETWORK" => Some(UNMODELLED_NODESET),
+        "MEMORY" | "NETWORK" => Some("MEMORY and NETWORK node sets are not modelled"),
         // The scenario format has CLASS sets over a `classes` resource; the import does not
         // write the classes a node carries.
         "CLASS" => Some(
             "CLASS node sets need the classes each node carries, which the import does not write",
-        ),
-        // The scenario format has RESERVATION sets over [[moab.reservation]]s; the import
-        // does not read SRCFG yet.
-        "RESERVATION" => Some(
-            "RESERVATION node sets need the site's reservations (SRCFG), which the import does not read",
         ),
         // The scenario format has PROCSPEED sets over the vnodes' `speed`; Moab's speeds are
         // NODECFG PROCSPEED values in MHz, which the import does not read.

@@ -144,6 +144,8 @@ pub(crate) struct Replay {
     reservations: Vec<String>,
     /// Reservations not written: id and why.
     pub reservations_skipped: Vec<(String, String)>,
+    /// The site's UTC offsets (`ReadJobs::utc_offsets`), to read its local times by.
+    pub utc_offsets: Vec<(i64, i64)>,
 }
 
 /// Names numbered from 1 in order of first appearance (users and groups: SWF carries
@@ -925,6 +927,7 @@ pub(crate) fn replay_jobs(
         t0,
         reservations,
         reservations_skipped,
+        utc_offsets,
         swf,
         requests,
         recorded,
@@ -1360,10 +1363,34 @@ impl Site {
                 c.origin
             );
         }
-        for (setting, from, why) in &self.not_modelled {
+        let reservations = self.srcfg_entries(replay);
+        let list_origin = self
+            .moab
+            .iter()
+            .find(|s| s.key == "nodeset_list")
+            .map_or("", |s| s.origin.as_str());
+        let unwritten_sets: Vec<(String, String, String)> = self
+            .reservation_sets_not_written(&reservations.names)
+            .into_iter()
+            .map(|name| {
+                (
+                    format!("NODESETLIST entry {name}"),
+                    list_origin.to_owned(),
+                    "a RESERVATION node set of a reservation not written: left out".to_owned(),
+                )
+            })
+            .collect();
+        let rows = self
+            .not_modelled
+            .iter()
+            .chain(&reservations.not_written)
+            .chain(&unwritten_sets);
+        let mut any = false;
+        for (setting, from, why) in rows {
             let _ = writeln!(out, "| {setting} | {from} | {why} |");
+            any = true;
         }
-        if self.not_modelled.is_empty() {
+        if !any {
             out.push_str("| (none) | | |\n");
         }
         let unused: Vec<&str> = self

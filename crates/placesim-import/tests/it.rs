@@ -480,7 +480,9 @@ fn a_torque_moab_site_becomes_a_moab_scenario() {
              nodeset_attribute = \"FEATURE\"    # moab.cfg:8\n\
              nodeset_list = [\"ib\", \"bigmem\"]    # moab.cfg:9\n\
              nodeset_priority_type = \"BESTFIT\"    # moab.cfg:10\n\
-             nodeset_is_optional = true    # moab.cfg:11\n\n\
+             nodeset_is_optional = true    # moab.cfg:11\n\
+             day0 = \"WED\"    # t = 0 is epoch 1491386405, local time (UTC+00:00, as the records' local times show): where SRCFG periods count from\n\
+             time0 = \"10:00:05\"\n\n\
              [moab.priority]\n\
              queuetimeweight = 10    # moab.cfg:14\n\
              xfactorweight = 100    # moab.cfg:15\n\
@@ -493,7 +495,23 @@ fn a_torque_moab_site_becomes_a_moab_scenario() {
              name = \"long\"\n\
              default_nodeset = \"ONEOF:FEATURE:bigmem\"    # moab.cfg:13\n\n\
              [[moab.class]]    # a queue the logs name and moab.cfg's classes do not\n\
-             name = \"short\"\n"
+             name = \"short\"\n\n\
+             [[moab.reservation]]    # SRCFG[maint] in moab.cfg:18\n\
+             name = \"maint\"\n\
+             hostlist = [\"n01\"]\n\
+             period = \"DAY\"\n\
+             starttime = \"2:00:00\"\n\
+             endtime = \"4:00:00\"\n\n\
+             [[moab.reservation]]    # SRCFG[interactive] in moab.cfg:24\n\
+             name = \"interactive\"\n\
+             hostlist = [\"n01\", \"n02\"]\n\
+             period = \"DAY\"\n\
+             days = [\"MON\", \"TUE\", \"WED\", \"THU\", \"FRI\"]\n\
+             starttime = \"9:00:00\"\n\
+             endtime = \"17:00:00\"\n\
+             depth = 3\n\
+             classlist = [\"short+\", \"long-\"]\n\
+             userlist = [\"1=\"]\n"
         ),
         "{scenario}"
     );
@@ -530,7 +548,11 @@ fn a_torque_moab_site_becomes_a_moab_scenario() {
         "| USERCFG[alice] QDEF=4 | moab.cfg:17 | credential attributes other than MAXJOB, MAXPROC, MAXPS, PRIORITY, FSTARGET and a class's DEFAULT.NODESET are not modelled |",
         "| USERCFG[zed] MAXJOB=1 | moab.cfg:20 | no replayed job has this credential |",
         "| GROUPCFG[staff] FSTARGET=30 | moab.cfg:21 | without effect: no fairshare subweight (FSUSERWEIGHT, ...) is set |",
-        "| SRCFG[maint] HOSTLIST=n01 PERIOD=DAY | moab.cfg:18 | standing reservations are not modelled yet |",
+        // SRCFG lines accumulate per reservation; a user no job has leaves the ACL, a
+        // floating reservation is not written.
+        "| SRCFG[interactive] ACCESS=SHARED | moab.cfg:26 | changes nothing here: Moab reservations hold no resources, so they may overlap |",
+        "| SRCFG[interactive] USERLIST entry zed | moab.cfg:26 | no replayed job has this credential: the entry matches none |",
+        "| SRCFG[float] TASKCOUNT=6 | moab.cfg:27 | a floating reservation (TASKCOUNT) is not modelled: Moab chooses its hosts as it runs; the reservation is not written |",
         "| FSPOLICY DEDICATEDPS | moab.cfg:16 | without effect: no fairshare subweight (FSUSERWEIGHT, ...) is set |",
         "ONEOF over FEATURE: 2 sets\n\n| feature | vnodes | ncpus |\n|---|---:|---:|\n| bigmem | 2 | 16 |\n| ib | 4 | 16 |\n",
     ] {
@@ -615,7 +637,7 @@ fn bad_torque_and_moab_input_is_named_at_its_line() {
             "NODESETATTRIBUTE COLOR\n",
             nodes,
             TORQUE_E.to_owned(),
-            "moab.cfg:1: NODESETATTRIBUTE: `COLOR`: expected one of FEATURE, VARATTR",
+            "moab.cfg:1: NODESETATTRIBUTE: `COLOR`: expected one of FEATURE, VARATTR, RESERVATION",
         ),
         (
             "USERCFG[alice] MAXJOB=four\n",
@@ -634,6 +656,36 @@ fn bad_torque_and_moab_input_is_named_at_its_line() {
             nodes,
             TORQUE_E.to_owned(),
             "moab.cfg:1: RESERVATIONDEPTH: `-1`: expected a whole number",
+        ),
+        (
+            "SRCFG[r] PERIOD=MONTH\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:1: SRCFG[r] PERIOD: `MONTH`: expected DAY, WEEK or INFINITY",
+        ),
+        (
+            "SRCFG[r] HOSTLIST=n01\nSRCFG[r] STARTTIME=9am\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:2: SRCFG[r] STARTTIME: `9am`: expected an offset in the period, HH:MM:SS (DD:HH:MM:SS for PERIOD=WEEK)",
+        ),
+        (
+            "SRCFG[r] DAYS=MON,FUNDAY\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:1: SRCFG[r] DAYS: `MON,FUNDAY`: expected weekdays (MON,TUE,...) or ALL",
+        ),
+        (
+            "SRCFG[r] DEPTH=0\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:1: SRCFG[r] DEPTH: `0`: expected a whole number of periods, 1 or more",
+        ),
+        (
+            "SRCFG HOSTLIST=n01\n",
+            nodes,
+            TORQUE_E.to_owned(),
+            "moab.cfg:1: SRCFG: expected SRCFG[<name>] <ATTR>=<value> ...",
         ),
         (
             "",
@@ -940,5 +992,39 @@ fn moab_workload_event_records_are_a_third_way_in() {
     );
     assert_eq!((c.log.requeued, c.unfinished_at_end), (1, 1));
     assert_eq!(c.skipped.get(&SkipReason::DeletedWhileQueued), Some(&1));
-    assert_eq!(c.skipped.get(&SkipReason::NeverStarted), Some(&1));
+    assert_eq!(c.skipped.get(&SkipReason::NeverStarted), Some(&1)); // t = 0 in the records' own local time, for moab.cfg's standing reservations.
+    let scenario = file(&imported, "scenario.toml");
+    assert!(
+        scenario.contains(
+            "day0 = \"WED\"    # t = 0 is epoch 1491386400, local time (UTC+00:00, as the records' local times show): where SRCFG periods count from\n\
+             time0 = \"10:00:00\"\n"
+        ),
+        "{scenario}"
+    );
+}
+
+/// NODESETATTRIBUTE RESERVATION makes node sets of the SRCFG reservations written; one
+/// NODESETLIST names that is not written (a floating one) is left out and reported.
+#[test]
+fn reservation_node_sets_come_with_their_srcfg_reservations() {
+    let cfg = "NODESETATTRIBUTE RESERVATION\nNODESETLIST rack1,float\n\
+               SRCFG[rack1] HOSTLIST=n01 PERIOD=INFINITY\n\
+               SRCFG[float] TASKCOUNT=2\n";
+    let (_, result) = torque_with(cfg, "n01 np=4\nn02 np=4\n", TORQUE_E, false);
+    let imported = result.unwrap();
+    let scenario = file(&imported, "scenario.toml");
+    assert!(
+        scenario.contains(
+            "nodeset_attribute = \"RESERVATION\"    # moab.cfg:1\n\
+             nodeset_list = [\"rack1\"]    # moab.cfg:2\n"
+        ) && scenario.contains(
+            "[[moab.reservation]]    # SRCFG[rack1] in moab.cfg:3\n\
+             name = \"rack1\"\n\
+             hostlist = [\"n01\"]\n\
+             period = \"INFINITY\"\n\n"
+        ),
+        "{scenario}"
+    );
+    let row = "| NODESETLIST entry float | moab.cfg:2 | a RESERVATION node set of a reservation not written: left out |";
+    assert!(imported.report.contains(row), "{}", imported.report);
 }
