@@ -99,6 +99,8 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
             job_keys: Vec::new(),
             node_order: node_order.fixed,
             node_sort: node_order.by_free,
+            // Set per scheduler when the scenario has partitions (Scenario::placement).
+            universe: None,
         },
         queues: raw
             .pbs

@@ -9,7 +9,19 @@ impl Scenario {
     /// The placement `run.placement` names, with its sets built for this cluster and the
     /// requests of `workload` (the keys its jobs name in `group=`, the values in `nodeset=`).
     pub fn placement(&self, workload: &Workload) -> PlacementSpec {
-        self.placement_with(workload, &self.pbs.psets)
+        if self.partitions.is_empty() {
+            return self.placement_with(workload, &self.pbs.psets);
+        }
+        // The default scheduler schedules the vnodes in no partition.
+        let mut universe = vec![true; self.cluster.n_vnodes()];
+        for v in self.partitions.iter().flat_map(|p| &p.vnodes) {
+            universe[v.index()] = false;
+        }
+        let psets = PsetSettings {
+            universe: Some(universe.into()),
+            ..self.pbs.psets.clone()
+        };
+        self.placement_with(workload, &psets)
     }
 
     /// The placement of the scheduler of `partition` (`[[pbs.sched]]`): the run's, with that
@@ -19,7 +31,12 @@ impl Scenario {
         workload: &Workload,
         partition: &crate::SchedPartition,
     ) -> PlacementSpec {
+        let mut universe = vec![false; self.cluster.n_vnodes()];
+        for v in &partition.vnodes {
+            universe[v.index()] = true;
+        }
         let psets = PsetSettings {
+            universe: Some(universe.into()),
             do_not_span: partition.do_not_span,
             only_explicit: partition.only_explicit,
             node_order: partition.node_order.clone(),

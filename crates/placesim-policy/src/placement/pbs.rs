@@ -71,6 +71,11 @@ pub struct PsetSettings {
     /// Scheduler `node_sort_key` on unused or assigned amounts: the order, made again from
     /// the view at each placement, inside every set too (it takes over from `node_order`).
     pub node_sort: Option<Arc<super::NodeSort>>,
+    /// The vnodes this scheduler schedules, by index (a PBS multi-scheduler's partition, or
+    /// the default scheduler's vnodes in no partition); `None`: every vnode. Its node arrays
+    /// and sets hold only these, so that a job wider than them Can Never Run, as in PBS,
+    /// where each scheduler knows only its own vnodes.
+    pub universe: Option<Arc<[bool]>>,
 }
 
 /// One placement set (or node array): its vnodes, its totals, and its tally set.
@@ -140,7 +145,15 @@ impl PbsPsets {
         first_set: usize,
     ) -> PbsPsets {
         let n = cluster.n_vnodes();
-        let all: Vec<VnodeId> = (0..n).map(VnodeId::from_index).collect();
+        let all: Vec<VnodeId> = (0..n)
+            .filter(|&i| {
+                settings
+                    .universe
+                    .as_ref()
+                    .is_none_or(|u| u.get(i).copied().unwrap_or(false))
+            })
+            .map(VnodeId::from_index)
+            .collect();
         let vq = |v: &VnodeId| settings.vnode_queue.get(v.index()).copied().flatten();
         // Each vnode's place in the node order, to sort every set's members by.
         let rank: Option<Vec<u32>> = settings.node_order.as_ref().map(|order| {
