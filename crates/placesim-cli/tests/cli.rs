@@ -2195,6 +2195,58 @@ fn an_imported_torque_moab_site_runs_as_written() {
     );
 }
 
+/// A PBS site with a second scheduler, given file by file: the imported scenario runs, and
+/// every job of workq (P1's queue) runs on n3, P1's only vnode, scheduled by sc1.
+#[test]
+fn an_imported_multi_scheduler_site_keeps_each_queue_in_its_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../placesim-import/tests/data");
+    let arg = |name: &str| data.join(name).to_str().unwrap().to_owned();
+    let out = dir.path().join("site");
+    let o = placesim(&[
+        "import",
+        "pbs",
+        "--nodes",
+        &arg("multisched/node/pbsnodes_va.out"),
+        "--server",
+        &arg("multisched/server/qmgr_ps.out"),
+        "--resources",
+        &arg("snap/server_priv/resourcedef"),
+        "--sched",
+        &arg("multisched/scheduler/qmgr_lsched.out"),
+        "--sched-config",
+        &arg("multisched/sched_priv/sched_config"),
+        "--accounting",
+        &arg("snap/server_priv/accounting"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let results = dir.path().join("results");
+    let placed = run_placed(&out.join("scenario.toml"), &results, &[]);
+    // workq's jobs share n3 (4 ncpus); job 3 asks for two exclusive vnodes, more than P1
+    // has, so it can never run, as PBS's sc1 would say.
+    assert_eq!(
+        placed,
+        [
+            (1, Some(0), "(n3:ncpus=2)".to_owned()),
+            (2, Some(0), "(n3:ncpus=2)".to_owned()),
+            (3, None, String::new()),
+            (4, Some(600), "(n3:ncpus=1)".to_owned()),
+            (5, Some(1000), "(n3:ncpus=1)".to_owned()),
+            (6, Some(1100), "(n3:ncpus=1)".to_owned()),
+            (7, Some(3000), "(n3:ncpus=1)".to_owned()),
+            (8, Some(3600), "(n3:ncpus=2)".to_owned()),
+        ]
+    );
+    assert!(
+        explain(&results, "3")
+            .contains("100 s  comment: Can Never Run: Not enough total nodes available\n"),
+        "{}",
+        explain(&results, "3")
+    );
+}
+
 /// placesim's own run, exported as PBS accounting logs, imported with a node list and
 /// settings that say what the scenario said, and replayed: the same schedule, every job at
 /// the same start (less the first submission, the import's time 0) on the same vnodes.

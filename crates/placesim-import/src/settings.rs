@@ -42,8 +42,20 @@ pub(crate) struct SiteVnode {
     pub speed: Option<f64>,
     /// Custom resources, by name.
     pub resources: Vec<(String, toml::Value)>,
+    /// The scheduler partition it is in (`pbs-default` is none).
+    pub partition: Option<String>,
     /// `down` or `offline` (as `state` says) when the snapshot was taken.
     pub out_of_service: Option<String>,
+    pub origin: String,
+}
+
+/// A PBS scheduler other than the default (multi-schedulers), and the partition it serves.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SiteSched {
+    pub name: String,
+    pub partition: Option<String>,
+    /// Its own `[[pbs.sched]]` keys.
+    pub settings: Vec<Setting>,
     pub origin: String,
 }
 
@@ -85,6 +97,8 @@ pub struct Site {
     pub(crate) moab_credentials: Vec<crate::torque::CredentialSetting>,
     /// `moab.cfg`'s standing reservations (`SRCFG[name]`).
     pub(crate) moab_reservations: Vec<crate::srcfg::Srcfg>,
+    /// PBS's schedulers other than the default, each serving a partition.
+    pub(crate) scheds: Vec<SiteSched>,
     /// (setting, origin, reason).
     pub(crate) not_modelled: Vec<(String, String, String)>,
     /// Node attributes not used, with the vnodes that had each.
@@ -259,6 +273,7 @@ impl Site {
             moab_fairshare: Vec::new(),
             moab_credentials: Vec::new(),
             moab_reservations: Vec::new(),
+            scheds: Vec::new(),
             not_modelled: Vec::new(),
             node_attrs_unused: BTreeMap::new(),
             sched_resources: None,
@@ -332,6 +347,33 @@ impl Site {
             let options = files::parse_sched_config(path, &text(path)?)?;
             site.read_sched_config(path, &options)?;
             site.sources.push(path.clone());
+        }
+        // Each multi-scheduler's own sched_config, where a snapshot keeps it: in
+        // `sched_priv_<name>/` beside `sched_priv/`.
+        for k in 0..site.scheds.len() {
+            let own = inputs.sched_config.as_ref().and_then(|p| {
+                let dir = p.parent()?.parent()?;
+                Some(
+                    dir.join(format!("sched_priv_{}", site.scheds[k].name))
+                        .join("sched_config"),
+                )
+            });
+            match own.filter(|p| p.is_file()) {
+                Some(path) => {
+                    let options = files::parse_sched_config(&path, &text(&path)?)?;
+                    site.read_multisched_config(k, &path, &options)?;
+                    site.sources.push(path);
+                }
+                None => {
+                    let s = &site.scheds[k];
+                    let (name, from) = (s.name.clone(), s.origin.clone());
+                    site.not_modelled(
+                        format!("sched {name}: its sched_config"),
+                        from,
+                        "not found (sched_priv_<name>/sched_config beside sched_priv/): PBS's defaults, strict_ordering False and no sort keys",
+                    );
+                }
+            }
         }
         // Fairshare's settings do nothing without fair_share (and placesim refuses them
         // then, so that a scenario says nothing it does not do): reported, not written.
@@ -474,6 +516,7 @@ impl Site {
             sort_priority: None,
             speed: None,
             resources: Vec::new(),
+            partition: None,
             out_of_service: None,
             origin: origin(path, node.line),
         };
@@ -554,6 +597,9 @@ impl Site {
                 ("priority", _) => {
                     v.sort_priority = Some(value.parse().map_err(|_| bad(a, "an integer"))?);
                 }
+                ("partition", _) => {
+                    v.partition = (value != "pbs-default").then(|| value.to_owned());
+                }
                 ("state", _) => {
                     let states: Vec<&str> = value.split(',').map(str::trim).collect();
                     if let Some(s) = states
@@ -573,13 +619,6 @@ impl Site {
                             format!("vnode {} sharing = {value}", node.name),
                             origin(path, a.line),
                             "vnode sharing is not modelled: jobs place shared unless they ask excl",
-                        );
-                    }
-                    if key == "partition" {
-                        self.not_modelled(
-                            format!("vnode {} partition = {value}", node.name),
-                            origin(path, a.line),
-                            "scheduler partitions are not modelled yet: every vnode is the default scheduler's",
                         );
                     }
                 }
@@ -675,6 +714,10 @@ impl Site {
                         settings.push(setting(key, toml::Value::String(value.to_owned())))
                     }
                     "enabled" | "started" => {}
+                    "partition" if value == "pbs-default" => {}
+                    "partition" => {
+                        settings.push(setting("partition", toml::Value::String(value.to_owned())))
+                    }
                     key if is_default_chunk(key) => {
                         add_default_chunk(&mut settings, key, value, here.clone())
                     }
@@ -784,15 +827,123 @@ impl Site {
     fn read_scheds(&mut self, path: &Path, scheds: &[Object]) -> Result<(), ImportError> {
         for s in scheds {
             if s.name != "default" {
-                self.not_modelled(
-                    format!("sched {}", s.name),
-                    origin(path, s.line),
-                    "multi-schedulers are not modelled yet: only the default scheduler's settings are imported",
-                );
+                self.read_multisched(path, s)?;
                 continue;
             }
             for a in &s.attrs {
                 self.pbs_attr(path, a, "sched")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A scheduler other than the default (`qmgr list sched`'s `Sched sc1`): its partition
+    /// and its own placement-set flags; it becomes a `[[pbs.sched]]`.
+    fn read_multisched(&mut self, path: &Path, s: &Object) -> Result<(), ImportError> {
+        let mut sched = SiteSched {
+            name: s.name.clone(),
+            partition: None,
+            settings: Vec::new(),
+            origin: origin(path, s.line),
+        };
+        for a in &s.attrs {
+            let value = a.values.first().map_or("", String::as_str);
+            let here = origin(path, a.line);
+            match a.key.as_str() {
+                "partition" => sched.partition = Some(value.to_owned()),
+                "do_not_span_psets" | "only_explicit_psets" => {
+                    let flag = boolean(value).ok_or_else(|| {
+                        at(
+                            path,
+                            a.line,
+                            format!("sched {} {} = `{value}`: expected True or False", s.name, a.key),
+                        )
+                    })?;
+                    set(&mut sched.settings, &a.key, toml::Value::Boolean(flag), here);
+                }
+                "scheduling" if boolean(value) == Some(false) => self.not_modelled(
+                    format!("sched {} scheduling = {value}", s.name),
+                    here,
+                    "a scheduler that is off starts no job; it is written as running, as it would be once turned on",
+                ),
+                "sched_host" | "sched_port" | "sched_priv" | "sched_log" | "pbs_version"
+                | "state" | "scheduling" | "sched_cycle_length" | "log_events" => {}
+                key => self.not_modelled(
+                    format!("sched {} {key} = {value}", s.name),
+                    here,
+                    not_modelled_reason(key),
+                ),
+            }
+        }
+        if sched.partition.is_none() {
+            self.not_modelled(
+                format!("sched {}", s.name),
+                sched.origin,
+                "a scheduler with no partition schedules nothing",
+            );
+            return Ok(());
+        }
+        self.scheds.push(sched);
+        Ok(())
+    }
+
+    /// A multi-scheduler's own `sched_config` (`sched_priv_<name>/sched_config`): its
+    /// `strict_ordering`, `job_sort_key` and `node_sort_key`; its other options are the
+    /// default scheduler's in a scenario, and are reported.
+    fn read_multisched_config(
+        &mut self,
+        k: usize,
+        path: &Path,
+        options: &[SchedOption],
+    ) -> Result<(), ImportError> {
+        let name = self.scheds[k].name.clone();
+        let chosen = self.chosen_sched_options(path, options);
+        let mut keys: [(&str, Vec<toml::Value>, Vec<String>); 2] = [
+            ("job_sort_key", Vec::new(), Vec::new()),
+            ("node_sort_key", Vec::new(), Vec::new()),
+        ];
+        for o in chosen {
+            // Named with its directory: the default scheduler's file has the same name.
+            let here = format!("sched_priv_{name}/{}", origin(path, o.line));
+            match o.name.as_str() {
+                "strict_ordering" => {
+                    let flag = boolean(&o.value).ok_or_else(|| {
+                        at(
+                            path,
+                            o.line,
+                            format!("option `strict_ordering`: `{}`: expected True or False", o.value),
+                        )
+                    })?;
+                    set(
+                        &mut self.scheds[k].settings,
+                        "strict_ordering",
+                        toml::Value::Boolean(flag),
+                        here,
+                    );
+                }
+                "job_sort_key" | "node_sort_key" => {
+                    if let Some((_, values, origins)) =
+                        keys.iter_mut().find(|(key, ..)| *key == o.name)
+                    {
+                        values.push(toml::Value::String(o.value.clone()));
+                        origins.push(here);
+                    }
+                }
+                other => self.not_modelled(
+                    format!("sched {name} sched_config {other}: {}", o.value),
+                    here,
+                    "a multi-scheduler's own option other than strict_ordering and the sort keys: the server's and default scheduler's apply",
+                ),
+            }
+        }
+        for (key, values, origins) in keys {
+            if !values.is_empty() {
+                set(
+                    &mut self.scheds[k].settings,
+                    key,
+                    toml::Value::Array(values),
+                    origins.join(", "),
+                );
             }
         }
         Ok(())
@@ -803,8 +954,18 @@ impl Site {
         path: &Path,
         options: &[SchedOption],
     ) -> Result<(), ImportError> {
-        // An option written for prime and non-prime time separately: the prime-time value,
-        // and a note when the two differ (placesim has no prime time).
+        let chosen = self.chosen_sched_options(path, options);
+        self.read_chosen_sched_options(path, chosen)
+    }
+
+    /// The options of a `sched_config` that apply: an option written for prime and non-prime
+    /// time separately gives its prime-time value, with a note when the two differ (placesim
+    /// has no prime time); one for neither is noted.
+    fn chosen_sched_options<'o>(
+        &mut self,
+        path: &Path,
+        options: &'o [SchedOption],
+    ) -> Vec<&'o SchedOption> {
         let mut chosen: Vec<&SchedOption> = Vec::new();
         for o in options {
             if o.when == "none" {
@@ -836,6 +997,14 @@ impl Site {
                 None => chosen.push(o),
             }
         }
+        chosen
+    }
+
+    fn read_chosen_sched_options(
+        &mut self,
+        path: &Path,
+        chosen: Vec<&SchedOption>,
+    ) -> Result<(), ImportError> {
         let mut job_sort_key = Vec::new();
         let mut node_sort_key = Vec::new();
         for o in chosen {
@@ -1056,6 +1225,13 @@ impl Site {
             if let Some(q) = &v.queue {
                 let _ = writeln!(out, "queue = {}", toml::Value::String(q.clone()));
             }
+            if let Some(p) = v
+                .partition
+                .as_deref()
+                .and_then(|p| self.written_partition(replay, p))
+            {
+                let _ = writeln!(out, "partition = {}", toml::Value::String(p.to_owned()));
+            }
             if let Some(p) = v.sort_priority {
                 let _ = writeln!(out, "sort_priority = {p}");
             }
@@ -1088,19 +1264,98 @@ impl Site {
         }
         write_limits(&mut out, self.limits.iter(), replay);
         out.push('\n');
+        if self.partitions_left_out(replay).is_none() {
+            for sched in &self.scheds {
+                let _ = writeln!(out, "[[pbs.sched]]    # {}", sched.origin);
+                let _ = writeln!(out, "name = {}", toml::Value::String(sched.name.clone()));
+                if let Some(p) = &sched.partition {
+                    let _ = writeln!(out, "partition = {}", toml::Value::String(p.clone()));
+                }
+                for s in &sched.settings {
+                    write_setting(&mut out, &s.key, &s.value, &s.origin);
+                }
+                out.push('\n');
+            }
+        }
         for q in self.written_queues(replay) {
             let _ = writeln!(out, "[[pbs.queue]]    # {}", q.origin);
             let _ = writeln!(out, "name = {}", toml::Value::String(q.name.clone()));
             let (limits, others): (Vec<&Setting>, Vec<&Setting>) =
                 q.settings.iter().partition(|s| is_limit(&s.key));
             for s in others {
-                write_setting(&mut out, &s.key, &s.value, &s.origin);
+                let unwritten_partition = s.key == "partition"
+                    && s.value
+                        .as_str()
+                        .and_then(|p| self.written_partition(replay, p))
+                        .is_none();
+                if !unwritten_partition {
+                    write_setting(&mut out, &s.key, &s.value, &s.origin);
+                }
             }
             write_limits(&mut out, limits.into_iter(), replay);
             out.push('\n');
         }
         replay.write_workload_tables(&mut out);
         out
+    }
+
+    /// Why the site's scheduler partitions are not written, when it has some and they are
+    /// not: a scenario does not yet take them beside reservations or fairshare (every vnode
+    /// and queue is then the default scheduler's).
+    pub(crate) fn partitions_left_out(&self, replay: &Replay) -> Option<&'static str> {
+        if self.scheds.is_empty() {
+            None
+        } else if replay.has_reservations() {
+            Some(
+                "scheduler partitions are not modelled beside reservations yet: every vnode and queue is written as the default scheduler's",
+            )
+        } else if self
+            .pbs
+            .iter()
+            .any(|s| s.key == "fair_share" && s.value.as_bool() == Some(true))
+        {
+            Some(
+                "scheduler partitions are not modelled beside fairshare yet (PBS keeps a tree per scheduler): every vnode and queue is written as the default scheduler's",
+            )
+        } else {
+            None
+        }
+    }
+
+    /// The partition written for a vnode or queue in `partition`: none when partitions are
+    /// left out or no scheduler serves it (the report names it).
+    fn written_partition<'p>(&self, replay: &Replay, partition: &'p str) -> Option<&'p str> {
+        let served = self
+            .scheds
+            .iter()
+            .any(|s| s.partition.as_deref() == Some(partition));
+        (served && self.partitions_left_out(replay).is_none()).then_some(partition)
+    }
+
+    /// The partitions vnodes or queues name that no scheduler serves.
+    pub(crate) fn unserved_partitions(&self) -> Vec<&str> {
+        let mut unserved: Vec<&str> = Vec::new();
+        let named = self
+            .vnodes
+            .iter()
+            .filter_map(|v| v.partition.as_deref())
+            .chain(
+                self.queues
+                    .iter()
+                    .flat_map(|q| &q.settings)
+                    .filter(|s| s.key == "partition")
+                    .filter_map(|s| s.value.as_str()),
+            );
+        for p in named {
+            let served = self
+                .scheds
+                .iter()
+                .any(|s| s.partition.as_deref() == Some(p));
+            if !served && !unserved.contains(&p) {
+                unserved.push(p);
+            }
+        }
+        unserved
     }
 
     /// The queues (PBS) or classes (Moab) the scenario lists: the site's that a replayed job
@@ -1178,7 +1433,6 @@ fn not_modelled_reason(key: &str) -> &'static str {
         }
         "default_queue" => "jobs are replayed in the queue they ran in",
         "route_destinations" => "jobs are replayed in the queue they ran in",
-        "partition" => "scheduler partitions are not modelled yet",
         "eligible_time_enable" => "placesim accrues eligible_time as if it were on",
         k if k.starts_with("acl_") || k.ends_with("_enable") => {
             "an access or feature switch that changes no placement or order placesim models"

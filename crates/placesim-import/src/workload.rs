@@ -1108,6 +1108,11 @@ fn bad_job(path: &Path, line: usize, id: &str, why: &str) -> ImportError {
 }
 
 impl Replay {
+    /// Whether any `[[reservation]]` is written (from `pbs_rstat -f`).
+    pub(crate) fn has_reservations(&self) -> bool {
+        !self.reservations.is_empty()
+    }
+
     pub(crate) fn queue_used(&self, name: &str) -> bool {
         self.queues_used.iter().any(|q| q == name)
     }
@@ -1380,11 +1385,32 @@ impl Site {
                 )
             })
             .collect();
+        let mut partition_rows: Vec<(String, String, String)> = self
+            .unserved_partitions()
+            .into_iter()
+            .map(|p| {
+                (
+                    format!("partition {p}"),
+                    "the node list and queues".to_owned(),
+                    "no scheduler in `qmgr list sched` serves it: its vnodes and queues are written as the default scheduler's".to_owned(),
+                )
+            })
+            .collect();
+        if let Some(why) = self.partitions_left_out(replay) {
+            let names: Vec<&str> = self.scheds.iter().map(|s| s.name.as_str()).collect();
+            let from = self.scheds.first().map_or("", |s| s.origin.as_str());
+            partition_rows.push((
+                format!("sched {}", names.join(", ")),
+                from.to_owned(),
+                why.to_owned(),
+            ));
+        }
         let rows = self
             .not_modelled
             .iter()
             .chain(&reservations.not_written)
-            .chain(&unwritten_sets);
+            .chain(&unwritten_sets)
+            .chain(&partition_rows);
         let mut any = false;
         for (setting, from, why) in rows {
             let _ = writeln!(out, "| {setting} | {from} | {why} |");

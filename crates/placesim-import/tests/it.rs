@@ -1028,3 +1028,72 @@ fn reservation_node_sets_come_with_their_srcfg_reservations() {
     let row = "| NODESETLIST entry float | moab.cfg:2 | a RESERVATION node set of a reservation not written: left out |";
     assert!(imported.report.contains(row), "{}", imported.report);
 }
+
+/// The snapshot fixture with a second scheduler (tests/data/multisched): `Sched sc1` serves
+/// P1, which holds n3 and the queue workq, and has its own sched_config; n4 is in P9, which
+/// no scheduler serves. No reservations.
+fn multisched_site() -> PbsInputs {
+    PbsInputs {
+        nodes: data("multisched/node/pbsnodes_va.out"),
+        server: Some(data("multisched/server/qmgr_ps.out")),
+        sched: Some(data("multisched/scheduler/qmgr_lsched.out")),
+        sched_config: Some(data("multisched/sched_priv/sched_config")),
+        reservations: None,
+        ..snapshot()
+    }
+}
+
+/// A snapshot with a second scheduler: `qmgr list sched`'s `Sched sc1` serving P1 becomes a
+/// `[[pbs.sched]]` with its own flags and its own `sched_priv_sc1/sched_config`'s
+/// strict_ordering and sort keys; the vnodes and the queue in P1 say so; a partition no
+/// scheduler serves is reported and written as the default scheduler's. Beside reservations,
+/// partitions are left out and reported.
+#[test]
+fn multi_schedulers_and_partitions_are_imported() {
+    let inputs = multisched_site();
+    let imported = import_pbs(&inputs, ImportOptions::default()).unwrap();
+    let scenario = file(&imported, "scenario.toml");
+    for part in [
+        "name = \"n3\"\nhost = \"h3\"\nncpus = 4\nmem = \"8gb\"\npartition = \"P1\"\n",
+        "name = \"n4\"\nhost = \"h4\"\nncpus = 4\nmem = \"8gb\"\nresources",
+        "[[pbs.sched]]    # qmgr_lsched.out:10\n\
+         name = \"sc1\"\n\
+         partition = \"P1\"\n\
+         do_not_span_psets = true    # qmgr_lsched.out:14\n\
+         strict_ordering = true    # sched_priv_sc1/sched_config:1\n\
+         node_sort_key = [\"sort_priority LOW\"]    # sched_priv_sc1/sched_config:2\n",
+        "name = \"workq\"\npriority = 10    # qmgr_ps.out:9\npartition = \"P1\"    # qmgr_ps.out:34\n",
+    ] {
+        assert!(scenario.contains(part), "no `{part}` in\n{scenario}");
+    }
+    for row in [
+        "| partition P9 | the node list and queues | no scheduler in `qmgr list sched` serves it: its vnodes and queues are written as the default scheduler's |",
+        "| sched sc1 sched_config by_queue: False | sched_priv_sc1/sched_config:3 | a multi-scheduler's own option other than strict_ordering and the sort keys: the server's and default scheduler's apply |",
+    ] {
+        assert!(
+            imported.report.contains(row),
+            "no `{row}` in\n{}",
+            imported.report
+        );
+    }
+    // With the fixture's reservations, partitions are not written, and the report says why.
+    let with_reservations = import_pbs(
+        &PbsInputs {
+            reservations: snapshot().reservations,
+            ..inputs
+        },
+        ImportOptions::default(),
+    )
+    .unwrap();
+    let scenario = file(&with_reservations, "scenario.toml");
+    assert!(
+        !scenario.contains("partition") && !scenario.contains("[[pbs.sched]]"),
+        "{scenario}"
+    );
+    let row = "| sched sc1 | qmgr_lsched.out:10 | scheduler partitions are not modelled beside reservations yet: every vnode and queue is written as the default scheduler's |";
+    assert!(
+        with_reservations.report.contains(row),
+        "{}",
+        with_reservations.report
+    );
+}
