@@ -1059,6 +1059,58 @@ fn fairshare_puts_the_less_used_user_first() {
     assert_eq!(starts, [0, 100, 110, 120]);
 }
 
+/// PBS's vnode `sharing` with each job's `place`: on two vnodes of 4 ncpus, J1 says nothing,
+/// J2 `place=shared`, J3 `place=excl`, each of one ncpu, submitted at 0, 1 and 2, running
+/// 100 s. `default_shared`: J1 and J2 share n1, J3 takes n2 whole. `default_excl`: J1 takes n1
+/// whole, J2 shares n2, and J3 waits for n1. `ignore_excl`: all three share n1.
+/// `force_excl`: J1 and J2 each take a vnode whole, J3 waits.
+#[test]
+fn vnode_sharing_decides_with_each_job_s_place() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("req.txt"),
+        "1 select=1:ncpus=1\n2 select=1:ncpus=1 place=shared\n3 select=1:ncpus=1 place=excl\n",
+    )
+    .unwrap();
+    let trace = [
+        one_cpu_job(1, 0, 100, 7),
+        one_cpu_job(2, 1, 100, 7),
+        one_cpu_job(3, 2, 100, 7),
+    ]
+    .concat();
+    let run = |sharing: &str| {
+        let tail =
+            format!("requests_file = \"req.txt\"\n[metrics]\nexec_vnode = true\n[pbs]\n{sharing}");
+        let (_, out) = run_on_class(dir.path(), "count = 2\nncpus = 4\n", &trace, &tail);
+        placed(&out)
+    };
+    let on = |n: &str, at: u64| (Some(at), format!("({n}:ncpus=1)"));
+    let strip = |p: Vec<(u64, Option<u64>, String)>| -> Vec<(Option<u64>, String)> {
+        p.into_iter().map(|(_, s, e)| (s, e)).collect()
+    };
+    assert_eq!(strip(run("")), [on("n1", 0), on("n1", 1), on("n2", 2)]);
+    assert_eq!(
+        strip(run("vnode_sharing = \"default_excl\"\n")),
+        [on("n1", 0), on("n2", 1), on("n1", 100)]
+    );
+    assert_eq!(
+        strip(run("vnode_sharing = \"ignore_excl\"\n")),
+        [on("n1", 0), on("n1", 1), on("n1", 2)]
+    );
+    assert_eq!(
+        strip(run("vnode_sharing = \"force_excl\"\n")),
+        [on("n1", 0), on("n2", 1), on("n1", 100)]
+    );
+    // A job running at the start is held as the vnodes' sharing holds a job that says
+    // nothing: exclusively under default_excl, so J1 takes n2 and J2 waits for n1 at 50.
+    let running = "vnode_sharing = \"default_excl\"\n\
+                   [[running]]\nid = 100\nexec_vnode = \"(n1:ncpus=1)\"\nend = 50\n";
+    assert_eq!(
+        strip(run(running)),
+        [on("n2", 0), on("n1", 50), on("n2", 100), on("n1", 0)]
+    );
+}
+
 /// Decay across a period boundary (`fairshare_decay_time` 100 s, factor 0.5) turns the order
 /// around. On one vnode, user 8's J1 runs from 0 to 100 and accrues 60 by the cycles at 50 and
 /// 60 (usage 61); user 7's J3 runs from 100 to 140 and accrues 10 by the cycle at 110, where

@@ -44,9 +44,28 @@ pub(crate) struct SiteVnode {
     pub resources: Vec<(String, toml::Value)>,
     /// The scheduler partition it is in (`pbs-default` is none).
     pub partition: Option<String>,
+    /// Its `sharing`, if the node list gives it, with where.
+    pub sharing: Option<(String, String)>,
     /// `down` or `offline` (as `state` says) when the snapshot was taken.
     pub out_of_service: Option<String>,
     pub origin: String,
+}
+
+/// What the vnodes' `sharing` attributes are, together ([`Site::vnode_sharing`]).
+pub(crate) enum SharingSeen<'s> {
+    /// `default_shared` on every vnode.
+    Default,
+    /// One other value on every vnode, with where the first vnode gives it.
+    Uniform { sharing: &'s str, from: &'s str },
+    /// Two vnodes of different sharing: (name, sharing) each.
+    Mixed([(&'s str, &'s str); 2]),
+}
+
+/// A vnode's `sharing`: as the node list gives it, else PBS's default.
+fn sharing_of(v: &SiteVnode) -> &str {
+    v.sharing
+        .as_ref()
+        .map_or("default_shared", |(s, _)| s.as_str())
 }
 
 /// A PBS scheduler other than the default (multi-schedulers), and the partition it serves.
@@ -517,6 +536,7 @@ impl Site {
             speed: None,
             resources: Vec::new(),
             partition: None,
+            sharing: None,
             out_of_service: None,
             origin: origin(path, node.line),
         };
@@ -597,6 +617,15 @@ impl Site {
                 ("priority", _) => {
                     v.sort_priority = Some(value.parse().map_err(|_| bad(a, "an integer"))?);
                 }
+                ("sharing", _) => {
+                    if placesim_request::VnodeSharing::from_name(value).is_none() {
+                        return Err(bad(
+                            a,
+                            "one of default_shared, default_excl, default_exclhost, ignore_excl, force_excl, force_exclhost",
+                        ));
+                    }
+                    v.sharing = Some((value.to_owned(), origin(path, a.line)));
+                }
                 ("partition", _) => {
                     v.partition = (value != "pbs-default").then(|| value.to_owned());
                 }
@@ -614,13 +643,6 @@ impl Site {
                         .node_attrs_unused
                         .entry(key.split('.').next().unwrap_or(key).to_owned())
                         .or_insert(0) += 1;
-                    if key == "sharing" && !matches!(value, "default_shared" | "ignore_excl") {
-                        self.not_modelled(
-                            format!("vnode {} sharing = {value}", node.name),
-                            origin(path, a.line),
-                            "vnode sharing is not modelled: jobs place shared unless they ask excl",
-                        );
-                    }
                 }
             }
         }
@@ -1254,6 +1276,14 @@ impl Site {
         for s in &self.pbs {
             write_setting(&mut out, &s.key, &s.value, &s.origin);
         }
+        if let SharingSeen::Uniform { sharing, from } = self.vnode_sharing() {
+            write_setting(
+                &mut out,
+                "vnode_sharing",
+                &toml::Value::String(sharing.to_owned()),
+                &format!("every vnode's sharing ({from}, ...)"),
+            );
+        }
         if let Some((path, _)) = &self.resource_group {
             write_setting(
                 &mut out,
@@ -1330,6 +1360,31 @@ impl Site {
             .iter()
             .any(|s| s.partition.as_deref() == Some(partition));
         (served && self.partitions_left_out(replay).is_none()).then_some(partition)
+    }
+
+    /// The vnodes' `sharing`: the default everywhere, one other value on every vnode (a
+    /// vnode that does not give it has PBS's default, `default_shared`), or different values
+    /// (a scenario takes one value for every vnode).
+    pub(crate) fn vnode_sharing(&self) -> SharingSeen<'_> {
+        let Some(first) = self.vnodes.first() else {
+            return SharingSeen::Default;
+        };
+        if let Some(other) = self
+            .vnodes
+            .iter()
+            .find(|v| sharing_of(v) != sharing_of(first))
+        {
+            return SharingSeen::Mixed([
+                (&first.name, sharing_of(first)),
+                (&other.name, sharing_of(other)),
+            ]);
+        }
+        match &first.sharing {
+            Some((sharing, from)) if sharing != "default_shared" => {
+                SharingSeen::Uniform { sharing, from }
+            }
+            _ => SharingSeen::Default,
+        }
     }
 
     /// The partitions vnodes or queues name that no scheduler serves.

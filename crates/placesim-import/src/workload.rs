@@ -1385,7 +1385,7 @@ impl Site {
                 )
             })
             .collect();
-        let mut partition_rows: Vec<(String, String, String)> = self
+        let mut site_rows: Vec<(String, String, String)> = self
             .unserved_partitions()
             .into_iter()
             .map(|p| {
@@ -1396,10 +1396,17 @@ impl Site {
                 )
             })
             .collect();
+        if let crate::settings::SharingSeen::Mixed([(a, sa), (b, sb)]) = self.vnode_sharing() {
+            site_rows.push((
+                format!("vnode sharing ({a} {sa}, {b} {sb}, ...)"),
+                "the node list".to_owned(),
+                "vnodes of different sharing are not modelled: jobs are placed as under default_shared, shared unless they ask excl".to_owned(),
+            ));
+        }
         if let Some(why) = self.partitions_left_out(replay) {
             let names: Vec<&str> = self.scheds.iter().map(|s| s.name.as_str()).collect();
             let from = self.scheds.first().map_or("", |s| s.origin.as_str());
-            partition_rows.push((
+            site_rows.push((
                 format!("sched {}", names.join(", ")),
                 from.to_owned(),
                 why.to_owned(),
@@ -1410,7 +1417,7 @@ impl Site {
             .iter()
             .chain(&reservations.not_written)
             .chain(&unwritten_sets)
-            .chain(&partition_rows);
+            .chain(&site_rows);
         let mut any = false;
         for (setting, from, why) in rows {
             let _ = writeln!(out, "| {setting} | {from} | {why} |");

@@ -1097,3 +1097,48 @@ fn multi_schedulers_and_partitions_are_imported() {
         with_reservations.report
     );
 }
+
+/// Vnode `sharing`: the snapshot's vnodes differ (n4 is `default_excl`), which is reported;
+/// when every vnode agrees, the scenario's `vnode_sharing` says it; a value PBS does not
+/// have is refused at its line.
+#[test]
+fn vnode_sharing_is_written_when_every_vnode_agrees() {
+    let mixed = import_pbs(&snapshot(), ImportOptions::default()).unwrap();
+    let row = "| vnode sharing (n1 default_shared, n4 default_excl, ...) | the node list | vnodes of different sharing are not modelled: jobs are placed as under default_shared, shared unless they ask excl |";
+    assert!(mixed.report.contains(row), "{}", mixed.report);
+    assert!(!file(&mixed, "scenario.toml").contains("vnode_sharing"));
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let nodes = std::fs::read_to_string(data("snap/node/pbsnodes_va.out")).unwrap();
+    let all_excl = dir.path().join("pbsnodes_va.out");
+    std::fs::write(&all_excl, nodes.replace("default_shared", "default_excl")).unwrap();
+    let agreed = import_pbs(
+        &PbsInputs {
+            nodes: all_excl.clone(),
+            ..snapshot()
+        },
+        ImportOptions::default(),
+    )
+    .unwrap();
+    let scenario = file(&agreed, "scenario.toml");
+    assert!(
+        scenario.contains(
+            "vnode_sharing = \"default_excl\"    # every vnode's sharing (pbsnodes_va.out:16, ...)\n"
+        ),
+        "{scenario}"
+    );
+    std::fs::write(&all_excl, nodes.replace("default_shared", "sometimes")).unwrap();
+    let error = import_pbs(
+        &PbsInputs {
+            nodes: all_excl,
+            ..snapshot()
+        },
+        ImportOptions::default(),
+    )
+    .map(|_| ())
+    .expect_err("a bad sharing")
+    .to_string();
+    assert_eq!(
+        error.replace(&format!("{}/", dir.path().display()), ""),
+        "pbsnodes_va.out:16: vnode `n1`: `sharing` = `sometimes`: expected one of default_shared, default_excl, default_exclhost, ignore_excl, force_excl, force_exclhost"
+    );
+}

@@ -33,6 +33,7 @@ mod exec_vnode;
 mod lower;
 mod nodespec;
 mod parse;
+mod sharing;
 
 pub use ast::{
     ChunkSpec, Filter, JobRequest, NodeSet, NodeSetAttributeName, NodeSetPolicyName, Place,
@@ -46,6 +47,7 @@ pub use parse::{
     MAX_FILTER_DEPTH, parse_bool, parse_duration, parse_nodeset, parse_request, parse_size,
     parse_speed,
 };
+pub use sharing::VnodeSharing;
 
 /// Parses and lowers in one step: what a loader does with a request string.
 pub fn parse_and_lower(
@@ -83,6 +85,18 @@ pub fn parse_and_lower_with_defaults(
     defs: &placesim_core::ResourceDefs,
     defaults: &[&[Term]],
 ) -> Result<placesim_core::Request, RequestError> {
+    parse_and_lower_on(text, defs, defaults, VnodeSharing::DefaultShared)
+}
+
+/// As [`parse_and_lower_with_defaults`], for a site whose vnodes have `sharing`: whether the
+/// job holds its vnodes exclusively is decided by their sharing and its `place`, as PBS
+/// decides it ([`VnodeSharing::effective`]).
+pub fn parse_and_lower_on(
+    text: &str,
+    defs: &placesim_core::ResourceDefs,
+    defaults: &[&[Term]],
+    sharing: VnodeSharing,
+) -> Result<placesim_core::Request, RequestError> {
     let mut parsed = parse_request(text, defs)?;
     for chunk in parsed.select.iter_mut().flat_map(|s| s.chunks.iter_mut()) {
         for term in defaults.iter().flat_map(|d| d.iter()) {
@@ -91,7 +105,8 @@ pub fn parse_and_lower_with_defaults(
             }
         }
     }
-    let request = lower(&parsed, defs);
+    let mut request = lower(&parsed, defs);
+    request.sharing = sharing.effective(parsed.place.sharing);
     // The simulator sums a request's amounts over its chunks: a total past 2^64 - 1 is refused
     // here rather than overflowing there.
     for chunks in request.selects() {

@@ -61,7 +61,12 @@ fn running_allocations(
     plan.running_at_start
         .iter()
         .map(|(job, vnodes)| {
-            let allocation = allocation_of(plan, cluster, *job, vnodes, Sharing::Shared);
+            // Shared, or exclusive where the vnodes' sharing makes every job so.
+            let sharing = match plan.trace.workload.request_of(*job).sharing {
+                Sharing::Shared => Sharing::Shared,
+                Sharing::Excl | Sharing::ExclHost => Sharing::Excl,
+            };
+            let allocation = allocation_of(plan, cluster, *job, vnodes, sharing);
             (*job, allocation)
         })
         .collect()

@@ -87,6 +87,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         .collect::<Result<_, ScenarioError>>()?;
     let node_order = cx.node_order(&raw, &cluster, &vnode_priority, &run)?;
     let pbs = PbsSettings {
+        vnode_sharing: cx.vnode_sharing(&raw, &run)?,
         node_sort: node_order.by_free.clone(),
         psets: PsetSettings {
             node_group_enable: raw.pbs.node_group_enable,
@@ -171,7 +172,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         },
     )?;
     let metrics = cx.metrics(&raw.metrics)?;
-    let running = cx.running(&raw, &cluster, &defs)?;
+    let running = cx.running(&raw, &cluster, &defs, pbs.vnode_sharing)?;
     // A vnode the timeline adds later is not there at t = 0 for a job to run on.
     for (job, entry) in running.iter().zip(&raw.running) {
         if let Some((v, at)) = timeline
@@ -470,6 +471,41 @@ impl Cx<'_> {
 
     fn at<T>(&self, spanned: &Spanned<T>, key: &str, message: String) -> ScenarioError {
         self.error(spanned.span(), Some(key), message)
+    }
+
+    /// `[pbs] vnode_sharing`: one of PBS's six values, not with Moab's placement (whose
+    /// node sharing is `node_access_policy`).
+    fn vnode_sharing(
+        &self,
+        raw: &ScenarioToml,
+        run: &RunSettings,
+    ) -> Result<placesim_request::VnodeSharing, ScenarioError> {
+        let Some(given) = &raw.pbs.vnode_sharing else {
+            return Ok(placesim_request::VnodeSharing::default());
+        };
+        let key = "pbs.vnode_sharing";
+        if run.placement == PlacementKind::Moab {
+            return Err(self.at(
+                given,
+                key,
+                "vnode sharing is PBS's: Moab's node sharing is moab.node_access_policy".to_owned(),
+            ));
+        }
+        placesim_request::VnodeSharing::from_name(given.get_ref()).ok_or_else(|| {
+            let names: Vec<&str> = placesim_request::VnodeSharing::NAMES
+                .iter()
+                .map(|(n, _)| *n)
+                .collect();
+            self.at(
+                given,
+                key,
+                format!(
+                    "expected one of {}, found `{}`",
+                    names.join(", "),
+                    given.get_ref()
+                ),
+            )
+        })
     }
 
     /// A `default_chunk` table as chunk terms (`Qlist=workq`, `mem=2gb`), each entry read
@@ -2384,15 +2420,19 @@ impl Cx<'_> {
     /// The jobs running at t = 0 (`[[running]]`): each `exec_vnode` read and checked against
     /// the cluster (every vnode known, every amount a consumable's, no vnode holding more
     /// than it has, all of them together), each end after 0 and not after its estimated
-    /// end, and no id given twice.
+    /// end, no id given twice, and no vnode held by two when `sharing` makes each exclusive.
     fn running(
         &self,
         raw: &ScenarioToml,
         cluster: &placesim_core::Cluster,
         defs: &ResourceDefs,
+        sharing: placesim_request::VnodeSharing,
     ) -> Result<Vec<crate::RunningAtStart>, ScenarioError> {
         let n_cons = defs.n_consumables();
         let mut held = vec![0u64; cluster.n_vnodes() * n_cons];
+        // Under vnode sharing that makes every job exclusive, each vnode's running job.
+        let exclusive = sharing.effective(None).is_exclusive();
+        let mut holder: Vec<Option<u64>> = vec![None; cluster.n_vnodes()];
         let mut ids = HashSet::new();
         raw.running
             .iter()
@@ -2421,6 +2461,21 @@ impl Cx<'_> {
                             format!("`{text}`: unknown vnode `{}`", entry.vnode),
                         )
                     })?;
+                    if exclusive {
+                        let id = *r.id.get_ref();
+                        if let Some(other) = holder[v.index()].filter(|&o| o != id) {
+                            return Err(self.at(
+                                &r.exec_vnode,
+                                "running.exec_vnode",
+                                format!(
+                                    "`{text}`: vnode `{}` also holds running job {other}, and \
+                                     pbs.vnode_sharing makes each job exclusive",
+                                    entry.vnode
+                                ),
+                            ));
+                        }
+                        holder[v.index()] = Some(id);
+                    }
                     let capacity = cluster.capacity(v);
                     for (c, &amount) in entry.amounts.iter().enumerate() {
                         let slot = &mut held[v.index() * n_cons + c];

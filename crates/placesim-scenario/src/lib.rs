@@ -352,6 +352,9 @@ pub struct PbsSettings {
     /// come from the workload's requests), with each queue's `node_group_key` by index in
     /// `queues` and each vnode's queue.
     pub psets: PsetSettings,
+    /// Every vnode's `sharing` (`default_shared` unless given): with each job's `place`, it
+    /// decides whether the job holds its vnodes exclusively.
+    pub vnode_sharing: placesim_request::VnodeSharing,
     /// Queues, in file order.
     pub queues: Vec<QueueSettings>,
     /// The order of the queue: `job_sort_key`, `by_queue` with the queues' priorities,

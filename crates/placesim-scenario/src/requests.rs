@@ -328,35 +328,36 @@ impl Scenario {
                     let queue_default: &[placesim_request::Term] =
                         queue.map_or(&[], |q| &self.pbs.queues[q].default_chunk);
                     let defaults = [queue_default, &self.pbs.default_chunk];
-                    let mut request =
-                        placesim_request::parse_and_lower_with_defaults(text, defs, &defaults)
-                            .map_err(|e| {
-                                if from_own {
-                                    ScenarioError::At {
-                                        path: self.path.clone(),
-                                        line: 1,
-                                        column: 1,
-                                        key: "workload.request_field".into(),
-                                        message: format!(
-                                            "field {} of job {} in {}: request `{text}`: {e}",
-                                            w.request_field.unwrap_or(0),
-                                            job.source_id,
-                                            trace.path.display()
-                                        ),
-                                    }
-                                } else {
-                                    ScenarioError::At {
-                                        path: self.path.clone(),
-                                        line,
-                                        column: 1,
-                                        key: "workload.rule.request".into(),
-                                        message: format!(
-                                            "request `{text}` for job {}: {e}",
-                                            job.source_id
-                                        ),
-                                    }
-                                }
-                            })?;
+                    let mut request = placesim_request::parse_and_lower_on(
+                        text,
+                        defs,
+                        &defaults,
+                        self.pbs.vnode_sharing,
+                    )
+                    .map_err(|e| {
+                        if from_own {
+                            ScenarioError::At {
+                                path: self.path.clone(),
+                                line: 1,
+                                column: 1,
+                                key: "workload.request_field".into(),
+                                message: format!(
+                                    "field {} of job {} in {}: request `{text}`: {e}",
+                                    w.request_field.unwrap_or(0),
+                                    job.source_id,
+                                    trace.path.display()
+                                ),
+                            }
+                        } else {
+                            ScenarioError::At {
+                                path: self.path.clone(),
+                                line,
+                                column: 1,
+                                key: "workload.rule.request".into(),
+                                message: format!("request `{text}` for job {}: {e}", job.source_id),
+                            }
+                        }
+                    })?;
                     request.queue = queue.map(|q| q as u32);
                     request.class = class.map(|c| c as u32);
                     // NODEACCESSPOLICY SINGLEJOB: no other job on the job's vnodes.
@@ -436,6 +437,11 @@ impl Scenario {
                 .map(|(_, amounts)| placesim_core::Chunk::new(1, amounts.clone()))
                 .collect();
             let mut request = Request::from_chunks(chunks);
+            // Held as the vnodes' sharing holds a job that says nothing: exclusively under
+            // default_excl or force_excl (its exec_vnode already names a whole host's).
+            if self.pbs.vnode_sharing.effective(None).is_exclusive() {
+                request.sharing = placesim_core::Sharing::Excl;
+            }
             request.queue = r.queue.and_then(|q| q.pbs).map(|q| q as u32);
             request.class = r.queue.and_then(|q| q.class).map(|c| c as u32);
             let ncpus = request.total(placesim_core::ConsumableIdx::NCPUS);

@@ -195,6 +195,8 @@ pub struct PbsToml {
     /// Server `node_group_key`: one resource or a list.
     #[serde(default)]
     pub node_group_key: Vec<Spanned<String>>,
+    /// Every vnode's `sharing`: how it and a job's `place` decide exclusivity.
+    pub vnode_sharing: Option<Spanned<String>>,
     /// Scheduler `do_not_span_psets`.
     #[serde(default)]
     pub do_not_span_psets: bool,

@@ -14,7 +14,7 @@ fn a_typo_in_a_key_names_its_line() {
     let text = format!("{BASE}[pbs]\nnode_group_enabled = true\n");
     assert_eq!(
         error_of(&text),
-        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `queue`, `sched`"
+        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `vnode_sharing`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `queue`, `sched`"
     );
 }
 
@@ -467,5 +467,31 @@ fn a_bad_moab_fairshare_target_is_refused_at_its_entry() {
         error_of(&text),
         "test.toml:8:17: key `moab.fairshare.group`: `120+`: expected a target percent from 0 to \
          100, optionally followed by + (floor) or - (ceiling)"
+    );
+}
+
+/// `[pbs] vnode_sharing`: one of PBS's values, not with Moab's placement; under a sharing that
+/// makes every job exclusive, no vnode holds two jobs running at the start.
+#[test]
+fn vnode_sharing_is_checked() {
+    assert_eq!(
+        error_of(&format!("{BASE}[pbs]\nvnode_sharing = \"sometimes\"\n")),
+        "test.toml:5:17: key `pbs.vnode_sharing`: expected one of default_shared, default_excl, default_exclhost, ignore_excl, force_excl, force_exclhost, found `sometimes`"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "[run]\nplacement = \"moab\"\n{BASE}[pbs]\nvnode_sharing = \"force_excl\"\n"
+        )),
+        "test.toml:7:17: key `pbs.vnode_sharing`: vnode sharing is PBS's: Moab's node sharing is moab.node_access_policy"
+    );
+    let running = "[[running]]\nid = 1\nexec_vnode = \"(n1:ncpus=1)\"\nend = 10\n\
+                   [[running]]\nid = 2\nexec_vnode = \"(n1:ncpus=1)\"\nend = 10\n";
+    let shared = format!("{BASE}ncpus = 4\n{running}");
+    crate::load_text(&shared).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        error_of(&format!(
+            "{shared}[pbs]\nvnode_sharing = \"default_excl\"\n"
+        )),
+        "test.toml:11:14: key `running.exec_vnode`: `(n1:ncpus=1)`: vnode `n1` also holds running job 1, and pbs.vnode_sharing makes each job exclusive"
     );
 }
