@@ -195,8 +195,9 @@ const YEARS: std::ops::RangeInclusive<i64> = 1970..=9999;
 fn time_of_day(text: &str) -> Option<i64> {
     let mut parts = text.split(':').map(|p| p.parse::<i64>().ok());
     let (h, m, s) = (parts.next()??, parts.next()??, parts.next()??);
+    // Computed only once the parts are in range: an hour of 10^17 would overflow.
     ((0..24).contains(&h) && (0..60).contains(&m) && (0..61).contains(&s) && parts.next().is_none())
-        .then_some(h * 3600 + m * 60 + s)
+        .then(|| h * 3600 + m * 60 + s)
 }
 
 /// An accounting line's stamp, `MM/DD/YYYY HH:MM:SS` (local time), read as wall-clock
@@ -627,6 +628,18 @@ mod tests {
 
     fn p() -> &'static Path {
         Path::new("f")
+    }
+
+    /// An hour too large for any day is no time (found by the `pbs_import` fuzz target: it
+    /// overflowed before the range was checked).
+    #[test]
+    fn a_huge_hour_is_no_time() {
+        assert_eq!(
+            parse_rstat_time("Thu Jan 01 22222222222222205:00:00 2026"),
+            None
+        );
+        assert_eq!(time_of_day("23:59:60"), Some(86_400));
+        assert_eq!(parse_stamp("01/01/2026 99999999999999999:00:00"), None);
     }
 
     #[test]
