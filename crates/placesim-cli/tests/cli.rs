@@ -361,7 +361,7 @@ fn check_refuses_a_typo_with_its_line_and_key() {
     assert_eq!(
         text(&out.stderr),
         format!(
-            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `queue`, `sched`\n",
+            "placesim: error: {}:6:1: key `node_group_kye`: unknown field `node_group_kye`, expected one of `node_group_enable`, `node_group_key`, `vnode_sharing`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `resources_default`, `queue`, `sched`\n",
             path.display()
         )
     );
@@ -1108,6 +1108,37 @@ fn vnode_sharing_decides_with_each_job_s_place() {
     assert_eq!(
         strip(run(running)),
         [on("n2", 0), on("n1", 50), on("n2", 100), on("n1", 0)]
+    );
+}
+
+/// PBS's `resources_default`: on one vnode of 4 ncpus, the server's walltime of 50 s and
+/// place `excl`. J1 asks for no walltime (SWF field 9 is -1): its estimate is 50 s, and it is
+/// killed then, holding the vnode exclusively by the default place; J2 (100 s asked, no
+/// place) waits for it and takes the vnode exclusively at 50; J3 says `place=shared` and
+/// waits for J2's end. Without the defaults all three share the vnode at once.
+#[test]
+fn resources_default_gives_walltime_and_place_to_jobs_without_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("req.txt"),
+        "3 select=1:ncpus=1 place=shared\n",
+    )
+    .unwrap();
+    let no_walltime = one_cpu_job(1, 0, 100, 7).replacen(" 1 100 -1 1 7", " 1 -1 -1 1 7", 1);
+    let trace = [
+        no_walltime,
+        one_cpu_job(2, 1, 100, 7),
+        one_cpu_job(3, 2, 100, 7),
+    ]
+    .concat();
+    let run = |defaults: &str| {
+        let tail = format!("requests_file = \"req.txt\"\n[pbs]\n{defaults}");
+        run_on_class(dir.path(), "count = 1\nncpus = 4\n", &trace, &tail).0
+    };
+    assert_eq!(run(""), [0, 1, 2]);
+    assert_eq!(
+        run("resources_default = { walltime = 50, place = \"excl\" }\n"),
+        [0, 50, 150]
     );
 }
 

@@ -20,6 +20,10 @@ pub struct Job {
     /// The user's walltime request (SWF field 9, or the runtime when absent): all that
     /// schedulers may use to plan.
     pub estimate: SimDuration,
+    /// Whether `estimate` is the user's own request, rather than the runtime standing in for
+    /// a request the trace does not give: a queue's `resources_default.walltime` replaces
+    /// only the latter, as PBS gives it only to a job that asked for no walltime.
+    pub estimate_requested: bool,
     /// Processors requested, for output rows and size classes.
     pub size: u32,
     /// Its resource request, interned in the workload's request table.
@@ -60,6 +64,7 @@ impl Job {
             submit,
             runtime,
             estimate,
+            estimate_requested: true,
             size,
             request,
             user: None,

@@ -206,7 +206,7 @@ pub mod jobs {
         name: "estimate_s",
         dtype: "u64",
         unit: "s",
-        meaning: "p̂: the walltime request (SWF field 9), or the trace runtime when field 9 is absent; what schedulers plan with",
+        meaning: "p̂: the walltime request (SWF field 9); when field 9 is absent, the queue's or server's `resources_default.walltime`, else the trace runtime; what schedulers plan with",
     };
     /// The `size` column.
     pub const SIZE: ColumnDef = ColumnDef {

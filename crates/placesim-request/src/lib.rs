@@ -76,6 +76,20 @@ pub fn parse_chunk_terms(
         .collect())
 }
 
+/// Parses a `place` value (`scatter:excl`, `pack:group=switch`), as PBS's
+/// `resources_default.place` gives it.
+pub fn parse_place(
+    place: &str,
+    defs: &placesim_core::ResourceDefs,
+) -> Result<ast::Place, RequestError> {
+    let prefix = "select=1:ncpus=1 place=";
+    let request = parse_request(&format!("{prefix}{place}"), defs).map_err(|e| RequestError {
+        column: e.column.saturating_sub(prefix.len()).max(1),
+        kind: e.kind,
+    })?;
+    Ok(request.place)
+}
+
 /// As [`parse_and_lower`], with PBS's `default_chunk`s: each chunk of every select gets,
 /// from each list of `defaults` in order (the queue's, then the server's), every resource it
 /// does not name, as PBS builds the `schedselect` the scheduler places (spec
@@ -85,28 +99,52 @@ pub fn parse_and_lower_with_defaults(
     defs: &placesim_core::ResourceDefs,
     defaults: &[&[Term]],
 ) -> Result<placesim_core::Request, RequestError> {
-    parse_and_lower_on(text, defs, defaults, VnodeSharing::DefaultShared)
+    parse_and_lower_on(
+        text,
+        defs,
+        &SiteDefaults {
+            default_chunks: defaults,
+            ..SiteDefaults::default()
+        },
+    )
 }
 
-/// As [`parse_and_lower_with_defaults`], for a site whose vnodes have `sharing`: whether the
-/// job holds its vnodes exclusively is decided by their sharing and its `place`, as PBS
-/// decides it ([`VnodeSharing::effective`]).
+/// What a PBS site adds to the request a job gives, as its server builds what the scheduler
+/// places (reservations-and-partitions.md §8.1).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SiteDefaults<'a> {
+    /// The `default_chunk`s, the queue's then the server's: each chunk gets every resource
+    /// it does not name from the first that has it.
+    pub default_chunks: &'a [&'a [Term]],
+    /// `resources_default.place` (the queue's, else the server's): the place of a job that
+    /// gives none.
+    pub default_place: Option<&'a ast::Place>,
+    /// The vnodes' `sharing`: with the job's place, whether it holds them exclusively
+    /// ([`VnodeSharing::effective`]).
+    pub vnode_sharing: VnodeSharing,
+}
+
+/// As [`parse_and_lower_with_defaults`], with everything a site adds ([`SiteDefaults`]).
 pub fn parse_and_lower_on(
     text: &str,
     defs: &placesim_core::ResourceDefs,
-    defaults: &[&[Term]],
-    sharing: VnodeSharing,
+    site: &SiteDefaults<'_>,
 ) -> Result<placesim_core::Request, RequestError> {
     let mut parsed = parse_request(text, defs)?;
+    if parsed.place.is_empty()
+        && let Some(place) = site.default_place
+    {
+        parsed.place = place.clone();
+    }
     for chunk in parsed.select.iter_mut().flat_map(|s| s.chunks.iter_mut()) {
-        for term in defaults.iter().flat_map(|d| d.iter()) {
+        for term in site.default_chunks.iter().flat_map(|d| d.iter()) {
             if !chunk.terms.iter().any(|t| t.name == term.name) {
                 chunk.terms.push(term.clone());
             }
         }
     }
     let mut request = lower(&parsed, defs);
-    request.sharing = sharing.effective(parsed.place.sharing);
+    request.sharing = site.vnode_sharing.effective(parsed.place.sharing);
     // The simulator sums a request's amounts over its chunks: a total past 2^64 - 1 is refused
     // here rather than overflowing there.
     for chunks in request.selects() {

@@ -117,10 +117,20 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
                         &defs,
                         "pbs.queue.default_chunk",
                     )?,
+                    resources_default: cx.resources_default(
+                        &q.resources_default,
+                        &defs,
+                        "pbs.queue.resources_default",
+                    )?,
                 })
             })
             .collect::<Result<_, ScenarioError>>()?,
         default_chunk: cx.default_chunk(&raw.pbs.default_chunk, &defs, "pbs.default_chunk")?,
+        resources_default: cx.resources_default(
+            &raw.pbs.resources_default,
+            &defs,
+            "pbs.resources_default",
+        )?,
         order: server_order,
         limits: cx.limits(&raw, &defs, &run)?,
     };
@@ -550,6 +560,58 @@ impl Cx<'_> {
             terms.extend(parsed);
         }
         Ok(terms)
+    }
+
+    /// A `resources_default` table: `walltime` (a duration) and `place` (as `place=` takes
+    /// it); any other job-wide resource is refused, since every job here has a select whose
+    /// chunks carry their resources (and `default_chunk` fills them).
+    fn resources_default(
+        &self,
+        table: &std::collections::BTreeMap<String, Spanned<toml::Value>>,
+        defs: &ResourceDefs,
+        key: &str,
+    ) -> Result<crate::JobDefaults, ScenarioError> {
+        let mut out = crate::JobDefaults::default();
+        for (name, value) in table {
+            let here = format!("{key}.{name}");
+            match name.as_str() {
+                "walltime" => {
+                    let s = self.duration(value, &here)?;
+                    if s == 0 {
+                        return Err(self.at(value, &here, "expected a walltime above 0".into()));
+                    }
+                    out.walltime_s = Some(s);
+                }
+                "place" => {
+                    let text = value
+                        .get_ref()
+                        .as_str()
+                        .filter(|t| !t.is_empty() && !t.contains(char::is_whitespace));
+                    let Some(text) = text else {
+                        return Err(self.at(
+                            value,
+                            &here,
+                            "expected a place such as \"scatter:excl\"".into(),
+                        ));
+                    };
+                    let place = placesim_request::parse_place(text, defs)
+                        .map_err(|e| self.at(value, &here, format!("`{text}`: {e}")))?;
+                    out.place = Some(place);
+                }
+                other => {
+                    return Err(self.at(
+                        value,
+                        &here,
+                        format!(
+                            "job-wide `{other}` is not modelled: every job here has a select, \
+                             whose chunks carry their resources (default_chunk fills them); \
+                             resources_default takes walltime and place"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn resources(&self, raw: &ScenarioToml) -> Result<ResourceDefs, ScenarioError> {

@@ -345,6 +345,18 @@ pub struct NodeClass {
     pub vnodes: Vec<VnodeId>,
 }
 
+/// PBS's job-wide `resources_default` that placesim models (reservations-and-partitions.md
+/// §8.1): the walltime of a job that asks for none, and the place of one that gives none.
+/// Every job here has a select, whose chunks carry their own resources.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobDefaults {
+    /// `resources_default.walltime`, s: the estimate of a job whose trace gives no requested
+    /// time (SWF field 9), instead of its runtime.
+    pub walltime_s: Option<u64>,
+    /// `resources_default.place`.
+    pub place: Option<placesim_request::ast::Place>,
+}
+
 /// PBS server, scheduler and queue settings.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PbsSettings {
@@ -368,6 +380,9 @@ pub struct PbsSettings {
     /// The server's `default_chunk`: the resources a chunk gets when neither it nor its
     /// queue's `default_chunk` names them.
     pub default_chunk: Vec<placesim_request::Term>,
+    /// The server's `resources_default`: what a job that gives no walltime or place gets
+    /// when its queue's does not say.
+    pub resources_default: JobDefaults,
 }
 
 /// One PBS queue.
@@ -382,6 +397,9 @@ pub struct QueueSettings {
     pub backfill_depth: Option<u32>,
     /// Its `default_chunk`: the resources its jobs' chunks get when they do not name them.
     pub default_chunk: Vec<placesim_request::Term>,
+    /// Its `resources_default`: what its jobs that give no walltime or place get, before the
+    /// server's.
+    pub resources_default: JobDefaults,
 }
 
 impl Scenario {

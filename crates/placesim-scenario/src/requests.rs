@@ -328,36 +328,43 @@ impl Scenario {
                     let queue_default: &[placesim_request::Term] =
                         queue.map_or(&[], |q| &self.pbs.queues[q].default_chunk);
                     let defaults = [queue_default, &self.pbs.default_chunk];
-                    let mut request = placesim_request::parse_and_lower_on(
-                        text,
-                        defs,
-                        &defaults,
-                        self.pbs.vnode_sharing,
-                    )
-                    .map_err(|e| {
-                        if from_own {
-                            ScenarioError::At {
-                                path: self.path.clone(),
-                                line: 1,
-                                column: 1,
-                                key: "workload.request_field".into(),
-                                message: format!(
-                                    "field {} of job {} in {}: request `{text}`: {e}",
-                                    w.request_field.unwrap_or(0),
-                                    job.source_id,
-                                    trace.path.display()
-                                ),
+                    // resources_default.place: the queue's, then the server's.
+                    let default_place = queue
+                        .and_then(|q| self.pbs.queues[q].resources_default.place.as_ref())
+                        .or(self.pbs.resources_default.place.as_ref());
+                    let site = placesim_request::SiteDefaults {
+                        default_chunks: &defaults,
+                        default_place,
+                        vnode_sharing: self.pbs.vnode_sharing,
+                    };
+                    let mut request = placesim_request::parse_and_lower_on(text, defs, &site)
+                        .map_err(|e| {
+                            if from_own {
+                                ScenarioError::At {
+                                    path: self.path.clone(),
+                                    line: 1,
+                                    column: 1,
+                                    key: "workload.request_field".into(),
+                                    message: format!(
+                                        "field {} of job {} in {}: request `{text}`: {e}",
+                                        w.request_field.unwrap_or(0),
+                                        job.source_id,
+                                        trace.path.display()
+                                    ),
+                                }
+                            } else {
+                                ScenarioError::At {
+                                    path: self.path.clone(),
+                                    line,
+                                    column: 1,
+                                    key: "workload.rule.request".into(),
+                                    message: format!(
+                                        "request `{text}` for job {}: {e}",
+                                        job.source_id
+                                    ),
+                                }
                             }
-                        } else {
-                            ScenarioError::At {
-                                path: self.path.clone(),
-                                line,
-                                column: 1,
-                                key: "workload.rule.request".into(),
-                                message: format!("request `{text}` for job {}: {e}", job.source_id),
-                            }
-                        }
-                    })?;
+                        })?;
                     request.queue = queue.map(|q| q as u32);
                     request.class = class.map(|c| c as u32);
                     // NODEACCESSPOLICY SINGLEJOB: no other job on the job's vnodes.
@@ -385,6 +392,18 @@ impl Scenario {
                 by_shape.insert((rule, job.size, shape_memory, queue, class), id);
             }
             job.request = id;
+        }
+        // resources_default.walltime (the queue's, then the server's): the estimate of a job
+        // that asked for no walltime, in place of its runtime.
+        for job in jobs.iter_mut().filter(|j| !j.estimate_requested) {
+            let queue = requests[job.request.index()].queue;
+            let walltime = queue
+                .and_then(|q| self.pbs.queues.get(q as usize))
+                .and_then(|q| q.resources_default.walltime_s)
+                .or(self.pbs.resources_default.walltime_s);
+            if let Some(w) = walltime {
+                job.estimate = placesim_core::SimDuration(w);
+            }
         }
         let jobs = self.with_running_at_start(jobs, &mut requests, &mut request_texts, defs)?;
         trace.workload = Workload::new(jobs, requests).map_err(|e| ScenarioError::At {

@@ -264,6 +264,10 @@ pub struct PbsToml {
     /// queue's `default_chunk` names the resource.
     #[serde(default)]
     pub default_chunk: BTreeMap<String, Spanned<toml::Value>>,
+    /// Server `resources_default.<resource>`: job-wide defaults (`walltime`, `place`) for a
+    /// job that does not give them, after its queue's.
+    #[serde(default)]
+    pub resources_default: BTreeMap<String, Spanned<toml::Value>>,
     /// Queues.
     #[serde(default)]
     pub queue: Vec<QueueToml>,
@@ -334,6 +338,10 @@ pub struct QueueToml {
     /// not name the resource, before the server's.
     #[serde(default)]
     pub default_chunk: BTreeMap<String, Spanned<toml::Value>>,
+    /// The queue's `resources_default.<resource>`: job-wide defaults (`walltime`, `place`)
+    /// for its jobs that do not give them, before the server's.
+    #[serde(default)]
+    pub resources_default: BTreeMap<String, Spanned<toml::Value>>,
 }
 
 /// `[moab]`.

@@ -14,7 +14,7 @@ fn a_typo_in_a_key_names_its_line() {
     let text = format!("{BASE}[pbs]\nnode_group_enabled = true\n");
     assert_eq!(
         error_of(&text),
-        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `vnode_sharing`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `queue`, `sched`"
+        "test.toml:5:1: key `node_group_enabled`: unknown field `node_group_enabled`, expected one of `node_group_enable`, `node_group_key`, `vnode_sharing`, `do_not_span_psets`, `only_explicit_psets`, `strict_ordering`, `scheduler_iteration`, `backfill_depth`, `opt_backfill_fuzzy`, `node_sort_key`, `job_sort_key`, `by_queue`, `round_robin`, `job_sort_formula`, `job_sort_formula_threshold`, `fair_share`, `resource_group`, `unknown_shares`, `fairshare_entity`, `fairshare_usage_res`, `fairshare_decay_time`, `fairshare_decay_factor`, `fairshare_enforce_no_shares`, `max_run`, `max_run_res`, `max_queued`, `max_queued_res`, `default_chunk`, `resources_default`, `queue`, `sched`"
     );
 }
 
@@ -494,4 +494,33 @@ fn vnode_sharing_is_checked() {
         )),
         "test.toml:11:14: key `running.exec_vnode`: `(n1:ncpus=1)`: vnode `n1` also holds running job 1, and pbs.vnode_sharing makes each job exclusive"
     );
+}
+
+/// `resources_default` takes `walltime` and `place`; any other job-wide resource is refused,
+/// as is a place that does not read.
+#[test]
+fn resources_default_takes_walltime_and_place() {
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[pbs]\nresources_default = {{ mem = \"1gb\" }}\n"
+        )),
+        "test.toml:5:29: key `pbs.resources_default.mem`: job-wide `mem` is not modelled: every job here has a select, whose chunks carry their resources (default_chunk fills them); resources_default takes walltime and place"
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[[pbs.queue]]\nname = \"q\"\nresources_default = {{ place = \"scatter excl\" }}\n"
+        )),
+        "test.toml:6:31: key `pbs.queue.resources_default.place`: expected a place such as \"scatter:excl\""
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{BASE}[pbs]\nresources_default = {{ place = \"scatter:sometimes\" }}\n"
+        )),
+        "test.toml:5:31: key `pbs.resources_default.place`: `scatter:sometimes`: column 9: unknown place `sometimes`: expected free, pack, scatter, vscatter, excl, shared, exclhost or group=RES"
+    );
+    let s = crate::load_text(&format!(
+        "{BASE}[pbs]\nresources_default = {{ walltime = \"01:00:00\", place = \"scatter:excl\" }}\n"
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.pbs.resources_default.walltime_s, Some(3600));
 }

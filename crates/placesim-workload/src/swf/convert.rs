@@ -269,6 +269,7 @@ pub fn read_trace(
             extended.insert(record.job_number.max(0) as u64, all);
         }
         jobs.push(Job {
+            estimate_requested: record.requested_time > 0,
             user: known(record.user_id),
             group: known(record.group_id),
             queue: known(record.queue),
