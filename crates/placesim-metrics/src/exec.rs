@@ -104,9 +104,19 @@ impl ExecStore {
     /// sizes in the largest exact unit.
     pub(crate) fn write(&self, names: &ExecNames, runs: &[Run], out: &mut String) {
         let mut first_chunk = true;
+        // Every vnode of a run takes the same amounts: their text is made once per run.
+        let mut amounts_text = String::new();
         for run in runs {
             let start = run.amounts as usize * self.width;
             let amounts = &self.amounts[start..start + self.width];
+            amounts_text.clear();
+            for ((name, kind), &amount) in names.consumables.iter().zip(amounts) {
+                if amount == 0 {
+                    continue;
+                }
+                let _ = write!(amounts_text, ":{name}=");
+                let _ = placesim_core::write_amount(&mut amounts_text, *kind, amount);
+            }
             for v in run.first..run.first + run.count {
                 if !first_chunk {
                     out.push('+');
@@ -114,13 +124,7 @@ impl ExecStore {
                 first_chunk = false;
                 out.push('(');
                 out.push_str(names.vnodes.get(v as usize).map_or("?", String::as_str));
-                for ((name, kind), &amount) in names.consumables.iter().zip(amounts) {
-                    if amount == 0 {
-                        continue;
-                    }
-                    let _ = write!(out, ":{name}=");
-                    let _ = placesim_core::write_amount(out, *kind, amount);
-                }
+                out.push_str(&amounts_text);
                 out.push(')');
             }
         }
