@@ -746,6 +746,38 @@ impl MoabLine {
         }
     }
 
+    /// An `XCFG[name]` line's name, or the error that it has none.
+    pub fn indexed_name(&self, path: &Path) -> Result<String, ImportError> {
+        self.index.clone().ok_or_else(|| {
+            at(
+                path,
+                self.line,
+                format!(
+                    "{}: expected {}[<name>] <ATTR>=<value> ...",
+                    self.param, self.param
+                ),
+            )
+        })
+    }
+
+    /// The error for `XCFG[name]`'s `attr=value` that does not read: what was `expected`.
+    pub fn bad_attr(
+        &self,
+        path: &Path,
+        name: &str,
+        (attr, value): (&str, &str),
+        expected: &str,
+    ) -> ImportError {
+        at(
+            path,
+            self.line,
+            format!(
+                "{}[{name}] {attr}: `{value}`: expected {expected}",
+                self.param
+            ),
+        )
+    }
+
     /// An `XCFG[name]` line's `ATTR=value` pairs (`+=` read as `=`).
     pub fn attrs(&self, path: &Path) -> Result<Vec<(String, String)>, ImportError> {
         self.value

@@ -3,7 +3,7 @@
 //! as the replay's numbers, and t = 0's local weekday and time of day (`[moab] day0`,
 //! `time0`) so that their periods fall where the site's did.
 
-use crate::files::{self, at};
+use crate::files;
 use crate::settings::origin;
 use crate::workload::Replay;
 use crate::{ImportError, Site};
@@ -46,13 +46,7 @@ impl Site {
         path: &Path,
         l: &files::MoabLine,
     ) -> Result<(), ImportError> {
-        let Some(name) = l.index.clone() else {
-            return Err(at(
-                path,
-                l.line,
-                "SRCFG: expected SRCFG[<name>] <ATTR>=<value> ...",
-            ));
-        };
+        let name = l.indexed_name(path)?;
         let k = match self.moab_reservations.iter().position(|r| r.name == name) {
             Some(k) => k,
             None => {
@@ -66,15 +60,8 @@ impl Site {
         };
         for (attr, value) in l.attrs(path)? {
             let upper = attr.to_ascii_uppercase();
-            let bad = |expected: &str| {
-                at(
-                    path,
-                    l.line,
-                    format!("SRCFG[{name}] {attr}: `{value}`: expected {expected}"),
-                )
-            };
             if let Some(expected) = expected_of(&upper, &value) {
-                return Err(bad(expected));
+                return Err(l.bad_attr(path, &name, (&attr, &value), expected));
             }
             let attrs = &mut self.moab_reservations[k].attrs;
             attrs.retain(|(a, ..)| *a != upper);

@@ -457,25 +457,10 @@ impl Site {
         kind: Credential,
     ) -> Result<(), ImportError> {
         let from = origin(path, l.line);
-        let Some(name) = l.index.clone() else {
-            return Err(at(
-                path,
-                l.line,
-                format!(
-                    "{}: expected {}[<name>] <ATTR>=<value> ...",
-                    l.param, l.param
-                ),
-            ));
-        };
+        let name = l.indexed_name(path)?;
         for (attr, value) in l.attrs(path)? {
             let upper = attr.to_ascii_uppercase();
-            let bad = |expected: &str| {
-                at(
-                    path,
-                    l.line,
-                    format!("{}[{name}] {attr}: `{value}`: expected {expected}", l.param),
-                )
-            };
+            let bad = |expected: &str| l.bad_attr(path, &name, (&attr, &value), expected);
             let checked = match upper.as_str() {
                 "MAXJOB" | "MAXPROC" | "MAXPS" => value
                     .split(',')

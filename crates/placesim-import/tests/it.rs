@@ -725,16 +725,22 @@ fn bad_torque_and_moab_input_is_named_at_its_line() {
     assert_eq!(counts.skipped.get(&SkipReason::BadExecVnode), Some(&1));
 }
 
+/// The Torque fixture's site with Maui's resource trace for its nodes and `jobs` (a Maui
+/// workload trace or Moab's workload event records) for its jobs.
+fn traces(jobs: &str) -> TorqueInputs {
+    TorqueInputs {
+        nodes: data("torque/resources.trace"),
+        accounting: vec![data(jobs)],
+        ..torque_site()
+    }
+}
+
 /// The same site as Maui's simulation traces (tests/data/torque: resources.trace,
 /// workload.trace): a resource trace for the nodes, with memory and speeds, n05 drained;
 /// a workload trace for the jobs, one removed before it started.
 #[test]
 fn maui_traces_are_a_second_way_in() {
-    let inputs = TorqueInputs {
-        nodes: data("torque/resources.trace"),
-        accounting: vec![data("torque/workload.trace")],
-        ..torque_site()
-    };
+    let inputs = traces("torque/workload.trace");
     let imported = import_torque_moab(&inputs, ImportOptions::default()).unwrap();
     // Nodes with a node count as an old-style spec; tasks without one as free chunks; the
     // account as the project; field 42's node set.
@@ -947,11 +953,7 @@ fn reservations_come_from_pbs_rstat() {
 /// and another object's record counted.
 #[test]
 fn moab_workload_event_records_are_a_third_way_in() {
-    let inputs = TorqueInputs {
-        nodes: data("torque/resources.trace"),
-        accounting: vec![data("torque/events.trace")],
-        ..torque_site()
-    };
+    let inputs = traces("torque/events.trace");
     let imported = import_torque_moab(&inputs, ImportOptions::default()).unwrap();
     // The event record has no set description, so no job carries its own node set.
     assert_eq!(
