@@ -121,6 +121,7 @@ impl Site {
             let mut lists: Vec<(&str, Vec<String>)> = Vec::new();
             let mut admits_none = by_name;
             let mut admits_all = None;
+            let mut xor = None;
             // In the order the lines give them: the last entry a job matches gives its
             // affinity, and the scenario keeps its lists' order.
             for list in &r.attrs {
@@ -137,6 +138,10 @@ impl Site {
                     let modifier = &entry[name.len()..];
                     if name.eq_ignore_ascii_case("ALL") {
                         admits_all = Some(text(list));
+                        continue;
+                    }
+                    if modifier.ends_with('^') {
+                        xor = Some(text(list));
                         continue;
                     }
                     let known = match attr {
@@ -171,6 +176,14 @@ impl Site {
                 ));
                 continue;
             }
+            if let Some(list) = xor {
+                made.not_written.push((
+                    list,
+                    r.origin.clone(),
+                    "an XOR entry (`^`, in Maui's code only) is not modelled: the reservation is not written".to_owned(),
+                ));
+                continue;
+            }
             // Its hosts: HOSTLIST (ranges as written, `n[01-16]`), else every host.
             let hosts: Vec<String> = match get("HOSTLIST") {
                 Some((_, v, _)) if !v.eq_ignore_ascii_case("ALL") => {
@@ -189,13 +202,12 @@ impl Site {
                     hosts
                 }
                 _ => {
-                    let mut hosts: Vec<String> = Vec::new();
-                    for v in &self.vnodes {
-                        if !hosts.contains(&v.host) {
-                            hosts.push(v.host.clone());
-                        }
-                    }
-                    hosts
+                    let mut seen = std::collections::HashSet::new();
+                    self.vnodes
+                        .iter()
+                        .filter(|v| seen.insert(v.host.as_str()))
+                        .map(|v| v.host.clone())
+                        .collect()
                 }
             };
             if hosts.is_empty() {
@@ -221,6 +233,18 @@ impl Site {
             // A standing reservation, DAY by default (msched.h).
             let period = get("PERIOD").map_or("DAY".to_owned(), |(_, v, _)| v.to_ascii_uppercase());
             let _ = writeln!(entry, "period = {}", toml::Value::String(period.clone()));
+            // What the period does not take is reported, not written (the scenario refuses it).
+            for a in r.attrs.iter().filter(|(a, ..)| {
+                (a == "DAYS" && period != "DAY")
+                    || (period == "INFINITY"
+                        && matches!(a.as_str(), "STARTTIME" | "ENDTIME" | "DEPTH"))
+            }) {
+                made.not_written.push((
+                    text(a),
+                    a.2.clone(),
+                    format!("does nothing with PERIOD={period}: not written"),
+                ));
+            }
             if period != "INFINITY" {
                 if let Some((_, v, _)) = get("DAYS").filter(|(_, v, _)| {
                     period == "DAY"

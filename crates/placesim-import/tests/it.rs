@@ -1029,6 +1029,29 @@ fn reservation_node_sets_come_with_their_srcfg_reservations() {
     );
     let row = "| NODESETLIST entry float | moab.cfg:2 | a RESERVATION node set of a reservation not written: left out |";
     assert!(imported.report.contains(row), "{}", imported.report);
+    // An XOR entry keeps its reservation out; what a period does not take is reported.
+    let cfg = "SRCFG[x] HOSTLIST=n01 CLASSLIST=batch^\n\
+               SRCFG[w] PERIOD=WEEK DAYS=MON HOSTLIST=n02 STARTTIME=1:08:00:00\n";
+    let (_, result) = torque_with(cfg, "n01 np=4\nn02 np=4\n", TORQUE_E, false);
+    let imported = result.unwrap();
+    let scenario = file(&imported, "scenario.toml");
+    assert!(
+        !scenario.contains("name = \"x\"")
+            && scenario.contains(
+                "name = \"w\"\nhostlist = [\"n02\"]\nperiod = \"WEEK\"\nstarttime = \"1:08:00:00\"\n"
+            ),
+        "{scenario}"
+    );
+    for row in [
+        "| SRCFG[x] CLASSLIST=batch^ | moab.cfg:1 | an XOR entry (`^`, in Maui's code only) is not modelled: the reservation is not written |",
+        "| SRCFG[w] DAYS=MON | moab.cfg:2 | does nothing with PERIOD=WEEK: not written |",
+    ] {
+        assert!(
+            imported.report.contains(row),
+            "no `{row}` in\n{}",
+            imported.report
+        );
+    }
 }
 
 /// The snapshot fixture with a second scheduler (tests/data/multisched): `Sched sc1` serves
