@@ -1142,6 +1142,61 @@ fn resources_default_gives_walltime_and_place_to_jobs_without_them() {
     );
 }
 
+/// A job that only a vnode down can hold gets no top-job slot, as PBS finds it no start
+/// time; the next blocked job takes the slot and the others backfill. n3 (4 ncpus) is down
+/// until 1000; n1 and n2 have 2. J1 asks for 4 ncpus on one vnode and waits for n3; J2 and J3
+/// take n1 and n2; J4 is the top job and starts on n1 when J2 ends at 101; J5 (1 ncpu) takes
+/// n2 when J3 ends at 102. Before, EASY found J1 no reservation and let nothing start until
+/// n3 came back (J2 at 1000). Depth 2 and conservative, which passed J1 over already, agree.
+#[test]
+fn a_job_only_a_down_vnode_can_hold_takes_no_top_job_slot() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("req.txt"),
+        "1 select=1:ncpus=4\n2 select=1:ncpus=2\n3 select=1:ncpus=2\n4 select=1:ncpus=2\n5 select=1:ncpus=1\n",
+    )
+    .unwrap();
+    let trace = [
+        one_cpu_job(1, 0, 100, 7),
+        one_cpu_job(2, 1, 100, 7),
+        one_cpu_job(3, 2, 100, 7),
+        one_cpu_job(4, 3, 50, 7),
+        one_cpu_job(5, 4, 500, 7),
+    ]
+    .concat();
+    let trace = write_trace(dir.path(), &trace);
+    let scenario = dir.path().join("down.toml");
+    let placed_under = |discipline: &str| {
+        std::fs::write(
+            &scenario,
+            format!(
+                "name = \"down\"\n\
+                 [[vnode]]\nname = \"n1\"\nncpus = 2\n[[vnode]]\nname = \"n2\"\nncpus = 2\n\
+                 [[vnode]]\nname = \"n3\"\nncpus = 4\n\
+                 [workload]\ntrace = \"{trace}\"\nrequests_file = \"req.txt\"\n\
+                 [run]\n{discipline}\n\
+                 [[failures.outage]]\nvnode = \"n3\"\ndown = 0\nup = 1000\n"
+            ),
+        )
+        .unwrap();
+        run_placed(&scenario, &dir.path().join("out"), &[])
+    };
+    let expected = [
+        (1, Some(1000), "(n3:ncpus=4)".to_owned()),
+        (2, Some(1), "(n1:ncpus=2)".to_owned()),
+        (3, Some(2), "(n2:ncpus=2)".to_owned()),
+        (4, Some(101), "(n1:ncpus=2)".to_owned()),
+        (5, Some(102), "(n2:ncpus=1)".to_owned()),
+    ];
+    for discipline in [
+        "discipline = \"easy\"",
+        "discipline = \"easy\"\nbackfill_depth = 2",
+        "discipline = \"conservative\"",
+    ] {
+        assert_eq!(placed_under(discipline), expected, "{discipline}");
+    }
+}
+
 /// Decay across a period boundary (`fairshare_decay_time` 100 s, factor 0.5) turns the order
 /// around. On one vnode, user 8's J1 runs from 0 to 100 and accrues 60 by the cycles at 50 and
 /// 60 (usage 61); user 7's J3 runs from 100 to 140 and accrues 10 by the cycle at 110, where

@@ -370,6 +370,14 @@ pub(crate) struct Runnable {
     buf: ScratchBuf,
     /// Per request id: 0 unknown, 1 can run, 2 never.
     verdict: Vec<u8>,
+    /// The cluster with nothing running and the vnodes down now still down: where releasing
+    /// every running job and reservation at its end leads a calendar.
+    idle_down: Option<ClusterState>,
+    /// Per request id, for the outages of `calendar_epoch`: 0 unknown, 1 fits `idle_down`,
+    /// 2 does not.
+    calendar_verdict: Vec<u8>,
+    /// The outage epoch `calendar_verdict` was found for.
+    calendar_epoch: u64,
     /// Per request id found never to run: why, in the placement's words.
     never_reason: Vec<Option<Arc<str>>>,
     /// Per job: whether its never-run comment was given.
@@ -732,6 +740,41 @@ impl Runnable {
         placed
     }
 
+    /// Whether a calendar can find `job` a start time: whether it fits the cluster with
+    /// nothing running but the vnodes down now still down, where releasing every running job
+    /// and reservation at its estimated end leads (a scheduler does not know when a vnode
+    /// comes back). PBS finds no start time for a job that does not, and the job uses no
+    /// top-job slot (queue-disciplines.md §2.4, step 4), so a later job may take it. With
+    /// every vnode up, this is [`Self::can_ever_run`].
+    pub(crate) fn calendarable(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        placement: &mut dyn PlacementPolicy,
+        job: JobId,
+    ) -> bool {
+        if ctx.state.down().count() == 0 {
+            return self.can_ever_run(ctx, placement, job);
+        }
+        let epoch = ctx.state.outage_epoch();
+        if self.calendar_epoch != epoch
+            || self.calendar_verdict.len() != ctx.workload.requests().len()
+        {
+            self.calendar_epoch = epoch;
+            self.calendar_verdict = vec![0; ctx.workload.requests().len()];
+        }
+        let request_id = ctx.workload.job(job).request.index();
+        if self.calendar_verdict[request_id] == 0 {
+            let idle = idle_of(&mut self.idle_down, ctx.state, true);
+            let view = Scratch::new(idle, &mut self.buf);
+            let request = ctx.workload.request_of(job);
+            let fits = placement.place(request, &view).is_some()
+                || (relaxation_of(placement, request).is_some()
+                    && place_on(placement, request, &view, true).is_some());
+            self.calendar_verdict[request_id] = if fits { 1 } else { 2 };
+        }
+        self.calendar_verdict[request_id] == 1
+    }
+
     pub(crate) fn can_ever_run(
         &mut self,
         ctx: &SchedContext<'_>,
@@ -800,7 +843,8 @@ pub(crate) fn idle_is_stale(
 /// decision; a job that can never run is passed over. In [`Order::Strict`], stops at the
 /// first job that could run but does not fit now and returns its position (the queue length
 /// if there is none) and whether it waits with its relaxable constraint dropped: step 1 of
-/// FCFS and of EASY. In [`Order::AnyThatFits`], goes on past it (greedy).
+/// FCFS. In [`Order::Calendared`], likewise past the jobs no calendar can place: step 1 of
+/// EASY and of deeper backfilling. In [`Order::AnyThatFits`], goes on past it (greedy).
 pub(crate) fn start_heads(
     ctx: &SchedContext<'_>,
     placement: &mut dyn PlacementPolicy,
@@ -816,7 +860,7 @@ pub(crate) fn start_heads(
     runnable.told_in_pass.clear();
     runnable.said_before.clear();
     let from = match order {
-        Order::Strict => 0,
+        Order::Strict | Order::Calendared => 0,
         Order::AnyThatFits { from } => from,
     };
     for (pos, &job) in ctx.queue.iter().enumerate().skip(from) {
@@ -836,7 +880,14 @@ pub(crate) fn start_heads(
             } else if let Some(why) = placed.why {
                 runnable.comments.push((job, why));
             }
-            if order == Order::Strict {
+            let heads = match order {
+                Order::Strict => true,
+                // A job no calendar can place (it needs vnodes that are down) takes no
+                // top-job slot: the next blocked job may.
+                Order::Calendared => runnable.calendarable(ctx, placement, job),
+                Order::AnyThatFits { .. } => false,
+            };
+            if heads {
                 return (pos, placed.relaxed);
             }
             continue;
@@ -851,6 +902,10 @@ pub(crate) fn start_heads(
 pub(crate) enum Order {
     /// Up to the first job that cannot start now (it heads the queue for what follows).
     Strict,
+    /// Up to the first job that cannot start now and that a calendar can place (it heads the
+    /// queue and gets the first top-job slot); a job that cannot start and needs vnodes that
+    /// are down is passed over, as PBS passes over a top job it finds no start time for.
+    Calendared,
     /// Through the whole queue from position `from`, starting every job that fits.
     AnyThatFits {
         /// Where the scan begins.

@@ -111,7 +111,7 @@ impl<P: PlacementPolicy> Easy<P> {
             &mut self.runnable,
             &mut now_view,
             &mut decisions,
-            Order::Strict,
+            Order::Calendared,
         );
         let head = *ctx.queue.get(head_pos)?;
         let (mut walk, mut shadow_view) = self.calendar.open(ctx.state);
@@ -160,7 +160,7 @@ impl<P: PlacementPolicy> Easy<P> {
             &mut self.runnable,
             &mut now_view,
             decisions,
-            Order::Strict,
+            Order::Calendared,
         );
         let Some(&head) = ctx.queue.get(head_pos) else {
             return;
@@ -350,7 +350,7 @@ impl<P: PlacementPolicy> Easy<P> {
             &mut self.runnable,
             &mut now_view,
             decisions,
-            Order::Strict,
+            Order::Calendared,
         );
         let Some(&head) = ctx.queue.get(head_pos) else {
             return;
