@@ -382,6 +382,10 @@ pub trait StateView {
     /// How many vnodes are held exclusively. Their free amounts count in [`Self::free_total`]
     /// but no other job can use them.
     fn exclusive_vnodes(&self) -> u64;
+    /// How many vnodes are held exclusively with something left free that no other job can
+    /// use: [`Self::exclusive_vnodes`] but the vnodes out of service, which an outage holds
+    /// whole (when no vnode shares a pool), so the free totals are exact without them.
+    fn exclusive_with_room(&self) -> u64;
     /// A tracked set's tallies: the free amount of each consumable on its vnodes that can take
     /// a job, then how many such vnodes it has (see [`ClusterState::track_sets`]).
     fn tracked_set_free(&self, set: usize) -> &[u64];
@@ -543,6 +547,9 @@ pub struct ClusterState {
     /// A validation's copy of an allocation's runs, sorted, when they are not in vnode order.
     sorted_runs: Vec<VnodeRun>,
     exclusive_vnodes: u64,
+    /// How many down vnodes [`Self::exclusive_vnodes`] counts whose outage holds all of
+    /// them (every down vnode, when no vnode shares a pool).
+    down_held_whole: u64,
     sets: SetIndex,
     /// Per set: the free amount of each consumable, then the count of free vnodes.
     tracked_set_free: Vec<u64>,
@@ -628,6 +635,7 @@ impl ClusterState {
             free_total,
             sorted_runs: Vec::new(),
             exclusive_vnodes: 0,
+            down_held_whole: 0,
             sets: SetIndex::default(),
             tracked_set_free: Vec::new(),
             down: Bitset::new(n_vnodes),
@@ -804,6 +812,7 @@ impl ClusterState {
             free_total: self.free_total.clone(),
             sorted_runs: Vec::new(),
             exclusive_vnodes: self.exclusive_vnodes,
+            down_held_whole: self.down_held_whole,
             sets: sets.clone(),
             tracked_set_free: Vec::new(),
             down: self.down.clone(),
@@ -850,6 +859,9 @@ impl ClusterState {
             let row = &mut self.rows[v * width..(v + 1) * width];
             if row[n_cons + FLAGS] & FLAG_EXCLUSIVE != 0 {
                 self.exclusive_vnodes -= 1;
+                if self.down.contains(v) && self.cluster.pools().is_empty() {
+                    self.down_held_whole -= 1;
+                }
             }
             for (t, a) in self.free_total.iter_mut().zip(&row[..n_cons]) {
                 *t -= *a;
@@ -872,6 +884,9 @@ impl ClusterState {
                 Direction::Take,
             );
             copy.down.set(v, true);
+            if self.cluster.pools().is_empty() {
+                copy.down_held_whole += 1;
+            }
         }
         copy.outage_epoch = self.outage_epoch;
         copy
@@ -884,6 +899,9 @@ impl ClusterState {
         }
         self.allocate(&down_allocation(&self.cluster, v))?;
         self.down.set(v.index(), true);
+        if self.cluster.pools().is_empty() {
+            self.down_held_whole += 1;
+        }
         self.outage_epoch += 1;
         Ok(())
     }
@@ -893,6 +911,9 @@ impl ClusterState {
         if self.down.contains(v.index()) {
             self.release(&down_allocation(&self.cluster, v));
             self.down.set(v.index(), false);
+            if self.cluster.pools().is_empty() {
+                self.down_held_whole -= 1;
+            }
             self.outage_epoch += 1;
         }
     }
@@ -1069,6 +1090,10 @@ impl StateView for ClusterState {
     #[inline]
     fn exclusive_vnodes(&self) -> u64 {
         self.exclusive_vnodes
+    }
+    #[inline]
+    fn exclusive_with_room(&self) -> u64 {
+        self.exclusive_vnodes - self.down_held_whole
     }
     #[inline]
     fn tracked_set_free(&self, set: usize) -> &[u64] {
@@ -1727,6 +1752,11 @@ impl StateView for Scratch<'_> {
         self.buf.exclusive_vnodes
     }
     #[inline]
+    fn exclusive_with_room(&self) -> u64 {
+        // A view takes and gives jobs' allocations, never outages: the base's are its own.
+        self.buf.exclusive_vnodes - self.base.down_held_whole
+    }
+    #[inline]
     fn tracked_set_free(&self, set: usize) -> &[u64] {
         let w = self.base.width - EXTRA + 1;
         &self.buf.tracked_set_free[set * w..(set + 1) * w]
@@ -1880,6 +1910,8 @@ mod run_tests {
         free: Vec<Vec<u64>>,
         jobs: Vec<u64>,
         exclusive: Vec<bool>,
+        /// Out of service: held whole by an outage.
+        down: Vec<bool>,
     }
 
     impl Plain {
@@ -1954,6 +1986,14 @@ mod run_tests {
         }
         let exclusive = plain.exclusive.iter().filter(|&&e| e).count() as u64;
         assert_eq!(view.exclusive_vnodes(), exclusive, "{at}: exclusive vnodes");
+        let with_room = (0..plain.exclusive.len())
+            .filter(|&v| plain.exclusive[v] && !plain.down[v])
+            .count() as u64;
+        assert_eq!(
+            view.exclusive_with_room(),
+            with_room,
+            "{at}: exclusive with room"
+        );
         for (g, members) in sets.iter().enumerate() {
             assert_eq!(
                 view.tracked_set_free(g),
@@ -2135,6 +2175,7 @@ mod run_tests {
                 caps,
                 jobs: vec![0; n],
                 exclusive: vec![false; n],
+                down: vec![false; n],
             };
             let mut held: Vec<Allocation> = Vec::new();
             for step in 0..300 {
@@ -2151,9 +2192,11 @@ mod run_tests {
                         if state.is_down(v) {
                             state.set_up(v);
                             plain.apply(&down_allocation(state.cluster(), v), false);
+                            plain.down[v.index()] = false;
                         } else if plain.jobs[v.index()] == 0 {
                             state.set_down(v).unwrap();
                             plain.apply(&down_allocation(state.cluster(), v), true);
+                            plain.down[v.index()] = true;
                         }
                     }
                     _ => {

@@ -191,7 +191,7 @@ impl PlacementPolicy for FirstFit {
     fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
         request.arrangement == Arrangement::Free
             && request.sharing == Sharing::Shared
-            && view.exclusive_vnodes() == 0
+            && view.exclusive_with_room() == 0
             && request.is_plain()
             && single_ncpu_chunks(&request.chunks)
     }

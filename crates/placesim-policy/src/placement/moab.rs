@@ -615,7 +615,7 @@ impl MoabNodeSets {
 
     /// Whether `view` has everything free: a refusal there means "never".
     fn idle(&self, view: &Scratch<'_>) -> bool {
-        view.exclusive_vnodes() == 0
+        view.exclusive_with_room() == 0
             && self
                 .capacity
                 .iter()
