@@ -766,10 +766,7 @@ impl Runnable {
         if self.calendar_verdict[request_id] == 0 {
             let idle = idle_of(&mut self.idle_down, ctx.state, true);
             let view = Scratch::new(idle, &mut self.buf);
-            let request = ctx.workload.request_of(job);
-            let fits = placement.place(request, &view).is_some()
-                || (relaxation_of(placement, request).is_some()
-                    && place_on(placement, request, &view, true).is_some());
+            let fits = fits_idle(placement, ctx.workload.request_of(job), &view);
             self.calendar_verdict[request_id] = if fits { 1 } else { 2 };
         }
         self.calendar_verdict[request_id] == 1
@@ -788,10 +785,7 @@ impl Runnable {
         if self.verdict[request_id] == 0 {
             let empty = idle_of(&mut self.empty, ctx.state, false);
             let view = Scratch::new(empty, &mut self.buf);
-            let request = ctx.workload.request_of(job);
-            let fits = placement.place(request, &view).is_some()
-                || (relaxation_of(placement, request).is_some()
-                    && place_on(placement, request, &view, true).is_some());
+            let fits = fits_idle(placement, ctx.workload.request_of(job), &view);
             self.verdict[request_id] = if fits { 1 } else { 2 };
             if !fits {
                 self.never_reason
@@ -801,6 +795,14 @@ impl Runnable {
         }
         self.verdict[request_id] == 1
     }
+}
+
+/// Whether `request` can be placed on `idle`, a state with nothing running, with its
+/// relaxable constraint dropped if it must be: whether a job could ever run there.
+fn fits_idle(placement: &mut dyn PlacementPolicy, request: &Request, idle: &Scratch<'_>) -> bool {
+    placement.place(request, idle).is_some()
+        || (relaxation_of(placement, request).is_some()
+            && place_on(placement, request, idle, true).is_some())
 }
 
 /// The idle copy of `state` kept in `slot`: with nothing running and, when `keep_outages`,
