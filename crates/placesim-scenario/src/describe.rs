@@ -135,6 +135,36 @@ pub fn describe(s: &Scenario) -> String {
             },
         );
     }
+    if s.pbs.vnode_sharing != placesim_request::VnodeSharing::default() {
+        let name = placesim_request::VnodeSharing::NAMES
+            .iter()
+            .find(|(_, v)| *v == s.pbs.vnode_sharing)
+            .map_or("", |(n, _)| n);
+        let _ = writeln!(out, "vnode sharing: {name} on every vnode");
+    }
+    let defaults = std::iter::once(("server", &s.pbs.resources_default)).chain(
+        s.pbs
+            .queues
+            .iter()
+            .map(|q| (q.name.as_str(), &q.resources_default)),
+    );
+    for (whose, d) in defaults {
+        let mut said = Vec::new();
+        if let Some(w) = d.walltime_s {
+            said.push(format!("walltime {w} s (jobs that ask for none)"));
+        }
+        if let Some(place) = &d.place {
+            said.push(format!("place={place} (jobs that give none)"));
+        }
+        if !said.is_empty() {
+            let whose = if whose == "server" {
+                "server".to_owned()
+            } else {
+                format!("queue {whose}")
+            };
+            let _ = writeln!(out, "resources_default of the {whose}: {}", said.join(", "));
+        }
+    }
     let m = &s.metrics;
     let trim = |t: crate::Trim| match t {
         crate::Trim::None => "nothing".to_owned(),

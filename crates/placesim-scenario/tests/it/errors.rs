@@ -519,8 +519,19 @@ fn resources_default_takes_walltime_and_place() {
         "test.toml:5:31: key `pbs.resources_default.place`: `scatter:sometimes`: column 9: unknown place `sometimes`: expected free, pack, scatter, vscatter, excl, shared, exclhost or group=RES"
     );
     let s = crate::load_text(&format!(
-        "{BASE}[pbs]\nresources_default = {{ walltime = \"01:00:00\", place = \"scatter:excl\" }}\n"
+        "{BASE}[pbs]\nvnode_sharing = \"force_excl\"\n\
+         resources_default = {{ walltime = \"01:00:00\", place = \"scatter:excl\" }}\n\
+         [[pbs.queue]]\nname = \"q\"\nresources_default = {{ walltime = 600 }}\n"
     ))
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s.pbs.resources_default.walltime_s, Some(3600));
+    // `placesim check` says them.
+    let said = placesim_scenario::describe(&s);
+    for line in [
+        "vnode sharing: force_excl on every vnode\n",
+        "resources_default of the server: walltime 3600 s (jobs that ask for none), place=scatter:excl (jobs that give none)\n",
+        "resources_default of the queue q: walltime 600 s (jobs that ask for none)\n",
+    ] {
+        assert!(said.contains(line), "no `{line}` in\n{said}");
+    }
 }
