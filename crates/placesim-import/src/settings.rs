@@ -276,6 +276,43 @@ pub(crate) fn boolean(v: &str) -> Option<bool> {
     }
 }
 
+/// A qmgr attribute's boolean value, or the error naming it on `object` (`server`, `sched`,
+/// `sched sc1`) at its line.
+fn attr_bool(path: &Path, a: &Attr, object: &str) -> Result<bool, ImportError> {
+    let value = a.values.first().map_or("", String::as_str);
+    boolean(value).ok_or_else(|| {
+        at(
+            path,
+            a.line,
+            format!("{object} {} = `{value}`: expected True or False", a.key),
+        )
+    })
+}
+
+/// A sched_config option's boolean value, or the error naming it at its line.
+fn option_bool(path: &Path, o: &SchedOption) -> Result<bool, ImportError> {
+    boolean(&o.value).ok_or_else(|| {
+        at(
+            path,
+            o.line,
+            format!("option `{}`: `{}`: expected True or False", o.name, o.value),
+        )
+    })
+}
+
+/// Scheduler attributes that change no decision: its name and host, logs and switches.
+const SCHED_HOUSEKEEPING: [&str; 9] = [
+    "sched_host",
+    "sched_port",
+    "sched_priv",
+    "sched_log",
+    "pbs_version",
+    "state",
+    "scheduling",
+    "sched_cycle_length",
+    "log_events",
+];
+
 impl Site {
     /// A site with nothing read yet, scheduled by `scheduler`.
     pub(crate) fn empty(scheduler: Scheduler) -> Site {
@@ -621,7 +658,7 @@ impl Site {
                     if placesim_request::VnodeSharing::from_name(value).is_none() {
                         return Err(bad(
                             a,
-                            "one of default_shared, default_excl, default_exclhost, ignore_excl, force_excl, force_exclhost",
+                            &format!("one of {}", placesim_request::VnodeSharing::names()),
                         ));
                     }
                     v.sharing = Some((value.to_owned(), origin(path, a.line)));
@@ -763,15 +800,6 @@ impl Site {
     fn pbs_attr(&mut self, path: &Path, a: &Attr, object: &str) -> Result<(), ImportError> {
         let value = a.values.first().map_or("", String::as_str);
         let here = origin(path, a.line);
-        let bool_of = |v: &str| {
-            boolean(v).ok_or_else(|| {
-                at(
-                    path,
-                    a.line,
-                    format!("{object} {} = `{v}`: expected True or False", a.key),
-                )
-            })
-        };
         let count_of = |v: &str| {
             v.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
                 at(
@@ -786,7 +814,11 @@ impl Site {
         };
         match a.key.as_str() {
             "node_group_enable" | "do_not_span_psets" | "only_explicit_psets" => {
-                push(self, &a.key, toml::Value::Boolean(bool_of(value)?));
+                push(
+                    self,
+                    &a.key,
+                    toml::Value::Boolean(attr_bool(path, a, object)?),
+                );
             }
             "node_group_key" => push(self, "node_group_key", key_list(&a.values)),
             "backfill_depth" => push(
@@ -831,9 +863,7 @@ impl Site {
                     toml::Value::String("off".to_owned()),
                 );
             }
-            // The scheduler's name and host, logs and switches that change no decision.
-            "sched_host" | "sched_port" | "sched_priv" | "sched_log" | "pbs_version" | "state"
-            | "scheduling" | "sched_cycle_length" | "log_events" => {}
+            key if SCHED_HOUSEKEEPING.contains(&key) => {}
             key if object == "server" && is_default_chunk(key) => {
                 add_default_chunk(&mut self.pbs, key, value, here);
             }
@@ -874,13 +904,7 @@ impl Site {
             match a.key.as_str() {
                 "partition" => sched.partition = Some(value.to_owned()),
                 "do_not_span_psets" | "only_explicit_psets" => {
-                    let flag = boolean(value).ok_or_else(|| {
-                        at(
-                            path,
-                            a.line,
-                            format!("sched {} {} = `{value}`: expected True or False", s.name, a.key),
-                        )
-                    })?;
+                    let flag = attr_bool(path, a, &format!("sched {}", s.name))?;
                     set(&mut sched.settings, &a.key, toml::Value::Boolean(flag), here);
                 }
                 "scheduling" if boolean(value) == Some(false) => self.not_modelled(
@@ -888,8 +912,7 @@ impl Site {
                     here,
                     "a scheduler that is off starts no job; it is written as running, as it would be once turned on",
                 ),
-                "sched_host" | "sched_port" | "sched_priv" | "sched_log" | "pbs_version"
-                | "state" | "scheduling" | "sched_cycle_length" | "log_events" => {}
+                key if SCHED_HOUSEKEEPING.contains(&key) => {}
                 key => self.not_modelled(
                     format!("sched {} {key} = {value}", s.name),
                     here,
@@ -929,13 +952,7 @@ impl Site {
             let here = format!("sched_priv_{name}/{}", origin(path, o.line));
             match o.name.as_str() {
                 "strict_ordering" => {
-                    let flag = boolean(&o.value).ok_or_else(|| {
-                        at(
-                            path,
-                            o.line,
-                            format!("option `strict_ordering`: `{}`: expected True or False", o.value),
-                        )
-                    })?;
+                    let flag = option_bool(path, o)?;
                     set(
                         &mut self.scheds[k].settings,
                         "strict_ordering",
@@ -1031,18 +1048,9 @@ impl Site {
         let mut node_sort_key = Vec::new();
         for o in chosen {
             let here = origin(path, o.line);
-            let bool_of = |v: &str| {
-                boolean(v).ok_or_else(|| {
-                    at(
-                        path,
-                        o.line,
-                        format!("option `{}`: `{v}`: expected True or False", o.name),
-                    )
-                })
-            };
             let value = match o.name.as_str() {
                 "strict_ordering" | "by_queue" | "round_robin" | "fair_share" => {
-                    Some(toml::Value::Boolean(bool_of(&o.value)?))
+                    Some(toml::Value::Boolean(option_bool(path, o)?))
                 }
                 "job_sort_key" => {
                     job_sort_key.push((o.value.clone(), here.clone()));

@@ -34,6 +34,19 @@ impl VnodeSharing {
         ("force_exclhost", VnodeSharing::ForceExclHost),
     ];
 
+    /// Its name in PBS.
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, s)| *s == self)
+            .map_or("", |(n, _)| n)
+    }
+
+    /// Every name, joined by `, `: what a value that is none of them should have been.
+    pub fn names() -> String {
+        Self::NAMES.map(|(n, _)| n).join(", ")
+    }
+
     /// The value PBS names `name`.
     pub fn from_name(name: &str) -> Option<VnodeSharing> {
         Self::NAMES

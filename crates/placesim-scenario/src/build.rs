@@ -502,16 +502,12 @@ impl Cx<'_> {
             ));
         }
         placesim_request::VnodeSharing::from_name(given.get_ref()).ok_or_else(|| {
-            let names: Vec<&str> = placesim_request::VnodeSharing::NAMES
-                .iter()
-                .map(|(n, _)| *n)
-                .collect();
             self.at(
                 given,
                 key,
                 format!(
                     "expected one of {}, found `{}`",
-                    names.join(", "),
+                    placesim_request::VnodeSharing::names(),
                     given.get_ref()
                 ),
             )

@@ -136,10 +136,7 @@ pub fn describe(s: &Scenario) -> String {
         );
     }
     if s.pbs.vnode_sharing != placesim_request::VnodeSharing::default() {
-        let name = placesim_request::VnodeSharing::NAMES
-            .iter()
-            .find(|(_, v)| *v == s.pbs.vnode_sharing)
-            .map_or("", |(n, _)| n);
+        let name = s.pbs.vnode_sharing.name();
         let _ = writeln!(out, "vnode sharing: {name} on every vnode");
     }
     let defaults = std::iter::once(("server", &s.pbs.resources_default)).chain(
