@@ -456,13 +456,7 @@ fn requeues_lost_work_and_availability_reach_the_tables() {
         .iter()
         .collect();
     assert_eq!(requeues, [Some(1), Some(0), Some(0), Some(0)]);
-    let failed: Vec<Option<bool>> = jobs
-        .column("failed")
-        .unwrap()
-        .bool()
-        .unwrap()
-        .iter()
-        .collect();
+    let failed = bools(&jobs, "failed");
     assert_eq!(failed, [Some(false); 4]);
     let s = read("summary.parquet");
     let get_u64 = |name: &str| s.column(name).unwrap().u64().unwrap().get(0);
@@ -597,6 +591,17 @@ fn two_switches(names: [&str; 2]) -> (Cluster, placesim_core::ResourceId) {
             .unwrap();
     }
     (b.build().unwrap(), switch)
+}
+
+/// The booleans of column `name` of `df`.
+fn bools(df: &polars::prelude::DataFrame, name: &str) -> Vec<Option<bool>> {
+    df.column(name)
+        .unwrap()
+        .as_materialized_series()
+        .bool()
+        .unwrap()
+        .iter()
+        .collect()
 }
 
 /// The strings of column `name` of `df`.
@@ -814,13 +819,7 @@ fn kill_at_walltime_under_depth_two_by_hand() {
             [Some(50), Some(60), Some(70), Some(55)],
             "depth {depth}"
         );
-        let killed: Vec<Option<bool>> = df
-            .column("killed")
-            .unwrap()
-            .bool()
-            .unwrap()
-            .iter()
-            .collect();
+        let killed = bools(&df, "killed");
         assert_eq!(killed, [Some(true), Some(false), Some(false), Some(false)]);
         // J2's reservation at J1's estimated end; J3's at J2's estimated end, the last one
         // calendared (under depth 1 from 50, when J3 became the head).
@@ -1064,13 +1063,7 @@ fn reservations_reach_their_table_and_the_summary() {
     );
     // J1 (2 ncpus) fills R1 until 10; J3 (submitted at 1) starts then and is killed at 12.
     assert_eq!(strings("jobs"), ["1,3", ""]);
-    let exclusive: Vec<Option<bool>> = table
-        .column("exclusive")
-        .unwrap()
-        .bool()
-        .unwrap()
-        .iter()
-        .collect();
+    let exclusive = bools(&table, "exclusive");
     assert_eq!(exclusive, [Some(false), Some(true)]);
     let events = read("events.parquet");
     let texts: Vec<Option<&str>> = events
@@ -1151,13 +1144,7 @@ fn moab_reservations_list_the_jobs_their_acl_let_in() {
             .finish()
             .unwrap();
     assert_eq!(strings(&table, "acl"), [Some("USER==1".to_owned())]);
-    let exclusive: Vec<Option<bool>> = table
-        .column("exclusive")
-        .unwrap()
-        .bool()
-        .unwrap()
-        .iter()
-        .collect();
+    let exclusive = bools(&table, "exclusive");
     assert_eq!(exclusive, [Some(false)]);
     assert_eq!(strings(&table, "jobs"), [Some("1,2,4".to_owned())]);
     let jobs_run: Vec<Option<u64>> = table
