@@ -370,11 +370,8 @@ pub(crate) struct Runnable {
     buf: ScratchBuf,
     /// Per request id: 0 unknown, 1 can run, 2 never.
     verdict: Vec<u8>,
-    /// The cluster with nothing running and the vnodes down now still down: where releasing
-    /// every running job and reservation at its end leads a calendar.
-    idle_down: Option<ClusterState>,
-    /// Per request id, for the outages of `calendar_epoch`: 0 unknown, 1 fits `idle_down`,
-    /// 2 does not.
+    /// Per request id, for the outages of `calendar_epoch`: 0 unknown, 1 fits where the
+    /// calendar's walk ends (nothing running, the vnodes down now still down), 2 does not.
     calendar_verdict: Vec<u8>,
     /// The outage epoch `calendar_verdict` was found for.
     calendar_epoch: u64,
@@ -406,7 +403,8 @@ pub(crate) struct Runnable {
     anchor: Vec<Option<placesim_core::SimTime>>,
     /// The earliest anchored deadline still ahead, found in this pass: when to wake up.
     pub(crate) next_wakeup: Option<placesim_core::SimTime>,
-    /// For relaxation decisions: earliest starts with and without the constraint.
+    /// For relaxation decisions: earliest starts with and without the constraint; its idle
+    /// state (the vnodes down still down) is also where [`Self::calendarable`] places.
     calendar: Calendar,
     /// Behind the view a job is placed in when site reservations start within its window.
     window_buf: ScratchBuf,
@@ -764,7 +762,7 @@ impl Runnable {
         }
         let request_id = ctx.workload.job(job).request.index();
         if self.calendar_verdict[request_id] == 0 {
-            let idle = idle_of(&mut self.idle_down, ctx.state, true);
+            let idle = self.calendar.idle(ctx.state);
             let view = Scratch::new(idle, &mut self.buf);
             let fits = fits_idle(placement, ctx.workload.request_of(job), &view);
             self.calendar_verdict[request_id] = if fits { 1 } else { 2 };

@@ -83,6 +83,11 @@ impl Calendar {
         }
     }
 
+    /// Where the walk over `state` ends: nothing running, the vnodes down now still down.
+    pub(crate) fn idle(&mut self, state: &ClusterState) -> &ClusterState {
+        idle_of(&mut self.idle, state, true)
+    }
+
     /// Opens the calendar over `state`: the walk, and a shadow view for it to fill.
     pub(crate) fn open<'a>(&'a mut self, state: &'a ClusterState) -> (Walk<'a>, Scratch<'a>) {
         let idle = idle_of(&mut self.idle, state, true);
