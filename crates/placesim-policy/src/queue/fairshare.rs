@@ -44,35 +44,47 @@ impl UsageRate {
     }
 }
 
-/// A node of the tree: a group or an entity.
+/// A node of the tree: a group or an entity; what changes from cycle to cycle is its
+/// [`Tally`].
 #[derive(Debug, Clone, PartialEq)]
 struct Node {
     name: String,
-    parent: Option<usize>,
     children: Vec<usize>,
     shares: u64,
     /// Its shares over its siblings', in single precision as PBS keeps it.
     group_percentage: f32,
-    /// As PBS keeps it, in single precision.
-    tree_percentage: f32,
     /// Its usage factor (`calc_usage_factor`), at the start of the cycle.
     usage_factor: f32,
-    usage: f64,
-    temp_usage: f64,
 }
+
+/// What accrual and comparison read of a node, kept apart from the rest so that the
+/// per-cycle walks over many nodes touch little memory.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Tally {
+    usage: f64,
+    /// Usage with the requested usage of the jobs started or calendared in this cycle.
+    temp_usage: f64,
+    /// As PBS keeps it, in single precision.
+    tree_percentage: f32,
+    /// The parent, `NO_PARENT` for the root.
+    parent: u32,
+}
+
+const NO_PARENT: u32 = u32::MAX;
 
 /// The fairshare tree, as `sched_priv/resource_group` describes it, with the `unknown` group
 /// under the root.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FairshareTree {
     nodes: Vec<Node>,
+    tallies: Vec<Tally>,
     by_name: HashMap<String, usize>,
     /// Per node: the nodes from the root's child down to it, kept as nodes are added (a
     /// comparison walks two of them).
     paths: Vec<Box<[usize]>>,
     /// Nodes whose temporary usage may differ from their usage: what the next cycle resets,
     /// instead of every node.
-    touched: Vec<usize>,
+    touched: Vec<u32>,
 }
 
 const ROOT: usize = 0;
@@ -96,6 +108,7 @@ impl FairshareTree {
     pub fn parse(text: &str, unknown_shares: u64) -> Result<FairshareTree, TreeError> {
         let mut tree = FairshareTree {
             nodes: Vec::new(),
+            tallies: Vec::new(),
             by_name: HashMap::new(),
             paths: Vec::new(),
             touched: Vec::new(),
@@ -145,14 +158,16 @@ impl FairshareTree {
         let id = self.nodes.len();
         self.nodes.push(Node {
             name: name.to_owned(),
-            parent,
             children: Vec::new(),
             shares,
             group_percentage: 1.0,
-            tree_percentage: 1.0,
             usage_factor: 0.0,
+        });
+        self.tallies.push(Tally {
             usage: MIN_USAGE,
             temp_usage: MIN_USAGE,
+            tree_percentage: 1.0,
+            parent: parent.map_or(NO_PARENT, |p| p as u32),
         });
         let path: Box<[usize]> = match parent {
             Some(p) if p != ROOT => self.paths[p].iter().copied().chain([id]).collect(),
@@ -172,19 +187,19 @@ impl FairshareTree {
     /// siblings with no shares.
     fn percentages(&mut self) {
         let mut stack = vec![ROOT];
-        self.nodes[ROOT].tree_percentage = 1.0;
+        self.tallies[ROOT].tree_percentage = 1.0;
         while let Some(p) = stack.pop() {
             let children = self.nodes[p].children.clone();
             let total: u64 = children.iter().map(|&c| self.nodes[c].shares).sum();
-            let parent_percentage = self.nodes[p].tree_percentage;
+            let parent_percentage = self.tallies[p].tree_percentage;
             for c in children {
-                let node = &mut self.nodes[c];
+                let (node, tally) = (&mut self.nodes[c], &mut self.tallies[c]);
                 if total == 0 || parent_percentage == 0.0 {
                     node.group_percentage = 0.0;
-                    node.tree_percentage = 0.0;
+                    tally.tree_percentage = 0.0;
                 } else {
                     node.group_percentage = node.shares as f32 / total as f32;
-                    node.tree_percentage = node.group_percentage * parent_percentage;
+                    tally.tree_percentage = node.group_percentage * parent_percentage;
                 }
                 stack.push(c);
             }
@@ -204,20 +219,36 @@ impl FairshareTree {
 
     /// `node`'s share of the machine.
     pub fn tree_percentage(&self, node: usize) -> f32 {
-        self.nodes[node].tree_percentage
+        self.tallies[node].tree_percentage
     }
 
-    fn add_usage(&mut self, node: usize, amount: f64, temporary: bool) {
-        let mut at = Some(node);
-        while let Some(n) = at {
-            if temporary {
-                self.nodes[n].temp_usage += amount;
-            } else {
-                self.nodes[n].usage += amount;
-            }
-            self.touched.push(n);
-            at = self.nodes[n].parent;
+    /// Usage accrued by `node`'s entity, on its path up to the root. Temporary usage is
+    /// usage again at once: it is so at the start of every cycle, and accrual comes first.
+    fn add_usage(&mut self, node: usize, amount: f64) {
+        let mut n = node as u32;
+        while n != NO_PARENT {
+            let tally = &mut self.tallies[n as usize];
+            tally.usage += amount;
+            tally.temp_usage = tally.usage;
+            n = tally.parent;
         }
+    }
+
+    /// Requested usage of a job started or calendared in this cycle, on `node`'s path: it
+    /// counts until the next cycle.
+    fn add_temporary_usage(&mut self, node: usize, amount: f64) {
+        let mut n = node as u32;
+        while n != NO_PARENT {
+            self.tallies[n as usize].temp_usage += amount;
+            self.touched.push(n);
+            n = self.tallies[n as usize].parent;
+        }
+    }
+
+    /// The first node below the root on `node`'s path: two entities under different ones
+    /// compare there.
+    fn top(&self, node: usize) -> u32 {
+        self.paths[node].first().map_or(ROOT as u32, |&n| n as u32)
     }
 
     /// Which of two entities is more deserving (`compare_path`): along their paths from the
@@ -232,7 +263,7 @@ impl FairshareTree {
             if x == y {
                 continue;
             }
-            let (nx, ny) = (&self.nodes[x], &self.nodes[y]);
+            let (nx, ny) = (&self.tallies[x], &self.tallies[y]);
             match (nx.tree_percentage > 0.0, ny.tree_percentage > 0.0) {
                 (false, true) => return Ordering::Greater,
                 (true, false) => return Ordering::Less,
@@ -253,10 +284,10 @@ impl FairshareTree {
     /// whether any is still above it.
     fn decay(&mut self, factor: f64) -> bool {
         let mut above = false;
-        for node in &mut self.nodes {
-            node.usage = (node.usage * factor).max(MIN_USAGE);
-            node.temp_usage = node.usage;
-            above |= node.usage > MIN_USAGE;
+        for tally in &mut self.tallies {
+            tally.usage = (tally.usage * factor).max(MIN_USAGE);
+            tally.temp_usage = tally.usage;
+            above |= tally.usage > MIN_USAGE;
         }
         above
     }
@@ -265,16 +296,15 @@ impl FairshareTree {
     /// toward its parent's factor by its share among its siblings; the root's children keep
     /// their own share.
     fn usage_factors(&mut self) {
-        let root_usage = self.nodes[ROOT].usage;
+        let root_usage = self.tallies[ROOT].usage;
         // Nodes come after their parents (a parent is defined before its children, and
         // entities join later), so one walk in order sees every parent's factor first.
         for n in 1..self.nodes.len() {
-            let share = (self.nodes[n].usage / root_usage) as f32;
-            let factor = match self.nodes[n].parent {
-                Some(ROOT) | None => share,
-                Some(p) => {
-                    share + (self.nodes[p].usage_factor - share) * self.nodes[n].group_percentage
-                }
+            let share = (self.tallies[n].usage / root_usage) as f32;
+            let factor = match self.tallies[n].parent as usize {
+                ROOT => share,
+                p if p == NO_PARENT as usize => share,
+                p => share + (self.nodes[p].usage_factor - share) * self.nodes[n].group_percentage,
             };
             self.nodes[n].usage_factor = factor;
         }
@@ -283,7 +313,8 @@ impl FairshareTree {
     /// Temporary usage starts again from usage.
     fn reset_temporary(&mut self) {
         for n in self.touched.drain(..) {
-            self.nodes[n].temp_usage = self.nodes[n].usage;
+            let tally = &mut self.tallies[n as usize];
+            tally.temp_usage = tally.usage;
         }
     }
 }
@@ -311,12 +342,15 @@ pub struct FairshareSettings {
 pub struct Fairshare {
     settings: FairshareSettings,
     tree: FairshareTree,
-    /// Per job: its entity's node, once known.
-    node_of: Vec<Option<usize>>,
-    /// The jobs running at the end of the last cycle, with their usage then.
-    last_running: Vec<(JobId, f64)>,
-    /// The jobs running at a cycle's start, with their starts: kept to reuse its memory.
-    started_buf: Vec<(JobId, u64)>,
+    /// Per job, once its entity is known: the entity's node, the node below the root on its
+    /// path, and what the job accrues per second. Found once, as every cycle reads them.
+    known: Vec<KnownJob>,
+    /// The jobs running at the end of the last cycle, with what they had used then.
+    last_running: Vec<Accrual>,
+    /// Per job: the cycle at which it was last seen running, and its start then, so that
+    /// accrual finds whether a job of the last cycle still runs without a search.
+    seen_running: Vec<(u64, u64)>,
+    cycle: u64,
     last_decay: Option<u64>,
     /// Per node: its place among the entities of the jobs last ranked (equal entities share
     /// one), so that sorting jobs compares numbers, not paths.
@@ -326,15 +360,42 @@ pub struct Fairshare {
     in_ranking: Vec<bool>,
 }
 
+/// What fairshare keeps of a job whose entity it has found.
+#[derive(Debug, Clone, Copy)]
+struct KnownJob {
+    node: u32,
+    top: u32,
+    rate: f64,
+}
+
+/// A job not yet seen by [`Fairshare::node`].
+const UNSEEN: KnownJob = KnownJob {
+    node: u32::MAX,
+    top: u32::MAX,
+    rate: 0.0,
+};
+
+/// A job running at the end of a cycle.
+#[derive(Debug, Clone, Copy)]
+struct Accrual {
+    job: JobId,
+    /// Its entity's node; `u32::MAX` while not yet found.
+    node: u32,
+    rate: f64,
+    /// What it had used by then.
+    used: f64,
+}
+
 impl Fairshare {
     /// Fairshare with these settings, before any cycle.
     pub fn new(settings: FairshareSettings) -> Self {
         Fairshare {
             tree: settings.tree.clone(),
             settings,
-            node_of: Vec::new(),
+            known: Vec::new(),
             last_running: Vec::new(),
-            started_buf: Vec::new(),
+            seen_running: Vec::new(),
+            cycle: 0,
             last_decay: None,
             standing: Vec::new(),
             ranked: Vec::new(),
@@ -384,11 +445,12 @@ impl Fairshare {
 
     /// The node of `job`'s entity.
     pub fn node(&mut self, workload: &Workload, job: JobId) -> usize {
-        if self.node_of.len() != workload.jobs().len() {
-            self.node_of = vec![None; workload.jobs().len()];
+        if self.known.len() != workload.jobs().len() {
+            self.known = vec![UNSEEN; workload.jobs().len()];
         }
-        if let Some(n) = self.node_of[job.index()] {
-            return n;
+        let known = self.known[job.index()];
+        if known.node != UNSEEN.node {
+            return known.node as usize;
         }
         let j = workload.job(job);
         // SWF's "unknown" is -1: a job with no known entity is that entity.
@@ -404,18 +466,30 @@ impl Fairshare {
                 .unwrap_or_else(|| "-1".to_owned()),
         };
         let n = self.tree.entity(&name);
-        self.node_of[job.index()] = Some(n);
+        self.known[job.index()] = KnownJob {
+            node: n as u32,
+            top: self.tree.top(n),
+            rate: self.settings.usage.rate(workload, job),
+        };
         n
     }
 
     /// The node of `job`'s entity, found before by [`Self::node`] (the `unknown` group if it
     /// was not).
     pub(crate) fn known_node(&self, job: JobId) -> usize {
-        self.node_of
+        match self.known.get(job.index()) {
+            Some(k) if k.node != UNSEEN.node => k.node as usize,
+            _ => UNKNOWN,
+        }
+    }
+
+    /// The node below the root on the path of `job`'s entity (found before by
+    /// [`Self::node`]): the temporary usage a job adds changes only how the jobs under the
+    /// same one compare with others.
+    pub(crate) fn top_of(&self, job: JobId) -> u32 {
+        self.known
             .get(job.index())
-            .copied()
-            .flatten()
-            .unwrap_or(UNKNOWN)
+            .map_or(UNKNOWN as u32, |k| k.top)
     }
 
     /// The start of a cycle at `now` (`init_scheduling_cycle`): each job that ran at the end
@@ -429,25 +503,29 @@ impl Fairshare {
         now: u64,
         running: &[placesim_core::RunningJob],
     ) {
+        let n = workload.jobs().len();
+        if self.seen_running.len() != n {
+            self.seen_running = vec![(0, 0); n];
+        }
+        self.cycle += 1;
+        for r in running {
+            self.seen_running[r.job.index()] = (self.cycle, r.start.0);
+        }
         let last = std::mem::take(&mut self.last_running);
-        // Both lists are short: the running jobs sorted by job, to find each of the last ones.
-        let mut started = std::mem::take(&mut self.started_buf);
-        started.clear();
-        started.extend(running.iter().map(|r| (r.job, r.start.0)));
-        started.sort_unstable();
-        for &(job, used_then) in &last {
-            let Ok(i) = started.binary_search_by_key(&job, |&(j, _)| j) else {
+        for a in &last {
+            let (seen, start) = self.seen_running[a.job.index()];
+            if seen != self.cycle {
                 continue;
+            }
+            let used_now = a.rate * now.saturating_sub(start) as f64;
+            let delta = (used_now - a.used).max(0.0);
+            let node = match a.node {
+                u32::MAX => self.node(workload, a.job),
+                node => node as usize,
             };
-            let start = started[i].1;
-            let used_now =
-                self.settings.usage.rate(workload, job) * now.saturating_sub(start) as f64;
-            let delta = (used_now - used_then).max(0.0);
-            let node = self.node(workload, job);
-            self.tree.add_usage(node, delta, false);
+            self.tree.add_usage(node, delta);
         }
         self.last_running = last;
-        self.started_buf = started;
         let last_decay = *self.last_decay.get_or_insert(now);
         if let Some(period) = self.settings.decay_time_s.filter(|&p| p > 0) {
             let mut t = now;
@@ -477,40 +555,61 @@ impl Fairshare {
 
     /// The share of the machine of `job`'s entity (`fair_share_perc`), as the tree stands.
     pub fn percentage(&self, job: JobId) -> f32 {
-        self.tree.nodes[self.known_node(job)].tree_percentage
+        self.tree.tallies[self.known_node(job)].tree_percentage
     }
 
     /// The formula's fairshare terms of `job`'s entity: its share of the machine and its
     /// usage factor.
     pub fn terms(&self, job: JobId) -> (f64, f64) {
-        let node = &self.tree.nodes[self.known_node(job)];
+        let node = self.known_node(job);
         (
-            f64::from(node.tree_percentage),
-            f64::from(node.usage_factor),
+            f64::from(self.tree.tallies[node].tree_percentage),
+            f64::from(self.tree.nodes[node].usage_factor),
         )
     }
 
     /// A job started or was calendared as a top job in this cycle: its requested usage goes
-    /// to its entity's temporary usage (`update_usage_on_run`).
-    pub fn counted_in_cycle(&mut self, workload: &Workload, job: JobId) {
+    /// to its entity's temporary usage (`update_usage_on_run`). Whether any usage changed.
+    pub fn counted_in_cycle(&mut self, workload: &Workload, job: JobId) -> bool {
         if !self.settings.usage.requested {
-            return;
+            return false;
         }
-        let usage =
-            self.settings.usage.rate(workload, job) * workload.job(job).estimate.as_secs() as f64;
         let node = self.node(workload, job);
-        self.tree.add_usage(node, usage, true);
+        let usage = self.known[job.index()].rate * workload.job(job).estimate.as_secs() as f64;
+        self.tree.add_temporary_usage(node, usage);
+        true
     }
 
-    /// The end of a cycle at `now`: the jobs running then, with what they have used.
-    pub fn end_cycle(&mut self, workload: &Workload, now: u64, running: &[(JobId, u64)]) {
-        let rate = &self.settings.usage;
+    /// The end of a cycle at `now`: the jobs running then (those that ran before it, and
+    /// those it started), with what they have used. The entity of a job this scheduler
+    /// never queued (another's, under partitions) is found only if it still runs at the
+    /// next cycle, as it joins the tree only then.
+    pub fn end_cycle(
+        &mut self,
+        workload: &Workload,
+        now: u64,
+        running: &[placesim_core::RunningJob],
+        started: impl Iterator<Item = JobId>,
+    ) {
         self.last_running.clear();
-        self.last_running
-            .extend(running.iter().map(|&(job, start)| {
-                let used = rate.rate(workload, job) * now.saturating_sub(start) as f64;
-                (job, used)
-            }));
+        let jobs = running
+            .iter()
+            .map(|r| (r.job, r.start.0))
+            .chain(started.map(|job| (job, now)));
+        let rate_of = &self.settings.usage;
+        for (job, start) in jobs {
+            let (node, rate) = match self.known.get(job.index()) {
+                Some(k) if k.node != UNSEEN.node => (k.node, k.rate),
+                _ => (u32::MAX, rate_of.rate(workload, job)),
+            };
+            let used = rate * now.saturating_sub(start) as f64;
+            self.last_running.push(Accrual {
+                job,
+                node,
+                rate,
+                used,
+            });
+        }
     }
 }
 
@@ -553,9 +652,9 @@ mod tests {
             id(&tree, "u4"),
         );
         // u1: 10 over 0.15; u2: 200 over 0.15; g1: 211 over 0.6; u3 (and g2): 50 over 0.4.
-        tree.add_usage(u1, 9.0, false);
-        tree.add_usage(u2, 199.0, false);
-        tree.add_usage(u3, 49.0, false);
+        tree.add_usage(u1, 9.0);
+        tree.add_usage(u2, 199.0);
+        tree.add_usage(u3, 49.0);
         tree.reset_temporary();
         use std::cmp::Ordering::*;
         assert_eq!(tree.compare(u3, u1), Less);
@@ -563,7 +662,7 @@ mod tests {
         assert_eq!(tree.compare(u4, u1), Less);
         assert_eq!(tree.compare(u1, u2), Less);
         // Temporary usage counts, not usage: u1's job started this cycle turns it around.
-        tree.add_usage(u1, 1000.0, true);
+        tree.add_temporary_usage(u1, 1000.0);
         assert_eq!(tree.compare(u2, u1), Less);
         // An entity with no share loses to any with one; two without tie.
         let stranger = tree.entity("stranger");

@@ -494,14 +494,20 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 if !counted.contains(&job) {
                     continue;
                 }
-                fair.counted_in_cycle(ctx.workload, job);
+                if !fair.counted_in_cycle(ctx.workload, job) {
+                    continue;
+                }
                 // Most often the jobs after it are still in order: one comparison per pair
-                // tells, where sorting them again would take many.
+                // tells, where sorting them again would take many. They were in order before
+                // this job's usage counted, which changes only how the jobs under its top
+                // group compare with others: only pairs with such a job can be out of order.
+                let top = fair.top_of(job);
                 let still_sorted = !order.round_robin
                     && self.sorted[e + 1..].is_sorted_by(|&a, &b| {
-                        order
-                            .fair_cmp(ctx.workload, values, ranks, fair, a, b)
-                            .is_lt()
+                        (fair.top_of(a) != top && fair.top_of(b) != top)
+                            || order
+                                .fair_cmp(ctx.workload, values, ranks, fair, a, b)
+                                .is_lt()
                     });
                 if still_sorted {
                     continue;
@@ -736,14 +742,10 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             );
         }
         if let Some(fair) = &mut self.fair {
-            let mut running: Vec<(JobId, u64)> =
-                ctx.running.iter().map(|r| (r.job, r.start.0)).collect();
-            running.extend(
-                decisions[before..]
-                    .iter()
-                    .map(|Decision::Start { job, .. }| (*job, ctx.now.0)),
-            );
-            fair.end_cycle(ctx.workload, ctx.now.0, &running);
+            let started = decisions[before..]
+                .iter()
+                .map(|Decision::Start { job, .. }| *job);
+            fair.end_cycle(ctx.workload, ctx.now.0, ctx.running, started);
         }
         if self.order.formula.is_some() {
             // Each job's first value, and its value in the pass that starts it.
