@@ -152,7 +152,8 @@ impl JobOrder {
     /// Where `job`'s queue puts it, smaller first: by descending priority, then (unless
     /// queues of one priority take turns) queue by queue; nothing without `by_queue`.
     fn queue_key(&self, workload: &Workload, job: JobId) -> (i128, usize) {
-        if !(self.by_queue || self.round_robin) {
+        // With no queue listed, every job is in the default queue.
+        if !(self.by_queue || self.round_robin) || self.queue_priority.is_empty() {
             return (0, 0);
         }
         let (priority, position) = self.queue_of(workload, job);
@@ -512,12 +513,26 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 if still_sorted {
                     continue;
                 }
-                fair.rank_entities(ctx.workload, &self.sorted[e + 1..]);
-                let mut rest = self.sorted[e + 1..].to_vec();
-                rest.sort_by_cached_key(|&j| order.fair_key(ctx.workload, values, ranks, fair, j));
-                if order.round_robin {
+                let rest = if order.round_robin {
+                    fair.rank_entities(ctx.workload, &self.sorted[e + 1..]);
+                    let mut rest = self.sorted[e + 1..].to_vec();
+                    rest.sort_by_cached_key(|&j| {
+                        order.fair_key(ctx.workload, values, ranks, fair, j)
+                    });
                     order.take_turns(ctx.workload, &mut rest);
-                }
+                    rest
+                } else {
+                    // The jobs under other top groups are still in order among themselves:
+                    // only those under this job's move, so they are sorted and merged back.
+                    let (mut moved, stayed): (Vec<JobId>, Vec<JobId>) = self.sorted[e + 1..]
+                        .iter()
+                        .partition(|&&j| fair.top_of(j) == top);
+                    let cmp = |a: JobId, b: JobId| {
+                        order.fair_cmp(ctx.workload, values, ranks, fair, a, b)
+                    };
+                    moved.sort_unstable_by(|&a, &b| cmp(a, b));
+                    merge_sorted(&stayed, &moved, cmp)
+                };
                 if rest[..] != self.sorted[e + 1..] {
                     self.sorted.truncate(e + 1);
                     self.sorted.extend(rest);
@@ -573,24 +588,35 @@ fn keep_last_order(
         .filter(|j| !in_last[j.index()])
         .collect();
     fresh.sort_unstable_by(|&a, &b| cmp(a, b));
-    waiting.clear();
-    let (mut k, mut f) = (kept.iter().peekable(), fresh.iter().peekable());
-    while let (Some(&&a), Some(&&b)) = (k.peek(), f.peek()) {
-        if cmp(a, b).is_lt() {
-            waiting.push(a);
-            k.next();
-        } else {
-            waiting.push(b);
-            f.next();
-        }
-    }
-    waiting.extend(k);
-    waiting.extend(f);
+    *waiting = merge_sorted(&kept, &fresh, &cmp);
     if !kept_in_order {
         // Mostly in order still: the stable sort's runs make this close to linear.
         waiting.sort_by(|&a, &b| cmp(a, b));
     }
     true
+}
+
+/// Two lists, each sorted by `cmp`, merged into one so sorted (`a`'s job first between
+/// equals).
+fn merge_sorted(
+    a: &[JobId],
+    b: &[JobId],
+    cmp: impl Fn(JobId, JobId) -> std::cmp::Ordering,
+) -> Vec<JobId> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
+    while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
+        if cmp(x, y).is_le() {
+            out.push(x);
+            a.next();
+        } else {
+            out.push(y);
+            b.next();
+        }
+    }
+    out.extend(a);
+    out.extend(b);
+    out
 }
 
 impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
