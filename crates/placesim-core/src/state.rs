@@ -1510,7 +1510,12 @@ pub struct ScratchBuf {
     free_total: Vec<u64>,
     exclusive_vnodes: u64,
     tracked_set_free: Vec<u64>,
+    /// Per run limit, copied on write as rows are (a site may have a limit per user, many
+    /// more than a pass changes): its room here when `limit_stamp` is this generation's,
+    /// else the base's.
     limit_room: Vec<u64>,
+    limit_stamp: Vec<u32>,
+    limits_touched: Vec<u32>,
     /// The job being placed's affinity for the reserved vnodes it may use, by vnode; every
     /// other vnode is [`Affinity::Unreserved`] to it.
     affinity: Vec<(VnodeId, Affinity)>,
@@ -1562,18 +1567,24 @@ impl<'a> Scratch<'a> {
     /// Forgets every change: the view equals the real state again.
     pub fn reset(&mut self) {
         self.buf.generation = self.buf.generation.wrapping_add(1);
+        let n_limits = self.base.limit_room.len();
+        if self.buf.limit_stamp.len() != n_limits {
+            self.buf.limit_stamp = vec![0; n_limits];
+            self.buf.limit_room = vec![0; n_limits];
+        }
         if self.buf.generation == 0 {
             self.buf.stamp.fill(0);
+            self.buf.limit_stamp.fill(0);
             self.buf.generation = 1;
         }
         self.buf.touched.clear();
+        self.buf.limits_touched.clear();
         self.buf.eligible.copy_from(&self.base.eligible);
         self.buf.free_total.clone_from(&self.base.free_total);
         self.buf.exclusive_vnodes = self.base.exclusive_vnodes;
         self.buf
             .tracked_set_free
             .clone_from(&self.base.tracked_set_free);
-        self.buf.limit_room.clone_from(&self.base.limit_room);
         self.buf.affinity.clear();
     }
 
@@ -1641,7 +1652,14 @@ impl<'a> Scratch<'a> {
         self.buf
             .tracked_set_free
             .clone_from(&other.buf.tracked_set_free);
-        self.buf.limit_room.clone_from(&other.buf.limit_room);
+        for &l in &other.buf.limits_touched {
+            let l = l as usize;
+            self.buf.limit_stamp[l] = self.buf.generation;
+            self.buf.limit_room[l] = other.buf.limit_room[l];
+        }
+        self.buf
+            .limits_touched
+            .clone_from(&other.buf.limits_touched);
         self.buf.affinity.clone_from(&other.buf.affinity);
     }
 
@@ -1686,6 +1704,14 @@ impl<'a> Scratch<'a> {
                     buf.rows[i * w..(i + 1) * w]
                         .copy_from_slice(&self.base.rows[i * w..(i + 1) * w]);
                 }
+            }
+        }
+        for d in alloc.limit_draws.iter().flat_map(|d| d.iter()) {
+            let l = d.limit as usize;
+            if buf.limit_stamp[l] != buf.generation {
+                buf.limit_stamp[l] = buf.generation;
+                buf.limits_touched.push(d.limit);
+                buf.limit_room[l] = self.base.limit_room[l];
             }
         }
         let buf = &mut *self.buf;
@@ -1763,11 +1789,12 @@ impl StateView for Scratch<'_> {
     }
     #[inline]
     fn limit_room(&self, limit: u32) -> u64 {
-        self.buf
-            .limit_room
-            .get(limit as usize)
-            .copied()
-            .unwrap_or(0)
+        let l = limit as usize;
+        match self.buf.limit_stamp.get(l) {
+            Some(&stamp) if stamp == self.buf.generation => self.buf.limit_room[l],
+            Some(_) => self.base.limit_room[l],
+            None => 0,
+        }
     }
 }
 
