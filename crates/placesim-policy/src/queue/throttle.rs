@@ -109,6 +109,9 @@ pub struct Throttled<S> {
     of_job: Vec<Option<[u32; 4]>>,
     /// Per credential id: what its active jobs hold, per limit kind.
     usage: Vec<[u64; 3]>,
+    /// The credential ids the running jobs counted against at the last pass: the only ones
+    /// whose usage is not zero before the next.
+    held: Vec<u32>,
     /// Per job: the last violation it was told of, so that a reason is said once.
     told: Vec<Option<Violation>>,
     comments: Vec<(JobId, Arc<str>)>,
@@ -128,6 +131,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             credentials: Vec::new(),
             of_job: Vec::new(),
             usage: Vec::new(),
+            held: Vec::new(),
             told: Vec::new(),
             comments: Vec::new(),
             estimates: Vec::new(),
@@ -230,15 +234,18 @@ impl<S: SchedulingPolicy> Throttled<S> {
         self.inner.comment_superseded(job);
     }
 
-    /// Walks `part` in order, counting in `usage` the jobs the pass `started`: the first job
-    /// it started or `reserved` that is over a limit at `level` with the jobs before it
-    /// counted, and why (the jobs before it are counted in `usage` then).
+    /// Walks `part` in order, counting in `usage` the jobs the pass `started` (each entry's
+    /// value before pushed on `undo`): the first job it started or `reserved` that is over a
+    /// limit at `level` with the jobs before it counted, and why (the jobs before it are
+    /// counted in `usage` then).
+    #[allow(clippy::too_many_arguments)]
     fn first_over(
         &self,
         workload: &Workload,
         part: &[JobId],
         level: Level,
         usage: &mut [[u64; 3]],
+        undo: &mut Vec<(u32, [u64; 3])>,
         started: &[JobId],
         reserved: &[JobId],
     ) -> Option<(usize, Violation)> {
@@ -254,6 +261,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
                     usage,
                     self.of_job[j.index()].unwrap_or([NONE; 4]),
                     draw_of(workload, j),
+                    Some(undo),
                 );
             }
         }
@@ -262,15 +270,17 @@ impl<S: SchedulingPolicy> Throttled<S> {
 
     /// What each credential's active jobs hold at the start of the pass.
     fn usage_at_start(&mut self, ctx: &SchedContext<'_>) {
-        for u in &mut self.usage {
-            *u = [0; 3];
+        // Most credentials have nothing running: only those that had are cleared.
+        for id in self.held.drain(..) {
+            self.usage[id as usize] = [0; 3];
         }
         for r in ctx.running {
             let ids = self.credentials_of(ctx.workload, r.job);
             let ncpus = ctx.workload.ncpus_of(r.job);
             let left_s = r.estimated_end.as_secs().saturating_sub(ctx.now.as_secs());
             let held = [1, ncpus, ncpus.saturating_mul(left_s)];
-            add(&mut self.usage, ids, held);
+            add(&mut self.usage, ids, held, None);
+            self.held.extend(ids.into_iter().filter(|&id| id != NONE));
         }
     }
 }
@@ -285,8 +295,16 @@ fn draw_of(workload: &Workload, job: JobId) -> [u64; 3] {
     ]
 }
 
-fn add(usage: &mut [[u64; 3]], ids: [u32; 4], amounts: [u64; 3]) {
+fn add(
+    usage: &mut [[u64; 3]],
+    ids: [u32; 4],
+    amounts: [u64; 3],
+    mut undo: Option<&mut Vec<(u32, [u64; 3])>>,
+) {
     for id in ids.into_iter().filter(|&id| id != NONE) {
+        if let Some(undo) = undo.as_deref_mut() {
+            undo.push((id, usage[id as usize]));
+        }
         let u = &mut usage[id as usize];
         for k in 0..3 {
             u[k] = u[k].saturating_add(amounts[k]);
@@ -317,18 +335,21 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         self.usage_at_start(ctx);
         // Taken out for the pass (the checks below borrow `self` while reading it), and put
         // back at the end, so that its memory serves the next pass.
-        let start_usage = std::mem::take(&mut self.usage);
+        let mut usage = std::mem::take(&mut self.usage);
+        // What a trial's starts changed in `usage`, to take back before the next: cheaper
+        // than a copy per trial when there are many credentials.
+        let mut undo: Vec<(u32, [u64; 3])> = Vec::new();
         let mut soft: Vec<JobId> = Vec::with_capacity(ctx.queue.len());
         let mut hard: Vec<JobId> = Vec::new();
         for &j in ctx.queue {
-            match self.violation(ctx.workload, j, &start_usage, Level::Soft) {
+            match self.violation(ctx.workload, j, &usage, Level::Soft) {
                 None => {
                     // Within its limits again: a later violation is news.
                     self.told[j.index()] = None;
                     soft.push(j);
                 }
                 Some(v) => {
-                    match self.violation(ctx.workload, j, &start_usage, Level::Hard) {
+                    match self.violation(ctx.workload, j, &usage, Level::Hard) {
                         None => hard.push(j),
                         Some(h) => {
                             self.tell(ctx.workload, j, h);
@@ -361,7 +382,9 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             );
             let started: Vec<JobId> = run.iter().map(|Decision::Start { job, .. }| *job).collect();
             let reserved: Vec<JobId> = self.estimates.iter().map(|e| e.job).collect();
-            let mut usage = start_usage.clone();
+            for (id, before) in undo.drain(..).rev() {
+                usage[id as usize] = before;
+            }
             let mut changed = false;
             // The soft part: a job over its soft limit now goes to the hard part, with every
             // later one over it already.
@@ -370,6 +393,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                 &soft,
                 Level::Soft,
                 &mut usage,
+                &mut undo,
                 &started,
                 &reserved,
             ) {
@@ -398,6 +422,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                     &hard,
                     Level::Hard,
                     &mut usage,
+                    &mut undo,
                     &started,
                     &reserved,
                 ) {
@@ -417,7 +442,10 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             untouched = false;
             super::drop_trial(&mut self.inner, &mut discarded);
         }
-        self.usage = start_usage;
+        for (id, before) in undo.drain(..).rev() {
+            usage[id as usize] = before;
+        }
+        self.usage = usage;
         self.last_untouched = untouched;
         decisions.append(&mut run);
     }
