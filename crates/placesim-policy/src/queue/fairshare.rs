@@ -443,6 +443,19 @@ impl Fairshare {
         self.standing[self.known_node(job)]
     }
 
+    /// Finds the entity of each of `jobs` not seen before ([`Self::node`]): a pass sees
+    /// every waiting job, almost all of them seen at the passes before.
+    pub(crate) fn find_nodes(&mut self, workload: &Workload, jobs: &[JobId]) {
+        if self.known.len() != workload.jobs().len() {
+            self.known = vec![UNSEEN; workload.jobs().len()];
+        }
+        for &job in jobs {
+            if self.known[job.index()].node == UNSEEN.node {
+                self.node(workload, job);
+            }
+        }
+    }
+
     /// The node of `job`'s entity.
     pub fn node(&mut self, workload: &Workload, job: JobId) -> usize {
         if self.known.len() != workload.jobs().len() {

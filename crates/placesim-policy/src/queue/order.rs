@@ -320,6 +320,10 @@ pub struct Ordered<S> {
     in_last: Vec<bool>,
     /// Per job: whether it is in this pass's order (set and cleared within the pass).
     queued: Vec<bool>,
+    /// Lists a pass builds and drops, kept so that their memory serves every pass: the
+    /// jobs a fairshare pass counted, and two lists of jobs for ordering.
+    counted: Vec<JobId>,
+    spare: [Vec<JobId>; 2],
 }
 
 /// What a formula's terms read at a pass besides the job: the time, and the fairshare
@@ -373,6 +377,8 @@ impl<S: SchedulingPolicy> Ordered<S> {
             last_sorted: Vec::new(),
             in_last: Vec::new(),
             queued: Vec::new(),
+            counted: Vec::new(),
+            spare: [Vec::new(), Vec::new()],
             moab_fair: order
                 .moab_fairshare
                 .as_ref()
@@ -450,7 +456,7 @@ impl<S: SchedulingPolicy> Ordered<S> {
             self.queued = vec![false; n];
             self.last_sorted.clear();
         }
-        let (in_last, queued) = (&self.in_last, &mut self.queued);
+        let (in_last, queued, counted) = (&self.in_last, &mut self.queued, &mut self.counted);
         for &j in &self.sorted {
             queued[j.index()] = true;
         }
@@ -483,11 +489,12 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 &mut run,
                 &mut self.estimates,
             );
-            let counted: Vec<JobId> = run
-                .iter()
-                .map(|Decision::Start { job, .. }| *job)
-                .chain(self.estimates.iter().map(|e| e.job))
-                .collect();
+            counted.clear();
+            counted.extend(
+                run.iter()
+                    .map(|Decision::Start { job, .. }| *job)
+                    .chain(self.estimates.iter().map(|e| e.job)),
+            );
             let mut again = None;
             for e in fixed..self.sorted.len() {
                 let job = self.sorted[e];
@@ -524,14 +531,24 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 } else {
                     // The jobs under other top groups are still in order among themselves:
                     // only those under this job's move, so they are sorted and merged back.
-                    let (mut moved, stayed): (Vec<JobId>, Vec<JobId>) = self.sorted[e + 1..]
-                        .iter()
-                        .partition(|&&j| fair.top_of(j) == top);
+                    let [moved, stayed] = &mut self.spare;
+                    moved.clear();
+                    stayed.clear();
+                    for &j in &self.sorted[e + 1..] {
+                        if fair.top_of(j) == top {
+                            moved.push(j);
+                        } else {
+                            stayed.push(j);
+                        }
+                    }
                     let cmp = |a: JobId, b: JobId| {
                         order.fair_cmp(ctx.workload, values, ranks, fair, a, b)
                     };
-                    moved.sort_unstable_by(|&a, &b| cmp(a, b));
-                    merge_sorted(&stayed, &moved, cmp)
+                    // They were in order before, and often still are: the stable sort
+                    // finds that in one comparison per pair (the order is total, so the
+                    // result is the unstable sort's).
+                    moved.sort_by(|&a, &b| cmp(a, b));
+                    merge_sorted(stayed, moved, cmp)
                 };
                 if rest[..] != self.sorted[e + 1..] {
                     self.sorted.truncate(e + 1);
@@ -558,17 +575,18 @@ impl<S: SchedulingPolicy> Ordered<S> {
 }
 
 /// Sorts `waiting` by `cmp` (a strict total order, so the result is the one sorted order)
-/// starting from the order of the last pass: the jobs of `last` that still wait (`in_last`
-/// marks `last`'s jobs; `marks` is all false, and is left so), with the jobs new since
-/// merged in. When the old jobs are still in order, one comparison per pair tells and the
-/// merge is the answer; otherwise the merged list, mostly in order, is sorted again, which
-/// the stable sort's runs make close to linear. Returns false, leaving `waiting` as it was,
-/// only when the marks do not cover the jobs (the first pass).
+/// from the order of the last pass, when that order still holds: the jobs of `last` that
+/// still wait (`in_last` marks `last`'s jobs; `marks` is all false, and is left so) are
+/// checked with one comparison per pair, and the jobs new since are merged in. Returns
+/// false, leaving `waiting` as it was, when the old jobs are out of order now, or the marks
+/// do not cover the jobs (the first pass): sorting by keys then costs fewer comparisons of
+/// paths than sorting by `cmp`.
 fn keep_last_order(
     waiting: &mut Vec<JobId>,
     last: &[JobId],
     in_last: &[bool],
     marks: &mut [bool],
+    [kept, fresh]: &mut [Vec<JobId>; 2],
     cmp: impl Fn(JobId, JobId) -> std::cmp::Ordering,
 ) -> bool {
     if in_last.len() != marks.len() || waiting.iter().any(|j| j.index() >= marks.len()) {
@@ -577,22 +595,18 @@ fn keep_last_order(
     for &j in waiting.iter() {
         marks[j.index()] = true;
     }
-    let kept: Vec<JobId> = last.iter().copied().filter(|j| marks[j.index()]).collect();
+    kept.clear();
+    kept.extend(last.iter().copied().filter(|j| marks[j.index()]));
     for &j in waiting.iter() {
         marks[j.index()] = false;
     }
-    let kept_in_order = kept.is_sorted_by(|&a, &b| cmp(a, b).is_lt());
-    let mut fresh: Vec<JobId> = waiting
-        .iter()
-        .copied()
-        .filter(|j| !in_last[j.index()])
-        .collect();
-    fresh.sort_unstable_by(|&a, &b| cmp(a, b));
-    *waiting = merge_sorted(&kept, &fresh, &cmp);
-    if !kept_in_order {
-        // Mostly in order still: the stable sort's runs make this close to linear.
-        waiting.sort_by(|&a, &b| cmp(a, b));
+    if !kept.is_sorted_by(|&a, &b| cmp(a, b).is_lt()) {
+        return false;
     }
+    fresh.clear();
+    fresh.extend(waiting.iter().copied().filter(|j| !in_last[j.index()]));
+    fresh.sort_unstable_by(|&a, &b| cmp(a, b));
+    merge_into(waiting, kept, fresh, &cmp);
     true
 }
 
@@ -604,6 +618,18 @@ fn merge_sorted(
     cmp: impl Fn(JobId, JobId) -> std::cmp::Ordering,
 ) -> Vec<JobId> {
     let mut out = Vec::with_capacity(a.len() + b.len());
+    merge_into(&mut out, a, b, cmp);
+    out
+}
+
+/// [`merge_sorted`] into `out`, which is cleared first (its memory serves again).
+fn merge_into(
+    out: &mut Vec<JobId>,
+    a: &[JobId],
+    b: &[JobId],
+    cmp: impl Fn(JobId, JobId) -> std::cmp::Ordering,
+) {
+    out.clear();
     let (mut a, mut b) = (a.iter().peekable(), b.iter().peekable());
     while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
         if cmp(x, y).is_le() {
@@ -616,7 +642,6 @@ fn merge_sorted(
     }
     out.extend(a);
     out.extend(b);
-    out
 }
 
 impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
@@ -640,9 +665,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             if order.formula.as_ref().is_some_and(|f| f.uses_fairshare()) {
                 fair.compute_usage_factors();
             }
-            for &j in ctx.queue {
-                fair.node(ctx.workload, j);
-            }
+            fair.find_nodes(ctx.workload, ctx.queue);
         }
         if let Some(moab) = &mut self.moab_fair {
             moab.update(ctx.workload, ctx.now.0, ctx.running);
@@ -699,6 +722,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                     &self.last_sorted,
                     &self.in_last,
                     &mut self.queued,
+                    &mut self.spare,
                     |a, b| order.fair_cmp(ctx.workload, values, ranks, fair, a, b),
                 );
             if !kept {
