@@ -81,6 +81,13 @@ impl JobOrder {
             && ((!self.by_queue && !self.round_robin) || self.queue_priority.is_empty())
     }
 
+    /// Whether jobs differ in [`Self::fair_key`] only by their entity's standing and their
+    /// rank: no queue to group by and no formula's values.
+    fn only_standing_and_rank(&self, values: &[f64]) -> bool {
+        values.is_empty()
+            && ((!self.by_queue && !self.round_robin) || self.queue_priority.is_empty())
+    }
+
     /// A job's queue as the order sees it: (priority, position among the queues).
     fn queue_of(&self, workload: &Workload, job: JobId) -> (i64, usize) {
         match workload.request_of(job).queue.map(|q| q as usize) {
@@ -235,6 +242,13 @@ impl JobOrder {
         a: JobId,
         b: JobId,
     ) -> std::cmp::Ordering {
+        // Most orders under fairshare have neither queues nor a formula: every pass compares
+        // jobs many times, so those parts are skipped when they would tie anyway.
+        if self.only_standing_and_rank(values) {
+            return fair
+                .compare_jobs(a, b)
+                .then(ranks[a.index()].cmp(&ranks[b.index()]));
+        }
         self.queue_key(workload, a)
             .cmp(&self.queue_key(workload, b))
             .then_with(|| match (values.get(a.index()), values.get(b.index())) {
@@ -495,13 +509,21 @@ impl<S: SchedulingPolicy> Ordered<S> {
                     .map(|Decision::Start { job, .. }| *job)
                     .chain(self.estimates.iter().map(|e| e.job)),
             );
+            // Marked, to be found in one walk of the order, which ends at the last of them.
+            for &j in counted.iter() {
+                queued[j.index()] = true;
+            }
+            let mut left = counted.len();
             let mut again = None;
             for e in fixed..self.sorted.len() {
+                if left == 0 {
+                    break;
+                }
                 let job = self.sorted[e];
-                // Few jobs start or are calendared in a pass: a scan is cheaper than a set.
-                if !counted.contains(&job) {
+                if !queued[job.index()] {
                     continue;
                 }
+                left -= 1;
                 if !fair.counted_in_cycle(ctx.workload, job) {
                     continue;
                 }
@@ -556,6 +578,9 @@ impl<S: SchedulingPolicy> Ordered<S> {
                     again = Some(e + 1);
                     break;
                 }
+            }
+            for &j in counted.iter() {
+                queued[j.index()] = false;
             }
             let Some(now_fixed) = again else {
                 break;
@@ -728,8 +753,17 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             if !kept {
                 fair.rank_entities(ctx.workload, &self.sorted);
                 let fair = &*fair;
-                self.sorted
-                    .sort_by_cached_key(|&j| order.fair_key(ctx.workload, values, ranks, fair, j));
+                if order.only_standing_and_rank(values) {
+                    // The key's other parts are the same for every job: two numbers in one
+                    // compare faster than the whole key.
+                    self.sorted.sort_by_cached_key(|&j| {
+                        u64::from(fair.standing(j)) << 32 | u64::from(ranks[j.index()])
+                    });
+                } else {
+                    self.sorted.sort_by_cached_key(|&j| {
+                        order.fair_key(ctx.workload, values, ranks, fair, j)
+                    });
+                }
             }
             0
         } else if dynamic.is_some() || order.keys_read_tree() {
