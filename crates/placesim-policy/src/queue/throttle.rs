@@ -119,7 +119,18 @@ pub struct Throttled<S> {
     /// Whether the last pass left every job where the discipline alone would have had it, so
     /// that the discipline's shortcuts for the next pass hold.
     last_untouched: bool,
+    /// Whether the last pass ran the discipline more than once.
+    last_reran: bool,
+    /// The queue the discipline's pass that stood was given at the last pass.
+    last_queue: Vec<JobId>,
+    /// Per job, within a pass: [`WAITING`] or [`WAITING_BEFORE`] for a waiting job, else 0.
+    marks: Vec<u8>,
 }
+
+/// A waiting job that may have arrived since the last pass.
+const WAITING: u8 = 1;
+/// A waiting job that was in the queue when the last pass ended.
+const WAITING_BEFORE: u8 = 2;
 
 impl<S: SchedulingPolicy> Throttled<S> {
     /// `inner`, under `settings`.
@@ -136,6 +147,9 @@ impl<S: SchedulingPolicy> Throttled<S> {
             comments: Vec::new(),
             estimates: Vec::new(),
             last_untouched: false,
+            last_reran: false,
+            last_queue: Vec::new(),
+            marks: Vec::new(),
         }
     }
 
@@ -268,6 +282,38 @@ impl<S: SchedulingPolicy> Throttled<S> {
         None
     }
 
+    /// How many jobs at the head of `queue` (the pass's first queue) the discipline saw last
+    /// time, in the same order, as the first of its queue then that still wait, with every
+    /// later job new since (as far as `ctx` tells); `None` otherwise. Its conclusions about
+    /// those jobs then hold as they would with no limits, so its shortcuts may be taken.
+    fn seen_before(&mut self, ctx: &SchedContext<'_>, queue: &[JobId]) -> Option<usize> {
+        let n = ctx.workload.jobs().len();
+        if self.marks.len() != n {
+            self.marks = vec![0; n];
+        }
+        let before = ctx.fresh_from.min(ctx.queue.len());
+        for (i, &j) in ctx.queue.iter().enumerate() {
+            self.marks[j.index()] = if i < before { WAITING_BEFORE } else { WAITING };
+        }
+        let marks = &self.marks;
+        let mut seen = 0;
+        let mut same = true;
+        for &j in self.last_queue.iter().filter(|j| marks[j.index()] != 0) {
+            if queue.get(seen) != Some(&j) || marks[j.index()] != WAITING_BEFORE {
+                same = false;
+                break;
+            }
+            seen += 1;
+        }
+        let later_new = queue[seen.min(queue.len())..]
+            .iter()
+            .all(|j| marks[j.index()] != WAITING_BEFORE);
+        for &j in ctx.queue {
+            self.marks[j.index()] = 0;
+        }
+        (same && later_new).then_some(seen)
+    }
+
     /// What each credential's active jobs hold at the start of the pass.
     fn usage_at_start(&mut self, ctx: &SchedContext<'_>) {
         // Most credentials have nothing running: only those that had are cleared.
@@ -330,7 +376,10 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             self.told = vec![None; n];
         }
         for &j in ctx.queue {
-            self.credentials_of(ctx.workload, j);
+            // Found once per job; a pass sees every waiting job.
+            if self.of_job[j.index()].is_none() {
+                self.credentials_of(ctx.workload, j);
+            }
         }
         self.usage_at_start(ctx);
         // Taken out for the pass (the checks below borrow `self` while reading it), and put
@@ -361,14 +410,24 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             }
         }
         let mut untouched = hard.is_empty() && soft.len() == ctx.queue.len();
-        let mut shortcuts = (untouched && self.last_untouched)
-            .then_some((ctx.fresh_from, ctx.freed_since_last_pass));
+        let mut queue: Vec<JobId> = Vec::with_capacity(ctx.queue.len());
+        queue.extend(soft.iter().chain(&hard));
+        // The discipline's shortcuts hold when it is given what it would have been given with
+        // no limits since its last pass, or the queue it saw then, as it stands now.
+        let mut shortcuts = if untouched && self.last_untouched {
+            Some((ctx.fresh_from, ctx.freed_since_last_pass))
+        } else if self.last_reran {
+            None
+        } else {
+            self.seen_before(ctx, &queue)
+                .map(|seen| (seen, ctx.freed_since_last_pass))
+        };
+        let mut reran = false;
         // Each job's place in the queue, to keep the hard part in order: made the first time
         // a job moves there during the pass, which most passes never do.
         let mut position: Option<HashMap<JobId, usize>> = None;
         let mut run: Vec<Decision> = Vec::new();
         let mut discarded = Vec::new();
-        let mut queue: Vec<JobId> = Vec::with_capacity(ctx.queue.len());
         loop {
             queue.clear();
             queue.extend(soft.iter().chain(&hard));
@@ -440,6 +499,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                 break;
             }
             untouched = false;
+            reran = true;
             super::drop_trial(&mut self.inner, &mut discarded);
         }
         for (id, before) in undo.drain(..).rev() {
@@ -447,6 +507,8 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         }
         self.usage = usage;
         self.last_untouched = untouched;
+        self.last_reran = reran;
+        self.last_queue = queue;
         decisions.append(&mut run);
     }
 
