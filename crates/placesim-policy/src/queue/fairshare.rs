@@ -446,11 +446,11 @@ impl Fairshare {
     /// Finds the entity of each of `jobs` not seen before ([`Self::node`]): a pass sees
     /// every waiting job, almost all of them seen at the passes before.
     pub(crate) fn find_nodes(&mut self, workload: &Workload, jobs: &[JobId]) {
-        if self.known.len() != workload.jobs().len() {
-            self.known = vec![UNSEEN; workload.jobs().len()];
-        }
         for &job in jobs {
-            if self.known[job.index()].node == UNSEEN.node {
+            // `node` makes the table for this workload the first time.
+            let seen = self.known.len() == workload.jobs().len()
+                && self.known[job.index()].node != UNSEEN.node;
+            if !seen {
                 self.node(workload, job);
             }
         }

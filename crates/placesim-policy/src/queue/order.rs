@@ -78,14 +78,19 @@ impl JobOrder {
         self.keys.is_empty()
             && self.formula.is_none()
             && !self.by_fairshare
-            && ((!self.by_queue && !self.round_robin) || self.queue_priority.is_empty())
+            && !self.groups_by_queue()
+    }
+
+    /// Whether jobs are grouped by queue (`by_queue` or `round_robin`, with queues listed):
+    /// with no queue listed, every job is in the default queue.
+    fn groups_by_queue(&self) -> bool {
+        (self.by_queue || self.round_robin) && !self.queue_priority.is_empty()
     }
 
     /// Whether jobs differ in [`Self::fair_key`] only by their entity's standing and their
     /// rank: no queue to group by and no formula's values.
     fn only_standing_and_rank(&self, values: &[f64]) -> bool {
-        values.is_empty()
-            && ((!self.by_queue && !self.round_robin) || self.queue_priority.is_empty())
+        values.is_empty() && !self.groups_by_queue()
     }
 
     /// A job's queue as the order sees it: (priority, position among the queues).
@@ -159,8 +164,7 @@ impl JobOrder {
     /// Where `job`'s queue puts it, smaller first: by descending priority, then (unless
     /// queues of one priority take turns) queue by queue; nothing without `by_queue`.
     fn queue_key(&self, workload: &Workload, job: JobId) -> (i128, usize) {
-        // With no queue listed, every job is in the default queue.
-        if !(self.by_queue || self.round_robin) || self.queue_priority.is_empty() {
+        if !self.groups_by_queue() {
             return (0, 0);
         }
         let (priority, position) = self.queue_of(workload, job);
@@ -332,7 +336,8 @@ pub struct Ordered<S> {
     /// Under fairshare: the order the last pass stood on, and per job whether it is in it.
     last_sorted: Vec<JobId>,
     in_last: Vec<bool>,
-    /// Per job: whether it is in this pass's order (set and cleared within the pass).
+    /// Per job, set and cleared within a pass: whether it is in this pass's order, then,
+    /// within each run of a fairshare pass, whether that run started or calendared it.
     queued: Vec<bool>,
     /// Lists a pass builds and drops, kept so that their memory serves every pass: the
     /// jobs a fairshare pass counted, and two lists of jobs for ordering.

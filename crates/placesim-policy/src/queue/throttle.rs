@@ -341,6 +341,13 @@ fn draw_of(workload: &Workload, job: JobId) -> [u64; 3] {
     ]
 }
 
+/// Restores what [`add`] logged in `undo` (emptied), latest first.
+fn take_back(usage: &mut [[u64; 3]], undo: &mut Vec<(u32, [u64; 3])>) {
+    for (id, before) in undo.drain(..).rev() {
+        usage[id as usize] = before;
+    }
+}
+
 fn add(
     usage: &mut [[u64; 3]],
     ids: [u32; 4],
@@ -441,9 +448,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             );
             let started: Vec<JobId> = run.iter().map(|Decision::Start { job, .. }| *job).collect();
             let reserved: Vec<JobId> = self.estimates.iter().map(|e| e.job).collect();
-            for (id, before) in undo.drain(..).rev() {
-                usage[id as usize] = before;
-            }
+            take_back(&mut usage, &mut undo);
             let mut changed = false;
             // The soft part: a job over its soft limit now goes to the hard part, with every
             // later one over it already.
@@ -502,9 +507,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             reran = true;
             super::drop_trial(&mut self.inner, &mut discarded);
         }
-        for (id, before) in undo.drain(..).rev() {
-            usage[id as usize] = before;
-        }
+        take_back(&mut usage, &mut undo);
         self.usage = usage;
         self.last_untouched = untouched;
         self.last_reran = reran;
