@@ -5,15 +5,19 @@
 //! each allocation as runs of such vnodes costs a few words per job instead of one entry per
 //! vnode, and the text is made only when its row group is written.
 
+use crate::strings::StringColumn;
 use placesim_core::{Allocation, Cluster, ResourceKind, VnodeId};
+use polars::prelude::{Column, PolarsResult};
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// What the text needs from the cluster: vnode names, and the consumables' names and kinds in
 /// the order allocations list their amounts.
 #[derive(Debug, Clone)]
 pub(crate) struct ExecNames {
-    vnodes: Vec<String>,
+    /// Each vnode's chunk as far as its amounts: `(name`.
+    chunk_starts: Vec<String>,
     consumables: Vec<(String, ResourceKind)>,
 }
 
@@ -21,8 +25,8 @@ impl ExecNames {
     pub(crate) fn of(cluster: &Cluster) -> ExecNames {
         let defs = cluster.resources();
         ExecNames {
-            vnodes: (0..cluster.n_vnodes())
-                .map(|v| cluster.vnode(VnodeId::from_index(v)).name.clone())
+            chunk_starts: (0..cluster.n_vnodes())
+                .map(|v| format!("({}", cluster.vnode(VnodeId::from_index(v)).name))
                 .collect(),
             consumables: defs
                 .consumables()
@@ -61,6 +65,10 @@ pub(crate) struct ExecStore {
     width: usize,
     amounts: Vec<u64>,
     ids: HashMap<Box<[u64]>, u32>,
+    /// The amounts interned last: most runs take what the one before took.
+    last: Option<u32>,
+    /// The runs made last ([`ExecStore::fill`]).
+    scratch: Vec<Run>,
 }
 
 impl ExecStore {
@@ -78,55 +86,201 @@ impl ExecStore {
     }
 
     fn intern(&mut self, amounts: &[u64]) -> u32 {
-        if let Some(&id) = self.ids.get(amounts) {
-            return id;
+        if let Some(last) = self.last
+            && self.amounts_of(last) == amounts
+        {
+            return last;
         }
-        let id = (self.amounts.len() / self.width.max(1)) as u32;
-        self.amounts.extend_from_slice(amounts);
-        self.ids.insert(amounts.into(), id);
+        let id = match self.ids.get(amounts) {
+            Some(&id) => id,
+            None => {
+                let id = (self.amounts.len() / self.width.max(1)) as u32;
+                self.amounts.extend_from_slice(amounts);
+                self.ids.insert(amounts.into(), id);
+                id
+            }
+        };
+        self.last = Some(id);
         id
+    }
+
+    /// The amounts interned as `id`.
+    fn amounts_of(&self, id: u32) -> &[u64] {
+        let start = id as usize * self.width;
+        &self.amounts[start..start + self.width]
     }
 
     /// `allocation` as runs, in its own chunk order.
     pub(crate) fn runs(&mut self, allocation: &Allocation) -> Runs {
+        self.fill(allocation).into()
+    }
+
+    /// `allocation` as runs, made in a buffer the store keeps: to be compared with runs kept
+    /// before, and only then, if they differ, kept themselves.
+    pub(crate) fn fill(&mut self, allocation: &Allocation) -> &[Run] {
+        let mut runs = std::mem::take(&mut self.scratch);
+        runs.clear();
         // The allocation's runs are maximal already: each is one run here.
-        allocation
-            .runs(self.width)
-            .map(|(run, amounts)| Run {
-                first: run.first.0,
-                count: run.count,
-                amounts: self.intern(amounts),
-            })
-            .collect()
+        runs.extend(allocation.runs(self.width).map(|(run, amounts)| Run {
+            first: run.first.0,
+            count: run.count,
+            amounts: self.intern(amounts),
+        }));
+        self.scratch = runs;
+        &self.scratch
     }
 
     /// Appends `runs` to `out` in PBS's syntax, one chunk per vnode; amounts of 0 are left out,
     /// sizes in the largest exact unit.
     pub(crate) fn write(&self, names: &ExecNames, runs: &[Run], out: &mut String) {
-        let mut first_chunk = true;
-        // Every vnode of a run takes the same amounts: their text is made once per run.
-        let mut amounts_text = String::new();
-        for run in runs {
-            let start = run.amounts as usize * self.width;
-            let amounts = &self.amounts[start..start + self.width];
-            amounts_text.clear();
-            for ((name, kind), &amount) in names.consumables.iter().zip(amounts) {
+        write_runs(
+            names,
+            &mut AmountTexts::new(names, self.width, &self.amounts),
+            runs,
+            out,
+        );
+    }
+
+    /// The runs of `jobs` (one entry per job, in row order), with only the amounts they name,
+    /// so that their text can be made on another thread while this store keeps growing.
+    pub(crate) fn group<'r>(
+        &self,
+        names: &Arc<ExecNames>,
+        jobs: impl ExactSizeIterator<Item = Option<&'r Runs>>,
+    ) -> ExecGroup {
+        let mut group = ExecGroup {
+            names: Arc::clone(names),
+            width: self.width,
+            amounts: Vec::new(),
+            runs: Vec::new(),
+            ends: Vec::with_capacity(jobs.len()),
+        };
+        // Store index to the group's own: a group names few distinct amounts, and most runs
+        // the same as the run before.
+        let mut local: HashMap<u32, u32> = HashMap::new();
+        let mut last: Option<(u32, u32)> = None;
+        for runs in jobs {
+            let Some(runs) = runs else {
+                group.ends.push(None);
+                continue;
+            };
+            for run in runs.iter() {
+                let amounts = match last {
+                    Some((stored, own)) if stored == run.amounts => own,
+                    _ => {
+                        let own = *local.entry(run.amounts).or_insert_with(|| {
+                            group
+                                .amounts
+                                .extend_from_slice(self.amounts_of(run.amounts));
+                            (group.amounts.len() / self.width.max(1) - 1) as u32
+                        });
+                        last = Some((run.amounts, own));
+                        own
+                    }
+                };
+                group.runs.push(Run { amounts, ..*run });
+            }
+            group.ends.push(Some(group.runs.len()));
+        }
+        group
+    }
+}
+
+/// The allocations of a row group's jobs, taken from the [`ExecStore`] as runs: their text, tens
+/// of kilobytes for a job of thousands of vnodes, is made by the thread that writes the group,
+/// not by the simulation's.
+#[derive(Debug)]
+pub(crate) struct ExecGroup {
+    names: Arc<ExecNames>,
+    width: usize,
+    /// The amounts the runs name, `width` per index.
+    amounts: Vec<u64>,
+    runs: Vec<Run>,
+    /// Per job, where its runs end in `runs`; `None` for a job with none.
+    ends: Vec<Option<usize>>,
+}
+
+impl ExecGroup {
+    /// The group's column `name`: each job's vnodes in PBS's syntax, null for a job with none
+    /// (all nulls if no job has any).
+    pub(crate) fn column(&self, name: &str) -> PolarsResult<Column> {
+        let mut column = StringColumn::with_capacity(self.ends.len());
+        let mut amounts = AmountTexts::new(&self.names, self.width, &self.amounts);
+        let mut from = 0;
+        for end in &self.ends {
+            match *end {
+                Some(end) => {
+                    let runs = &self.runs[from..end];
+                    from = end;
+                    column.push_written(|out| write_runs(&self.names, &mut amounts, runs, out))?;
+                }
+                None => column.push_null(),
+            }
+        }
+        column.finish(name)
+    }
+}
+
+/// The text that ends a chunk for each amount vector of a table, made the first time it is
+/// needed: `:ncpus=2:mem=4gb)`, amounts of 0 left out, sizes in the largest exact unit.
+struct AmountTexts<'a> {
+    names: &'a ExecNames,
+    width: usize,
+    amounts: &'a [u64],
+    texts: Vec<Option<String>>,
+}
+
+impl<'a> AmountTexts<'a> {
+    /// For `amounts`, `width` per index.
+    fn new(names: &'a ExecNames, width: usize, amounts: &'a [u64]) -> AmountTexts<'a> {
+        AmountTexts {
+            names,
+            width,
+            amounts,
+            texts: Vec::new(),
+        }
+    }
+
+    fn get(&mut self, id: u32) -> &str {
+        let id = id as usize;
+        if self.texts.len() <= id {
+            self.texts.resize(id + 1, None);
+        }
+        let (names, width, amounts) = (self.names, self.width, self.amounts);
+        self.texts[id].get_or_insert_with(|| {
+            let mut text = String::new();
+            let of_id = &amounts[id * width..(id + 1) * width];
+            for ((name, kind), &amount) in names.consumables.iter().zip(of_id) {
                 if amount == 0 {
                     continue;
                 }
-                let _ = write!(amounts_text, ":{name}=");
-                let _ = placesim_core::write_amount(&mut amounts_text, *kind, amount);
+                let _ = write!(text, ":{name}=");
+                let _ = placesim_core::write_amount(&mut text, *kind, amount);
             }
-            for v in run.first..run.first + run.count {
-                if !first_chunk {
-                    out.push('+');
-                }
-                first_chunk = false;
-                out.push('(');
-                out.push_str(names.vnodes.get(v as usize).map_or("?", String::as_str));
-                out.push_str(&amounts_text);
-                out.push(')');
+            text.push(')');
+            text
+        })
+    }
+}
+
+/// Appends `runs`, whose amounts `amounts` renders, to `out` in PBS's syntax: one chunk per
+/// vnode, joined by `+`.
+fn write_runs(names: &ExecNames, amounts: &mut AmountTexts<'_>, runs: &[Run], out: &mut String) {
+    let mut first_chunk = true;
+    for run in runs {
+        let end = amounts.get(run.amounts);
+        for v in run.first..run.first + run.count {
+            if !first_chunk {
+                out.push('+');
             }
+            first_chunk = false;
+            out.push_str(
+                names
+                    .chunk_starts
+                    .get(v as usize)
+                    .map_or("(?", String::as_str),
+            );
+            out.push_str(end);
         }
     }
 }

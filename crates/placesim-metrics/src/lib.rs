@@ -9,6 +9,7 @@ mod fidelity;
 mod occupancy;
 pub mod schema;
 mod sink;
+mod strings;
 mod summary;
 mod write;
 

@@ -1,6 +1,6 @@
 //! The in-memory sink: a few bytes per job, filled as jobs end.
 
-use crate::exec::{ExecNames, ExecStore, Runs};
+use crate::exec::{ExecGroup, ExecNames, ExecStore, Runs};
 use crate::occupancy::{Occupancy, OccupancyConfig, OccupancyStats, Sample};
 use placesim_core::{
     Allocation, EndReason, Job, JobId, JobOutcome, MetricsSink, SimTime, VnodeRun, Workload,
@@ -314,21 +314,24 @@ impl JobSink {
         self.exec_names = Some(Arc::new(ExecNames::of(cluster)));
     }
 
-    /// Appends job `i`'s vnodes (its last allocation, or with `estimated` its last top-job
-    /// estimate's) to `out` in PBS's syntax; false (and nothing appended) if there are none.
-    pub(crate) fn write_exec_vnode(&self, i: usize, estimated: bool, out: &mut String) -> bool {
+    /// The vnodes of jobs `ids` (their last allocations, or with `estimated` their last top-job
+    /// estimates'), to be written as text where their row group is written; `None` unless the
+    /// sink keeps them ([`JobSink::keep_exec_vnodes`]).
+    pub(crate) fn exec_group(
+        &self,
+        ids: std::ops::Range<usize>,
+        estimated: bool,
+    ) -> Option<ExecGroup> {
         let runs = if estimated {
             &self.estimated_exec
         } else {
             &self.exec
         };
-        match (&self.exec_names, runs.get(i).and_then(Option::as_ref)) {
-            (Some(names), Some(runs)) => {
-                self.exec_store.write(names, runs, out);
-                true
-            }
-            _ => false,
-        }
+        let names = self.exec_names.as_ref()?;
+        Some(
+            self.exec_store
+                .group(names, ids.map(|i| runs.get(i).and_then(Option::as_ref))),
+        )
     }
 
     /// Job `i`'s last top-job estimate's start, if it had one.
@@ -632,16 +635,20 @@ impl MetricsSink for JobSink {
             self.estimated_start.resize(n, NO_ESTIMATE);
             self.estimated_exec.resize(n, None);
         }
+        // The runs are kept (allocated) only when they differ from the last estimate's.
         let runs = match (&self.exec_names, &estimate.allocation) {
-            (Some(_), Some(allocation)) => Some(self.exec_store.runs(allocation)),
+            (Some(_), Some(allocation)) => Some(self.exec_store.fill(allocation)),
             _ => None,
         };
+        let same_runs = self.estimated_exec[i].as_deref() == runs;
         let start = estimate.start.as_secs();
-        if self.estimated_start[i] == start && self.estimated_exec[i] == runs {
+        if self.estimated_start[i] == start && same_runs {
             return;
         }
+        if !same_runs {
+            self.estimated_exec[i] = runs.map(Runs::from);
+        }
         self.estimated_start[i] = start;
-        self.estimated_exec[i] = runs;
         self.event(now, estimate.job, EventKind::Estimate, start);
     }
 

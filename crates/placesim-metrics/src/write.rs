@@ -1,14 +1,18 @@
 //! Parquet output, written atomically: each file goes to a temporary name in the same
 //! directory and is renamed into place, so a reader never sees half a file.
 
+use crate::exec::ExecGroup;
 use crate::schema::{self, jobs, summary, timeseries};
 use crate::sink::Factors;
 use crate::sink::{EventKind, JobSink};
+use crate::strings::u64_column;
 use crate::summary::{GroupWaits, RunMeta, RunSummary, bounded_slowdown};
 use placesim_core::Workload;
 use polars::prelude::*;
+use polars_arrow::array::MutableBinaryViewArray;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::PoisonError;
 
 /// Writing results failed.
 #[derive(Debug, thiserror::Error)]
@@ -47,16 +51,42 @@ fn id_columns(meta: &RunMeta, len: usize) -> Vec<Column> {
 
 /// Builds the jobs table: one row per job that ran, in submit order.
 pub fn jobs_frame(meta: &RunMeta, workload: &Workload, sink: &JobSink) -> PolarsResult<DataFrame> {
-    jobs_frame_range(meta, workload, sink, 0..workload.jobs().len())
+    jobs_group(meta, workload, sink, 0..workload.jobs().len())?.frame()
 }
 
-/// The jobs table for the jobs whose ids lie in `ids`.
-fn jobs_frame_range(
+/// A part of the jobs table as the simulation's thread makes it: every column but the vnode
+/// texts, which [`JobsGroup::frame`] makes from their runs where the part is written. A job of
+/// thousands of vnodes has tens of kilobytes of them, and the simulation need not wait for them.
+struct JobsGroup {
+    /// The columns, with the vnode texts null for now.
+    frame: DataFrame,
+    exec_vnode: Option<ExecGroup>,
+    estimated_exec_vnode: Option<ExecGroup>,
+}
+
+impl JobsGroup {
+    /// The whole table.
+    fn frame(self) -> PolarsResult<DataFrame> {
+        let mut frame = self.frame;
+        for (name, group) in [
+            (jobs::EXEC_VNODE.name, self.exec_vnode),
+            (jobs::ESTIMATED_EXEC_VNODE.name, self.estimated_exec_vnode),
+        ] {
+            if let Some(group) = group {
+                frame.replace(name, group.column(name)?)?;
+            }
+        }
+        Ok(frame)
+    }
+}
+
+/// The jobs table for the jobs whose ids lie in `ids`, less its vnode texts.
+fn jobs_group(
     meta: &RunMeta,
     workload: &Workload,
     sink: &JobSink,
     ids: std::ops::Range<usize>,
-) -> PolarsResult<DataFrame> {
+) -> PolarsResult<JobsGroup> {
     let n = ids.len();
     let jobs = &workload.jobs()[ids.clone()];
     let ran: Vec<Option<(u64, u64)>> = ids
@@ -256,24 +286,15 @@ fn jobs_frame_range(
             Column::new(name.into(), v)
         });
     }
-    columns.push(exec_vnode_column(
-        sink,
-        ids.clone(),
-        jobs::EXEC_VNODE.name,
-        false,
-    ));
+    let no_text = |name: &str| Column::full_null(name.into(), n, &DataType::String);
+    columns.push(no_text(jobs::EXEC_VNODE.name));
     let estimated: Vec<Option<u64>> = ids.clone().map(|i| sink.estimated_start(i)).collect();
     columns.push(if estimated.iter().all(Option::is_none) {
         Column::full_null(jobs::ESTIMATED_START_S.name.into(), n, &DataType::UInt64)
     } else {
         Column::new(jobs::ESTIMATED_START_S.name.into(), estimated)
     });
-    columns.push(exec_vnode_column(
-        sink,
-        ids.clone(),
-        jobs::ESTIMATED_EXEC_VNODE.name,
-        true,
-    ));
+    columns.push(no_text(jobs::ESTIMATED_EXEC_VNODE.name));
     let entity = |name: &str, pick: fn(&placesim_core::Job) -> Option<u32>| {
         Column::new(
             name.into(),
@@ -305,41 +326,11 @@ fn jobs_frame_range(
             )
         });
     }
-    schema::conform(jobs::ALL, DataFrame::new(n, columns)?)
-}
-
-/// The `exec_vnode` (or, `estimated`, `estimated_exec_vnode`) column of jobs `ids`: the
-/// texts are made here, one row group at a time, from the runs the sink keeps.
-fn exec_vnode_column(
-    sink: &JobSink,
-    ids: std::ops::Range<usize>,
-    name: &str,
-    estimated: bool,
-) -> Column {
-    let n = ids.len();
-    let mut text = String::new();
-    let mut ends: Vec<Option<usize>> = Vec::with_capacity(n);
-    for i in ids {
-        ends.push(
-            sink.write_exec_vnode(i, estimated, &mut text)
-                .then_some(text.len()),
-        );
-    }
-    if ends.iter().all(Option::is_none) {
-        return Column::full_null(name.into(), n, &DataType::String);
-    }
-    let mut from = 0;
-    let values: Vec<Option<&str>> = ends
-        .iter()
-        .map(|end| {
-            end.map(|end| {
-                let value = &text[from..end];
-                from = end;
-                value
-            })
-        })
-        .collect();
-    Column::new(name.into(), values)
+    Ok(JobsGroup {
+        frame: schema::conform(jobs::ALL, DataFrame::new(n, columns)?)?,
+        exec_vnode: sink.exec_group(ids.clone(), false),
+        estimated_exec_vnode: sink.exec_group(ids, true),
+    })
 }
 
 /// Builds events.parquet's table: one row per thing the scheduler said or did, in order.
@@ -357,7 +348,7 @@ fn source_ids(workload: &Workload) -> Arc<[u64]> {
 }
 
 /// Rows per row group of events.parquet, written (like jobs.parquet's) during the run.
-pub const EVENTS_PER_ROW_GROUP: usize = 65_536;
+pub const EVENTS_PER_ROW_GROUP: usize = 16_384;
 
 /// A row group of events.parquet as the sink keeps it (24 bytes a row, copied), with the job
 /// numbers and the texts its rows name: taken on the simulation's thread at the cost of a copy,
@@ -385,37 +376,43 @@ impl EventsChunk {
         let rows = &self.rows;
         let n = rows.len();
         let mut columns = id_columns(meta, n);
-        columns.push(Column::new(
-            schema::events::JOB_ID.name.into(),
-            rows.iter()
-                .map(|r| self.source_ids.get(r.job as usize).copied())
-                .collect::<Vec<Option<u64>>>(),
-        ));
-        columns.push(Column::new(
-            schema::events::TIME_S.name.into(),
-            rows.iter().map(|r| r.time).collect::<Vec<u64>>(),
-        ));
-        columns.push(Column::new(
-            schema::events::KIND.name.into(),
-            rows.iter().map(|r| r.kind.name()).collect::<Vec<&str>>(),
-        ));
-        let text: Vec<Option<&str>> = rows
+        let job_ids: Vec<Option<u64>> = rows
             .iter()
-            .map(|r| match r.kind {
+            .map(|r| self.source_ids.get(r.job as usize).copied())
+            .collect();
+        columns.push(u64_column(
+            schema::events::JOB_ID.name,
+            job_ids.iter().map(|id| id.unwrap_or(0)).collect(),
+            job_ids.iter().map(Option::is_some).collect(),
+        ));
+        columns.push(u64_column(
+            schema::events::TIME_S.name,
+            rows.iter().map(|r| r.time).collect(),
+            Vec::new(),
+        ));
+        let mut kinds = MutableBinaryViewArray::<str>::with_capacity(n);
+        let mut texts = MutableBinaryViewArray::<str>::with_capacity(n);
+        for r in rows {
+            kinds.push_value(r.kind.name());
+            texts.push(match r.kind {
                 EventKind::Estimate => None,
                 _ => usize::try_from(r.value)
                     .ok()
                     .filter(|&id| id != 0)
                     .and_then(|id| self.texts.get(id))
                     .map(|t| &**t),
-            })
-            .collect();
-        columns.push(Column::new(schema::events::TEXT.name.into(), text));
-        columns.push(Column::new(
-            schema::events::ESTIMATED_START_S.name.into(),
-            rows.iter()
-                .map(|r| (r.kind == EventKind::Estimate).then_some(r.value))
-                .collect::<Vec<Option<u64>>>(),
+            });
+        }
+        for (name, values) in [
+            (schema::events::KIND.name, kinds),
+            (schema::events::TEXT.name, texts),
+        ] {
+            columns.push(StringChunked::with_chunk(name.into(), values.freeze()).into_column());
+        }
+        columns.push(u64_column(
+            schema::events::ESTIMATED_START_S.name,
+            rows.iter().map(|r| r.value).collect(),
+            rows.iter().map(|r| r.kind == EventKind::Estimate).collect(),
         ));
         schema::conform(schema::events::ALL, DataFrame::new(n, columns)?)
     }
@@ -553,7 +550,7 @@ pub fn write_jobs(
     let n = workload.jobs().len();
     write_atomic(&dir.join("jobs.parquet"), |out| {
         let frames = row_group_ranges(n, JOBS_PER_ROW_GROUP)
-            .map(|ids| jobs_frame_range(meta, workload, sink, ids));
+            .map(|ids| jobs_group(meta, workload, sink, ids).and_then(JobsGroup::frame));
         write_row_groups(out, frames)
     })
 }
@@ -577,22 +574,56 @@ enum RowGroup {
     End,
 }
 
+/// Which writer thread may work: one at a time, so that the writers of a run, between them,
+/// take at most the one core the simulation leaves, and never a share of the simulation's own.
+/// (Three runnable threads on two cores would each get two thirds of one, the simulation too.)
+type Turns = Arc<std::sync::Mutex<()>>;
+
+/// The row groups a writer thread receives, each built, and then (by the caller) written, in
+/// the thread's turn; the turn is given back before waiting for the next group, never held
+/// while waiting.
+struct InTurn<'t> {
+    received: std::sync::mpsc::Receiver<RowGroup>,
+    turns: &'t std::sync::Mutex<()>,
+    turn: Option<std::sync::MutexGuard<'t, ()>>,
+    /// The last row group was received: the file is whole.
+    ended: bool,
+}
+
+impl Iterator for InTurn<'_> {
+    type Item = PolarsResult<DataFrame>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.turn = None;
+        // A closed channel without the end: the run failed, and the file is abandoned.
+        match self.received.recv().ok()? {
+            RowGroup::Rows(build) => {
+                self.turn = Some(self.turns.lock().unwrap_or_else(PoisonError::into_inner));
+                Some(build())
+            }
+            RowGroup::End => {
+                self.ended = true;
+                None
+            }
+        }
+    }
+}
+
 impl Streamed {
-    fn start(path: PathBuf) -> Streamed {
-        let (groups, received) = std::sync::mpsc::sync_channel::<RowGroup>(2);
+    /// Starts the writer of `path`, which holds at most `queued` row groups waiting.
+    fn start(path: PathBuf, turns: Turns, queued: usize) -> Streamed {
+        let (groups, received) = std::sync::mpsc::sync_channel::<RowGroup>(queued);
         let target = path.clone();
         let writer = std::thread::spawn(move || {
             write_atomic_unless_abandoned(&target, |out| {
-                let ended = std::cell::Cell::new(false);
-                let rows = received.iter().map_while(|group| match group {
-                    RowGroup::Rows(build) => Some(build()),
-                    RowGroup::End => {
-                        ended.set(true);
-                        None
-                    }
-                });
-                write_row_groups(out, rows)?;
-                Ok(if ended.get() {
+                let mut rows = InTurn {
+                    received,
+                    turns: &turns,
+                    turn: None,
+                    ended: false,
+                };
+                write_row_groups(out, &mut rows)?;
+                Ok(if rows.ended {
                     Written::Whole
                 } else {
                     Written::Abandoned
@@ -695,6 +726,7 @@ impl<'w> StreamingJobSink<'w> {
             path: dir.to_owned(),
             source,
         })?;
+        let turns = Turns::default();
         Ok(StreamingJobSink {
             inner: JobSink::new(workload),
             workload,
@@ -702,8 +734,10 @@ impl<'w> StreamingJobSink<'w> {
             frontier: 0,
             sent_upto: 0,
             events_sent: 0,
-            jobs: Streamed::start(dir.join("jobs.parquet")),
-            events: Streamed::start(dir.join("events.parquet")),
+            jobs: Streamed::start(dir.join("jobs.parquet"), Arc::clone(&turns), 2),
+            // Event groups are small (24 bytes a row): they may wait while a group of jobs
+            // is written, rather than hold up the simulation.
+            events: Streamed::start(dir.join("events.parquet"), turns, 8),
             source_ids: source_ids(workload),
             failed: None,
         })
@@ -715,8 +749,10 @@ impl<'w> StreamingJobSink<'w> {
     }
 
     fn send(&mut self, ids: std::ops::Range<usize>) {
-        let frame = jobs_frame_range(&self.meta, self.workload, &self.inner, ids);
-        self.jobs.send(frame, &mut self.failed);
+        match jobs_group(&self.meta, self.workload, &self.inner, ids) {
+            Ok(group) => self.jobs.send_built_there(Box::new(move || group.frame())),
+            Err(e) => self.jobs.send(Err(e), &mut self.failed),
+        }
     }
 
     /// Hands over every whole row group of events not yet handed over.

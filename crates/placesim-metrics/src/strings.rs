@@ -1,0 +1,165 @@
+//! Columns made straight from their values, for the tables written while a run goes on.
+//!
+//! polars' own string builder copies every string into the column: for `exec_vnode`, tens of
+//! kilobytes a job, as long to copy as to make. Here each text is written once, into buffers
+//! the column then owns. Number columns are made from their values and a validity mask, not
+//! pushed one `Option` at a time.
+
+use polars::prelude::{
+    ArrowDataType, Column, DataType, IntoColumn, PolarsResult, StringChunked, UInt64Chunked,
+    polars_bail,
+};
+use polars_arrow::array::{PrimitiveArray, Utf8ViewArray, View};
+use polars_arrow::bitmap::Bitmap;
+use polars_buffer::Buffer;
+
+/// The capacity of a text buffer; a buffer more than half full takes no more values. Buffers
+/// this small are served, and used again, from the allocator's own memory: a buffer of a whole
+/// row group's `exec_vnode`s, fresh from the system each time, cost a page fault per 4 KiB of
+/// text. They are also far under the 4 GiB a view can address.
+const BUFFER_BYTES: usize = 8 << 20;
+
+/// A string column, value by value.
+pub(crate) struct StringColumn {
+    views: Vec<View>,
+    /// Per value, whether it is not null; empty while every value is.
+    valid: Vec<bool>,
+    buffers: Vec<Buffer<u8>>,
+    text: String,
+}
+
+impl StringColumn {
+    /// A column for `n` values.
+    pub(crate) fn with_capacity(n: usize) -> StringColumn {
+        StringColumn {
+            views: Vec::with_capacity(n),
+            valid: Vec::with_capacity(n),
+            buffers: Vec::new(),
+            text: String::new(),
+        }
+    }
+
+    /// Appends a null.
+    pub(crate) fn push_null(&mut self) {
+        self.views.push(View::default());
+        self.valid.push(false);
+    }
+
+    /// Appends the text `write` writes.
+    pub(crate) fn push_written(&mut self, write: impl FnOnce(&mut String)) -> PolarsResult<()> {
+        let view = self.write(write)?;
+        self.push_view(view);
+        Ok(())
+    }
+
+    fn push_view(&mut self, view: View) {
+        self.views.push(view);
+        self.valid.push(true);
+    }
+
+    /// Writes a value's text into the buffer and returns its view.
+    fn write(&mut self, write: impl FnOnce(&mut String)) -> PolarsResult<View> {
+        if self.text.len() > BUFFER_BYTES / 2 {
+            let full = std::mem::replace(&mut self.text, String::with_capacity(BUFFER_BYTES));
+            self.buffers.push(Buffer::from(full.into_bytes()));
+        } else if self.text.capacity() == 0 {
+            self.text.reserve(BUFFER_BYTES);
+        }
+        let start = self.text.len();
+        write(&mut self.text);
+        let value = &self.text.as_bytes()[start..];
+        let (Ok(buffer), Ok(offset), Ok(_)) = (
+            u32::try_from(self.buffers.len()),
+            u32::try_from(start),
+            u32::try_from(value.len()),
+        ) else {
+            polars_bail!(ComputeError: "a string value is over 4 GiB");
+        };
+        Ok(View::new_from_bytes(value, buffer, offset))
+    }
+
+    /// The column, named `name`; all nulls, as polars makes them, when no value is set.
+    pub(crate) fn finish(mut self, name: &str) -> PolarsResult<Column> {
+        let n = self.views.len();
+        if !self.valid.contains(&true) {
+            return Ok(Column::full_null(name.into(), n, &DataType::String));
+        }
+        if !self.text.is_empty() {
+            self.buffers.push(Buffer::from(self.text.into_bytes()));
+        }
+        let array = Utf8ViewArray::try_new(
+            ArrowDataType::Utf8View,
+            Buffer::from(self.views),
+            Buffer::from(self.buffers),
+            validity(self.valid),
+        )?;
+        Ok(StringChunked::with_chunk(name.into(), array).into_column())
+    }
+}
+
+/// A u64 column from its values, with `valid` saying which are not null (none if every one
+/// is set).
+pub(crate) fn u64_column(name: &str, values: Vec<u64>, valid: Vec<bool>) -> Column {
+    let array = PrimitiveArray::new(ArrowDataType::UInt64, Buffer::from(values), validity(valid));
+    UInt64Chunked::with_chunk(name.into(), array).into_column()
+}
+
+/// A validity bitmap, or none when every value is set.
+fn validity(valid: Vec<bool>) -> Option<Bitmap> {
+    valid.contains(&false).then(|| Bitmap::from(valid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_over_several_buffers_read_back_in_order_with_their_nulls() {
+        // Values long enough that the column starts a new buffer every few of them, and short
+        // ones that a view holds inline.
+        let long = |i: usize| format!("{i}:").repeat(BUFFER_BYTES / 6);
+        let mut column = StringColumn::with_capacity(8);
+        let expected: Vec<Option<String>> = (0..8)
+            .map(|i| match i % 4 {
+                0 => None,
+                1 => Some(format!("v{i}")),
+                _ => Some(long(i)),
+            })
+            .collect();
+        for value in &expected {
+            match value {
+                Some(text) => column.push_written(|out| out.push_str(text)).unwrap(),
+                None => column.push_null(),
+            }
+        }
+        // Buffers filled and set aside, besides the one being filled.
+        assert!(!column.buffers.is_empty(), "the test must span buffers");
+        let column = column.finish("c").unwrap();
+        let read: Vec<Option<String>> = column
+            .str()
+            .unwrap()
+            .iter()
+            .map(|v| v.map(str::to_owned))
+            .collect();
+        assert_eq!(read, expected);
+    }
+
+    #[test]
+    fn a_column_of_only_nulls_is_polars_own_null_column() {
+        let mut column = StringColumn::with_capacity(3);
+        (0..3).for_each(|_| column.push_null());
+        let column = column.finish("c").unwrap();
+        assert_eq!(column.null_count(), 3);
+        assert_eq!(column.dtype(), &DataType::String);
+    }
+
+    #[test]
+    fn numbers_keep_their_values_and_nulls() {
+        let column = u64_column("n", vec![4, 0, 7], vec![true, false, true]);
+        let read: Vec<Option<u64>> = column.u64().unwrap().iter().collect();
+        assert_eq!(read, [Some(4), None, Some(7)]);
+        let column = u64_column("n", vec![1, 2], Vec::new());
+        assert_eq!(column.null_count(), 0);
+        assert_eq!(column.len(), 2);
+    }
+}
