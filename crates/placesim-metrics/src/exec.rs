@@ -168,11 +168,12 @@ impl ExecStore {
                 let amounts = match last {
                     Some((stored, own)) if stored == run.amounts => own,
                     _ => {
+                        let next = local.len() as u32;
                         let own = *local.entry(run.amounts).or_insert_with(|| {
                             group
                                 .amounts
                                 .extend_from_slice(self.amounts_of(run.amounts));
-                            (group.amounts.len() / self.width.max(1) - 1) as u32
+                            next
                         });
                         last = Some((run.amounts, own));
                         own

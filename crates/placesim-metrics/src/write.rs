@@ -565,10 +565,13 @@ struct Streamed {
     writer: Option<std::thread::JoinHandle<Result<(), MetricsError>>>,
 }
 
+/// What builds a row group on the writer's thread.
+type BuildRowGroup = Box<dyn FnOnce() -> PolarsResult<DataFrame> + Send>;
+
 /// What the writer thread of a [`Streamed`] file receives.
 enum RowGroup {
     /// The next row group, built on the writer's thread.
-    Rows(Box<dyn FnOnce() -> PolarsResult<DataFrame> + Send>),
+    Rows(BuildRowGroup),
     /// The last row group has been sent: the file is whole. Without it (the run failed and the
     /// sink was dropped) the file is abandoned and removed.
     End,
@@ -637,13 +640,14 @@ impl Streamed {
         }
     }
 
-    /// Hands over one row group; a failure to build it is kept in `failed`.
-    fn send(&mut self, frame: PolarsResult<DataFrame>, failed: &mut Option<MetricsError>) {
+    /// Hands over one row group, or keeps in `failed` the failure to make it (after which
+    /// nothing more is handed over).
+    fn send(&mut self, group: PolarsResult<BuildRowGroup>, failed: &mut Option<MetricsError>) {
         if failed.is_some() {
             return;
         }
-        match frame {
-            Ok(frame) => self.send_built_there(Box::new(move || Ok(frame))),
+        match group {
+            Ok(build) => self.send_built_there(build),
             Err(source) => {
                 *failed = Some(MetricsError::Polars {
                     path: self.path.clone(),
@@ -655,7 +659,7 @@ impl Streamed {
 
     /// Hands over one row group that the writer's thread builds (a failure to build it is
     /// the writer's error, reported when it is joined).
-    fn send_built_there(&mut self, build: Box<dyn FnOnce() -> PolarsResult<DataFrame> + Send>) {
+    fn send_built_there(&mut self, build: BuildRowGroup) {
         if let Some(g) = &self.groups {
             // The writer stopped: its own error is reported when it is joined.
             if g.send(RowGroup::Rows(build)).is_err() {
@@ -749,10 +753,9 @@ impl<'w> StreamingJobSink<'w> {
     }
 
     fn send(&mut self, ids: std::ops::Range<usize>) {
-        match jobs_group(&self.meta, self.workload, &self.inner, ids) {
-            Ok(group) => self.jobs.send_built_there(Box::new(move || group.frame())),
-            Err(e) => self.jobs.send(Err(e), &mut self.failed),
-        }
+        let group = jobs_group(&self.meta, self.workload, &self.inner, ids)
+            .map(|group| Box::new(move || group.frame()) as BuildRowGroup);
+        self.jobs.send(group, &mut self.failed);
     }
 
     /// Hands over every whole row group of events not yet handed over.
