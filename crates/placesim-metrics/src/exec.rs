@@ -16,7 +16,8 @@ use std::sync::Arc;
 /// the order allocations list their amounts.
 #[derive(Debug, Clone)]
 pub(crate) struct ExecNames {
-    /// Each vnode's chunk as far as its amounts: `(name`.
+    /// Each vnode's chunk as far as its amounts, after the `+` that joins it to the one
+    /// before: `+(name` (the first chunk of a job leaves out the `+`).
     chunk_starts: Vec<String>,
     consumables: Vec<(String, ResourceKind)>,
 }
@@ -26,7 +27,7 @@ impl ExecNames {
         let defs = cluster.resources();
         ExecNames {
             chunk_starts: (0..cluster.n_vnodes())
-                .map(|v| format!("({}", cluster.vnode(VnodeId::from_index(v)).name))
+                .map(|v| format!("+({}", cluster.vnode(VnodeId::from_index(v)).name))
                 .collect(),
             consumables: defs
                 .consumables()
@@ -267,20 +268,24 @@ impl<'a> AmountTexts<'a> {
 /// Appends `runs`, whose amounts `amounts` renders, to `out` in PBS's syntax: one chunk per
 /// vnode, joined by `+`.
 fn write_runs(names: &ExecNames, amounts: &mut AmountTexts<'_>, runs: &[Run], out: &mut String) {
+    let chunk_start = |v: u32| {
+        names
+            .chunk_starts
+            .get(v as usize)
+            .map_or("+(?", String::as_str)
+    };
     let mut first_chunk = true;
     for run in runs {
         let end = amounts.get(run.amounts);
-        for v in run.first..run.first + run.count {
-            if !first_chunk {
-                out.push('+');
-            }
+        let mut vnodes = run.first..run.first + run.count;
+        if first_chunk && let Some(v) = vnodes.next() {
+            // The job's first chunk joins nothing: its `+` is left out.
+            out.push_str(&chunk_start(v)[1..]);
+            out.push_str(end);
             first_chunk = false;
-            out.push_str(
-                names
-                    .chunk_starts
-                    .get(v as usize)
-                    .map_or("(?", String::as_str),
-            );
+        }
+        for v in vnodes {
+            out.push_str(chunk_start(v));
             out.push_str(end);
         }
     }
