@@ -3,7 +3,8 @@
 //!
 //! A big job holds thousands of vnodes, mostly consecutive ones with the same amounts; keeping
 //! each allocation as runs of such vnodes costs a few words per job instead of one entry per
-//! vnode, and the text is made only when its row group is written.
+//! vnode, and the text is made only when its row group is written, by the thread that writes
+//! it ([`ExecGroup`]).
 
 use crate::strings::StringColumn;
 use placesim_core::{Allocation, Cluster, ResourceKind, VnodeId};
@@ -243,6 +244,7 @@ impl<'a> AmountTexts<'a> {
         }
     }
 
+    /// The text for the amounts of index `id`.
     fn get(&mut self, id: u32) -> &str {
         let id = id as usize;
         if self.texts.len() <= id {
