@@ -136,7 +136,6 @@ impl ExecStore {
     /// sizes in the largest exact unit.
     pub(crate) fn write(&self, names: &ExecNames, runs: &[Run], out: &mut String) {
         write_runs(
-            names,
             &mut AmountTexts::new(names, self.width, &self.amounts),
             runs,
             out,
@@ -215,7 +214,7 @@ impl ExecGroup {
                 Some(end) => {
                     let runs = &self.runs[from..end];
                     from = end;
-                    column.push_written(|out| write_runs(&self.names, &mut amounts, runs, out))?;
+                    column.push_written(|out| write_runs(&mut amounts, runs, out))?;
                 }
                 None => column.push_null(),
             }
@@ -267,9 +266,10 @@ impl<'a> AmountTexts<'a> {
     }
 }
 
-/// Appends `runs`, whose amounts `amounts` renders, to `out` in PBS's syntax: one chunk per
-/// vnode, joined by `+`.
-fn write_runs(names: &ExecNames, amounts: &mut AmountTexts<'_>, runs: &[Run], out: &mut String) {
+/// Appends `runs`, whose amounts `amounts` renders (with its vnode names), to `out` in PBS's
+/// syntax: one chunk per vnode, joined by `+`.
+fn write_runs(amounts: &mut AmountTexts<'_>, runs: &[Run], out: &mut String) {
+    let names = amounts.names;
     let chunk_start = |v: u32| {
         names
             .chunk_starts

@@ -376,15 +376,15 @@ impl EventsChunk {
         let rows = &self.rows;
         let n = rows.len();
         let mut columns = id_columns(meta, n);
-        let job_ids: Vec<Option<u64>> = rows
+        // A site's event names no job: its id is null.
+        let (job_ids, with_job): (Vec<u64>, Vec<bool>) = rows
             .iter()
-            .map(|r| self.source_ids.get(r.job as usize).copied())
-            .collect();
-        columns.push(u64_column(
-            schema::events::JOB_ID.name,
-            job_ids.iter().map(|id| id.unwrap_or(0)).collect(),
-            job_ids.iter().map(Option::is_some).collect(),
-        ));
+            .map(|r| match self.source_ids.get(r.job as usize) {
+                Some(&id) => (id, true),
+                None => (0, false),
+            })
+            .unzip();
+        columns.push(u64_column(schema::events::JOB_ID.name, job_ids, with_job));
         columns.push(u64_column(
             schema::events::TIME_S.name,
             rows.iter().map(|r| r.time).collect(),

@@ -443,20 +443,10 @@ impl Fairshare {
         self.standing[self.known_node(job)]
     }
 
-    /// Finds the entity of each of `jobs` not seen before ([`Self::node`]): a pass sees
-    /// every waiting job, almost all of them seen at the passes before.
-    pub(crate) fn find_nodes(&mut self, workload: &Workload, jobs: &[JobId]) {
-        for &job in jobs {
-            // `node` makes the table for this workload the first time.
-            let seen = self.known.len() == workload.jobs().len()
-                && self.known[job.index()].node != UNSEEN.node;
-            if !seen {
-                self.node(workload, job);
-            }
-        }
-    }
-
-    /// The node of `job`'s entity.
+    /// The node of `job`'s entity. Every pass asks for every waiting job's, almost all of
+    /// them found at the passes before: those are answered here, inline, and only a job not
+    /// seen yet is looked up.
+    #[inline]
     pub fn node(&mut self, workload: &Workload, job: JobId) -> usize {
         if self.known.len() != workload.jobs().len() {
             self.known = vec![UNSEEN; workload.jobs().len()];
@@ -465,6 +455,13 @@ impl Fairshare {
         if known.node != UNSEEN.node {
             return known.node as usize;
         }
+        self.look_up(workload, job)
+    }
+
+    /// Finds the node of `job`'s entity, not seen before, and keeps it with the job's top
+    /// group and usage rate.
+    #[inline(never)]
+    fn look_up(&mut self, workload: &Workload, job: JobId) -> usize {
         let j = workload.job(job);
         // SWF's "unknown" is -1: a job with no known entity is that entity.
         let name = match self.settings.entity {

@@ -695,7 +695,9 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             if order.formula.as_ref().is_some_and(|f| f.uses_fairshare()) {
                 fair.compute_usage_factors();
             }
-            fair.find_nodes(ctx.workload, ctx.queue);
+            for &j in ctx.queue {
+                fair.node(ctx.workload, j);
+            }
         }
         if let Some(moab) = &mut self.moab_fair {
             moab.update(ctx.workload, ctx.now.0, ctx.running);

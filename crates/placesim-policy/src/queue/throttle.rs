@@ -417,6 +417,8 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             }
         }
         let mut untouched = hard.is_empty() && soft.len() == ctx.queue.len();
+        // What the discipline is given: the soft part, then the hard part (made again when a
+        // trial moves a job).
         let mut queue: Vec<JobId> = Vec::with_capacity(ctx.queue.len());
         queue.extend(soft.iter().chain(&hard));
         // The discipline's shortcuts hold when it is given what it would have been given with
@@ -436,8 +438,6 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         let mut run: Vec<Decision> = Vec::new();
         let mut discarded = Vec::new();
         loop {
-            queue.clear();
-            queue.extend(soft.iter().chain(&hard));
             super::trial_pass(
                 &mut self.inner,
                 ctx,
@@ -506,6 +506,8 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             untouched = false;
             reran = true;
             super::drop_trial(&mut self.inner, &mut discarded);
+            queue.clear();
+            queue.extend(soft.iter().chain(&hard));
         }
         take_back(&mut usage, &mut undo);
         self.usage = usage;
