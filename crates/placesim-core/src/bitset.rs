@@ -73,20 +73,50 @@ impl Bitset {
         }
     }
 
+    /// Puts every `i` of `range` in the set, or takes each out, a word at a time.
+    pub fn set_range(&mut self, range: std::ops::Range<usize>, on: bool) {
+        let mut i = range.start;
+        while i < range.end {
+            let w = i / 64;
+            let stop = range.end.min((w + 1) * 64);
+            let mask = span_mask(i, stop);
+            if on {
+                self.words[w] |= mask;
+            } else {
+                self.words[w] &= !mask;
+            }
+            i = stop;
+        }
+    }
+
+    /// Whether every `i` of `range` is in the set, a word at a time.
+    #[inline]
+    pub fn contains_range(&self, range: std::ops::Range<usize>) -> bool {
+        self.first_absent(range).is_none()
+    }
+
+    /// Whether no `i` of `range` is in the set, a word at a time.
+    pub fn none_in_range(&self, range: std::ops::Range<usize>) -> bool {
+        let mut i = range.start;
+        while i < range.end {
+            let w = i / 64;
+            let stop = range.end.min((w + 1) * 64);
+            if self.words[w] & span_mask(i, stop) != 0 {
+                return false;
+            }
+            i = stop;
+        }
+        true
+    }
+
     /// The first `i` of `range` not in the set, if any, a word at a time.
     pub fn first_absent(&self, range: std::ops::Range<usize>) -> Option<usize> {
         let mut i = range.start;
         while i < range.end {
             let w = i / 64;
             let stop = range.end.min((w + 1) * 64);
-            // The bits of [i, stop) within word w, and which of them are clear.
-            let span = stop - i;
-            let mask = if span == 64 {
-                u64::MAX
-            } else {
-                ((1u64 << span) - 1) << (i % 64)
-            };
-            let clear = !self.words[w] & mask;
+            // Which bits of [i, stop), within word w, are clear.
+            let clear = !self.words[w] & span_mask(i, stop);
             if clear != 0 {
                 return Some(w * 64 + clear.trailing_zeros() as usize);
             }
@@ -129,9 +159,31 @@ impl Bitset {
         })
     }
 
+    /// The members as maximal ranges of consecutive ones, ascending, found a word at a time.
+    pub fn runs(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        let mut from = 0;
+        std::iter::from_fn(move || {
+            let start = self.iter_from(from).next()?;
+            let end = self.first_absent(start..self.len).unwrap_or(self.len);
+            from = end;
+            Some(start..end)
+        })
+    }
+
     /// How many members there are.
     pub fn count(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// The bits of `[from, stop)` within their word: both in the same word, `from < stop`.
+#[inline]
+fn span_mask(from: usize, stop: usize) -> u64 {
+    let span = stop - from;
+    if span == 64 {
+        u64::MAX
+    } else {
+        ((1u64 << span) - 1) << (from % 64)
     }
 }
 
@@ -180,6 +232,24 @@ mod tests {
                         flipped.contains(i),
                         b.contains(i) != (start..end).contains(&i)
                     );
+                }
+                assert_eq!(b.contains_range(start..end), naive.is_none());
+                let runs: Vec<usize> = b.runs().flatten().collect();
+                assert_eq!(runs, b.iter().collect::<Vec<_>>());
+                assert!(b.runs().all(|r| r.end == 300 || !b.contains(r.end)));
+                let none = (start..end).all(|i| !b.contains(i));
+                assert_eq!(b.none_in_range(start..end), none, "{start}..{end}");
+                for on in [false, true] {
+                    let mut set = b.clone();
+                    set.set_range(start..end, on);
+                    for i in 0..300 {
+                        let expected = if (start..end).contains(&i) {
+                            on
+                        } else {
+                            b.contains(i)
+                        };
+                        assert_eq!(set.contains(i), expected, "{start}..{end} {on}: {i}");
+                    }
                 }
             }
         }

@@ -102,6 +102,10 @@ struct ClusterParts {
     /// when no resource is indirect.
     pools: Vec<Pool>,
     pool_of: Vec<u32>,
+    /// Per vnode, the end of the stretch of consecutive vnodes with its capacities: over such
+    /// a stretch, a job's equal parts change every row the same way, so the state can change
+    /// them as one (`ClusterState`'s whole-stretch form, issue 20).
+    same_capacity_until: Vec<u32>,
 }
 
 /// One consumable amount shared by several vnodes (PBS's `resources_available.R = @target`,
@@ -327,6 +331,8 @@ impl ClusterBuilder {
                 pool.members[1..].sort_unstable();
             }
         }
+        let rows: Vec<&[u64]> = capacity.chunks_exact(n_cons).collect();
+        let same_capacity_until = crate::state::stretch_ends(&rows);
         Ok(Cluster {
             parts: std::sync::Arc::new(ClusterParts {
                 host_vnodes,
@@ -338,6 +344,7 @@ impl ClusterBuilder {
                 ncpus_capacity,
                 pools,
                 pool_of,
+                same_capacity_until,
             }),
         })
     }
@@ -419,6 +426,16 @@ impl Cluster {
     pub fn capacity(&self, v: VnodeId) -> &[u64] {
         let n = self.parts.resources.n_consumables();
         &self.parts.capacity[v.index() * n..(v.index() + 1) * n]
+    }
+
+    /// Where the stretch of consecutive vnodes with the same capacities as vnode index `v`
+    /// ends (the first later index with other capacities, or the number of vnodes).
+    #[inline]
+    pub fn same_capacity_until(&self, v: usize) -> usize {
+        self.parts
+            .same_capacity_until
+            .get(v)
+            .map_or(v + 1, |&end| end as usize)
     }
 
     /// The ncpus capacity of `v`.

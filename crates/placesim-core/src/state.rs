@@ -556,6 +556,9 @@ pub struct ClusterState {
     /// Vnodes out of service. A down vnode holds an exclusive allocation of its whole
     /// capacity, so placement, free totals and set tallies all see it as taken.
     down: Bitset,
+    /// What the whole-stretch form of [`apply`] and [`Self::validate`] may assume of rows
+    /// without reading them ([`Marks`]).
+    marks: Marks,
     /// Bumped at every vnode going down or up: what-if states built earlier are stale.
     outage_epoch: u64,
     /// Tallies kept for the kernel's reports of settled instants, when it watches a partition
@@ -603,6 +606,214 @@ impl Watch {
     }
 }
 
+/// What a state knows of some of its rows without reading them, so that a run of a job's
+/// equal parts over a stretch of vnodes with the same capacities can be taken or given back
+/// as one (issue 20): every row of such a stretch changes the same way, from a row known
+/// before to one known after, and need only be written; its eligibility, set tallies and
+/// watch change by the count of vnodes. Each mark is set only where its condition holds
+/// (one may be clear where it holds too: the plain per-vnode loop then does the same work).
+#[derive(Debug, Clone)]
+struct Marks {
+    /// The vnode's row is its capacity, with no job and no flag.
+    pristine: Bitset,
+    /// One job holds the vnode, and took it while it was pristine: its row is its capacity
+    /// less that job's part, flagged exclusive if the job is.
+    single: Bitset,
+    /// Whether the marks are kept at all: not where indirect resources share pools, since a
+    /// job on one member changes the rows of the others.
+    kept: bool,
+}
+
+/// The widest row (consumables, then the job count and flags) the whole-stretch form
+/// handles; a cluster with more consumables always takes the per-vnode loop.
+const WHOLE_STRETCH_WIDTH: usize = 16;
+
+impl Marks {
+    /// The marks of an idle cluster: every vnode pristine.
+    fn idle(cluster: &Cluster) -> Marks {
+        let n = cluster.n_vnodes();
+        let kept = cluster.pools().is_empty()
+            && cluster.resources().n_consumables() + EXTRA <= WHOLE_STRETCH_WIDTH;
+        let mut pristine = Bitset::new(n);
+        if kept {
+            pristine.set_range(0..n, true);
+        }
+        Marks {
+            pristine,
+            single: Bitset::new(n),
+            kept,
+        }
+    }
+
+    /// Clears both marks on `range`, whose rows were written by other means.
+    fn forget(&mut self, range: std::ops::Range<usize>) {
+        self.pristine.set_range(range.clone(), false);
+        self.single.set_range(range, false);
+    }
+
+    /// Whether a run of equal parts on `range` can be applied in the whole-stretch form
+    /// ([`WholeStretch`]): the vnodes have the same capacities, and a take finds them all
+    /// pristine and eligible, a give all single and equally eligible.
+    fn allow(
+        &self,
+        cluster: &Cluster,
+        eligible: &Bitset,
+        range: std::ops::Range<usize>,
+        dir: Direction,
+    ) -> bool {
+        self.kept
+            && cluster.same_capacity_until(range.start) >= range.end
+            && match dir {
+                Direction::Take => {
+                    self.pristine.contains_range(range.clone()) && eligible.contains_range(range)
+                }
+                Direction::Give => {
+                    self.single.contains_range(range.clone())
+                        && (eligible.contains_range(range.clone()) || eligible.none_in_range(range))
+                }
+            }
+    }
+
+    /// Sets the marks of a stretch the whole-stretch form applied: a take leaves its vnodes
+    /// single, a give pristine.
+    fn after_whole(&mut self, range: std::ops::Range<usize>, dir: Direction) {
+        self.pristine
+            .set_range(range.clone(), dir == Direction::Give);
+        self.single.set_range(range, dir == Direction::Take);
+    }
+
+    /// Sets the marks of vnode `i` after the per-vnode loop changed its row: a take leaves
+    /// it single if it was pristine (and never pristine); a give leaves it pristine if its
+    /// row is its capacity again (and never single).
+    #[inline]
+    fn after_part(&mut self, i: usize, dir: Direction, row: &[u64], cap: &[u64]) {
+        match dir {
+            Direction::Take => {
+                let was = self.pristine.contains(i);
+                self.pristine.set(i, false);
+                self.single.set(i, was);
+            }
+            Direction::Give => {
+                let n_cons = cap.len();
+                let idle =
+                    row[n_cons + JOBS] == 0 && row[n_cons + FLAGS] == 0 && row[..n_cons] == *cap;
+                self.pristine.set(i, idle);
+                self.single.set(i, false);
+            }
+        }
+    }
+}
+
+/// How [`apply`] learns which runs take the whole-stretch form.
+enum Stretches<'a> {
+    /// The real state: its own marks decide, and every change keeps them.
+    Kept(&'a mut Marks),
+    /// A scratch view: decided by the view per run, in the allocation's order (it copies
+    /// no row for such a run, and keeps no marks of its own).
+    Decided(&'a [bool]),
+}
+
+/// A run's rows before and after it is applied in the whole-stretch form ([`Marks`]).
+struct WholeStretch {
+    before: [u64; WHOLE_STRETCH_WIDTH],
+    after: [u64; WHOLE_STRETCH_WIDTH],
+    eligible_before: bool,
+    eligible_after: bool,
+}
+
+impl WholeStretch {
+    /// The rows of vnodes of capacities `cap` that the run's `amounts` are taken from while
+    /// pristine, or given back to while single, and whether they were eligible before.
+    fn new(
+        cap: &[u64],
+        amounts: &[u64],
+        exclusive: bool,
+        dir: Direction,
+        eligible_before: bool,
+    ) -> WholeStretch {
+        let n_cons = cap.len();
+        let mut idle = [0; WHOLE_STRETCH_WIDTH];
+        idle[..n_cons].copy_from_slice(cap);
+        let mut held = idle;
+        for (slot, &a) in held.iter_mut().zip(amounts) {
+            *slot -= a;
+        }
+        held[n_cons + JOBS] = 1;
+        if exclusive {
+            held[n_cons + FLAGS] = FLAG_EXCLUSIVE;
+        }
+        let (before, after) = match dir {
+            Direction::Take => (idle, held),
+            Direction::Give => (held, idle),
+        };
+        WholeStretch {
+            before,
+            after,
+            eligible_before,
+            eligible_after: row_eligible(&after, n_cons, cap[ConsumableIdx::NCPUS.index()]),
+        }
+    }
+
+    /// Writes the rows of `range`, sets their eligibility, and adds what the eligible ones
+    /// offered `before` and `after` (free amounts, then their count) and to `usable`, as the
+    /// per-vnode loop ([`Segment::apply`]) would vnode by vnode.
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &self,
+        rows: &mut [u64],
+        width: usize,
+        eligible: &mut Bitset,
+        range: std::ops::Range<usize>,
+        before: &mut [u64],
+        after: &mut [u64],
+        usable: &mut Usable,
+        cap_ncpus: u64,
+    ) {
+        let count = (range.end - range.start) as u64;
+        fill_rows(
+            &mut rows[range.start * width..range.end * width],
+            &self.after[..width],
+        );
+        eligible.set_range(range, self.eligible_after);
+        let n_cons = width - EXTRA;
+        for (row, offered, sums, side) in [
+            (&self.before, self.eligible_before, before, Side::Before),
+            (&self.after, self.eligible_after, after, Side::After),
+        ] {
+            if offered {
+                for (sum, &free) in sums.iter_mut().zip(&row[..n_cons]) {
+                    *sum += free * count;
+                }
+                sums[n_cons] += count;
+                usable.add_many(side, row[ConsumableIdx::NCPUS.index()], cap_ncpus, count);
+            }
+        }
+    }
+}
+
+/// Writes `pattern` into every row of `rows` (rows of `pattern.len()` words), with the row
+/// width known to the compiler for the common widths.
+fn fill_rows(rows: &mut [u64], pattern: &[u64]) {
+    fn fill<const W: usize>(rows: &mut [u64], pattern: &[u64]) {
+        let mut p = [0; W];
+        p.copy_from_slice(pattern);
+        for row in rows.chunks_exact_mut(W) {
+            row.copy_from_slice(&p);
+        }
+    }
+    match pattern.len() {
+        3 => fill::<3>(rows, pattern),
+        4 => fill::<4>(rows, pattern),
+        5 => fill::<5>(rows, pattern),
+        6 => fill::<6>(rows, pattern),
+        _ => {
+            for row in rows.chunks_exact_mut(pattern.len()) {
+                row.copy_from_slice(pattern);
+            }
+        }
+    }
+}
+
 fn row_eligible(row: &[u64], n_cons: usize, cap_ncpus: u64) -> bool {
     let exclusive = row[n_cons + FLAGS] & FLAG_EXCLUSIVE != 0;
     let job_busy = cap_ncpus > 0 && row[ConsumableIdx::NCPUS.index()] == 0;
@@ -627,9 +838,11 @@ impl ClusterState {
             .map(|c| cluster.capacity_total(ConsumableIdx(c as u8)))
             .collect();
         let n_vnodes = cluster.n_vnodes();
+        let marks = Marks::idle(&cluster);
         ClusterState {
             cluster,
             width,
+            marks,
             rows,
             eligible,
             free_total,
@@ -776,6 +989,7 @@ impl ClusterState {
         for row in universe.rows.chunks_exact_mut(width) {
             row.fill(0);
         }
+        universe.marks.forget(0..self.cluster.n_vnodes());
         for (v, amounts) in allocation.parts(n_cons) {
             let row = &mut universe.rows[v.index() * width..(v.index() + 1) * width];
             for (slot, &a) in row.iter_mut().zip(amounts) {
@@ -808,6 +1022,7 @@ impl ClusterState {
             cluster: self.cluster.clone(),
             width: self.width,
             rows: self.rows.clone(),
+            marks: self.marks.clone(),
             eligible: self.eligible.clone(),
             free_total: self.free_total.clone(),
             sorted_runs: Vec::new(),
@@ -867,6 +1082,7 @@ impl ClusterState {
                 *t -= *a;
             }
             row.fill(0);
+            self.marks.forget(v..v + 1);
             self.eligible.set(v, false);
             self.down.set(v, false);
         }
@@ -1009,6 +1225,19 @@ impl ClusterState {
             if let Some(i) = self.eligible.first_absent(run.indices()) {
                 return Err(AllocationError::NotEligible(VnodeId::from_index(i)));
             }
+            // Vnodes of the same capacities, all pristine, hold no job and have all of it free.
+            if self.marks.allow(
+                &self.cluster,
+                &self.eligible,
+                run.indices(),
+                Direction::Take,
+            ) && amounts
+                .iter()
+                .zip(self.cluster.capacity(run.first))
+                .all(|(asked, cap)| asked <= cap)
+            {
+                continue;
+            }
             for i in run.indices() {
                 let v = VnodeId::from_index(i);
                 let row = &self.rows[i * self.width..(i + 1) * self.width];
@@ -1062,7 +1291,8 @@ impl ClusterState {
             watch: self.watch.as_deref_mut(),
             limit_room: &mut self.limit_room,
         };
-        apply(books, &self.cluster, alloc, dir);
+        let stretches = Stretches::Kept(&mut self.marks);
+        apply(books, &self.cluster, alloc, dir, stretches);
     }
 }
 
@@ -1227,8 +1457,16 @@ const DELTA_SLOTS: usize = 9;
 /// its eligible vnodes offered before and after, and the tallies and the watch change once
 /// per segment, by the difference. The free totals change once per run. A job of thousands of
 /// one-ncpu vnodes taken in first-fit order is then a few runs and segments, and the loop over
-/// its rows touches nothing else (issue 20).
-fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction) {
+/// its rows touches nothing else (issue 20). A run over vnodes of the same capacities that
+/// `stretches` finds all pristine (a take) or all single (a give) takes the whole-stretch form
+/// ([`Marks`]): its rows are only written, and everything else changes by the count.
+fn apply(
+    books: Books<'_>,
+    cluster: &Cluster,
+    alloc: &Allocation,
+    dir: Direction,
+    mut stretches: Stretches<'_>,
+) {
     let Books {
         rows,
         width,
@@ -1265,7 +1503,7 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
     let exclusive = alloc.sharing.is_exclusive();
     let caps = cluster.ncpus_capacities();
     let mut watch_changed = false;
-    for (run, amounts) in alloc.runs(n_cons) {
+    for (k, (run, amounts)) in alloc.runs(n_cons).enumerate() {
         let count = u64::from(run.count);
         for (t, &a) in free_total.iter_mut().zip(amounts) {
             match dir {
@@ -1274,6 +1512,19 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
             }
         }
         let range = run.indices();
+        let whole = match &stretches {
+            Stretches::Kept(marks) => marks.allow(cluster, eligible, range.clone(), dir),
+            Stretches::Decided(whole) => whole.get(k).copied().unwrap_or(false),
+        };
+        let whole = whole.then(|| {
+            WholeStretch::new(
+                cluster.capacity(run.first),
+                amounts,
+                exclusive,
+                dir,
+                eligible.contains(range.start),
+            )
+        });
         let mut from = range.start;
         while from < range.end {
             let mut to = range.end;
@@ -1286,6 +1537,10 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
             sums.fill(0);
             let (before, after) = sums.split_at_mut(w);
             let mut usable = Usable::default();
+            let marks = match &mut stretches {
+                Stretches::Kept(marks) if marks.kept => Some(&mut **marks),
+                _ => None,
+            };
             let segment = Segment {
                 rows,
                 width,
@@ -1293,6 +1548,8 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
                 amounts,
                 exclusive,
                 dir,
+                marks,
+                cluster,
             };
             // The loop is made for the number of consumables and for what is kept (set
             // tallies, the watch), so that it does only the work this state needs.
@@ -1310,7 +1567,25 @@ fn apply(books: Books<'_>, cluster: &Cluster, alloc: &Allocation, dir: Direction
                     }
                 };
             }
-            shaped!(1, 2, 3, 4);
+            match &whole {
+                Some(stretch) => {
+                    let (before, after) = (&mut before[..], &mut after[..]);
+                    stretch.apply(
+                        rows,
+                        width,
+                        eligible,
+                        from..to,
+                        before,
+                        after,
+                        &mut usable,
+                        caps[from],
+                    );
+                    if let Stretches::Kept(marks) = &mut stretches {
+                        marks.after_whole(from..to, dir);
+                    }
+                }
+                None => shaped!(1, 2, 3, 4),
+            }
             if !sets.is_empty() {
                 for &g in sets.of(VnodeId::from_index(from)) {
                     let t = &mut tracked_set_free[g as usize * w..(g as usize + 1) * w];
@@ -1402,6 +1677,9 @@ struct Segment<'r> {
     amounts: &'r [u64],
     exclusive: bool,
     dir: Direction,
+    /// The state's marks, kept vnode by vnode (the real state's, where it keeps them).
+    marks: Option<&'r mut Marks>,
+    cluster: &'r Cluster,
 }
 
 impl Segment<'_> {
@@ -1428,6 +1706,8 @@ impl Segment<'_> {
             caps,
             exclusive,
             dir,
+            mut marks,
+            cluster,
             ..
         } = self;
         eligible.update_range(range, |i, was| {
@@ -1437,6 +1717,9 @@ impl Segment<'_> {
                 offer::<SUMS, USABLE>(row, cap_ncpus, before, usable, Side::Before);
             }
             let ok = apply_part(row, amounts, exclusive, dir, cap_ncpus);
+            if let Some(marks) = marks.as_deref_mut() {
+                marks.after_part(i, dir, row, cluster.capacity(VnodeId::from_index(i)));
+            }
             if ok {
                 offer::<SUMS, USABLE>(row, cap_ncpus, after, usable, Side::After);
             }
@@ -1492,6 +1775,15 @@ impl Usable {
         }
     }
 
+    /// [`Self::add`] for `count` vnodes alike.
+    #[inline]
+    fn add_many(&mut self, side: Side, free_ncpus: u64, cap_ncpus: u64, count: u64) {
+        self.ncpus[side as usize] += free_ncpus * count;
+        if cap_ncpus > 0 && free_ncpus == cap_ncpus {
+            self.idle[side as usize] += cap_ncpus * count;
+        }
+    }
+
     fn changed(&self) -> bool {
         self.ncpus[0] != self.ncpus[1] || self.idle[0] != self.idle[1]
     }
@@ -1519,6 +1811,8 @@ pub struct ScratchBuf {
     /// The job being placed's affinity for the reserved vnodes it may use, by vnode; every
     /// other vnode is [`Affinity::Unreserved`] to it.
     affinity: Vec<(VnodeId, Affinity)>,
+    /// Per run of the allocation being applied, whether it takes the whole-stretch form.
+    whole: Vec<bool>,
 }
 
 /// A copy-on-write what-if view of a [`ClusterState`].
@@ -1675,11 +1969,24 @@ impl<'a> Scratch<'a> {
 
     fn apply(&mut self, alloc: &Allocation, dir: Direction) {
         // Copy on write: bring every row the allocation touches into this view first, each
-        // stretch of rows not yet copied in one copy (a run's rows are consecutive).
+        // stretch of rows not yet copied in one copy (a run's rows are consecutive). A run on
+        // rows this view has not changed reads the base's marks: in the whole-stretch form,
+        // its rows are written whole, and need no copy.
         let w = self.base.width;
         let buf = &mut *self.buf;
+        buf.whole.clear();
         for run in alloc.vnode_runs() {
             let range = run.indices();
+            let whole = range.clone().all(|i| buf.stamp[i] != buf.generation)
+                && (self.base.marks).allow(&self.base.cluster, &buf.eligible, range.clone(), dir);
+            buf.whole.push(whole);
+            if whole {
+                for i in range {
+                    buf.stamp[i] = buf.generation;
+                    buf.touched.push(i as u32);
+                }
+                continue;
+            }
             let mut i = range.start;
             while i < range.end {
                 let from = i;
@@ -1726,7 +2033,8 @@ impl<'a> Scratch<'a> {
             watch: None,
             limit_room: &mut buf.limit_room,
         };
-        apply(books, &self.base.cluster, alloc, dir);
+        let stretches = Stretches::Decided(&buf.whole);
+        apply(books, &self.base.cluster, alloc, dir, stretches);
     }
 
     /// Takes `alloc` in this view (a job this pass is about to start).
@@ -2030,6 +2338,44 @@ mod run_tests {
         }
     }
 
+    /// Checks the state's marks against its rows: a pristine vnode's row is its capacity with
+    /// no job and no flag; a single one's is its capacity less the part of the one allocation
+    /// of `held` on it (or of its outage), flagged as that allocation is.
+    fn marks_hold(state: &ClusterState, held: &[Allocation], at: &str) {
+        let n_cons = state.cluster_consumables();
+        for v in 0..state.cluster.n_vnodes() {
+            let id = VnodeId::from_index(v);
+            let row = state.row(id);
+            let cap = state.cluster.capacity(id);
+            if state.marks.pristine.contains(v) {
+                assert_eq!(&row[..n_cons], cap, "{at}: pristine vnode {v}");
+                assert_eq!(&row[n_cons..], &[0, 0], "{at}: pristine vnode {v}");
+            }
+            if state.marks.single.contains(v) {
+                let outage = down_allocation(&state.cluster, id);
+                let holders: Vec<&Allocation> = held
+                    .iter()
+                    .filter(|a| a.holds(id))
+                    .chain(state.is_down(id).then_some(&outage))
+                    .collect();
+                assert_eq!(holders.len(), 1, "{at}: single vnode {v}");
+                let (_, part) = holders[0].parts(n_cons).find(|(u, _)| *u == id).unwrap();
+                let expected: Vec<u64> = cap.iter().zip(part).map(|(c, p)| c - p).collect();
+                assert_eq!(&row[..n_cons], &expected[..], "{at}: single vnode {v}");
+                let flags = u64::from(holders[0].sharing.is_exclusive());
+                assert_eq!(&row[n_cons..], &[1, flags], "{at}: single vnode {v}");
+            }
+        }
+    }
+
+    /// How many runs of `a` the state would apply in the whole-stretch form.
+    fn whole_runs(state: &ClusterState, a: &Allocation, dir: Direction) -> usize {
+        a.vnode_runs()
+            .iter()
+            .filter(|r| (state.marks).allow(&state.cluster, &state.eligible, r.indices(), dir))
+            .count()
+    }
+
     /// A random allocation of a few runs (whole runs of consecutive vnodes with one amount
     /// each, as first fit makes them, and single vnodes), possibly exclusive.
     fn random_allocation(rng: &mut Rng, plain: &Plain) -> Allocation {
@@ -2166,16 +2512,21 @@ mod run_tests {
     #[test]
     fn run_based_apply_gives_the_plain_per_vnode_state_and_tallies() {
         let mut rng = Rng(11);
+        // Runs applied in the whole-stretch form: taken, given back, then in scratch views.
+        let mut whole = [0; 4];
         for round in 0..20 {
-            // Vnodes of a few shapes: mostly one-ncpu, some wider, some without ncpus.
+            // Vnodes of a few shapes: mostly one-ncpu, some wider, some without ncpus; and
+            // some two-ncpu ones, which runs of one-ncpu parts span beside one-ncpu vnodes,
+            // so that the per-vnode loop also takes and gives back pristine and single ones.
             let n = 40 + rng.below(160) as usize;
             let mut b = ClusterBuilder::new(ResourceDefs::default());
             let mut caps = Vec::new();
             for i in 0..n {
                 let h = b.add_host(format!("h{}", i / 4));
-                let cap = match rng.below(6) {
+                let cap = match rng.below(7) {
                     0 => vec![4, 16, 1],
                     1 => vec![0, 8, 0],
+                    2 => vec![2, 4, 0],
                     _ => vec![1, 4, 0],
                 };
                 b.add_vnode(format!("v{i}"), h, 1.0, &cap, Vec::new())
@@ -2189,7 +2540,10 @@ mod run_tests {
                 .step_by(stretch)
                 .map(|s| (s..(s + stretch).min(n)).map(VnodeId::from_index).collect())
                 .collect();
-            sets.push((0..n).step_by(3).map(VnodeId::from_index).collect());
+            // A stride splits runs at every vnode; without it, at the stretches' ends only.
+            if round % 2 == 0 {
+                sets.push((0..n).step_by(3).map(VnodeId::from_index).collect());
+            }
             sets.push((0..n).map(VnodeId::from_index).collect());
             let mut state = ClusterState::new(cluster);
             state.track_sets(&sets);
@@ -2210,6 +2564,7 @@ mod run_tests {
                 match rng.below(10) {
                     0..=2 if !held.is_empty() => {
                         let a = held.swap_remove(rng.below(held.len() as u64) as usize);
+                        whole[1] += whole_runs(&state, &a, Direction::Give);
                         state.release(&a);
                         plain.apply(&a, false);
                     }
@@ -2232,6 +2587,7 @@ mod run_tests {
                         assert_eq!(state.allocate(&a).is_ok(), plain.fits(&a), "{at}: {a:?}");
                         if plain.fits(&a) {
                             state.release(&a);
+                            marks_hold(&state, &held, &at);
                             // The same with one of its vnodes named again, out of order.
                             let mut twice = a.clone();
                             let again = a.vnodes().nth(rng.below(a.n_vnodes() as u64) as usize);
@@ -2242,6 +2598,7 @@ mod run_tests {
                                 Err(AllocationError::DuplicateVnode(again.unwrap())),
                                 "{at}"
                             );
+                            whole[0] += whole_runs(&state, &a, Direction::Take);
                             state.allocate(&a).unwrap();
                             plain.apply(&a, true);
                             held.push(a);
@@ -2249,6 +2606,7 @@ mod run_tests {
                     }
                 }
                 agree(&state, &plain, &sets, &at);
+                marks_hold(&state, &held, &at);
                 let mut fresh = state.clone();
                 fresh.watch_sets(watch_of.clone(), n_watch);
                 let (kept, counted) = (state.watch().unwrap(), fresh.watch().unwrap());
@@ -2264,17 +2622,24 @@ mod run_tests {
             let mut what_if = plain.clone();
             for a in held.iter().take(6) {
                 view.give(a);
+                whole[3] += view.buf.whole.iter().filter(|&&w| w).count();
                 what_if.apply(a, false);
             }
             for _ in 0..20 {
                 let a = random_allocation(&mut rng, &what_if);
                 if what_if.fits(&a) {
                     view.take(&a);
+                    whole[2] += view.buf.whole.iter().filter(|&&w| w).count();
                     what_if.apply(&a, true);
                 }
             }
             agree(&view, &what_if, &sets, &format!("round {round}, scratch"));
         }
+        // Both forms were exercised, often.
+        assert!(
+            whole[0] > 200 && whole[1] > 200 && whole[2] > 10 && whole[3] > 3,
+            "{whole:?}"
+        );
     }
 
     #[test]
