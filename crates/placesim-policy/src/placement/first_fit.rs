@@ -308,10 +308,11 @@ impl FirstFit {
                     let candidates = list
                         .iter()
                         .map(|v| v.index())
-                        .filter(|&i| eligible.contains(i));
+                        .filter(|&i| eligible.contains(i))
+                        .map(|i| i..i + 1);
                     single_ncpu_pass(ncpus, view, alloc, candidates)
                 }
-                None => single_ncpu_pass(ncpus, view, alloc, view.eligible().iter()),
+                None => single_ncpu_pass(ncpus, view, alloc, view.eligible().runs()),
             };
         }
         self.place_chunks(shape, view, alloc, within)
@@ -496,14 +497,16 @@ struct Shape<'a> {
 }
 
 /// The common shape: every chunk is one ncpu. Greedy first fit then takes free ncpus from
-/// eligible vnodes in order (`candidates`: the cluster's, or a set's in its own order), and a
-/// later chunk complex resumes on the vnode where the earlier one stopped: one pass over the
-/// merged count gives the very same vnodes and amounts.
+/// eligible vnodes in order (`candidates`: the cluster's, or a set's in its own order, as
+/// ranges of consecutive eligible vnodes), and a later chunk complex resumes on the vnode where
+/// the earlier one stopped: one pass over the merged count gives the very same vnodes and
+/// amounts. A stretch of one-ncpu vnodes within a range is taken whole, without a step per
+/// vnode (issue 20): each gives its one ncpu.
 fn single_ncpu_pass(
     ncpus: u64,
     view: &Scratch<'_>,
     mut alloc: Allocation,
-    candidates: impl Iterator<Item = usize>,
+    candidates: impl Iterator<Item = std::ops::Range<usize>>,
 ) -> Option<Allocation> {
     let n_cons = view.cluster().resources().n_consumables();
     let mut amounts = vec![0; n_cons.max(1)];
@@ -521,30 +524,40 @@ fn single_ncpu_pass(
         }
     };
     let mut remaining = ncpus;
-    let caps = view.cluster().ncpus_capacities();
-    for idx in candidates {
-        // An eligible vnode of one ncpu has it free (a vnode whose ncpus are all taken is
-        // job-busy): its row need not be read.
-        let free = if caps[idx] == 1 {
-            debug_assert_eq!(view.free(VnodeId::from_index(idx), ConsumableIdx::NCPUS), 1);
-            1
-        } else {
-            view.free(VnodeId::from_index(idx), ConsumableIdx::NCPUS)
-        };
-        if free == 0 {
-            continue;
-        }
-        let here = free.min(remaining);
-        if count > 0 && idx == first + count as usize && here == take {
-            count += 1;
-        } else {
-            push(&mut alloc, first, count, take);
-            (first, count, take) = (idx, 1, here);
-        }
-        remaining -= here;
-        if remaining == 0 {
-            push(&mut alloc, first, count, take);
-            return Some(alloc);
+    let cluster = view.cluster();
+    let caps = cluster.ncpus_capacities();
+    for range in candidates {
+        let mut idx = range.start;
+        while idx < range.end {
+            // An eligible vnode of one ncpu has it free (a vnode whose ncpus are all taken is
+            // job-busy): its row need not be read, nor those of the one-ncpu vnodes after it.
+            let (free, vnodes) = if caps[idx] == 1 {
+                debug_assert_eq!(view.free(VnodeId::from_index(idx), ConsumableIdx::NCPUS), 1);
+                let stretch = range.end.min(cluster.same_capacity_until(idx)) - idx;
+                (
+                    1,
+                    stretch.min(usize::try_from(remaining).unwrap_or(usize::MAX)),
+                )
+            } else {
+                (view.free(VnodeId::from_index(idx), ConsumableIdx::NCPUS), 1)
+            };
+            if free == 0 {
+                idx += 1;
+                continue;
+            }
+            let here = free.min(remaining);
+            if count > 0 && idx == first + count as usize && here == take {
+                count += vnodes as u32;
+            } else {
+                push(&mut alloc, first, count, take);
+                (first, count, take) = (idx, vnodes as u32, here);
+            }
+            remaining -= here * vnodes as u64;
+            idx += vnodes;
+            if remaining == 0 {
+                push(&mut alloc, first, count, take);
+                return Some(alloc);
+            }
         }
     }
     None
