@@ -609,9 +609,14 @@ impl Watch {
 /// What a state knows of some of its rows without reading them, so that a run of a job's
 /// equal parts over a stretch of vnodes with the same capacities can be taken or given back
 /// as one (issue 20): every row of such a stretch changes the same way, from a row known
-/// before to one known after, and need only be written; its eligibility, set tallies and
-/// watch change by the count of vnodes. Each mark is set only where its condition holds
-/// (one may be clear where it holds too: the plain per-vnode loop then does the same work).
+/// before to one known after; its eligibility, set tallies and watch change by the count of
+/// vnodes. Each mark is set only where its condition holds (one may be clear where it holds
+/// too: the plain per-vnode loop then does the same work).
+///
+/// Where a mark says what the whole row is (`derived`: pristine, or held whole by its single
+/// job), the row is read from the mark and its stored copy may be stale: a take of whole
+/// vnodes and a give that leaves them pristine write no row at all, and only the per-vnode
+/// loop and copies into scratch views bring a stored row up to date ([`Marks::derived_row`]).
 #[derive(Debug, Clone)]
 struct Marks {
     /// The vnode's row is its capacity, with no job and no flag.
@@ -619,6 +624,18 @@ struct Marks {
     /// One job holds the vnode, and took it while it was pristine: its row is its capacity
     /// less that job's part, flagged exclusive if the job is.
     single: Bitset,
+    /// Single, and its job holds all of it: nothing free, one job, flagged exclusive if
+    /// `full_excl` says so.
+    full: Bitset,
+    /// Of the `full` vnodes, those whose job holds them exclusively.
+    full_excl: Bitset,
+    /// Pristine or full: the row is the mark's, not the stored one.
+    derived: Bitset,
+    /// Per vnode, its pristine row (capacities, no job, no flag), shared by copies.
+    idle_rows: Arc<[u64]>,
+    /// A full vnode's row, shared and exclusive, in the first `width` slots.
+    full_rows: [[u64; WHOLE_STRETCH_WIDTH]; 2],
+    width: usize,
     /// Whether the marks are kept at all: not where indirect resources share pools, since a
     /// job on one member changes the rows of the others.
     kept: bool,
@@ -629,26 +646,55 @@ struct Marks {
 const WHOLE_STRETCH_WIDTH: usize = 16;
 
 impl Marks {
-    /// The marks of an idle cluster: every vnode pristine.
-    fn idle(cluster: &Cluster) -> Marks {
+    /// The marks of an idle cluster whose rows are `idle_rows`: every vnode pristine.
+    fn idle(cluster: &Cluster, idle_rows: Arc<[u64]>) -> Marks {
         let n = cluster.n_vnodes();
-        let kept = cluster.pools().is_empty()
-            && cluster.resources().n_consumables() + EXTRA <= WHOLE_STRETCH_WIDTH;
+        let n_cons = cluster.resources().n_consumables();
+        let width = n_cons + EXTRA;
+        let kept = cluster.pools().is_empty() && width <= WHOLE_STRETCH_WIDTH;
         let mut pristine = Bitset::new(n);
+        let mut full_rows = [[0; WHOLE_STRETCH_WIDTH]; 2];
         if kept {
             pristine.set_range(0..n, true);
+            for (row, flags) in full_rows.iter_mut().zip([0, FLAG_EXCLUSIVE]) {
+                row[n_cons + JOBS] = 1;
+                row[n_cons + FLAGS] = flags;
+            }
         }
         Marks {
+            derived: pristine.clone(),
             pristine,
             single: Bitset::new(n),
+            full: Bitset::new(n),
+            full_excl: Bitset::new(n),
+            idle_rows,
+            full_rows,
+            width,
             kept,
         }
     }
 
-    /// Clears both marks on `range`, whose rows were written by other means.
+    /// The row of a `derived` vnode `i`.
+    #[inline]
+    fn derived_row(&self, i: usize) -> &[u64] {
+        if self.pristine.contains(i) {
+            &self.idle_rows[i * self.width..(i + 1) * self.width]
+        } else {
+            &self.full_rows[usize::from(self.full_excl.contains(i))][..self.width]
+        }
+    }
+
+    /// Clears every mark on `range`, whose stored rows were written by other means.
     fn forget(&mut self, range: std::ops::Range<usize>) {
-        self.pristine.set_range(range.clone(), false);
-        self.single.set_range(range, false);
+        for bits in [
+            &mut self.pristine,
+            &mut self.single,
+            &mut self.full,
+            &mut self.full_excl,
+            &mut self.derived,
+        ] {
+            bits.set_range(range.clone(), false);
+        }
     }
 
     /// Whether a run of equal parts on `range` can be applied in the whole-stretch form
@@ -674,23 +720,52 @@ impl Marks {
             }
     }
 
-    /// Sets the marks of a stretch the whole-stretch form applied: a take leaves its vnodes
-    /// single, a give pristine.
-    fn after_whole(&mut self, range: std::ops::Range<usize>, dir: Direction) {
-        self.pristine
-            .set_range(range.clone(), dir == Direction::Give);
-        self.single.set_range(range, dir == Direction::Take);
+    /// Sets the marks of a stretch the whole-stretch form applied, and says whether its
+    /// stored rows must be written: a take leaves its vnodes single (and full, with no row to
+    /// write, when `stretch` leaves nothing free), a give pristine (no row to write).
+    fn after_whole(&mut self, range: std::ops::Range<usize>, stretch: &WholeStretch) -> bool {
+        match stretch.dir {
+            Direction::Take => {
+                let full = stretch.leaves_nothing_free();
+                self.pristine.set_range(range.clone(), false);
+                self.single.set_range(range.clone(), true);
+                self.full.set_range(range.clone(), full);
+                self.full_excl
+                    .set_range(range.clone(), full && stretch.exclusive);
+                self.derived.set_range(range, full);
+                !full
+            }
+            Direction::Give => {
+                self.pristine.set_range(range.clone(), true);
+                self.derived.set_range(range.clone(), true);
+                self.single.set_range(range.clone(), false);
+                self.full.set_range(range.clone(), false);
+                self.full_excl.set_range(range, false);
+                false
+            }
+        }
     }
 
-    /// Sets the marks of vnode `i` after the per-vnode loop changed its row: a take leaves
-    /// it single if it was pristine (and never pristine); a give leaves it pristine if its
-    /// row is its capacity again (and never single).
+    /// Brings vnode `i`'s stored `row` up to date if the marks hold it.
+    #[inline]
+    fn materialize(&self, i: usize, row: &mut [u64]) {
+        if self.derived.contains(i) {
+            row.copy_from_slice(self.derived_row(i));
+        }
+    }
+
+    /// Sets the marks of vnode `i` after the per-vnode loop changed its (stored) row: a take
+    /// leaves it single if it was pristine (and never pristine); a give leaves it pristine if
+    /// its row is its capacity again (and never single). Either way its stored row is its row.
     #[inline]
     fn after_part(&mut self, i: usize, dir: Direction, row: &[u64], cap: &[u64]) {
+        self.full.set(i, false);
+        self.full_excl.set(i, false);
         match dir {
             Direction::Take => {
                 let was = self.pristine.contains(i);
                 self.pristine.set(i, false);
+                self.derived.set(i, false);
                 self.single.set(i, was);
             }
             Direction::Give => {
@@ -698,6 +773,7 @@ impl Marks {
                 let idle =
                     row[n_cons + JOBS] == 0 && row[n_cons + FLAGS] == 0 && row[..n_cons] == *cap;
                 self.pristine.set(i, idle);
+                self.derived.set(i, idle);
                 self.single.set(i, false);
             }
         }
@@ -719,6 +795,9 @@ struct WholeStretch {
     after: [u64; WHOLE_STRETCH_WIDTH],
     eligible_before: bool,
     eligible_after: bool,
+    dir: Direction,
+    exclusive: bool,
+    n_cons: usize,
 }
 
 impl WholeStretch {
@@ -751,15 +830,24 @@ impl WholeStretch {
             after,
             eligible_before,
             eligible_after: row_eligible(&after, n_cons, cap[ConsumableIdx::NCPUS.index()]),
+            dir,
+            exclusive,
+            n_cons,
         }
     }
 
-    /// Writes the rows of `range`, sets their eligibility, and adds what the eligible ones
-    /// offered `before` and `after` (free amounts, then their count) and to `usable`, as the
-    /// per-vnode loop ([`Segment::apply`]) would vnode by vnode.
+    /// Whether a take leaves nothing free on the vnodes.
+    fn leaves_nothing_free(&self) -> bool {
+        self.after[..self.n_cons].iter().all(|&free| free == 0)
+    }
+
+    /// Writes the rows of `range` (where `write`), sets their eligibility, and adds what the
+    /// eligible ones offered `before` and `after` (free amounts, then their count) and to
+    /// `usable`, as the per-vnode loop ([`Segment::apply`]) would vnode by vnode.
     #[allow(clippy::too_many_arguments)]
     fn apply(
         &self,
+        write: bool,
         rows: &mut [u64],
         width: usize,
         eligible: &mut Bitset,
@@ -770,10 +858,12 @@ impl WholeStretch {
         cap_ncpus: u64,
     ) {
         let count = (range.end - range.start) as u64;
-        fill_rows(
-            &mut rows[range.start * width..range.end * width],
-            &self.after[..width],
-        );
+        if write {
+            fill_rows(
+                &mut rows[range.start * width..range.end * width],
+                &self.after[..width],
+            );
+        }
         eligible.set_range(range, self.eligible_after);
         let n_cons = width - EXTRA;
         for (row, offered, sums, side) in [
@@ -838,7 +928,7 @@ impl ClusterState {
             .map(|c| cluster.capacity_total(ConsumableIdx(c as u8)))
             .collect();
         let n_vnodes = cluster.n_vnodes();
-        let marks = Marks::idle(&cluster);
+        let marks = Marks::idle(&cluster, Arc::from(rows.as_slice()));
         ClusterState {
             cluster,
             width,
@@ -1072,6 +1162,7 @@ impl ClusterState {
         let width = self.width;
         for v in outside.iter() {
             let row = &mut self.rows[v * width..(v + 1) * width];
+            self.marks.materialize(v, row);
             if row[n_cons + FLAGS] & FLAG_EXCLUSIVE != 0 {
                 self.exclusive_vnodes -= 1;
                 if self.down.contains(v) && self.cluster.pools().is_empty() {
@@ -1152,14 +1243,11 @@ impl ClusterState {
     /// Recomputes every set tally from the rows.
     fn retally(&mut self) {
         let n_cons = self.width - EXTRA;
-        self.tracked_set_free = vec![0; self.sets.len() * (n_cons + 1)];
-        for v in 0..self.cluster.n_vnodes() {
-            let v = VnodeId::from_index(v);
-            let row = &self.rows[v.index() * self.width..(v.index() + 1) * self.width];
-            if self.eligible.contains(v.index()) {
-                tally_add(&mut self.tracked_set_free, &self.sets, v, row, n_cons);
-            }
+        let mut tallies = vec![0; self.sets.len() * (n_cons + 1)];
+        for v in self.eligible.iter().map(VnodeId::from_index) {
+            tally_add(&mut tallies, &self.sets, v, self.row(v), n_cons);
         }
+        self.tracked_set_free = tallies;
     }
 
     /// The sets being tracked.
@@ -1167,9 +1255,29 @@ impl ClusterState {
         &self.sets
     }
 
+    /// `v`'s row: the marks' where they hold it, else the stored one.
     #[inline]
     fn row(&self, v: VnodeId) -> &[u64] {
-        &self.rows[v.index() * self.width..(v.index() + 1) * self.width]
+        let i = v.index();
+        if self.marks.derived.contains(i) {
+            self.marks.derived_row(i)
+        } else {
+            &self.rows[i * self.width..(i + 1) * self.width]
+        }
+    }
+
+    /// Writes the rows of `range` into `into` (rows of the same width, indexed alike): the
+    /// stored rows in one copy where no mark holds any of them, else row by row.
+    fn copy_rows(&self, range: std::ops::Range<usize>, into: &mut [u64]) {
+        let w = self.width;
+        let into = &mut into[range.start * w..range.end * w];
+        if self.marks.derived.none_in_range(range.clone()) {
+            into.copy_from_slice(&self.rows[range.start * w..range.end * w]);
+        } else {
+            for (i, row) in range.zip(into.chunks_exact_mut(w)) {
+                row.copy_from_slice(self.row(VnodeId::from_index(i)));
+            }
+        }
     }
 
     /// How many consumable slots each amount vector has.
@@ -1240,7 +1348,7 @@ impl ClusterState {
             }
             for i in run.indices() {
                 let v = VnodeId::from_index(i);
-                let row = &self.rows[i * self.width..(i + 1) * self.width];
+                let row = self.row(v);
                 if alloc.sharing.is_exclusive() && row[n_cons + JOBS] > 0 {
                     return Err(AllocationError::NotEmpty(v));
                 }
@@ -1303,11 +1411,11 @@ impl StateView for ClusterState {
     }
     #[inline]
     fn free(&self, v: VnodeId, c: ConsumableIdx) -> u64 {
-        self.rows[v.index() * self.width + c.index()]
+        self.row(v)[c.index()]
     }
     #[inline]
     fn n_jobs(&self, v: VnodeId) -> u64 {
-        self.rows[v.index() * self.width + self.width - EXTRA + JOBS]
+        self.row(v)[self.width - EXTRA + JOBS]
     }
     #[inline]
     fn eligible(&self) -> &Bitset {
@@ -1569,8 +1677,13 @@ fn apply(
             }
             match &whole {
                 Some(stretch) => {
+                    let write = match &mut stretches {
+                        Stretches::Kept(marks) => marks.after_whole(from..to, stretch),
+                        Stretches::Decided(_) => true,
+                    };
                     let (before, after) = (&mut before[..], &mut after[..]);
                     stretch.apply(
+                        write,
                         rows,
                         width,
                         eligible,
@@ -1580,9 +1693,6 @@ fn apply(
                         &mut usable,
                         caps[from],
                     );
-                    if let Stretches::Kept(marks) = &mut stretches {
-                        marks.after_whole(from..to, dir);
-                    }
                 }
                 None => shaped!(1, 2, 3, 4),
             }
@@ -1712,6 +1822,9 @@ impl Segment<'_> {
         } = self;
         eligible.update_range(range, |i, was| {
             let row = &mut rows[i * width..(i + 1) * width];
+            if let Some(marks) = marks.as_deref() {
+                marks.materialize(i, row);
+            }
             let cap_ncpus = caps[i];
             if was {
                 offer::<SUMS, USABLE>(row, cap_ncpus, before, usable, Side::Before);
@@ -1972,7 +2085,6 @@ impl<'a> Scratch<'a> {
         // stretch of rows not yet copied in one copy (a run's rows are consecutive). A run on
         // rows this view has not changed reads the base's marks: in the whole-stretch form,
         // its rows are written whole, and need no copy.
-        let w = self.base.width;
         let buf = &mut *self.buf;
         buf.whole.clear();
         for run in alloc.vnode_runs() {
@@ -1995,7 +2107,7 @@ impl<'a> Scratch<'a> {
                     buf.touched.push(i as u32);
                     i += 1;
                 }
-                buf.rows[from * w..i * w].copy_from_slice(&self.base.rows[from * w..i * w]);
+                self.base.copy_rows(from..i, &mut buf.rows);
                 while i < range.end && buf.stamp[i] == buf.generation {
                     i += 1;
                 }
@@ -2008,8 +2120,7 @@ impl<'a> Scratch<'a> {
                 if buf.stamp[i] != buf.generation {
                     buf.stamp[i] = buf.generation;
                     buf.touched.push(i as u32);
-                    buf.rows[i * w..(i + 1) * w]
-                        .copy_from_slice(&self.base.rows[i * w..(i + 1) * w]);
+                    self.base.copy_rows(i..i + 1, &mut buf.rows);
                 }
             }
         }
@@ -2390,7 +2501,15 @@ mod run_tests {
             let first = rng.below(n);
             let longest = if rng.below(2) == 0 { 1 } else { 24 };
             let count = 1 + rng.below(longest);
-            let amounts = [1 + rng.below(2), rng.below(3), rng.below(2)];
+            // Some runs take their first vnode whole.
+            let amounts = match rng.below(3) {
+                0 => [
+                    plain.caps[first as usize][0],
+                    plain.caps[first as usize][1],
+                    plain.caps[first as usize][2],
+                ],
+                _ => [1 + rng.below(2), rng.below(3), rng.below(2)],
+            };
             for v in first..(first + count).min(n) {
                 if !a.holds(VnodeId(v as u32)) {
                     a.push(VnodeId(v as u32), &amounts);
@@ -2512,8 +2631,10 @@ mod run_tests {
     #[test]
     fn run_based_apply_gives_the_plain_per_vnode_state_and_tallies() {
         let mut rng = Rng(11);
-        // Runs applied in the whole-stretch form: taken, given back, then in scratch views.
+        // Runs applied in the whole-stretch form: taken, given back, then in scratch views;
+        // and vnodes held whole (shared, exclusive) whose rows the marks hold, summed by step.
         let mut whole = [0; 4];
+        let mut full_seen = [0; 2];
         for round in 0..20 {
             // Vnodes of a few shapes: mostly one-ncpu, some wider, some without ncpus; and
             // some two-ncpu ones, which runs of one-ncpu parts span beside one-ncpu vnodes,
@@ -2607,6 +2728,8 @@ mod run_tests {
                 }
                 agree(&state, &plain, &sets, &at);
                 marks_hold(&state, &held, &at);
+                full_seen[0] += state.marks.full.count();
+                full_seen[1] += state.marks.full_excl.count();
                 let mut fresh = state.clone();
                 fresh.watch_sets(watch_of.clone(), n_watch);
                 let (kept, counted) = (state.watch().unwrap(), fresh.watch().unwrap());
@@ -2620,7 +2743,7 @@ mod run_tests {
             let mut buf = ScratchBuf::default();
             let mut view = Scratch::new(&state, &mut buf);
             let mut what_if = plain.clone();
-            for a in held.iter().take(6) {
+            for a in held.iter().take(12) {
                 view.give(a);
                 whole[3] += view.buf.whole.iter().filter(|&&w| w).count();
                 what_if.apply(a, false);
@@ -2637,9 +2760,10 @@ mod run_tests {
         }
         // Both forms were exercised, often.
         assert!(
-            whole[0] > 200 && whole[1] > 200 && whole[2] > 10 && whole[3] > 3,
+            whole[0] > 200 && whole[1] > 200 && whole[2] > 10 && whole[3] > 2,
             "{whole:?}"
         );
+        assert!(full_seen.iter().all(|&n| n > 100), "{full_seen:?}");
     }
 
     #[test]
