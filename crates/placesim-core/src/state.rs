@@ -1911,7 +1911,10 @@ pub struct ScratchBuf {
     stamp: Vec<u32>,
     generation: u32,
     rows: Vec<u64>,
+    /// The view's eligibility, once it differs from the base's (`eligible_own`): a pass that
+    /// starts nothing copies none of it.
     eligible: Bitset,
+    eligible_own: bool,
     free_total: Vec<u64>,
     exclusive_vnodes: u64,
     tracked_set_free: Vec<u64>,
@@ -1986,7 +1989,7 @@ impl<'a> Scratch<'a> {
         }
         self.buf.touched.clear();
         self.buf.limits_touched.clear();
-        self.buf.eligible.copy_from(&self.base.eligible);
+        self.buf.eligible_own = false;
         self.buf.free_total.clone_from(&self.base.free_total);
         self.buf.exclusive_vnodes = self.base.exclusive_vnodes;
         self.buf
@@ -2053,7 +2056,10 @@ impl<'a> Scratch<'a> {
             self.buf.rows[first * w..end * w].copy_from_slice(&other.buf.rows[first * w..end * w]);
         }
         self.buf.touched.clone_from(&other.buf.touched);
-        self.buf.eligible.copy_from(&other.buf.eligible);
+        self.buf.eligible_own = other.buf.eligible_own;
+        if other.buf.eligible_own {
+            self.buf.eligible.copy_from(&other.buf.eligible);
+        }
         self.buf.free_total.clone_from(&other.buf.free_total);
         self.buf.exclusive_vnodes = other.buf.exclusive_vnodes;
         self.buf
@@ -2089,14 +2095,22 @@ impl<'a> Scratch<'a> {
         buf.whole.clear();
         for run in alloc.vnode_runs() {
             let range = run.indices();
-            let whole = range.clone().all(|i| buf.stamp[i] != buf.generation)
-                && (self.base.marks).allow(&self.base.cluster, &buf.eligible, range.clone(), dir);
+            let generation = buf.generation;
+            let whole = buf.stamp[range.clone()].iter().all(|&s| s != generation)
+                && (self.base.marks).allow(
+                    &self.base.cluster,
+                    if buf.eligible_own {
+                        &buf.eligible
+                    } else {
+                        &self.base.eligible
+                    },
+                    range.clone(),
+                    dir,
+                );
             buf.whole.push(whole);
             if whole {
-                for i in range {
-                    buf.stamp[i] = buf.generation;
-                    buf.touched.push(i as u32);
-                }
+                buf.stamp[range.clone()].fill(generation);
+                buf.touched.extend(range.map(|i| i as u32));
                 continue;
             }
             let mut i = range.start;
@@ -2133,6 +2147,10 @@ impl<'a> Scratch<'a> {
             }
         }
         let buf = &mut *self.buf;
+        if !buf.eligible_own {
+            buf.eligible.copy_from(&self.base.eligible);
+            buf.eligible_own = true;
+        }
         let books = Books {
             rows: &mut buf.rows,
             width: self.base.width,
@@ -2186,7 +2204,11 @@ impl StateView for Scratch<'_> {
     }
     #[inline]
     fn eligible(&self) -> &Bitset {
-        &self.buf.eligible
+        if self.buf.eligible_own {
+            &self.buf.eligible
+        } else {
+            &self.base.eligible
+        }
     }
     #[inline]
     fn free_total(&self, c: ConsumableIdx) -> u64 {
