@@ -1567,7 +1567,8 @@ const DELTA_SLOTS: usize = 9;
 /// one-ncpu vnodes taken in first-fit order is then a few runs and segments, and the loop over
 /// its rows touches nothing else (issue 20). A run over vnodes of the same capacities that
 /// `stretches` finds all pristine (a take) or all single (a give) takes the whole-stretch form
-/// ([`Marks`]): its rows are only written, and everything else changes by the count.
+/// ([`Marks`]): its rows go from one known row to another (written only where the marks do
+/// not hold them), and everything else changes by the count.
 fn apply(
     books: Books<'_>,
     cluster: &Cluster,
@@ -1931,6 +1932,18 @@ pub struct ScratchBuf {
     whole: Vec<bool>,
 }
 
+impl ScratchBuf {
+    /// The eligibility of the view this buffer holds over `base`.
+    #[inline]
+    fn eligible_over<'b>(&'b self, base: &'b ClusterState) -> &'b Bitset {
+        if self.eligible_own {
+            &self.eligible
+        } else {
+            &base.eligible
+        }
+    }
+}
+
 /// A copy-on-write what-if view of a [`ClusterState`].
 ///
 /// Reads fall through to the real state until a vnode's row is first changed here; a new
@@ -2099,11 +2112,7 @@ impl<'a> Scratch<'a> {
             let whole = buf.stamp[range.clone()].iter().all(|&s| s != generation)
                 && (self.base.marks).allow(
                     &self.base.cluster,
-                    if buf.eligible_own {
-                        &buf.eligible
-                    } else {
-                        &self.base.eligible
-                    },
+                    buf.eligible_over(self.base),
                     range.clone(),
                     dir,
                 );
@@ -2204,11 +2213,7 @@ impl StateView for Scratch<'_> {
     }
     #[inline]
     fn eligible(&self) -> &Bitset {
-        if self.buf.eligible_own {
-            &self.buf.eligible
-        } else {
-            &self.base.eligible
-        }
+        self.buf.eligible_over(self.base)
     }
     #[inline]
     fn free_total(&self, c: ConsumableIdx) -> u64 {
