@@ -913,22 +913,32 @@ fn row_eligible(row: &[u64], n_cons: usize, cap_ncpus: u64) -> bool {
 impl ClusterState {
     /// An idle cluster: everything free.
     pub fn new(cluster: Cluster) -> Self {
+        let width = cluster.resources().n_consumables() + EXTRA;
+        let mut rows = Vec::with_capacity(cluster.n_vnodes() * width);
+        for v in 0..cluster.n_vnodes() {
+            rows.extend_from_slice(cluster.capacity(VnodeId::from_index(v)));
+            rows.extend_from_slice(&[0; EXTRA]);
+        }
+        Self::idle_with(cluster, Arc::from(rows))
+    }
+
+    /// An idle cluster whose rows are `idle_rows`, shared with the states of the same cluster
+    /// made before (the marks read pristine rows from them).
+    fn idle_with(cluster: Cluster, idle_rows: Arc<[u64]>) -> Self {
         let n_cons = cluster.resources().n_consumables();
         let width = n_cons + EXTRA;
-        let mut rows = Vec::with_capacity(cluster.n_vnodes() * width);
+        let rows = idle_rows.to_vec();
         let mut eligible = Bitset::new(cluster.n_vnodes());
         for v in 0..cluster.n_vnodes() {
-            let cap = cluster.capacity(VnodeId::from_index(v));
-            rows.extend_from_slice(cap);
-            rows.extend_from_slice(&[0; EXTRA]);
-            eligible.set(v, row_eligible(&rows[v * width..], n_cons, cap[0]));
+            let cap_ncpus = cluster.ncpus_capacity(VnodeId::from_index(v));
+            eligible.set(v, row_eligible(&rows[v * width..], n_cons, cap_ncpus));
         }
         // Everything is free: the cluster's totals, which count a shared pool once.
         let free_total = (0..n_cons)
             .map(|c| cluster.capacity_total(ConsumableIdx(c as u8)))
             .collect();
         let n_vnodes = cluster.n_vnodes();
-        let marks = Marks::idle(&cluster, Arc::from(rows.as_slice()));
+        let marks = Marks::idle(&cluster, idle_rows);
         ClusterState {
             cluster,
             width,
@@ -1054,7 +1064,7 @@ impl ClusterState {
     /// The same cluster with nothing running, tracking the same sets: what "could this ever
     /// run" questions are asked of.
     pub fn idle_copy(&self) -> ClusterState {
-        let mut idle = ClusterState::new(self.cluster.clone());
+        let mut idle = ClusterState::idle_with(self.cluster.clone(), self.marks.idle_rows.clone());
         idle.now = self.now;
         if let Some(outside) = &self.outside {
             idle.mask(outside.clone());
