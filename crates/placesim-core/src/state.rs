@@ -707,17 +707,26 @@ impl Marks {
         range: std::ops::Range<usize>,
         dir: Direction,
     ) -> bool {
-        self.kept
-            && cluster.same_capacity_until(range.start) >= range.end
-            && match dir {
-                Direction::Take => {
-                    self.pristine.contains_range(range.clone()) && eligible.contains_range(range)
-                }
-                Direction::Give => {
-                    self.single.contains_range(range.clone())
-                        && (eligible.contains_range(range.clone()) || eligible.none_in_range(range))
-                }
+        match dir {
+            Direction::Take => {
+                self.pristine_stretch(cluster, range.clone()) && eligible.contains_range(range)
             }
+            Direction::Give => {
+                self.alike(cluster, range.clone())
+                    && self.single.contains_range(range.clone())
+                    && (eligible.contains_range(range.clone()) || eligible.none_in_range(range))
+            }
+        }
+    }
+
+    /// Whether the vnodes of `range` have the same capacities and are all pristine.
+    fn pristine_stretch(&self, cluster: &Cluster, range: std::ops::Range<usize>) -> bool {
+        self.alike(cluster, range.clone()) && self.pristine.contains_range(range)
+    }
+
+    /// Whether marks are kept and the vnodes of `range` have the same capacities.
+    fn alike(&self, cluster: &Cluster, range: std::ops::Range<usize>) -> bool {
+        self.kept && cluster.same_capacity_until(range.start) >= range.end
     }
 
     /// Sets the marks of a stretch the whole-stretch form applied, and says whether its
@@ -1343,16 +1352,13 @@ impl ClusterState {
             if let Some(i) = self.eligible.first_absent(run.indices()) {
                 return Err(AllocationError::NotEligible(VnodeId::from_index(i)));
             }
-            // Vnodes of the same capacities, all pristine, hold no job and have all of it free.
-            if self.marks.allow(
-                &self.cluster,
-                &self.eligible,
-                run.indices(),
-                Direction::Take,
-            ) && amounts
-                .iter()
-                .zip(self.cluster.capacity(run.first))
-                .all(|(asked, cap)| asked <= cap)
+            // Vnodes of the same capacities, all pristine, hold no job and have all of it free
+            // (their eligibility was checked above).
+            if self.marks.pristine_stretch(&self.cluster, run.indices())
+                && amounts
+                    .iter()
+                    .zip(self.cluster.capacity(run.first))
+                    .all(|(asked, cap)| asked <= cap)
             {
                 continue;
             }
