@@ -577,17 +577,40 @@ enum RowGroup {
     End,
 }
 
-/// Which writer thread may work: one at a time, so that the writers of a run, between them,
-/// take at most the one core the simulation leaves, and never a share of the simulation's own.
-/// (Three runnable threads on two cores would each get two thirds of one, the simulation too.)
-type Turns = Arc<std::sync::Mutex<()>>;
+/// Which writer thread may work: one at a time while the simulation runs, so that the writers
+/// of a run, between them, take at most the one core the simulation leaves, and never a share
+/// of the simulation's own. (Three runnable threads on two cores would each get two thirds of
+/// one, the simulation too.) Once the simulation has ended there is no share of it to keep,
+/// and the last row groups of both files are encoded side by side.
+#[derive(Debug, Default)]
+struct Turns {
+    turn: std::sync::Mutex<()>,
+    /// The simulation has ended: a writer works without waiting for its turn.
+    simulation_ended: std::sync::atomic::AtomicBool,
+}
+
+impl Turns {
+    /// Waits for the calling writer's turn, or for none once the simulation has ended.
+    fn take(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+        if self.simulation_ended.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
+        Some(self.turn.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Lets every writer work at once from its next row group on.
+    fn end_simulation(&self) {
+        self.simulation_ended
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+}
 
 /// The row groups a writer thread receives, each built, and then (by the caller) written, in
 /// the thread's turn; the turn is given back before waiting for the next group, never held
 /// while waiting.
 struct InTurn<'t> {
     received: std::sync::mpsc::Receiver<RowGroup>,
-    turns: &'t std::sync::Mutex<()>,
+    turns: &'t Turns,
     turn: Option<std::sync::MutexGuard<'t, ()>>,
     /// The last row group was received: the file is whole.
     ended: bool,
@@ -601,7 +624,7 @@ impl Iterator for InTurn<'_> {
         // A closed channel without the end: the run failed, and the file is abandoned.
         match self.received.recv().ok()? {
             RowGroup::Rows(build) => {
-                self.turn = Some(self.turns.lock().unwrap_or_else(PoisonError::into_inner));
+                self.turn = self.turns.take();
                 Some(build())
             }
             RowGroup::End => {
@@ -614,7 +637,7 @@ impl Iterator for InTurn<'_> {
 
 impl Streamed {
     /// Starts the writer of `path`, which holds at most `queued` row groups waiting.
-    fn start(path: PathBuf, turns: Turns, queued: usize) -> Streamed {
+    fn start(path: PathBuf, turns: Arc<Turns>, queued: usize) -> Streamed {
         let (groups, received) = std::sync::mpsc::sync_channel::<RowGroup>(queued);
         let target = path.clone();
         let writer = std::thread::spawn(move || {
@@ -718,6 +741,8 @@ pub struct StreamingJobSink<'w> {
     events: Streamed,
     /// Each job's number in its source, for events.parquet's rows.
     source_ids: Arc<[u64]>,
+    /// Which writer may work; both at once after the run ([`StreamingJobSink::finish_with`]).
+    turns: Arc<Turns>,
     /// A failure building a row group, reported by [`StreamingJobSink::finish`].
     failed: Option<MetricsError>,
 }
@@ -730,7 +755,7 @@ impl<'w> StreamingJobSink<'w> {
             path: dir.to_owned(),
             source,
         })?;
-        let turns = Turns::default();
+        let turns = Arc::new(Turns::default());
         Ok(StreamingJobSink {
             inner: JobSink::new(workload),
             workload,
@@ -741,7 +766,8 @@ impl<'w> StreamingJobSink<'w> {
             jobs: Streamed::start(dir.join("jobs.parquet"), Arc::clone(&turns), 2),
             // Event groups are small (24 bytes a row): they may wait while a group of jobs
             // is written, rather than hold up the simulation.
-            events: Streamed::start(dir.join("events.parquet"), turns, 8),
+            events: Streamed::start(dir.join("events.parquet"), Arc::clone(&turns), 8),
+            turns,
             source_ids: source_ids(workload),
             failed: None,
         })
@@ -789,6 +815,7 @@ impl<'w> StreamingJobSink<'w> {
         mut self,
         during: impl FnOnce(&JobSink) -> T,
     ) -> Result<(JobSink, T), MetricsError> {
+        self.turns.end_simulation();
         let n = self.workload.jobs().len();
         let rest: Vec<_> = row_group_ranges(n, JOBS_PER_ROW_GROUP)
             .filter(|r| r.start >= self.sent_upto)
