@@ -416,6 +416,34 @@ pub trait StateView {
             && pool_shortfall(self, alloc).is_none()
     }
 
+    /// [`StateView::has_room_for`] of `alloc` in a view that had room for it just before
+    /// `taken` was taken: only the vnodes `taken` holds and the run limits it counts against
+    /// changed, so only `alloc`'s parts on those vnodes, and its limits, are asked again. A
+    /// backfill candidate of a few vnodes is checked against a top job's reservation of
+    /// thousands at the cost of the candidate's. Where vnodes share a pool, taking changes
+    /// vnodes outside `taken`, and the whole of `alloc` is asked.
+    fn has_room_after_taking(&self, alloc: &Allocation, taken: &Allocation) -> bool {
+        if !self.cluster().pools().is_empty() {
+            return self.has_room_for(alloc);
+        }
+        let n_cons = self.cluster().resources().n_consumables();
+        let parts_fit = taken.vnode_runs().iter().all(|t| {
+            let t = t.indices();
+            alloc.runs(n_cons).all(|(run, amounts)| {
+                let a = run.indices();
+                (a.start.max(t.start)..a.end.min(t.end))
+                    .all(|i| self.fits_chunk(VnodeId::from_index(i), amounts, alloc.sharing))
+            })
+        });
+        let room = parts_fit
+            && alloc
+                .limit_draws
+                .as_deref()
+                .is_none_or(|draws| self.short_limit(draws).is_none());
+        debug_assert_eq!(room, self.has_room_for(alloc), "{alloc:?} after {taken:?}");
+        room
+    }
+
     /// Whether `v` can take a chunk needing `amounts` with this sharing, ignoring other chunks.
     #[inline]
     fn fits_chunk(&self, v: VnodeId, amounts: &[u64], sharing: Sharing) -> bool {
@@ -793,9 +821,13 @@ impl Marks {
 enum Stretches<'a> {
     /// The real state: its own marks decide, and every change keeps them.
     Kept(&'a mut Marks),
-    /// A scratch view: decided by the view per run, in the allocation's order (it copies
-    /// no row for such a run, and keeps no marks of its own).
-    Decided(&'a [bool]),
+    /// A scratch view: decided by the view per run, in the allocation's order. It copies
+    /// and writes no row for such a run: each one's row after it is pushed to `after_rows`,
+    /// once per run, and the view reads the run's rows there ([`ScratchBuf::patterns`]).
+    Decided {
+        whole: &'a [bool],
+        after_rows: &'a mut Vec<[u64; WHOLE_STRETCH_WIDTH]>,
+    },
 }
 
 /// A run's rows before and after it is applied in the whole-stretch form ([`Marks`]).
@@ -1639,7 +1671,7 @@ fn apply(
         let range = run.indices();
         let whole = match &stretches {
             Stretches::Kept(marks) => marks.allow(cluster, eligible, range.clone(), dir),
-            Stretches::Decided(whole) => whole.get(k).copied().unwrap_or(false),
+            Stretches::Decided { whole, .. } => whole.get(k).copied().unwrap_or(false),
         };
         let whole = whole.then(|| {
             WholeStretch::new(
@@ -1650,6 +1682,9 @@ fn apply(
                 eligible.contains(range.start),
             )
         });
+        if let (Some(stretch), Stretches::Decided { after_rows, .. }) = (&whole, &mut stretches) {
+            after_rows.push(stretch.after);
+        }
         let mut from = range.start;
         while from < range.end {
             let mut to = range.end;
@@ -1696,7 +1731,7 @@ fn apply(
                 Some(stretch) => {
                     let write = match &mut stretches {
                         Stretches::Kept(marks) => marks.after_whole(from..to, stretch),
-                        Stretches::Decided(_) => true,
+                        Stretches::Decided { .. } => false,
                     };
                     let (before, after) = (&mut before[..], &mut after[..]);
                     stretch.apply(
@@ -1925,9 +1960,18 @@ impl Usable {
 pub struct ScratchBuf {
     /// Vnodes whose rows this generation has copied, so copies and resets cost O(changes).
     touched: Vec<u32>,
+    /// Per vnode, where the view reads its row ([`ScratchBuf::here`]): `generation` in
+    /// `rows`, `generation + 1 + k` in `patterns[k]`, anything else in the base.
     stamp: Vec<u32>,
+    /// This view's generation: a multiple of [`PATTERN_SLOTS`]` + 1`, never 0 once used, so
+    /// that every stamp of an earlier generation reads as the base.
     generation: u32,
     rows: Vec<u64>,
+    /// The row after each whole stretch this view applied, a run of vnodes whose rows it
+    /// neither copied nor wrote (the vnodes in `pattern_ranges[k]` read `patterns[k]`): a
+    /// whole stretch costs a stamp per vnode, not a row.
+    patterns: Vec<[u64; WHOLE_STRETCH_WIDTH]>,
+    pattern_ranges: Vec<std::ops::Range<usize>>,
     /// The view's eligibility, once it differs from the base's (`eligible_own`): a pass that
     /// starts nothing copies none of it.
     eligible: Bitset,
@@ -1948,7 +1992,64 @@ pub struct ScratchBuf {
     whole: Vec<bool>,
 }
 
+/// How many whole stretches a scratch view reads from patterns in one generation; later ones
+/// are written row by row. (A stamp holds the generation and the pattern's slot.)
+const PATTERN_SLOTS: u32 = 4095;
+
+/// Where a scratch view reads a vnode's row.
+enum RowHere {
+    /// Its own copy, in `rows`.
+    Own,
+    /// A whole stretch's row, `patterns[k]`.
+    Pattern(usize),
+    /// The base state's row: the view has not changed it.
+    Base,
+}
+
 impl ScratchBuf {
+    #[inline]
+    fn here(&self, i: usize) -> RowHere {
+        match self.stamp[i].wrapping_sub(self.generation) {
+            0 => RowHere::Own,
+            d if d <= PATTERN_SLOTS => RowHere::Pattern(d as usize - 1),
+            _ => RowHere::Base,
+        }
+    }
+
+    /// Whether no row of `range` has been changed in this view.
+    fn unchanged(&self, range: std::ops::Range<usize>) -> bool {
+        self.stamp[range]
+            .iter()
+            .all(|&s| s.wrapping_sub(self.generation) > PATTERN_SLOTS)
+    }
+
+    /// Makes `range`'s rows this view's own, copying each one not yet its own from where
+    /// the view reads it (runs from the base in one copy), so that they can be written.
+    fn bring_in(&mut self, base: &ClusterState, range: std::ops::Range<usize>) {
+        let w = base.width;
+        let mut i = range.start;
+        while i < range.end {
+            match self.here(i) {
+                RowHere::Own => i += 1,
+                RowHere::Pattern(k) => {
+                    self.rows[i * w..(i + 1) * w].copy_from_slice(&self.patterns[k][..w]);
+                    self.stamp[i] = self.generation;
+                    self.touched.push(i as u32);
+                    i += 1;
+                }
+                RowHere::Base => {
+                    let from = i;
+                    while i < range.end && matches!(self.here(i), RowHere::Base) {
+                        self.stamp[i] = self.generation;
+                        self.touched.push(i as u32);
+                        i += 1;
+                    }
+                    base.copy_rows(from..i, &mut self.rows);
+                }
+            }
+        }
+    }
+
     /// The eligibility of the view this buffer holds over `base`.
     #[inline]
     fn eligible_over<'b>(&'b self, base: &'b ClusterState) -> &'b Bitset {
@@ -2005,18 +2106,25 @@ impl<'a> Scratch<'a> {
 
     /// Forgets every change: the view equals the real state again.
     pub fn reset(&mut self) {
-        self.buf.generation = self.buf.generation.wrapping_add(1);
+        let step = PATTERN_SLOTS + 1;
         let n_limits = self.base.limit_room.len();
         if self.buf.limit_stamp.len() != n_limits {
             self.buf.limit_stamp = vec![0; n_limits];
             self.buf.limit_room = vec![0; n_limits];
         }
-        if self.buf.generation == 0 {
-            self.buf.stamp.fill(0);
-            self.buf.limit_stamp.fill(0);
-            self.buf.generation = 1;
+        // A generation's stamps reach `generation + PATTERN_SLOTS`; once the next would not
+        // fit, every stamp is cleared and the count starts again.
+        match self.buf.generation.checked_add(2 * step) {
+            Some(_) => self.buf.generation += step,
+            None => {
+                self.buf.stamp.fill(0);
+                self.buf.limit_stamp.fill(0);
+                self.buf.generation = step;
+            }
         }
         self.buf.touched.clear();
+        self.buf.patterns.clear();
+        self.buf.pattern_ranges.clear();
         self.buf.limits_touched.clear();
         self.buf.eligible_own = false;
         self.buf.free_total.clone_from(&self.base.free_total);
@@ -2069,7 +2177,15 @@ impl<'a> Scratch<'a> {
         );
         self.reset();
         let w = self.base.width;
-        // Rows were touched mostly in runs of consecutive vnodes: one copy per run.
+        self.buf.patterns.clone_from(&other.buf.patterns);
+        self.buf
+            .pattern_ranges
+            .clone_from(&other.buf.pattern_ranges);
+        for (k, range) in self.buf.pattern_ranges.iter().enumerate() {
+            self.buf.stamp[range.clone()].fill(self.buf.generation + 1 + k as u32);
+        }
+        // Rows were touched mostly in runs of consecutive vnodes: one copy per run. (A row
+        // of a pattern's range that the other view then wrote is its own there, and here.)
         let touched = &other.buf.touched;
         let mut k = 0;
         while k < touched.len() {
@@ -2108,10 +2224,10 @@ impl<'a> Scratch<'a> {
     #[inline]
     fn row(&self, v: VnodeId) -> &[u64] {
         let w = self.base.width;
-        if self.buf.stamp[v.index()] == self.buf.generation {
-            &self.buf.rows[v.index() * w..(v.index() + 1) * w]
-        } else {
-            self.base.row(v)
+        match self.buf.here(v.index()) {
+            RowHere::Own => &self.buf.rows[v.index() * w..(v.index() + 1) * w],
+            RowHere::Pattern(k) => &self.buf.patterns[k][..w],
+            RowHere::Base => self.base.row(v),
         }
     }
 
@@ -2119,13 +2235,14 @@ impl<'a> Scratch<'a> {
         // Copy on write: bring every row the allocation touches into this view first, each
         // stretch of rows not yet copied in one copy (a run's rows are consecutive). A run on
         // rows this view has not changed reads the base's marks: in the whole-stretch form,
-        // its rows are written whole, and need no copy.
+        // its rows are neither copied nor written; its vnodes are stamped to read the row
+        // after it, which `apply` pushes to `patterns`, in the allocation's order.
         let buf = &mut *self.buf;
         buf.whole.clear();
         for run in alloc.vnode_runs() {
             let range = run.indices();
-            let generation = buf.generation;
-            let whole = buf.stamp[range.clone()].iter().all(|&s| s != generation)
+            let whole = buf.pattern_ranges.len() < PATTERN_SLOTS as usize
+                && buf.unchanged(range.clone())
                 && (self.base.marks).allow(
                     &self.base.cluster,
                     buf.eligible_over(self.base),
@@ -2134,33 +2251,17 @@ impl<'a> Scratch<'a> {
                 );
             buf.whole.push(whole);
             if whole {
-                buf.stamp[range.clone()].fill(generation);
-                buf.touched.extend(range.map(|i| i as u32));
-                continue;
-            }
-            let mut i = range.start;
-            while i < range.end {
-                let from = i;
-                while i < range.end && buf.stamp[i] != buf.generation {
-                    buf.stamp[i] = buf.generation;
-                    buf.touched.push(i as u32);
-                    i += 1;
-                }
-                self.base.copy_rows(from..i, &mut buf.rows);
-                while i < range.end && buf.stamp[i] == buf.generation {
-                    i += 1;
-                }
+                let slot = buf.generation + 1 + buf.pattern_ranges.len() as u32;
+                buf.stamp[range.clone()].fill(slot);
+                buf.pattern_ranges.push(range);
+            } else {
+                buf.bring_in(self.base, range);
             }
         }
         // A shared pool's other members change too: their rows come in as well.
         for (_, _, pool) in pooled_parts(&self.base.cluster, alloc) {
             for &u in &pool.members {
-                let i = u.index();
-                if buf.stamp[i] != buf.generation {
-                    buf.stamp[i] = buf.generation;
-                    buf.touched.push(i as u32);
-                    self.base.copy_rows(i..i + 1, &mut buf.rows);
-                }
+                buf.bring_in(self.base, u.index()..u.index() + 1);
             }
         }
         for d in alloc.limit_draws.iter().flat_map(|d| d.iter()) {
@@ -2187,8 +2288,12 @@ impl<'a> Scratch<'a> {
             watch: None,
             limit_room: &mut buf.limit_room,
         };
-        let stretches = Stretches::Decided(&buf.whole);
+        let stretches = Stretches::Decided {
+            whole: &buf.whole,
+            after_rows: &mut buf.patterns,
+        };
         apply(books, &self.base.cluster, alloc, dir, stretches);
+        debug_assert_eq!(buf.patterns.len(), buf.pattern_ranges.len());
     }
 
     /// Takes `alloc` in this view (a job this pass is about to start).
@@ -2678,6 +2783,10 @@ mod run_tests {
         // and vnodes held whole (shared, exclusive) whose rows the marks hold, summed by step.
         let mut whole = [0; 4];
         let mut full_seen = [0; 2];
+        // Vnodes of a scratch view's whole stretch that a later take brought in.
+        let mut patterned_brought_in = 0;
+        // Reservations found without room, and with room, after a take in a scratch view.
+        let mut room_after = [0; 2];
         for round in 0..20 {
             // Vnodes of a few shapes: mostly one-ncpu, some wider, some without ncpus; and
             // some two-ncpu ones, which runs of one-ncpu parts span beside one-ncpu vnodes,
@@ -2782,7 +2891,9 @@ mod run_tests {
                     "{at}: watch"
                 );
             }
-            // A scratch view follows its own takes and gives the same way.
+            // A scratch view follows its own takes and gives the same way. A whole stretch
+            // there is read from its pattern until a later take or give on its vnodes
+            // brings them in; a copy of the view reads the same.
             let mut buf = ScratchBuf::default();
             let mut view = Scratch::new(&state, &mut buf);
             let mut what_if = plain.clone();
@@ -2791,22 +2902,135 @@ mod run_tests {
                 whole[3] += view.buf.whole.iter().filter(|&&w| w).count();
                 what_if.apply(a, false);
             }
+            let mut taken = Vec::new();
             for _ in 0..20 {
                 let a = random_allocation(&mut rng, &what_if);
                 if what_if.fits(&a) {
+                    patterned_brought_in += a
+                        .vnode_runs()
+                        .iter()
+                        .flat_map(|r| r.indices())
+                        .filter(|&i| matches!(view.buf.here(i), RowHere::Pattern(_)))
+                        .count();
                     view.take(&a);
                     whole[2] += view.buf.whole.iter().filter(|&&w| w).count();
                     what_if.apply(&a, true);
+                    taken.push(a);
+                }
+            }
+            // A reservation the view has room for, asked again after a take (elsewhere, or
+            // on its first vnode) by the vnodes the take changed alone.
+            for _ in 0..20 {
+                let Some(reserved) = (0..30)
+                    .map(|_| random_allocation(&mut rng, &what_if))
+                    .find(|r| what_if.fits(r))
+                else {
+                    continue;
+                };
+                let a = if rng.below(2) == 0 {
+                    random_allocation(&mut rng, &what_if)
+                } else {
+                    let mut a = Allocation::new(Sharing::Shared);
+                    a.push(reserved.vnode_runs()[0].first, &[1, rng.below(2), 0]);
+                    a
+                };
+                if what_if.fits(&a) {
+                    view.take(&a);
+                    what_if.apply(&a, true);
+                    let room = view.has_room_after_taking(&reserved, &a);
+                    assert_eq!(room, what_if.fits(&reserved), "round {round}: {reserved:?}");
+                    room_after[usize::from(room)] += 1;
+                    taken.push(a);
                 }
             }
             agree(&view, &what_if, &sets, &format!("round {round}, scratch"));
+            let mut copy_buf = ScratchBuf::default();
+            let mut copy = Scratch::new(&state, &mut copy_buf);
+            copy.copy_from(&view);
+            agree(
+                &copy,
+                &what_if,
+                &sets,
+                &format!("round {round}, scratch copy"),
+            );
+            for a in taken.iter().rev() {
+                patterned_brought_in += a
+                    .vnode_runs()
+                    .iter()
+                    .flat_map(|r| r.indices())
+                    .filter(|&i| matches!(copy.buf.here(i), RowHere::Pattern(_)))
+                    .count();
+                copy.give(a);
+                what_if.apply(a, false);
+            }
+            agree(
+                &copy,
+                &what_if,
+                &sets,
+                &format!("round {round}, copy given back"),
+            );
         }
-        // Both forms were exercised, often.
+        // Both forms were exercised, often, and patterns were read and then brought in.
         assert!(
             whole[0] > 200 && whole[1] > 200 && whole[2] > 10 && whole[3] > 2,
             "{whole:?}"
         );
+        assert!(patterned_brought_in > 10, "{patterned_brought_in}");
+        assert!(room_after.iter().all(|&n| n > 10), "{room_after:?}");
         assert!(full_seen.iter().all(|&n| n > 100), "{full_seen:?}");
+    }
+
+    /// A scratch view reads at most [`PATTERN_SLOTS`] whole stretches from patterns in one
+    /// generation and writes the rest row by row; stamps of a generation before the count
+    /// started again read as the base.
+    #[test]
+    fn scratch_patterns_past_their_slots_and_across_the_generation_wrap() {
+        let n = PATTERN_SLOTS as usize + 100;
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        for i in 0..n {
+            let h = b.add_host(format!("h{i}"));
+            b.add_vnode(format!("v{i}"), h, 1.0, &[1, 4, 0], Vec::new())
+                .unwrap();
+        }
+        let state = ClusterState::new(b.build().unwrap());
+        let one = |v: usize| {
+            let mut a = Allocation::new(Sharing::Shared);
+            a.push(VnodeId::from_index(v), &[1, 2, 0]);
+            a
+        };
+        let mut buf = ScratchBuf::default();
+        let mut view = Scratch::new(&state, &mut buf);
+        let mut whole = 0;
+        for v in 0..n {
+            view.take(&one(v));
+            whole += view.buf.whole.iter().filter(|&&w| w).count();
+        }
+        assert_eq!(whole, PATTERN_SLOTS as usize);
+        assert_eq!(view.buf.patterns.len(), PATTERN_SLOTS as usize);
+        assert_eq!(view.buf.touched.len(), 100);
+        for v in [0, PATTERN_SLOTS as usize - 1, PATTERN_SLOTS as usize, n - 1] {
+            let id = VnodeId::from_index(v);
+            assert_eq!(
+                (view.free(id, ConsumableIdx::NCPUS), view.n_jobs(id)),
+                (0, 1),
+                "vnode {v}"
+            );
+            assert_eq!(view.row(id)[1], 2, "vnode {v}'s memory");
+            assert!(!view.eligible().contains(v), "vnode {v}");
+        }
+        assert_eq!(view.free_total(ConsumableIdx::NCPUS), 0);
+        // The last generation before the count starts again, then the first after.
+        view.buf.generation = u32::MAX - 2 * (PATTERN_SLOTS + 1);
+        view.reset();
+        view.take(&one(7));
+        assert!(matches!(view.buf.here(7), RowHere::Pattern(0)));
+        assert_eq!(view.free(VnodeId(7), ConsumableIdx::NCPUS), 0);
+        view.reset();
+        assert_eq!(view.buf.generation, PATTERN_SLOTS + 1);
+        for v in [0, 7, n - 1] {
+            assert!(matches!(view.buf.here(v), RowHere::Base), "vnode {v}");
+            assert_eq!(view.free(VnodeId::from_index(v), ConsumableIdx::NCPUS), 1);
+        }
     }
 
     #[test]

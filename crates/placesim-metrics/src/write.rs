@@ -592,7 +592,10 @@ struct Turns {
 impl Turns {
     /// Waits for the calling writer's turn, or for none once the simulation has ended.
     fn take(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
-        if self.simulation_ended.load(std::sync::atomic::Ordering::Acquire) {
+        if self
+            .simulation_ended
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
             return None;
         }
         Some(self.turn.lock().unwrap_or_else(PoisonError::into_inner))

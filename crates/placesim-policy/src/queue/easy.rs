@@ -263,7 +263,8 @@ impl<P: PlacementPolicy> Easy<P> {
                     if !ends_by_shadow {
                         shadow_view.take(&allocation);
                         let head_vnodes = moved.as_ref().unwrap_or(walk.found());
-                        if !shadow_view.has_room_for(head_vnodes) {
+                        // The shadow view had room for the head's vnodes before the take.
+                        if !shadow_view.has_room_after_taking(head_vnodes, &allocation) {
                             let elsewhere = place_on(
                                 &mut self.placement,
                                 &head_request,
