@@ -655,12 +655,17 @@ struct Marks {
     /// Single, and its job holds all of it: nothing free, one job, flagged exclusive if
     /// `full_excl` says so.
     full: Bitset,
-    /// Of the `full` vnodes, those whose job holds them exclusively.
+    /// Single, and its job holds all its ncpus and nothing else (a job asking ncpus alone, on
+    /// vnodes with memory): its capacities with no ncpus free, one job, flagged exclusive if
+    /// `full_excl` says so. Kept only where some vnode has more than ncpus (elsewhere such a
+    /// vnode is `full`).
+    ncpus_only: Bitset,
+    /// Of the `full` and `ncpus_only` vnodes, those whose job holds them exclusively.
     full_excl: Bitset,
-    /// Pristine or full: the row is the mark's, not the stored one.
+    /// Pristine, full or ncpus-only: the row is the mark's, not the stored one.
     derived: Bitset,
-    /// Per vnode, its pristine row (capacities, no job, no flag), shared by copies.
-    idle_rows: Arc<[u64]>,
+    /// The rows the marks read, shared by copies.
+    rows: DerivedRows,
     /// A full vnode's row, shared and exclusive, in the first `width` slots.
     full_rows: [[u64; WHOLE_STRETCH_WIDTH]; 2],
     width: usize,
@@ -673,9 +678,55 @@ struct Marks {
 /// handles; a cluster with more consumables always takes the per-vnode loop.
 const WHOLE_STRETCH_WIDTH: usize = 16;
 
+/// Per vnode, the rows [`Marks`] read rather than the stored ones, built once per cluster
+/// and shared by every state of it (its idle copies too).
+#[derive(Debug, Clone)]
+struct DerivedRows {
+    /// Its pristine row: capacities, no job, no flag.
+    idle: Arc<[u64]>,
+    /// Its ncpus-only rows (capacities with no ncpus free, one job), shared then exclusive:
+    /// two rows per vnode, the shared ones first. Only where some vnode has more than ncpus.
+    ncpus_only: Option<Arc<[u64]>>,
+}
+
+impl DerivedRows {
+    fn new(cluster: &Cluster) -> DerivedRows {
+        let width = cluster.resources().n_consumables() + EXTRA;
+        let n = cluster.n_vnodes();
+        let mut idle = Vec::with_capacity(n * width);
+        for v in 0..n {
+            idle.extend_from_slice(cluster.capacity(VnodeId::from_index(v)));
+            idle.extend_from_slice(&[0; EXTRA]);
+        }
+        let ncpus = ConsumableIdx::NCPUS.index();
+        let more_than_ncpus = (0..n).any(|v| {
+            let cap = cluster.capacity(VnodeId::from_index(v));
+            cap.iter().enumerate().any(|(c, &a)| c != ncpus && a > 0)
+        });
+        let ncpus_only = more_than_ncpus.then(|| {
+            let n_cons = width - EXTRA;
+            let mut rows = Vec::with_capacity(2 * n * width);
+            for flags in [0, FLAG_EXCLUSIVE] {
+                for row in idle.chunks_exact(width) {
+                    let at = rows.len();
+                    rows.extend_from_slice(row);
+                    rows[at + ncpus] = 0;
+                    rows[at + n_cons + JOBS] = 1;
+                    rows[at + n_cons + FLAGS] = flags;
+                }
+            }
+            Arc::from(rows)
+        });
+        DerivedRows {
+            idle: Arc::from(idle),
+            ncpus_only,
+        }
+    }
+}
+
 impl Marks {
-    /// The marks of an idle cluster whose rows are `idle_rows`: every vnode pristine.
-    fn idle(cluster: &Cluster, idle_rows: Arc<[u64]>) -> Marks {
+    /// The marks of an idle cluster whose rows are `rows`: every vnode pristine.
+    fn idle(cluster: &Cluster, rows: DerivedRows) -> Marks {
         let n = cluster.n_vnodes();
         let n_cons = cluster.resources().n_consumables();
         let width = n_cons + EXTRA;
@@ -694,8 +745,9 @@ impl Marks {
             pristine,
             single: Bitset::new(n),
             full: Bitset::new(n),
+            ncpus_only: Bitset::new(n),
             full_excl: Bitset::new(n),
-            idle_rows,
+            rows,
             full_rows,
             width,
             kept,
@@ -705,10 +757,16 @@ impl Marks {
     /// The row of a `derived` vnode `i`.
     #[inline]
     fn derived_row(&self, i: usize) -> &[u64] {
+        let excl = usize::from(self.full_excl.contains(i));
         if self.pristine.contains(i) {
-            &self.idle_rows[i * self.width..(i + 1) * self.width]
+            &self.rows.idle[i * self.width..(i + 1) * self.width]
+        } else if self.full.contains(i) {
+            &self.full_rows[excl][..self.width]
         } else {
-            &self.full_rows[usize::from(self.full_excl.contains(i))][..self.width]
+            // Only ncpus-only vnodes are derived otherwise, and only where the rows exist.
+            let rows = self.rows.ncpus_only.as_deref().unwrap_or_default();
+            let at = (excl * self.pristine.len() + i) * self.width;
+            &rows[at..at + self.width]
         }
     }
 
@@ -718,6 +776,7 @@ impl Marks {
             &mut self.pristine,
             &mut self.single,
             &mut self.full,
+            &mut self.ncpus_only,
             &mut self.full_excl,
             &mut self.derived,
         ] {
@@ -764,19 +823,24 @@ impl Marks {
         match stretch.dir {
             Direction::Take => {
                 let full = stretch.leaves_nothing_free();
+                let ncpus_only =
+                    !full && self.rows.ncpus_only.is_some() && stretch.takes_ncpus_only();
+                let derived = full || ncpus_only;
                 self.pristine.set_range(range.clone(), false);
                 self.single.set_range(range.clone(), true);
                 self.full.set_range(range.clone(), full);
+                self.ncpus_only.set_range(range.clone(), ncpus_only);
                 self.full_excl
-                    .set_range(range.clone(), full && stretch.exclusive);
-                self.derived.set_range(range, full);
-                !full
+                    .set_range(range.clone(), derived && stretch.exclusive);
+                self.derived.set_range(range, derived);
+                !derived
             }
             Direction::Give => {
                 self.pristine.set_range(range.clone(), true);
                 self.derived.set_range(range.clone(), true);
                 self.single.set_range(range.clone(), false);
                 self.full.set_range(range.clone(), false);
+                self.ncpus_only.set_range(range.clone(), false);
                 self.full_excl.set_range(range, false);
                 false
             }
@@ -797,6 +861,7 @@ impl Marks {
     #[inline]
     fn after_part(&mut self, i: usize, dir: Direction, row: &[u64], cap: &[u64]) {
         self.full.set(i, false);
+        self.ncpus_only.set(i, false);
         self.full_excl.set(i, false);
         match dir {
             Direction::Take => {
@@ -882,6 +947,13 @@ impl WholeStretch {
         self.after[..self.n_cons].iter().all(|&free| free == 0)
     }
 
+    /// Whether a take takes all of the vnodes' ncpus and nothing else.
+    fn takes_ncpus_only(&self) -> bool {
+        let ncpus = ConsumableIdx::NCPUS.index();
+        self.after[ncpus] == 0
+            && (0..self.n_cons).all(|c| c == ncpus || self.after[c] == self.before[c])
+    }
+
     /// Writes the rows of `range` (where `write`), sets their eligibility, and adds what the
     /// eligible ones offered `before` and `after` (free amounts, then their count) and to
     /// `usable`, as the per-vnode loop ([`Segment::apply`]) would vnode by vnode.
@@ -954,21 +1026,16 @@ fn row_eligible(row: &[u64], n_cons: usize, cap_ncpus: u64) -> bool {
 impl ClusterState {
     /// An idle cluster: everything free.
     pub fn new(cluster: Cluster) -> Self {
-        let width = cluster.resources().n_consumables() + EXTRA;
-        let mut rows = Vec::with_capacity(cluster.n_vnodes() * width);
-        for v in 0..cluster.n_vnodes() {
-            rows.extend_from_slice(cluster.capacity(VnodeId::from_index(v)));
-            rows.extend_from_slice(&[0; EXTRA]);
-        }
-        Self::idle_with(cluster, Arc::from(rows))
+        let derived = DerivedRows::new(&cluster);
+        Self::idle_with(cluster, derived)
     }
 
-    /// An idle cluster whose rows are `idle_rows`, shared with the states of the same cluster
-    /// made before (the marks read pristine rows from them).
-    fn idle_with(cluster: Cluster, idle_rows: Arc<[u64]>) -> Self {
+    /// An idle cluster whose marks read `derived`, shared with the states of the same cluster
+    /// made before.
+    fn idle_with(cluster: Cluster, derived: DerivedRows) -> Self {
         let n_cons = cluster.resources().n_consumables();
         let width = n_cons + EXTRA;
-        let rows = idle_rows.to_vec();
+        let rows = derived.idle.to_vec();
         let mut eligible = Bitset::new(cluster.n_vnodes());
         for v in 0..cluster.n_vnodes() {
             let cap_ncpus = cluster.ncpus_capacity(VnodeId::from_index(v));
@@ -979,7 +1046,7 @@ impl ClusterState {
             .map(|c| cluster.capacity_total(ConsumableIdx(c as u8)))
             .collect();
         let n_vnodes = cluster.n_vnodes();
-        let marks = Marks::idle(&cluster, idle_rows);
+        let marks = Marks::idle(&cluster, derived);
         ClusterState {
             cluster,
             width,
@@ -1105,7 +1172,7 @@ impl ClusterState {
     /// The same cluster with nothing running, tracking the same sets: what "could this ever
     /// run" questions are asked of.
     pub fn idle_copy(&self) -> ClusterState {
-        let mut idle = ClusterState::idle_with(self.cluster.clone(), self.marks.idle_rows.clone());
+        let mut idle = ClusterState::idle_with(self.cluster.clone(), self.marks.rows.clone());
         idle.now = self.now;
         if let Some(outside) = &self.outside {
             idle.mask(outside.clone());
@@ -2782,7 +2849,7 @@ mod run_tests {
         // Runs applied in the whole-stretch form: taken, given back, then in scratch views;
         // and vnodes held whole (shared, exclusive) whose rows the marks hold, summed by step.
         let mut whole = [0; 4];
-        let mut full_seen = [0; 2];
+        let mut full_seen = [0; 3];
         // Vnodes of a scratch view's whole stretch that a later take brought in.
         let mut patterned_brought_in = 0;
         // Reservations found without room, and with room, after a take in a scratch view.
@@ -2882,6 +2949,7 @@ mod run_tests {
                 marks_hold(&state, &held, &at);
                 full_seen[0] += state.marks.full.count();
                 full_seen[1] += state.marks.full_excl.count();
+                full_seen[2] += state.marks.ncpus_only.count();
                 let mut fresh = state.clone();
                 fresh.watch_sets(watch_of.clone(), n_watch);
                 let (kept, counted) = (state.watch().unwrap(), fresh.watch().unwrap());
