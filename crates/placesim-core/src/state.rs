@@ -2694,6 +2694,15 @@ mod run_tests {
         }
     }
 
+    /// How many vnodes of `a` the view reads from a whole stretch's pattern.
+    fn patterned(view: &Scratch<'_>, a: &Allocation) -> usize {
+        a.vnode_runs()
+            .iter()
+            .flat_map(|r| r.indices())
+            .filter(|&i| matches!(view.buf.here(i), RowHere::Pattern(_)))
+            .count()
+    }
+
     /// How many runs of `a` the state would apply in the whole-stretch form.
     fn whole_runs(state: &ClusterState, a: &Allocation, dir: Direction) -> usize {
         a.vnode_runs()
@@ -2974,12 +2983,7 @@ mod run_tests {
             for _ in 0..20 {
                 let a = random_allocation(&mut rng, &what_if);
                 if what_if.fits(&a) {
-                    patterned_brought_in += a
-                        .vnode_runs()
-                        .iter()
-                        .flat_map(|r| r.indices())
-                        .filter(|&i| matches!(view.buf.here(i), RowHere::Pattern(_)))
-                        .count();
+                    patterned_brought_in += patterned(&view, &a);
                     view.take(&a);
                     whole[2] += view.buf.whole.iter().filter(|&&w| w).count();
                     what_if.apply(&a, true);
@@ -3022,12 +3026,7 @@ mod run_tests {
                 &format!("round {round}, scratch copy"),
             );
             for a in taken.iter().rev() {
-                patterned_brought_in += a
-                    .vnode_runs()
-                    .iter()
-                    .flat_map(|r| r.indices())
-                    .filter(|&i| matches!(copy.buf.here(i), RowHere::Pattern(_)))
-                    .count();
+                patterned_brought_in += patterned(&copy, a);
                 copy.give(a);
                 what_if.apply(a, false);
             }
