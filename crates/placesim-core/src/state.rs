@@ -2039,6 +2039,10 @@ pub struct ScratchBuf {
     /// whole stretch costs a stamp per vnode, not a row.
     patterns: Vec<[u64; WHOLE_STRETCH_WIDTH]>,
     pattern_ranges: Vec<std::ops::Range<usize>>,
+    /// The vnodes whose rows this generation changed (its own or a pattern's): what the
+    /// whole-stretch test asks, a word at a time rather than a stamp per vnode. Cleared at
+    /// reset where it was set, from `touched` and `pattern_ranges`.
+    changed: Bitset,
     /// The view's eligibility, once it differs from the base's (`eligible_own`): a pass that
     /// starts nothing copies none of it.
     eligible: Bitset,
@@ -2085,9 +2089,14 @@ impl ScratchBuf {
 
     /// Whether no row of `range` has been changed in this view.
     fn unchanged(&self, range: std::ops::Range<usize>) -> bool {
-        self.stamp[range]
-            .iter()
-            .all(|&s| s.wrapping_sub(self.generation) > PATTERN_SLOTS)
+        let unchanged = self.changed.none_in_range(range.clone());
+        debug_assert_eq!(
+            unchanged,
+            self.stamp[range]
+                .iter()
+                .all(|&s| s.wrapping_sub(self.generation) > PATTERN_SLOTS)
+        );
+        unchanged
     }
 
     /// Makes `range`'s rows this view's own, copying each one not yet its own from where
@@ -2111,6 +2120,7 @@ impl ScratchBuf {
                         self.touched.push(i as u32);
                         i += 1;
                     }
+                    self.changed.set_range(from..i, true);
                     base.copy_rows(from..i, &mut self.rows);
                 }
             }
@@ -2144,6 +2154,7 @@ impl<'a> Scratch<'a> {
         let n = base.cluster.n_vnodes();
         if buf.stamp.len() != n {
             buf.stamp = vec![0; n];
+            buf.changed = Bitset::new(n);
             buf.rows = vec![0; n * base.width];
             buf.generation = 0;
         }
@@ -2188,6 +2199,12 @@ impl<'a> Scratch<'a> {
                 self.buf.limit_stamp.fill(0);
                 self.buf.generation = step;
             }
+        }
+        for &i in &self.buf.touched {
+            self.buf.changed.set(i as usize, false);
+        }
+        for range in &self.buf.pattern_ranges {
+            self.buf.changed.set_range(range.clone(), false);
         }
         self.buf.touched.clear();
         self.buf.patterns.clear();
@@ -2250,6 +2267,7 @@ impl<'a> Scratch<'a> {
             .clone_from(&other.buf.pattern_ranges);
         for (k, range) in self.buf.pattern_ranges.iter().enumerate() {
             self.buf.stamp[range.clone()].fill(self.buf.generation + 1 + k as u32);
+            self.buf.changed.set_range(range.clone(), true);
         }
         // Rows were touched mostly in runs of consecutive vnodes: one copy per run. (A row
         // of a pattern's range that the other view then wrote is its own there, and here.)
@@ -2265,6 +2283,7 @@ impl<'a> Scratch<'a> {
                 end += 1;
                 k += 1;
             }
+            self.buf.changed.set_range(first..end, true);
             self.buf.rows[first * w..end * w].copy_from_slice(&other.buf.rows[first * w..end * w]);
         }
         self.buf.touched.clone_from(&other.buf.touched);
@@ -2320,6 +2339,7 @@ impl<'a> Scratch<'a> {
             if whole {
                 let slot = buf.generation + 1 + buf.pattern_ranges.len() as u32;
                 buf.stamp[range.clone()].fill(slot);
+                buf.changed.set_range(range.clone(), true);
                 buf.pattern_ranges.push(range);
             } else {
                 buf.bring_in(self.base, range);
