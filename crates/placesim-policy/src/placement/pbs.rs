@@ -88,6 +88,10 @@ struct SetInfo {
     total: Vec<u64>,
 }
 
+/// A set's place in PBS's order of a pool: total ncpus, total mem, free ncpus, free mem, then
+/// its index (creation order), all ascending.
+type SetOrder = (u64, u64, u64, u64, usize);
+
 /// PBS placement sets over first-fit placement. See the module docs for the algorithm.
 #[derive(Debug, Clone)]
 pub struct PbsPsets {
@@ -112,7 +116,7 @@ pub struct PbsPsets {
     job_pools: Vec<((ResourceId, usize), Vec<usize>)>,
     refusal: Option<Refusal>,
     spanned: Arc<str>,
-    order: Vec<(u64, u64, u64, u64, usize)>,
+    order: Vec<std::cmp::Reverse<SetOrder>>,
     totals: Vec<u64>,
     local: ScratchBuf,
     /// The cluster's resource definitions, to name resources in comments.
@@ -525,29 +529,6 @@ impl PbsPsets {
         }
     }
 
-    /// The sets of `pool` in PBS's order on `view`: ascending total ncpus, total mem, free
-    /// ncpus, free mem, then creation.
-    fn sorted(
-        &mut self,
-        pool: &[usize],
-        view: &Scratch<'_>,
-        filter: Option<&FilterExpr>,
-    ) -> Vec<usize> {
-        let (ncpus, mem) = (ConsumableIdx::NCPUS.index(), ConsumableIdx::MEM.index());
-        let mut free = Vec::new();
-        let mut order = std::mem::take(&mut self.order);
-        order.clear();
-        for &s in pool {
-            let set = &self.sets[s];
-            self.free_offer(set, view, filter, &mut free);
-            order.push((set.total[ncpus], set.total[mem], free[ncpus], free[mem], s));
-        }
-        order.sort_unstable();
-        let out = order.iter().map(|o| o.4).collect();
-        self.order = order;
-        out
-    }
-
     /// Steps 4 and 5 over one pool.
     fn place_in_pool(
         &mut self,
@@ -586,40 +567,59 @@ impl PbsPsets {
         pool: &[usize],
     ) -> Search {
         let cluster = view.cluster();
-        let mut can_fit = false;
-        let mut last = 0;
+        let (ncpus, mem) = (ConsumableIdx::NCPUS.index(), ConsumableIdx::MEM.index());
+        // PBS tries the sets in its order (ascending total ncpus, total mem, free ncpus, free
+        // mem, then creation) and places on the first whose free offer passes the aggregate
+        // checks and where first fit succeeds. The offers do not change while it searches, so
+        // the sets that fail the checks are left out first, and the rest are taken in that
+        // order as they are needed (a heap), not all sorted.
         let mut free = Vec::new();
-        for s in self.sorted(pool, view, filter) {
+        let mut candidates = std::mem::take(&mut self.order);
+        candidates.clear();
+        let mut last = None;
+        for &s in pool {
             let set = &self.sets[s];
             let free_vnodes = self.free_offer(set, view, filter, &mut free);
+            let key = (set.total[ncpus], set.total[mem], free[ncpus], free[mem], s);
+            last = last.max(Some(key));
             let now = Offer {
                 amounts: &free,
                 vnodes: free_vnodes,
             };
             if self.fits(cluster, set, &now, request, chunks) {
-                let (first_fit, set) = (&mut self.first_fit, &self.sets[s]);
-                if let Some(mut a) =
-                    first_fit.place_within(chunks, request, filter, view, Some(&set.vnodes))
-                {
-                    a.label = Some(set.name.clone());
-                    a.within = Within::Set(s as u32);
-                    return Search::Placed(a);
-                }
+                candidates.push(std::cmp::Reverse(key));
             }
-            let set = &self.sets[s];
-            if !can_fit {
-                let ever = Offer {
-                    amounts: &set.total,
-                    vnodes: set.vnodes.len() as u64,
-                };
-                can_fit = self.fits(cluster, set, &ever, request, chunks);
-            }
-            last = s;
         }
-        if can_fit {
-            Search::Wait(last)
-        } else {
-            Search::NoStaticFit
+        let mut in_order = std::collections::BinaryHeap::from(candidates);
+        let mut placed = None;
+        while let Some(std::cmp::Reverse((.., s))) = in_order.pop() {
+            let (first_fit, set) = (&mut self.first_fit, &self.sets[s]);
+            if let Some(mut a) =
+                first_fit.place_within(chunks, request, filter, view, Some(&set.vnodes))
+            {
+                a.label = Some(set.name.clone());
+                a.within = Within::Set(s as u32);
+                placed = Some(a);
+                break;
+            }
+        }
+        self.order = in_order.into_vec();
+        if let Some(a) = placed {
+            return Search::Placed(a);
+        }
+        // Nothing placed: PBS went through every set, and reports the last (the largest)
+        // if any set could ever take the job.
+        let can_fit = pool.iter().any(|&s| {
+            let set = &self.sets[s];
+            let ever = Offer {
+                amounts: &set.total,
+                vnodes: set.vnodes.len() as u64,
+            };
+            self.fits(cluster, set, &ever, request, chunks)
+        });
+        match last {
+            Some((.., s)) if can_fit => Search::Wait(s),
+            _ => Search::NoStaticFit,
         }
     }
 
