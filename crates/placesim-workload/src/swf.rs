@@ -175,30 +175,88 @@ pub enum SwfErrorKind {
     ZeroProcs,
 }
 
+impl SwfRecord {
+    /// Appends the record as an SWF line of 18 fields, without its newline: the text
+    /// [`fmt::Display`] gives. Integers, and floats with no fraction (which `Display` writes
+    /// as integers), are written digit by digit, without the formatting machinery: a
+    /// scenario's generated workload goes through this text, a line per job.
+    pub fn push_line(&self, out: &mut String) {
+        let fields = [
+            Field::Int(self.job_number),
+            Field::Int(self.submit_time),
+            Field::Int(self.wait_time),
+            Field::Int(self.run_time),
+            Field::Int(self.allocated_procs),
+            Field::Float(self.avg_cpu_time),
+            Field::Float(self.used_memory_kib),
+            Field::Int(self.requested_procs),
+            Field::Int(self.requested_time),
+            Field::Int(self.requested_memory_kib),
+            Field::Int(self.status),
+            Field::Int(self.user_id),
+            Field::Int(self.group_id),
+            Field::Int(self.executable),
+            Field::Int(self.queue),
+            Field::Int(self.partition),
+            Field::Int(self.preceding_job),
+            Field::Int(self.think_time),
+        ];
+        for (i, field) in fields.into_iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            match field {
+                Field::Int(v) => push_int(out, v),
+                // Exactly the integers below 2^53 print as `Display` prints them; -0 does not.
+                Field::Float(v)
+                    if v.fract() == 0.0
+                        && v.abs() < 9.0e15
+                        && !(v == 0.0 && v.is_sign_negative()) =>
+                {
+                    push_int(out, v as i64)
+                }
+                Field::Float(v) => {
+                    use fmt::Write as _;
+                    // Writing to a String cannot fail.
+                    let _ = write!(out, "{v}");
+                }
+            }
+        }
+    }
+}
+
+/// A field of an SWF line as the record holds it.
+enum Field {
+    Int(i64),
+    Float(f64),
+}
+
+/// Appends `v` in decimal.
+fn push_int(out: &mut String, v: i64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = v.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        out.push('-');
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
+}
+
 impl fmt::Display for SwfRecord {
     /// The record as an SWF line of 18 fields.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {} {}",
-            self.job_number,
-            self.submit_time,
-            self.wait_time,
-            self.run_time,
-            self.allocated_procs,
-            self.avg_cpu_time,
-            self.used_memory_kib,
-            self.requested_procs,
-            self.requested_time,
-            self.requested_memory_kib,
-            self.status,
-            self.user_id,
-            self.group_id,
-            self.executable,
-            self.queue,
-            self.partition,
-            self.preceding_job,
-            self.think_time,
-        )
+        let mut line = String::new();
+        self.push_line(&mut line);
+        f.write_str(&line)
     }
 }
