@@ -584,6 +584,8 @@ pub struct ClusterState {
     /// Vnodes out of service. A down vnode holds an exclusive allocation of its whole
     /// capacity, so placement, free totals and set tallies all see it as taken.
     down: Bitset,
+    /// How many vnodes `down` holds: whether any is down is asked at every pass.
+    n_down: usize,
     /// What the whole-stretch form of [`apply`] and [`Self::validate`] may assume of rows
     /// without reading them ([`Marks`]).
     marks: Marks,
@@ -907,39 +909,49 @@ struct WholeStretch {
 }
 
 impl WholeStretch {
-    /// The rows of vnodes of capacities `cap` that the run's `amounts` are taken from while
-    /// pristine, or given back to while single, and whether they were eligible before.
-    fn new(
+    /// A stretch to be [`set`](Self::set) before use: `apply` keeps one and sets it in place
+    /// for each run that takes the form (a run is often a few vnodes, and two rows of
+    /// [`WHOLE_STRETCH_WIDTH`] words moved per run showed in the profile).
+    const UNSET: WholeStretch = WholeStretch {
+        before: [0; WHOLE_STRETCH_WIDTH],
+        after: [0; WHOLE_STRETCH_WIDTH],
+        eligible_before: false,
+        eligible_after: false,
+        dir: Direction::Take,
+        exclusive: false,
+        n_cons: 0,
+    };
+
+    /// Makes this the stretch of vnodes of capacities `cap` that the run's `amounts` are
+    /// taken from while pristine, or given back to while single, and whether they were
+    /// eligible before. Only the rows' first `cap.len() + EXTRA` words are written (and
+    /// read).
+    fn set(
+        &mut self,
         cap: &[u64],
         amounts: &[u64],
         exclusive: bool,
         dir: Direction,
         eligible_before: bool,
-    ) -> WholeStretch {
+    ) {
         let n_cons = cap.len();
-        let mut idle = [0; WHOLE_STRETCH_WIDTH];
+        let (idle, held) = match dir {
+            Direction::Take => (&mut self.before, &mut self.after),
+            Direction::Give => (&mut self.after, &mut self.before),
+        };
         idle[..n_cons].copy_from_slice(cap);
-        let mut held = idle;
-        for (slot, &a) in held.iter_mut().zip(amounts) {
-            *slot -= a;
+        idle[n_cons + JOBS] = 0;
+        idle[n_cons + FLAGS] = 0;
+        for ((slot, &c), &a) in held.iter_mut().zip(cap).zip(amounts) {
+            *slot = c - a;
         }
         held[n_cons + JOBS] = 1;
-        if exclusive {
-            held[n_cons + FLAGS] = FLAG_EXCLUSIVE;
-        }
-        let (before, after) = match dir {
-            Direction::Take => (idle, held),
-            Direction::Give => (held, idle),
-        };
-        WholeStretch {
-            before,
-            after,
-            eligible_before,
-            eligible_after: row_eligible(&after, n_cons, cap[ConsumableIdx::NCPUS.index()]),
-            dir,
-            exclusive,
-            n_cons,
-        }
+        held[n_cons + FLAGS] = if exclusive { FLAG_EXCLUSIVE } else { 0 };
+        self.eligible_before = eligible_before;
+        self.eligible_after = row_eligible(&self.after, n_cons, cap[ConsumableIdx::NCPUS.index()]);
+        self.dir = dir;
+        self.exclusive = exclusive;
+        self.n_cons = n_cons;
     }
 
     /// Whether a take leaves nothing free on the vnodes.
@@ -1060,6 +1072,7 @@ impl ClusterState {
             sets: SetIndex::default(),
             tracked_set_free: Vec::new(),
             down: Bitset::new(n_vnodes),
+            n_down: 0,
             outage_epoch: 0,
             watch: None,
             now: SimTime(0),
@@ -1239,6 +1252,7 @@ impl ClusterState {
             sets: sets.clone(),
             tracked_set_free: Vec::new(),
             down: self.down.clone(),
+            n_down: self.n_down,
             outage_epoch: self.outage_epoch,
             watch: None,
             limit_values: self.limit_values.clone(),
@@ -1293,6 +1307,9 @@ impl ClusterState {
             row.fill(0);
             self.marks.forget(v..v + 1);
             self.eligible.set(v, false);
+            if self.down.contains(v) {
+                self.n_down -= 1;
+            }
             self.down.set(v, false);
         }
         self.outside = Some(outside);
@@ -1309,6 +1326,7 @@ impl ClusterState {
                 Direction::Take,
             );
             copy.down.set(v, true);
+            copy.n_down += 1;
             if self.cluster.pools().is_empty() {
                 copy.down_held_whole += 1;
             }
@@ -1324,6 +1342,7 @@ impl ClusterState {
         }
         self.allocate(&down_allocation(&self.cluster, v))?;
         self.down.set(v.index(), true);
+        self.n_down += 1;
         if self.cluster.pools().is_empty() {
             self.down_held_whole += 1;
         }
@@ -1336,6 +1355,7 @@ impl ClusterState {
         if self.down.contains(v.index()) {
             self.release(&down_allocation(&self.cluster, v));
             self.down.set(v.index(), false);
+            self.n_down -= 1;
             if self.cluster.pools().is_empty() {
                 self.down_held_whole -= 1;
             }
@@ -1351,6 +1371,12 @@ impl ClusterState {
     /// The vnodes out of service.
     pub fn down(&self) -> &Bitset {
         &self.down
+    }
+
+    /// Whether any vnode is out of service, in O(1).
+    pub fn any_down(&self) -> bool {
+        debug_assert_eq!(self.n_down, self.down.count());
+        self.n_down > 0
     }
 
     /// Counts vnodes going down or up: a state with the same count has the same outages.
@@ -1726,6 +1752,7 @@ fn apply(
     };
     let exclusive = alloc.sharing.is_exclusive();
     let caps = cluster.ncpus_capacities();
+    let mut stretch = WholeStretch::UNSET;
     let mut watch_changed = false;
     for (k, (run, amounts)) in alloc.runs(n_cons).enumerate() {
         let count = u64::from(run.count);
@@ -1740,17 +1767,17 @@ fn apply(
             Stretches::Kept(marks) => marks.allow(cluster, eligible, range.clone(), dir),
             Stretches::Decided { whole, .. } => whole.get(k).copied().unwrap_or(false),
         };
-        let whole = whole.then(|| {
-            WholeStretch::new(
+        if whole {
+            stretch.set(
                 cluster.capacity(run.first),
                 amounts,
                 exclusive,
                 dir,
                 eligible.contains(range.start),
-            )
-        });
-        if let (Some(stretch), Stretches::Decided { after_rows, .. }) = (&whole, &mut stretches) {
-            after_rows.push(stretch.after);
+            );
+            if let Stretches::Decided { after_rows, .. } = &mut stretches {
+                after_rows.push(stretch.after);
+            }
         }
         let mut from = range.start;
         while from < range.end {
@@ -1794,26 +1821,25 @@ fn apply(
                     }
                 };
             }
-            match &whole {
-                Some(stretch) => {
-                    let write = match &mut stretches {
-                        Stretches::Kept(marks) => marks.after_whole(from..to, stretch),
-                        Stretches::Decided { .. } => false,
-                    };
-                    let (before, after) = (&mut before[..], &mut after[..]);
-                    stretch.apply(
-                        write,
-                        rows,
-                        width,
-                        eligible,
-                        from..to,
-                        before,
-                        after,
-                        &mut usable,
-                        caps[from],
-                    );
-                }
-                None => shaped!(1, 2, 3, 4),
+            if whole {
+                let write = match &mut stretches {
+                    Stretches::Kept(marks) => marks.after_whole(from..to, &stretch),
+                    Stretches::Decided { .. } => false,
+                };
+                let (before, after) = (&mut before[..], &mut after[..]);
+                stretch.apply(
+                    write,
+                    rows,
+                    width,
+                    eligible,
+                    from..to,
+                    before,
+                    after,
+                    &mut usable,
+                    caps[from],
+                );
+            } else {
+                shaped!(1, 2, 3, 4)
             }
             if !sets.is_empty() {
                 for &g in sets.of(VnodeId::from_index(from)) {
@@ -2976,6 +3002,7 @@ mod run_tests {
                 }
                 agree(&state, &plain, &sets, &at);
                 marks_hold(&state, &held, &at);
+                assert_eq!(state.any_down(), plain.down.contains(&true), "{at}");
                 full_seen[0] += state.marks.full.count();
                 full_seen[1] += state.marks.full_excl.count();
                 full_seen[2] += state.marks.ncpus_only.count();

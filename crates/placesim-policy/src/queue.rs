@@ -750,7 +750,7 @@ impl Runnable {
         placement: &mut dyn PlacementPolicy,
         job: JobId,
     ) -> bool {
-        if ctx.state.down().count() == 0 {
+        if !ctx.state.any_down() {
             return self.can_ever_run(ctx, placement, job);
         }
         let epoch = ctx.state.outage_epoch();
