@@ -644,7 +644,7 @@ impl Watch {
 /// too: the plain per-vnode loop then does the same work).
 ///
 /// Where a mark says what the whole row is (`derived`: pristine, or held whole by its single
-/// job), the row is read from the mark and its stored copy may be stale: a take of whole
+/// job, or held by it for all its ncpus and nothing else), the row is read from the mark and its stored copy may be stale: a take of whole
 /// vnodes and a give that leaves them pristine write no row at all, and only the per-vnode
 /// loop and copies into scratch views bring a stored row up to date ([`Marks::derived_row`]).
 #[derive(Debug, Clone)]
@@ -671,8 +671,7 @@ struct Marks {
     /// A full vnode's row, shared and exclusive, in the first `width` slots.
     full_rows: [[u64; WHOLE_STRETCH_WIDTH]; 2],
     width: usize,
-    /// Whether the marks are kept at all: not where indirect resources share pools, since a
-    /// job on one member changes the rows of the others.
+    /// Whether the marks are kept at all ([`Marks::kept_for`]).
     kept: bool,
 }
 
@@ -687,7 +686,8 @@ struct DerivedRows {
     /// Its pristine row: capacities, no job, no flag.
     idle: Arc<[u64]>,
     /// Its ncpus-only rows (capacities with no ncpus free, one job), shared then exclusive:
-    /// two rows per vnode, the shared ones first. Only where some vnode has more than ncpus.
+    /// two rows per vnode, the shared ones first. Only where marks are kept and some vnode
+    /// has more than ncpus.
     ncpus_only: Option<Arc<[u64]>>,
 }
 
@@ -701,11 +701,14 @@ impl DerivedRows {
             idle.extend_from_slice(&[0; EXTRA]);
         }
         let ncpus = ConsumableIdx::NCPUS.index();
-        let more_than_ncpus = (0..n).any(|v| {
-            let cap = cluster.capacity(VnodeId::from_index(v));
-            cap.iter().enumerate().any(|(c, &a)| c != ncpus && a > 0)
-        });
-        let ncpus_only = more_than_ncpus.then(|| {
+        // Read only by marks, and only when a vnode has more than ncpus (else such a take
+        // leaves nothing free, and the vnode is `full`).
+        let needed = Marks::kept_for(cluster)
+            && (0..n).any(|v| {
+                let cap = cluster.capacity(VnodeId::from_index(v));
+                cap.iter().enumerate().any(|(c, &a)| c != ncpus && a > 0)
+            });
+        let ncpus_only = needed.then(|| {
             let n_cons = width - EXTRA;
             let mut rows = Vec::with_capacity(2 * n * width);
             for flags in [0, FLAG_EXCLUSIVE] {
@@ -727,12 +730,20 @@ impl DerivedRows {
 }
 
 impl Marks {
+    /// Whether a cluster's states keep marks at all: not where indirect resources share pools
+    /// (a job on one member changes the rows of the others), nor where rows are wider than
+    /// the whole-stretch form handles.
+    fn kept_for(cluster: &Cluster) -> bool {
+        cluster.pools().is_empty()
+            && cluster.resources().n_consumables() + EXTRA <= WHOLE_STRETCH_WIDTH
+    }
+
     /// The marks of an idle cluster whose rows are `rows`: every vnode pristine.
     fn idle(cluster: &Cluster, rows: DerivedRows) -> Marks {
         let n = cluster.n_vnodes();
         let n_cons = cluster.resources().n_consumables();
         let width = n_cons + EXTRA;
-        let kept = cluster.pools().is_empty() && width <= WHOLE_STRETCH_WIDTH;
+        let kept = Marks::kept_for(cluster);
         let mut pristine = Bitset::new(n);
         let mut full_rows = [[0; WHOLE_STRETCH_WIDTH]; 2];
         if kept {
@@ -819,8 +830,9 @@ impl Marks {
     }
 
     /// Sets the marks of a stretch the whole-stretch form applied, and says whether its
-    /// stored rows must be written: a take leaves its vnodes single (and full, with no row to
-    /// write, when `stretch` leaves nothing free), a give pristine (no row to write).
+    /// stored rows must be written: a take leaves its vnodes single (and full or ncpus-only,
+    /// with no row to write, when `stretch` leaves nothing free or takes only all the ncpus),
+    /// a give pristine (no row to write).
     fn after_whole(&mut self, range: std::ops::Range<usize>, stretch: &WholeStretch) -> bool {
         match stretch.dir {
             Direction::Take => {
@@ -2113,6 +2125,12 @@ impl ScratchBuf {
         }
     }
 
+    /// Makes the vnodes of `range` read `patterns[k]`.
+    fn read_from_pattern(&mut self, range: std::ops::Range<usize>, k: usize) {
+        self.stamp[range.clone()].fill(self.generation + 1 + k as u32);
+        self.changed.set_range(range, true);
+    }
+
     /// Whether no row of `range` has been changed in this view.
     fn unchanged(&self, range: std::ops::Range<usize>) -> bool {
         let unchanged = self.changed.none_in_range(range.clone());
@@ -2291,9 +2309,9 @@ impl<'a> Scratch<'a> {
         self.buf
             .pattern_ranges
             .clone_from(&other.buf.pattern_ranges);
-        for (k, range) in self.buf.pattern_ranges.iter().enumerate() {
-            self.buf.stamp[range.clone()].fill(self.buf.generation + 1 + k as u32);
-            self.buf.changed.set_range(range.clone(), true);
+        for k in 0..self.buf.pattern_ranges.len() {
+            let range = self.buf.pattern_ranges[k].clone();
+            self.buf.read_from_pattern(range, k);
         }
         // Rows were touched mostly in runs of consecutive vnodes: one copy per run. (A row
         // of a pattern's range that the other view then wrote is its own there, and here.)
@@ -2363,9 +2381,7 @@ impl<'a> Scratch<'a> {
                 );
             buf.whole.push(whole);
             if whole {
-                let slot = buf.generation + 1 + buf.pattern_ranges.len() as u32;
-                buf.stamp[range.clone()].fill(slot);
-                buf.changed.set_range(range.clone(), true);
+                buf.read_from_pattern(range.clone(), buf.pattern_ranges.len());
                 buf.pattern_ranges.push(range);
             } else {
                 buf.bring_in(self.base, range);
