@@ -339,7 +339,7 @@ pub fn events_frame(
     workload: &Workload,
     sink: &JobSink,
 ) -> PolarsResult<DataFrame> {
-    EventsChunk::take(&source_ids(workload), sink, 0..sink.events.len()).frame(meta)
+    EventsChunk::of(&source_ids(workload), sink, sink.events.clone()).frame(meta)
 }
 
 /// Each job's number in its source, by job index: what events.parquet's `job_id` shows.
@@ -350,10 +350,9 @@ fn source_ids(workload: &Workload) -> Arc<[u64]> {
 /// Rows per row group of events.parquet, written (like jobs.parquet's) during the run.
 pub const EVENTS_PER_ROW_GROUP: usize = 16_384;
 
-/// A row group of events.parquet as the sink keeps it (24 bytes a row, copied), with the job
-/// numbers and the texts its rows name: taken on the simulation's thread at the cost of a copy,
-/// and turned into a table on the writer's, so that building the table overlaps the
-/// simulation instead of holding it up.
+/// A row group of events.parquet as the sink keeps it (24 bytes a row), with the job numbers
+/// and the texts its rows name: taken on the simulation's thread, and turned into a table on
+/// the writer's, so that building the table overlaps the simulation instead of holding it up.
 struct EventsChunk {
     rows: Vec<crate::sink::EventRow>,
     source_ids: Arc<[u64]>,
@@ -362,10 +361,14 @@ struct EventsChunk {
 }
 
 impl EventsChunk {
-    /// The event rows in `range`.
-    fn take(source_ids: &Arc<[u64]>, sink: &JobSink, range: std::ops::Range<usize>) -> EventsChunk {
+    /// `rows`, taken from `sink`.
+    fn of(
+        source_ids: &Arc<[u64]>,
+        sink: &JobSink,
+        rows: Vec<crate::sink::EventRow>,
+    ) -> EventsChunk {
         EventsChunk {
-            rows: sink.events[range].to_vec(),
+            rows,
             source_ids: source_ids.clone(),
             texts: sink.texts.clone(),
         }
@@ -429,7 +432,7 @@ pub fn write_events(
     let ids = source_ids(workload);
     write_atomic(&dir.join("events.parquet"), |out| {
         let frames = row_group_ranges(n, EVENTS_PER_ROW_GROUP)
-            .map(|rows| EventsChunk::take(&ids, sink, rows).frame(meta));
+            .map(|rows| EventsChunk::of(&ids, sink, sink.events[rows].to_vec()).frame(meta));
         write_row_groups(out, frames)
     })
 }
@@ -738,7 +741,7 @@ pub struct StreamingJobSink<'w> {
     frontier: usize,
     /// Row groups before this job index have been handed over.
     sent_upto: usize,
-    /// Event rows before this index have been handed over.
+    /// How many event rows have been handed over; they have left the sink.
     events_sent: usize,
     jobs: Streamed,
     events: Streamed,
@@ -789,25 +792,28 @@ impl<'w> StreamingJobSink<'w> {
 
     /// Hands over every whole row group of events not yet handed over.
     fn send_events(&mut self) {
-        while self.events_sent + EVENTS_PER_ROW_GROUP <= self.inner.events.len() {
-            let rows = self.events_sent..self.events_sent + EVENTS_PER_ROW_GROUP;
-            self.events_sent = rows.end;
-            self.send_event_rows(rows);
+        while self.inner.events.len() >= EVENTS_PER_ROW_GROUP {
+            self.send_event_rows(EVENTS_PER_ROW_GROUP);
         }
     }
 
-    /// Hands over the event rows in `rows`, to be made a table by the writer.
-    fn send_event_rows(&mut self, rows: std::ops::Range<usize>) {
+    /// Hands over the first `n` event rows the sink holds, to be made a table by the writer.
+    /// They leave the sink: a long run's events are not all held at once (CEA-Curie's million
+    /// rows were 25 MB of its peak).
+    fn send_event_rows(&mut self, n: usize) {
+        let rows: Vec<_> = self.inner.events.drain(..n).collect();
+        self.events_sent += n;
         if self.failed.is_some() {
             return;
         }
-        let chunk = EventsChunk::take(&self.source_ids, &self.inner, rows);
+        let chunk = EventsChunk::of(&self.source_ids, &self.inner, rows);
         let meta = self.meta.clone();
         self.events
             .send_built_there(Box::new(move || chunk.frame(&meta)));
     }
 
-    /// Hands over the remaining row groups, waits for the files, and returns the per-job data.
+    /// Hands over the remaining row groups, waits for the files, and returns the per-job data
+    /// (without its event rows, which went with their row groups).
     pub fn finish(self) -> Result<JobSink, MetricsError> {
         self.finish_with(|_| ()).map(|(sink, ())| sink)
     }
@@ -826,12 +832,12 @@ impl<'w> StreamingJobSink<'w> {
         for ids in rest {
             self.send(ids);
         }
-        let n_events = self.inner.events.len();
+        let n_events = self.events_sent + self.inner.events.len();
         let rest: Vec<_> = row_group_ranges(n_events, EVENTS_PER_ROW_GROUP)
             .filter(|r| r.start >= self.events_sent)
             .collect();
         for rows in rest {
-            self.send_event_rows(rows);
+            self.send_event_rows(rows.len());
         }
         let out = during(&self.inner);
         if let Some(e) = self.failed {
