@@ -387,6 +387,10 @@ pub fn execute(
             let stats = simulation
                 .run(policy.as_mut(), &mut sink, progress)
                 .map_err(failed)?;
+            // The policy's views and calendars are not needed for the summary (the run has
+            // freed the state): freed first, so they and the summary's tables are never held at
+            // once.
+            drop(policy);
             sampled_within_limit(&sink)?;
             let summary = summarise(&sink, &stats, started.elapsed());
             let writing = Instant::now();
@@ -403,6 +407,8 @@ pub fn execute(
             let stats = simulation
                 .run(policy.as_mut(), &mut streaming, progress)
                 .map_err(failed)?;
+            // As above: freed before the summary and the last row groups are made.
+            drop(policy);
             sampled_within_limit(streaming.sink_mut())?;
             let wall = started.elapsed();
             let writing = Instant::now();
