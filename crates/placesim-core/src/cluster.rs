@@ -96,7 +96,7 @@ struct ClusterParts {
     /// ncpus capacity per vnode, dense: the eligibility test reads it on every allocation.
     ncpus_capacity: Vec<u64>,
     /// The vnodes of each host, in cluster order.
-    host_vnodes: Vec<Vec<VnodeId>>,
+    host_vnodes: HostVnodes,
     /// Consumables shared through PBS's indirect resources: each pool's members, its target
     /// first, and per vnode × consumable the pool it is in (`u32::MAX` for none); empty
     /// when no resource is indirect.
@@ -106,6 +106,55 @@ struct ClusterParts {
     /// a stretch, a job's equal parts change every row the same way, so the state can change
     /// them as one (`ClusterState`'s whole-stretch form, issue 20).
     same_capacity_until: Vec<u32>,
+}
+
+/// Each host's vnodes, in vnode order, as one list cut at each host's end: a machine of one
+/// vnode per host (CEA-Curie's 93,312) would otherwise hold a list, and an allocation, per
+/// host.
+#[derive(Debug, PartialEq)]
+struct HostVnodes {
+    vnodes: Vec<VnodeId>,
+    /// Where each host's vnodes end in `vnodes`.
+    ends: Vec<u32>,
+}
+
+impl HostVnodes {
+    fn of(n_hosts: usize, vnodes: &[Vnode]) -> HostVnodes {
+        // Counted per host, then each host's end; vnodes are placed in order, so each
+        // host's list keeps vnode order.
+        let mut ends = vec![0u32; n_hosts];
+        for v in vnodes {
+            ends[v.host.index()] += 1;
+        }
+        let mut total = 0;
+        for end in &mut ends {
+            total += *end;
+            *end = total;
+        }
+        let mut next: Vec<u32> = std::iter::once(0)
+            .chain(ends.iter().copied())
+            .take(n_hosts)
+            .collect();
+        let mut placed = vec![VnodeId(0); vnodes.len()];
+        for (i, v) in vnodes.iter().enumerate() {
+            let at = &mut next[v.host.index()];
+            placed[*at as usize] = VnodeId::from_index(i);
+            *at += 1;
+        }
+        HostVnodes {
+            vnodes: placed,
+            ends,
+        }
+    }
+
+    fn of_host(&self, h: HostId) -> &[VnodeId] {
+        let end = self.ends[h.index()] as usize;
+        let start = match h.index() {
+            0 => 0,
+            i => self.ends[i - 1] as usize,
+        };
+        &self.vnodes[start..end]
+    }
 }
 
 /// One consumable amount shared by several vnodes (PBS's `resources_available.R = @target`,
@@ -228,6 +277,9 @@ impl ClusterBuilder {
             return Err(ClusterError::BadSpeed { vnode: name, speed });
         }
         attrs.retain(|(id, _)| *id != ResourceDefs::HOST && *id != ResourceDefs::VNODE);
+        // Exactly the two names more: a machine of 93,312 vnodes without attributes of its
+        // own kept room for four in each (6 MB).
+        attrs.reserve_exact(2);
         attrs.push((
             ResourceDefs::HOST,
             AttrValue::Str(self.hosts[host.index()].clone()),
@@ -298,10 +350,7 @@ impl ClusterBuilder {
             .chunks_exact(n_cons)
             .map(|row| row[ConsumableIdx::NCPUS.index()])
             .collect();
-        let mut host_vnodes = vec![Vec::new(); self.hosts.len()];
-        for (i, v) in self.vnodes.iter().enumerate() {
-            host_vnodes[v.host.index()].push(VnodeId::from_index(i));
-        }
+        let host_vnodes = HostVnodes::of(self.hosts.len(), &self.vnodes);
         // Each pointing vnode mirrors its target's amount; the pool counts once in the total.
         let mut capacity = self.capacity;
         let mut pools: Vec<Pool> = Vec::new();
@@ -333,12 +382,18 @@ impl ClusterBuilder {
         }
         let rows: Vec<&[u64]> = capacity.chunks_exact(n_cons).collect();
         let same_capacity_until = crate::state::stretch_ends(&rows);
+        // The cluster is kept as built for the whole run: the room the lists grew into is
+        // given back.
+        let (mut hosts, mut vnodes) = (self.hosts, self.vnodes);
+        hosts.shrink_to_fit();
+        vnodes.shrink_to_fit();
+        capacity.shrink_to_fit();
         Ok(Cluster {
             parts: std::sync::Arc::new(ClusterParts {
                 host_vnodes,
                 resources: self.resources,
-                hosts: self.hosts,
-                vnodes: self.vnodes,
+                hosts,
+                vnodes,
                 capacity,
                 capacity_total,
                 ncpus_capacity,
@@ -419,7 +474,7 @@ impl Cluster {
 
     /// The vnodes of host `h`, in cluster order: what `pack` and `exclhost` work with.
     pub fn host_vnodes(&self, h: HostId) -> &[VnodeId] {
-        &self.parts.host_vnodes[h.index()]
+        self.parts.host_vnodes.of_host(h)
     }
 
     /// The consumable capacities of `v`, one per slot.
@@ -494,5 +549,38 @@ impl Cluster {
             .iter()
             .position(|v| v.name == name)
             .map(VnodeId::from_index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hosts whose vnodes come interleaved, and a host with none: each host's list holds its
+    /// own vnodes in cluster order.
+    #[test]
+    fn each_host_lists_its_own_vnodes_in_cluster_order() {
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        let hosts: Vec<HostId> = ["a", "b", "empty", "c"]
+            .into_iter()
+            .map(|h| b.add_host(h))
+            .collect();
+        for (name, host) in [
+            ("v0", 0),
+            ("v1", 1),
+            ("v2", 0),
+            ("v3", 3),
+            ("v4", 1),
+            ("v5", 0),
+        ] {
+            b.add_vnode(name, hosts[host], 1.0, &[1, 0, 0], Vec::new())
+                .unwrap();
+        }
+        let cluster = b.build().unwrap();
+        let lists: Vec<Vec<u32>> = hosts
+            .iter()
+            .map(|&h| cluster.host_vnodes(h).iter().map(|v| v.0).collect())
+            .collect();
+        assert_eq!(lists, [vec![0, 2, 5], vec![1, 4], vec![], vec![3]]);
     }
 }
