@@ -41,8 +41,10 @@ pub struct JobSink {
     /// The sets fragmentation is measured over: names and ncpus (empty: the whole cluster).
     pub(crate) set_names: Vec<String>,
     pub(crate) set_ncpus: Vec<u64>,
-    /// The cluster, for vnodes.parquet: each vnode's name, host, set, speed and ncpus.
-    pub(crate) vnodes: Vec<VnodeRow>,
+    /// The cluster, for vnodes.parquet (each vnode's name, host, speed and ncpus): shared, not
+    /// copied (a copy of CEA-Curie's 93,312 names and hosts was 8 MB), and each vnode's set.
+    pub(crate) cluster: Option<placesim_core::Cluster>,
+    pub(crate) vnode_sets: Vec<u32>,
     /// The site's reservations, for reservations.parquet ([`JobSink::keep_reservations`]),
     /// and those the scheduler answered, as they come.
     pub(crate) reservations: Vec<ReservationRow>,
@@ -177,7 +179,8 @@ impl JobSink {
                 .collect(),
             set_names: Vec::new(),
             set_ncpus: Vec::new(),
-            vnodes: Vec::new(),
+            cluster: None,
+            vnode_sets: Vec::new(),
             reservations: Vec::new(),
             reservation_text: None,
             longest_acl_window: 0,
@@ -362,22 +365,12 @@ impl JobSink {
         cluster: &placesim_core::Cluster,
         config: OccupancyConfig,
     ) {
-        self.vnodes = cluster
-            .vnodes()
-            .iter()
-            .enumerate()
-            .map(|(v, vnode)| VnodeRow {
-                name: vnode.name.clone(),
-                host: cluster.hosts()[vnode.host.index()].clone(),
-                set: sets.set_of[v],
-                speed: vnode.speed,
-                ncpus: cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v)),
-            })
-            .collect();
-        // Each set's ncpus, from the same walk over the vnodes.
+        self.cluster = Some(cluster.clone());
+        self.vnode_sets = sets.set_of.clone();
+        // Each set's ncpus.
         let mut ncpus = vec![0u64; sets.len()];
-        for row in &self.vnodes {
-            ncpus[row.set as usize] += row.ncpus;
+        for (v, &set) in sets.set_of.iter().enumerate() {
+            ncpus[set as usize] += cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v));
         }
         self.set_names = sets.names.clone();
         self.set_ncpus = ncpus;
@@ -770,14 +763,3 @@ const RESERVATION_CONFIRMED: &str = "confirmed";
 const RESERVATION_DENIED: &str = "denied";
 /// A reservation's state in reservations.parquet: deleted (`pbs_rdel`) before its end.
 const RESERVATION_DELETED: &str = "deleted";
-
-/// One vnode of the cluster, as vnodes.parquet records it.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct VnodeRow {
-    pub(crate) name: String,
-    pub(crate) host: String,
-    /// Its set, an index into the sink's set names.
-    pub(crate) set: u32,
-    pub(crate) speed: f64,
-    pub(crate) ncpus: u64,
-}

@@ -1039,34 +1039,40 @@ pub fn waits_frame(s: &RunSummary) -> PolarsResult<DataFrame> {
 /// Builds the vnodes table: the cluster of the run, one row per vnode in cluster order.
 pub fn vnodes_frame(meta: &RunMeta, sink: &JobSink) -> PolarsResult<DataFrame> {
     use schema::vnodes;
-    let rows = &sink.vnodes;
+    // No rows when the sink measured no cluster.
+    let rows: &[placesim_core::Vnode] = sink.cluster.as_ref().map_or(&[], |c| c.vnodes());
     let n = rows.len();
     let mut columns = id_columns(meta, n);
     columns.push(Column::new(
         vnodes::VNODE.name.into(),
         rows.iter().map(|r| r.name.as_str()).collect::<Vec<&str>>(),
     ));
+    let hosts = sink.cluster.as_ref().map_or(&[][..], |c| c.hosts());
     columns.push(Column::new(
         vnodes::HOST.name.into(),
-        rows.iter().map(|r| r.host.as_str()).collect::<Vec<&str>>(),
+        rows.iter()
+            .map(|r| hosts[r.host.index()].as_str())
+            .collect::<Vec<&str>>(),
     ));
     columns.push(Column::new(
         vnodes::SET.name.into(),
-        rows.iter()
-            .map(|r| {
-                sink.set_names
-                    .get(r.set as usize)
-                    .map_or("", String::as_str)
-            })
+        sink.vnode_sets[..n]
+            .iter()
+            .map(|&set| sink.set_names.get(set as usize).map_or("", String::as_str))
             .collect::<Vec<&str>>(),
     ));
     columns.push(Column::new(
         vnodes::SPEED.name.into(),
         rows.iter().map(|r| r.speed).collect::<Vec<f64>>(),
     ));
+    let ncpus = |v| {
+        sink.cluster.as_ref().map_or(0, |c| {
+            c.ncpus_capacity(placesim_core::VnodeId::from_index(v))
+        })
+    };
     columns.push(Column::new(
         vnodes::NCPUS.name.into(),
-        rows.iter().map(|r| r.ncpus).collect::<Vec<u64>>(),
+        (0..n).map(ncpus).collect::<Vec<u64>>(),
     ));
     schema::conform(vnodes::ALL, DataFrame::new(n, columns)?)
 }
