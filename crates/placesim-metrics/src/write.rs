@@ -339,12 +339,7 @@ pub fn events_frame(
     workload: &Workload,
     sink: &JobSink,
 ) -> PolarsResult<DataFrame> {
-    EventsChunk::of(&source_ids(workload), sink, sink.events.clone()).frame(meta)
-}
-
-/// Each job's number in its source, by job index: what events.parquet's `job_id` shows.
-fn source_ids(workload: &Workload) -> Arc<[u64]> {
-    workload.jobs().iter().map(|j| j.source_id).collect()
+    EventsChunk::of(workload, sink, sink.events.clone()).frame(meta)
 }
 
 /// Rows per row group of events.parquet, written (like jobs.parquet's) during the run.
@@ -355,21 +350,29 @@ pub const EVENTS_PER_ROW_GROUP: usize = 16_384;
 /// the writer's, so that building the table overlaps the simulation instead of holding it up.
 struct EventsChunk {
     rows: Vec<crate::sink::EventRow>,
-    source_ids: Arc<[u64]>,
+    /// Per row, its job's number in its source (what events.parquet's `job_id` shows), and
+    /// whether it names a job: a site's event does not. Looked up when the rows are taken, so
+    /// that no copy of every job's number is kept for the writer.
+    job_ids: Vec<u64>,
+    with_job: Vec<bool>,
     /// The sink's texts when the rows were taken (rows name texts by index).
     texts: Vec<Arc<str>>,
 }
 
 impl EventsChunk {
     /// `rows`, taken from `sink`.
-    fn of(
-        source_ids: &Arc<[u64]>,
-        sink: &JobSink,
-        rows: Vec<crate::sink::EventRow>,
-    ) -> EventsChunk {
+    fn of(workload: &Workload, sink: &JobSink, rows: Vec<crate::sink::EventRow>) -> EventsChunk {
+        let (job_ids, with_job) = rows
+            .iter()
+            .map(|r| match workload.jobs().get(r.job as usize) {
+                Some(job) => (job.source_id, true),
+                None => (0, false),
+            })
+            .unzip();
         EventsChunk {
             rows,
-            source_ids: source_ids.clone(),
+            job_ids,
+            with_job,
             texts: sink.texts.clone(),
         }
     }
@@ -380,14 +383,11 @@ impl EventsChunk {
         let n = rows.len();
         let mut columns = id_columns(meta, n);
         // A site's event names no job: its id is null.
-        let (job_ids, with_job): (Vec<u64>, Vec<bool>) = rows
-            .iter()
-            .map(|r| match self.source_ids.get(r.job as usize) {
-                Some(&id) => (id, true),
-                None => (0, false),
-            })
-            .unzip();
-        columns.push(u64_column(schema::events::JOB_ID.name, job_ids, with_job));
+        columns.push(u64_column(
+            schema::events::JOB_ID.name,
+            self.job_ids,
+            self.with_job,
+        ));
         columns.push(u64_column(
             schema::events::TIME_S.name,
             rows.iter().map(|r| r.time).collect(),
@@ -429,10 +429,9 @@ pub fn write_events(
     sink: &JobSink,
 ) -> Result<(), MetricsError> {
     let n = sink.events.len();
-    let ids = source_ids(workload);
     write_atomic(&dir.join("events.parquet"), |out| {
         let frames = row_group_ranges(n, EVENTS_PER_ROW_GROUP)
-            .map(|rows| EventsChunk::of(&ids, sink, sink.events[rows].to_vec()).frame(meta));
+            .map(|rows| EventsChunk::of(workload, sink, sink.events[rows].to_vec()).frame(meta));
         write_row_groups(out, frames)
     })
 }
@@ -745,8 +744,6 @@ pub struct StreamingJobSink<'w> {
     events_sent: usize,
     jobs: Streamed,
     events: Streamed,
-    /// Each job's number in its source, for events.parquet's rows.
-    source_ids: Arc<[u64]>,
     /// Which writer may work; both at once after the run ([`StreamingJobSink::finish_with`]).
     turns: Arc<Turns>,
     /// A failure building a row group, reported by [`StreamingJobSink::finish`].
@@ -774,7 +771,6 @@ impl<'w> StreamingJobSink<'w> {
             // is written, rather than hold up the simulation.
             events: Streamed::start(dir.join("events.parquet"), Arc::clone(&turns), 8),
             turns,
-            source_ids: source_ids(workload),
             failed: None,
         })
     }
@@ -801,12 +797,19 @@ impl<'w> StreamingJobSink<'w> {
     /// They leave the sink: a long run's events are not all held at once (CEA-Curie's million
     /// rows were 25 MB of its peak).
     fn send_event_rows(&mut self, n: usize) {
-        let rows: Vec<_> = self.inner.events.drain(..n).collect();
+        // The rows go as they are, not copied: the sink goes on with a fresh list holding the
+        // rows after them (most often none).
+        let after = if self.inner.events.len() > n {
+            self.inner.events.split_off(n)
+        } else {
+            Vec::with_capacity(EVENTS_PER_ROW_GROUP)
+        };
+        let rows = std::mem::replace(&mut self.inner.events, after);
         self.events_sent += n;
         if self.failed.is_some() {
             return;
         }
-        let chunk = EventsChunk::of(&self.source_ids, &self.inner, rows);
+        let chunk = EventsChunk::of(self.workload, &self.inner, rows);
         let meta = self.meta.clone();
         self.events
             .send_built_there(Box::new(move || chunk.frame(&meta)));
