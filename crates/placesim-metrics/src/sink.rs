@@ -77,7 +77,8 @@ pub struct JobSink {
     pub(crate) priority_at_submit: Vec<Option<f64>>,
     priority_last: Vec<Option<f64>>,
     pub(crate) priority_at_start: Vec<Option<f64>>,
-    /// What the scheduler said and did, in order: events.parquet.
+    /// What the scheduler said and did, in order: events.parquet. A streaming sink holds only
+    /// the rows not yet handed to its writer.
     pub(crate) events: Vec<EventRow>,
 }
 

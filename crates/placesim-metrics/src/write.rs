@@ -1043,14 +1043,17 @@ pub fn waits_frame(s: &RunSummary) -> PolarsResult<DataFrame> {
 pub fn vnodes_frame(meta: &RunMeta, sink: &JobSink) -> PolarsResult<DataFrame> {
     use schema::vnodes;
     // No rows when the sink measured no cluster.
-    let rows: &[placesim_core::Vnode] = sink.cluster.as_ref().map_or(&[], |c| c.vnodes());
+    let empty: (&[placesim_core::Vnode], &[String]) = (&[], &[]);
+    let (rows, hosts) = sink
+        .cluster
+        .as_ref()
+        .map_or(empty, |c| (c.vnodes(), c.hosts()));
     let n = rows.len();
     let mut columns = id_columns(meta, n);
     columns.push(Column::new(
         vnodes::VNODE.name.into(),
         rows.iter().map(|r| r.name.as_str()).collect::<Vec<&str>>(),
     ));
-    let hosts = sink.cluster.as_ref().map_or(&[][..], |c| c.hosts());
     columns.push(Column::new(
         vnodes::HOST.name.into(),
         rows.iter()
@@ -1068,15 +1071,13 @@ pub fn vnodes_frame(meta: &RunMeta, sink: &JobSink) -> PolarsResult<DataFrame> {
         vnodes::SPEED.name.into(),
         rows.iter().map(|r| r.speed).collect::<Vec<f64>>(),
     ));
-    let ncpus = |v| {
-        sink.cluster.as_ref().map_or(0, |c| {
-            c.ncpus_capacity(placesim_core::VnodeId::from_index(v))
-        })
+    let ncpus: Vec<u64> = match &sink.cluster {
+        Some(c) => (0..n)
+            .map(|v| c.ncpus_capacity(placesim_core::VnodeId::from_index(v)))
+            .collect(),
+        None => Vec::new(),
     };
-    columns.push(Column::new(
-        vnodes::NCPUS.name.into(),
-        (0..n).map(ncpus).collect::<Vec<u64>>(),
-    ));
+    columns.push(Column::new(vnodes::NCPUS.name.into(), ncpus));
     schema::conform(vnodes::ALL, DataFrame::new(n, columns)?)
 }
 
