@@ -9,7 +9,11 @@
 use crate::strings::StringColumn;
 use placesim_core::{Allocation, Cluster, ResourceKind, VnodeId};
 use polars::prelude::{Column, PolarsResult};
+use polars_arrow::array::{Array, DictionaryArray, PrimitiveArray};
+use polars_arrow::bitmap::Bitmap;
+use polars_arrow::datatypes::{ArrowDataType, IntegerType};
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -43,7 +47,7 @@ impl ExecNames {
 }
 
 /// A run of consecutive vnodes that each take the same amounts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct Run {
     first: u32,
     count: u32,
@@ -206,30 +210,103 @@ impl ExecGroup {
     /// The group's column `name`: each job's vnodes in PBS's syntax, null for a job with none
     /// (all nulls if no job has any).
     pub(crate) fn column(&self, name: &str) -> PolarsResult<Column> {
-        let mut column = StringColumn::with_capacity(self.ends.len());
+        let (distinct, keys) = self.distinct_texts()?;
+        distinct.picked(&keys).finish(name)
+    }
+
+    /// The group's column as it is stored in jobs.parquet: a dictionary of the distinct texts,
+    /// or, when most values differ, the plain values. The rule is polars' own (plain when more
+    /// than three values in four are distinct, in more than 128), on the exact count where
+    /// polars estimates. None when no job has vnodes: the frame's nulls are stored as polars
+    /// stores them.
+    pub(crate) fn encoded(&self) -> PolarsResult<Option<Box<dyn Array>>> {
+        let (distinct, keys) = self.distinct_texts()?;
+        let n = keys.len();
+        if n > 128 && distinct.len() * 4 > n * 3 {
+            return Ok(distinct
+                .picked(&keys)
+                .into_array()?
+                .map(|plain| plain.boxed()));
+        }
+        let Some(values) = distinct.into_array()? else {
+            return Ok(None);
+        };
+        // A null's key is never read; 0 is a valid index.
+        let valid: Vec<bool> = keys.iter().map(Option::is_some).collect();
+        let keys: Vec<u32> = keys.iter().map(|k| k.unwrap_or(0)).collect();
+        let keys = PrimitiveArray::new(
+            ArrowDataType::UInt32,
+            keys.into(),
+            valid.contains(&false).then(|| Bitmap::from(valid)),
+        );
+        let dtype = ArrowDataType::Dictionary(
+            IntegerType::UInt32,
+            Box::new(ArrowDataType::Utf8View),
+            false,
+        );
+        Ok(Some(
+            DictionaryArray::try_new(dtype, keys, values.boxed())?.boxed(),
+        ))
+    }
+
+    /// Each distinct allocation's text, in the order of first use, and per job the index of
+    /// its own (none for a job with no vnodes).
+    ///
+    /// Jobs of the same size often land on the same vnodes (the first ones of a placement set):
+    /// in psets-bench three in eight allocations of a row group repeat an earlier one. Their
+    /// text is made once, and equal allocations are found by their runs, which are short,
+    /// rather than by their texts, tens of kilobytes each.
+    fn distinct_texts(&self) -> PolarsResult<(StringColumn, Vec<Option<u32>>)> {
+        let mut distinct = StringColumn::with_capacity(self.ends.len());
+        let mut keys = Vec::with_capacity(self.ends.len());
         let mut amounts = AmountTexts::new(&self.names, self.width, &self.amounts);
+        // Runs are maximal and amounts interned, so equal runs are equal texts and the reverse.
+        let mut made: HashMap<&[Run], u32> = HashMap::new();
         let mut from = 0;
         for end in &self.ends {
-            match *end {
+            keys.push(match *end {
                 Some(end) => {
                     let runs = &self.runs[from..end];
                     from = end;
-                    column.push_written(|out| write_runs(&mut amounts, runs, out))?;
+                    Some(match made.entry(runs) {
+                        Entry::Occupied(made) => *made.get(),
+                        Entry::Vacant(new) => {
+                            let key = distinct.len() as u32;
+                            let view = distinct.write(|out| write_runs(&mut amounts, runs, out))?;
+                            distinct.push_view(view);
+                            *new.insert(key)
+                        }
+                    })
                 }
-                None => column.push_null(),
-            }
+                None => None,
+            });
         }
-        column.finish(name)
+        Ok((distinct, keys))
     }
 }
 
-/// The text that ends a chunk for each amount vector of a table, made the first time it is
-/// needed: `:ncpus=2:mem=4gb)`, amounts of 0 left out, sizes in the largest exact unit.
+/// The texts of chunks for each amount vector of a table, made the first time they are needed.
 struct AmountTexts<'a> {
     names: &'a ExecNames,
     width: usize,
     amounts: &'a [u64],
-    texts: Vec<Option<String>>,
+    of: Vec<OfAmounts>,
+}
+
+/// The texts of chunks with one amount vector.
+#[derive(Debug, Clone, Default)]
+struct OfAmounts {
+    /// What ends each chunk: `:ncpus=2:mem=4gb)`, amounts of 0 left out, sizes in the largest
+    /// exact unit.
+    end: String,
+    /// How many chunks with these amounts have been written one by one.
+    one_by_one: usize,
+    /// Once as many chunks have been written one by one as there are vnodes: every vnode's
+    /// chunk, in vnode order, and where each starts. A run of consecutive vnodes is then one
+    /// slice of it, copied at once, where writing it chunk by chunk takes two short copies a
+    /// vnode (the bulk of a psets-bench run's writing). Made no earlier, its cost is at most
+    /// that of the chunks already written.
+    every_vnode: Option<(String, Vec<usize>)>,
 }
 
 impl<'a> AmountTexts<'a> {
@@ -239,57 +316,78 @@ impl<'a> AmountTexts<'a> {
             names,
             width,
             amounts,
-            texts: Vec::new(),
+            of: Vec::new(),
         }
     }
 
-    /// The text for the amounts of index `id`.
-    fn get(&mut self, id: u32) -> &str {
+    /// The texts for the amounts of index `id`.
+    fn of(&mut self, id: u32) -> &mut OfAmounts {
         let id = id as usize;
-        if self.texts.len() <= id {
-            self.texts.resize(id + 1, None);
-        }
-        let (names, width, amounts) = (self.names, self.width, self.amounts);
-        self.texts[id].get_or_insert_with(|| {
-            let mut text = String::new();
-            let of_id = &amounts[id * width..(id + 1) * width];
-            for ((name, kind), &amount) in names.consumables.iter().zip(of_id) {
+        while self.of.len() <= id {
+            let of_id = &self.amounts[self.of.len() * self.width..][..self.width];
+            let mut end = String::new();
+            for ((name, kind), &amount) in self.names.consumables.iter().zip(of_id) {
                 if amount == 0 {
                     continue;
                 }
-                let _ = write!(text, ":{name}=");
-                let _ = placesim_core::write_amount(&mut text, *kind, amount);
+                let _ = write!(end, ":{name}=");
+                let _ = placesim_core::write_amount(&mut end, *kind, amount);
             }
-            text.push(')');
-            text
-        })
+            end.push(')');
+            self.of.push(OfAmounts {
+                end,
+                ..OfAmounts::default()
+            });
+        }
+        &mut self.of[id]
+    }
+
+    /// Appends `run`'s chunks to `out`, joined by `+`; `first` leaves out the `+` before the
+    /// first of them (the job's first chunk joins nothing).
+    fn write_run(&mut self, run: &Run, first: bool, out: &mut String) {
+        let starts = &self.names.chunk_starts;
+        let (from, to) = (run.first as usize, run.first as usize + run.count as usize);
+        let of = self.of(run.amounts);
+        if of.every_vnode.is_none() && of.one_by_one >= starts.len() {
+            let mut text = String::new();
+            let mut at = Vec::with_capacity(starts.len() + 1);
+            for start in starts {
+                at.push(text.len());
+                text.push_str(start);
+                text.push_str(&of.end);
+            }
+            at.push(text.len());
+            of.every_vnode = Some((text, at));
+        }
+        if let Some((text, at)) = &of.every_vnode
+            && from < to
+            && to < at.len()
+        {
+            let chunks = &text[at[from]..at[to]];
+            out.push_str(if first { &chunks[1..] } else { chunks });
+            return;
+        }
+        of.one_by_one += run.count as usize;
+        for v in from..to {
+            // A vnode the names lack cannot be in an allocation of the run's cluster.
+            let start = starts.get(v).map_or("+(?", String::as_str);
+            out.push_str(if first && v == from {
+                &start[1..]
+            } else {
+                start
+            });
+            out.push_str(&of.end);
+        }
     }
 }
 
 /// Appends `runs`, whose amounts `amounts` renders (with its vnode names), to `out` in PBS's
 /// syntax: one chunk per vnode, joined by `+`.
 fn write_runs(amounts: &mut AmountTexts<'_>, runs: &[Run], out: &mut String) {
-    let names = amounts.names;
-    let chunk_start = |v: u32| {
-        names
-            .chunk_starts
-            .get(v as usize)
-            .map_or("+(?", String::as_str)
-    };
-    let mut first_chunk = true;
-    for run in runs {
-        let end = amounts.get(run.amounts);
-        let mut vnodes = run.first..run.first + run.count;
-        if first_chunk && let Some(v) = vnodes.next() {
-            // The job's first chunk joins nothing: its `+` is left out.
-            out.push_str(&chunk_start(v)[1..]);
-            out.push_str(end);
-            first_chunk = false;
-        }
-        for v in vnodes {
-            out.push_str(chunk_start(v));
-            out.push_str(end);
-        }
+    let mut first = true;
+    for run in runs.iter().filter(|run| run.count > 0) {
+        amounts.write_run(run, first, out);
+        first = false;
     }
 }
 
@@ -323,5 +421,38 @@ mod tests {
             text,
             "(n1:ncpus=2:mem=4gb)+(n2:ncpus=2:mem=4gb)+(n3:ncpus=2:mem=4gb)+(n4:ncpus=1:mem=1536kb)+(n0:ncpus=2:mem=4gb)"
         );
+    }
+
+    #[test]
+    fn runs_written_from_every_vnodes_text_read_as_chunk_by_chunk() {
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        for i in 0..5 {
+            let h = b.add_host(format!("h{i}"));
+            b.add_vnode(format!("n{i}"), h, 1.0, &[4, 8 << 20, 1], Vec::new())
+                .unwrap();
+        }
+        let cluster = b.build().unwrap();
+        let names = ExecNames::of(&cluster);
+        let mut store = ExecStore::new(3);
+        // From the first vnode to the last, in two runs of different amounts.
+        let mut a = Allocation::new(Sharing::Shared);
+        a.add(VnodeId(3), &[1, 0, 0]);
+        a.add(VnodeId(4), &[1, 0, 0]);
+        for v in 0..3 {
+            a.add(VnodeId(v), &[2, 4 << 20, 0]);
+        }
+        let runs = store.runs(&a);
+        let mut texts = AmountTexts::new(&names, store.width, &store.amounts);
+        let expected = "(n3:ncpus=1)+(n4:ncpus=1)+(n0:ncpus=2:mem=4gb)+(n1:ncpus=2:mem=4gb)+(n2:ncpus=2:mem=4gb)";
+        // A run is written chunk by chunk until five chunks of its amounts have been, as many
+        // as there are vnodes, and then as a slice: the two-vnode run from the fourth time on,
+        // the three-vnode one from the third.
+        for time in 0..4 {
+            let mut text = String::new();
+            write_runs(&mut texts, &runs, &mut text);
+            assert_eq!(text, expected, "time {time}");
+            let sliced: Vec<bool> = texts.of.iter().map(|of| of.every_vnode.is_some()).collect();
+            assert_eq!(sliced, [time >= 3, time >= 2], "time {time}");
+        }
     }
 }

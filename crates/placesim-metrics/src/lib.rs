@@ -7,6 +7,7 @@
 mod exec;
 mod fidelity;
 mod occupancy;
+mod parquet;
 pub mod schema;
 mod sink;
 mod strings;

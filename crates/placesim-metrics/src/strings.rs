@@ -22,7 +22,7 @@ const BUFFER_BYTES: usize = 8 << 20;
 /// A string column, value by value.
 pub(crate) struct StringColumn {
     views: Vec<View>,
-    /// Per value, whether it is not null; empty while every value is.
+    /// Per value, whether it is set (not null).
     valid: Vec<bool>,
     buffers: Vec<Buffer<u8>>,
     text: String,
@@ -39,26 +39,15 @@ impl StringColumn {
         }
     }
 
-    /// Appends a null.
-    pub(crate) fn push_null(&mut self) {
-        self.views.push(View::default());
-        self.valid.push(false);
-    }
-
-    /// Appends the text `write` writes.
-    pub(crate) fn push_written(&mut self, write: impl FnOnce(&mut String)) -> PolarsResult<()> {
-        let view = self.write(write)?;
-        self.push_view(view);
-        Ok(())
-    }
-
-    fn push_view(&mut self, view: View) {
+    /// Appends a value already written, by its view ([`StringColumn::write`]): a repeated
+    /// value shares the text of its first.
+    pub(crate) fn push_view(&mut self, view: View) {
         self.views.push(view);
         self.valid.push(true);
     }
 
-    /// Writes a value's text into the buffer and returns its view.
-    fn write(&mut self, write: impl FnOnce(&mut String)) -> PolarsResult<View> {
+    /// Writes a value's text into the buffer and returns its view, to be pushed once or more.
+    pub(crate) fn write(&mut self, write: impl FnOnce(&mut String)) -> PolarsResult<View> {
         if self.text.len() > BUFFER_BYTES / 2 {
             let full = std::mem::replace(&mut self.text, String::with_capacity(BUFFER_BYTES));
             self.buffers.push(Buffer::from(full.into_bytes()));
@@ -79,21 +68,49 @@ impl StringColumn {
     }
 
     /// The column, named `name`; all nulls, as polars makes them, when no value is set.
-    pub(crate) fn finish(mut self, name: &str) -> PolarsResult<Column> {
+    pub(crate) fn finish(self, name: &str) -> PolarsResult<Column> {
         let n = self.views.len();
+        Ok(match self.into_array()? {
+            Some(array) => StringChunked::with_chunk(name.into(), array).into_column(),
+            None => Column::full_null(name.into(), n, &DataType::String),
+        })
+    }
+
+    /// The values as an arrow array; none when no value is set.
+    pub(crate) fn into_array(mut self) -> PolarsResult<Option<Utf8ViewArray>> {
         if !self.valid.contains(&true) {
-            return Ok(Column::full_null(name.into(), n, &DataType::String));
+            return Ok(None);
         }
         if !self.text.is_empty() {
             self.buffers.push(Buffer::from(self.text.into_bytes()));
         }
-        let array = Utf8ViewArray::try_new(
+        Utf8ViewArray::try_new(
             ArrowDataType::Utf8View,
             Buffer::from(self.views),
             Buffer::from(self.buffers),
             validity(self.valid),
-        )?;
-        Ok(StringChunked::with_chunk(name.into(), array).into_column())
+        )
+        .map(Some)
+    }
+
+    /// The column whose values are this one's picked by `keys` (null where a key is none):
+    /// repeated values share one text.
+    pub(crate) fn picked(self, keys: &[Option<u32>]) -> StringColumn {
+        let views = keys
+            .iter()
+            .map(|key| key.map_or(View::default(), |k| self.views[k as usize]))
+            .collect();
+        StringColumn {
+            views,
+            valid: keys.iter().map(Option::is_some).collect(),
+            buffers: self.buffers,
+            text: self.text,
+        }
+    }
+
+    /// How many values the column has.
+    pub(crate) fn len(&self) -> usize {
+        self.views.len()
     }
 }
 
@@ -118,23 +135,36 @@ mod tests {
         // Values long enough that the column starts a new buffer every few of them, and short
         // ones that a view holds inline.
         let long = |i: usize| format!("{i}:").repeat(BUFFER_BYTES / 6);
-        let mut column = StringColumn::with_capacity(8);
-        let expected: Vec<Option<String>> = (0..8)
-            .map(|i| match i % 4 {
-                0 => None,
-                1 => Some(format!("v{i}")),
-                _ => Some(long(i)),
-            })
+        let values: Vec<String> = (0..6)
+            .map(|i| if i % 3 == 0 { format!("v{i}") } else { long(i) })
             .collect();
-        for value in &expected {
-            match value {
-                Some(text) => column.push_written(|out| out.push_str(text)).unwrap(),
-                None => column.push_null(),
-            }
+        let mut distinct = StringColumn::with_capacity(values.len());
+        for text in &values {
+            let view = distinct.write(|out| out.push_str(text)).unwrap();
+            distinct.push_view(view);
         }
         // Buffers filled and set aside, besides the one being filled.
-        assert!(!column.buffers.is_empty(), "the test must span buffers");
-        let column = column.finish("c").unwrap();
+        assert!(!distinct.buffers.is_empty(), "the test must span buffers");
+        // Every value, nulls among them, and values picked again, as repeated allocations
+        // are: long ones in a buffer set aside and in the last, and an inline one.
+        let keys = [
+            None,
+            Some(0),
+            Some(1),
+            Some(2),
+            None,
+            Some(3),
+            Some(4),
+            Some(5),
+        ]
+        .into_iter()
+        .chain([Some(1), Some(0), Some(5), None])
+        .collect::<Vec<Option<u32>>>();
+        let expected: Vec<Option<String>> = keys
+            .iter()
+            .map(|k| k.map(|k| values[k as usize].clone()))
+            .collect();
+        let column = distinct.picked(&keys).finish("c").unwrap();
         let read: Vec<Option<String>> = column
             .str()
             .unwrap()
@@ -146,9 +176,10 @@ mod tests {
 
     #[test]
     fn a_column_of_only_nulls_is_polars_own_null_column() {
-        let mut column = StringColumn::with_capacity(3);
-        (0..3).for_each(|_| column.push_null());
-        let column = column.finish("c").unwrap();
+        let column = StringColumn::with_capacity(0)
+            .picked(&[None, None, None])
+            .finish("c")
+            .unwrap();
         assert_eq!(column.null_count(), 3);
         assert_eq!(column.dtype(), &DataType::String);
     }

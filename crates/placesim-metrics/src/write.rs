@@ -2,6 +2,7 @@
 //! directory and is renamed into place, so a reader never sees half a file.
 
 use crate::exec::ExecGroup;
+use crate::parquet::{EncodedColumn, ParquetFile, RowGroupToWrite};
 use crate::schema::{self, jobs, summary, timeseries};
 use crate::sink::Factors;
 use crate::sink::{EventKind, JobSink};
@@ -65,18 +66,39 @@ struct JobsGroup {
 }
 
 impl JobsGroup {
+    /// The vnode texts' groups, by column name.
+    fn texts(self) -> (DataFrame, [(&'static str, Option<ExecGroup>); 2]) {
+        (
+            self.frame,
+            [
+                (jobs::EXEC_VNODE.name, self.exec_vnode),
+                (jobs::ESTIMATED_EXEC_VNODE.name, self.estimated_exec_vnode),
+            ],
+        )
+    }
+
     /// The whole table.
     fn frame(self) -> PolarsResult<DataFrame> {
-        let mut frame = self.frame;
-        for (name, group) in [
-            (jobs::EXEC_VNODE.name, self.exec_vnode),
-            (jobs::ESTIMATED_EXEC_VNODE.name, self.estimated_exec_vnode),
-        ] {
+        let (mut frame, texts) = self.texts();
+        for (name, group) in texts {
             if let Some(group) = group {
                 frame.replace(name, group.column(name)?)?;
             }
         }
         Ok(frame)
+    }
+
+    /// The row group as jobs.parquet stores it: the vnode texts dictionary-encoded from equal
+    /// allocations ([`ExecGroup::encoded`]).
+    fn row_group(self) -> PolarsResult<RowGroupToWrite> {
+        let (frame, texts) = self.texts();
+        let mut encoded = Vec::new();
+        for (name, group) in texts {
+            if let Some(array) = group.map(|g| g.encoded()).transpose()?.flatten() {
+                encoded.push(EncodedColumn { name, array });
+            }
+        }
+        Ok(RowGroupToWrite { frame, encoded })
     }
 }
 
@@ -524,22 +546,23 @@ fn row_group_ranges(n: usize, per_group: usize) -> impl Iterator<Item = std::ops
         .map(move |s| s..n.min(s + per_group))
 }
 
-/// Writes row groups, in order, as one Parquet file: the one encoding path of jobs.parquet.
-fn write_row_groups(
+/// Writes row groups, in order, as one Parquet file: the one encoding path of every file
+/// written as row groups.
+fn write_row_groups<G: Into<RowGroupToWrite>>(
     out: &mut std::io::BufWriter<fs::File>,
-    frames: impl IntoIterator<Item = PolarsResult<DataFrame>>,
+    groups: impl IntoIterator<Item = PolarsResult<G>>,
 ) -> PolarsResult<()> {
-    let mut frames = frames.into_iter();
-    let first = frames
+    let mut groups = groups.into_iter();
+    let first: RowGroupToWrite = groups
         .next()
-        .ok_or_else(|| PolarsError::NoData("no row group to write".into()))??;
-    let mut writer = parquet_writer(out).batched(first.schema())?;
-    writer.write_batch(&first)?;
-    drop(first);
-    for frame in frames {
-        writer.write_batch(&frame?)?;
+        .ok_or_else(|| PolarsError::NoData("no row group to write".into()))??
+        .into();
+    let mut file = ParquetFile::new(out, first.frame.schema())?;
+    file.write(first)?;
+    for group in groups {
+        file.write(group?.into())?;
     }
-    writer.finish().map(|_| ())
+    file.finish()
 }
 
 /// Writes `jobs.parquet` into `dir`, after the run.
@@ -552,7 +575,7 @@ pub fn write_jobs(
     let n = workload.jobs().len();
     write_atomic(&dir.join("jobs.parquet"), |out| {
         let frames = row_group_ranges(n, JOBS_PER_ROW_GROUP)
-            .map(|ids| jobs_group(meta, workload, sink, ids).and_then(JobsGroup::frame));
+            .map(|ids| jobs_group(meta, workload, sink, ids).and_then(JobsGroup::row_group));
         write_row_groups(out, frames)
     })
 }
@@ -568,7 +591,7 @@ struct Streamed {
 }
 
 /// What builds a row group on the writer's thread.
-type BuildRowGroup = Box<dyn FnOnce() -> PolarsResult<DataFrame> + Send>;
+type BuildRowGroup = Box<dyn FnOnce() -> PolarsResult<RowGroupToWrite> + Send>;
 
 /// What the writer thread of a [`Streamed`] file receives.
 enum RowGroup {
@@ -622,7 +645,7 @@ struct InTurn<'t> {
 }
 
 impl Iterator for InTurn<'_> {
-    type Item = PolarsResult<DataFrame>;
+    type Item = PolarsResult<RowGroupToWrite>;
 
     fn next(&mut self) -> Option<Self::Item> {
         self.turn = None;
@@ -782,7 +805,7 @@ impl<'w> StreamingJobSink<'w> {
 
     fn send(&mut self, ids: std::ops::Range<usize>) {
         let group = jobs_group(&self.meta, self.workload, &self.inner, ids)
-            .map(|group| Box::new(move || group.frame()) as BuildRowGroup);
+            .map(|group| Box::new(move || group.row_group()) as BuildRowGroup);
         self.jobs.send(group, &mut self.failed);
     }
 
@@ -811,8 +834,9 @@ impl<'w> StreamingJobSink<'w> {
         }
         let chunk = EventsChunk::of(self.workload, &self.inner, rows);
         let meta = self.meta.clone();
-        self.events
-            .send_built_there(Box::new(move || chunk.frame(&meta)));
+        self.events.send_built_there(Box::new(move || {
+            chunk.frame(&meta).map(RowGroupToWrite::from)
+        }));
     }
 
     /// Hands over the remaining row groups, waits for the files, and returns the per-job data

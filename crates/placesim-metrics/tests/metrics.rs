@@ -1254,3 +1254,82 @@ fn site_rows(events: &polars::prelude::DataFrame) -> Vec<(u64, String, String)> 
         })
         .collect()
 }
+
+/// jobs.parquet's `exec_vnode`, which the writer hands to the file already dictionary-encoded
+/// (or plain, when most allocations in a row group differ) and compressed with zstd, reads
+/// back as the table's own column, nulls included, and the rest of the file as the table.
+/// - KTH-SP2 on 25 vnodes of 4 ncpus repeats allocations: a dictionary.
+/// - 200 jobs of 200 sizes at once on one-ncpu vnodes: all differ, plain.
+/// - 150 jobs of 2 ncpus one after another on 8 vnodes, the same two vnodes each time, and
+///   three jobs too big to ever start: a dictionary, with nulls.
+#[test]
+fn exec_vnode_stored_as_a_dictionary_or_plain_reads_back_as_the_table() {
+    use polars::prelude::SerReader as _;
+    let swf = |jobs: &[(u64, u64)]| {
+        let mut text = String::from("; MaxProcs: 20100\n");
+        for (i, (submit, size)) in jobs.iter().enumerate() {
+            text.push_str(&format!(
+                "{} {submit} -1 10 {size} -1 -1 {size} 10 -1 1 1 1 -1 1 -1 -1 -1\n",
+                i + 1
+            ));
+        }
+        read_trace(
+            text.as_bytes(),
+            Path::new("t.swf"),
+            &SwfOptions::default(),
+            &ResourceDefs::default(),
+        )
+        .unwrap()
+    };
+    let kth = placesim_workload::load_trace(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/KTH-SP2-1996-2.1-cln.swf.gz"),
+        &SwfOptions::default(),
+        &ResourceDefs::default(),
+    )
+    .unwrap();
+    let all_sizes = swf(&(1..=200).map(|size| (0, size)).collect::<Vec<_>>());
+    let one_allocation = swf(&(0..152)
+        .map(|i| (i * 100, if i % 50 == 7 { 9 } else { 2 }))
+        .collect::<Vec<_>>());
+    let cases = [
+        (&kth, Cluster::homogeneous(kth.procs, 4).unwrap(), false),
+        (&all_sizes, Cluster::homogeneous(20_100, 1).unwrap(), false),
+        (&one_allocation, Cluster::homogeneous(8, 1).unwrap(), true),
+    ];
+    let mut stored_as = Vec::new();
+    for (case, (trace, cluster, with_nulls)) in cases.into_iter().enumerate() {
+        let mut sink = JobSink::new(&trace.workload);
+        sink.keep_exec_vnodes(&cluster);
+        let mut policy = Discipline::EASY.build();
+        Replay::on(&trace.workload, cluster).run(policy.as_mut(), &mut sink);
+        let meta = hand_meta(trace.procs);
+        let dir = tempfile::tempdir().unwrap();
+        placesim_metrics::write_jobs(dir.path(), &meta, &trace.workload, &sink).unwrap();
+        let path = dir.path().join("jobs.parquet");
+        let read = polars::prelude::ParquetReader::new(std::fs::File::open(&path).unwrap())
+            .finish()
+            .unwrap();
+        let table = jobs_frame(&meta, &trace.workload, &sink).unwrap();
+        assert!(read.equals_missing(&table), "case {case}");
+        let nulls = strings(&read, "exec_vnode")
+            .iter()
+            .filter(|e| e.is_none())
+            .count();
+        assert_eq!(nulls, if with_nulls { 3 } else { 0 }, "case {case}");
+        let metadata =
+            polars_parquet::read::_read_metadata(&mut std::fs::File::open(&path).unwrap()).unwrap();
+        let mut groups = std::collections::BTreeSet::new();
+        for group in &metadata.row_groups {
+            let column = |name: &str| group.columns_under_root_iter(name).unwrap().next().unwrap();
+            let exec = column("exec_vnode");
+            groups.insert((
+                format!("{:?}", exec.compression()),
+                exec.dictionary_page_offset().is_some(),
+            ));
+            assert_eq!(format!("{:?}", column("submit_s").compression()), "Snappy");
+        }
+        stored_as.push(groups.into_iter().collect::<Vec<_>>());
+    }
+    let zstd = |dictionary: bool| vec![("Zstd".to_owned(), dictionary)];
+    assert_eq!(stored_as, [zstd(true), zstd(false), zstd(true)]);
+}
