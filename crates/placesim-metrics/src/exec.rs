@@ -9,9 +9,7 @@
 use crate::strings::StringColumn;
 use placesim_core::{Allocation, Cluster, ResourceKind, VnodeId};
 use polars::prelude::{Column, PolarsResult};
-use polars_arrow::array::{Array, DictionaryArray, PrimitiveArray};
-use polars_arrow::bitmap::Bitmap;
-use polars_arrow::datatypes::{ArrowDataType, IntegerType};
+use polars_arrow::array::Array;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
@@ -214,39 +212,15 @@ impl ExecGroup {
         distinct.picked(&keys).finish(name)
     }
 
-    /// The group's column as it is stored in jobs.parquet: a dictionary of the distinct texts,
-    /// or, when most values differ, the plain values. The rule is polars' own (plain when more
-    /// than three values in four are distinct, in more than 128), on the exact count where
-    /// polars estimates. None when no job has vnodes: the frame's nulls are stored as polars
-    /// stores them.
-    pub(crate) fn encoded(&self) -> PolarsResult<Option<Box<dyn Array>>> {
+    /// The group's column as jobs.parquet stores it ([`crate::parquet`]): the values of
+    /// [`ExecGroup::column`], none when no job has vnodes (the frame's nulls are then stored
+    /// as polars stores them).
+    pub(crate) fn stored(&self) -> PolarsResult<Option<Box<dyn Array>>> {
         let (distinct, keys) = self.distinct_texts()?;
-        let n = keys.len();
-        if n > 128 && distinct.len() * 4 > n * 3 {
-            return Ok(distinct
-                .picked(&keys)
-                .into_array()?
-                .map(|plain| plain.boxed()));
-        }
-        let Some(values) = distinct.into_array()? else {
-            return Ok(None);
-        };
-        // A null's key is never read; 0 is a valid index.
-        let valid: Vec<bool> = keys.iter().map(Option::is_some).collect();
-        let keys: Vec<u32> = keys.iter().map(|k| k.unwrap_or(0)).collect();
-        let keys = PrimitiveArray::new(
-            ArrowDataType::UInt32,
-            keys.into(),
-            valid.contains(&false).then(|| Bitmap::from(valid)),
-        );
-        let dtype = ArrowDataType::Dictionary(
-            IntegerType::UInt32,
-            Box::new(ArrowDataType::Utf8View),
-            false,
-        );
-        Ok(Some(
-            DictionaryArray::try_new(dtype, keys, values.boxed())?.boxed(),
-        ))
+        Ok(distinct
+            .picked(&keys)
+            .into_array()?
+            .map(|values| values.boxed()))
     }
 
     /// Each distinct allocation's text, in the order of first use, and per job the index of

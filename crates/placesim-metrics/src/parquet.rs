@@ -1,19 +1,28 @@
 //! Parquet files written row group by row group through polars' own Parquet writer, one level
-//! below polars' `ParquetWriter`, so that a column can be handed over already encoded.
+//! below polars' `ParquetWriter`, so that a column can be handed over in the form it is to be
+//! stored.
 //!
 //! Every column of a frame goes the way `ParquetWriter::batched` sends it (the same schema,
 //! encodings, statistics and snappy compression), and comes out byte for byte as it would.
-//! The one difference is for [`EncodedColumn`]s: jobs.parquet's vnode texts. polars would
-//! hash every text to guess whether a dictionary pays, then hash them all again to build it,
-//! copying each distinct one, all for values the simulation already knows to be equal (equal
-//! allocations). An [`EncodedColumn`] comes with its dictionary made from the allocations, or
-//! plain when most values differ (polars' own rule, on the exact count), and is compressed
-//! with zstd: the texts are long runs of near-identical chunks, which zstd stores about thirty
-//! times smaller than snappy, about as fast (psets-bench's jobs.parquet: 12 MB against 276 MB).
+//! The exception is an [`EncodedColumn`]: jobs.parquet's vnode texts, up to tens of kilobytes a
+//! job. polars would hash every text to guess whether a dictionary pays, hash them all again
+//! to build it, and write the dictionary as one page: in psets-bench a 64 MB page per row
+//! group, whose encoding and compression buffers are fresh from the system every time (a page
+//! fault per 4 KiB). An [`EncodedColumn`] is written plain instead, in pages of polars' default
+//! size that the allocator reuses, and compressed with zstd: the texts are long runs of
+//! near-identical chunks, which zstd stores about ten times smaller than snappy, about as
+//! fast. Measured on psets-bench with `exec_vnode` (three runs each):
+//!
+//! | stored as | wall (s) | system (s) | peak (MB) | jobs.parquet (MB) |
+//! |---|---:|---:|---:|---:|
+//! | polars' choice (a dictionary), snappy | 6.2–6.7 | 2.5–3.1 | 560 | 276 |
+//! | our dictionary, zstd | 2.8–3.3 | 1.5–1.6 | 395 | 13 |
+//! | plain, zstd (this) | 2.4–3.3 | 0.2–0.3 | 238 | 32 |
+//!
+//! zstd's level 1 was no faster than its default, 3, and stored a third more.
 
 use polars::prelude::{CompatLevel, DataFrame, PolarsError, PolarsResult, Schema, SchemaExt};
 use polars_arrow::array::Array;
-use polars_arrow::datatypes::ArrowDataType;
 use polars_parquet::read::ParquetError;
 use polars_parquet::write::{
     CompressionOptions, Compressor, DynIter, DynStreamingIterator, Encoding,
@@ -34,11 +43,11 @@ fn options(compression: CompressionOptions) -> WriteOptions {
     }
 }
 
-/// zstd's own default level: as fast as snappy on vnode texts, far smaller.
+/// zstd's own default level.
 const TEXT_ZSTD_LEVEL: i32 = 3;
 
-/// A column of a row group given as an arrow array already in the form it is to be stored:
-/// a dictionary array (dictionary-encoded) or a plain one (plain-encoded).
+/// A column of a row group given as an arrow array, to be stored plain and compressed with
+/// zstd.
 pub(crate) struct EncodedColumn {
     /// The frame's column it stands for: of the same type, as far as the file says.
     pub(crate) name: &'static str,
@@ -119,13 +128,9 @@ impl<W: Write> ParquetFile<W> {
             {
                 let (array, encodings, compression) = match by_index[index].take() {
                     Some(encoded) => {
-                        let encoding = match encoded.dtype() {
-                            ArrowDataType::Dictionary(..) => Encoding::RleDictionary,
-                            _ => Encoding::Plain,
-                        };
                         let zstd =
                             CompressionOptions::Zstd(Some(ZstdLevel::try_new(TEXT_ZSTD_LEVEL)?));
-                        (encoded, vec![encoding], zstd)
+                        (encoded, vec![Encoding::Plain], zstd)
                     }
                     None => (array, encodings.clone(), CompressionOptions::Snappy),
                 };

@@ -88,13 +88,13 @@ impl JobsGroup {
         Ok(frame)
     }
 
-    /// The row group as jobs.parquet stores it: the vnode texts dictionary-encoded from equal
-    /// allocations ([`ExecGroup::encoded`]).
+    /// The row group as jobs.parquet stores it: the vnode texts made once per distinct
+    /// allocation, plain-encoded and compressed with zstd ([`ExecGroup::stored`]).
     fn row_group(self) -> PolarsResult<RowGroupToWrite> {
         let (frame, texts) = self.texts();
         let mut encoded = Vec::new();
         for (name, group) in texts {
-            if let Some(array) = group.map(|g| g.encoded()).transpose()?.flatten() {
+            if let Some(array) = group.map(|g| g.stored()).transpose()?.flatten() {
                 encoded.push(EncodedColumn { name, array });
             }
         }
