@@ -219,7 +219,7 @@ impl ExecGroup {
         let (distinct, keys) = self.distinct_texts()?;
         Ok(distinct
             .picked(&keys)
-            .into_array()?
+            .into_bytes_array()?
             .map(|values| values.boxed()))
     }
 

@@ -49,7 +49,8 @@ const TEXT_ZSTD_LEVEL: i32 = 3;
 /// A column of a row group given as an arrow array, to be stored plain and compressed with
 /// zstd.
 pub(crate) struct EncodedColumn {
-    /// The frame's column it stands for: of the same type, as far as the file says.
+    /// The frame's column it stands for. The file records the frame's type: a string column
+    /// may be given as bytes, which are stored alike.
     pub(crate) name: &'static str,
     pub(crate) array: Box<dyn Array>,
 }
