@@ -370,17 +370,21 @@ mod tests {
     use super::*;
     use placesim_core::{ClusterBuilder, ResourceDefs, Sharing};
 
-    #[test]
-    fn runs_compress_consecutive_vnodes_and_print_every_chunk() {
+    /// The names of five vnodes `n0`..`n4` (ncpus, mem and one more consumable each), and an
+    /// empty store for their allocations.
+    fn five_vnodes() -> (ExecNames, ExecStore) {
         let mut b = ClusterBuilder::new(ResourceDefs::default());
         for i in 0..5 {
             let h = b.add_host(format!("h{i}"));
             b.add_vnode(format!("n{i}"), h, 1.0, &[4, 8 << 20, 1], Vec::new())
                 .unwrap();
         }
-        let cluster = b.build().unwrap();
-        let names = ExecNames::of(&cluster);
-        let mut store = ExecStore::new(3);
+        (ExecNames::of(&b.build().unwrap()), ExecStore::new(3))
+    }
+
+    #[test]
+    fn runs_compress_consecutive_vnodes_and_print_every_chunk() {
+        let (names, mut store) = five_vnodes();
         let mut a = Allocation::new(Sharing::Shared);
         for v in [1, 2, 3] {
             a.add(VnodeId(v), &[2, 4 << 20, 0]);
@@ -399,15 +403,7 @@ mod tests {
 
     #[test]
     fn runs_written_from_every_vnodes_text_read_as_chunk_by_chunk() {
-        let mut b = ClusterBuilder::new(ResourceDefs::default());
-        for i in 0..5 {
-            let h = b.add_host(format!("h{i}"));
-            b.add_vnode(format!("n{i}"), h, 1.0, &[4, 8 << 20, 1], Vec::new())
-                .unwrap();
-        }
-        let cluster = b.build().unwrap();
-        let names = ExecNames::of(&cluster);
-        let mut store = ExecStore::new(3);
+        let (names, mut store) = five_vnodes();
         // From the first vnode to the last, in two runs of different amounts.
         let mut a = Allocation::new(Sharing::Shared);
         a.add(VnodeId(3), &[1, 0, 0]);
