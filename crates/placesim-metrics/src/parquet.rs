@@ -10,7 +10,7 @@
 //! group, whose encoding and compression buffers are fresh from the system every time (a page
 //! fault per 4 KiB). An [`EncodedColumn`] is written plain instead, in pages of polars' default
 //! size that the allocator reuses, and compressed with zstd: the texts are long runs of
-//! near-identical chunks, which zstd stores about ten times smaller than snappy, about as
+//! near-identical chunks, which zstd stores about eight times smaller than snappy, about as
 //! fast. Measured on psets-bench with `exec_vnode` (three runs each):
 //!
 //! | stored as | wall (s) | system (s) | peak (MB) | jobs.parquet (MB) |
