@@ -32,6 +32,25 @@ fn simulate_watched(
 }
 
 /// The ids of a run of the hand trace on `procs` processors.
+/// A trace of `jobs` (submit, run time and size, in seconds and processors; each estimated at
+/// 10 s) on a machine of `max_procs`, numbered from 1 in the order given.
+fn swf_trace(max_procs: u64, jobs: impl IntoIterator<Item = (u64, u64, u64)>) -> Trace {
+    let mut text = format!("; MaxProcs: {max_procs}\n");
+    for (i, (submit, run, size)) in jobs.into_iter().enumerate() {
+        text.push_str(&format!(
+            "{} {submit} -1 {run} {size} -1 -1 {size} 10 -1 1 1 1 -1 1 -1 -1 -1\n",
+            i + 1
+        ));
+    }
+    read_trace(
+        text.as_bytes(),
+        Path::new("jobs.swf"),
+        &SwfOptions::default(),
+        &ResourceDefs::default(),
+    )
+    .unwrap()
+}
+
 fn hand_meta(procs: u64) -> RunMeta {
     RunMeta {
         scenario: "hand".into(),
@@ -149,24 +168,8 @@ fn identical_input_gives_byte_identical_parquet() {
 fn large_jobs_table_is_written_in_row_groups_and_reads_back_whole() {
     use polars::prelude::{ParquetReader, SerReader};
     let n = placesim_metrics::JOBS_PER_ROW_GROUP * 2 + 123;
-    let mut text = String::from("; MaxProcs: 8\n");
-    for i in 0..n {
-        // Job i: submit i, size 1 + i % 8, run 1 + i % 5, estimate 10.
-        text.push_str(&format!(
-            "{} {i} -1 {} {} -1 -1 {} 10 -1 1 1 1 -1 1 -1 -1 -1\n",
-            i + 1,
-            1 + i % 5,
-            1 + i % 8,
-            1 + i % 8
-        ));
-    }
-    let trace = read_trace(
-        text.as_bytes(),
-        Path::new("big.swf"),
-        &SwfOptions::default(),
-        &ResourceDefs::default(),
-    )
-    .unwrap();
+    // Job i: submit i, size 1 + i % 8, run 1 + i % 5.
+    let trace = swf_trace(8, (0..n as u64).map(|i| (i, 1 + i % 5, 1 + i % 8)));
     let dir = tempfile::tempdir().unwrap();
     for name in ["a", "b"] {
         let (sink, s) = run(&trace, None);
@@ -191,24 +194,8 @@ fn streaming_jobs_and_events_writers_match_the_after_run_writers() {
     use placesim_metrics::{StreamingJobSink, write_events, write_jobs};
     // Enough jobs for several row groups of jobs.parquet and of events.parquet (three events
     // a job).
-    let big = {
-        let n = placesim_metrics::EVENTS_PER_ROW_GROUP + 5;
-        let mut text = String::from("; MaxProcs: 8\n");
-        for i in 0..n {
-            text.push_str(&format!(
-                "{} {i} -1 {} 2 -1 -1 2 10 -1 1 1 1 -1 1 -1 -1 -1\n",
-                i + 1,
-                1 + i % 7
-            ));
-        }
-        read_trace(
-            text.as_bytes(),
-            Path::new("big.swf"),
-            &SwfOptions::default(),
-            &ResourceDefs::default(),
-        )
-        .unwrap()
-    };
+    let n = placesim_metrics::EVENTS_PER_ROW_GROUP as u64 + 5;
+    let big = swf_trace(8, (0..n).map(|i| (i, 1 + i % 7, 2)));
     let dir = tempfile::tempdir().unwrap();
     for (name, trace) in [("small", hand_trace()), ("big", big)] {
         let meta = RunMeta {
@@ -1266,20 +1253,10 @@ fn site_rows(events: &polars::prelude::DataFrame) -> Vec<(u64, String, String)> 
 fn exec_vnode_stored_plain_with_zstd_reads_back_as_the_table() {
     use polars::prelude::SerReader as _;
     let swf = |jobs: &[(u64, u64)]| {
-        let mut text = String::from("; MaxProcs: 20100\n");
-        for (i, (submit, size)) in jobs.iter().enumerate() {
-            text.push_str(&format!(
-                "{} {submit} -1 10 {size} -1 -1 {size} 10 -1 1 1 1 -1 1 -1 -1 -1\n",
-                i + 1
-            ));
-        }
-        read_trace(
-            text.as_bytes(),
-            Path::new("t.swf"),
-            &SwfOptions::default(),
-            &ResourceDefs::default(),
+        swf_trace(
+            20_100,
+            jobs.iter().map(|&(submit, size)| (submit, 10, size)),
         )
-        .unwrap()
     };
     let kth = placesim_workload::load_trace(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads/KTH-SP2-1996-2.1-cln.swf.gz"),
