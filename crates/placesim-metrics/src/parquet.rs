@@ -95,16 +95,13 @@ impl<W: Write> ParquetFile<W> {
     /// Writes `group`: one row group per chunk of its frame, as polars does (one, if it has
     /// encoded columns).
     pub(crate) fn write(&mut self, group: RowGroupToWrite) -> PolarsResult<()> {
-        let RowGroupToWrite {
-            mut frame,
-            mut encoded,
-        } = group;
+        let RowGroupToWrite { mut frame, encoded } = group;
         if !encoded.is_empty() {
             frame.rechunk_mut();
         }
         // An encoded column by its index in the frame.
         let mut by_index: Vec<Option<Box<dyn Array>>> = (0..frame.width()).map(|_| None).collect();
-        for column in encoded.drain(..) {
+        for column in encoded {
             let index = frame.try_get_column_index(column.name)?;
             polars::prelude::polars_ensure!(
                 column.array.len() == frame.height(),
