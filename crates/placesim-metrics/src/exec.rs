@@ -6,10 +6,10 @@
 //! vnode, and the text is made only when its row group is written, by the thread that writes
 //! it ([`ExecGroup`]).
 
+use crate::parquet::{Dictionary, EncodedValues};
 use crate::strings::StringColumn;
 use placesim_core::{Allocation, Cluster, ResourceKind, VnodeId};
 use polars::prelude::{Column, PolarsResult};
-use polars_arrow::array::Array;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
@@ -212,26 +212,66 @@ impl ExecGroup {
         distinct.picked(&keys).finish(name)
     }
 
-    /// The group's column as jobs.parquet stores it ([`crate::parquet`]): the values of
-    /// [`ExecGroup::column`], none when no job has vnodes (the frame's nulls are then stored
-    /// as polars stores them).
-    pub(crate) fn stored(&self) -> PolarsResult<Option<Box<dyn Array>>> {
+    /// The group's column as jobs.parquet stores it ([`crate::parquet`]): each distinct
+    /// allocation's text once, in a dictionary, and per job the index of its own; none when no
+    /// job has vnodes (the frame's nulls are then stored as polars stores them).
+    ///
+    /// Plain-encoded, psets-bench's texts came to 1.3 GB, which zstd took longer to compress
+    /// than the simulation took to run; a dictionary holds 0.8 GB of them, made straight into
+    /// its page.
+    pub(crate) fn stored(&self) -> PolarsResult<Option<EncodedValues>> {
+        self.stored_within(Dictionary::MAX_PAGE_BYTES)
+    }
+
+    /// [`ExecGroup::stored`], in a dictionary of at most `max_page_bytes`, or else plain.
+    fn stored_within(&self, max_page_bytes: usize) -> PolarsResult<Option<EncodedValues>> {
+        let mut dictionary = Dictionary::new();
+        let mut fits = true;
+        dictionary.keys = self.distinct(|amounts, runs| {
+            // Once over, the rest need not be written.
+            fits = fits
+                && dictionary.push_value(|out| write_runs(amounts, runs, out))
+                && dictionary.page_bytes() <= max_page_bytes;
+            Ok(())
+        })?;
+        if !dictionary.keys.iter().any(Option::is_some) {
+            return Ok(None);
+        }
+        if fits {
+            return Ok(Some(EncodedValues::Dictionary(dictionary)));
+        }
+        drop(dictionary);
         let (distinct, keys) = self.distinct_texts()?;
         Ok(distinct
             .picked(&keys)
             .into_bytes_array()?
-            .map(|values| values.boxed()))
+            .map(|values| EncodedValues::Plain(values.boxed())))
     }
 
     /// Each distinct allocation's text, in the order of first use, and per job the index of
     /// its own (none for a job with no vnodes).
+    fn distinct_texts(&self) -> PolarsResult<(StringColumn, Vec<Option<u32>>)> {
+        let mut distinct = StringColumn::with_capacity(self.ends.len());
+        let keys = self.distinct(|amounts, runs| {
+            let view = distinct.write(|out| write_runs(amounts, runs, out))?;
+            distinct.push_view(view);
+            Ok(())
+        })?;
+        Ok((distinct, keys))
+    }
+
+    /// Per job, the index of its allocation among the group's distinct ones, in the order of
+    /// first use (none for a job with no vnodes); `write_new` writes each distinct one's text
+    /// as it is first met.
     ///
     /// Jobs of the same size often land on the same vnodes (the first ones of a placement set):
     /// in psets-bench three in eight allocations of a row group repeat an earlier one. Their
     /// text is made once, and equal allocations are found by their runs, which are short,
     /// rather than by their texts, tens of kilobytes each.
-    fn distinct_texts(&self) -> PolarsResult<(StringColumn, Vec<Option<u32>>)> {
-        let mut distinct = StringColumn::with_capacity(self.ends.len());
+    fn distinct(
+        &self,
+        mut write_new: impl FnMut(&mut AmountTexts<'_>, &[Run]) -> PolarsResult<()>,
+    ) -> PolarsResult<Vec<Option<u32>>> {
         let mut keys = Vec::with_capacity(self.ends.len());
         let mut amounts = AmountTexts::new(&self.names, self.width, &self.amounts);
         // Runs are maximal and amounts interned, so equal runs are equal texts and the reverse.
@@ -242,20 +282,36 @@ impl ExecGroup {
                 Some(end) => {
                     let runs = &self.runs[from..end];
                     from = end;
+                    let next = made.len() as u32;
                     Some(match made.entry(runs) {
                         Entry::Occupied(made) => *made.get(),
                         Entry::Vacant(new) => {
-                            let key = distinct.len() as u32;
-                            let view = distinct.write(|out| write_runs(&mut amounts, runs, out))?;
-                            distinct.push_view(view);
-                            *new.insert(key)
+                            write_new(&mut amounts, runs)?;
+                            *new.insert(next)
                         }
                     })
                 }
                 None => None,
             });
         }
-        Ok((distinct, keys))
+        Ok(keys)
+    }
+}
+
+/// Where a text is written: a `String`, or the bytes of a Parquet page.
+trait TextOut {
+    fn push_str(&mut self, text: &str);
+}
+
+impl TextOut for String {
+    fn push_str(&mut self, text: &str) {
+        String::push_str(self, text);
+    }
+}
+
+impl TextOut for Vec<u8> {
+    fn push_str(&mut self, text: &str) {
+        self.extend_from_slice(text.as_bytes());
     }
 }
 
@@ -318,7 +374,7 @@ impl<'a> AmountTexts<'a> {
 
     /// Appends `run`'s chunks to `out`, joined by `+`; `first` leaves out the `+` before the
     /// first of them (the job's first chunk joins nothing).
-    fn write_run(&mut self, run: &Run, first: bool, out: &mut String) {
+    fn write_run(&mut self, run: &Run, first: bool, out: &mut impl TextOut) {
         let starts = &self.names.chunk_starts;
         let (from, to) = (run.first as usize, run.first as usize + run.count as usize);
         let of = self.of(run.amounts);
@@ -357,7 +413,7 @@ impl<'a> AmountTexts<'a> {
 
 /// Appends `runs`, whose amounts `amounts` renders (with its vnode names), to `out` in PBS's
 /// syntax: one chunk per vnode, joined by `+`.
-fn write_runs(amounts: &mut AmountTexts<'_>, runs: &[Run], out: &mut String) {
+fn write_runs(amounts: &mut AmountTexts<'_>, runs: &[Run], out: &mut impl TextOut) {
     let mut first = true;
     for run in runs.iter().filter(|run| run.count > 0) {
         amounts.write_run(run, first, out);
@@ -369,6 +425,7 @@ fn write_runs(amounts: &mut AmountTexts<'_>, runs: &[Run], out: &mut String) {
 mod tests {
     use super::*;
     use placesim_core::{ClusterBuilder, ResourceDefs, Sharing};
+    use polars_arrow::array::BinaryViewArray;
 
     /// The names of five vnodes `n0`..`n4` (ncpus, mem and one more consumable each), and an
     /// empty store for their allocations.
@@ -424,5 +481,35 @@ mod tests {
             let sliced: Vec<bool> = texts.of.iter().map(|of| of.every_vnode.is_some()).collect();
             assert_eq!(sliced, [time >= 3, time >= 2], "time {time}");
         }
+    }
+
+    #[test]
+    fn a_group_whose_texts_pass_the_page_limit_is_stored_plain_with_the_same_values() {
+        let (names, mut store) = five_vnodes();
+        let mut runs = |vnodes: &[u32]| {
+            let mut a = Allocation::new(Sharing::Shared);
+            for &v in vnodes {
+                a.add(VnodeId(v), &[1, 0, 0]);
+            }
+            store.runs(&a)
+        };
+        let (both, third) = (runs(&[0, 1]), runs(&[2]));
+        let jobs = [Some(&both), None, Some(&third), Some(&both)];
+        let group = store.group(&Arc::new(names), jobs.into_iter());
+        // 4 + 25 bytes and 4 + 12: a page of 45.
+        let texts = ["(n0:ncpus=1)+(n1:ncpus=1)", "(n2:ncpus=1)"];
+        let Some(EncodedValues::Dictionary(dictionary)) = group.stored_within(45).unwrap() else {
+            panic!("45 bytes hold the dictionary");
+        };
+        let values: Vec<&[u8]> = dictionary.values().collect();
+        assert_eq!(values, texts.map(str::as_bytes));
+        assert_eq!(dictionary.keys, [Some(0), None, Some(1), Some(0)]);
+        let Some(EncodedValues::Plain(plain)) = group.stored_within(44).unwrap() else {
+            panic!("44 bytes do not hold the dictionary");
+        };
+        let plain = plain.as_any().downcast_ref::<BinaryViewArray>().unwrap();
+        let values: Vec<Option<&[u8]>> = plain.iter().collect();
+        let [both, third] = texts.map(str::as_bytes);
+        assert_eq!(values, [Some(both), None, Some(third), Some(both)]);
     }
 }

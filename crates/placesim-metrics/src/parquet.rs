@@ -8,28 +8,50 @@
 //! job. polars would hash every text to guess whether a dictionary pays, hash them all again
 //! to build it, and write the dictionary as one page: in psets-bench a 64 MB page per row
 //! group, whose encoding and compression buffers are fresh from the system every time (a page
-//! fault per 4 KiB). An [`EncodedColumn`] is written plain instead, in pages of polars' default
-//! size that the allocator reuses, and compressed with zstd: the texts are long runs of
-//! near-identical chunks, which zstd stores about eight times smaller than snappy, about as
-//! fast. Measured on psets-bench with `exec_vnode` (three runs each):
+//! fault per 4 KiB). An [`EncodedColumn`] comes with its dictionary made already
+//! ([`Dictionary`]: its distinct values, written straight into buffers the allocator reuses,
+//! and each row's index), and its pages are compressed with zstd, a frame per buffer, by one
+//! context kept for the file. The texts are long runs of near-identical chunks: zstd stores
+//! them eighteen times smaller than snappy did, and the faster the more of them it sees at
+//! once. Measured on psets-bench with `exec_vnode` (three runs each, but the last row: ten):
 //!
 //! | stored as | wall (s) | system (s) | peak (MB) | jobs.parquet (MB) |
 //! |---|---:|---:|---:|---:|
 //! | polars' choice (a dictionary), snappy | 6.2–6.7 | 2.5–3.1 | 560 | 276 |
-//! | our dictionary, zstd | 2.8–3.3 | 1.5–1.6 | 395 | 13 |
-//! | plain, zstd (this) | 2.4–3.3 | 0.2–0.3 | 238 | 32 |
+//! | our dictionary through polars' pages, zstd | 2.8–3.3 | 1.5–1.6 | 395 | 13 |
+//! | plain in polars' pages of 1 MiB, zstd | 2.2–3.3 | 0.2–0.3 | 238 | 32 |
+//! | plain in pages of 8 MiB, zstd | 2.1–2.3 | 0.4 | 330 | 18 |
+//! | our dictionary page in one buffer, zstd | 2.1–2.6 | 0.7–0.9 | 215 | 13 |
+//! | the same in 8 MiB buffers, one zstd frame | 2.0–2.3 | 0.3 | 215 | 13 |
+//! | the same, a frame per buffer (this) | 1.5–1.8 | 0.2–0.3 | 200–215 | 15 |
 //!
-//! zstd's level 1 was no faster than its default, 3, and stored a third more.
+//! As one frame, zstd copies each buffer into its window before compressing it; a frame of a
+//! whole buffer, with room for all of it, is compressed where it lies. zstd's level 1 was no
+//! faster than its default, 3, and stored a third more.
 
-use polars::prelude::{CompatLevel, DataFrame, PolarsError, PolarsResult, Schema, SchemaExt};
-use polars_arrow::array::Array;
+use crate::strings;
+use polars::prelude::{
+    CompatLevel, DataFrame, PolarsError, PolarsResult, Schema, SchemaExt, polars_bail, polars_err,
+};
+use polars_arrow::array::{Array, BinaryViewArray};
+use polars_arrow::bitmap::Bitmap;
+use polars_parquet::parquet::CowBuffer;
+use polars_parquet::parquet::compression::Compression;
+use polars_parquet::parquet::encoding::hybrid_rle;
+use polars_parquet::parquet::metadata::Descriptor;
+use polars_parquet::parquet::page::{CompressedDictPage, DataPageHeader, DataPageHeaderV1};
+use polars_parquet::parquet::schema::Repetition;
+use polars_parquet::parquet::schema::types::ParquetType;
+use polars_parquet::parquet::statistics::ParquetStatistics;
 use polars_parquet::read::ParquetError;
 use polars_parquet::write::{
-    CompressionOptions, Compressor, DynIter, DynStreamingIterator, Encoding,
-    FallibleStreamingIterator, FileWriter, StatisticsOptions, Version, WriteOptions, ZstdLevel,
-    array_to_columns, get_dtype_encoding,
+    CompressedDataPage, CompressedPage, CompressionOptions, Compressor, DynIter,
+    DynStreamingIterator, Encoding, FallibleStreamingIterator, FileWriter, Page, StatisticsOptions,
+    Version, WriteOptions, ZstdLevel, array_to_columns, get_dtype_encoding, write_def_levels,
 };
 use std::io::Write;
+use zstd::zstd_safe::zstd_sys::ZSTD_EndDirective;
+use zstd::zstd_safe::{CCtx, CParameter, InBuffer, OutBuffer, ResetDirective};
 
 /// What polars' `ParquetWriter` writes with, as placesim sets it (default statistics, pages
 /// of the default size), with `compression`: snappy, as everywhere else, but for encoded
@@ -43,16 +65,119 @@ fn options(compression: CompressionOptions) -> WriteOptions {
     }
 }
 
+/// The statistics polars writes for a column of `dictionary`'s values: those it writes for a
+/// column of only their least and their greatest, which are the same (the least and the
+/// greatest, truncated as polars truncates them), less the null count.
+fn least_and_greatest_statistics(
+    dictionary: &Dictionary,
+    field: &ParquetType,
+) -> PolarsResult<Option<ParquetStatistics>> {
+    let mut values = dictionary.values();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    let (least, greatest) = values.fold((first, first), |(least, greatest), value| {
+        (least.min(value), greatest.max(value))
+    });
+    let array = BinaryViewArray::from_slice_values([least, greatest]).boxed();
+    let options = options(CompressionOptions::Uncompressed);
+    for mut pages in array_to_columns(array, field.clone(), options, &[Encoding::Plain])? {
+        if let Some(Page::Data(page)) = pages.next().transpose()? {
+            if let DataPageHeader::V1(header) = page.header() {
+                return Ok(header.statistics.clone());
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// zstd's own default level.
 const TEXT_ZSTD_LEVEL: i32 = 3;
 
-/// A column of a row group given as an arrow array, to be stored plain and compressed with
-/// zstd.
+/// A column of a row group handed over in the form it is to be stored, compressed with zstd.
 pub(crate) struct EncodedColumn {
     /// The frame's column it stands for. The file records the frame's type: a string column
     /// may be given as bytes, which are stored alike.
     pub(crate) name: &'static str,
-    pub(crate) array: Box<dyn Array>,
+    pub(crate) values: EncodedValues,
+}
+
+/// How an [`EncodedColumn`]'s values are given, and stored.
+pub(crate) enum EncodedValues {
+    /// Every row's value, stored plain.
+    Plain(Box<dyn Array>),
+    /// Each distinct value once, and per row the index of its value (none for a null): stored
+    /// as a dictionary page and one page of indices.
+    Dictionary(Dictionary),
+}
+
+/// The values of a dictionary-encoded column.
+pub(crate) struct Dictionary {
+    /// The distinct values as a dictionary page holds them (PLAIN: each a 4-byte little-endian
+    /// length, then its bytes), in buffers of [`strings::BUFFER_BYTES`] that the allocator
+    /// serves from its own memory, and reuses: one buffer of a whole page, fresh from the
+    /// system, costs a page fault per 4 KiB. A value lies whole in one buffer; the page is
+    /// their concatenation.
+    pub(crate) page: Vec<Vec<u8>>,
+    /// Per row, the index of its value in `page`; none for a null.
+    pub(crate) keys: Vec<Option<u32>>,
+}
+
+impl Dictionary {
+    /// The most bytes of values a dictionary page holds: a page's size is an `i32` in its
+    /// header. A row group whose distinct values come to more is stored plain.
+    pub(crate) const MAX_PAGE_BYTES: usize = i32::MAX as usize;
+
+    /// An empty dictionary.
+    pub(crate) fn new() -> Dictionary {
+        Dictionary {
+            page: Vec::new(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// How many bytes the page holds.
+    pub(crate) fn page_bytes(&self) -> usize {
+        self.page.iter().map(Vec::len).sum()
+    }
+
+    /// Appends a value to the page, written by `write`; false, and the page as it was, if it
+    /// is over 4 GiB.
+    pub(crate) fn push_value(&mut self, write: impl FnOnce(&mut Vec<u8>)) -> bool {
+        let buffer = match self.page.last_mut() {
+            Some(buffer) if !strings::is_full(buffer.len()) => buffer,
+            _ => {
+                self.page.push(Vec::with_capacity(strings::BUFFER_BYTES));
+                self.page.last_mut().expect("a buffer was just pushed")
+            }
+        };
+        let start = buffer.len();
+        buffer.extend_from_slice(&[0; 4]);
+        write(buffer);
+        match u32::try_from(buffer.len() - start - 4) {
+            Ok(length) => {
+                buffer[start..start + 4].copy_from_slice(&length.to_le_bytes());
+                true
+            }
+            Err(_) => {
+                buffer.truncate(start);
+                false
+            }
+        }
+    }
+
+    /// The distinct values, in order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &[u8]> {
+        self.page.iter().flat_map(|buffer| {
+            let mut rest = buffer.as_slice();
+            std::iter::from_fn(move || {
+                let (length, after) = rest.split_first_chunk::<4>()?;
+                let (value, after) = after.split_at_checked(u32::from_le_bytes(*length) as usize)?;
+                rest = after;
+                Some(value)
+            })
+        })
+    }
 }
 
 /// A row group to write: a frame, some of whose columns are given as [`EncodedColumn`]s
@@ -71,11 +196,34 @@ impl From<DataFrame> for RowGroupToWrite {
     }
 }
 
+/// Pages compressed already, handed to the writer one after another.
+struct Compressed<const N: usize> {
+    pages: std::array::IntoIter<CompressedPage, N>,
+    current: Option<CompressedPage>,
+}
+
+impl<const N: usize> FallibleStreamingIterator for Compressed<N> {
+    type Item = CompressedPage;
+    type Error = PolarsError;
+
+    fn advance(&mut self) -> PolarsResult<()> {
+        self.current = self.pages.next();
+        Ok(())
+    }
+
+    fn get(&self) -> Option<&CompressedPage> {
+        self.current.as_ref()
+    }
+}
+
 /// A Parquet file being written, one row group after another.
 pub(crate) struct ParquetFile<W: Write> {
     writer: FileWriter<W>,
     /// Per column, the encodings polars chooses for its type.
     encodings: Vec<Vec<Encoding>>,
+    /// The zstd context of dictionary-encoded columns, kept from page to page: polars makes
+    /// one per page, and zero-fills an output buffer as large as the page.
+    zstd: CCtx<'static>,
 }
 
 impl<W: Write> ParquetFile<W> {
@@ -89,6 +237,7 @@ impl<W: Write> ParquetFile<W> {
         Ok(ParquetFile {
             writer: FileWriter::try_new(out, schema, options(CompressionOptions::Snappy))?,
             encodings,
+            zstd: text_zstd()?,
         })
     }
 
@@ -100,15 +249,19 @@ impl<W: Write> ParquetFile<W> {
             frame.rechunk_mut();
         }
         // An encoded column by its index in the frame.
-        let mut by_index: Vec<Option<Box<dyn Array>>> = (0..frame.width()).map(|_| None).collect();
+        let mut by_index: Vec<Option<EncodedValues>> = (0..frame.width()).map(|_| None).collect();
         for column in encoded {
             let index = frame.try_get_column_index(column.name)?;
+            let rows = match &column.values {
+                EncodedValues::Plain(array) => array.len(),
+                EncodedValues::Dictionary(dictionary) => dictionary.keys.len(),
+            };
             polars::prelude::polars_ensure!(
-                column.array.len() == frame.height(),
+                rows == frame.height(),
                 ShapeMismatch: "encoded column `{}` has {} values for {} rows",
-                column.name, column.array.len(), frame.height()
+                column.name, rows, frame.height()
             );
-            by_index[index] = Some(column.array);
+            by_index[index] = Some(column.values);
         }
         let fields = self.writer.parquet_schema().fields().to_vec();
         for batch in frame.iter_chunks(CompatLevel::newest(), false) {
@@ -125,7 +278,16 @@ impl<W: Write> ParquetFile<W> {
                 .enumerate()
             {
                 let (array, encodings, compression) = match by_index[index].take() {
-                    Some(encoded) => {
+                    Some(EncodedValues::Dictionary(dictionary)) => {
+                        let pages = dictionary_pages(&mut self.zstd, dictionary, field)?;
+                        let pages = Compressed {
+                            pages: pages.into_iter(),
+                            current: None,
+                        };
+                        columns.push(Ok(DynStreamingIterator::new(pages)));
+                        continue;
+                    }
+                    Some(EncodedValues::Plain(encoded)) => {
                         let zstd =
                             CompressionOptions::Zstd(Some(ZstdLevel::try_new(TEXT_ZSTD_LEVEL)?));
                         (encoded, vec![Encoding::Plain], zstd)
@@ -154,5 +316,215 @@ impl<W: Write> ParquetFile<W> {
     /// Writes the footer, with the arrow schema in its metadata as polars writes it.
     pub(crate) fn finish(mut self) -> PolarsResult<()> {
         self.writer.end(None).map(|_| ())
+    }
+}
+
+/// `dictionary`'s pages as column `field` stores them, compressed with zstd: the dictionary
+/// page, and one page of every row's index (a row group's indices take a few kilobytes).
+fn dictionary_pages(
+    zstd: &mut CCtx<'static>,
+    dictionary: Dictionary,
+    field: &ParquetType,
+) -> PolarsResult<[CompressedPage; 2]> {
+    let ParquetType::PrimitiveType(primitive) = field else {
+        polars_bail!(ComputeError: "a dictionary for nested column `{}`", field.name());
+    };
+    let rows = dictionary.keys.len();
+    let nulls = dictionary.keys.iter().filter(|key| key.is_none()).count();
+    let page_bytes = dictionary.page_bytes();
+    let (Ok(rows_i32), true) = (
+        i32::try_from(rows),
+        page_bytes <= Dictionary::MAX_PAGE_BYTES,
+    ) else {
+        polars_bail!(ComputeError: "a dictionary of {rows} rows and {page_bytes} bytes is too big for a page");
+    };
+    // Definition levels (which rows are set), then the indices of the set rows in the
+    // fewest bits that hold the greatest, run-length or bit-packed.
+    let mut indices = Vec::new();
+    let validity: Option<Bitmap> =
+        (nulls > 0).then(|| dictionary.keys.iter().map(Option::is_some).collect());
+    let is_optional = primitive.field_info.repetition == Repetition::Optional;
+    write_def_levels(
+        &mut indices,
+        is_optional,
+        validity.as_ref(),
+        rows,
+        Version::V1,
+    )?;
+    let greatest = dictionary.keys.iter().flatten().max().copied().unwrap_or(0);
+    let bits = u32::BITS - greatest.leading_zeros();
+    indices.push(bits as u8);
+    hybrid_rle::encode::<u32, _, _>(
+        &mut indices,
+        dictionary.keys.iter().flatten().copied(),
+        bits,
+    )?;
+    let mut statistics = least_and_greatest_statistics(&dictionary, field)?;
+    if let Some(statistics) = &mut statistics {
+        statistics.null_count = Some(nulls as i64);
+    }
+    let header = DataPageHeader::V1(DataPageHeaderV1 {
+        num_values: rows_i32,
+        encoding: Encoding::RleDictionary.into(),
+        definition_level_encoding: Encoding::Rle.into(),
+        repetition_level_encoding: Encoding::Rle.into(),
+        statistics,
+    });
+    let descriptor = Descriptor {
+        primitive_type: primitive.clone(),
+        max_def_level: 0,
+        max_rep_level: 0,
+    };
+    let distinct = dictionary.values().count();
+    Ok([
+        CompressedPage::Dict(CompressedDictPage::new(
+            CowBuffer::Owned(compress(zstd, &dictionary.page)?),
+            Compression::Zstd,
+            page_bytes,
+            distinct,
+            false,
+        )),
+        CompressedPage::Data(CompressedDataPage::new(
+            header,
+            CowBuffer::Owned(compress(zstd, std::slice::from_ref(&indices))?),
+            Compression::Zstd,
+            indices.len(),
+            descriptor,
+            rows,
+        )),
+    ])
+}
+
+/// The concatenation of `buffers` compressed with zstd, a frame per buffer (zstd's data is one
+/// frame or more), into a buffer that the pages it does not fill never touch.
+///
+/// Compressed as one frame, the buffers would each be copied into zstd's window first (one
+/// frame per page of 8 MiB is also about the fastest zstd is on psets-bench's texts: twice as
+/// fast as in pages of 1 MiB).
+fn compress(zstd: &mut CCtx<'static>, buffers: &[Vec<u8>]) -> PolarsResult<Vec<u8>> {
+    // No bytes are still a frame.
+    let no_bytes = [Vec::new()];
+    let buffers = if buffers.is_empty() {
+        &no_bytes
+    } else {
+        buffers
+    };
+    let bound = |buffer: &Vec<u8>| zstd::zstd_safe::compress_bound(buffer.len());
+    let mut out = Vec::with_capacity(buffers.iter().map(bound).sum());
+    for buffer in buffers {
+        zstd.reset(ResetDirective::SessionOnly)
+            .map_err(zstd_error)?;
+        zstd.set_pledged_src_size(Some(buffer.len() as u64))
+            .map_err(zstd_error)?;
+        let mut input = InBuffer::around(buffer);
+        // With room for the whole frame, zstd compresses the buffer in one pass, where it is.
+        out.reserve(bound(buffer));
+        loop {
+            let filled = out.len();
+            let left = zstd
+                .compress_stream2(
+                    &mut OutBuffer::around_pos(&mut out, filled),
+                    &mut input,
+                    ZSTD_EndDirective::ZSTD_e_end,
+                )
+                .map_err(zstd_error)?;
+            if left == 0 {
+                break;
+            }
+            out.reserve(left);
+        }
+    }
+    out.shrink_to_fit();
+    Ok(out)
+}
+
+/// A zstd context at [`TEXT_ZSTD_LEVEL`].
+fn text_zstd() -> PolarsResult<CCtx<'static>> {
+    let mut zstd = CCtx::try_create()
+        .ok_or_else(|| polars_err!(ComputeError: "zstd: no memory for a context"))?;
+    zstd.set_parameter(CParameter::CompressionLevel(TEXT_ZSTD_LEVEL))
+        .map_err(zstd_error)?;
+    Ok(zstd)
+}
+
+/// zstd's error `code` as polars reports a failure.
+fn zstd_error(code: usize) -> PolarsError {
+    polars_err!(ComputeError: "zstd: {}", zstd::zstd_safe::get_error_name(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars::prelude::{Column, DataType, ParquetReader, SerReader};
+
+    /// A frame of two columns, `id` and `text`, the texts all null (as the jobs table holds
+    /// them until they are written).
+    fn frame(rows: usize) -> DataFrame {
+        let ids: Vec<u64> = (0..rows as u64).collect();
+        DataFrame::new(
+            rows,
+            vec![
+                Column::new("id".into(), ids),
+                Column::full_null("text".into(), rows, &DataType::String),
+            ],
+        )
+        .unwrap()
+    }
+
+    /// The frames written as row groups, each with its `text` given as `values`, read back.
+    fn written(groups: Vec<(usize, EncodedValues)>) -> DataFrame {
+        let mut out = Vec::new();
+        let mut file = ParquetFile::new(&mut out, frame(0).schema()).unwrap();
+        for (rows, values) in groups {
+            file.write(RowGroupToWrite {
+                frame: frame(rows),
+                encoded: vec![EncodedColumn {
+                    name: "text",
+                    values,
+                }],
+            })
+            .unwrap();
+        }
+        file.finish().unwrap();
+        ParquetReader::new(std::io::Cursor::new(out))
+            .finish()
+            .unwrap()
+    }
+
+    fn texts(read: &DataFrame) -> Vec<Option<String>> {
+        let column = read.column("text").unwrap().str().unwrap();
+        column.iter().map(|v| v.map(str::to_owned)).collect()
+    }
+
+    #[test]
+    fn dictionary_and_plain_groups_read_back_as_their_values() {
+        let long = "(n1:ncpus=1)+".repeat(400_000);
+        let mut dictionary = Dictionary::new();
+        // Over the first buffer's half: the third value starts a second buffer.
+        for value in ["a", long.as_str(), "b"] {
+            assert!(dictionary.push_value(|out| out.extend_from_slice(value.as_bytes())));
+        }
+        assert_eq!(dictionary.page.len(), 2);
+        dictionary.keys = vec![Some(2), None, Some(0), Some(1), Some(2)];
+        let plain = BinaryViewArray::from_slice([Some(&b"c"[..]), None]).boxed();
+        let read = written(vec![
+            (5, EncodedValues::Dictionary(dictionary)),
+            (2, EncodedValues::Plain(plain)),
+        ]);
+        let text = |s: &str| Some(s.to_owned());
+        assert_eq!(
+            texts(&read),
+            [
+                text("b"),
+                None,
+                text("a"),
+                Some(long.clone()),
+                text("b"),
+                text("c"),
+                None
+            ]
+        );
+        let ids: Vec<Option<u64>> = read.column("id").unwrap().u64().unwrap().iter().collect();
+        assert_eq!(ids, [0, 1, 2, 3, 4, 0, 1].map(Some));
     }
 }

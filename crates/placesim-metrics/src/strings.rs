@@ -17,7 +17,12 @@ use polars_buffer::Buffer;
 /// this small are served, and used again, from the allocator's own memory: a buffer of a whole
 /// row group's `exec_vnode`s, fresh from the system each time, cost a page fault per 4 KiB of
 /// text. They are also far under the 4 GiB a view can address.
-const BUFFER_BYTES: usize = 8 << 20;
+pub(crate) const BUFFER_BYTES: usize = 8 << 20;
+
+/// Whether a text buffer holding `bytes` takes no more values ([`BUFFER_BYTES`]).
+pub(crate) fn is_full(bytes: usize) -> bool {
+    bytes > BUFFER_BYTES / 2
+}
 
 /// What an arrow array of views is made of: its views, its buffers, its validity.
 type ViewParts = (Buffer<View>, Buffer<Buffer<u8>>, Option<Bitmap>);
@@ -51,7 +56,7 @@ impl StringColumn {
 
     /// Writes a value's text into the buffer and returns its view, to be pushed once or more.
     pub(crate) fn write(&mut self, write: impl FnOnce(&mut String)) -> PolarsResult<View> {
-        if self.text.len() > BUFFER_BYTES / 2 {
+        if is_full(self.text.len()) {
             let full = std::mem::replace(&mut self.text, String::with_capacity(BUFFER_BYTES));
             self.buffers.push(Buffer::from(full.into_bytes()));
         } else if self.text.capacity() == 0 {
@@ -129,11 +134,6 @@ impl StringColumn {
             buffers: self.buffers,
             text: self.text,
         }
-    }
-
-    /// How many values the column has.
-    pub(crate) fn len(&self) -> usize {
-        self.views.len()
     }
 }
 

@@ -89,13 +89,13 @@ impl JobsGroup {
     }
 
     /// The row group as jobs.parquet stores it: the vnode texts made once per distinct
-    /// allocation, plain-encoded and compressed with zstd ([`ExecGroup::stored`]).
+    /// allocation, into a dictionary compressed with zstd ([`ExecGroup::stored`]).
     fn row_group(self) -> PolarsResult<RowGroupToWrite> {
         let (frame, texts) = self.texts();
         let mut encoded = Vec::new();
         for (name, group) in texts {
-            if let Some(array) = group.map(|g| g.stored()).transpose()?.flatten() {
-                encoded.push(EncodedColumn { name, array });
+            if let Some(values) = group.map(|g| g.stored()).transpose()?.flatten() {
+                encoded.push(EncodedColumn { name, values });
             }
         }
         Ok(RowGroupToWrite { frame, encoded })

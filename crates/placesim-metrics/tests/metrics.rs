@@ -1243,14 +1243,16 @@ fn site_rows(events: &polars::prelude::DataFrame) -> Vec<(u64, String, String)> 
 }
 
 /// jobs.parquet's `exec_vnode`, whose text the writer makes once per distinct allocation and
-/// stores plain (no dictionary) and compressed with zstd, reads back as the table's own
-/// column, nulls included, and the rest of the file (snappy) as the table.
+/// stores in a dictionary compressed with zstd, reads back as the table's own column, nulls
+/// included, and the rest of the file (snappy) as the table.
 /// - KTH-SP2 on 25 vnodes of 4 ncpus, where allocations repeat, over several row groups.
 /// - 200 jobs of 200 sizes at once on one-ncpu vnodes: all differ.
 /// - 149 jobs of 2 ncpus one after another on 8 vnodes, the same two vnodes each time, and
 ///   three jobs too big to ever start: nulls among repeats.
+/// - 30 jobs of 20,000 vnodes or more, one after another: 10 MB of texts, which the
+///   dictionary holds in several buffers, each compressed as a zstd frame of its own.
 #[test]
-fn exec_vnode_stored_plain_with_zstd_reads_back_as_the_table() {
+fn exec_vnode_stored_as_a_zstd_dictionary_reads_back_as_the_table() {
     use polars::prelude::SerReader as _;
     let swf = |jobs: &[(u64, u64)]| {
         swf_trace(
@@ -1268,10 +1270,12 @@ fn exec_vnode_stored_plain_with_zstd_reads_back_as_the_table() {
     let one_allocation = swf(&(0..152)
         .map(|i| (i * 100, if i % 50 == 7 { 9 } else { 2 }))
         .collect::<Vec<_>>());
+    let big = swf(&(0..30).map(|i| (i * 100, 20_000 + i)).collect::<Vec<_>>());
     let cases = [
         (&kth, Cluster::homogeneous(kth.procs, 4).unwrap(), false),
         (&all_sizes, Cluster::homogeneous(20_100, 1).unwrap(), false),
         (&one_allocation, Cluster::homogeneous(8, 1).unwrap(), true),
+        (&big, Cluster::homogeneous(20_100, 1).unwrap(), false),
     ];
     let mut stored_as = Vec::new();
     for (case, (trace, cluster, with_nulls)) in cases.into_iter().enumerate() {
@@ -1307,9 +1311,6 @@ fn exec_vnode_stored_plain_with_zstd_reads_back_as_the_table() {
         }
         stored_as.push(groups.into_iter().collect::<Vec<_>>());
     }
-    let plain_zstd = vec![("Zstd".to_owned(), false)];
-    assert_eq!(
-        stored_as,
-        [plain_zstd.clone(), plain_zstd.clone(), plain_zstd]
-    );
+    let dictionary_zstd = vec![("Zstd".to_owned(), true)];
+    assert_eq!(stored_as, vec![dictionary_zstd; 4]);
 }
