@@ -835,7 +835,17 @@ impl<P: PlacementPolicy> VnodePass<'_, '_, P> {
                 continue;
             }
             let h = &self.held[r];
-            if states[s].scratch.has_room_for(&h.allocation) {
+            // The view had room for the reservation before this admission: it was placed
+            // there, and every change to the view since was checked here. If only `allocation`
+            // was taken, only the reservation's parts on its vnodes need asking again.
+            let room = if active_moved.is_empty() {
+                states[s]
+                    .scratch
+                    .has_room_after_taking(&h.allocation, allocation)
+            } else {
+                states[s].scratch.has_room_for(&h.allocation)
+            };
+            if room {
                 continue;
             }
             let (job, relaxed) = (h.job, h.relaxed);
