@@ -31,7 +31,6 @@ fn simulate_watched(
     replay.run(policy.as_mut(), sink)
 }
 
-/// The ids of a run of the hand trace on `procs` processors.
 /// A trace of `jobs` (submit, run time and size, in seconds and processors; each estimated at
 /// 10 s) on a machine of `max_procs`, numbered from 1 in the order given.
 fn swf_trace(max_procs: u64, jobs: impl IntoIterator<Item = (u64, u64, u64)>) -> Trace {
@@ -51,6 +50,7 @@ fn swf_trace(max_procs: u64, jobs: impl IntoIterator<Item = (u64, u64, u64)>) ->
     .unwrap()
 }
 
+/// The ids of a run of the hand trace on `procs` processors.
 fn hand_meta(procs: u64) -> RunMeta {
     RunMeta {
         scenario: "hand".into(),
