@@ -6,10 +6,10 @@
 //! vnode, and the text is made only when its row group is written, by the thread that writes
 //! it ([`ExecGroup`]).
 
-use crate::parquet::{Dictionary, EncodedValues};
+use crate::parquet::Dictionary;
 use crate::strings::StringColumn;
 use placesim_core::{Allocation, Cluster, ResourceKind, VnodeId};
-use polars::prelude::{Column, PolarsResult};
+use polars::prelude::{Column, PolarsResult, polars_bail};
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
@@ -219,33 +219,19 @@ impl ExecGroup {
     /// Plain-encoded, psets-bench's texts came to 1.3 GB, which zstd took longer to compress
     /// than the simulation took to run; a dictionary holds 0.8 GB of them, made straight into
     /// its page.
-    pub(crate) fn stored(&self) -> PolarsResult<Option<EncodedValues>> {
-        self.stored_within(Dictionary::MAX_PAGE_BYTES)
-    }
-
-    /// [`ExecGroup::stored`], in a dictionary of at most `max_page_bytes`, or else plain.
-    fn stored_within(&self, max_page_bytes: usize) -> PolarsResult<Option<EncodedValues>> {
+    pub(crate) fn stored(&self) -> PolarsResult<Option<Dictionary>> {
         let mut dictionary = Dictionary::new();
-        let mut fits = true;
         dictionary.keys = self.distinct(|amounts, runs| {
-            // Once over, the rest need not be written.
-            fits = fits
-                && dictionary.push_value(|out| write_runs(amounts, runs, out))
-                && dictionary.page_bytes() <= max_page_bytes;
+            if !dictionary.push_value(|out| write_runs(amounts, runs, out)) {
+                polars_bail!(ComputeError: "a string value is over 4 GiB");
+            }
             Ok(())
         })?;
-        if !dictionary.keys.iter().any(Option::is_some) {
-            return Ok(None);
-        }
-        if fits {
-            return Ok(Some(EncodedValues::Dictionary(dictionary)));
-        }
-        drop(dictionary);
-        let (distinct, keys) = self.distinct_texts()?;
-        Ok(distinct
-            .picked(&keys)
-            .into_bytes_array()?
-            .map(|values| EncodedValues::Plain(values.boxed())))
+        Ok(dictionary
+            .keys
+            .iter()
+            .any(Option::is_some)
+            .then_some(dictionary))
     }
 
     /// Each distinct allocation's text, in the order of first use, and per job the index of
@@ -425,7 +411,6 @@ fn write_runs(amounts: &mut AmountTexts<'_>, runs: &[Run], out: &mut impl TextOu
 mod tests {
     use super::*;
     use placesim_core::{ClusterBuilder, ResourceDefs, Sharing};
-    use polars_arrow::array::BinaryViewArray;
 
     /// The names of five vnodes `n0`..`n4` (ncpus, mem and one more consumable each), and an
     /// empty store for their allocations.
@@ -481,35 +466,5 @@ mod tests {
             let sliced: Vec<bool> = texts.of.iter().map(|of| of.every_vnode.is_some()).collect();
             assert_eq!(sliced, [time >= 3, time >= 2], "time {time}");
         }
-    }
-
-    #[test]
-    fn a_group_whose_texts_pass_the_page_limit_is_stored_plain_with_the_same_values() {
-        let (names, mut store) = five_vnodes();
-        let mut runs = |vnodes: &[u32]| {
-            let mut a = Allocation::new(Sharing::Shared);
-            for &v in vnodes {
-                a.add(VnodeId(v), &[1, 0, 0]);
-            }
-            store.runs(&a)
-        };
-        let (both, third) = (runs(&[0, 1]), runs(&[2]));
-        let jobs = [Some(&both), None, Some(&third), Some(&both)];
-        let group = store.group(&Arc::new(names), jobs.into_iter());
-        // 4 + 25 bytes and 4 + 12: a page of 45.
-        let texts = ["(n0:ncpus=1)+(n1:ncpus=1)", "(n2:ncpus=1)"];
-        let Some(EncodedValues::Dictionary(dictionary)) = group.stored_within(45).unwrap() else {
-            panic!("45 bytes hold the dictionary");
-        };
-        let values: Vec<&[u8]> = dictionary.values().collect();
-        assert_eq!(values, texts.map(str::as_bytes));
-        assert_eq!(dictionary.keys, [Some(0), None, Some(1), Some(0)]);
-        let Some(EncodedValues::Plain(plain)) = group.stored_within(44).unwrap() else {
-            panic!("44 bytes do not hold the dictionary");
-        };
-        let plain = plain.as_any().downcast_ref::<BinaryViewArray>().unwrap();
-        let values: Vec<Option<&[u8]>> = plain.iter().collect();
-        let [both, third] = texts.map(str::as_bytes);
-        assert_eq!(values, [Some(both), None, Some(third), Some(both)]);
     }
 }

@@ -31,10 +31,12 @@
 
 use crate::strings;
 use polars::prelude::{
-    CompatLevel, DataFrame, PolarsError, PolarsResult, Schema, SchemaExt, polars_bail, polars_err,
+    ArrowDataType, CompatLevel, DataFrame, PolarsError, PolarsResult, Schema, SchemaExt,
+    polars_bail, polars_err,
 };
-use polars_arrow::array::{Array, BinaryViewArray};
+use polars_arrow::array::{BinaryViewArray, View};
 use polars_arrow::bitmap::Bitmap;
+use polars_buffer::Buffer;
 use polars_parquet::parquet::CowBuffer;
 use polars_parquet::parquet::compression::Compression;
 use polars_parquet::parquet::encoding::hybrid_rle;
@@ -94,21 +96,14 @@ fn least_and_greatest_statistics(
 /// zstd's own default level.
 const TEXT_ZSTD_LEVEL: i32 = 3;
 
-/// A column of a row group handed over in the form it is to be stored, compressed with zstd.
+/// A column of a row group handed over as a dictionary made already, compressed with zstd:
+/// stored as a dictionary page and one page of indices, or plain when its distinct values are
+/// more than a page holds.
 pub(crate) struct EncodedColumn {
     /// The frame's column it stands for. The file records the frame's type: a string column
-    /// may be given as bytes, which are stored alike.
+    /// is stored as bytes.
     pub(crate) name: &'static str,
-    pub(crate) values: EncodedValues,
-}
-
-/// How an [`EncodedColumn`]'s values are given, and stored.
-pub(crate) enum EncodedValues {
-    /// Every row's value, stored plain.
-    Plain(Box<dyn Array>),
-    /// Each distinct value once, and per row the index of its value (none for a null): stored
-    /// as a dictionary page and one page of indices.
-    Dictionary(Dictionary),
+    pub(crate) values: Dictionary,
 }
 
 /// The values of a dictionary-encoded column.
@@ -126,7 +121,7 @@ pub(crate) struct Dictionary {
 impl Dictionary {
     /// The most bytes of values a dictionary page holds: a page's size is an `i32` in its
     /// header. A row group whose distinct values come to more is stored plain.
-    pub(crate) const MAX_PAGE_BYTES: usize = i32::MAX as usize;
+    const MAX_PAGE_BYTES: usize = i32::MAX as usize;
 
     /// An empty dictionary.
     pub(crate) fn new() -> Dictionary {
@@ -168,15 +163,51 @@ impl Dictionary {
 
     /// The distinct values, in order.
     pub(crate) fn values(&self) -> impl Iterator<Item = &[u8]> {
-        self.page.iter().flat_map(|buffer| {
-            let mut rest = buffer.as_slice();
+        self.located().map(|(_, _, value)| value)
+    }
+
+    /// The distinct values, in order, each with the index of its buffer and where in it the
+    /// value starts.
+    fn located(&self) -> impl Iterator<Item = (usize, usize, &[u8])> {
+        self.page.iter().enumerate().flat_map(|(index, buffer)| {
+            let mut at = 0;
             std::iter::from_fn(move || {
-                let (length, after) = rest.split_first_chunk::<4>()?;
-                let (value, after) = after.split_at_checked(u32::from_le_bytes(*length) as usize)?;
-                rest = after;
-                Some(value)
+                let (length, after) = buffer.get(at..)?.split_first_chunk::<4>()?;
+                let value = after.get(..u32::from_le_bytes(*length) as usize)?;
+                let start = at + 4;
+                at = start + value.len();
+                Some((index, start, value))
             })
         })
+    }
+
+    /// Every row's value, as an arrow array over the page's buffers (taken over, not copied).
+    fn into_plain(self) -> PolarsResult<BinaryViewArray> {
+        let mut distinct = Vec::new();
+        for (index, start, value) in self.located() {
+            // A buffer is a `Vec` that took values while under half of 8 MiB, each under 4
+            // GiB ([`Dictionary::push_value`]), so its offsets fit a view's.
+            let (Ok(index), Ok(start)) = (u32::try_from(index), u32::try_from(start)) else {
+                polars_bail!(ComputeError: "a dictionary buffer is over 4 GiB");
+            };
+            distinct.push(View::new_from_bytes(value, index, start));
+        }
+        let views: Vec<View> = self
+            .keys
+            .iter()
+            .map(|key| key.map_or(View::default(), |k| distinct[k as usize]))
+            .collect();
+        let validity = self
+            .keys
+            .contains(&None)
+            .then(|| self.keys.iter().map(Option::is_some).collect::<Bitmap>());
+        let buffers: Vec<Buffer<u8>> = self.page.into_iter().map(Buffer::from).collect();
+        BinaryViewArray::try_new(
+            ArrowDataType::BinaryView,
+            Buffer::from(views),
+            Buffer::from(buffers),
+            validity,
+        )
     }
 }
 
@@ -224,6 +255,9 @@ pub(crate) struct ParquetFile<W: Write> {
     /// The zstd context of dictionary-encoded columns, kept from page to page: polars makes
     /// one per page, and zero-fills an output buffer as large as the page.
     zstd: CCtx<'static>,
+    /// The most bytes of values an encoded column's dictionary page may hold
+    /// ([`Dictionary::MAX_PAGE_BYTES`]; a test lowers it).
+    max_dictionary_page_bytes: usize,
 }
 
 impl<W: Write> ParquetFile<W> {
@@ -238,6 +272,7 @@ impl<W: Write> ParquetFile<W> {
             writer: FileWriter::try_new(out, schema, options(CompressionOptions::Snappy))?,
             encodings,
             zstd: text_zstd()?,
+            max_dictionary_page_bytes: Dictionary::MAX_PAGE_BYTES,
         })
     }
 
@@ -249,13 +284,10 @@ impl<W: Write> ParquetFile<W> {
             frame.rechunk_mut();
         }
         // An encoded column by its index in the frame.
-        let mut by_index: Vec<Option<EncodedValues>> = (0..frame.width()).map(|_| None).collect();
+        let mut by_index: Vec<Option<Dictionary>> = (0..frame.width()).map(|_| None).collect();
         for column in encoded {
             let index = frame.try_get_column_index(column.name)?;
-            let rows = match &column.values {
-                EncodedValues::Plain(array) => array.len(),
-                EncodedValues::Dictionary(dictionary) => dictionary.keys.len(),
-            };
+            let rows = column.values.keys.len();
             polars::prelude::polars_ensure!(
                 rows == frame.height(),
                 ShapeMismatch: "encoded column `{}` has {} values for {} rows",
@@ -278,7 +310,9 @@ impl<W: Write> ParquetFile<W> {
                 .enumerate()
             {
                 let (array, encodings, compression) = match by_index[index].take() {
-                    Some(EncodedValues::Dictionary(dictionary)) => {
+                    Some(dictionary)
+                        if dictionary.page_bytes() <= self.max_dictionary_page_bytes =>
+                    {
                         let pages = dictionary_pages(&mut self.zstd, dictionary, field)?;
                         let pages = Compressed {
                             pages: pages.into_iter(),
@@ -287,10 +321,11 @@ impl<W: Write> ParquetFile<W> {
                         columns.push(Ok(DynStreamingIterator::new(pages)));
                         continue;
                     }
-                    Some(EncodedValues::Plain(encoded)) => {
+                    Some(dictionary) => {
                         let zstd =
                             CompressionOptions::Zstd(Some(ZstdLevel::try_new(TEXT_ZSTD_LEVEL)?));
-                        (encoded, vec![Encoding::Plain], zstd)
+                        let plain = dictionary.into_plain()?.boxed();
+                        (plain, vec![Encoding::Plain], zstd)
                     }
                     None => (array, encodings.clone(), CompressionOptions::Snappy),
                 };
@@ -320,7 +355,8 @@ impl<W: Write> ParquetFile<W> {
 }
 
 /// `dictionary`'s pages as column `field` stores them, compressed with zstd: the dictionary
-/// page, and one page of every row's index (a row group's indices take a few kilobytes).
+/// page, and one page of every row's index (a row group's indices take a few kilobytes). The
+/// caller has checked that the page holds the values.
 fn dictionary_pages(
     zstd: &mut CCtx<'static>,
     dictionary: Dictionary,
@@ -332,11 +368,8 @@ fn dictionary_pages(
     let rows = dictionary.keys.len();
     let nulls = dictionary.keys.iter().filter(|key| key.is_none()).count();
     let page_bytes = dictionary.page_bytes();
-    let (Ok(rows_i32), true) = (
-        i32::try_from(rows),
-        page_bytes <= Dictionary::MAX_PAGE_BYTES,
-    ) else {
-        polars_bail!(ComputeError: "a dictionary of {rows} rows and {page_bytes} bytes is too big for a page");
+    let Ok(rows_i32) = i32::try_from(rows) else {
+        polars_bail!(ComputeError: "a row group of {rows} rows is too big for a page");
     };
     // Definition levels (which rows are set), then the indices of the set rows in the
     // fewest bits that hold the greatest, run-length or bit-packed.
@@ -471,10 +504,13 @@ mod tests {
         .unwrap()
     }
 
-    /// The frames written as row groups, each with its `text` given as `values`, read back.
-    fn written(groups: Vec<(usize, EncodedValues)>) -> DataFrame {
+    /// The frames written as row groups, each with its `text` given as `values`, to a file
+    /// whose dictionary pages hold at most `max_page_bytes`; the file read back, and per row
+    /// group whether its `text` has a dictionary page.
+    fn written(groups: Vec<(usize, Dictionary)>, max_page_bytes: usize) -> (DataFrame, Vec<bool>) {
         let mut out = Vec::new();
         let mut file = ParquetFile::new(&mut out, frame(0).schema()).unwrap();
+        file.max_dictionary_page_bytes = max_page_bytes;
         for (rows, values) in groups {
             file.write(RowGroupToWrite {
                 frame: frame(rows),
@@ -486,9 +522,24 @@ mod tests {
             .unwrap();
         }
         file.finish().unwrap();
-        ParquetReader::new(std::io::Cursor::new(out))
+        let metadata =
+            polars_parquet::read::_read_metadata(&mut std::io::Cursor::new(&out)).unwrap();
+        let has_dictionary = metadata
+            .row_groups
+            .iter()
+            .map(|group| {
+                let text = group
+                    .columns_under_root_iter("text")
+                    .unwrap()
+                    .next()
+                    .unwrap();
+                text.dictionary_page_offset().is_some()
+            })
+            .collect();
+        let read = ParquetReader::new(std::io::Cursor::new(out))
             .finish()
-            .unwrap()
+            .unwrap();
+        (read, has_dictionary)
     }
 
     fn texts(read: &DataFrame) -> Vec<Option<String>> {
@@ -496,21 +547,34 @@ mod tests {
         column.iter().map(|v| v.map(str::to_owned)).collect()
     }
 
+    /// A dictionary of `values`, whose third (if any) starts a second buffer when the second
+    /// is long, with `keys`.
+    fn dictionary(values: [&str; 3], keys: Vec<Option<u32>>) -> Dictionary {
+        let mut dictionary = Dictionary::new();
+        for value in values {
+            assert!(dictionary.push_value(|out| out.extend_from_slice(value.as_bytes())));
+        }
+        dictionary.keys = keys;
+        dictionary
+    }
+
+    /// A group whose page holds exactly the most a page may is stored as a dictionary; one a
+    /// byte over, plain. Both read back as their values, nulls and repeats included, values
+    /// in a second buffer too.
     #[test]
     fn dictionary_and_plain_groups_read_back_as_their_values() {
         let long = "(n1:ncpus=1)+".repeat(400_000);
-        let mut dictionary = Dictionary::new();
+        let first = dictionary(
+            ["a", &long, "b"],
+            vec![Some(2), None, Some(0), Some(1), Some(2)],
+        );
         // Over the first buffer's half: the third value starts a second buffer.
-        for value in ["a", long.as_str(), "b"] {
-            assert!(dictionary.push_value(|out| out.extend_from_slice(value.as_bytes())));
-        }
-        assert_eq!(dictionary.page.len(), 2);
-        dictionary.keys = vec![Some(2), None, Some(0), Some(1), Some(2)];
-        let plain = BinaryViewArray::from_slice([Some(&b"c"[..]), None]).boxed();
-        let read = written(vec![
-            (5, EncodedValues::Dictionary(dictionary)),
-            (2, EncodedValues::Plain(plain)),
-        ]);
+        assert_eq!(first.page.len(), 2);
+        let limit = first.page_bytes();
+        let second = dictionary(["c", &long, "de"], vec![Some(2), None, Some(1), Some(0)]);
+        assert_eq!(second.page_bytes(), limit + 1);
+        let (read, has_dictionary) = written(vec![(5, first), (4, second)], limit);
+        assert_eq!(has_dictionary, [true, false]);
         let text = |s: &str| Some(s.to_owned());
         assert_eq!(
             texts(&read),
@@ -520,11 +584,13 @@ mod tests {
                 text("a"),
                 Some(long.clone()),
                 text("b"),
+                text("de"),
+                None,
+                Some(long.clone()),
                 text("c"),
-                None
             ]
         );
         let ids: Vec<Option<u64>> = read.column("id").unwrap().u64().unwrap().iter().collect();
-        assert_eq!(ids, [0, 1, 2, 3, 4, 0, 1].map(Some));
+        assert_eq!(ids, [0, 1, 2, 3, 4, 0, 1, 2, 3].map(Some));
     }
 }

@@ -9,7 +9,7 @@ use polars::prelude::{
     ArrowDataType, Column, DataType, IntoColumn, PolarsResult, StringChunked, UInt64Chunked,
     polars_bail,
 };
-use polars_arrow::array::{BinaryViewArray, PrimitiveArray, Utf8ViewArray, View};
+use polars_arrow::array::{PrimitiveArray, Utf8ViewArray, View};
 use polars_arrow::bitmap::Bitmap;
 use polars_buffer::Buffer;
 
@@ -23,9 +23,6 @@ pub(crate) const BUFFER_BYTES: usize = 8 << 20;
 pub(crate) fn is_full(bytes: usize) -> bool {
     bytes > BUFFER_BYTES / 2
 }
-
-/// What an arrow array of views is made of: its views, its buffers, its validity.
-type ViewParts = (Buffer<View>, Buffer<Buffer<u8>>, Option<Bitmap>);
 
 /// A string column, value by value.
 pub(crate) struct StringColumn {
@@ -85,40 +82,20 @@ impl StringColumn {
     }
 
     /// The values as an arrow array; none when no value is set.
-    pub(crate) fn into_array(self) -> PolarsResult<Option<Utf8ViewArray>> {
-        self.into_parts()
-            .map(|(views, buffers, validity)| {
-                Utf8ViewArray::try_new(ArrowDataType::Utf8View, views, buffers, validity)
-            })
-            .transpose()
-    }
-
-    /// The values as an arrow array of bytes, for the Parquet writer, which stores text and
-    /// bytes alike; none when no value is set. The text is a Rust `String`'s, UTF-8 already:
-    /// [`StringColumn::into_array`] checks it again, once per value, a repeated value's each
-    /// time (2 % of a psets-bench run with `exec_vnode`).
-    pub(crate) fn into_bytes_array(self) -> PolarsResult<Option<BinaryViewArray>> {
-        self.into_parts()
-            .map(|(views, buffers, validity)| {
-                BinaryViewArray::try_new(ArrowDataType::BinaryView, views, buffers, validity)
-            })
-            .transpose()
-    }
-
-    /// The views, buffers and validity of an arrow array of the values; none when no value is
-    /// set.
-    fn into_parts(mut self) -> Option<ViewParts> {
+    pub(crate) fn into_array(mut self) -> PolarsResult<Option<Utf8ViewArray>> {
         if !self.valid.contains(&true) {
-            return None;
+            return Ok(None);
         }
         if !self.text.is_empty() {
             self.buffers.push(Buffer::from(self.text.into_bytes()));
         }
-        Some((
+        Utf8ViewArray::try_new(
+            ArrowDataType::Utf8View,
             Buffer::from(self.views),
             Buffer::from(self.buffers),
             validity(self.valid),
-        ))
+        )
+        .map(Some)
     }
 
     /// The column whose values are this one's picked by `keys` (null where a key is none):
