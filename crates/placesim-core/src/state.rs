@@ -2077,6 +2077,12 @@ pub struct ScratchBuf {
     /// whole stretch costs a stamp per vnode, not a row.
     patterns: Vec<[u64; WHOLE_STRETCH_WIDTH]>,
     pattern_ranges: Vec<std::ops::Range<usize>>,
+    /// Pattern slots no vnode reads any more: their stretch was given back whole to rows
+    /// equal to the base's ([`ScratchBuf::restorable`]), and its range emptied. A view kept
+    /// between passes (a reservation's, `queue/kept.rs`) is never reset, and takes and gives
+    /// back the same stretches pass after pass: without reuse its slots would run out and
+    /// every later stretch be written row by row.
+    vacant_slots: Vec<u32>,
     /// The vnodes whose rows this generation changed (its own or a pattern's): what the
     /// whole-stretch test asks, a word at a time rather than a stamp per vnode. Cleared at
     /// reset where it was set, from `touched` and `pattern_ranges`.
@@ -2099,11 +2105,24 @@ pub struct ScratchBuf {
     affinity: Vec<(VnodeId, Affinity)>,
     /// Per run of the allocation being applied, whether it takes the whole-stretch form.
     whole: Vec<bool>,
+    /// Per run in the whole-stretch form, in order: where its vnodes read their rows after it.
+    whole_slots: Vec<WholeSlot>,
+    /// The rows after the whole-stretch runs, in order, as `apply` leaves them.
+    after_rows: Vec<[u64; WHOLE_STRETCH_WIDTH]>,
 }
 
 /// How many whole stretches a scratch view reads from patterns in one generation; later ones
 /// are written row by row. (A stamp holds the generation and the pattern's slot.)
 const PATTERN_SLOTS: u32 = 4095;
+
+/// Where the vnodes of a run a scratch view applies whole read their rows after it.
+#[derive(Debug, Clone, Copy)]
+enum WholeSlot {
+    /// The pattern in this slot.
+    Pattern(usize),
+    /// The base, as the first of them (they were given back to the base's rows).
+    Base(usize),
+}
 
 /// Where a scratch view reads a vnode's row.
 enum RowHere {
@@ -2129,6 +2148,76 @@ impl ScratchBuf {
     fn read_from_pattern(&mut self, range: std::ops::Range<usize>, k: usize) {
         self.stamp[range.clone()].fill(self.generation + 1 + k as u32);
         self.changed.set_range(range, true);
+    }
+
+    /// Whether there is a pattern slot for one more whole stretch.
+    fn slot_available(&self) -> bool {
+        !self.vacant_slots.is_empty() || self.pattern_ranges.len() < PATTERN_SLOTS as usize
+    }
+
+    /// A slot for a whole stretch over `range`, whose vnodes read it from now on (its row is
+    /// written once `apply` has made it).
+    fn claim_slot(&mut self, range: std::ops::Range<usize>) -> usize {
+        let k = match self.vacant_slots.pop() {
+            Some(k) => {
+                self.pattern_ranges[k as usize] = range.clone();
+                k as usize
+            }
+            None => {
+                self.pattern_ranges.push(range.clone());
+                self.patterns.push([0; WHOLE_STRETCH_WIDTH]);
+                self.pattern_ranges.len() - 1
+            }
+        };
+        self.read_from_pattern(range, k);
+        k
+    }
+
+    /// The slot `range` reads whole, if giving back `amounts` (exclusively or not) there
+    /// leaves rows equal to the base's: every vnode of `range`, and no other, reads one
+    /// pattern, that pattern is the row a take of `amounts` leaves on pristine vnodes, and
+    /// the base's vnodes there are pristine and eligible. Such a stretch was taken whole
+    /// over the base (a running job, a reservation, in a reservation's view over the
+    /// unoccupied cluster), and giving it back returns its vnodes to the base's rows: a
+    /// stamp each, no row copied or written.
+    fn restorable(
+        &self,
+        base: &ClusterState,
+        range: std::ops::Range<usize>,
+        amounts: &[u64],
+        exclusive: bool,
+    ) -> Option<usize> {
+        let RowHere::Pattern(k) = self.here(range.start) else {
+            return None;
+        };
+        if self.pattern_ranges[k] != range
+            || !base.marks.pristine_stretch(&base.cluster, range.clone())
+            || !base.eligible.contains_range(range.clone())
+        {
+            return None;
+        }
+        let cap = base.cluster.capacity(VnodeId::from_index(range.start));
+        let n_cons = cap.len();
+        let row = &self.patterns[k];
+        let held = cap
+            .iter()
+            .zip(amounts)
+            .zip(row)
+            .all(|((&c, &a), &free)| c.checked_sub(a) == Some(free))
+            && row[n_cons + JOBS] == 1
+            && row[n_cons + FLAGS] == if exclusive { FLAG_EXCLUSIVE } else { 0 };
+        let stamp = self.generation + 1 + k as u32;
+        (held && self.stamp[range].iter().all(|&s| s == stamp)).then_some(k)
+    }
+
+    /// Makes the vnodes of `range`, which read slot `k`, read the base again, and frees the
+    /// slot.
+    fn read_from_base(&mut self, range: std::ops::Range<usize>, k: usize) {
+        // Stamp 0 is before every generation (which is never 0 once used).
+        self.stamp[range.clone()].fill(0);
+        self.changed.set_range(range.clone(), false);
+        self.pattern_ranges[k] = range.start..range.start;
+        self.vacant_slots.push(k as u32);
     }
 
     /// Whether no row of `range` has been changed in this view.
@@ -2253,6 +2342,7 @@ impl<'a> Scratch<'a> {
         self.buf.touched.clear();
         self.buf.patterns.clear();
         self.buf.pattern_ranges.clear();
+        self.buf.vacant_slots.clear();
         self.buf.limits_touched.clear();
         self.buf.eligible_own = false;
         self.buf.free_total.clone_from(&self.base.free_total);
@@ -2309,6 +2399,7 @@ impl<'a> Scratch<'a> {
         self.buf
             .pattern_ranges
             .clone_from(&other.buf.pattern_ranges);
+        self.buf.vacant_slots.clone_from(&other.buf.vacant_slots);
         for k in 0..self.buf.pattern_ranges.len() {
             let range = self.buf.pattern_ranges[k].clone();
             self.buf.read_from_pattern(range, k);
@@ -2366,12 +2457,26 @@ impl<'a> Scratch<'a> {
         // stretch of rows not yet copied in one copy (a run's rows are consecutive). A run on
         // rows this view has not changed reads the base's marks: in the whole-stretch form,
         // its rows are neither copied nor written; its vnodes are stamped to read the row
-        // after it, which `apply` pushes to `patterns`, in the allocation's order.
+        // after it, in a pattern slot. A give of a stretch read whole from a pattern that
+        // leaves the base's rows makes its vnodes read the base again.
         let buf = &mut *self.buf;
+        let n_cons = self.base.cluster.resources().n_consumables();
+        let exclusive = alloc.sharing.is_exclusive();
         buf.whole.clear();
-        for run in alloc.vnode_runs() {
+        buf.whole_slots.clear();
+        for (run, amounts) in alloc.runs(n_cons) {
             let range = run.indices();
-            let whole = buf.pattern_ranges.len() < PATTERN_SLOTS as usize
+            let restored = match dir {
+                Direction::Give => buf.restorable(self.base, range.clone(), amounts, exclusive),
+                Direction::Take => None,
+            };
+            if let Some(k) = restored {
+                buf.whole.push(true);
+                buf.whole_slots.push(WholeSlot::Base(range.start));
+                buf.read_from_base(range, k);
+                continue;
+            }
+            let whole = buf.slot_available()
                 && buf.unchanged(range.clone())
                 && (self.base.marks).allow(
                     &self.base.cluster,
@@ -2381,8 +2486,8 @@ impl<'a> Scratch<'a> {
                 );
             buf.whole.push(whole);
             if whole {
-                buf.read_from_pattern(range.clone(), buf.pattern_ranges.len());
-                buf.pattern_ranges.push(range);
+                let k = buf.claim_slot(range);
+                buf.whole_slots.push(WholeSlot::Pattern(k));
             } else {
                 buf.bring_in(self.base, range);
             }
@@ -2417,12 +2522,24 @@ impl<'a> Scratch<'a> {
             watch: None,
             limit_room: &mut buf.limit_room,
         };
+        buf.after_rows.clear();
         let stretches = Stretches::Decided {
             whole: &buf.whole,
-            after_rows: &mut buf.patterns,
+            after_rows: &mut buf.after_rows,
         };
         apply(books, &self.base.cluster, alloc, dir, stretches);
-        debug_assert_eq!(buf.patterns.len(), buf.pattern_ranges.len());
+        debug_assert_eq!(buf.after_rows.len(), buf.whole_slots.len());
+        let w = self.base.width;
+        for (row, slot) in buf.after_rows.iter().zip(&buf.whole_slots) {
+            match *slot {
+                WholeSlot::Pattern(k) => buf.patterns[k] = *row,
+                WholeSlot::Base(v) => debug_assert_eq!(
+                    &row[..w],
+                    self.base.row(VnodeId::from_index(v)),
+                    "a stretch given back to read the base must leave the base's rows"
+                ),
+            }
+        }
     }
 
     /// Takes `alloc` in this view (a job this pass is about to start).
@@ -2923,6 +3040,8 @@ mod run_tests {
         let mut full_seen = [0; 3];
         // Vnodes of a scratch view's whole stretch that a later take brought in.
         let mut patterned_brought_in = 0;
+        // Runs of a scratch view's whole stretches given back to read the base again.
+        let mut restored = 0;
         // Reservations found without room, and with room, after a take in a scratch view.
         let mut room_after = [0; 2];
         for round in 0..20 {
@@ -3091,6 +3210,12 @@ mod run_tests {
             for a in taken.iter().rev() {
                 patterned_brought_in += patterned(&copy, a);
                 copy.give(a);
+                restored += copy
+                    .buf
+                    .whole_slots
+                    .iter()
+                    .filter(|s| matches!(s, WholeSlot::Base(_)))
+                    .count();
                 what_if.apply(a, false);
             }
             agree(
@@ -3099,6 +3224,17 @@ mod run_tests {
                 &sets,
                 &format!("round {round}, copy given back"),
             );
+            // Taken again, in slots given back: as a reservation's view kept between passes.
+            for a in &taken {
+                copy.take(a);
+                what_if.apply(a, true);
+            }
+            agree(
+                &copy,
+                &what_if,
+                &sets,
+                &format!("round {round}, copy taken again"),
+            );
         }
         // Both forms were exercised, often, and patterns were read and then brought in.
         assert!(
@@ -3106,6 +3242,7 @@ mod run_tests {
             "{whole:?}"
         );
         assert!(patterned_brought_in > 10, "{patterned_brought_in}");
+        assert!(restored > 10, "{restored}");
         assert!(room_after.iter().all(|&n| n > 10), "{room_after:?}");
         assert!(full_seen.iter().all(|&n| n > 100), "{full_seen:?}");
     }
@@ -3149,6 +3286,28 @@ mod run_tests {
             assert!(!view.eligible().contains(v), "vnode {v}");
         }
         assert_eq!(view.free_total(ConsumableIdx::NCPUS), 0);
+        // Given back whole, a stretch reads the base again and frees its slot, which the
+        // next whole stretch takes: a view kept between passes does not run out of slots.
+        view.give(&one(0));
+        assert!(matches!(view.buf.here(0), RowHere::Base));
+        assert_eq!(view.buf.vacant_slots, [0]);
+        for _ in 0..2 * PATTERN_SLOTS {
+            view.take(&one(0));
+            assert!(matches!(view.buf.here(0), RowHere::Pattern(0)));
+            assert_eq!(view.free(VnodeId(0), ConsumableIdx::NCPUS), 0);
+            view.give(&one(0));
+            assert!(matches!(view.buf.here(0), RowHere::Base));
+            assert_eq!(view.free(VnodeId(0), ConsumableIdx::NCPUS), 1);
+            assert!(view.eligible().contains(0));
+        }
+        assert_eq!(view.buf.patterns.len(), PATTERN_SLOTS as usize);
+        // A give of other amounts than the pattern's holds is not a return to the base.
+        view.take(&one(0));
+        let mut half = Allocation::new(Sharing::Shared);
+        half.push(VnodeId(0), &[1, 1, 0]);
+        view.give(&half);
+        assert!(matches!(view.buf.here(0), RowHere::Own));
+        assert_eq!(view.row(VnodeId(0))[1], 3, "vnode 0's memory");
         // The last generation before the count starts again, then the first after.
         view.buf.generation = u32::MAX - 2 * (PATTERN_SLOTS + 1);
         view.reset();
