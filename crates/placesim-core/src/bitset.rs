@@ -136,6 +136,21 @@ impl Bitset {
         None
     }
 
+    /// The first `i` of `range` in the set, if any, a word at a time.
+    pub fn first_present(&self, range: std::ops::Range<usize>) -> Option<usize> {
+        let mut i = range.start;
+        while i < range.end {
+            let w = i / 64;
+            let stop = range.end.min((w + 1) * 64);
+            let set = self.words[w] & span_mask(i, stop);
+            if set != 0 {
+                return Some(w * 64 + set.trailing_zeros() as usize);
+            }
+            i = stop;
+        }
+        None
+    }
+
     /// Makes `self` equal to `other` without reallocating when the sizes match.
     pub fn copy_from(&mut self, other: &Bitset) {
         self.words.clone_from(&other.words);

@@ -407,8 +407,8 @@ pub trait StateView {
     fn has_room_for(&self, alloc: &Allocation) -> bool {
         let n_cons = self.cluster().resources().n_consumables();
         alloc
-            .parts(n_cons)
-            .all(|(v, amounts)| self.fits_chunk(v, amounts, alloc.sharing))
+            .runs(n_cons)
+            .all(|(run, amounts)| self.run_fits(run.indices(), amounts, alloc.sharing))
             && alloc
                 .limit_draws
                 .as_deref()
@@ -431,8 +431,11 @@ pub trait StateView {
             let t = t.indices();
             alloc.runs(n_cons).all(|(run, amounts)| {
                 let a = run.indices();
-                (a.start.max(t.start)..a.end.min(t.end))
-                    .all(|i| self.fits_chunk(VnodeId::from_index(i), amounts, alloc.sharing))
+                self.run_fits(
+                    a.start.max(t.start)..a.end.min(t.end),
+                    amounts,
+                    alloc.sharing,
+                )
             })
         });
         let room = parts_fit
@@ -442,6 +445,15 @@ pub trait StateView {
                 .is_none_or(|draws| self.short_limit(draws).is_none());
         debug_assert_eq!(room, self.has_room_for(alloc), "{alloc:?} after {taken:?}");
         room
+    }
+
+    /// Whether every vnode of `range` can take a chunk needing `amounts` with this sharing,
+    /// each ignoring the others: [`Self::fits_chunk`] for each. A view that knows stretches of
+    /// vnodes with one row answers for each stretch at once.
+    fn run_fits(&self, range: std::ops::Range<usize>, amounts: &[u64], sharing: Sharing) -> bool {
+        range
+            .map(VnodeId::from_index)
+            .all(|v| self.fits_chunk(v, amounts, sharing))
     }
 
     /// Whether `v` can take a chunk needing `amounts` with this sharing, ignoring other chunks.
@@ -2077,6 +2089,9 @@ pub struct ScratchBuf {
     /// whole stretch costs a stamp per vnode, not a row.
     patterns: Vec<[u64; WHOLE_STRETCH_WIDTH]>,
     pattern_ranges: Vec<std::ops::Range<usize>>,
+    /// Per pattern slot, how many vnodes of its range still read it (the others were brought
+    /// in): a stretch is given back whole only while all do.
+    pattern_readers: Vec<u32>,
     /// Pattern slots no vnode reads any more: their stretch was given back whole to rows
     /// equal to the base's ([`ScratchBuf::restorable`]), and its range emptied. A view kept
     /// between passes (a reservation's, `queue/kept.rs`) is never reset, and takes and gives
@@ -2158,13 +2173,16 @@ impl ScratchBuf {
     /// A slot for a whole stretch over `range`, whose vnodes read it from now on (its row is
     /// written once `apply` has made it).
     fn claim_slot(&mut self, range: std::ops::Range<usize>) -> usize {
+        let readers = range.len() as u32;
         let k = match self.vacant_slots.pop() {
             Some(k) => {
                 self.pattern_ranges[k as usize] = range.clone();
+                self.pattern_readers[k as usize] = readers;
                 k as usize
             }
             None => {
                 self.pattern_ranges.push(range.clone());
+                self.pattern_readers.push(readers);
                 self.patterns.push([0; WHOLE_STRETCH_WIDTH]);
                 self.pattern_ranges.len() - 1
             }
@@ -2191,6 +2209,7 @@ impl ScratchBuf {
             return None;
         };
         if self.pattern_ranges[k] != range
+            || self.pattern_readers[k] as usize != range.len()
             || !base.marks.pristine_stretch(&base.cluster, range.clone())
             || !base.eligible.contains_range(range.clone())
         {
@@ -2206,8 +2225,11 @@ impl ScratchBuf {
             .all(|((&c, &a), &free)| c.checked_sub(a) == Some(free))
             && row[n_cons + JOBS] == 1
             && row[n_cons + FLAGS] == if exclusive { FLAG_EXCLUSIVE } else { 0 };
-        let stamp = self.generation + 1 + k as u32;
-        (held && self.stamp[range].iter().all(|&s| s == stamp)).then_some(k)
+        debug_assert!(
+            (self.stamp[range].iter()).all(|&s| s == self.generation + 1 + k as u32),
+            "every vnode of a pattern's range reads it while its count of readers is whole"
+        );
+        held.then_some(k)
     }
 
     /// Makes the vnodes of `range`, which read slot `k`, read the base again, and frees the
@@ -2217,6 +2239,7 @@ impl ScratchBuf {
         self.stamp[range.clone()].fill(0);
         self.changed.set_range(range.clone(), false);
         self.pattern_ranges[k] = range.start..range.start;
+        self.pattern_readers[k] = 0;
         self.vacant_slots.push(k as u32);
     }
 
@@ -2242,6 +2265,7 @@ impl ScratchBuf {
                 RowHere::Own => i += 1,
                 RowHere::Pattern(k) => {
                     self.rows[i * w..(i + 1) * w].copy_from_slice(&self.patterns[k][..w]);
+                    self.pattern_readers[k] -= 1;
                     self.stamp[i] = self.generation;
                     self.touched.push(i as u32);
                     i += 1;
@@ -2342,6 +2366,7 @@ impl<'a> Scratch<'a> {
         self.buf.touched.clear();
         self.buf.patterns.clear();
         self.buf.pattern_ranges.clear();
+        self.buf.pattern_readers.clear();
         self.buf.vacant_slots.clear();
         self.buf.limits_touched.clear();
         self.buf.eligible_own = false;
@@ -2399,6 +2424,9 @@ impl<'a> Scratch<'a> {
         self.buf
             .pattern_ranges
             .clone_from(&other.buf.pattern_ranges);
+        self.buf
+            .pattern_readers
+            .clone_from(&other.buf.pattern_readers);
         self.buf.vacant_slots.clone_from(&other.buf.vacant_slots);
         for k in 0..self.buf.pattern_ranges.len() {
             let range = self.buf.pattern_ranges[k].clone();
@@ -2600,6 +2628,62 @@ impl StateView for Scratch<'_> {
         let w = self.base.width - EXTRA + 1;
         &self.buf.tracked_set_free[set * w..(set + 1) * w]
     }
+    /// Asks each stretch of vnodes that read one row once: a stretch the view has not changed
+    /// where the base's vnodes are pristine (with the same capacities), and a stretch read
+    /// from one pattern. A reservation's vnodes in its own view are mostly such stretches,
+    /// and a calendar asks whether it still has room there after every change before it.
+    fn run_fits(&self, range: std::ops::Range<usize>, amounts: &[u64], sharing: Sharing) -> bool {
+        let fits = self.eligible().contains_range(range.clone()) && {
+            let cluster = &self.base.cluster;
+            let n_cons = self.base.width - EXTRA;
+            let row_fits = |row: &[u64]| {
+                !(sharing.is_exclusive() && row[n_cons + JOBS] > 0)
+                    && amounts.iter().zip(row).all(|(&a, &free)| a <= free)
+            };
+            let mut i = range.start;
+            let mut fits = true;
+            while fits && i < range.end {
+                let end = match self.buf.here(i) {
+                    RowHere::Base => {
+                        let end = (self.buf.changed)
+                            .first_present(i..range.end)
+                            .unwrap_or(range.end);
+                        fits = if self.base.marks.pristine_stretch(cluster, i..end) {
+                            row_fits(self.base.row(VnodeId::from_index(i)))
+                        } else {
+                            (i..end).all(|j| row_fits(self.base.row(VnodeId::from_index(j))))
+                        };
+                        end
+                    }
+                    RowHere::Pattern(k) => {
+                        let stamp = self.buf.stamp[i];
+                        let alike = self.buf.stamp[i..range.end]
+                            .iter()
+                            .take_while(|&&s| s == stamp)
+                            .count();
+                        fits = row_fits(&self.buf.patterns[k][..self.base.width]);
+                        i + alike
+                    }
+                    RowHere::Own => {
+                        fits = row_fits(self.row(VnodeId::from_index(i)));
+                        i + 1
+                    }
+                };
+                i = end;
+            }
+            fits
+        };
+        debug_assert_eq!(
+            fits,
+            range
+                .clone()
+                .map(VnodeId::from_index)
+                .all(|v| self.fits_chunk(v, amounts, sharing)),
+            "run_fits of {range:?} must be fits_chunk of each of its vnodes"
+        );
+        fits
+    }
+
     #[inline]
     fn limit_room(&self, limit: u32) -> u64 {
         let l = limit as usize;
@@ -3042,6 +3126,10 @@ mod run_tests {
         let mut patterned_brought_in = 0;
         // Runs of a scratch view's whole stretches given back to read the base again.
         let mut restored = 0;
+        // Allocations a scratch view had no room for, and room for.
+        let mut room_for = [0; 2];
+        // For the allocations only asked about, so that the others are drawn as before.
+        let mut other_rng = Rng(29);
         // Reservations found without room, and with room, after a take in a scratch view.
         let mut room_after = [0; 2];
         for round in 0..20 {
@@ -3164,6 +3252,14 @@ mod run_tests {
             let mut taken = Vec::new();
             for _ in 0..20 {
                 let a = random_allocation(&mut rng, &what_if);
+                // A view answers room by stretches (base, pattern, own rows) as the plain
+                // definition does vnode by vnode.
+                assert_eq!(
+                    view.has_room_for(&a),
+                    what_if.fits(&a),
+                    "round {round}: {a:?}"
+                );
+                room_for[usize::from(what_if.fits(&a))] += 1;
                 if what_if.fits(&a) {
                     patterned_brought_in += patterned(&view, &a);
                     view.take(&a);
@@ -3226,8 +3322,15 @@ mod run_tests {
             );
             // Taken again, in slots given back: as a reservation's view kept between passes.
             for a in &taken {
+                assert!(copy.has_room_for(a), "round {round}: {a:?}");
                 copy.take(a);
                 what_if.apply(a, true);
+                let b = random_allocation(&mut other_rng, &what_if);
+                assert_eq!(
+                    copy.has_room_for(&b),
+                    what_if.fits(&b),
+                    "round {round}: {b:?}"
+                );
             }
             agree(
                 &copy,
@@ -3243,6 +3346,7 @@ mod run_tests {
         );
         assert!(patterned_brought_in > 10, "{patterned_brought_in}");
         assert!(restored > 10, "{restored}");
+        assert!(room_for.iter().all(|&n| n > 10), "{room_for:?}");
         assert!(room_after.iter().all(|&n| n > 10), "{room_after:?}");
         assert!(full_seen.iter().all(|&n| n > 100), "{full_seen:?}");
     }
