@@ -122,29 +122,30 @@ impl Bitset {
 
     /// The first `i` of `range` not in the set, if any, a word at a time.
     pub fn first_absent(&self, range: std::ops::Range<usize>) -> Option<usize> {
-        let mut i = range.start;
-        while i < range.end {
-            let w = i / 64;
-            let stop = range.end.min((w + 1) * 64);
-            // Which bits of [i, stop), within word w, are clear.
-            let clear = !self.words[w] & span_mask(i, stop);
-            if clear != 0 {
-                return Some(w * 64 + clear.trailing_zeros() as usize);
-            }
-            i = stop;
-        }
-        None
+        self.first_with(range, false)
     }
 
     /// The first `i` of `range` in the set, if any, a word at a time.
     pub fn first_present(&self, range: std::ops::Range<usize>) -> Option<usize> {
+        self.first_with(range, true)
+    }
+
+    /// The first `i` of `range` whose membership is `present`, a word at a time.
+    #[inline]
+    fn first_with(&self, range: std::ops::Range<usize>, present: bool) -> Option<usize> {
         let mut i = range.start;
         while i < range.end {
             let w = i / 64;
             let stop = range.end.min((w + 1) * 64);
-            let set = self.words[w] & span_mask(i, stop);
-            if set != 0 {
-                return Some(w * 64 + set.trailing_zeros() as usize);
+            let word = if present {
+                self.words[w]
+            } else {
+                !self.words[w]
+            };
+            // Which bits of [i, stop), within word w, have that membership.
+            let found = word & span_mask(i, stop);
+            if found != 0 {
+                return Some(w * 64 + found.trailing_zeros() as usize);
             }
             i = stop;
         }
@@ -231,7 +232,7 @@ mod tests {
         assert_eq!(b.count(), 4);
     }
 
-    /// `first_absent` and `update_range` agree with their one-bit-at-a-time definitions on
+    /// `first_absent`, `first_present` and `update_range` agree with their one-bit-at-a-time definitions on
     /// ranges that start, end and cross words anywhere.
     #[test]
     fn word_at_a_time_range_operations_match_bit_by_bit() {
@@ -243,6 +244,8 @@ mod tests {
             for end in (start..=300).step_by(29) {
                 let naive = (start..end).find(|&i| !b.contains(i));
                 assert_eq!(b.first_absent(start..end), naive, "{start}..{end}");
+                let present = (start..end).find(|&i| b.contains(i));
+                assert_eq!(b.first_present(start..end), present, "{start}..{end}");
                 // Flip every bit of the range, seeing each old value in order.
                 let mut flipped = b.clone();
                 let mut seen = Vec::new();

@@ -2126,8 +2126,8 @@ pub struct ScratchBuf {
     after_rows: Vec<[u64; WHOLE_STRETCH_WIDTH]>,
 }
 
-/// How many whole stretches a scratch view reads from patterns in one generation; later ones
-/// are written row by row. (A stamp holds the generation and the pattern's slot.)
+/// How many whole stretches a scratch view reads from patterns at once; later ones are written
+/// row by row until a slot is vacated. (A stamp holds the generation and the pattern's slot.)
 const PATTERN_SLOTS: u32 = 4095;
 
 /// Where the vnodes of a run a scratch view applies whole read their rows after it.
@@ -3351,9 +3351,9 @@ mod run_tests {
         assert!(full_seen.iter().all(|&n| n > 100), "{full_seen:?}");
     }
 
-    /// A scratch view reads at most [`PATTERN_SLOTS`] whole stretches from patterns in one
-    /// generation and writes the rest row by row; stamps of a generation before the count
-    /// started again read as the base.
+    /// A scratch view reads at most [`PATTERN_SLOTS`] whole stretches from patterns at once
+    /// and writes the rest row by row; a stretch given back to the base vacates its slot for
+    /// the next; stamps of a generation before the count started again read as the base.
     #[test]
     fn scratch_patterns_past_their_slots_and_across_the_generation_wrap() {
         let n = PATTERN_SLOTS as usize + 100;
