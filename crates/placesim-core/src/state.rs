@@ -451,9 +451,7 @@ pub trait StateView {
     /// each ignoring the others: [`Self::fits_chunk`] for each. A view that knows stretches of
     /// vnodes with one row answers for each stretch at once.
     fn run_fits(&self, range: std::ops::Range<usize>, amounts: &[u64], sharing: Sharing) -> bool {
-        range
-            .map(VnodeId::from_index)
-            .all(|v| self.fits_chunk(v, amounts, sharing))
+        each_fits(self, range, amounts, sharing)
     }
 
     /// Whether `v` can take a chunk needing `amounts` with this sharing, ignoring other chunks.
@@ -966,11 +964,7 @@ impl WholeStretch {
         idle[..n_cons].copy_from_slice(cap);
         idle[n_cons + JOBS] = 0;
         idle[n_cons + FLAGS] = 0;
-        for ((slot, &c), &a) in held.iter_mut().zip(cap).zip(amounts) {
-            *slot = c - a;
-        }
-        held[n_cons + JOBS] = 1;
-        held[n_cons + FLAGS] = if exclusive { FLAG_EXCLUSIVE } else { 0 };
+        write_held_row(held, cap, amounts, exclusive);
         self.eligible_before = eligible_before;
         self.eligible_after = row_eligible(&self.after, n_cons, cap[ConsumableIdx::NCPUS.index()]);
         self.dir = dir;
@@ -1028,6 +1022,17 @@ impl WholeStretch {
             }
         }
     }
+}
+
+/// Writes into `held` the row of a vnode of capacities `cap` that one job took `amounts` of
+/// while it was pristine (exclusively or not): its first `cap.len() + EXTRA` words.
+fn write_held_row(held: &mut [u64], cap: &[u64], amounts: &[u64], exclusive: bool) {
+    let n_cons = cap.len();
+    for ((slot, &c), &a) in held.iter_mut().zip(cap).zip(amounts) {
+        *slot = c - a;
+    }
+    held[n_cons + JOBS] = 1;
+    held[n_cons + FLAGS] = if exclusive { FLAG_EXCLUSIVE } else { 0 };
 }
 
 /// Writes `pattern` into every row of `rows` (rows of `pattern.len()` words), with the row
@@ -1911,6 +1916,19 @@ fn apply(
     }
 }
 
+/// Whether every vnode of `range` can take a chunk needing `amounts` with this sharing in
+/// `view`, asked vnode by vnode: the definition of [`StateView::run_fits`].
+fn each_fits(
+    view: &(impl StateView + ?Sized),
+    range: std::ops::Range<usize>,
+    amounts: &[u64],
+    sharing: Sharing,
+) -> bool {
+    range
+        .map(VnodeId::from_index)
+        .all(|v| view.fits_chunk(v, amounts, sharing))
+}
+
 /// The first shared pool that cannot hold what `alloc`'s parts on its members take together,
 /// with what it has free and what they ask (each part may fit its vnode's view of the pool
 /// alone).
@@ -2215,16 +2233,14 @@ impl ScratchBuf {
         {
             return None;
         }
-        let cap = base.cluster.capacity(VnodeId::from_index(range.start));
-        let n_cons = cap.len();
-        let row = &self.patterns[k];
-        let held = cap
-            .iter()
-            .zip(amounts)
-            .zip(row)
-            .all(|((&c, &a), &free)| c.checked_sub(a) == Some(free))
-            && row[n_cons + JOBS] == 1
-            && row[n_cons + FLAGS] == if exclusive { FLAG_EXCLUSIVE } else { 0 };
+        let mut held_row = [0; WHOLE_STRETCH_WIDTH];
+        write_held_row(
+            &mut held_row,
+            base.cluster.capacity(VnodeId::from_index(range.start)),
+            amounts,
+            exclusive,
+        );
+        let held = held_row[..base.width] == self.patterns[k][..base.width];
         debug_assert!(
             (self.stamp[range].iter()).all(|&s| s == self.generation + 1 + k as u32),
             "every vnode of a pattern's range reads it while its count of readers is whole"
@@ -2675,10 +2691,7 @@ impl StateView for Scratch<'_> {
         };
         debug_assert_eq!(
             fits,
-            range
-                .clone()
-                .map(VnodeId::from_index)
-                .all(|v| self.fits_chunk(v, amounts, sharing)),
+            each_fits(self, range.clone(), amounts, sharing),
             "run_fits of {range:?} must be fits_chunk of each of its vnodes"
         );
         fits
