@@ -173,33 +173,31 @@ fn reference_starts_limited(
             ends.push(Reverse((now + runs[j], j)));
         };
         if let Reference::Depth(depth) = discipline {
-            let mut holds: Vec<Hold> = running
-                .iter()
-                .map(|&r| {
-                    let end = (start[r] + jobs[r].estimate.as_secs()).max(now);
-                    (now, end, u64::from(jobs[r].size), user_of(r))
-                })
-                .collect();
-            let fits = |holds: &[Hold], from: u64, to: u64, j: usize| {
-                let size = u64::from(jobs[j].size);
-                count_fits(trace.procs, holds, from, to, size)
-                    && match (user_of(j), per_user) {
-                        (Some(u), Some(limit)) => user_fits(limit, holds, from, to, u),
-                        _ => true,
-                    }
-            };
+            let mut holds = Holds::of(running.iter().map(|&r| {
+                let end = (start[r] + jobs[r].estimate.as_secs()).max(now);
+                (now, end, u64::from(jobs[r].size), user_of(r))
+            }));
+            let user_room =
+                |holds: &[Hold], from: u64, to: u64, j: usize| match (user_of(j), per_user) {
+                    (Some(u), Some(limit)) => user_fits(limit, holds, from, to, u),
+                    _ => true,
+                };
             let mut made = 0;
             let mut keep: Vec<usize> = Vec::new();
             for &j in &queue {
                 let (size, estimate) = (u64::from(jobs[j].size), jobs[j].estimate.as_secs());
-                if fits(&holds, now, now + estimate, j) {
+                if count_fits(trace.procs, &holds.list, now, now + estimate, size)
+                    && user_room(&holds.list, now, now + estimate, j)
+                {
                     holds.push((now, now + estimate, size, user_of(j)));
                     launch(j, &mut start, &mut free, &mut running, &mut ends);
                     continue;
                 }
                 keep.push(j);
                 if made < depth {
-                    let at = earliest_start(&holds, now, |t| fits(&holds, t, t + estimate, j));
+                    let at = holds.earliest_start(trace.procs, now, estimate, size, |t| {
+                        user_room(&holds.list, t, t + estimate, j)
+                    });
                     if let Some(at) = at {
                         holds.push((at, at + estimate, size, user_of(j)));
                         made += 1;
@@ -299,16 +297,6 @@ fn next_instant(
     (now, ended)
 }
 
-/// The earliest of the candidate starts (now and every end of something held) at which
-/// `fits` holds.
-fn earliest_start(holds: &[Hold], now: u64, fits: impl Fn(u64) -> bool) -> Option<u64> {
-    let mut times: Vec<u64> = holds.iter().map(|h| h.1).collect();
-    times.push(now);
-    times.sort_unstable();
-    times.dedup();
-    times.into_iter().find(|&t| fits(t))
-}
-
 /// A hold on the count-based machine: `[start, end)`, processors, and the user it counts for
 /// under a per-user limit.
 type Hold = (u64, u64, u64, Option<u32>);
@@ -341,6 +329,140 @@ fn count_fits(procs: u64, holds: &[Hold], from: u64, to: u64, size: u64) -> bool
     std::iter::once(from)
         .chain(holds.iter().map(|h| h.0).filter(|&s| from < s && s < to))
         .all(|t| used_at(t) + size <= procs)
+}
+
+/// The holds of one pass of a count-based reference, with what [`Holds::earliest_start`]
+/// needs kept sorted as they are added: the changes of the use over time, and the ends.
+/// Sorting them afresh for every waiting job, or summing the holds afresh at every candidate
+/// start, made conservative backfilling's reference take minutes on CTC-SP2.
+struct Holds {
+    list: Vec<Hold>,
+    /// `(time, change of the processors in use)`, by time: each hold that is not empty rises
+    /// at its start and falls at its end.
+    changes: Vec<(u64, i64)>,
+    /// Every hold's end, by time.
+    ends: Vec<u64>,
+}
+
+impl Holds {
+    fn of(holds: impl IntoIterator<Item = Hold>) -> Holds {
+        let mut all = Holds {
+            list: Vec::new(),
+            changes: Vec::new(),
+            ends: Vec::new(),
+        };
+        for h in holds {
+            all.push(h);
+        }
+        all
+    }
+
+    fn push(&mut self, h: Hold) {
+        self.list.push(h);
+        if h.0 < h.1 {
+            for change in [(h.0, h.2 as i64), (h.1, -(h.2 as i64))] {
+                let at = self.changes.partition_point(|c| c.0 <= change.0);
+                self.changes.insert(at, change);
+            }
+        }
+        let at = self.ends.partition_point(|&e| e <= h.1);
+        self.ends.insert(at, h.1);
+    }
+
+    /// The earliest of the candidate starts (`now` and every end of something held) at which
+    /// `size` processors of `procs` are free for `estimate` ([`count_fits`]) and `also` holds.
+    /// One sweep: the use at each candidate carries over from the one before, and the
+    /// interval is read forward from there.
+    fn earliest_start(
+        &self,
+        procs: u64,
+        now: u64,
+        estimate: u64,
+        size: u64,
+        also: impl Fn(u64) -> bool,
+    ) -> Option<u64> {
+        let changes = &self.changes;
+        let room = procs as i64 - size as i64;
+        // The candidates in time order: `now` among the ends.
+        let (before, after) = self.ends.split_at(self.ends.partition_point(|&e| e < now));
+        let candidates = before.iter().chain([&now]).chain(after).copied();
+        let (mut next, mut used) = (0, 0i64);
+        let mut last = None;
+        for t in candidates {
+            if last.replace(t) == Some(t) {
+                continue;
+            }
+            while next < changes.len() && changes[next].0 <= t {
+                used += changes[next].1;
+                next += 1;
+            }
+            // The use at `t`, then at every later time a change comes inside the interval
+            // (all of a time's changes applied before it is read).
+            let mut inside = used;
+            let mut free_throughout = inside <= room;
+            let mut k = next;
+            while free_throughout && k < changes.len() && changes[k].0 < t + estimate {
+                let at = changes[k].0;
+                while k < changes.len() && changes[k].0 == at {
+                    inside += changes[k].1;
+                    k += 1;
+                }
+                free_throughout = inside <= room;
+            }
+            if free_throughout && also(t) {
+                return Some(t);
+            }
+        }
+        None
+    }
+}
+
+/// [`Holds::earliest_start`] against its definition: the first of `now` and the holds' ends,
+/// sorted, at which [`count_fits`] (the use summed afresh at the start and at every start
+/// inside) and the extra condition hold, on random holds (empty ones, shared times, ends before
+/// `now`, empty intervals).
+#[test]
+fn earliest_start_is_the_first_candidate_where_the_use_summed_afresh_fits() {
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = |below: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % below
+    };
+    let (mut found, mut at_now, mut cases) = (0, 0, 0);
+    for _ in 0..20_000 {
+        let list: Vec<Hold> = (0..next(9))
+            .map(|_| {
+                let start = next(20);
+                (start, start + next(10), 1 + next(6), None)
+            })
+            .collect();
+        let holds = Holds::of(list.iter().copied());
+        let (now, estimate, size) = (next(15), next(12), next(13));
+        let odd = next(4) == 0;
+        let also = |t: u64| !odd || t % 2 == 1;
+        let mut candidates: Vec<u64> = list.iter().map(|h| h.1).chain([now]).collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        let expected = candidates
+            .into_iter()
+            .find(|&t| count_fits(10, &list, t, t + estimate, size) && also(t));
+        assert_eq!(
+            holds.earliest_start(10, now, estimate, size, also),
+            expected,
+            "{list:?} from {now} for {size} over {estimate} s (odd only: {odd})"
+        );
+        found += u64::from(expected.is_some());
+        at_now += u64::from(expected == Some(now));
+        cases += 1;
+    }
+    // Starts now, later and never are all common.
+    assert!(
+        at_now > cases / 10 && found - at_now > cases / 10,
+        "{at_now}, {found}"
+    );
+    assert!(found < cases * 9 / 10, "{found} of {cases}");
 }
 
 /// Runs `trace` under every discipline and form named, each against the count-based
@@ -741,10 +863,11 @@ fn reference_fairshare(trace: &Trace, depth: Option<usize>, decay_s: u64) -> Vec
             last_decay = Some(now - (now - clock) % decay_s);
         }
         let mut temp = usage.clone();
-        let mut holds: Vec<Hold> = running
-            .iter()
-            .map(|&r| (now, (start[r] + estimate(r)).max(now), size(r), None))
-            .collect();
+        let mut holds = Holds::of(
+            running
+                .iter()
+                .map(|&r| (now, (start[r] + estimate(r)).max(now), size(r), None)),
+        );
         let mut made = 0;
         let mut left = queue.clone();
         while !left.is_empty() {
@@ -757,16 +880,14 @@ fn reference_fairshare(trace: &Trace, depth: Option<usize>, decay_s: u64) -> Vec
                 .expect("a job left");
             let j = left.remove(best);
             let (n, e) = (size(j), estimate(j));
-            let counted = if count_fits(trace.procs, &holds, now, now + e, n) {
+            let counted = if count_fits(trace.procs, &holds.list, now, now + e, n) {
                 holds.push((now, now + e, n, None));
                 start[j] = now;
                 running.push(j);
                 queue.retain(|&q| q != j);
                 true
             } else if depth.is_some_and(|d| made < d) {
-                let at = earliest_start(&holds, now, |t| {
-                    count_fits(trace.procs, &holds, t, t + e, n)
-                });
+                let at = holds.earliest_start(trace.procs, now, e, n, |_| true);
                 if let Some(at) = at {
                     holds.push((at, at + e, n, None));
                     made += 1;
@@ -866,13 +987,10 @@ fn reference_moab_maxjob(trace: &Trace, depth: usize, soft: u64, hard: u64) -> V
         let within = |running: &[usize], j: usize, limit: u64| {
             jobs[j].user.is_none() || count(running, j) < limit
         };
-        let mut holds: Vec<Hold> = running
-            .iter()
-            .map(|&r| {
-                let end = (start[r] + jobs[r].estimate.as_secs()).max(now);
-                (now, end, u64::from(jobs[r].size), None)
-            })
-            .collect();
+        let mut holds = Holds::of(running.iter().map(|&r| {
+            let end = (start[r] + jobs[r].estimate.as_secs()).max(now);
+            (now, end, u64::from(jobs[r].size), None)
+        }));
         let mut soft_part: Vec<usize> = Vec::new();
         let mut hard_part: Vec<usize> = Vec::new();
         for &j in &queue {
@@ -887,20 +1005,18 @@ fn reference_moab_maxjob(trace: &Trace, depth: usize, soft: u64, hard: u64) -> V
         let mut consider =
             |j: usize,
              running: &mut Vec<usize>,
-             holds: &mut Vec<Hold>,
+             holds: &mut Holds,
              start: &mut [u64],
              ends: &mut BinaryHeap<Reverse<(u64, usize)>>| {
                 let (size, estimate) = (u64::from(jobs[j].size), jobs[j].estimate.as_secs());
-                if count_fits(trace.procs, holds, now, now + estimate, size) {
+                if count_fits(trace.procs, &holds.list, now, now + estimate, size) {
                     holds.push((now, now + estimate, size, None));
                     start[j] = now;
                     running.push(j);
                     ends.push(Reverse((now + runs[j], j)));
                     started_now.push(j);
                 } else if made < depth {
-                    let at = earliest_start(holds, now, |t| {
-                        count_fits(trace.procs, holds, t, t + estimate, size)
-                    });
+                    let at = holds.earliest_start(trace.procs, now, estimate, size, |_| true);
                     if let Some(at) = at {
                         holds.push((at, at + estimate, size, None));
                         made += 1;
