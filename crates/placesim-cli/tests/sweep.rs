@@ -19,11 +19,42 @@ fn placesim(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
-fn sweep_file() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../scenarios/two-switch-sweep.toml")
-        .display()
-        .to_string()
+/// Jobs of KTH-SP2 the sweeps here replay: enough for FCFS and EASY, and placement sets on and
+/// off, to give different schedules, few enough that the several sweeps a test makes take
+/// seconds in a debug build (the whole trace took half a minute a test).
+const SWEEP_JOBS: usize = 4_000;
+
+/// The shipped sweep (`scenarios/two-switch-sweep.toml`, with its scenario) written into `dir`
+/// over the first [`SWEEP_JOBS`] jobs of KTH-SP2: the same grid, cluster and requests.
+fn sweep_file(dir: &Path) -> String {
+    use std::io::BufRead;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let gz = std::fs::File::open(root.join("workloads/KTH-SP2-1996-2.1-cln.swf.gz")).unwrap();
+    let mut jobs = 0;
+    let mut trace = String::new();
+    for line in std::io::BufReader::new(flate2::read::GzDecoder::new(gz)).lines() {
+        let line = line.unwrap();
+        if !line.starts_with(';') {
+            jobs += 1;
+            if jobs > SWEEP_JOBS {
+                break;
+            }
+        }
+        trace.push_str(&line);
+        trace.push('\n');
+    }
+    std::fs::write(dir.join("kth.swf"), trace).unwrap();
+    let scenario = std::fs::read_to_string(root.join("scenarios/two-switch.toml")).unwrap();
+    let shipped = "trace = \"../workloads/KTH-SP2-1996-2.1-cln.swf.gz\"";
+    assert!(
+        scenario.contains(shipped),
+        "two-switch.toml names its trace"
+    );
+    let scenario = scenario.replace(shipped, "trace = \"kth.swf\"");
+    std::fs::write(dir.join("two-switch.toml"), scenario).unwrap();
+    let sweep = dir.join("two-switch-sweep.toml");
+    std::fs::copy(root.join("scenarios/two-switch-sweep.toml"), &sweep).unwrap();
+    sweep.display().to_string()
 }
 
 /// Every file under `dir`, by relative path, with its bytes.
@@ -44,9 +75,9 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn sweep(out: &Path, extra: &[&str]) -> Output {
-    let sweep = sweep_file();
-    let mut args = vec!["sweep", sweep.as_str(), "--out", out.to_str().unwrap()];
+/// Runs the sweep at `sweep` (from [`sweep_file`]) into `out`; it must succeed.
+fn sweep(sweep: &str, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["sweep", sweep, "--out", out.to_str().unwrap()];
     args.extend_from_slice(extra);
     let o = placesim(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -61,8 +92,19 @@ fn one_and_two_threads_give_byte_identical_results_and_shards_add_up() {
         dir.path().join("b"),
         dir.path().join("c"),
     );
-    sweep(&a, &["--threads", "1"]);
-    sweep(&b, &["--threads", "2"]);
+    let file = sweep_file(dir.path());
+    let table = sweep(&file, &a, &["--threads", "1"]).stdout;
+    // On these jobs every point of the grid waits differently (the mean wait per line).
+    let mut waits: Vec<&str> = std::str::from_utf8(&table)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("discipline="))
+        .map(|l| l.split_whitespace().nth(4).unwrap())
+        .collect();
+    waits.sort_unstable();
+    waits.dedup();
+    assert_eq!(waits.len(), 4, "{}", String::from_utf8_lossy(&table));
+    sweep(&file, &b, &["--threads", "2"]);
     let one = files(&a);
     // 2 disciplines × 2 placements × 1 noise × 2 replicates, 7 files each (jobs, events,
     // summary, waits, timeseries, vnodes, run.toml), and the grid's order.
@@ -76,10 +118,10 @@ fn one_and_two_threads_give_byte_identical_results_and_shards_add_up() {
         "discipline=easy/sets=pbs/noise=0.1/replicate=1/summary.parquet"
     )));
     assert!(one == files(&b), "1 and 2 threads differ");
-    sweep(&c, &["--shard", "0/3"]);
+    sweep(&file, &c, &["--shard", "0/3"]);
     assert_eq!(files(&c).len(), 3 * 7 + 1, "runs 0, 3, 6");
-    sweep(&c, &["--shard", "1/3"]);
-    sweep(&c, &["--shard", "2/3"]);
+    sweep(&file, &c, &["--shard", "1/3"]);
+    sweep(&file, &c, &["--shard", "2/3"]);
     assert!(one == files(&c), "the shards together are the whole sweep");
 }
 
@@ -87,8 +129,8 @@ fn one_and_two_threads_give_byte_identical_results_and_shards_add_up() {
 fn a_sweep_killed_mid_run_and_resumed_equals_an_uninterrupted_one() {
     let dir = tempfile::tempdir().unwrap();
     let (whole, killed) = (dir.path().join("whole"), dir.path().join("killed"));
-    sweep(&whole, &["--threads", "1"]);
-    let sweep_path = sweep_file();
+    let sweep_path = sweep_file(dir.path());
+    sweep(&sweep_path, &whole, &["--threads", "1"]);
     let mut child = Command::new(env!("CARGO_BIN_EXE_placesim"))
         .env_remove("SLURM_ARRAY_TASK_ID")
         .env_remove("PBS_ARRAY_INDEX")
@@ -140,7 +182,7 @@ fn a_sweep_killed_mid_run_and_resumed_equals_an_uninterrupted_one() {
     child.wait().unwrap();
     let done = finished(&killed);
     assert!((1..8).contains(&done), "killed after {done} of 8 runs");
-    let o = sweep(&killed, &["--threads", "2", "--resume"]);
+    let o = sweep(&sweep_path, &killed, &["--threads", "2", "--resume"]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
         stderr.contains(&format!("{} to do (--resume)", 8 - done)),
@@ -202,7 +244,7 @@ fn a_bad_entry_fails_before_any_run() {
 fn job_array_variables_pick_the_shard() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let sweep = sweep_file();
+    let sweep = sweep_file(dir.path());
     let run = |vars: &[(&str, &str)]| {
         let o = Command::new(env!("CARGO_BIN_EXE_placesim"))
             .args(["sweep", &sweep, "--out", out.to_str().unwrap()])
