@@ -423,13 +423,8 @@ impl Holds {
 /// `now`, empty intervals).
 #[test]
 fn earliest_start_is_the_first_candidate_where_the_use_summed_afresh_fits() {
-    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-    let mut next = |below: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % below
-    };
+    let mut rng = placesim_testkit::Lcg(0x2545_f491_4f6c_dd1d);
+    let mut next = |n: u64| rng.below(n);
     let (mut found, mut at_now, mut cases) = (0, 0, 0);
     for _ in 0..20_000 {
         let list: Vec<Hold> = (0..next(9))
