@@ -1,9 +1,6 @@
 //! The summary's figures against a hand-worked run, the Parquet tables against the summary,
 //! and byte-identical output for identical input.
 
-// Test helpers unwrap what the test itself set up.
-#![allow(clippy::unwrap_used)]
-
 use placesim_core::{Cluster, ClusterState, ResourceDefs};
 use placesim_metrics::{
     JobSink, OccupancyConfig, RunMeta, RunSummary, Timing, jobs_frame, write_run,
