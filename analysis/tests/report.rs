@@ -93,7 +93,7 @@ fn column(path: &Path, name: &str) -> Vec<Option<f64>> {
 
 #[test]
 fn report_figures_equal_what_the_parquet_files_hold() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let root = dir.path();
     for policy in [Discipline::Fcfs, Discipline::EASY] {
         for k in 0..3 {
@@ -249,7 +249,7 @@ fn report_figures_equal_what_the_parquet_files_hold() {
 
 #[test]
 fn a_directory_without_runs_is_an_error_naming_it() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let err = compare(dir.path()).unwrap_err().to_string();
     assert_eq!(
         err,
@@ -259,7 +259,7 @@ fn a_directory_without_runs_is_an_error_naming_it() {
 
 #[test]
 fn a_run_missing_a_table_is_an_error_naming_the_file() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     write_replicate(dir.path(), Discipline::Fcfs, 0);
     let run = dir.path().join("discipline=fcfs").join("replicate=0");
     std::fs::remove_file(run.join("timeseries.parquet")).unwrap();

@@ -36,7 +36,7 @@ fn write_trace(dir: &Path, body: &str) -> String {
 
 #[test]
 fn run_writes_parquet_and_prints_the_summary_and_speed() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(dir.path(), TRACE);
     let out = dir.path().join("out");
     let o = placesim(&[
@@ -76,7 +76,7 @@ fn run_writes_parquet_and_prints_the_summary_and_speed() {
 
 #[test]
 fn bad_trace_fails_with_file_line_and_reason() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
         "; MaxProcs: 4\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1\n",
@@ -101,7 +101,7 @@ fn bad_trace_fails_with_file_line_and_reason() {
 
 #[test]
 fn skip_bad_lines_reports_what_was_skipped() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let body = format!("{TRACE}5 3 -1 x 1 -1 -1 1 5 -1 1 1 1 -1 1 -1 -1 -1\n");
     let trace = write_trace(dir.path(), &body);
     let out = dir.path().join("out");
@@ -131,7 +131,7 @@ fn skip_bad_lines_reports_what_was_skipped() {
 
 #[test]
 fn no_timing_runs_are_byte_identical() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(dir.path(), TRACE);
     for name in ["a", "b"] {
         let out = dir.path().join(name);
@@ -170,7 +170,7 @@ fn unknown_policy_is_a_usage_error() {
 
 #[test]
 fn demo_answers_on_three_generations_and_writes_a_report() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let out = dir.path().join("demo");
     let o = placesim(&["demo", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
@@ -325,7 +325,7 @@ fn check_lists_the_timeline() {
         "missing `{line}`:\n{}",
         text(&out.stdout)
     );
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let path = dir.path().join("t.toml");
     std::fs::write(
         &path,
@@ -349,7 +349,7 @@ fn check_lists_the_timeline() {
 
 #[test]
 fn check_refuses_a_typo_with_its_line_and_key() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let path = dir.path().join("bad.toml");
     std::fs::write(
         &path,
@@ -369,7 +369,7 @@ fn check_refuses_a_typo_with_its_line_and_key() {
 
 #[test]
 fn run_with_a_scenario_uses_its_cluster_rules_and_name() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(dir.path(), TRACE);
     let scenario = dir.path().join("s.toml");
     std::fs::write(
@@ -398,7 +398,7 @@ fn run_with_a_scenario_uses_its_cluster_rules_and_name() {
 
 #[test]
 fn run_refuses_requests_first_fit_cannot_honour() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(dir.path(), TRACE);
     let scenario = dir.path().join("s.toml");
     std::fs::write(
@@ -427,7 +427,7 @@ fn run_refuses_requests_first_fit_cannot_honour() {
 
 #[test]
 fn a_generated_file_replays_exactly_as_the_generator_scenario() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let cluster = "[run]\nseed = 4\n[[resource]]\nname = \"switch\"\ntype = \"string\"\n[cluster]\nswitches_of = 8\n[[cluster.generation]]\nname = \"a\"\ncount = 16\nncpus = 4\nspeed = 1.0\n[[cluster.generation]]\nname = \"b\"\ncount = 16\nncpus = 4\nspeed = 1.5\n";
     let rules = "[[workload.rule]]\nsize_min = 5\nfraction = 0.5\nrequest = \"select={n}:ncpus=1:model=b||{n}:ncpus=1\"\n";
     let generated = dir.path().join("gen.toml");
@@ -482,7 +482,7 @@ fn a_generated_file_replays_exactly_as_the_generator_scenario() {
 
 #[test]
 fn gen_from_flags_and_its_bad_input() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let swf = dir.path().join("w.swf");
     let out = placesim(&[
         "gen",
@@ -521,7 +521,7 @@ fn gen_from_flags_and_its_bad_input() {
 /// exit code 1, before anything is written.
 #[test]
 fn unsorted_submits_are_reported_and_absurd_values_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
         "; MaxProcs: 4\n1 50 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n2 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n",
@@ -565,7 +565,7 @@ fn unsorted_submits_are_reported_and_absurd_values_refused() {
 /// the output rows.
 #[test]
 fn backfill_depth_goes_with_easy_and_labels_the_run() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = repo_file("workloads/hand-worked.swf");
     let trace = trace.as_str();
     let out = dir.path().join("c");
@@ -608,7 +608,7 @@ fn backfill_depth_goes_with_easy_and_labels_the_run() {
 /// node0–1, J2 on all four, J3 backfilled on node2, J4 on node0–1.
 #[test]
 fn exec_vnode_flag_names_each_jobs_vnodes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(dir.path(), TRACE);
     let run = |out: &Path, extra: &[&str]| {
         let mut args = vec![
@@ -660,7 +660,7 @@ fn exec_vnode_flag_names_each_jobs_vnodes() {
 /// `report --explain` shows the same text.
 #[test]
 fn explain_tells_why_a_job_waited() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(dir.path(), TRACE);
     let out = dir.path().join("out");
     let o = placesim(&[
@@ -719,7 +719,7 @@ queue ahead of it when it first became a top job, at 10 s: none
 /// 10. Without the queue's depth, J2 is the top job and J3, ending by 7, is backfilled at 2.
 #[test]
 fn a_queue_backfill_depth_of_zero_keeps_the_queue_in_order() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
         "1 0 -1 10 3 -1 -1 3 10 -1 1 -1 -1 -1 0 -1 -1 -1\n\
@@ -768,7 +768,7 @@ fn a_queue_backfill_depth_of_zero_keeps_the_queue_in_order() {
 /// 10 and J3 at 20; sorted by ncpus HIGH, J3 goes first, at 10, and J2 at 15.
 #[test]
 fn job_sort_key_orders_the_queue() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
         "1 0 -1 10 4 -1 -1 4 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n\
@@ -889,7 +889,7 @@ fn assert_explains(out: &Path, job: &str, line: &str) {
 /// J3 for J2 (30), with the comment naming the user.
 #[test]
 fn a_users_third_job_waits_for_one_of_the_first_two() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = "1 0 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
                  2 0 -1 20 1 -1 -1 1 20 -1 1 7 1 -1 -1 -1 -1 -1\n\
                  3 1 -1 5 1 -1 -1 1 5 -1 1 7 1 -1 -1 -1 -1 -1\n\
@@ -928,7 +928,7 @@ fn a_users_third_job_waits_for_one_of_the_first_two() {
 /// for J1 (until 10); J3, in the default queue, starts at once.
 #[test]
 fn a_queue_limit_holds_the_queues_jobs_only() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = "1 0 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 1 -1 -1 -1\n\
                  2 0 -1 10 1 -1 -1 1 10 -1 1 8 1 -1 1 -1 -1 -1\n\
                  3 1 -1 10 1 -1 -1 1 10 -1 1 9 1 -1 -1 -1 -1 -1\n";
@@ -952,7 +952,7 @@ fn a_queue_limit_holds_the_queues_jobs_only() {
 /// 20 (J2's end, 10 + 10). J4 (1 ncpu, 5 s), ending before 10, is backfilled at 3.
 #[test]
 fn a_resource_limit_is_calendared_like_the_vnodes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = "1 0 -1 10 3 -1 -1 3 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
                  2 1 -1 10 4 -1 -1 4 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
                  3 2 -1 20 2 -1 -1 2 20 -1 1 7 1 -1 -1 -1 -1 -1\n\
@@ -976,7 +976,7 @@ fn a_resource_limit_is_calendared_like_the_vnodes() {
 /// A limit's value that does not read is refused at its column, with what was expected.
 #[test]
 fn a_bad_limit_is_refused_at_its_column() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
         "1 0 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 -1 -1 -1 -1\n",
@@ -1007,7 +1007,7 @@ fn a_bad_limit_is_refused_at_its_column() {
 /// J3, in no project, starts at once.
 #[test]
 fn a_project_from_a_rule_is_under_its_projects_limit() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = "1 0 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
                  2 0 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
                  3 1 -1 10 1 -1 -1 1 10 -1 1 8 1 -1 -1 -1 -1 -1\n";
@@ -1038,7 +1038,7 @@ fn one_cpu_job(id: u32, submit: u64, run: u64, user: u32) -> String {
 /// order: J2 at 100, J3 at 110.
 #[test]
 fn fairshare_puts_the_less_used_user_first() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     std::fs::write(
         dir.path().join("resource_group"),
         "7 1 root 50\n8 2 root 50\n",
@@ -1066,7 +1066,7 @@ fn fairshare_puts_the_less_used_user_first() {
 /// `force_excl`: J1 and J2 each take a vnode whole, J3 waits.
 #[test]
 fn vnode_sharing_decides_with_each_job_s_place() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     std::fs::write(
         dir.path().join("req.txt"),
         "1 select=1:ncpus=1\n2 select=1:ncpus=1 place=shared\n3 select=1:ncpus=1 place=excl\n",
@@ -1118,7 +1118,7 @@ fn vnode_sharing_decides_with_each_job_s_place() {
 /// waits for J2's end. Without the defaults all three share the vnode at once.
 #[test]
 fn resources_default_gives_walltime_and_place_to_jobs_without_them() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     std::fs::write(
         dir.path().join("req.txt"),
         "3 select=1:ncpus=1 place=shared\n",
@@ -1150,7 +1150,7 @@ fn resources_default_gives_walltime_and_place_to_jobs_without_them() {
 /// n3 came back (J2 at 1000). Depth 2 and conservative, which passed J1 over already, agree.
 #[test]
 fn a_job_only_a_down_vnode_can_hold_takes_no_top_job_slot() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     std::fs::write(
         dir.path().join("req.txt"),
         "1 select=1:ncpus=4\n2 select=1:ncpus=2\n3 select=1:ncpus=2\n4 select=1:ncpus=2\n5 select=1:ncpus=1\n",
@@ -1207,7 +1207,7 @@ fn a_job_only_a_down_vnode_can_hold_takes_no_top_job_slot() {
 /// user 7 38: J9 first.
 #[test]
 fn fairshare_decay_across_a_period_changes_the_order() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     std::fs::write(
         dir.path().join("resource_group"),
         "7 1 root 50\n8 2 root 50\n",
@@ -1241,7 +1241,7 @@ fn fairshare_decay_across_a_period_changes_the_order() {
 /// A fairshare tree that does not read is refused at its file's line.
 #[test]
 fn a_bad_resource_group_is_refused_at_its_line() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let tree = dir.path().join("resource_group");
     std::fs::write(&tree, "g1 10 root 40\nu1 11 g9 50\n").unwrap();
     let trace = write_trace(dir.path(), &one_cpu_job(1, 0, 10, 7));
@@ -1273,7 +1273,7 @@ fn a_bad_resource_group_is_refused_at_its_line() {
 /// 150. Sorted once per cycle, J2 and J3 would both start at 100.
 #[test]
 fn fairshare_counts_a_start_within_the_cycle() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     std::fs::write(
         dir.path().join("resource_group"),
         "7 1 root 50\n8 2 root 50\n",
@@ -1304,7 +1304,7 @@ fn fairshare_counts_a_start_within_the_cycle() {
 /// pass is run again: J4 starts too, J3 is blocked, and J6 is told the strict order, at 100.
 #[test]
 fn a_pass_run_again_says_again_what_the_dropped_run_said() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     std::fs::write(
         dir.path().join("resource_group"),
         "7 1 root 50\n8 2 root 50\n",
@@ -1335,7 +1335,7 @@ fn a_pass_run_again_says_again_what_the_dropped_run_said() {
 /// on n1.
 #[test]
 fn single_job_node_access_keeps_each_vnode_to_one_job() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let run = |tail: &str| three_jobs_on_two_vnodes(dir.path(), tail);
     let on = |start: u64, vnode: &str| (start, format!("({vnode}:ncpus=1)"));
     assert_eq!(run(""), [on(0, "n1"), on(1, "n1"), on(2, "n2")]);
@@ -1352,7 +1352,7 @@ fn single_job_node_access_keeps_each_vnode_to_one_job() {
 /// totals keeps them in cluster order.
 #[test]
 fn node_sort_key_on_unused_ncpus_sorts_at_each_placement() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let run = |key: &str| {
         three_jobs_on_two_vnodes(dir.path(), &format!("[pbs]\nnode_sort_key = [\"{key}\"]\n"))
     };
@@ -1413,7 +1413,7 @@ fn three_jobs_on_two_vnodes(dir: &Path, tail: &str) -> Vec<(u64, String)> {
 /// 50 user 7's J3 goes first.
 #[test]
 fn a_formula_reads_the_fairshare_tree() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         one_cpu_job(1, 0, 100, 9),
         one_cpu_job(2, 10, 10, 8),
@@ -1475,7 +1475,7 @@ fn a_formula_reads_the_fairshare_tree() {
 /// is its queue time.
 #[test]
 fn moab_fairshare_raises_the_user_below_its_target() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         one_cpu_job(1, 0, 100, 8),
         one_cpu_job(2, 10, 10, 8),
@@ -1511,7 +1511,7 @@ fn moab_fairshare_raises_the_user_below_its_target() {
 /// each (a rule), so its third waits for the first's end, at 10.
 #[test]
 fn a_memory_limit_counts_in_its_unit() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         one_cpu_job(1, 0, 10, 7),
         one_cpu_job(2, 0, 20, 7),
@@ -1541,7 +1541,7 @@ fn a_memory_limit_counts_in_its_unit() {
 /// submission instead, J2 (90 s) would go first and J3 wait for it.
 #[test]
 fn eligible_time_stops_over_a_user_limit() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         one_cpu_job(1, 0, 100, 7),
         one_cpu_job(2, 10, 10, 7),
@@ -1578,7 +1578,7 @@ fn eligible_time_stops_over_a_user_limit() {
 /// limit.
 #[test]
 fn max_queued_refuses_a_job_at_submission() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         one_cpu_job(1, 0, 10, 7),
         one_cpu_job(2, 0, 10, 7),
@@ -1624,7 +1624,7 @@ fn max_queued_refuses_a_job_at_submission() {
 /// With a `DEFAULT` of 2000 for every other user, J2 goes first again.
 #[test]
 fn moab_credential_priorities_raise_a_users_jobs() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         one_cpu_job(1, 0, 100, 8),
         one_cpu_job(2, 10, 10, 8),
@@ -1658,7 +1658,7 @@ fn job_of(id: u32, submit: u64, run: u64, ncpus: u32, user: u32) -> String {
 /// hard) J2 keeps its turn; under `MAXJOB=1` it waits for J1's end.
 #[test]
 fn moab_soft_limits_yield_to_jobs_within_theirs() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         job_of(1, 0, 100, 1, 7),
         job_of(2, 1, 50, 1, 7),
@@ -1694,7 +1694,7 @@ fn moab_soft_limits_yield_to_jobs_within_theirs() {
 /// third and waits for J1's end at 10.
 #[test]
 fn moab_limits_count_the_starts_of_the_same_iteration() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         job_of(1, 0, 10, 1, 7),
         job_of(2, 0, 20, 1, 7),
@@ -1718,7 +1718,7 @@ fn moab_limits_count_the_starts_of_the_same_iteration() {
 /// (J4) it holds 700, and J2 starts. Under `MAXPROC=2`, J2 waits for J1's end instead.
 #[test]
 fn moab_maxps_shrinks_as_jobs_run_and_maxproc_counts_ncpus() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         job_of(1, 0, 400, 2, 7),
         job_of(2, 0, 300, 1, 7),
@@ -1755,7 +1755,7 @@ fn moab_maxps_shrinks_as_jobs_run_and_maxproc_counts_ncpus() {
 /// order after it, the job's last word in each pass.
 #[test]
 fn a_strict_order_comment_is_said_again_after_a_limits() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         job_of(1, 0, 1000, 1, 7),
         job_of(2, 1, 10, 2, 8),
@@ -1791,7 +1791,7 @@ fn a_strict_order_comment_is_said_again_after_a_limits() {
 /// A throttling limit placesim does not check, or a bad value, is refused at its entry.
 #[test]
 fn a_bad_moab_limit_is_refused_at_its_entry() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(dir.path(), &job_of(1, 0, 10, 1, 7));
     for (limit, message) in [
         (
@@ -1830,7 +1830,7 @@ fn a_bad_moab_limit_is_refused_at_its_entry() {
 /// Entities count from the first pass that sees their jobs, as PBS adds them.
 #[test]
 fn fair_share_perc_sort_key_follows_the_shares_as_entities_join() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     std::fs::write(
         dir.path().join("resource_group"),
         "7 1 root 5\n8 2 root 85\n",
@@ -1892,7 +1892,7 @@ fn fair_share_perc_sort_key_follows_the_shares_as_entities_join() {
 /// class, starts at once.
 #[test]
 fn a_class_named_by_a_rule_is_under_the_class_limit() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         job_of(1, 0, 10, 1, 7),
         job_of(2, 0, 10, 1, 7),
@@ -1917,7 +1917,7 @@ fn a_class_named_by_a_rule_is_under_the_class_limit() {
 /// jobs.parquet, started at 0 on n1 and ended at 100.
 #[test]
 fn jobs_running_at_the_start_hold_their_vnodes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [
         job_of(1, 0, 10, 4, 7),
         job_of(2, 1, 50, 2, 7),
@@ -1959,7 +1959,7 @@ fn jobs_running_at_the_start_hold_their_vnodes() {
 /// their entry.
 #[test]
 fn bad_jobs_running_at_the_start_are_refused_at_their_entry() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(dir.path(), &job_of(1, 0, 10, 1, 7));
     for (entry, message) in [
         (
@@ -2009,7 +2009,7 @@ fn bad_jobs_running_at_the_start_are_refused_at_their_entry() {
 /// default order (sort_priority) it would take n1 again.
 #[test]
 fn node_sort_key_on_unused_ncpus_sorts_inside_placement_sets() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = [job_of(1, 0, 100, 1, 7), job_of(2, 1, 100, 1, 7)].concat();
     let class = "count = 2\nncpus = 4\nresources = { switch = \"s1\" }\n";
     let tail = |sort: &str| {
@@ -2041,7 +2041,7 @@ fn node_sort_key_on_unused_ncpus_sorts_inside_placement_sets() {
 /// strict ordering, n2 first by its priority, n4 offline), each on the vnodes asserted.
 #[test]
 fn an_imported_pbs_site_runs_as_written() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let snap = Path::new(env!("CARGO_MANIFEST_DIR")).join("../placesim-import/tests/data/snap");
     let out = dir.path().join("site");
     let o = placesim(&[
@@ -2174,7 +2174,7 @@ fn an_imported_pbs_site_runs_as_written() {
 /// for n2 until 100.
 #[test]
 fn default_chunks_keep_each_queue_on_its_vnodes() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
         "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
@@ -2245,7 +2245,7 @@ fn default_chunks_keep_each_queue_on_its_vnodes() {
 /// placed by first fit at its recorded start, 20, on n1.
 #[test]
 fn as_recorded_starts_each_job_where_its_record_says_or_when_that_is_free() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
         "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
@@ -2288,7 +2288,7 @@ fn as_recorded_starts_each_job_where_its_record_says_or_when_that_is_free() {
 /// list order), where Torque had put it on n03: two of three on the same vnodes.
 #[test]
 fn an_imported_torque_moab_site_runs_as_written() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../placesim-import/tests/data/torque");
     let out = dir.path().join("site");
     let arg = |name: &str| data.join(name).to_str().unwrap().to_owned();
@@ -2337,7 +2337,7 @@ fn an_imported_torque_moab_site_runs_as_written() {
 /// every job of workq (P1's queue) runs on n3, P1's only vnode, scheduled by sc1.
 #[test]
 fn an_imported_multi_scheduler_site_keeps_each_queue_in_its_partition() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../placesim-import/tests/data");
     let arg = |name: &str| data.join(name).to_str().unwrap().to_owned();
     let out = dir.path().join("site");
@@ -2390,7 +2390,7 @@ fn an_imported_multi_scheduler_site_keeps_each_queue_in_its_partition() {
 /// the same start (less the first submission, the import's time 0) on the same vnodes.
 #[test]
 fn a_run_exported_as_accounting_logs_and_imported_replays_itself() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).display().to_string();
     // Four switches of four 4-ncpu vnodes, placement sets on the switch, EASY, 1,500
     // generated jobs, half the small ones packed; no runtime stretching on either side.
@@ -2510,7 +2510,7 @@ fn a_run_exported_as_accounting_logs_and_imported_replays_itself() {
 /// does not have, or before the job is there, is refused at its line.
 #[test]
 fn a_timeline_deletes_jobs_and_bad_entries_are_named() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let path = write_trace(
         dir.path(),
         &[job_of(1, 0, 100, 2, 7), job_of(2, 1, 10, 4, 7)].concat(),
@@ -2567,7 +2567,7 @@ fn a_timeline_deletes_jobs_and_bad_entries_are_named() {
 /// the cluster has room for it: a scheduler sees only its partition.
 #[test]
 fn two_schedulers_with_different_settings_side_by_side() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
         "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
@@ -2669,7 +2669,7 @@ fn two_schedulers_with_different_settings_side_by_side() {
 /// from 2 to 15) sees it go down and come back; job 1, which never waited, sees nothing.
 #[test]
 fn explain_shows_the_site_events_a_job_waited_through() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(dir.path(), TRACE);
     let scenario = dir.path().join("s.toml");
     std::fs::write(
@@ -2704,7 +2704,7 @@ fn explain_shows_the_site_events_a_job_waited_through() {
 /// when the server's key (the default scheduler's) is LOW.
 #[test]
 fn each_scheduler_sorts_vnodes_by_its_own_node_sort_key() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
         "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 1 -1 -1 -1\n\
@@ -2758,7 +2758,7 @@ fn each_scheduler_sorts_vnodes_by_its_own_node_sort_key() {
 /// after it; with s1's `ncpus HIGH`, J3 first.
 #[test]
 fn each_scheduler_orders_its_jobs_by_its_own_job_sort_key() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let trace = write_trace(
         dir.path(),
         "1 0 -1 100 2 -1 -1 2 100 -1 1 1 1 -1 2 -1 -1 -1\n\

@@ -44,8 +44,8 @@ fn parquet_under(dir: &Path) -> Vec<String> {
 }
 
 /// The files of the corpus, made in a fresh directory.
-fn corpus() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+fn corpus() -> placesim_testkit::TempDir {
+    let dir = placesim_testkit::tempdir().unwrap();
     let d = dir.path();
     let write = |name: &str, bytes: &[u8]| std::fs::write(d.join(name), bytes).unwrap();
     write("empty", b"");

@@ -86,7 +86,7 @@ fn sweep(sweep: &str, out: &Path, extra: &[&str]) -> Output {
 
 #[test]
 fn one_and_two_threads_give_byte_identical_results_and_shards_add_up() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let (a, b, c) = (
         dir.path().join("a"),
         dir.path().join("b"),
@@ -127,7 +127,7 @@ fn one_and_two_threads_give_byte_identical_results_and_shards_add_up() {
 
 #[test]
 fn a_sweep_killed_mid_run_and_resumed_equals_an_uninterrupted_one() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let (whole, killed) = (dir.path().join("whole"), dir.path().join("killed"));
     let sweep_path = sweep_file(dir.path());
     sweep(&sweep_path, &whole, &["--threads", "1"]);
@@ -206,7 +206,7 @@ fn a_sweep_killed_mid_run_and_resumed_equals_an_uninterrupted_one() {
 
 #[test]
 fn a_bad_entry_fails_before_any_run() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/two-switch.toml");
     std::fs::copy(&base, dir.path().join("two-switch.toml")).unwrap();
     std::fs::copy(
@@ -242,7 +242,7 @@ fn a_bad_entry_fails_before_any_run() {
 /// A Slurm or PBS job array picks the shard from its environment.
 #[test]
 fn job_array_variables_pick_the_shard() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let out = dir.path().join("out");
     let sweep = sweep_file(dir.path());
     let run = |vars: &[(&str, &str)]| {
@@ -281,7 +281,7 @@ fn job_array_variables_pick_the_shard() {
 /// the failed run.
 #[test]
 fn a_failed_run_leaves_no_parquet_and_the_others_whole() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let d = dir.path();
     std::fs::write(d.join("tiny.swf"), placesim_testkit::HAND_TRACE).unwrap();
     // Two jobs 10¹² s apart: more hourly samples than a run may take.

@@ -230,7 +230,7 @@ fn with_log_in(
     lines: &str,
     skip_bad_records: bool,
 ) -> (PathBuf, Result<Imported, String>) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    let dir = placesim_testkit::tempdir().expect("a temporary directory");
     let extra = dir.path().join("20260103");
     std::fs::write(&extra, lines).expect("the extra log");
     inputs.accounting.push(extra.clone());
@@ -401,7 +401,7 @@ fn a_run_of_no_length_holds_nothing() {
 #[test]
 fn a_queue_s_limits_on_several_resources_make_one_table() {
     // Two `max_run_res.*` of one queue: TOML takes `max_run_res` once, so they share it.
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    let dir = placesim_testkit::tempdir().expect("a temporary directory");
     let mut qmgr =
         std::fs::read_to_string(data("snap/server/qmgr_ps.out")).expect("the fixture's qmgr");
     qmgr.push_str(
@@ -584,8 +584,8 @@ fn torque_with(
     nodes: &str,
     log: &str,
     skip: bool,
-) -> (tempfile::TempDir, Result<Imported, String>) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
+) -> (placesim_testkit::TempDir, Result<Imported, String>) {
+    let dir = placesim_testkit::tempdir().expect("a temporary directory");
     let write = |name: &str, text: &str| {
         let p = dir.path().join(name);
         std::fs::write(&p, text).expect("a fixture file");
@@ -779,7 +779,7 @@ fn maui_traces_are_a_second_way_in() {
 
 #[test]
 fn a_bad_maui_trace_line_is_named_at_its_line() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    let dir = placesim_testkit::tempdir().expect("a temporary directory");
     let good_jobs = std::fs::read_to_string(data("torque/workload.trace")).unwrap();
     let good_nodes = std::fs::read_to_string(data("torque/resources.trace")).unwrap();
     let job_line = good_jobs.lines().nth(1).unwrap();
@@ -1132,7 +1132,7 @@ fn vnode_sharing_is_written_when_every_vnode_agrees() {
     let row = "| vnode sharing (n1 default_shared, n4 default_excl, ...) | the node list | vnodes of different sharing are not modelled: jobs are placed as under default_shared, shared unless they ask excl |";
     assert!(mixed.report.contains(row), "{}", mixed.report);
     assert!(!file(&mixed, "scenario.toml").contains("vnode_sharing"));
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    let dir = placesim_testkit::tempdir().expect("a temporary directory");
     let nodes = std::fs::read_to_string(data("snap/node/pbsnodes_va.out")).unwrap();
     let all_excl = dir.path().join("pbsnodes_va.out");
     std::fs::write(&all_excl, nodes.replace("default_shared", "default_excl")).unwrap();

@@ -209,3 +209,69 @@ impl Lcg {
         (self.0 >> 33) % n.max(1)
     }
 }
+
+/// A directory of a test's own, removed with everything in it when dropped.
+///
+/// The tests need only this of a temporary-file crate; `tempfile` brought `rustix` with its
+/// `std` feature, which turned on `bitflags`' `std` in test builds only, so every polars crate
+/// built on `bitflags` was checked twice in CI (once for clippy's test targets, once for the
+/// docs).
+#[derive(Debug)]
+pub struct TempDir {
+    path: std::path::PathBuf,
+}
+
+impl TempDir {
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        // Best effort, as a temporary directory's removal always is: a failure leaves files
+        // under the system's temporary directory, not a failed test.
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// A fresh, empty directory under the system's temporary directory, unique to this process
+/// and call: named by the process id and a per-process count, and created with `create_dir`,
+/// which fails rather than reuse a directory a test of an earlier process left behind (such a
+/// name is skipped).
+///
+/// # Errors
+/// If the system's temporary directory cannot take a new directory.
+pub fn tempdir() -> std::io::Result<TempDir> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let base = std::env::temp_dir();
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = base.join(format!("placesim-test-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&path) {
+            Ok(()) => return Ok(TempDir { path }),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tempdir;
+
+    #[test]
+    fn temp_dirs_are_distinct_and_removed_with_their_files() {
+        let (a, b) = (tempdir().expect("a dir"), tempdir().expect("another"));
+        assert_ne!(a.path(), b.path());
+        let kept = a.path().to_owned();
+        std::fs::create_dir(kept.join("sub")).expect("a subdirectory");
+        std::fs::write(kept.join("sub/f"), b"x").expect("a file");
+        assert!(std::fs::read_dir(b.path()).expect("b").next().is_none());
+        drop(a);
+        assert!(!kept.exists());
+        assert!(b.path().is_dir());
+    }
+}

@@ -135,7 +135,7 @@ fn jobs_table_rows_follow_submit_order_and_carry_the_run_ids() {
 #[test]
 fn identical_input_gives_byte_identical_parquet() {
     let trace = hand_trace();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     for name in ["a", "b"] {
         let (sink, s) = run(&trace, None);
         write_run(&dir.path().join(name), &trace.workload, &sink, &s).unwrap();
@@ -167,7 +167,7 @@ fn large_jobs_table_is_written_in_row_groups_and_reads_back_whole() {
     let n = placesim_metrics::JOBS_PER_ROW_GROUP * 2 + 123;
     // Job i: submit i, size 1 + i % 8, run 1 + i % 5.
     let trace = swf_trace(8, (0..n as u64).map(|i| (i, 1 + i % 5, 1 + i % 8)));
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     for name in ["a", "b"] {
         let (sink, s) = run(&trace, None);
         write_run(&dir.path().join(name), &trace.workload, &sink, &s).unwrap();
@@ -193,7 +193,7 @@ fn streaming_jobs_and_events_writers_match_the_after_run_writers() {
     // a job).
     let n = placesim_metrics::EVENTS_PER_ROW_GROUP as u64 + 5;
     let big = swf_trace(8, (0..n).map(|i| (i, 1 + i % 7, 2)));
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     for (name, trace) in [("small", hand_trace()), ("big", big)] {
         let meta = RunMeta {
             scenario: name.into(),
@@ -232,7 +232,7 @@ fn jobs_that_never_start_get_a_row_with_their_comment() {
     use placesim_metrics::StreamingJobSink;
     use polars::prelude::{ParquetReader, SerReader};
     let trace = hand_trace();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let meta = RunMeta {
         scenario: "s".into(),
         policy: "fcfs".into(),
@@ -333,7 +333,7 @@ fn placement_sets_and_comments_reach_jobs_parquet() {
     );
     let mut state = ClusterState::new(cluster);
     psets.track(&mut state);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let meta = RunMeta {
         scenario: "s".into(),
         policy: "fcfs+pbs-psets".into(),
@@ -389,7 +389,7 @@ fn requeues_lost_work_and_availability_reach_the_tables() {
     use placesim_metrics::{StreamingJobSink, write_jobs, write_summary};
     use polars::prelude::{ParquetReader, SerReader};
     let trace = hand_trace();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let meta = RunMeta {
         scenario: "fail".into(),
         policy: "fcfs".into(),
@@ -712,7 +712,7 @@ fn exec_vnode_read_back_never_oversubscribes_a_vnode() {
             policy: discipline.label(),
             ..hand_meta(trace.procs)
         };
-        let dir = tempfile::tempdir().unwrap();
+        let dir = placesim_testkit::tempdir().unwrap();
         placesim_metrics::write_jobs(dir.path(), &meta, &trace.workload, &sink).unwrap();
         let file = std::fs::File::open(dir.path().join("jobs.parquet")).unwrap();
         use polars::prelude::SerReader as _;
@@ -1022,7 +1022,7 @@ fn reservations_reach_their_table_and_the_summary() {
         .run(&mut policy, &mut sink);
     let meta = hand_meta(4);
     let summary = RunSummary::compute(meta.clone(), &workload, &sink, &stats, 4, Vec::new(), None);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     write_reservations(dir.path(), &meta, &workload, &sink).unwrap();
     write_events(dir.path(), &meta, &workload, &sink).unwrap();
     write_summary(dir.path(), &summary).unwrap();
@@ -1124,7 +1124,7 @@ fn moab_reservations_list_the_jobs_their_acl_let_in() {
     Replay::on(&workload, cluster)
         .reservations(&reservations)
         .run(fcfs.as_mut(), &mut sink);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let meta = hand_meta(4);
     write_reservations(dir.path(), &meta, &workload, &sink).unwrap();
     let table =
@@ -1189,7 +1189,7 @@ fn vnode_outages_and_timeline_notes_are_site_events() {
             (SimTime(1000), SiteEvent::Cycle, "cycle".into()),
         ])
         .run(fcfs.as_mut(), &mut sink);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     write_events(dir.path(), &hand_meta(4), &trace.workload, &sink).unwrap();
     let events =
         ParquetReader::new(std::fs::File::open(dir.path().join("events.parquet")).unwrap())
@@ -1281,7 +1281,7 @@ fn exec_vnode_stored_as_a_zstd_dictionary_reads_back_as_the_table() {
         let mut policy = Discipline::EASY.build();
         Replay::on(&trace.workload, cluster).run(policy.as_mut(), &mut sink);
         let meta = hand_meta(trace.procs);
-        let dir = tempfile::tempdir().unwrap();
+        let dir = placesim_testkit::tempdir().unwrap();
         placesim_metrics::write_jobs(dir.path(), &meta, &trace.workload, &sink).unwrap();
         let path = dir.path().join("jobs.parquet");
         let read = polars::prelude::ParquetReader::new(std::fs::File::open(&path).unwrap())

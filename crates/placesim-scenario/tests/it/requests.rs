@@ -30,7 +30,7 @@ fn scenario_with(
 
 #[test]
 fn default_and_node_size_mappings() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let w = scenario_with(dir.path(), "", &[(1, 3, 1, 1)]);
     let r = w.trace.workload.request_of(placesim_core::JobId(0));
     assert_eq!(r.chunks.len(), 1);
@@ -57,7 +57,7 @@ fn default_and_node_size_mappings() {
 
 #[test]
 fn rules_match_by_size_queue_and_user_first_match_wins() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let rules = "\
 [[workload.rule]]
 queues = [2]
@@ -118,7 +118,7 @@ request = \"select={n}:ncpus=1 nodeset=ONEOF:VARATTR:switch\"
 
 #[test]
 fn a_fraction_chooses_about_that_share_and_the_same_jobs_every_time() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let rules =
         "[[workload.rule]]\nfraction = 0.25\nrequest = \"select={n}:ncpus=1 place=scatter\"\n";
     let jobs: Vec<_> = (1..=4000).map(|i| (i, 2, 1, 1)).collect();
@@ -145,7 +145,7 @@ fn a_fraction_chooses_about_that_share_and_the_same_jobs_every_time() {
 
 #[test]
 fn the_requests_file_overrides_rules_and_reports_bad_lines() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let mut f = std::fs::File::create(dir.path().join("req.txt")).unwrap();
     writeln!(f, "# job id, then its request").unwrap();
     writeln!(f, "2 select=1:ncpus=8 place=excl").unwrap();
@@ -188,7 +188,7 @@ fn the_requests_file_overrides_rules_and_reports_bad_lines() {
 /// without its value, is refused at its column.
 #[test]
 fn the_requests_file_gives_project_and_priority() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     std::fs::write(
         dir.path().join("req.txt"),
         "1 -P climate -p -5 select=1:ncpus=2
@@ -241,7 +241,7 @@ fn the_requests_file_gives_project_and_priority() {
 /// jobs get none.
 #[test]
 fn class_default_nodesets_apply_to_jobs_that_ask_for_none() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let extra = "\
 [[workload.rule]]
 users = [2]
@@ -293,7 +293,7 @@ swf_queues = [3]
 
 #[test]
 fn arrival_scale_compresses_submits_from_the_first_and_keeps_their_order() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     // Submits 0, 1, ..., 9 (one a second), scaled by 0.5: 0, 0.5 → 1 (rounded half away),
     // 1, 1.5 → 2, ...
     let jobs: Vec<(u64, u32, u32, u32)> = (1..=10).map(|i| (i, 1, 1, 1)).collect();
@@ -311,7 +311,7 @@ fn arrival_scale_compresses_submits_from_the_first_and_keeps_their_order() {
 #[test]
 fn metrics_windows_trim_by_share_of_jobs_or_by_time() {
     use placesim_scenario::{MetricsSettings, Trim};
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let jobs: Vec<(u64, u32, u32, u32)> = (1..=20).map(|i| (i, 1, 1, 1)).collect();
     let w = scenario_with(dir.path(), "", &jobs);
     let cluster = placesim_core::Cluster::homogeneous(4, 1).unwrap();
@@ -349,7 +349,7 @@ fn metrics_windows_trim_by_share_of_jobs_or_by_time() {
 /// is neither a queue nor a class is refused at its line and column (file) or key (rule).
 #[test]
 fn jobs_name_their_queue_or_class() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     std::fs::write(
         dir.path().join("req.txt"),
         "1 -q short select=1:ncpus=1\n2 -P climate -q amd select=1:ncpus=1\n",
@@ -425,7 +425,7 @@ fn jobs_name_their_queue_or_class() {
 /// and the size mapping; a request that does not parse is an error naming the job.
 #[test]
 fn an_extended_swf_field_gives_jobs_their_own_requests() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let line = |id: u64, extra: &str| {
         format!("{id} {id} 0 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1 n1,n2 {extra}\n")
     };
@@ -525,7 +525,7 @@ fn texts(w: &placesim_scenario::ScenarioWorkload) -> Vec<&str> {
 
 #[test]
 fn the_size_mapping_asks_for_the_memory_of_swf_field_10() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let jobs = [(1, 4, 1024), (2, 4, -1), (3, 4, 1024), (4, 5, 2048)];
     // One chunk per processor, each with the processor's memory; jobs without it as before;
     // jobs of the same size and memory share their request.
@@ -560,7 +560,7 @@ fn the_size_mapping_asks_for_the_memory_of_swf_field_10() {
 
 #[test]
 fn memory_asked_of_a_cluster_without_mem_is_an_error_naming_the_job() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let err = with_memory(dir.path(), "", "", &[(1, 2, -1), (7, 2, 512)]).unwrap_err();
     let trace = dir.path().join("t.swf");
     assert_eq!(
@@ -590,7 +590,7 @@ fn memory_asked_of_a_cluster_without_mem_is_an_error_naming_the_job() {
 /// mapping gives its request; jobs whose rule read their own values do not share by size.
 #[test]
 fn rules_read_extended_fields_and_memory() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let line = |id: u64, kib: i64, model: &str| {
         format!("{id} {id} 0 100 2 -1 -1 2 200 {kib} 1 1 1 -1 1 -1 -1 -1 n1,n2 {model}\n")
     };

@@ -39,7 +39,7 @@ fn procs(n: u64) -> SwfOptions {
 
 #[test]
 fn truncated_gzip_names_the_last_line_read() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let bytes = kth_bytes();
     let path = write(dir.path(), "cut.swf.gz", &bytes[..bytes.len() / 2]);
     assert_eq!(
@@ -55,7 +55,7 @@ fn truncated_gzip_names_the_last_line_read() {
 /// as the garbled line it produces: still an error naming the line, never silent.
 #[test]
 fn corrupt_gzip_is_an_error_naming_where_it_shows() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let mut bytes = kth_bytes();
     let mid = bytes.len() / 2;
     for b in &mut bytes[mid..mid + 64] {
@@ -86,7 +86,7 @@ fn corrupt_gzip_is_an_error_naming_where_it_shows() {
 
 #[test]
 fn line_with_17_fields() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let text = format!("; MaxProcs: 4\n{GOOD}1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1\n");
     let path = write(dir.path(), "short.swf", text.as_bytes());
     assert_eq!(
@@ -100,7 +100,7 @@ fn line_with_17_fields() {
 
 #[test]
 fn non_numeric_field() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let text = format!("{GOOD}2 5 -1 ten 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n");
     let path = write(dir.path(), "word.swf", text.as_bytes());
     assert_eq!(
@@ -114,7 +114,7 @@ fn non_numeric_field() {
 
 #[test]
 fn empty_file_and_comments_only() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     for (name, text) in [("empty.swf", ""), ("comments.swf", "; MaxProcs: 4\n;\n\n")] {
         let path = write(dir.path(), name, text.as_bytes());
         assert_eq!(
@@ -138,7 +138,7 @@ fn missing_file() {
 
 #[test]
 fn no_machine_size() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let path = write(
         dir.path(),
         "nosize.swf",
@@ -155,7 +155,7 @@ fn no_machine_size() {
 
 #[test]
 fn every_job_too_large() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let path = write(dir.path(), "big.swf", format!("{GOOD}{GOOD}").as_bytes());
     assert_eq!(
         error_of(&path, procs(1)),
@@ -168,7 +168,7 @@ fn every_job_too_large() {
 
 #[test]
 fn skip_bad_lines_counts_and_reports_them() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let text = format!("{GOOD}2 5 -1 x 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n3 6\n{GOOD}");
     let path = write(dir.path(), "mixed.swf", text.as_bytes());
     let opts = SwfOptions {
@@ -200,7 +200,7 @@ fn skip_bad_lines_counts_and_reports_them() {
 /// names is kept by job number; a line with 17 fields is still an error.
 #[test]
 fn lines_with_fields_after_the_18th_are_read() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let text = format!(
         "; MaxProcs: 4\n{GOOD}1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1 n1,n2 nodes=2:ppn=1\n"
     );
@@ -233,7 +233,7 @@ fn lines_with_fields_after_the_18th_are_read() {
 /// and counted.
 #[test]
 fn absurd_values_are_refused_and_negative_ones_skipped() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
     let text = format!(
         "; MaxProcs: 4\n{GOOD}2 5 -1 9000000000000000 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n"
     );
