@@ -135,9 +135,8 @@ mod tests {
 
     #[test]
     fn reads_the_import_s_lines_and_names_a_bad_field() {
-        let dir = std::env::temp_dir().join(format!("placesim-recorded-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        let path = dir.join("recorded.tsv");
+        let dir = placesim_testkit::tempdir().expect("a temporary directory");
+        let path = dir.path().join("recorded.tsv");
         std::fs::write(
             &path,
             "job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n\
