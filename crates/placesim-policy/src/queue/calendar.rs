@@ -41,8 +41,8 @@ struct Memo {
 #[derive(Debug)]
 pub(crate) struct Calendar {
     ends: Vec<End>,
-    /// Per job: the ncpus its allocation holds, with the start it was read at.
-    slots: Slots,
+    /// What the next fill of `ends` starts from.
+    kept: EndsKept,
     /// The cluster with nothing running (vnodes down now still down), to build shadow states
     /// from when that is nearer.
     idle: Option<ClusterState>,
@@ -54,7 +54,7 @@ pub(crate) struct Calendar {
 /// A calendar opened for one pass: its lists, and the idle state shadow views may be built on.
 pub(crate) struct Walk<'a> {
     pub(crate) ends: &'a mut Vec<End>,
-    slots: &'a mut Slots,
+    kept: &'a mut EndsKept,
     idle: &'a ClusterState,
     memo: &'a mut Memo,
     shortcuts: &'a mut Shortcuts,
@@ -71,7 +71,7 @@ impl Calendar {
     pub(crate) fn new(shortcuts: bool) -> Calendar {
         Calendar {
             ends: Vec::new(),
-            slots: Slots::default(),
+            kept: EndsKept::default(),
             idle: None,
             memo: Memo::default(),
             shortcuts: Shortcuts {
@@ -93,7 +93,7 @@ impl Calendar {
         let idle = idle_of(&mut self.idle, state, true);
         let walk = Walk {
             ends: &mut self.ends,
-            slots: &mut self.slots,
+            kept: &mut self.kept,
             idle,
             memo: &mut self.memo,
             shortcuts: &mut self.shortcuts,
@@ -109,7 +109,7 @@ impl Calendar {
     /// The running jobs and this pass's starts by estimated end, as a walk lists them
     /// ([`Walk::fill_ends`]), without opening a walk (no idle state is made).
     pub(crate) fn ends_now(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) -> &[End] {
-        fill_ends(&mut self.ends, &mut self.slots, ctx, decisions);
+        fill_ends(&mut self.ends, &mut self.kept, ctx, decisions);
         &self.ends
     }
 }
@@ -254,7 +254,7 @@ impl<'s> Walk<'s> {
     /// A job already past its estimate (possible only when jobs may overrun) counts as ending
     /// now.
     pub(crate) fn fill_ends(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) {
-        fill_ends(self.ends, self.slots, ctx, decisions);
+        fill_ends(self.ends, self.kept, ctx, decisions);
     }
 
     /// The vnodes the last successful walk found.
@@ -263,103 +263,130 @@ impl<'s> Walk<'s> {
     }
 }
 
-/// Per job, what [`fill_ends`] keeps from one call to the next.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Slot {
-    /// The start the ncpus were read at.
-    start: SimTime,
-    /// The ncpus its allocation holds.
-    ncpus: u64,
-    /// The call in which it was last seen running, and where in `ctx.running`.
-    running: u32,
-    index: u32,
-    /// The call in which it was last put in the list.
-    listed: u32,
+/// The buffers of [`fill_ends`], kept between calls so that a call allocates nothing.
+///
+/// Nothing here is per job of the workload: the list is checked against `ctx.running` where
+/// it last saw each job, which a pass reads in order (CEA-Curie's 312,807 jobs made a per-job
+/// table of 10 MB, and reading it at every pass was a cache miss per running job).
+#[derive(Debug, Default)]
+pub(crate) struct EndsKept {
+    /// Per position in `ctx.running`, whether a kept entry lists the job there.
+    claimed: Vec<bool>,
+    /// The entries this call adds.
+    fresh: Vec<End>,
 }
 
-/// The per-job slots of [`fill_ends`], and the number of its current call.
-#[derive(Debug, Default)]
-pub(crate) struct Slots {
-    slots: Vec<Slot>,
-    call: u32,
+/// The order of the ends list: by estimated end, then by job, which makes every entry's key
+/// distinct.
+fn end_key(e: &End) -> (SimTime, JobId) {
+    (e.0, e.1)
 }
 
 /// Fills `ends` with the running jobs, and the jobs this pass has decided to start, by
-/// estimated end (ties by job id), with the ncpus each holds: read from its allocation once
-/// per start and kept in `slots`, per job. A job already past its estimate (possible only when
-/// jobs may overrun) counts as ending now.
+/// estimated end (ties by job id), with the ncpus each holds. A job already past its estimate
+/// (possible only when jobs may overrun) counts as ending now.
+///
+/// The ncpus a job holds are its request's (`Workload::ncpus_of`): the kernel starts no job
+/// on an allocation of any other size, so a job's entry keeps them for as long as it runs,
+/// and again if it is requeued and started elsewhere.
 ///
 /// Between two calls a few jobs end and a few start, so the list is not built and sorted
-/// afresh: the entries of jobs still running (with the same start) are kept in their order,
-/// the others dropped, the new ones appended, and a stable sort, which finds the kept prefix
-/// already in order, merges them in O(n) plus the new ones' sort. The order is the same as a
-/// full sort's: (end, job) is unique.
+/// afresh. An entry is kept when `ctx.running` still has its job at the position it had; it
+/// stays in its place in the list. The other running jobs (new, or moved: a job that ends
+/// takes another's place, a scheduler's own list is by job) and this pass's starts are sorted
+/// among themselves and merged in: O(running) plus the new ones' sort. Kept entries whose end
+/// changed out of order (a job past its estimate) are sorted again with them. The order is a
+/// full sort's, as the keys are distinct.
 fn fill_ends(
     ends: &mut Vec<End>,
-    slots: &mut Slots,
+    kept: &mut EndsKept,
     ctx: &SchedContext<'_>,
     decisions: &[Decision],
 ) {
-    let n_cons = ctx.state.cluster_consumables();
-    let jobs = ctx.workload.jobs().len();
-    slots.call = slots.call.wrapping_add(1);
-    if slots.slots.len() != jobs || slots.call == 0 {
-        slots.slots.clear();
-        let empty = Slot {
-            start: SimTime(u64::MAX),
-            ncpus: 0,
-            running: 0,
-            index: 0,
-            listed: 0,
+    let running = ctx.running;
+    let EndsKept { claimed, fresh } = kept;
+    claimed.clear();
+    claimed.resize(running.len(), false);
+    let mut n = 0;
+    let mut in_order = true;
+    for k in 0..ends.len() {
+        let (_, job, index, ncpus) = ends[k];
+        let Some(run) = running.get(index) else {
+            continue;
         };
-        slots.slots.resize(jobs, empty);
-        slots.call = 1;
-        ends.clear();
-    }
-    let call = slots.call;
-    let slots = &mut slots.slots;
-    let ncpus_held = |slot: &mut Slot, start: SimTime, allocation: &Allocation| {
-        if slot.start != start {
-            slot.start = start;
-            slot.ncpus = allocation.total(n_cons, ConsumableIdx::NCPUS);
+        if run.job != job || std::mem::replace(&mut claimed[index], true) {
+            continue;
         }
-        slot.ncpus
-    };
-    for (i, run) in ctx.running.iter().enumerate() {
-        let slot = &mut slots[run.job.index()];
-        ncpus_held(slot, run.start, &run.allocation);
-        slot.running = call;
-        slot.index = i as u32;
+        let entry = (run.estimated_end.max(ctx.now), job, index, ncpus);
+        in_order &= n == 0 || end_key(&ends[n - 1]) < end_key(&entry);
+        ends[n] = entry;
+        n += 1;
     }
-    // Kept: the jobs still running, each once, with their place in `ctx.running` and their end
-    // now.
-    ends.retain_mut(|e| {
-        let slot = &mut slots[e.1.index()];
-        if slot.running != call || slot.listed == call {
-            return false;
-        }
-        slot.listed = call;
-        let run = &ctx.running[slot.index as usize];
-        *e = (
-            run.estimated_end.max(ctx.now),
-            run.job,
-            slot.index as usize,
-            slot.ncpus,
-        );
-        true
-    });
-    for (i, run) in ctx.running.iter().enumerate() {
-        let slot = &mut slots[run.job.index()];
-        if slot.listed != call {
-            slot.listed = call;
-            ends.push((run.estimated_end.max(ctx.now), run.job, i, slot.ncpus));
+    ends.truncate(n);
+    fresh.clear();
+    for (i, run) in running.iter().enumerate() {
+        if !claimed[i] {
+            let ncpus = ctx.workload.ncpus_of(run.job);
+            fresh.push((run.estimated_end.max(ctx.now), run.job, i, ncpus));
         }
     }
     for (i, d) in decisions.iter().enumerate() {
+        let Decision::Start { job, .. } = d;
+        let end = ctx.now + ctx.workload.job(*job).estimate;
+        fresh.push((end, *job, running.len() + i, ctx.workload.ncpus_of(*job)));
+    }
+    if !in_order {
+        fresh.append(ends);
+    }
+    fresh.sort_unstable_by_key(end_key);
+    merge_from_back(ends, fresh);
+    #[cfg(debug_assertions)]
+    check_ends(ends, ctx, decisions);
+}
+
+/// Merges `fresh` (sorted) into `ends` (sorted) from the back: each entry is moved once.
+fn merge_from_back(ends: &mut Vec<End>, fresh: &[End]) {
+    let Some(&filler) = fresh.first() else {
+        return;
+    };
+    let mut kept = ends.len();
+    let mut added = fresh.len();
+    ends.resize(kept + added, filler);
+    let mut write = kept + added;
+    while added > 0 {
+        write -= 1;
+        let entry = fresh[added - 1];
+        if kept > 0 && end_key(&ends[kept - 1]) > end_key(&entry) {
+            ends[write] = ends[kept - 1];
+            kept -= 1;
+        } else {
+            ends[write] = entry;
+            added -= 1;
+        }
+    }
+}
+
+/// The plain definition [`fill_ends`] must give: every running job and every start of the
+/// pass, with its estimated end (now at the earliest), position and the ncpus its allocation
+/// holds, sorted by end and job. Checked at every call in debug builds.
+#[cfg(debug_assertions)]
+fn check_ends(ends: &[End], ctx: &SchedContext<'_>, decisions: &[Decision]) {
+    let n_cons = ctx.state.cluster_consumables();
+    let ncpus = |a: &Allocation| a.total(n_cons, ConsumableIdx::NCPUS);
+    let mut plain: Vec<End> = ctx
+        .running
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let end = run.estimated_end.max(ctx.now);
+            (end, run.job, i, ncpus(&run.allocation))
+        })
+        .collect();
+    for (i, d) in decisions.iter().enumerate() {
         let Decision::Start { job, allocation } = d;
         let end = ctx.now + ctx.workload.job(*job).estimate;
-        let ncpus = ncpus_held(&mut slots[job.index()], ctx.now, allocation);
-        ends.push((end, *job, ctx.running.len() + i, ncpus));
+        plain.push((end, *job, ctx.running.len() + i, ncpus(allocation)));
     }
-    ends.sort_by_key(|e| (e.0, e.1));
+    plain.sort_by_key(end_key);
+    assert_eq!(ends, plain, "the kept ends list differs from a fresh sort");
 }
