@@ -250,7 +250,7 @@ impl<'s> Walk<'s> {
     }
 
     /// Lists running jobs, and the jobs this pass has decided to start, by estimated end (ties
-    /// by job id), with the ncpus each holds (read from its allocation once per start).
+    /// by job id), with the ncpus each holds (its request's).
     /// A job already past its estimate (possible only when jobs may overrun) counts as ending
     /// now.
     pub(crate) fn fill_ends(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) {
@@ -266,8 +266,8 @@ impl<'s> Walk<'s> {
 /// The buffers of [`fill_ends`], kept between calls so that a call allocates nothing.
 ///
 /// Nothing here is per job of the workload: the list is checked against `ctx.running` where
-/// it last saw each job, which a pass reads in order (CEA-Curie's 312,807 jobs made a per-job
-/// table of 10 MB, and reading it at every pass was a cache miss per running job).
+/// it last saw each job (a table with a slot per job of the workload was 10 MB for
+/// CEA-Curie's 312,807 jobs, and reading it at every pass was a cache miss per running job).
 #[derive(Debug, Default)]
 pub(crate) struct EndsKept {
     /// Per position in `ctx.running`, whether a kept entry lists the job there.
@@ -287,8 +287,7 @@ fn end_key(e: &End) -> (SimTime, JobId) {
 /// (possible only when jobs may overrun) counts as ending now.
 ///
 /// The ncpus a job holds are its request's (`Workload::ncpus_of`): the kernel starts no job
-/// on an allocation of any other size, so a job's entry keeps them for as long as it runs,
-/// and again if it is requeued and started elsewhere.
+/// on an allocation of any other size, so a kept entry's ncpus stay right.
 ///
 /// Between two calls a few jobs end and a few start, so the list is not built and sorted
 /// afresh. An entry is kept when `ctx.running` still has its job at the position it had; it
