@@ -292,10 +292,9 @@ fn end_key(e: &End) -> (SimTime, JobId) {
 /// Between two calls a few jobs end and a few start, so the list is not built and sorted
 /// afresh. An entry is kept when `ctx.running` still has its job at the position it had; it
 /// stays in its place in the list. The other running jobs (new, or moved: a job that ends
-/// takes another's place, a scheduler's own list is by job) and this pass's starts are sorted
-/// among themselves and merged in: O(running) plus the new ones' sort. Kept entries whose end
-/// changed out of order (a job past its estimate) are sorted again with them. The order is a
-/// full sort's, as the keys are distinct.
+/// takes another's place, a scheduler's own list is by job) and this pass's starts are
+/// appended, and a stable sort, which finds the kept entries already in order, merges them in:
+/// O(running) plus the new ones' sort. The order is a full sort's, as the keys are distinct.
 fn fill_ends(
     ends: &mut Vec<End>,
     kept: &mut EndsKept,
@@ -307,7 +306,6 @@ fn fill_ends(
     claimed.clear();
     claimed.resize(running.len(), false);
     let mut n = 0;
-    let mut in_order = true;
     for k in 0..ends.len() {
         let (_, job, index, ncpus) = ends[k];
         let Some(run) = running.get(index) else {
@@ -316,9 +314,7 @@ fn fill_ends(
         if run.job != job || std::mem::replace(&mut claimed[index], true) {
             continue;
         }
-        let entry = (run.estimated_end.max(ctx.now), job, index, ncpus);
-        in_order &= n == 0 || end_key(&ends[n - 1]) < end_key(&entry);
-        ends[n] = entry;
+        ends[n] = (run.estimated_end.max(ctx.now), job, index, ncpus);
         n += 1;
     }
     ends.truncate(n);
@@ -334,35 +330,10 @@ fn fill_ends(
         let end = ctx.now + ctx.workload.job(*job).estimate;
         fresh.push((end, *job, running.len() + i, ctx.workload.ncpus_of(*job)));
     }
-    if !in_order {
-        fresh.append(ends);
-    }
-    fresh.sort_unstable_by_key(end_key);
-    merge_from_back(ends, fresh);
+    ends.append(fresh);
+    ends.sort_by_key(end_key);
     #[cfg(debug_assertions)]
     check_ends(ends, ctx, decisions);
-}
-
-/// Merges `fresh` (sorted) into `ends` (sorted) from the back: each entry is moved once.
-fn merge_from_back(ends: &mut Vec<End>, fresh: &[End]) {
-    let Some(&filler) = fresh.first() else {
-        return;
-    };
-    let mut kept = ends.len();
-    let mut added = fresh.len();
-    ends.resize(kept + added, filler);
-    let mut write = kept + added;
-    while added > 0 {
-        write -= 1;
-        let entry = fresh[added - 1];
-        if kept > 0 && end_key(&ends[kept - 1]) > end_key(&entry) {
-            ends[write] = ends[kept - 1];
-            kept -= 1;
-        } else {
-            ends[write] = entry;
-            added -= 1;
-        }
-    }
 }
 
 /// The plain definition [`fill_ends`] must give: every running job and every start of the
