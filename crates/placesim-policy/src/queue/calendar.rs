@@ -41,8 +41,11 @@ struct Memo {
 #[derive(Debug)]
 pub(crate) struct Calendar {
     ends: Vec<End>,
-    /// What the next fill of `ends` starts from.
-    kept: EndsKept,
+    /// [`fill_ends`]'s buffer: per position in `ctx.running`, whether a kept entry of `ends`
+    /// lists the job there. Nothing is kept per job of the workload (a table with a slot per
+    /// job was 10 MB for CEA-Curie's 312,807 jobs, and reading it at every pass was a cache
+    /// miss per running job).
+    claimed: Vec<bool>,
     /// The cluster with nothing running (vnodes down now still down), to build shadow states
     /// from when that is nearer.
     idle: Option<ClusterState>,
@@ -54,7 +57,7 @@ pub(crate) struct Calendar {
 /// A calendar opened for one pass: its lists, and the idle state shadow views may be built on.
 pub(crate) struct Walk<'a> {
     pub(crate) ends: &'a mut Vec<End>,
-    kept: &'a mut EndsKept,
+    claimed: &'a mut Vec<bool>,
     idle: &'a ClusterState,
     memo: &'a mut Memo,
     shortcuts: &'a mut Shortcuts,
@@ -71,7 +74,7 @@ impl Calendar {
     pub(crate) fn new(shortcuts: bool) -> Calendar {
         Calendar {
             ends: Vec::new(),
-            kept: EndsKept::default(),
+            claimed: Vec::new(),
             idle: None,
             memo: Memo::default(),
             shortcuts: Shortcuts {
@@ -93,7 +96,7 @@ impl Calendar {
         let idle = idle_of(&mut self.idle, state, true);
         let walk = Walk {
             ends: &mut self.ends,
-            kept: &mut self.kept,
+            claimed: &mut self.claimed,
             idle,
             memo: &mut self.memo,
             shortcuts: &mut self.shortcuts,
@@ -109,7 +112,7 @@ impl Calendar {
     /// The running jobs and this pass's starts by estimated end, as a walk lists them
     /// ([`Walk::fill_ends`]), without opening a walk (no idle state is made).
     pub(crate) fn ends_now(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) -> &[End] {
-        fill_ends(&mut self.ends, &mut self.kept, ctx, decisions);
+        fill_ends(&mut self.ends, &mut self.claimed, ctx, decisions);
         &self.ends
     }
 }
@@ -254,26 +257,13 @@ impl<'s> Walk<'s> {
     /// A job already past its estimate (possible only when jobs may overrun) counts as ending
     /// now.
     pub(crate) fn fill_ends(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) {
-        fill_ends(self.ends, self.kept, ctx, decisions);
+        fill_ends(self.ends, self.claimed, ctx, decisions);
     }
 
     /// The vnodes the last successful walk found.
     pub(crate) fn found(&self) -> &Allocation {
         &self.memo.allocation
     }
-}
-
-/// The buffers of [`fill_ends`], kept between calls so that a call allocates nothing.
-///
-/// Nothing here is per job of the workload: the list is checked against `ctx.running` where
-/// it last saw each job (a table with a slot per job of the workload was 10 MB for
-/// CEA-Curie's 312,807 jobs, and reading it at every pass was a cache miss per running job).
-#[derive(Debug, Default)]
-pub(crate) struct EndsKept {
-    /// Per position in `ctx.running`, whether a kept entry lists the job there.
-    claimed: Vec<bool>,
-    /// The entries this call adds.
-    fresh: Vec<End>,
 }
 
 /// The order of the ends list: by estimated end, then by job, which makes every entry's key
@@ -297,12 +287,11 @@ fn end_key(e: &End) -> (SimTime, JobId) {
 /// O(running) plus the new ones' sort. The order is a full sort's, as the keys are distinct.
 fn fill_ends(
     ends: &mut Vec<End>,
-    kept: &mut EndsKept,
+    claimed: &mut Vec<bool>,
     ctx: &SchedContext<'_>,
     decisions: &[Decision],
 ) {
     let running = ctx.running;
-    let EndsKept { claimed, fresh } = kept;
     claimed.clear();
     claimed.resize(running.len(), false);
     let mut n = 0;
@@ -318,19 +307,17 @@ fn fill_ends(
         n += 1;
     }
     ends.truncate(n);
-    fresh.clear();
     for (i, run) in running.iter().enumerate() {
         if !claimed[i] {
             let ncpus = ctx.workload.ncpus_of(run.job);
-            fresh.push((run.estimated_end.max(ctx.now), run.job, i, ncpus));
+            ends.push((run.estimated_end.max(ctx.now), run.job, i, ncpus));
         }
     }
     for (i, d) in decisions.iter().enumerate() {
         let Decision::Start { job, .. } = d;
         let end = ctx.now + ctx.workload.job(*job).estimate;
-        fresh.push((end, *job, running.len() + i, ctx.workload.ncpus_of(*job)));
+        ends.push((end, *job, running.len() + i, ctx.workload.ncpus_of(*job)));
     }
-    ends.append(fresh);
     ends.sort_by_key(end_key);
     #[cfg(debug_assertions)]
     check_ends(ends, ctx, decisions);
