@@ -42,8 +42,8 @@ pub use job::{Job, Workload, WorkloadError};
 pub use names::UnknownName;
 pub use outage::{NodeFailurePolicy, Outage};
 pub use policy::{
-    Decision, PlacementPolicy, Relaxation, RelaxationLasts, RelaxationWait, RunningJob,
-    SchedContext, SchedulingPolicy, SetConstraints, TopJobEstimate,
+    Decision, LogMark, PlacementPolicy, Relaxation, RelaxationLasts, RelaxationWait, RunningJob,
+    RunningLog, SchedContext, SchedulingPolicy, SetConstraints, TopJobEstimate,
 };
 pub use request::{
     Arrangement, Chunk, Constraint, FilterExpr, HostList, HostListForm, NodeSetAttribute,

@@ -25,6 +25,81 @@ pub struct RunningJob {
     pub allocation: Allocation,
 }
 
+/// Which positions of the kernel's running list have changed, in order, so that a policy
+/// that keeps something per running job between passes (a calendar's list of ends) reads
+/// only what changed since it last looked, not the whole list at every pass.
+///
+/// A start writes the position it appends; an end writes the position its job leaves (the
+/// last job moves there) and the old last position, now past the list's end. A reader keeps
+/// the [`RunningLog::mark`] it last read up to. The log forgets its oldest positions once it
+/// holds more than the running list would need rebuilding from, so a reader that has not
+/// looked for long is told to read the whole list again ([`RunningLog::since`] gives `None`).
+#[derive(Debug)]
+pub struct RunningLog {
+    /// Which log this is: a mark read from another (a policy used again in another run) is
+    /// not taken for one of this log's.
+    id: u64,
+    /// How many positions were logged before `positions[0]`.
+    forgotten: u64,
+    positions: Vec<u32>,
+}
+
+/// Where a reader stopped reading a [`RunningLog`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogMark {
+    log: u64,
+    logged: u64,
+}
+
+/// The next [`RunningLog`]'s id.
+static NEXT_RUNNING_LOG: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Default for RunningLog {
+    fn default() -> Self {
+        RunningLog {
+            id: NEXT_RUNNING_LOG.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            forgotten: 0,
+            positions: Vec::new(),
+        }
+    }
+}
+
+impl RunningLog {
+    /// Positions logged beyond this many times the running list's length (plus a constant)
+    /// are forgotten: reading the whole list again costs about as much as reading them.
+    const KEEP_PER_RUNNING: usize = 2;
+    const KEEP_AT_LEAST: usize = 1024;
+
+    /// Where the log stands: what a reader that has read everything remembers.
+    pub fn mark(&self) -> LogMark {
+        LogMark {
+            log: self.id,
+            logged: self.forgotten + self.positions.len() as u64,
+        }
+    }
+
+    /// The positions logged after `mark` (a position may come more than once, and may lie
+    /// past the list's end), or `None` when the log no longer reaches back to it or `mark`
+    /// is another log's.
+    pub fn since(&self, mark: LogMark) -> Option<&[u32]> {
+        if mark.log != self.id {
+            return None;
+        }
+        let from = usize::try_from(mark.logged.checked_sub(self.forgotten)?).ok()?;
+        self.positions.get(from..)
+    }
+
+    /// Logs a write of `position`, with the running list now `running_len` long.
+    pub(crate) fn wrote(&mut self, position: usize, running_len: usize) {
+        let keep = Self::KEEP_AT_LEAST + Self::KEEP_PER_RUNNING * running_len;
+        if self.positions.len() >= keep {
+            self.forgotten += self.positions.len() as u64;
+            self.positions.clear();
+        }
+        self.positions.push(position as u32);
+    }
+}
+
 /// A top job's estimate: when a pass calendared it to start, and on which vnodes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopJobEstimate {
@@ -51,6 +126,9 @@ pub struct SchedContext<'a> {
     pub queue: &'a [JobId],
     /// Running jobs, in no particular order.
     pub running: &'a [RunningJob],
+    /// Where `running` changed: the kernel's log of its list, or `None` when `running` is
+    /// another list (a wrapper's own, which it may rebuild at will).
+    pub running_log: Option<&'a RunningLog>,
     /// Where in `queue` the jobs that arrived since the previous pass begin: jobs before it
     /// were in the queue when the previous pass ended.
     pub fresh_from: usize,
@@ -351,5 +429,39 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     }
     fn constraints(&mut self) -> Option<&mut dyn SetConstraints> {
         (**self).constraints()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader sees the positions written after its mark, in order, repeats included; once
+    /// the log has forgotten past a mark, or the mark is another log's, it is told to read the
+    /// whole list.
+    #[test]
+    fn the_running_log_gives_what_changed_since_a_mark() {
+        let mut log = RunningLog::default();
+        let start = log.mark();
+        assert_eq!(log.since(start), Some(&[][..]));
+        log.wrote(0, 1);
+        log.wrote(1, 2);
+        let middle = log.mark();
+        // The job at 0 ends: the job at 1 moves there, and position 1 is past the end.
+        log.wrote(0, 1);
+        log.wrote(1, 1);
+        assert_eq!(log.since(start), Some(&[0, 1, 0, 1][..]));
+        assert_eq!(log.since(middle), Some(&[0, 1][..]));
+        assert_eq!(RunningLog::default().since(middle), None);
+        // With one job running, the log keeps KEEP_AT_LEAST + 2 positions, then forgets them.
+        let keep = RunningLog::KEEP_AT_LEAST + RunningLog::KEEP_PER_RUNNING;
+        for _ in log.positions.len()..keep {
+            log.wrote(0, 1);
+        }
+        let full = log.mark();
+        assert_eq!(log.since(middle).map(<[u32]>::len), Some(keep - 2));
+        log.wrote(0, 1);
+        assert_eq!(log.since(middle), None);
+        assert_eq!(log.since(full), Some(&[0][..]));
     }
 }

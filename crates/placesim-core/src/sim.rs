@@ -5,7 +5,7 @@ use crate::ids::{JobId, VnodeId};
 use crate::invariants::{Invariants, Stop};
 use crate::job::Workload;
 use crate::outage::{NodeFailurePolicy, Outage, Service};
-use crate::policy::{Decision, RunningJob, SchedContext, SchedulingPolicy};
+use crate::policy::{Decision, RunningJob, RunningLog, SchedContext, SchedulingPolicy};
 use crate::reservation::{ReservationQueue, ReservationRequest, SiteReservation};
 use crate::runtime::{RuntimeModel, Stretch};
 use crate::settled::{Facts, SetPartition};
@@ -256,6 +256,8 @@ pub struct Simulation<'w> {
     queue: Vec<JobId>,
     queue_head: usize,
     running: Vec<RunningJob>,
+    /// Where `running` changed, for the policies that keep something per running job.
+    running_log: RunningLog,
     /// Beside each running job, what only the kernel may know: whether it will be killed,
     /// and how its placement stretched it.
     running_fate: Vec<(EndReason, Stretch)>,
@@ -343,6 +345,7 @@ impl<'w> Simulation<'w> {
             queue: Vec::new(),
             queue_head: 0,
             running: Vec::new(),
+            running_log: RunningLog::default(),
             running_fate: Vec::new(),
             running_slot: vec![NOT_RUNNING; n],
             runtime_model: None,
@@ -1147,7 +1150,10 @@ impl<'w> Simulation<'w> {
         let (reason, stretch) = self.running_fate.swap_remove(slot as usize);
         if let Some(moved) = self.running.get(slot as usize) {
             self.running_slot[moved.job.index()] = slot;
+            self.running_log.wrote(slot as usize, self.running.len());
         }
+        self.running_log
+            .wrote(self.running.len(), self.running.len());
         self.running_slot[id.index()] = NOT_RUNNING;
         self.state.release(&run.allocation);
         if let Some(facts) = &mut self.facts {
@@ -1439,6 +1445,8 @@ impl<'w> Simulation<'w> {
         self.events.push(end, Event::JobEnd(job));
         sink.job_started(j, job, self.now, &allocation);
         self.running_slot[job.index()] = self.running.len() as u32;
+        self.running_log
+            .wrote(self.running.len(), self.running.len() + 1);
         self.running.push(RunningJob {
             job,
             start: self.now,
@@ -1543,6 +1551,7 @@ impl<'w> Simulation<'w> {
             workload: self.workload,
             queue: &self.queue[self.queue_head..],
             running: &self.running,
+            running_log: Some(&self.running_log),
             fresh_from: self.settled_queue_len,
             freed_since_last_pass: self.freed_since_last_pass,
             reservations: &self.open_reservations,

@@ -17,6 +17,9 @@ pub struct Shortcuts {
     pub idle_builds: u64,
     /// Placements reused from the previous walk.
     pub reuses: u64,
+    /// Lists of ends brought up to date from the kernel's log of the running list, reading
+    /// only the positions that changed ([`fill_ends`]).
+    pub ends_from_log: u64,
 }
 
 /// A running job (or one this pass starts) in order of estimated end: `(end, job, index,
@@ -41,11 +44,11 @@ struct Memo {
 #[derive(Debug)]
 pub(crate) struct Calendar {
     ends: Vec<End>,
-    /// [`fill_ends`]'s buffer: per position in `ctx.running`, whether a kept entry of `ends`
-    /// lists the job there. Nothing is kept per job of the workload (a table with a slot per
-    /// job was 10 MB for CEA-Curie's 312,807 jobs, and reading it at every pass was a cache
-    /// miss per running job).
+    /// [`fill_ends`]'s marks per position in `ctx.running` ([`Kept::claimed`]).
     claimed: Vec<bool>,
+    /// What the list was last filled from: the kernel's log mark then, and how long the
+    /// running list was ([`fill_ends`]); none when it was filled from another list.
+    seen: Option<Seen>,
     /// The cluster with nothing running (vnodes down now still down), to build shadow states
     /// from when that is nearer.
     idle: Option<ClusterState>,
@@ -58,6 +61,7 @@ pub(crate) struct Calendar {
 pub(crate) struct Walk<'a> {
     pub(crate) ends: &'a mut Vec<End>,
     claimed: &'a mut Vec<bool>,
+    seen: &'a mut Option<Seen>,
     idle: &'a ClusterState,
     memo: &'a mut Memo,
     shortcuts: &'a mut Shortcuts,
@@ -75,12 +79,14 @@ impl Calendar {
         Calendar {
             ends: Vec::new(),
             claimed: Vec::new(),
+            seen: None,
             idle: None,
             memo: Memo::default(),
             shortcuts: Shortcuts {
                 enabled: shortcuts,
                 idle_builds: 0,
                 reuses: 0,
+                ends_from_log: 0,
             },
             shadow_buf: ScratchBuf::default(),
         }
@@ -97,6 +103,7 @@ impl Calendar {
         let walk = Walk {
             ends: &mut self.ends,
             claimed: &mut self.claimed,
+            seen: &mut self.seen,
             idle,
             memo: &mut self.memo,
             shortcuts: &mut self.shortcuts,
@@ -112,7 +119,12 @@ impl Calendar {
     /// The running jobs and this pass's starts by estimated end, as a walk lists them
     /// ([`Walk::fill_ends`]), without opening a walk (no idle state is made).
     pub(crate) fn ends_now(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) -> &[End] {
-        fill_ends(&mut self.ends, &mut self.claimed, ctx, decisions);
+        let kept = Kept {
+            claimed: &mut self.claimed,
+            seen: &mut self.seen,
+            shortcuts: &mut self.shortcuts,
+        };
+        fill_ends(&mut self.ends, kept, ctx, decisions);
         &self.ends
     }
 }
@@ -257,7 +269,12 @@ impl<'s> Walk<'s> {
     /// A job already past its estimate (possible only when jobs may overrun) counts as ending
     /// now.
     pub(crate) fn fill_ends(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) {
-        fill_ends(self.ends, self.claimed, ctx, decisions);
+        let kept = Kept {
+            claimed: self.claimed,
+            seen: self.seen,
+            shortcuts: self.shortcuts,
+        };
+        fill_ends(self.ends, kept, ctx, decisions);
     }
 
     /// The vnodes the last successful walk found.
@@ -272,6 +289,28 @@ fn end_key(e: &End) -> (SimTime, JobId) {
     (e.0, e.1)
 }
 
+/// Where the kernel's log of the running list stood when [`fill_ends`] last filled the list,
+/// and how long the running list was then: entries at later positions were that call's
+/// starts, which the list holds again, where the kernel put them, once it has.
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    mark: placesim_core::LogMark,
+    running_len: usize,
+}
+
+/// What [`fill_ends`] keeps between calls beside the list, and the shortcuts' switch and
+/// counts.
+struct Kept<'a> {
+    /// Per position in `ctx.running`, whether a kept entry of the list holds the job there
+    /// (or, with the kernel's log, whether the position changed); all false between calls.
+    /// Nothing is kept per job of the workload (a table with a slot per job was 10 MB for
+    /// CEA-Curie's 312,807 jobs, and reading it at every pass was a cache miss per running
+    /// job).
+    claimed: &'a mut Vec<bool>,
+    seen: &'a mut Option<Seen>,
+    shortcuts: &'a mut Shortcuts,
+}
+
 /// Fills `ends` with the running jobs, and the jobs this pass has decided to start, by
 /// estimated end (ties by job id), with the ncpus each holds. A job already past its estimate
 /// (possible only when jobs may overrun) counts as ending now.
@@ -280,37 +319,83 @@ fn end_key(e: &End) -> (SimTime, JobId) {
 /// on an allocation of any other size, so a kept entry's ncpus stay right.
 ///
 /// Between two calls a few jobs end and a few start, so the list is not built and sorted
-/// afresh. An entry is kept when `ctx.running` still has its job at the position it had; it
-/// stays in its place in the list. The other running jobs (new, or moved: a job that ends
-/// takes another's place, a scheduler's own list is by job) and this pass's starts are
-/// appended, and a stable sort, which finds the kept entries already in order, merges them in:
-/// O(running) plus the new ones' sort. The order is a full sort's, as the keys are distinct.
-fn fill_ends(
-    ends: &mut Vec<End>,
-    claimed: &mut Vec<bool>,
-    ctx: &SchedContext<'_>,
-    decisions: &[Decision],
-) {
+/// afresh. An entry is kept while the position of `ctx.running` it was made from has not
+/// changed: the kernel's log says which positions did ([`placesim_core::RunningLog`]), so
+/// only those are read; without the log (a wrapper's own running list, a log that no longer
+/// reaches back, or the shortcuts off), an entry is kept when that position still holds its job, which
+/// reads the whole list. A kept entry's end is its estimated end, or now if that has passed:
+/// the larger of what it held and now, as the clock never goes back. The jobs at changed
+/// positions (new, or moved: a job that ends takes another's place) and this pass's starts are
+/// appended, and a stable sort, which finds the kept entries already in order, merges them in.
+/// The order is a full sort's, as the keys are distinct.
+fn fill_ends(ends: &mut Vec<End>, kept: Kept<'_>, ctx: &SchedContext<'_>, decisions: &[Decision]) {
+    let Kept {
+        claimed,
+        seen,
+        shortcuts,
+    } = kept;
     let running = ctx.running;
-    claimed.clear();
-    claimed.resize(running.len(), false);
-    let mut n = 0;
-    for k in 0..ends.len() {
-        let (_, job, index, ncpus) = ends[k];
-        let Some(run) = running.get(index) else {
-            continue;
-        };
-        if run.job != job || std::mem::replace(&mut claimed[index], true) {
-            continue;
+    let changed = match (ctx.running_log, *seen) {
+        (Some(log), Some(last)) if shortcuts.enabled => {
+            log.since(last.mark).map(|p| (p, last.running_len))
         }
-        ends[n] = (run.estimated_end.max(ctx.now), job, index, ncpus);
-        n += 1;
-    }
-    ends.truncate(n);
-    for (i, run) in running.iter().enumerate() {
-        if !claimed[i] {
-            let ncpus = ctx.workload.ncpus_of(run.job);
-            ends.push((run.estimated_end.max(ctx.now), run.job, i, ncpus));
+        _ => None,
+    };
+    let entry = |i: usize, run: &placesim_core::RunningJob| {
+        let ncpus = ctx.workload.ncpus_of(run.job);
+        (run.estimated_end.max(ctx.now), run.job, i, ncpus)
+    };
+    match changed {
+        Some((positions, last_len)) => {
+            shortcuts.ends_from_log += 1;
+            // `claimed` marks the changed positions, then is cleared where it was set.
+            let width = running.len().max(last_len);
+            if claimed.len() < width {
+                claimed.resize(width, false);
+            }
+            for &p in positions {
+                if let Some(mark) = claimed.get_mut(p as usize) {
+                    *mark = true;
+                }
+            }
+            let kept_below = last_len.min(running.len());
+            ends.retain_mut(|e| {
+                let keep = e.2 < kept_below && !claimed[e.2];
+                e.0 = e.0.max(ctx.now);
+                keep
+            });
+            for &p in positions {
+                let p = p as usize;
+                if let Some(mark) = claimed.get_mut(p)
+                    && std::mem::replace(mark, false)
+                    && let Some(run) = running.get(p)
+                {
+                    ends.push(entry(p, run));
+                }
+            }
+        }
+        None => {
+            claimed.clear();
+            claimed.resize(running.len(), false);
+            let mut n = 0;
+            for k in 0..ends.len() {
+                let (_, job, index, ncpus) = ends[k];
+                let Some(run) = running.get(index) else {
+                    continue;
+                };
+                if run.job != job || std::mem::replace(&mut claimed[index], true) {
+                    continue;
+                }
+                ends[n] = (run.estimated_end.max(ctx.now), job, index, ncpus);
+                n += 1;
+            }
+            ends.truncate(n);
+            for (i, run) in running.iter().enumerate() {
+                if !claimed[i] {
+                    ends.push(entry(i, run));
+                }
+            }
+            claimed.fill(false);
         }
     }
     for (i, d) in decisions.iter().enumerate() {
@@ -319,6 +404,10 @@ fn fill_ends(
         ends.push((end, *job, running.len() + i, ctx.workload.ncpus_of(*job)));
     }
     ends.sort_by_key(end_key);
+    *seen = ctx.running_log.map(|log| Seen {
+        mark: log.mark(),
+        running_len: running.len(),
+    });
     #[cfg(debug_assertions)]
     check_ends(ends, ctx, decisions);
 }

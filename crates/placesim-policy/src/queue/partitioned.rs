@@ -164,6 +164,7 @@ impl SchedulingPolicy for Partitioned {
                 state: view,
                 queue: &self.queue,
                 running: &part.running,
+                running_log: None,
                 fresh_from,
                 ..*ctx
             };

@@ -58,6 +58,7 @@ fn pass_at(
         workload: &workload,
         queue: &queue,
         running: &[],
+        running_log: None,
         fresh_from: 0,
         freed_since_last_pass: true,
         reservations: &[],
