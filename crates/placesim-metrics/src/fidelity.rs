@@ -279,7 +279,7 @@ pub fn fidelity(
         let n = errors.len() as f64;
         f.start_error_mean_abs_s = Some(errors.iter().map(|e| e.abs()).sum::<f64>() / n);
         f.wait_error_mean_s = Some(waits.iter().map(|(_, s, r)| s - r).sum::<f64>() / n);
-        let sorted = crate::summary::Sorted::new(errors);
+        let sorted = crate::summary::Sorted::new(&mut errors);
         f.start_error_p10_s = Some(sorted.nearest_rank(0.1));
         f.start_error_p50_s = Some(sorted.nearest_rank(0.5));
         f.start_error_p90_s = Some(sorted.nearest_rank(0.9));

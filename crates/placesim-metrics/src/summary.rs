@@ -2,7 +2,7 @@
 
 use crate::OccupancyStats;
 use crate::sink::JobSink;
-use placesim_core::{RunStats, SimTime, Workload};
+use placesim_core::{Job, RunStats, SimTime, Workload};
 
 /// The τ of bounded slowdown, in seconds (Feitelson et al. 1997; Mu'alem & Feitelson 2001).
 pub const BSD_TAU_SECS: u64 = 10;
@@ -173,8 +173,12 @@ impl RunSummary {
         skipped: Vec<SkipColumn>,
         timing: Option<Timing>,
     ) -> RunSummary {
+        // The window first: each statistic's buffer is freed before the next is filled, so
+        // the summary holds one sample of the jobs at a time (8 bytes a job), however many it
+        // reports on. It runs while the last row groups encode, often the run's peak.
+        let window = WindowMetrics::compute(workload, sink, stats, meta.procs);
         let mut waits = Vec::with_capacity(workload.jobs().len());
-        let mut bsds = Vec::with_capacity(workload.jobs().len());
+        let mut bsd_sum = 0.0;
         let mut busy = 0u128;
         let mut first_submit = u64::MAX;
         let mut last_end = 0u64;
@@ -186,14 +190,14 @@ impl RunSummary {
             let wait = start.as_secs() - submit;
             let run = end.as_secs() - start.as_secs();
             waits.push(wait as f64);
-            bsds.push(bounded_slowdown(wait, run));
+            bsd_sum += bounded_slowdown(wait, run);
             busy += u128::from(job.size) * u128::from(run);
             first_submit = first_submit.min(submit);
             last_end = last_end.max(end.as_secs());
         }
         let n = waits.len();
         let makespan = if n == 0 { 0 } else { last_end - first_submit };
-        let (waits, bsds) = (Sorted::new(waits), Sorted::new(bsds));
+        let waits = Sorted::new(&mut waits);
         RunSummary {
             records,
             jobs_run: n as u64,
@@ -215,13 +219,13 @@ impl RunSummary {
             wait_mean_s: waits.mean,
             wait_median_s: waits.median(),
             wait_p95_s: waits.nearest_rank(0.95),
-            bsd_mean: bsds.mean,
+            bsd_mean: mean_of_sum(bsd_sum, n),
             throughput_jobs_per_hour: if makespan == 0 {
                 0.0
             } else {
                 n as f64 * 3600.0 / makespan as f64
             },
-            window: WindowMetrics::compute(workload, sink, stats, meta.procs),
+            window,
             events: stats.events,
             passes: stats.passes,
             timing,
@@ -247,50 +251,43 @@ impl RunSummary {
         sink: &JobSink,
         queue_names: &[String],
     ) -> Self {
-        use std::collections::BTreeMap;
         let (t0, t1) = (self.window.start_s, self.window.end_s);
-        // Keys that sort as the rows go: (rank, text).
-        let mut users: BTreeMap<(u64, String), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-        let mut queues: BTreeMap<(u64, String), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
-        for (i, job) in workload.jobs().iter().enumerate() {
-            let Some((start, end)) = sink.span(i) else {
-                continue;
-            };
-            let submit = job.submit.as_secs();
-            if submit < t0 || submit > t1 {
-                continue;
-            }
-            let (wait, run) = (start.as_secs() - submit, end.as_secs() - start.as_secs());
-            let user = match job.user {
-                Some(u) => (u64::from(u), u.to_string()),
-                None => (u64::MAX, "unknown".to_owned()),
-            };
-            let queue = workload.request_of(placesim_core::JobId(i as u32)).queue;
-            let queue = match queue.and_then(|q| queue_names.get(q as usize).map(|n| (q, n))) {
-                Some((q, name)) => (u64::from(q), name.clone()),
-                None => (u64::MAX, "default".to_owned()),
-            };
-            for (groups, key) in [(&mut users, user), (&mut queues, queue)] {
-                let (waits, bsds) = groups.entry(key).or_default();
-                waits.push(wait as f64);
-                bsds.push(bounded_slowdown(wait, run));
-            }
-        }
-        for (by, groups) in [("user", users), ("queue", queues)] {
-            for ((_, key), (waits, bsds)) in groups {
-                let jobs = waits.len() as u64;
-                let (waits, bsds) = (Sorted::new(waits), Sorted::new(bsds));
-                self.groups.push(GroupWaits {
-                    by,
-                    key,
-                    jobs,
-                    wait_mean_s: waits.mean,
-                    wait_median_s: waits.median(),
-                    wait_p95_s: waits.nearest_rank(0.95),
-                    bsd_mean: bsds.mean,
-                });
-            }
-        }
+        let user = |_: usize, job: &Job| job.user.map_or(u64::MAX, u64::from);
+        let user_text = |rank: u64| match rank {
+            u64::MAX => "unknown".to_owned(),
+            u => u.to_string(),
+        };
+        let queue = |i: usize, _: &Job| {
+            workload
+                .request_of(placesim_core::JobId(i as u32))
+                .queue
+                .filter(|&q| (q as usize) < queue_names.len())
+                .map_or(u64::MAX, u64::from)
+        };
+        let queue_text = |rank: u64| match queue_names.get(rank as usize) {
+            Some(name) if rank != u64::MAX => name.clone(),
+            _ => "default".to_owned(),
+        };
+        let mut buffer = Vec::new();
+        let window = Window { t0, t1 };
+        self.groups.extend(group_waits(
+            "user",
+            &user,
+            &user_text,
+            workload,
+            sink,
+            window,
+            &mut buffer,
+        ));
+        self.groups.extend(group_waits(
+            "queue",
+            &queue,
+            &queue_text,
+            workload,
+            sink,
+            window,
+            &mut buffer,
+        ));
         self
     }
 
@@ -330,8 +327,7 @@ impl WindowMetrics {
             occupancy.window_end.as_secs(),
         );
         let span = t1.saturating_sub(t0);
-        let mut waits = Vec::new();
-        let mut bsds = Vec::new();
+        let mut sample = Vec::with_capacity(jobs.len());
         let (mut killed, mut spanning, mut sets_sum, mut cross_sum) = (0u64, 0u64, 0u64, 0.0);
         let (mut ended_in, mut useful) = (0u64, 0.0f64);
         for (i, job) in jobs.iter().enumerate() {
@@ -352,17 +348,23 @@ impl WindowMetrics {
             if submit < t0 || submit > t1 {
                 continue;
             }
-            let (wait, run) = (start - submit, end - start);
-            waits.push(wait as f64);
-            bsds.push(bounded_slowdown(wait, run));
+            sample.push((start - submit) as f64);
             killed += u64::from(sink.killed(i));
             spanning += u64::from(factors.sets_spanned > 1);
             sets_sum += u64::from(factors.sets_spanned);
             cross_sum += f64::from(factors.cross);
         }
-        let n = waits.len();
+        let n = sample.len();
         let per_job = |x: f64| if n == 0 { 0.0 } else { x / n as f64 };
-        let (waits, bsds) = (Sorted::new(waits), Sorted::new(bsds));
+        // The waits' statistics, then the slowdowns' in the same buffer.
+        let waits = Sorted::new(&mut sample).statistics();
+        sample.clear();
+        sample.extend(
+            Window { t0, t1 }
+                .samples(workload, sink)
+                .map(|(_, _, bsd)| bsd),
+        );
+        let bsds = Sorted::new(&mut sample).statistics();
         let capacity = occupancy.capacity_ncpus as f64 * span as f64;
         let per_second = |x: f64| occupancy.per_second(x);
         let utilization_allocated = occupancy.of_capacity(occupancy.job_ncpu_seconds);
@@ -376,13 +378,13 @@ impl WindowMetrics {
             end_s: t1,
             jobs: n as u64,
             wait_mean_s: waits.mean,
-            wait_median_s: waits.median(),
-            wait_p95_s: waits.nearest_rank(0.95),
-            wait_p99_s: waits.nearest_rank(0.99),
+            wait_median_s: waits.median,
+            wait_p95_s: waits.p95,
+            wait_p99_s: waits.p99,
             bsd_mean: bsds.mean,
-            bsd_median: bsds.median(),
-            bsd_p95: bsds.nearest_rank(0.95),
-            bsd_p99: bsds.nearest_rank(0.99),
+            bsd_median: bsds.median,
+            bsd_p95: bsds.p95,
+            bsd_p99: bsds.p99,
             killed_fraction: per_job(killed as f64),
             spanning_fraction: per_job(spanning as f64),
             sets_spanned_mean: per_job(sets_sum as f64),
@@ -408,14 +410,15 @@ pub(crate) fn bounded_slowdown(wait: u64, run: u64) -> f64 {
 }
 
 /// A sample sorted once, for its mean (summed in the order given), median and nearest-rank
-/// percentiles: the wait and slowdown statistics of every population the summary reports.
-pub(crate) struct Sorted {
-    values: Vec<f64>,
+/// percentiles: the wait and slowdown statistics of every population the summary reports. It
+/// sorts the caller's buffer in place, so that one buffer serves sample after sample.
+pub(crate) struct Sorted<'a> {
+    values: &'a [f64],
     pub(crate) mean: f64,
 }
 
-impl Sorted {
-    pub(crate) fn new(mut values: Vec<f64>) -> Sorted {
+impl<'a> Sorted<'a> {
+    pub(crate) fn new(values: &'a mut [f64]) -> Sorted<'a> {
         let mean = if values.is_empty() {
             0.0
         } else {
@@ -427,7 +430,7 @@ impl Sorted {
 
     /// The median (the mean of the two middle values for an even count); 0 when empty.
     fn median(&self) -> f64 {
-        let v = &self.values;
+        let v = self.values;
         match v.len() {
             0 => 0.0,
             n if n % 2 == 1 => v[n / 2],
@@ -443,6 +446,117 @@ impl Sorted {
         }
         self.values[((q * n as f64).ceil() as usize).clamp(1, n) - 1]
     }
+
+    /// What the window reports of a sample, read before its buffer is used again.
+    fn statistics(&self) -> Statistics {
+        Statistics {
+            mean: self.mean,
+            median: self.median(),
+            p95: self.nearest_rank(0.95),
+            p99: self.nearest_rank(0.99),
+        }
+    }
+}
+
+/// A sample's mean, median and 95th and 99th percentiles (nearest rank).
+struct Statistics {
+    mean: f64,
+    median: f64,
+    p95: f64,
+    p99: f64,
+}
+
+/// A mean from its sum, 0 for an empty sample, as [`Sorted`] gives it: every value summed
+/// (waits and slowdowns are never −0, so a sum from 0 is the standard library's).
+fn mean_of_sum(sum: f64, n: usize) -> f64 {
+    if n == 0 { 0.0 } else { sum / n as f64 }
+}
+
+/// The measurement window, in seconds: the job statistics describe the jobs submitted in
+/// [t0, t1] that ran.
+#[derive(Clone, Copy)]
+struct Window {
+    t0: u64,
+    t1: u64,
+}
+
+impl Window {
+    /// Each job the window measures, in job order: its index, wait and bounded slowdown.
+    fn samples<'a>(
+        self,
+        workload: &'a Workload,
+        sink: &'a JobSink,
+    ) -> impl Iterator<Item = (usize, u64, f64)> + 'a {
+        workload
+            .jobs()
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, job)| {
+                let (start, end) = sink.span(i)?;
+                let submit = job.submit.as_secs();
+                if submit < self.t0 || submit > self.t1 {
+                    return None;
+                }
+                let (wait, run) = (start.as_secs() - submit, end.as_secs() - start.as_secs());
+                Some((i, wait, bounded_slowdown(wait, run)))
+            })
+    }
+}
+
+/// The wait statistics of the window's jobs grouped by `rank` (a group's place among the
+/// rows, which `text` names), in rank order. The waits are laid out group after group in
+/// `buffer`, each group's in job order (a counting sort), so that all the groups' samples
+/// take 8 bytes a job together rather than a growing vector each.
+fn group_waits(
+    by: &'static str,
+    rank: &dyn Fn(usize, &Job) -> u64,
+    text: &dyn Fn(u64) -> String,
+    workload: &Workload,
+    sink: &JobSink,
+    window: Window,
+    buffer: &mut Vec<f64>,
+) -> Vec<GroupWaits> {
+    use std::collections::BTreeMap;
+    let jobs = workload.jobs();
+    // Per rank: its jobs and the sum of their slowdowns, in job order.
+    let mut tallies: BTreeMap<u64, (usize, f64)> = BTreeMap::new();
+    for (i, _, bsd) in window.samples(workload, sink) {
+        let (count, bsd_sum) = tallies.entry(rank(i, &jobs[i])).or_insert((0, 0.0));
+        *count += 1;
+        *bsd_sum += bsd;
+    }
+    // Per rank: where its next wait goes.
+    let mut next: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut total = 0;
+    for (&r, &(count, _)) in &tallies {
+        next.insert(r, total);
+        total += count;
+    }
+    buffer.clear();
+    buffer.resize(total, 0.0);
+    for (i, wait, _) in window.samples(workload, sink) {
+        if let Some(at) = next.get_mut(&rank(i, &jobs[i])) {
+            buffer[*at] = wait as f64;
+            *at += 1;
+        }
+    }
+    let mut from = 0;
+    tallies
+        .into_iter()
+        .map(|(r, (count, bsd_sum))| {
+            let waits = Sorted::new(&mut buffer[from..from + count]);
+            from += count;
+            GroupWaits {
+                by,
+                key: text(r),
+                jobs: count as u64,
+                wait_mean_s: waits.mean,
+                wait_median_s: waits.median(),
+                wait_p95_s: waits.nearest_rank(0.95),
+                bsd_mean: mean_of_sum(bsd_sum, count),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -460,13 +574,17 @@ mod tests {
 
     #[test]
     fn quantiles() {
-        let of = |v: &[u64]| Sorted::new(v.iter().map(|&x| x as f64).collect());
-        assert_eq!(of(&[10, 2, 3, 1]).median(), 2.5);
-        assert_eq!(of(&[1, 2, 3]).median(), 2.0);
+        let of = |v: &[u64]| {
+            let mut values: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+            let sorted = Sorted::new(&mut values);
+            (sorted.mean, sorted.median(), sorted.nearest_rank(0.95))
+        };
+        assert_eq!(of(&[10, 2, 3, 1]).1, 2.5);
+        assert_eq!(of(&[1, 2, 3]).1, 2.0);
         let v: Vec<u64> = (1..=20).rev().collect();
-        assert_eq!(of(&v).nearest_rank(0.95), 19.0);
-        assert_eq!(of(&[7]).nearest_rank(0.95), 7.0);
-        assert_eq!(of(&[1, 2, 3, 10]).mean, 4.0);
-        assert_eq!((of(&[]).median(), of(&[]).nearest_rank(0.5)), (0.0, 0.0));
+        assert_eq!(of(&v).2, 19.0);
+        assert_eq!(of(&[7]).2, 7.0);
+        assert_eq!(of(&[1, 2, 3, 10]).0, 4.0);
+        assert_eq!(of(&[]), (0.0, 0.0, 0.0));
     }
 }
