@@ -18,7 +18,7 @@ pub struct Shortcuts {
     /// Placements reused from the previous walk.
     pub reuses: u64,
     /// Lists of ends brought up to date from the kernel's log of the running list, reading
-    /// only the positions that changed ([`fill_ends`]).
+    /// only the positions that changed ([`placesim_core::RunningLog`]).
     pub ends_from_log: u64,
 }
 
@@ -322,8 +322,8 @@ struct Kept<'a> {
 /// afresh. An entry is kept while the position of `ctx.running` it was made from has not
 /// changed: the kernel's log says which positions did ([`placesim_core::RunningLog`]), so
 /// only those are read; without the log (a wrapper's own running list, a log that no longer
-/// reaches back, or the shortcuts off), an entry is kept when that position still holds its job, which
-/// reads the whole list. A kept entry's end is its estimated end, or now if that has passed:
+/// reaches back, or the shortcuts off), an entry is kept when that position still holds its
+/// job, which reads the whole list. A kept entry's end is its estimated end, or now if that has passed:
 /// the larger of what it held and now, as the clock never goes back. The jobs at changed
 /// positions (new, or moved: a job that ends takes another's place) and this pass's starts are
 /// appended, and a stable sort, which finds the kept entries already in order, merges them in.
@@ -361,7 +361,9 @@ fn fill_ends(ends: &mut Vec<End>, kept: Kept<'_>, ctx: &SchedContext<'_>, decisi
             let kept_below = last_len.min(running.len());
             ends.retain_mut(|e| {
                 let keep = e.2 < kept_below && !claimed[e.2];
-                e.0 = e.0.max(ctx.now);
+                if keep {
+                    e.0 = e.0.max(ctx.now);
+                }
                 keep
             });
             for &p in positions {
