@@ -540,8 +540,8 @@ fn parquet_writer<W: std::io::Write>(out: W) -> ParquetWriter<W> {
 /// happen during the run (KTH-SP2: 3 ms faster whole-process than with 16,384).
 pub const JOBS_PER_ROW_GROUP: usize = 8_192;
 
-/// The ranges of job ids that make the row groups of jobs.parquet: fixed multiples of
-/// [`JOBS_PER_ROW_GROUP`], so the file is the same however it is written. An empty workload
+/// The ranges of rows (job ids, events, samples) that make a file's row groups: fixed
+/// multiples of `per_group`, so a file is the same however it is written. An empty table
 /// still gets one (empty) group, so the file has its schema.
 fn row_group_ranges(n: usize, per_group: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
     (0..n.max(1))
@@ -1327,9 +1327,8 @@ fn timeseries_frame_range(
 pub fn write_timeseries(dir: &Path, meta: &RunMeta, sink: &JobSink) -> Result<(), MetricsError> {
     let n = sink.samples.len();
     write_atomic(&dir.join("timeseries.parquet"), |out| {
-        let frames = (0..n.max(1))
-            .step_by(SAMPLES_PER_ROW_GROUP)
-            .map(|s| timeseries_frame_range(meta, sink, s..n.min(s + SAMPLES_PER_ROW_GROUP)));
+        let frames = row_group_ranges(n, SAMPLES_PER_ROW_GROUP)
+            .map(|samples| timeseries_frame_range(meta, sink, samples));
         write_row_groups(out, frames)
     })
 }
