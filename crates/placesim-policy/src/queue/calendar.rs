@@ -44,11 +44,8 @@ struct Memo {
 #[derive(Debug)]
 pub(crate) struct Calendar {
     ends: Vec<End>,
-    /// [`fill_ends`]'s marks per position in `ctx.running` ([`Kept::claimed`]).
-    claimed: Vec<bool>,
-    /// What the list was last filled from: the kernel's log mark then, and how long the
-    /// running list was ([`fill_ends`]); none when it was filled from another list.
-    seen: Option<Seen>,
+    /// What the next fill of `ends` starts from.
+    kept: EndsKept,
     /// The cluster with nothing running (vnodes down now still down), to build shadow states
     /// from when that is nearer.
     idle: Option<ClusterState>,
@@ -60,8 +57,7 @@ pub(crate) struct Calendar {
 /// A calendar opened for one pass: its lists, and the idle state shadow views may be built on.
 pub(crate) struct Walk<'a> {
     pub(crate) ends: &'a mut Vec<End>,
-    claimed: &'a mut Vec<bool>,
-    seen: &'a mut Option<Seen>,
+    kept: &'a mut EndsKept,
     idle: &'a ClusterState,
     memo: &'a mut Memo,
     shortcuts: &'a mut Shortcuts,
@@ -78,8 +74,7 @@ impl Calendar {
     pub(crate) fn new(shortcuts: bool) -> Calendar {
         Calendar {
             ends: Vec::new(),
-            claimed: Vec::new(),
-            seen: None,
+            kept: EndsKept::default(),
             idle: None,
             memo: Memo::default(),
             shortcuts: Shortcuts {
@@ -102,8 +97,7 @@ impl Calendar {
         let idle = idle_of(&mut self.idle, state, true);
         let walk = Walk {
             ends: &mut self.ends,
-            claimed: &mut self.claimed,
-            seen: &mut self.seen,
+            kept: &mut self.kept,
             idle,
             memo: &mut self.memo,
             shortcuts: &mut self.shortcuts,
@@ -119,12 +113,13 @@ impl Calendar {
     /// The running jobs and this pass's starts by estimated end, as a walk lists them
     /// ([`Walk::fill_ends`]), without opening a walk (no idle state is made).
     pub(crate) fn ends_now(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) -> &[End] {
-        let kept = Kept {
-            claimed: &mut self.claimed,
-            seen: &mut self.seen,
-            shortcuts: &mut self.shortcuts,
-        };
-        fill_ends(&mut self.ends, kept, ctx, decisions);
+        fill_ends(
+            &mut self.ends,
+            &mut self.kept,
+            &mut self.shortcuts,
+            ctx,
+            decisions,
+        );
         &self.ends
     }
 }
@@ -269,12 +264,7 @@ impl<'s> Walk<'s> {
     /// A job already past its estimate (possible only when jobs may overrun) counts as ending
     /// now.
     pub(crate) fn fill_ends(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) {
-        let kept = Kept {
-            claimed: self.claimed,
-            seen: self.seen,
-            shortcuts: self.shortcuts,
-        };
-        fill_ends(self.ends, kept, ctx, decisions);
+        fill_ends(self.ends, self.kept, self.shortcuts, ctx, decisions);
     }
 
     /// The vnodes the last successful walk found.
@@ -298,17 +288,17 @@ struct Seen {
     running_len: usize,
 }
 
-/// What [`fill_ends`] keeps between calls beside the list, and the shortcuts' switch and
-/// counts.
-struct Kept<'a> {
+/// What [`fill_ends`] keeps between calls beside the list. Nothing here is per job of the
+/// workload (a table with a slot per job was 10 MB for CEA-Curie's 312,807 jobs, and reading
+/// it at every pass was a cache miss per running job).
+#[derive(Debug, Default)]
+pub(crate) struct EndsKept {
     /// Per position in `ctx.running`, whether a kept entry of the list holds the job there
     /// (or, with the kernel's log, whether the position changed); all false between calls.
-    /// Nothing is kept per job of the workload (a table with a slot per job was 10 MB for
-    /// CEA-Curie's 312,807 jobs, and reading it at every pass was a cache miss per running
-    /// job).
-    claimed: &'a mut Vec<bool>,
-    seen: &'a mut Option<Seen>,
-    shortcuts: &'a mut Shortcuts,
+    claimed: Vec<bool>,
+    /// What the list was last filled from; none when it was filled from another list than
+    /// the kernel's.
+    seen: Option<Seen>,
 }
 
 /// Fills `ends` with the running jobs, and the jobs this pass has decided to start, by
@@ -323,17 +313,19 @@ struct Kept<'a> {
 /// changed: the kernel's log says which positions did ([`placesim_core::RunningLog`]), so
 /// only those are read; without the log (a wrapper's own running list, a log that no longer
 /// reaches back, or the shortcuts off), an entry is kept when that position still holds its
-/// job, which reads the whole list. A kept entry's end is its estimated end, or now if that has passed:
-/// the larger of what it held and now, as the clock never goes back. The jobs at changed
-/// positions (new, or moved: a job that ends takes another's place) and this pass's starts are
-/// appended, and a stable sort, which finds the kept entries already in order, merges them in.
-/// The order is a full sort's, as the keys are distinct.
-fn fill_ends(ends: &mut Vec<End>, kept: Kept<'_>, ctx: &SchedContext<'_>, decisions: &[Decision]) {
-    let Kept {
-        claimed,
-        seen,
-        shortcuts,
-    } = kept;
+/// job, which reads the whole list. A kept entry's end is its estimated end, or now if that
+/// has passed: with the log, the larger of what it held and now, as the clock never goes back.
+/// The jobs at changed positions (new, or moved: a job that ends takes another's place) and
+/// this pass's starts are appended, and a stable sort, which finds the kept entries already in
+/// order, merges them in. The order is a full sort's, as the keys are distinct.
+fn fill_ends(
+    ends: &mut Vec<End>,
+    kept: &mut EndsKept,
+    shortcuts: &mut Shortcuts,
+    ctx: &SchedContext<'_>,
+    decisions: &[Decision],
+) {
+    let EndsKept { claimed, seen } = kept;
     let running = ctx.running;
     let changed = match (ctx.running_log, *seen) {
         (Some(log), Some(last)) if shortcuts.enabled => {
