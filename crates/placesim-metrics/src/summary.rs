@@ -2,7 +2,7 @@
 
 use crate::OccupancyStats;
 use crate::sink::JobSink;
-use placesim_core::{Job, RunStats, SimTime, Workload};
+use placesim_core::{RunStats, SimTime, Workload};
 
 /// The τ of bounded slowdown, in seconds (Feitelson et al. 1997; Mu'alem & Feitelson 2001).
 pub const BSD_TAU_SECS: u64 = 10;
@@ -252,12 +252,12 @@ impl RunSummary {
         queue_names: &[String],
     ) -> Self {
         let (t0, t1) = (self.window.start_s, self.window.end_s);
-        let user = |_: usize, job: &Job| job.user.map_or(u64::MAX, u64::from);
+        let user = |i: usize| workload.jobs()[i].user.map_or(u64::MAX, u64::from);
         let user_text = |rank: u64| match rank {
             u64::MAX => "unknown".to_owned(),
             u => u.to_string(),
         };
-        let queue = |i: usize, _: &Job| {
+        let queue = |i: usize| {
             workload
                 .request_of(placesim_core::JobId(i as u32))
                 .queue
@@ -327,8 +327,6 @@ impl WindowMetrics {
             occupancy.window_end.as_secs(),
         );
         let span = t1.saturating_sub(t0);
-        let mut sample = Vec::with_capacity(jobs.len());
-        let (mut killed, mut spanning, mut sets_sum, mut cross_sum) = (0u64, 0u64, 0u64, 0.0);
         let (mut ended_in, mut useful) = (0u64, 0.0f64);
         for (i, job) in jobs.iter().enumerate() {
             let Some((start, end)) = sink.span(i) else {
@@ -344,11 +342,14 @@ impl WindowMetrics {
             if end >= t0 && end <= t1 {
                 ended_in += 1;
             }
-            let submit = job.submit.as_secs();
-            if submit < t0 || submit > t1 {
-                continue;
-            }
-            sample.push((start - submit) as f64);
+        }
+        // The job statistics, over the jobs the window measures.
+        let window = Window { t0, t1 };
+        let mut sample = Vec::with_capacity(jobs.len());
+        let (mut killed, mut spanning, mut sets_sum, mut cross_sum) = (0u64, 0u64, 0u64, 0.0);
+        for (i, wait, _) in window.samples(workload, sink) {
+            let factors = sink.factors(i);
+            sample.push(wait as f64);
             killed += u64::from(sink.killed(i));
             spanning += u64::from(factors.sets_spanned > 1);
             sets_sum += u64::from(factors.sets_spanned);
@@ -359,11 +360,7 @@ impl WindowMetrics {
         // The waits' statistics, then the slowdowns' in the same buffer.
         let waits = Sorted::new(&mut sample).statistics();
         sample.clear();
-        sample.extend(
-            Window { t0, t1 }
-                .samples(workload, sink)
-                .map(|(_, _, bsd)| bsd),
-        );
+        sample.extend(window.samples(workload, sink).map(|(_, _, bsd)| bsd));
         let bsds = Sorted::new(&mut sample).statistics();
         let capacity = occupancy.capacity_ncpus as f64 * span as f64;
         let per_second = |x: f64| occupancy.per_second(x);
@@ -509,51 +506,53 @@ impl Window {
 /// take 8 bytes a job together rather than a growing vector each.
 fn group_waits(
     by: &'static str,
-    rank: &dyn Fn(usize, &Job) -> u64,
+    rank: &dyn Fn(usize) -> u64,
     text: &dyn Fn(u64) -> String,
     workload: &Workload,
     sink: &JobSink,
     window: Window,
     buffer: &mut Vec<f64>,
 ) -> Vec<GroupWaits> {
-    use std::collections::BTreeMap;
-    let jobs = workload.jobs();
-    // Per rank: its jobs and the sum of their slowdowns, in job order.
-    let mut tallies: BTreeMap<u64, (usize, f64)> = BTreeMap::new();
-    for (i, _, bsd) in window.samples(workload, sink) {
-        let (count, bsd_sum) = tallies.entry(rank(i, &jobs[i])).or_insert((0, 0.0));
-        *count += 1;
-        *bsd_sum += bsd;
+    /// A group's jobs, the sum of their slowdowns in job order, and where its next wait goes
+    /// in `buffer`.
+    #[derive(Default)]
+    struct Group {
+        jobs: usize,
+        bsd_sum: f64,
+        next: usize,
     }
-    // Per rank: where its next wait goes.
-    let mut next: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut groups: std::collections::BTreeMap<u64, Group> = Default::default();
+    for (i, _, bsd) in window.samples(workload, sink) {
+        let group = groups.entry(rank(i)).or_default();
+        group.jobs += 1;
+        group.bsd_sum += bsd;
+    }
     let mut total = 0;
-    for (&r, &(count, _)) in &tallies {
-        next.insert(r, total);
-        total += count;
+    for group in groups.values_mut() {
+        group.next = total;
+        total += group.jobs;
     }
     buffer.clear();
     buffer.resize(total, 0.0);
     for (i, wait, _) in window.samples(workload, sink) {
-        if let Some(at) = next.get_mut(&rank(i, &jobs[i])) {
-            buffer[*at] = wait as f64;
-            *at += 1;
+        if let Some(group) = groups.get_mut(&rank(i)) {
+            buffer[group.next] = wait as f64;
+            group.next += 1;
         }
     }
-    let mut from = 0;
-    tallies
+    // Each group's `next` now ends its waits.
+    groups
         .into_iter()
-        .map(|(r, (count, bsd_sum))| {
-            let waits = Sorted::new(&mut buffer[from..from + count]);
-            from += count;
+        .map(|(r, group)| {
+            let waits = Sorted::new(&mut buffer[group.next - group.jobs..group.next]);
             GroupWaits {
                 by,
                 key: text(r),
-                jobs: count as u64,
+                jobs: group.jobs as u64,
                 wait_mean_s: waits.mean,
                 wait_median_s: waits.median(),
                 wait_p95_s: waits.nearest_rank(0.95),
-                bsd_mean: mean_of_sum(bsd_sum, count),
+                bsd_mean: mean_of_sum(group.bsd_sum, group.jobs),
             }
         })
         .collect()
