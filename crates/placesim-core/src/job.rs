@@ -36,15 +36,26 @@ pub struct Job {
     pub queue: Option<u32>,
     /// SWF field 16, if known.
     pub partition: Option<u32>,
-    /// PBS's `job_priority` (qsub -p), from a request rule; none when unknown (PBS's default
-    /// is 0).
-    pub priority: Option<i64>,
-    /// The job's project (PBS's `project`, Moab's account), from a request rule; none when
-    /// unknown.
-    pub project: Option<Arc<str>>,
     /// The memory it asked for, in KiB per processor (SWF field 10), when given: what a
     /// scenario's size mapping puts into its request.
     pub requested_memory_kib: Option<std::num::NonZeroU64>,
+    /// Its priority and project, which only request rules and a site's import give, and
+    /// which most workloads leave unset: kept apart, so that a job without them costs 8
+    /// bytes for them rather than 32 (a workload holds every job for the whole run). Read
+    /// and set through [`Job::priority`], [`Job::project`] and their setters.
+    labels: Option<Box<JobLabels>>,
+}
+
+// A workload holds every job for the whole run (CEA-Curie's 312,807 of them): a field added
+// here costs that many times over, and this says so at once.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Job>() == 96);
+
+/// What only some jobs carry ([`Job::priority`], [`Job::project`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct JobLabels {
+    priority: Option<i64>,
+    project: Option<Arc<str>>,
 }
 
 impl Job {
@@ -71,9 +82,40 @@ impl Job {
             group: None,
             queue: None,
             partition: None,
-            priority: None,
-            project: None,
             requested_memory_kib: None,
+            labels: None,
+        }
+    }
+
+    /// PBS's `job_priority` (qsub -p), from a request rule; none when unknown (PBS's default
+    /// is 0).
+    pub fn priority(&self) -> Option<i64> {
+        self.labels.as_ref().and_then(|l| l.priority)
+    }
+
+    /// The job's project (PBS's `project`, Moab's account), from a request rule; none when
+    /// unknown.
+    pub fn project(&self) -> Option<&Arc<str>> {
+        self.labels.as_ref().and_then(|l| l.project.as_ref())
+    }
+
+    /// Sets (or clears) [`Job::priority`].
+    pub fn set_priority(&mut self, priority: Option<i64>) {
+        self.set_labels(|l| l.priority = priority);
+    }
+
+    /// Sets (or clears) [`Job::project`].
+    pub fn set_project(&mut self, project: Option<Arc<str>>) {
+        self.set_labels(|l| l.project = project);
+    }
+
+    /// Changes the labels, keeping none at all when both are unset, so that two jobs with
+    /// the same values compare equal however they were set.
+    fn set_labels(&mut self, change: impl FnOnce(&mut JobLabels)) {
+        let mut labels = self.labels.take().unwrap_or_default();
+        change(&mut labels);
+        if *labels != JobLabels::default() {
+            self.labels = Some(labels);
         }
     }
 }
@@ -197,7 +239,7 @@ impl Workload {
         crate::Credentials {
             user: job.user,
             group: job.group,
-            account: job.project.as_deref(),
+            account: job.project().map(|p| &**p),
             class: self.request_of(id).class,
         }
     }

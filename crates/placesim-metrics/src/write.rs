@@ -325,13 +325,13 @@ fn jobs_group(
     };
     columns.push(entity(jobs::USER.name, |j| j.user));
     columns.push(entity(jobs::GROUP.name, |j| j.group));
-    columns.push(if jobs.iter().all(|j| j.project.is_none()) {
+    columns.push(if jobs.iter().all(|j| j.project().is_none()) {
         Column::full_null(jobs::PROJECT.name.into(), n, &DataType::String)
     } else {
         Column::new(
             jobs::PROJECT.name.into(),
             jobs.iter()
-                .map(|j| j.project.as_deref())
+                .map(|j| j.project().map(|p| &**p))
                 .collect::<Vec<Option<&str>>>(),
         )
     });

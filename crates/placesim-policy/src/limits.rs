@@ -214,7 +214,7 @@ impl Names {
         Names {
             user: job.user.map(|u| u.to_string()),
             group: job.group.map(|g| g.to_string()),
-            project: job.project.clone(),
+            project: job.project().cloned(),
         }
     }
 

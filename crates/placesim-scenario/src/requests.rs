@@ -220,8 +220,8 @@ impl Scenario {
             let (rule, text) = match explicit.get(&job.source_id) {
                 Some(line) => {
                     from_file += 1;
-                    job.project.clone_from(&line.project);
-                    job.priority = line.priority;
+                    job.set_project(line.project.clone());
+                    job.set_priority(line.priority);
                     if let Some((name, line_no, column)) = &line.queue {
                         let named =
                             self.named_queue(name)
@@ -268,8 +268,8 @@ impl Scenario {
                     });
                     if let Some(r) = rule {
                         by_rule[r] += 1;
-                        job.priority = w.rules[r].job_priority;
-                        job.project.clone_from(&w.rules[r].project);
+                        job.set_priority(w.rules[r].job_priority);
+                        job.set_project(w.rules[r].project.clone());
                         if let Some(named) = w.rules[r].queue {
                             name_queue(named);
                         }
@@ -476,7 +476,7 @@ impl Scenario {
             );
             job.user = r.user;
             job.group = r.group;
-            job.project.clone_from(&r.project);
+            job.set_project(r.project.clone());
             out.push(job);
         }
         out.extend(jobs);

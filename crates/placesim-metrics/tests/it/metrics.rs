@@ -868,7 +868,7 @@ fn user_group_and_priorities_reach_jobs_parquet() {
         ..JobOrder::default()
     };
     let mut jobs = trace.workload.jobs().to_vec();
-    jobs[1].project = Some("climate".into());
+    jobs[1].set_project(Some("climate".into()));
     let workload = placesim_core::Workload::new(jobs, trace.workload.requests().to_vec()).unwrap();
     let mut policy = Ordered::new(Discipline::Fcfs.build(), order);
     let mut sink = JobSink::new(&workload);

@@ -467,7 +467,7 @@ impl Fairshare {
         let name = match self.settings.entity {
             FairshareEntity::User => j.user.map_or("-1".to_owned(), |u| u.to_string()),
             FairshareEntity::Group => j.group.map_or("-1".to_owned(), |g| g.to_string()),
-            FairshareEntity::Project => j.project.as_deref().unwrap_or("-1").to_owned(),
+            FairshareEntity::Project => j.project().map_or("-1", |p| &**p).to_owned(),
             FairshareEntity::Queue => workload
                 .request_of(job)
                 .queue

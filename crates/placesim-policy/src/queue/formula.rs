@@ -212,7 +212,7 @@ fn term_value(term: Term, v: &TermValues<'_>) -> f64 {
         Term::Walltime => v.workload.job(v.job).estimate.as_secs() as f64,
         Term::EligibleTime => v.eligible_s as f64,
         Term::QueuePriority => v.queue_priority as f64,
-        Term::JobPriority => v.workload.job(v.job).priority.unwrap_or(0) as f64,
+        Term::JobPriority => v.workload.job(v.job).priority().unwrap_or(0) as f64,
         Term::FairsharePerc => v.fairshare.0,
         Term::FairshareTreeUsage => v.fairshare.1,
         Term::FairshareFactor if v.fairshare.0 == 0.0 => 0.0,

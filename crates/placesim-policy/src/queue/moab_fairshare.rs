@@ -83,7 +83,7 @@ pub(crate) fn credential_name(
     match kind {
         MoabCredential::User => j.user.map(|u| u.to_string()),
         MoabCredential::Group => j.group.map(|g| g.to_string()),
-        MoabCredential::Account => j.project.as_deref().map(str::to_owned),
+        MoabCredential::Account => j.project().map(|p| p.to_string()),
         MoabCredential::Class => workload
             .request_of(job)
             .class

@@ -131,7 +131,7 @@ impl JobOrder {
         let v = match line.key {
             SortKey::Resource(c) => i128::from(workload.request_of(job).total(c)),
             SortKey::Walltime => i128::from(workload.job(job).estimate.as_secs()),
-            SortKey::JobPriority => i128::from(workload.job(job).priority.unwrap_or(0)),
+            SortKey::JobPriority => i128::from(workload.job(job).priority().unwrap_or(0)),
             // A percentage is never negative nor NaN, so its bits order as it does.
             SortKey::FairsharePerc => i128::from(fair.map_or(0, |f| f.percentage(job).to_bits())),
         };

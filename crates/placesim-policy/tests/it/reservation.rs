@@ -182,10 +182,9 @@ fn shared_vnode_run(
                 requests.push(request);
                 requests.len() - 1
             });
-        jobs.push(Job {
-            runtime: SimDuration(r.run_time as u64),
-            ..job(r.submit_time as u64, r.requested_time as u64, id as u32)
-        });
+        let mut job = job(r.submit_time as u64, r.requested_time as u64, id as u32);
+        job.runtime = SimDuration(r.run_time as u64);
+        jobs.push(job);
     }
     let workload = Workload::new(jobs, requests).unwrap();
     let s = placesim_scenario::load_scenario(

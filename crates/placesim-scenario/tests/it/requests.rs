@@ -204,7 +204,7 @@ fn the_requests_file_gives_project_and_priority() {
     let jobs = w.trace.workload.jobs();
     let got: Vec<(Option<&str>, Option<i64>)> = jobs
         .iter()
-        .map(|j| (j.project.as_deref(), j.priority))
+        .map(|j| (j.project().map(|p| &**p), j.priority()))
         .collect();
     assert_eq!(
         got,

@@ -268,24 +268,23 @@ pub fn read_trace(
         if let Some(all) = all_extended {
             extended.insert(record.job_number.max(0) as u64, all);
         }
-        jobs.push(Job {
-            estimate_requested: record.requested_time > 0,
-            user: known(record.user_id),
-            group: known(record.group_id),
-            queue: known(record.queue),
-            partition: known(record.partition),
-            requested_memory_kib: u64::try_from(record.requested_memory_kib)
-                .ok()
-                .and_then(std::num::NonZeroU64::new),
-            ..Job::new(
-                record.job_number.max(0) as u64,
-                submit,
-                runtime,
-                estimate,
-                size,
-                request,
-            )
-        });
+        let mut job = Job::new(
+            record.job_number.max(0) as u64,
+            submit,
+            runtime,
+            estimate,
+            size,
+            request,
+        );
+        job.estimate_requested = record.requested_time > 0;
+        job.user = known(record.user_id);
+        job.group = known(record.group_id);
+        job.queue = known(record.queue);
+        job.partition = known(record.partition);
+        job.requested_memory_kib = u64::try_from(record.requested_memory_kib)
+            .ok()
+            .and_then(std::num::NonZeroU64::new);
+        jobs.push(job);
     }
     let header = reader.header().clone();
     if records == 0 {
