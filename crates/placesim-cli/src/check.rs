@@ -26,7 +26,7 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
         let vnodes: Vec<&str> = job
             .vnodes
             .iter()
-            .map(|(v, _)| scenario.cluster.vnode(*v).name.as_str())
+            .map(|(v, _)| scenario.cluster.vnode(*v).name())
             .collect();
         println!(
             "running at t = 0: job {} on {} until {} s (estimated {} s)",
@@ -49,7 +49,7 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
         let vnodes: Vec<&str> = resv
             .allocation
             .vnodes()
-            .map(|v| scenario.cluster.vnode(v).name.as_str())
+            .map(|v| scenario.cluster.vnode(v).name())
             .collect();
         let all = &scenario.reservations[listed - occurrences..listed];
         let gaps: Vec<u64> = all
@@ -99,7 +99,7 @@ pub(crate) fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
         let vnodes: Vec<&str> = p
             .vnodes
             .iter()
-            .map(|&v| scenario.cluster.vnode(v).name.as_str())
+            .map(|&v| scenario.cluster.vnode(v).name())
             .collect();
         let queues: Vec<&str> = p
             .queues
@@ -179,7 +179,7 @@ fn print_timeline(scenario: &placesim_scenario::Scenario) {
     for (v, at) in &t.added {
         println!(
             "timeline: vnode {} added at {} s (out of service until then)",
-            scenario.cluster.vnode(*v).name,
+            scenario.cluster.vnode(*v).name(),
             at.as_secs()
         );
     }

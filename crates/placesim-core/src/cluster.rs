@@ -9,23 +9,49 @@ use crate::resource::{AttrValue, ConsumableIdx, ResourceDefs};
 /// One vnode: the unit that chunks are placed on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Vnode {
-    /// Its unique name.
-    pub name: String,
+    /// Its unique name, held as the value of its `vnode` attribute, which is always its
+    /// name: [`Vnode::attr`] answers `vnode`, and `host` when the host has the vnode's
+    /// name, from here. A machine of one vnode per host (CEA-Curie's 93,312) held each name
+    /// three times more before (both attributes, and the list holding them), about 150
+    /// bytes a vnode.
+    name: AttrValue,
     /// The host it belongs to.
     pub host: HostId,
     /// Relative speed; 1.0 is the reference. Used by runtime models and MINLOSS.
     pub speed: f64,
-    /// Non-consumable properties, sorted by resource id, at most one per resource.
-    pub attrs: Vec<(ResourceId, AttrValue)>,
+    /// Non-consumable properties, sorted by resource id, at most one per resource: all but
+    /// `vnode`, and `host` when [`Vnode::host_is_name`].
+    attrs: Vec<(ResourceId, AttrValue)>,
+    /// Whether its host's name is its own: `host` is then answered from [`Vnode::name`].
+    host_is_name: bool,
 }
 
 impl Vnode {
-    /// The value of non-consumable `res` on this vnode, if set.
+    /// Its unique name.
+    pub fn name(&self) -> &str {
+        match &self.name {
+            AttrValue::Str(name) => name,
+            // `ClusterBuilder::add_vnode`, the only maker of vnodes, stores a string.
+            _ => "",
+        }
+    }
+
+    /// The value of non-consumable `res` on this vnode, if set. `host` and `vnode` are
+    /// always set: to the names of its host and of itself.
     pub fn attr(&self, res: ResourceId) -> Option<&AttrValue> {
+        if res == ResourceDefs::VNODE || (res == ResourceDefs::HOST && self.host_is_name) {
+            return Some(&self.name);
+        }
         self.attrs
             .binary_search_by_key(&res, |(id, _)| *id)
             .ok()
             .map(|i| &self.attrs[i].1)
+    }
+
+    /// Its properties as set on it, sorted by resource id, without the `host` and `vnode`
+    /// names [`Vnode::attr`] gives (`host` is among them when it differs from the vnode's).
+    pub fn explicit_attrs(&self) -> &[(ResourceId, AttrValue)] {
+        &self.attrs
     }
 }
 
@@ -206,7 +232,7 @@ impl ClusterBuilder {
         target: VnodeId,
     ) -> Result<(), ClusterError> {
         let n_cons = self.resources.n_consumables();
-        let name = |v: VnodeId| self.vnodes[v.index()].name.clone();
+        let name = |v: VnodeId| self.vnodes[v.index()].name().to_owned();
         let resource = self
             .resources
             .consumables()
@@ -277,21 +303,21 @@ impl ClusterBuilder {
             return Err(ClusterError::BadSpeed { vnode: name, speed });
         }
         attrs.retain(|(id, _)| *id != ResourceDefs::HOST && *id != ResourceDefs::VNODE);
-        // Exactly the two names more: a machine of 93,312 vnodes without attributes of its
-        // own kept room for four in each (6 MB).
-        attrs.reserve_exact(2);
-        attrs.push((
-            ResourceDefs::HOST,
-            AttrValue::Str(self.hosts[host.index()].clone()),
-        ));
-        attrs.push((ResourceDefs::VNODE, AttrValue::Str(name.clone())));
+        let host_name = &self.hosts[host.index()];
+        let host_is_name = *host_name == name;
+        if !host_is_name {
+            attrs.push((ResourceDefs::HOST, AttrValue::Str(host_name.clone())));
+        }
         attrs.sort_by_key(|(id, _)| *id);
         attrs.dedup_by_key(|(id, _)| *id);
+        // A machine of 93,312 vnodes without attributes of its own kept spare room in each.
+        attrs.shrink_to_fit();
         self.vnodes.push(Vnode {
-            name,
+            name: AttrValue::Str(name),
             host,
             speed,
             attrs,
+            host_is_name,
         });
         self.capacity.extend_from_slice(capacity);
         Ok(VnodeId::from_index(self.vnodes.len() - 1))
@@ -302,7 +328,7 @@ impl ClusterBuilder {
         self.vnodes
             .iter()
             .enumerate()
-            .map(|(i, v)| (v.name.as_str(), VnodeId::from_index(i)))
+            .map(|(i, v)| (v.name(), VnodeId::from_index(i)))
             .collect()
     }
 
@@ -318,7 +344,7 @@ impl ClusterBuilder {
             return Err(ClusterError::Indirect(format!(
                 "indirect target undefined on node for resource {}: `{}` has none",
                 self.resources.def(res).name,
-                self.vnodes[target.index()].name
+                self.vnodes[target.index()].name()
             )));
         };
         let attrs = &mut self.vnodes[pointing.index()].attrs;
@@ -333,7 +359,7 @@ impl ClusterBuilder {
         if self.vnodes.is_empty() {
             return Err(ClusterError::Empty);
         }
-        let mut names: Vec<&str> = self.vnodes.iter().map(|v| v.name.as_str()).collect();
+        let mut names: Vec<&str> = self.vnodes.iter().map(|v| v.name()).collect();
         names.sort_unstable();
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
             return Err(ClusterError::DuplicateVnode(w[0].to_owned()));
@@ -547,7 +573,7 @@ impl Cluster {
         self.parts
             .vnodes
             .iter()
-            .position(|v| v.name == name)
+            .position(|v| v.name() == name)
             .map(VnodeId::from_index)
     }
 }
@@ -555,6 +581,7 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ResourceKind;
 
     /// Hosts whose vnodes come interleaved, and a host with none: each host's list holds its
     /// own vnodes in cluster order.
@@ -582,5 +609,50 @@ mod tests {
             .map(|&h| cluster.host_vnodes(h).iter().map(|v| v.0).collect())
             .collect();
         assert_eq!(lists, [vec![0, 2, 5], vec![1, 4], vec![], vec![3]]);
+    }
+
+    /// `host` and `vnode` name a vnode's host and the vnode itself, whether the host has the
+    /// vnode's name (answered from the name) or not (kept as a property), and whatever the
+    /// caller passed for them; the vnode's other properties stay as given.
+    #[test]
+    fn host_and_vnode_attributes_are_the_names_however_they_are_kept() {
+        let mut defs = ResourceDefs::default();
+        let switch = defs.define("switch", ResourceKind::String, false).unwrap();
+        let mut b = ClusterBuilder::new(defs);
+        let alone = b.add_host("n1");
+        let shared = b.add_host("big");
+        let str_of = |s: &str| AttrValue::Str(s.to_owned());
+        let given = vec![
+            (switch, str_of("s1")),
+            (ResourceDefs::HOST, str_of("wrong")),
+            (ResourceDefs::VNODE, str_of("wrong")),
+        ];
+        b.add_vnode("n1", alone, 1.0, &[1, 0, 0], given.clone())
+            .unwrap();
+        b.add_vnode("big[0]", shared, 1.0, &[1, 0, 0], given)
+            .unwrap();
+        let cluster = b.build().unwrap();
+        let (n1, big0) = (cluster.vnode(VnodeId(0)), cluster.vnode(VnodeId(1)));
+        let attrs = |v: &Vnode| {
+            [ResourceDefs::HOST, ResourceDefs::VNODE, switch].map(|r| v.attr(r).cloned())
+        };
+        assert_eq!(
+            attrs(n1),
+            [Some(str_of("n1")), Some(str_of("n1")), Some(str_of("s1"))]
+        );
+        assert_eq!(
+            attrs(big0),
+            [
+                Some(str_of("big")),
+                Some(str_of("big[0]")),
+                Some(str_of("s1"))
+            ]
+        );
+        assert_eq!((n1.name(), big0.name()), ("n1", "big[0]"));
+        assert_eq!(n1.explicit_attrs(), [(switch, str_of("s1"))]);
+        assert_eq!(
+            big0.explicit_attrs(),
+            [(ResourceDefs::HOST, str_of("big")), (switch, str_of("s1"))]
+        );
     }
 }

@@ -145,7 +145,7 @@ impl Invariants {
                 *slot = slot.checked_sub(a).ok_or_else(|| {
                     format!(
                         "vnode {} gave back more of consumable {c} than it held",
-                        state.cluster().vnode(v).name
+                        state.cluster().vnode(v).name()
                     )
                 })?;
             }
@@ -170,14 +170,14 @@ impl Invariants {
             if held > cap {
                 return Err(format!(
                     "vnode {} oversubscribed by {holder}: consumable {c} holds {held} of {cap}",
-                    state.cluster().vnode(v).name
+                    state.cluster().vnode(v).name()
                 ));
             }
             let free = state.free(v, ConsumableIdx(c as u8));
             if free != cap - held {
                 return Err(format!(
                     "vnode {}: the state says {free} of consumable {c} free, the jobs on it leave {}",
-                    state.cluster().vnode(v).name,
+                    state.cluster().vnode(v).name(),
                     cap - held
                 ));
             }

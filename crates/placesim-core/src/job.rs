@@ -28,14 +28,12 @@ pub struct Job {
     pub size: u32,
     /// Its resource request, interned in the workload's request table.
     pub request: RequestId,
-    /// SWF field 12, if known.
-    pub user: Option<u32>,
-    /// SWF field 13, if known.
-    pub group: Option<u32>,
-    /// SWF field 15, if known.
-    pub queue: Option<u32>,
-    /// SWF field 16, if known.
-    pub partition: Option<u32>,
+    /// Its user, group, queue and partition (SWF fields 12, 13, 15 and 16), each 4 bytes
+    /// rather than an `Option<u32>`'s 8; read and set through [`Job::user`] and the like.
+    user: MaybeId,
+    group: MaybeId,
+    queue: MaybeId,
+    partition: MaybeId,
     /// The memory it asked for, in KiB per processor (SWF field 10), when given: what a
     /// scenario's size mapping puts into its request.
     pub requested_memory_kib: Option<std::num::NonZeroU64>,
@@ -49,7 +47,25 @@ pub struct Job {
 // A workload holds every job for the whole run (CEA-Curie's 312,807 of them): a field added
 // here costs that many times over, and this says so at once.
 #[cfg(target_pointer_width = "64")]
-const _: () = assert!(std::mem::size_of::<Job>() == 96);
+const _: () = assert!(std::mem::size_of::<Job>() == 80);
+
+/// A number a trace may leave unknown, in 4 bytes: `u32::MAX` stands for unknown. SWF's
+/// unknown is -1, and a number past `u32::MAX` was read as unknown already, so only that one
+/// number, which no trace gives a user or a queue, joins them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct MaybeId(u32);
+
+impl MaybeId {
+    const UNKNOWN: MaybeId = MaybeId(u32::MAX);
+
+    fn new(id: Option<u32>) -> MaybeId {
+        MaybeId(id.unwrap_or(u32::MAX))
+    }
+
+    fn get(self) -> Option<u32> {
+        (self.0 != u32::MAX).then_some(self.0)
+    }
+}
 
 /// What only some jobs carry ([`Job::priority`], [`Job::project`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -78,13 +94,53 @@ impl Job {
             estimate_requested: true,
             size,
             request,
-            user: None,
-            group: None,
-            queue: None,
-            partition: None,
+            user: MaybeId::UNKNOWN,
+            group: MaybeId::UNKNOWN,
+            queue: MaybeId::UNKNOWN,
+            partition: MaybeId::UNKNOWN,
             requested_memory_kib: None,
             labels: None,
         }
+    }
+
+    /// Its user (SWF field 12), if known.
+    pub fn user(&self) -> Option<u32> {
+        self.user.get()
+    }
+
+    /// Its group (SWF field 13), if known.
+    pub fn group(&self) -> Option<u32> {
+        self.group.get()
+    }
+
+    /// Its queue (SWF field 15, or the index of a scenario's named queue), if known.
+    pub fn queue(&self) -> Option<u32> {
+        self.queue.get()
+    }
+
+    /// Its partition (SWF field 16), if known.
+    pub fn partition(&self) -> Option<u32> {
+        self.partition.get()
+    }
+
+    /// Sets (or clears) [`Job::user`]; `u32::MAX` reads back as unknown.
+    pub fn set_user(&mut self, user: Option<u32>) {
+        self.user = MaybeId::new(user);
+    }
+
+    /// Sets (or clears) [`Job::group`]; `u32::MAX` reads back as unknown.
+    pub fn set_group(&mut self, group: Option<u32>) {
+        self.group = MaybeId::new(group);
+    }
+
+    /// Sets (or clears) [`Job::queue`]; `u32::MAX` reads back as unknown.
+    pub fn set_queue(&mut self, queue: Option<u32>) {
+        self.queue = MaybeId::new(queue);
+    }
+
+    /// Sets (or clears) [`Job::partition`]; `u32::MAX` reads back as unknown.
+    pub fn set_partition(&mut self, partition: Option<u32>) {
+        self.partition = MaybeId::new(partition);
     }
 
     /// PBS's `job_priority` (qsub -p), from a request rule; none when unknown (PBS's default
@@ -237,8 +293,8 @@ impl Workload {
     pub fn credentials(&self, id: JobId) -> crate::Credentials<'_> {
         let job = &self.jobs[id.index()];
         crate::Credentials {
-            user: job.user,
-            group: job.group,
+            user: job.user(),
+            group: job.group(),
             account: job.project().map(|p| &**p),
             class: self.request_of(id).class,
         }
@@ -292,5 +348,54 @@ impl Workload {
             min_request_ncpus,
         };
         (workload, copied_from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job() -> Job {
+        Job::new(
+            1,
+            SimTime(0),
+            SimDuration(10),
+            SimDuration(10),
+            1,
+            RequestId(0),
+        )
+    }
+
+    /// The compact fields read back what was set: a known id, unknown, and `u32::MAX`, which
+    /// stands for unknown; a job whose labels are set and cleared again equals one never
+    /// given them.
+    #[test]
+    fn compact_fields_read_back_what_was_set() {
+        let mut j = job();
+        assert_eq!(
+            (j.user(), j.group(), j.queue(), j.partition()),
+            (None, None, None, None)
+        );
+        j.set_user(Some(7));
+        j.set_group(Some(0));
+        j.set_queue(Some(u32::MAX));
+        j.set_partition(Some(u32::MAX - 1));
+        assert_eq!(
+            (j.user(), j.group(), j.queue(), j.partition()),
+            (Some(7), Some(0), None, Some(u32::MAX - 1))
+        );
+        j.set_priority(Some(-5));
+        j.set_project(Some("climate".into()));
+        assert_eq!(
+            (j.priority(), j.project().map(|p| &**p)),
+            (Some(-5), Some("climate"))
+        );
+        j.set_priority(None);
+        assert_eq!(j.project().map(|p| &**p), Some("climate"));
+        j.set_project(None);
+        j.set_user(None);
+        j.set_group(None);
+        j.set_partition(None);
+        assert_eq!(j, job());
     }
 }

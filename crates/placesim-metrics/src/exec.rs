@@ -30,7 +30,7 @@ impl ExecNames {
         let defs = cluster.resources();
         ExecNames {
             chunk_starts: (0..cluster.n_vnodes())
-                .map(|v| format!("+({}", cluster.vnode(VnodeId::from_index(v)).name))
+                .map(|v| format!("+({}", cluster.vnode(VnodeId::from_index(v)).name()))
                 .collect(),
             consumables: defs
                 .consumables()

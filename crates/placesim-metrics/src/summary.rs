@@ -252,7 +252,7 @@ impl RunSummary {
         queue_names: &[String],
     ) -> Self {
         let (t0, t1) = (self.window.start_s, self.window.end_s);
-        let user = |i: usize| workload.jobs()[i].user.map_or(u64::MAX, u64::from);
+        let user = |i: usize| workload.jobs()[i].user().map_or(u64::MAX, u64::from);
         let user_text = |rank: u64| match rank {
             u64::MAX => "unknown".to_owned(),
             u => u.to_string(),

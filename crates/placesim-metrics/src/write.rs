@@ -323,8 +323,8 @@ fn jobs_group(
             jobs.iter().map(pick).collect::<Vec<Option<u32>>>(),
         )
     };
-    columns.push(entity(jobs::USER.name, |j| j.user));
-    columns.push(entity(jobs::GROUP.name, |j| j.group));
+    columns.push(entity(jobs::USER.name, |j| j.user()));
+    columns.push(entity(jobs::GROUP.name, |j| j.group()));
     columns.push(if jobs.iter().all(|j| j.project().is_none()) {
         Column::full_null(jobs::PROJECT.name.into(), n, &DataType::String)
     } else {
@@ -1079,7 +1079,7 @@ pub fn vnodes_frame(meta: &RunMeta, sink: &JobSink) -> PolarsResult<DataFrame> {
     let mut columns = id_columns(meta, n);
     columns.push(Column::new(
         vnodes::VNODE.name.into(),
-        rows.iter().map(|r| r.name.as_str()).collect::<Vec<&str>>(),
+        rows.iter().map(|r| r.name()).collect::<Vec<&str>>(),
     ));
     columns.push(Column::new(
         vnodes::HOST.name.into(),

@@ -212,8 +212,8 @@ struct Names {
 impl Names {
     fn of(job: &Job) -> Names {
         Names {
-            user: job.user.map(|u| u.to_string()),
-            group: job.group.map(|g| g.to_string()),
+            user: job.user().map(|u| u.to_string()),
+            group: job.group().map(|g| g.to_string()),
             project: job.project().cloned(),
         }
     }

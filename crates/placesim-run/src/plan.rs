@@ -399,7 +399,7 @@ fn read_recorded(
     // Names resolved through one map: a site's record names its vnodes once per job.
     let ids: std::collections::HashMap<&str, placesim_core::VnodeId> = (0..cluster.n_vnodes())
         .map(placesim_core::VnodeId::from_index)
-        .map(|v| (cluster.vnode(v).name.as_str(), v))
+        .map(|v| (cluster.vnode(v).name(), v))
         .collect();
     let resolve = |job: u64, name: &str| {
         ids.get(name).copied().ok_or_else(|| RunError::Recorded {

@@ -195,7 +195,7 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
                 "running.exec_vnode",
                 format!(
                     "vnode `{}` is added only at {} s (its [[event]]): no job runs on it at t = 0",
-                    cluster.vnode(*v).name,
+                    cluster.vnode(*v).name(),
                     at.as_secs()
                 ),
             ));
@@ -3081,7 +3081,7 @@ impl Cx<'_> {
                          degraded reservation is not modelled yet \
                          (reservations-and-partitions.md §1.7)",
                         r.name,
-                        cluster.vnode(o.vnode).name,
+                        cluster.vnode(o.vnode).name(),
                         o.down.as_secs(),
                         o.up.as_secs()
                     ),
@@ -3331,7 +3331,7 @@ impl Cx<'_> {
                             "running job {} of reservation `{name}`'s queue holds more of vnode \
                              `{}` than the reservation does (with the queue's other running jobs)",
                             job.id,
-                            cluster.vnode(*v).name
+                            cluster.vnode(*v).name()
                         ),
                     ));
                 }
@@ -3392,7 +3392,7 @@ impl Cx<'_> {
             }
             let error = |message: String| self.error(span.clone(), Some(key), message);
             for (v, amounts) in r.allocation.parts(n_cons) {
-                let vnode = &cluster.vnode(v).name;
+                let vnode = &cluster.vnode(v).name();
                 let on_v: Vec<(&Holder, &[u64])> = holders
                     .iter()
                     .flat_map(|h| {

@@ -60,10 +60,7 @@ pub fn hostlist(names: &[&str]) -> String {
 }
 
 fn names_of(cluster: &Cluster, vnodes: &[VnodeId]) -> String {
-    let names: Vec<&str> = vnodes
-        .iter()
-        .map(|&v| cluster.vnode(v).name.as_str())
-        .collect();
+    let names: Vec<&str> = vnodes.iter().map(|&v| cluster.vnode(v).name()).collect();
     hostlist(&names)
 }
 
@@ -107,7 +104,7 @@ pub fn describe(s: &Scenario) -> String {
         let v = c.vnode(first);
         let cap = c.capacity(first);
         let mut props: Vec<String> = v
-            .attrs
+            .explicit_attrs()
             .iter()
             .filter(|(id, _)| id.index() >= 5)
             .map(|(id, value)| format!("{}={}", defs.def(*id).name, attr_text(value)))

@@ -313,11 +313,13 @@ impl JobFilter {
     /// Whether `job` matches.
     pub fn matches(&self, job: &placesim_core::Job) -> bool {
         (self.size_min..=self.size_max).contains(&job.size)
-            && (self.queues.is_empty() || job.queue.is_some_and(|q| self.queues.contains(&q)))
-            && (self.users.is_empty() || job.user.is_some_and(|u| self.users.contains(&u)))
-            && (self.groups.is_empty() || job.group.is_some_and(|g| self.groups.contains(&g)))
+            && (self.queues.is_empty() || job.queue().is_some_and(|q| self.queues.contains(&q)))
+            && (self.users.is_empty() || job.user().is_some_and(|u| self.users.contains(&u)))
+            && (self.groups.is_empty() || job.group().is_some_and(|g| self.groups.contains(&g)))
             && (self.partitions.is_empty()
-                || job.partition.is_some_and(|p| self.partitions.contains(&p)))
+                || job
+                    .partition()
+                    .is_some_and(|p| self.partitions.contains(&p)))
     }
 }
 

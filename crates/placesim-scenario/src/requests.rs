@@ -200,8 +200,8 @@ impl Scenario {
             // The PBS queue is part of what a job asks: it decides the vnodes it may use. So
             // is the Moab class, whose DEFAULT.NODESET gives the node-set fields the job
             // leaves unset. Its SWF queue gives both, unless a name says otherwise.
-            let mut queue = self.pbs_queue_of(job.queue);
-            let mut class = self.moab_class_of(job.queue);
+            let mut queue = self.pbs_queue_of(job.queue());
+            let mut class = self.moab_class_of(job.queue());
             let mut name_queue = |named: crate::NamedQueue| {
                 queue = named.pbs;
                 class = named.class;
@@ -474,8 +474,8 @@ impl Scenario {
                 u32::try_from(ncpus).unwrap_or(u32::MAX),
                 RequestId::from_index(requests.len() - 1),
             );
-            job.user = r.user;
-            job.group = r.group;
+            job.set_user(r.user);
+            job.set_group(r.group);
             job.set_project(r.project.clone());
             out.push(job);
         }

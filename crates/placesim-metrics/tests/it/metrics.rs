@@ -910,7 +910,7 @@ fn waits_by_user_and_queue() {
     let mut jobs = trace.workload.jobs().to_vec();
     let mut requests = trace.workload.requests().to_vec();
     for (job, user) in jobs.iter_mut().zip([Some(1), Some(2), Some(1), None]) {
-        job.user = user;
+        job.set_user(user);
     }
     let mut in_short = requests[jobs[1].request.index()].clone();
     in_short.queue = Some(0);
@@ -1092,7 +1092,7 @@ fn moab_reservations_list_the_jobs_their_acl_let_in() {
     use polars::prelude::{ParquetReader, SerReader};
     let trace = hand_trace();
     let mut jobs = trace.workload.jobs().to_vec();
-    jobs[2].user = Some(2);
+    jobs[2].set_user(Some(2));
     let workload = placesim_core::Workload::new(jobs, trace.workload.requests().to_vec()).unwrap();
     let cluster = Cluster::homogeneous(4, 1).unwrap();
     let mut allocation = Allocation::new(placesim_core::Sharing::Shared);

@@ -293,7 +293,7 @@ impl MoabNodeSets {
         };
         let globals: Vec<VnodeId> = (0..cluster.n_vnodes())
             .map(VnodeId::from_index)
-            .filter(|&v| cluster.vnode(v).name == "GLOBAL")
+            .filter(|&v| cluster.vnode(v).name() == "GLOBAL")
             .collect();
         if let Some(r) = p.settings.feature_resource {
             let all = (0..cluster.n_vnodes()).map(VnodeId::from_index);

@@ -465,8 +465,8 @@ impl Fairshare {
         let j = workload.job(job);
         // SWF's "unknown" is -1: a job with no known entity is that entity.
         let name = match self.settings.entity {
-            FairshareEntity::User => j.user.map_or("-1".to_owned(), |u| u.to_string()),
-            FairshareEntity::Group => j.group.map_or("-1".to_owned(), |g| g.to_string()),
+            FairshareEntity::User => j.user().map_or("-1".to_owned(), |u| u.to_string()),
+            FairshareEntity::Group => j.group().map_or("-1".to_owned(), |g| g.to_string()),
             FairshareEntity::Project => j.project().map_or("-1", |p| &**p).to_owned(),
             FairshareEntity::Queue => workload
                 .request_of(job)

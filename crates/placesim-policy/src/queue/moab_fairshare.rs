@@ -81,8 +81,8 @@ pub(crate) fn credential_name(
 ) -> Option<String> {
     let j = workload.job(job);
     match kind {
-        MoabCredential::User => j.user.map(|u| u.to_string()),
-        MoabCredential::Group => j.group.map(|g| g.to_string()),
+        MoabCredential::User => j.user().map(|u| u.to_string()),
+        MoabCredential::Group => j.group().map(|g| g.to_string()),
         MoabCredential::Account => j.project().map(|p| p.to_string()),
         MoabCredential::Class => workload
             .request_of(job)

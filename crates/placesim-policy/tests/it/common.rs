@@ -78,7 +78,7 @@ impl CheckingSink {
                 let (t, a) = &self.starts[&JobId(i as u32)];
                 let parts = a
                     .parts(n_cons)
-                    .map(|(v, amounts)| (cluster.vnode(v).name.clone(), amounts[0]))
+                    .map(|(v, amounts)| (cluster.vnode(v).name().to_owned(), amounts[0]))
                     .collect();
                 (*t, a.label.as_deref().unwrap_or("").to_owned(), parts)
             })
@@ -258,7 +258,7 @@ pub fn set_members(
                 set.name.to_owned(),
                 set.vnodes
                     .iter()
-                    .map(|&v| cluster.vnode(v).name.clone())
+                    .map(|&v| cluster.vnode(v).name().to_owned())
                     .collect(),
             )
         })

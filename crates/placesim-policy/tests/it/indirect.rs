@@ -61,7 +61,7 @@ fn an_indirect_consumable_is_one_pool_for_both_vnodes() {
                 .parts(s.cluster.resources().n_consumables())
                 .map(|(v, amounts)| {
                     (
-                        s.cluster.vnode(v).name.clone(),
+                        s.cluster.vnode(v).name().to_owned(),
                         amounts[ConsumableIdx::NCPUS.index()],
                         amounts[acc.index()],
                     )

@@ -61,7 +61,7 @@ fn run(s: &Scenario, jobs: &[Spec<'_>]) -> Vec<Start> {
             0,
             RequestId(i as u32),
         );
-        job.user = user;
+        job.set_user(user);
         list.push(job);
     }
     let workload = Workload::new(list, requests).unwrap();

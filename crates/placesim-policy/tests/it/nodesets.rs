@@ -78,7 +78,7 @@ fn place(
     match p.place(&r, &view) {
         Some(a) => Ok((
             a.parts(3)
-                .map(|(v, amounts)| (s.cluster.vnode(v).name.clone(), amounts[0]))
+                .map(|(v, amounts)| (s.cluster.vnode(v).name().to_owned(), amounts[0]))
                 .collect(),
             a.label.as_deref().unwrap_or("").to_owned(),
         )),
@@ -1054,7 +1054,7 @@ fn procspeed_bestresource_through_a_run() {
             let (t, a) = &sink.starts[&JobId(i as u32)];
             let vnodes = a
                 .vnodes()
-                .map(|v| s.cluster.vnode(v).name.clone())
+                .map(|v| s.cluster.vnode(v).name().to_owned())
                 .collect();
             (*t, a.label.as_deref().unwrap_or("").to_owned(), vnodes)
         })

@@ -468,7 +468,7 @@ fn a_job_waits_for_the_vnode_the_timeline_adds() {
             (
                 *t,
                 a.vnodes()
-                    .map(|v| s.cluster.vnode(v).name.clone())
+                    .map(|v| s.cluster.vnode(v).name().to_owned())
                     .collect(),
             )
         })

@@ -150,7 +150,7 @@ fn place(
         Some(a) => Ok(Placed {
             vnodes: a
                 .vnodes()
-                .map(|v| s.cluster.vnode(v).name.clone())
+                .map(|v| s.cluster.vnode(v).name().to_owned())
                 .collect(),
             set: a.label.as_deref().unwrap_or("").to_owned(),
         }),
@@ -647,7 +647,7 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
     let names: Vec<&str> = r
         .allocation
         .vnodes()
-        .map(|v| s.cluster.vnode(v).name.as_str())
+        .map(|v| s.cluster.vnode(v).name())
         .collect();
     assert_eq!(&names[..3], &["b1", "b2", "b3"]);
     assert!(sim_state.eligible().iter().count() == 0);
@@ -698,7 +698,7 @@ fn a_top_job_no_set_can_hold_is_calendared_spanning() {
     };
     let names = |a: &placesim_core::Allocation| -> Vec<String> {
         a.vnodes()
-            .map(|v| s.cluster.vnode(v).name.clone())
+            .map(|v| s.cluster.vnode(v).name().to_owned())
             .collect()
     };
     let spanning: Vec<String> = (1..=10)
@@ -908,7 +908,7 @@ fn two_top_jobs_planned(switch1_until: u64, switch2_until: u64) -> Vec<Planned> 
                 .expect("placement sets plan on vnodes");
             let names = a
                 .vnodes()
-                .map(|v| s.cluster.vnode(v).name.clone())
+                .map(|v| s.cluster.vnode(v).name().to_owned())
                 .collect();
             (p.job, p.start, a.label.as_deref().map(str::to_owned), names)
         })
@@ -988,7 +988,7 @@ fn node_sort_key_orders_the_vnodes_first_fit_tries() {
         let mut ff = FirstFit::in_order(s.pbs.psets.node_order.clone());
         let a = ff.place(&request, &Scratch::new(&state, &mut buf)).unwrap();
         a.vnodes()
-            .map(|v| s.cluster.vnode(v).name.clone())
+            .map(|v| s.cluster.vnode(v).name().to_owned())
             .collect::<Vec<_>>()
     };
     let by_priority = three_priorities("");
@@ -1051,7 +1051,7 @@ fn a_node_group_key_turned_on_mid_run_changes_later_placements_only() {
                 let (t, a) = &sink.starts[&JobId(i as u32)];
                 let names = a
                     .vnodes()
-                    .map(|v| s.cluster.vnode(v).name.clone())
+                    .map(|v| s.cluster.vnode(v).name().to_owned())
                     .collect();
                 (*t, names)
             })

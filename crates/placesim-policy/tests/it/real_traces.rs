@@ -137,11 +137,15 @@ fn reference_starts_limited(
 ) -> Vec<u64> {
     assert!(per_user.is_none() || discipline != Reference::Easy);
     let jobs = trace.workload.jobs();
-    let user_of = |j: usize| jobs[j].user.filter(|_| per_user.is_some());
+    let user_of = |j: usize| jobs[j].user().filter(|_| per_user.is_some());
     // Whether user `u` may start one more job beside the `running` ones.
     let user_ok = |j: usize, running: &[usize]| match (user_of(j), per_user) {
         (Some(u), Some(limit)) => {
-            (running.iter().filter(|&&r| jobs[r].user == Some(u)).count() as u64) < limit
+            (running
+                .iter()
+                .filter(|&&r| jobs[r].user() == Some(u))
+                .count() as u64)
+                < limit
         }
         _ => true,
     };
@@ -828,7 +832,7 @@ fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
 fn reference_fairshare(trace: &Trace, depth: Option<usize>, decay_s: u64) -> Vec<u64> {
     use std::collections::HashMap;
     let jobs = trace.workload.jobs();
-    let user = |j: usize| jobs[j].user.map_or(-1, i64::from);
+    let user = |j: usize| jobs[j].user().map_or(-1, i64::from);
     let size = |j: usize| u64::from(jobs[j].size);
     let estimate = |j: usize| jobs[j].estimate.as_secs();
     let runs: Vec<u64> = jobs
@@ -989,12 +993,15 @@ fn reference_moab_maxjob(trace: &Trace, depth: usize, soft: u64, hard: u64) -> V
     while next < jobs.len() || !ends.is_empty() {
         let (now, ended) = next_instant(jobs, &mut next, &mut ends, &mut queue);
         running.retain(|r| !ended.contains(r));
-        let count = |running: &[usize], j: usize| match jobs[j].user {
-            Some(u) => running.iter().filter(|&&r| jobs[r].user == Some(u)).count() as u64,
+        let count = |running: &[usize], j: usize| match jobs[j].user() {
+            Some(u) => running
+                .iter()
+                .filter(|&&r| jobs[r].user() == Some(u))
+                .count() as u64,
             None => 0,
         };
         let within = |running: &[usize], j: usize, limit: u64| {
-            jobs[j].user.is_none() || count(running, j) < limit
+            jobs[j].user().is_none() || count(running, j) < limit
         };
         let mut holds = Holds::of(running.iter().map(|&r| {
             let end = (start[r] + jobs[r].estimate.as_secs()).max(now);

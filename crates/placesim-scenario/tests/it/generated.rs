@@ -25,7 +25,7 @@ fn nodes_in_racks_under_switches_by_generation() {
         other => panic!("{name} of vnode {v}: {other:?}"),
     };
     // Node 7 (0-based 6) is the first `new` one: rack 4 (of 2), switch 2 (of 4).
-    assert_eq!(c.vnode(VnodeId(6)).name, "new1");
+    assert_eq!(c.vnode(VnodeId(6)).name(), "new1");
     assert_eq!(
         (text(6, "rack"), text(6, "switch"), text(6, "model")),
         ("rack4".into(), "switch2".into(), "new".into())

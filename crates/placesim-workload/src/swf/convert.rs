@@ -277,10 +277,10 @@ pub fn read_trace(
             request,
         );
         job.estimate_requested = record.requested_time > 0;
-        job.user = known(record.user_id);
-        job.group = known(record.group_id);
-        job.queue = known(record.queue);
-        job.partition = known(record.partition);
+        job.set_user(known(record.user_id));
+        job.set_group(known(record.group_id));
+        job.set_queue(known(record.queue));
+        job.set_partition(known(record.partition));
         job.requested_memory_kib = u64::try_from(record.requested_memory_kib)
             .ok()
             .and_then(std::num::NonZeroU64::new);
