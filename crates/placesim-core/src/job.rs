@@ -113,7 +113,7 @@ impl Job {
         self.group.get()
     }
 
-    /// Its queue (SWF field 15, or the index of a scenario's named queue), if known.
+    /// Its queue (SWF field 15), if known.
     pub fn queue(&self) -> Option<u32> {
         self.queue.get()
     }
