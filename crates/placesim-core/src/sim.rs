@@ -1227,7 +1227,7 @@ impl<'w> Simulation<'w> {
         if *count > 0 {
             return Ok(());
         }
-        let name = &self.state.cluster().vnode(v).name();
+        let name = self.state.cluster().vnode(v).name();
         sink.site_event(self.now, crate::SiteEvent::VnodeUp, name);
         self.add_down_time(v);
         self.state.set_up(v);
@@ -1255,7 +1255,7 @@ impl<'w> Simulation<'w> {
         if *count > 1 {
             return Ok(());
         }
-        let name = &self.state.cluster().vnode(v).name();
+        let name = self.state.cluster().vnode(v).name();
         sink.site_event(self.now, crate::SiteEvent::VnodeDown, name);
         let mut victims: Vec<JobId> = self
             .running

@@ -3392,7 +3392,7 @@ impl Cx<'_> {
             }
             let error = |message: String| self.error(span.clone(), Some(key), message);
             for (v, amounts) in r.allocation.parts(n_cons) {
-                let vnode = &cluster.vnode(v).name();
+                let vnode = cluster.vnode(v).name();
                 let on_v: Vec<(&Holder, &[u64])> = holders
                     .iter()
                     .flat_map(|h| {
