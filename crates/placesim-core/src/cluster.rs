@@ -334,12 +334,21 @@ impl ClusterBuilder {
 
     /// Gives `pointing` the value of non-consumable `res` that `target` has (PBS's indirect
     /// resource on a non-consumable: matching and placement-set keys read the target's value).
+    /// `host` and `vnode` are a vnode's names, [`Vnode::attr`] answers them from those, and
+    /// neither can be another's.
     pub fn copy_attr(
         &mut self,
         pointing: VnodeId,
         res: ResourceId,
         target: VnodeId,
     ) -> Result<(), ClusterError> {
+        if res == ResourceDefs::HOST || res == ResourceDefs::VNODE {
+            return Err(ClusterError::Indirect(format!(
+                "resource {} is the name of `{}` and cannot be indirect",
+                self.resources.def(res).name,
+                self.vnodes[pointing.index()].name()
+            )));
+        }
         let Some(value) = self.vnodes[target.index()].attr(res).cloned() else {
             return Err(ClusterError::Indirect(format!(
                 "indirect target undefined on node for resource {}: `{}` has none",
@@ -649,6 +658,19 @@ mod tests {
             ]
         );
         assert_eq!((n1.name(), big0.name()), ("n1", "big[0]"));
+        // Neither name can point at another vnode's.
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        let h = b.add_host("h");
+        let (v, w) = (
+            b.add_vnode("v", h, 1.0, &[1, 0, 0], Vec::new()).unwrap(),
+            b.add_vnode("w", h, 1.0, &[1, 0, 0], Vec::new()).unwrap(),
+        );
+        assert_eq!(
+            b.copy_attr(v, ResourceDefs::HOST, w)
+                .unwrap_err()
+                .to_string(),
+            "resource host is the name of `v` and cannot be indirect"
+        );
         assert_eq!(n1.explicit_attrs(), [(switch, str_of("s1"))]);
         assert_eq!(
             big0.explicit_attrs(),
