@@ -11,7 +11,7 @@ use crate::resource::{AttrValue, ConsumableIdx, ResourceDefs};
 pub struct Vnode {
     /// Its unique name, held as the value of its `vnode` attribute, which is always its
     /// name: [`Vnode::attr`] answers `vnode`, and `host` when the host has the vnode's
-    /// name, from here. A machine of one vnode per host (CEA-Curie's 93,312) held each name
+    /// name (when `attrs` has no `host` of its own), from here. A machine of one vnode per host (CEA-Curie's 93,312) held each name
     /// three times more before (both attributes, and the list holding them), about 150
     /// bytes a vnode.
     name: AttrValue,
@@ -20,10 +20,8 @@ pub struct Vnode {
     /// Relative speed; 1.0 is the reference. Used by runtime models and MINLOSS.
     pub speed: f64,
     /// Non-consumable properties, sorted by resource id, at most one per resource: all but
-    /// `vnode`, and `host` when [`Vnode::host_is_name`].
+    /// `vnode`, and `host` only when the host's name is not the vnode's.
     attrs: Vec<(ResourceId, AttrValue)>,
-    /// Whether its host's name is its own: `host` is then answered from [`Vnode::name`].
-    host_is_name: bool,
 }
 
 impl Vnode {
@@ -39,13 +37,15 @@ impl Vnode {
     /// The value of non-consumable `res` on this vnode, if set. `host` and `vnode` are
     /// always set: to the names of its host and of itself.
     pub fn attr(&self, res: ResourceId) -> Option<&AttrValue> {
-        if res == ResourceDefs::VNODE || (res == ResourceDefs::HOST && self.host_is_name) {
+        if res == ResourceDefs::VNODE {
             return Some(&self.name);
         }
-        self.attrs
-            .binary_search_by_key(&res, |(id, _)| *id)
-            .ok()
-            .map(|i| &self.attrs[i].1)
+        match self.attrs.binary_search_by_key(&res, |(id, _)| *id) {
+            Ok(i) => Some(&self.attrs[i].1),
+            // A host named otherwise is kept in `attrs`.
+            Err(_) if res == ResourceDefs::HOST => Some(&self.name),
+            Err(_) => None,
+        }
     }
 
     /// Its properties as set on it, sorted by resource id, without the `host` and `vnode`
@@ -304,8 +304,7 @@ impl ClusterBuilder {
         }
         attrs.retain(|(id, _)| *id != ResourceDefs::HOST && *id != ResourceDefs::VNODE);
         let host_name = &self.hosts[host.index()];
-        let host_is_name = *host_name == name;
-        if !host_is_name {
+        if *host_name != name {
             attrs.push((ResourceDefs::HOST, AttrValue::Str(host_name.clone())));
         }
         attrs.sort_by_key(|(id, _)| *id);
@@ -317,7 +316,6 @@ impl ClusterBuilder {
             host,
             speed,
             attrs,
-            host_is_name,
         });
         self.capacity.extend_from_slice(capacity);
         Ok(VnodeId::from_index(self.vnodes.len() - 1))

@@ -124,6 +124,14 @@ fn reference_starts_sorted(trace: &Trace, discipline: Reference, key: QueueKey<'
     reference_starts_limited(trace, discipline, key, None)
 }
 
+/// How many of the `running` jobs are `user`'s: what a per-user limit on running jobs counts.
+fn jobs_of_user(jobs: &[placesim_core::Job], running: &[usize], user: u32) -> u64 {
+    running
+        .iter()
+        .filter(|&&r| jobs[r].user() == Some(user))
+        .count() as u64
+}
+
 /// As [`reference_starts_sorted`], with each user (SWF field 12) allowed at most `per_user`
 /// running jobs, counted like processors: a job holds its user's count over `[start,
 /// estimated end)`, and a job fits only if its user's count stays within the limit over its
@@ -140,13 +148,7 @@ fn reference_starts_limited(
     let user_of = |j: usize| jobs[j].user().filter(|_| per_user.is_some());
     // Whether user `u` may start one more job beside the `running` ones.
     let user_ok = |j: usize, running: &[usize]| match (user_of(j), per_user) {
-        (Some(u), Some(limit)) => {
-            (running
-                .iter()
-                .filter(|&&r| jobs[r].user() == Some(u))
-                .count() as u64)
-                < limit
-        }
+        (Some(u), Some(limit)) => jobs_of_user(jobs, running, u) < limit,
         _ => true,
     };
     let runs: Vec<u64> = jobs
@@ -993,12 +995,8 @@ fn reference_moab_maxjob(trace: &Trace, depth: usize, soft: u64, hard: u64) -> V
     while next < jobs.len() || !ends.is_empty() {
         let (now, ended) = next_instant(jobs, &mut next, &mut ends, &mut queue);
         running.retain(|r| !ended.contains(r));
-        let count = |running: &[usize], j: usize| match jobs[j].user() {
-            Some(u) => running
-                .iter()
-                .filter(|&&r| jobs[r].user() == Some(u))
-                .count() as u64,
-            None => 0,
+        let count = |running: &[usize], j: usize| {
+            jobs[j].user().map_or(0, |u| jobs_of_user(jobs, running, u))
         };
         let within = |running: &[usize], j: usize, limit: u64| {
             jobs[j].user().is_none() || count(running, j) < limit
