@@ -158,6 +158,20 @@ impl Bitset {
         self.len = other.len;
     }
 
+    /// Copies `other`'s words `words` (indices of 64-bit words, as [`Bitset::words_of`]
+    /// gives them) into the same words of this set of the same size: a copy brought up to
+    /// date only where it is known to differ.
+    pub fn copy_words_from(&mut self, other: &Bitset, words: std::ops::Range<usize>) {
+        debug_assert_eq!(self.len, other.len);
+        self.words[words.clone()].copy_from_slice(&other.words[words]);
+    }
+
+    /// The indices of the 64-bit words that hold the members of `range`.
+    #[inline]
+    pub fn words_of(range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        range.start / 64..range.end.div_ceil(64)
+    }
+
     /// The members, ascending.
     #[inline]
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {

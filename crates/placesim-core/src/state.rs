@@ -618,6 +618,84 @@ pub struct ClusterState {
     /// In one scheduler's view of a partitioned cluster, the vnodes outside its partition:
     /// nothing free there, in this view and in the idle copies made of it.
     outside: Option<Arc<Bitset>>,
+    /// Where `eligible` changed lately: what a scratch view's copy of it needs to be brought
+    /// up to date ([`ScratchBuf::own_eligibility`]).
+    eligibility_log: EligibilityLog,
+}
+
+/// Which [`ClusterState`] a scratch view's copy of the eligibility was taken from: a number
+/// no other state has, a new one for every copy of a state, as a copy changes on its own.
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+struct StateId(u64);
+
+impl StateId {
+    fn fresh() -> StateId {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        StateId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    }
+}
+
+/// The words of a state's eligibility bits changed since a point, so that a scratch view
+/// that copied the bits before brings its copy up to date by copying those words (and the
+/// ones it changed itself) rather than all of them. A pass that starts a job used to copy the
+/// whole bitset into its view: 11.7 KB for CEA-Curie's 93,312 vnodes, at every such pass.
+/// The log keeps at most [`EligibilityLog::KEPT`] ranges; a view whose point is older copies
+/// everything, as before.
+#[derive(Debug)]
+struct EligibilityLog {
+    state: StateId,
+    /// How many ranges were logged before `ranges` and forgotten.
+    forgotten: u64,
+    /// Word ranges, as `(first, end)`.
+    ranges: Vec<(u32, u32)>,
+}
+
+impl Clone for EligibilityLog {
+    /// A copy of a state is another state: its log starts afresh, under a new id.
+    fn clone(&self) -> Self {
+        EligibilityLog::new()
+    }
+}
+
+impl EligibilityLog {
+    const KEPT: usize = 1024;
+
+    fn new() -> EligibilityLog {
+        EligibilityLog {
+            state: StateId::fresh(),
+            forgotten: 0,
+            ranges: Vec::new(),
+        }
+    }
+
+    /// The point the log has reached.
+    fn position(&self) -> (StateId, u64) {
+        (self.state, self.forgotten + self.ranges.len() as u64)
+    }
+
+    /// The word ranges changed since `point`, if this log still has them all.
+    fn since(&self, (state, position): (StateId, u64)) -> Option<&[(u32, u32)]> {
+        let from = position.checked_sub(self.forgotten)?;
+        (state == self.state)
+            .then(|| self.ranges.get(usize::try_from(from).ok()?..))
+            .flatten()
+    }
+
+    /// The bits of vnodes `vnodes` may have changed.
+    fn record(&mut self, vnodes: std::ops::Range<usize>) {
+        if self.ranges.len() == Self::KEPT {
+            self.forgotten += Self::KEPT as u64;
+            self.ranges.clear();
+        }
+        let words = Bitset::words_of(vnodes);
+        self.ranges.push((words.start as u32, words.end as u32));
+    }
+
+    /// Any bit may have changed: every earlier point is forgotten.
+    fn forget_all(&mut self) {
+        self.forgotten = self.position().1 + 1;
+        self.ranges.clear();
+    }
 }
 
 /// What the kernel reports after every instant, kept by the same loop that applies
@@ -1109,6 +1187,7 @@ impl ClusterState {
             limit_values: Arc::from(Vec::new()),
             limit_room: Vec::new(),
             queued_draws: Vec::new(),
+            eligibility_log: EligibilityLog::new(),
         }
     }
 
@@ -1257,6 +1336,7 @@ impl ClusterState {
                 && (cap > 0 || allocation.holds(VnodeId::from_index(v)));
             universe.eligible.set(v, eligible);
         }
+        universe.eligibility_log.forget_all();
         universe.retally();
         universe
     }
@@ -1289,6 +1369,7 @@ impl ClusterState {
             queued_draws: self.queued_draws.clone(),
             now: self.now,
             outside: None,
+            eligibility_log: EligibilityLog::new(),
         };
         view.mask(outside.clone());
         view
@@ -1342,6 +1423,7 @@ impl ClusterState {
             self.down.set(v, false);
         }
         self.outside = Some(outside);
+        self.eligibility_log.forget_all();
         self.retally();
     }
 
@@ -1571,6 +1653,14 @@ impl ClusterState {
         };
         let stretches = Stretches::Kept(&mut self.marks);
         apply(books, &self.cluster, alloc, dir, stretches);
+        // A shared pool's other members change too: any bit may have.
+        if self.cluster.pools().is_empty() {
+            for run in alloc.vnode_runs() {
+                self.eligibility_log.record(run.indices());
+            }
+        } else {
+            self.eligibility_log.forget_all();
+        }
     }
 }
 
@@ -2124,6 +2214,14 @@ pub struct ScratchBuf {
     /// starts nothing copies none of it.
     eligible: Bitset,
     eligible_own: bool,
+    /// What `eligible` holds while the view does not own its eligibility: a base's bits at
+    /// a point of its log, but on the words of `eligible_dirty`, which the view changed when
+    /// it last owned them; none when unknown.
+    eligible_point: Option<(StateId, u64)>,
+    eligible_dirty: Vec<(u32, u32)>,
+    /// How many times the view's eligibility was brought up to date by the words changed
+    /// alone (the tests check that the shortcut is taken).
+    eligible_partial_copies: u64,
     free_total: Vec<u64>,
     exclusive_vnodes: u64,
     tracked_set_free: Vec<u64>,
@@ -2300,6 +2398,51 @@ impl ScratchBuf {
         }
     }
 
+    /// Makes the view's eligibility its own, equal to `base`'s, before the view changes it.
+    /// When the buffer still holds `base`'s bits of a point its log reaches, only the words
+    /// changed since, there and here, are copied.
+    fn own_eligibility(&mut self, base: &ClusterState) {
+        if self.eligible_own {
+            return;
+        }
+        // Past a range per 16 words, one copy of the whole costs less than many small ones.
+        let few = |changed: &&[(u32, u32)]| {
+            (self.eligible_dirty.len() + changed.len()) * 16 <= base.eligible.len() / 64
+        };
+        let changed = self
+            .eligible_point
+            .filter(|_| self.eligible.len() == base.eligible.len())
+            .and_then(|point| base.eligibility_log.since(point))
+            .filter(few);
+        match changed {
+            Some(changed) => {
+                for &(first, end) in self.eligible_dirty.iter().chain(changed) {
+                    (self.eligible).copy_words_from(&base.eligible, first as usize..end as usize);
+                }
+                self.eligible_partial_copies += 1;
+            }
+            None => self.eligible.copy_from(&base.eligible),
+        }
+        self.eligible_dirty.clear();
+        self.eligible_point = Some(base.eligibility_log.position());
+        self.eligible_own = true;
+        debug_assert!(
+            self.eligible == base.eligible,
+            "a view's eligibility brought up to date differs from its base's"
+        );
+    }
+
+    /// Notes that the view may change the eligibility of `vnodes`, which it owns.
+    fn dirty_eligibility(&mut self, vnodes: std::ops::Range<usize>) {
+        if self.eligible_dirty.len() == EligibilityLog::KEPT {
+            // A view kept for long: its bits are brought up to date whole next time.
+            self.eligible_point = None;
+            self.eligible_dirty.clear();
+        }
+        let words = Bitset::words_of(vnodes);
+        (self.eligible_dirty).push((words.start as u32, words.end as u32));
+    }
+
     /// The eligibility of the view this buffer holds over `base`.
     #[inline]
     fn eligible_over<'b>(&'b self, base: &'b ClusterState) -> &'b Bitset {
@@ -2469,6 +2612,8 @@ impl<'a> Scratch<'a> {
         self.buf.eligible_own = other.buf.eligible_own;
         if other.buf.eligible_own {
             self.buf.eligible.copy_from(&other.buf.eligible);
+            self.buf.eligible_point = other.buf.eligible_point;
+            (self.buf.eligible_dirty).clone_from(&other.buf.eligible_dirty);
         }
         self.buf.free_total.clone_from(&other.buf.free_total);
         self.buf.exclusive_vnodes = other.buf.exclusive_vnodes;
@@ -2506,10 +2651,12 @@ impl<'a> Scratch<'a> {
         let buf = &mut *self.buf;
         let n_cons = self.base.cluster.resources().n_consumables();
         let exclusive = alloc.sharing.is_exclusive();
+        buf.own_eligibility(self.base);
         buf.whole.clear();
         buf.whole_slots.clear();
         for (run, amounts) in alloc.runs(n_cons) {
             let range = run.indices();
+            buf.dirty_eligibility(range.clone());
             let restored = match dir {
                 Direction::Give => buf.restorable(self.base, range.clone(), amounts, exclusive),
                 Direction::Take => None,
@@ -2536,10 +2683,12 @@ impl<'a> Scratch<'a> {
                 buf.bring_in(self.base, range);
             }
         }
-        // A shared pool's other members change too: their rows come in as well.
+        // A shared pool's other members change too: their rows come in as well, and their
+        // eligibility may change.
         for (_, _, pool) in pooled_parts(&self.base.cluster, alloc) {
             for &u in &pool.members {
                 buf.bring_in(self.base, u.index()..u.index() + 1);
+                buf.dirty_eligibility(u.index()..u.index() + 1);
             }
         }
         for d in alloc.limit_draws.iter().flat_map(|d| d.iter()) {
@@ -2551,10 +2700,6 @@ impl<'a> Scratch<'a> {
             }
         }
         let buf = &mut *self.buf;
-        if !buf.eligible_own {
-            buf.eligible.copy_from(&self.base.eligible);
-            buf.eligible_own = true;
-        }
         let books = Books {
             rows: &mut buf.rows,
             width: self.base.width,
@@ -3362,6 +3507,63 @@ mod run_tests {
         assert!(room_for.iter().all(|&n| n > 10), "{room_for:?}");
         assert!(room_after.iter().all(|&n| n > 10), "{room_after:?}");
         assert!(full_seen.iter().all(|&n| n > 100), "{full_seen:?}");
+    }
+
+    #[test]
+    fn a_view_brings_its_eligibility_up_to_date_by_the_words_changed() {
+        // 4,096 one-ncpu vnodes: 64 words of eligibility bits.
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        for i in 0..4096 {
+            let h = b.add_host(format!("h{i}"));
+            b.add_vnode(format!("v{i}"), h, 1.0, &[1, 4, 0], Vec::new())
+                .unwrap();
+        }
+        let mut state = ClusterState::new(b.build().unwrap());
+        let take = |first: u32, count: u32| {
+            let mut a = Allocation::new(Sharing::Shared);
+            for v in first..first + count {
+                a.add(VnodeId(v), &[1, 0, 0]);
+            }
+            a
+        };
+        let eligible = |view: &Scratch<'_>| -> Vec<usize> {
+            (0..4096)
+                .filter(|&v| !view.eligible().contains(v))
+                .collect()
+        };
+        let mut buf = ScratchBuf::default();
+        let mut view = Scratch::new(&state, &mut buf);
+        view.take(&take(10, 3));
+        assert_eq!(eligible(&view), vec![10, 11, 12]);
+        assert_eq!(buf.eligible_partial_copies, 0, "the first copy is whole");
+        // The state changes between passes; the next view forgets its own take.
+        state.allocate(&take(300, 2)).unwrap();
+        let mut view = Scratch::new(&state, &mut buf);
+        view.take(&take(4000, 1));
+        assert_eq!(eligible(&view), vec![300, 301, 4000]);
+        assert_eq!(buf.eligible_partial_copies, 1);
+        // A copy of the state is another state: the view copies its bits whole.
+        let mut copy = state.clone();
+        copy.release(&take(300, 2));
+        let mut view = Scratch::new(&copy, &mut buf);
+        view.take(&take(0, 1));
+        assert_eq!(eligible(&view), vec![0]);
+        assert_eq!(buf.eligible_partial_copies, 1);
+        // Past the log's reach, whole again; then partial once more.
+        for _ in 0..=EligibilityLog::KEPT / 2 {
+            copy.allocate(&take(400, 1)).unwrap();
+            copy.release(&take(400, 1));
+        }
+        let mut view = Scratch::new(&copy, &mut buf);
+        view.take(&take(1, 1));
+        assert_eq!(eligible(&view), vec![1]);
+        assert_eq!(buf.eligible_partial_copies, 1);
+        copy.allocate(&take(4095, 1)).unwrap();
+        let mut view = Scratch::new(&copy, &mut buf);
+        view.give(&take(4095, 1));
+        view.take(&take(2, 2));
+        assert_eq!(eligible(&view), vec![2, 3]);
+        assert_eq!(buf.eligible_partial_copies, 2);
     }
 
     /// A scratch view reads at most [`PATTERN_SLOTS`] whole stretches from patterns at once
