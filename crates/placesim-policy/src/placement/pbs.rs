@@ -115,6 +115,10 @@ pub struct PbsPsets {
     /// `place=group=R` and per-chunk pools: (R, array) to sets.
     job_pools: Vec<((ResourceId, usize), Vec<usize>)>,
     refusal: Option<Refusal>,
+    /// The text of the last refusal asked for: a job that cannot run is refused for the
+    /// same reason pass after pass, and its comment was formatted anew each time (a
+    /// twenty-fifth of `scenarios/psets-bench.toml`'s time).
+    refusal_text: LastRefusal,
     spanned: Arc<str>,
     order: Vec<std::cmp::Reverse<SetOrder>>,
     totals: Vec<u64>,
@@ -182,6 +186,7 @@ impl PbsPsets {
             queue_pools: Vec::new(),
             job_pools: Vec::new(),
             refusal: None,
+            refusal_text: LastRefusal::default(),
             spanned: Arc::from("spanned"),
             order: Vec::new(),
             totals: Vec::new(),
@@ -769,6 +774,18 @@ enum Refusal {
     ChunkSetsTooSmall,
 }
 
+/// The last refusal a policy explained, with its text. Behind a lock only because a
+/// sweep's plan, which holds the policy it copies for each run, is shared by its threads; a
+/// copy starts with none.
+#[derive(Debug, Default)]
+struct LastRefusal(std::sync::Mutex<Option<(Refusal, Arc<str>)>>);
+
+impl Clone for LastRefusal {
+    fn clone(&self) -> Self {
+        LastRefusal::default()
+    }
+}
+
 /// The most bytes of a pool's values a comment shows: PBS prints them into a buffer of
 /// `MAX_LOG_SIZE` (1024) bytes (openpbs `src/scheduler/config.h`, `check.cpp`).
 const MAX_VALUES_TEXT: usize = 1023;
@@ -907,7 +924,20 @@ impl PlacementPolicy for PbsPsets {
     }
 
     fn refusal(&self) -> Option<Arc<str>> {
-        self.refusal.as_ref().map(|why| Arc::from(self.text(why)))
+        let why = self.refusal.as_ref()?;
+        // Only this policy's own thread asks: the lock is never contended, nor poisoned
+        // (nothing panics while it is held).
+        let mut last = (self.refusal_text.0)
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*last {
+            Some((said, text)) if said == why => Some(text.clone()),
+            _ => {
+                let text: Arc<str> = Arc::from(self.text(why));
+                *last = Some((why.clone(), text.clone()));
+                Some(text)
+            }
+        }
     }
 
     fn explains_refusals(&self) -> bool {
