@@ -873,16 +873,21 @@ impl Marks {
 
     /// Clears every mark on `range`, whose stored rows were written by other means.
     fn forget(&mut self, range: std::ops::Range<usize>) {
-        for bits in [
+        self.set(range, [false; 6]);
+    }
+
+    /// Sets the marks of every vnode of `range`: pristine, single, full, ncpus-only, full and
+    /// exclusive, derived.
+    fn set(&mut self, range: std::ops::Range<usize>, on: [bool; 6]) {
+        let sets = [
             &mut self.pristine,
             &mut self.single,
             &mut self.full,
             &mut self.ncpus_only,
             &mut self.full_excl,
             &mut self.derived,
-        ] {
-            bits.set_range(range.clone(), false);
-        }
+        ];
+        Bitset::set_ranges(sets, on, range);
     }
 
     /// Whether a run of equal parts on `range` can be applied in the whole-stretch form
@@ -928,22 +933,12 @@ impl Marks {
                 let ncpus_only =
                     !full && self.rows.ncpus_only.is_some() && stretch.takes_ncpus_only();
                 let derived = full || ncpus_only;
-                self.pristine.set_range(range.clone(), false);
-                self.single.set_range(range.clone(), true);
-                self.full.set_range(range.clone(), full);
-                self.ncpus_only.set_range(range.clone(), ncpus_only);
-                self.full_excl
-                    .set_range(range.clone(), derived && stretch.exclusive);
-                self.derived.set_range(range, derived);
+                let excl = derived && stretch.exclusive;
+                self.set(range, [false, true, full, ncpus_only, excl, derived]);
                 !derived
             }
             Direction::Give => {
-                self.pristine.set_range(range.clone(), true);
-                self.derived.set_range(range.clone(), true);
-                self.single.set_range(range.clone(), false);
-                self.full.set_range(range.clone(), false);
-                self.ncpus_only.set_range(range.clone(), false);
-                self.full_excl.set_range(range, false);
+                self.set(range, [true, false, false, false, false, true]);
                 false
             }
         }
