@@ -219,10 +219,7 @@ pub struct Workload {
 
 impl Workload {
     /// Checks order and references. Job `i` gets [`JobId`] `i`.
-    pub fn new(jobs: Vec<Job>, mut requests: Vec<Request>) -> Result<Self, WorkloadError> {
-        // Built push by push, the table is held for the whole run: its spare room would be
-        // up to half of it (psets-bench's 4,121 requests filled 8,192 slots, 0.8 MB spare).
-        requests.shrink_to_fit();
+    pub fn new(jobs: Vec<Job>, requests: Vec<Request>) -> Result<Self, WorkloadError> {
         for (index, pair) in jobs.windows(2).enumerate() {
             if pair[1].submit < pair[0].submit {
                 return Err(WorkloadError::Unsorted {
