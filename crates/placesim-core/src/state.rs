@@ -2868,15 +2868,20 @@ mod group_tests {
         t
     }
 
-    #[test]
-    fn group_tallies_follow_every_take_and_give() {
+    /// `n` vnodes of capacities `caps` (ncpus, mem, ngpus), each on a host of its own.
+    pub(super) fn one_vnode_hosts(n: usize, caps: &[u64; 3]) -> Cluster {
         let mut b = ClusterBuilder::new(ResourceDefs::default());
-        for i in 0..12 {
+        for i in 0..n {
             let h = b.add_host(format!("h{i}"));
-            b.add_vnode(format!("v{i}"), h, 1.0, &[4, 8, 1], Vec::new())
+            b.add_vnode(format!("v{i}"), h, 1.0, caps, Vec::new())
                 .unwrap();
         }
-        let cluster = b.build().unwrap();
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn group_tallies_follow_every_take_and_give() {
+        let cluster = one_vnode_hosts(12, &[4, 8, 1]);
         // Overlapping sets, as string_array sets make them.
         let sets: Vec<Vec<VnodeId>> = vec![
             (0..6).map(VnodeId).collect(),
@@ -2973,6 +2978,7 @@ mod group_tests {
 #[cfg(test)]
 mod run_tests {
     //! The run-based allocation against the plain per-vnode definition.
+    use super::group_tests::one_vnode_hosts;
     use super::*;
     use crate::cluster::ClusterBuilder;
     use crate::resource::ResourceDefs;
@@ -3167,13 +3173,7 @@ mod run_tests {
     fn a_followed_partition_view_is_the_view_made_anew() {
         let mut rng = Rng(29);
         let n = 60;
-        let mut b = ClusterBuilder::new(ResourceDefs::default());
-        for i in 0..n {
-            let h = b.add_host(format!("h{i}"));
-            b.add_vnode(format!("v{i}"), h, 1.0, &[2, 8, 1], Vec::new())
-                .unwrap();
-        }
-        let mut state = ClusterState::new(b.build().unwrap());
+        let mut state = ClusterState::new(one_vnode_hosts(n, &[2, 8, 1]));
         // The partition: vnodes 20..45; its own sets, overlapping the boundary.
         let members = |v: usize| (20..45).contains(&v);
         let mut outside = Bitset::new(n);
@@ -3507,13 +3507,7 @@ mod run_tests {
     #[test]
     fn a_view_brings_its_eligibility_up_to_date_by_the_words_changed() {
         // 4,096 one-ncpu vnodes: 64 words of eligibility bits.
-        let mut b = ClusterBuilder::new(ResourceDefs::default());
-        for i in 0..4096 {
-            let h = b.add_host(format!("h{i}"));
-            b.add_vnode(format!("v{i}"), h, 1.0, &[1, 4, 0], Vec::new())
-                .unwrap();
-        }
-        let mut state = ClusterState::new(b.build().unwrap());
+        let mut state = ClusterState::new(one_vnode_hosts(4096, &[1, 4, 0]));
         let take = |first: u32, count: u32| {
             let mut a = Allocation::new(Sharing::Shared);
             for v in first..first + count {
@@ -3567,13 +3561,7 @@ mod run_tests {
     #[test]
     fn scratch_patterns_past_their_slots_and_across_the_generation_wrap() {
         let n = PATTERN_SLOTS as usize + 100;
-        let mut b = ClusterBuilder::new(ResourceDefs::default());
-        for i in 0..n {
-            let h = b.add_host(format!("h{i}"));
-            b.add_vnode(format!("v{i}"), h, 1.0, &[1, 4, 0], Vec::new())
-                .unwrap();
-        }
-        let state = ClusterState::new(b.build().unwrap());
+        let state = ClusterState::new(one_vnode_hosts(n, &[1, 4, 0]));
         let one = |v: usize| {
             let mut a = Allocation::new(Sharing::Shared);
             a.push(VnodeId::from_index(v), &[1, 2, 0]);
