@@ -430,20 +430,18 @@ fn merge_added(ends: &mut [End], kept: usize, now: SimTime, added: &mut Vec<End>
     added.clear();
     added.extend_from_slice(&ends[kept..]);
     added.sort_unstable_by_key(end_key);
-    // Fill from the back: the larger of the last kept entry not yet placed and the last
-    // added one goes to the last free place.
-    let mut next_kept = kept;
-    for place in (0..ends.len()).rev() {
-        let Some(&last_added) = added.last() else {
-            break;
-        };
-        if next_kept > 0 && end_key(&ends[next_kept - 1]) > end_key(&last_added) {
-            ends[place] = ends[next_kept - 1];
-            next_kept -= 1;
-        } else {
-            ends[place] = last_added;
-            added.pop();
-        }
+    // Fill from the back: the kept entries after the last added one move in one copy to the
+    // end of the free places, found by a binary search, and the added one goes before them.
+    // The kept entries not yet placed are `..next_kept`, the free places `..free_end`.
+    let (mut next_kept, mut free_end) = (kept, ends.len());
+    while let Some(last_added) = added.pop() {
+        let key = end_key(&last_added);
+        let from = ends[..next_kept].partition_point(|e| end_key(e) < key);
+        let after = next_kept - from;
+        ends.copy_within(from..next_kept, free_end - after);
+        free_end -= after + 1;
+        ends[free_end] = last_added;
+        next_kept = from;
     }
 }
 
