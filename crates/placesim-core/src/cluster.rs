@@ -11,9 +11,9 @@ use crate::resource::{AttrValue, ConsumableIdx, ResourceDefs};
 pub struct Vnode {
     /// Its unique name, held as the value of its `vnode` attribute, which is always its
     /// name: [`Vnode::attr`] answers `vnode`, and `host` when the host has the vnode's
-    /// name (when `attrs` has no `host` of its own), from here. A machine of one vnode per host (CEA-Curie's 93,312) held each name
-    /// three times more before (both attributes, and the list holding them), about 150
-    /// bytes a vnode.
+    /// name (when `attrs` has no `host` of its own), from here. A machine of one vnode per
+    /// host (CEA-Curie's 93,312) held each name three times more before (both attributes,
+    /// and the list holding them), about 150 bytes a vnode.
     name: AttrValue,
     /// The host it belongs to.
     pub host: HostId,

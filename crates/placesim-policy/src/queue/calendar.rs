@@ -420,10 +420,10 @@ fn fill_ends(
 /// Sorts `ends` by [`end_key`], when its first `kept` entries were in that order before
 /// their ends were raised to `now` at the earliest: those raised are a prefix (the ends were
 /// in order), sorted again among themselves by job; the entries after them, added by this
-/// fill, are sorted and merged in from the back, through `added`. Most added entries are
-/// jobs just started, which end after most others: the merge moves few kept entries, where
-/// a sort of the whole list read them all, and allocated its buffer, at every pass (a
-/// twentieth of CEA-Curie's instructions).
+/// fill, are sorted and merged in from the back, through `added`: the kept entries after
+/// each added one move in one copy, found by a binary search. A stable sort of the whole
+/// list read every entry, and allocated its buffer, at every pass (a twentieth of
+/// CEA-Curie's instructions).
 fn merge_added(ends: &mut [End], kept: usize, now: SimTime, added: &mut Vec<End>) {
     let raised = ends[..kept].partition_point(|e| e.0 <= now);
     ends[..raised].sort_unstable_by_key(end_key);
