@@ -168,26 +168,70 @@ impl Bitset {
         self.first_with(range, true)
     }
 
-    /// The first `i` of `range` whose membership is `present`, a word at a time.
+    /// The first `i` of `range` whose membership is `present`, a word at a time: the first
+    /// word here (most searches end in it), the rest in [`Bitset::first_with_after`].
     #[inline]
     fn first_with(&self, range: std::ops::Range<usize>, present: bool) -> Option<usize> {
+        let skip = if present { 0 } else { u64::MAX };
+        if range.start >= range.end {
+            return None;
+        }
+        let w = range.start / 64;
+        let stop = range.end.min((w + 1) * 64);
+        // Which bits of [start, stop), within word w, have that membership.
+        let found = (self.words[w] ^ skip) & span_mask(range.start, stop);
+        if found != 0 {
+            return Some(w * 64 + found.trailing_zeros() as usize);
+        }
+        if stop == range.end {
+            return None;
+        }
+        self.first_with_after(stop..range.end, skip)
+    }
+
+    /// [`Bitset::first_with`] over `range`, which starts at a word's first bit, where the
+    /// bits looked for are those that differ from `skip`: the whole words with none are
+    /// passed over eight at a time ([`Bitset::first_word_not`]).
+    fn first_with_after(&self, range: std::ops::Range<usize>, skip: u64) -> Option<usize> {
         let mut i = range.start;
         while i < range.end {
+            // The words wholly inside the range that hold no such bit.
+            i = self.first_word_not(i / 64, range.end / 64, skip) * 64;
+            if i >= range.end {
+                break;
+            }
             let w = i / 64;
             let stop = range.end.min((w + 1) * 64);
-            let word = if present {
-                self.words[w]
-            } else {
-                !self.words[w]
-            };
-            // Which bits of [i, stop), within word w, have that membership.
-            let found = word & span_mask(i, stop);
+            let found = (self.words[w] ^ skip) & span_mask(i, stop);
             if found != 0 {
                 return Some(w * 64 + found.trailing_zeros() as usize);
             }
             i = stop;
         }
         None
+    }
+
+    /// The first word from `from` on, and before `stop`, that is not `skip` (no member, or
+    /// every bit a member), or `stop`: eight words at a time while they all are. First fit
+    /// scans the eligible vnodes from the front at every placement, past the busy front of a
+    /// big cluster (on CEA-Curie under EASY, 361 words of none before its first eligible
+    /// vnode on average, and 511 in all), which word by word cost a tenth of the simulation.
+    #[inline]
+    fn first_word_not(&self, from: usize, stop: usize, skip: u64) -> usize {
+        let mut w = from;
+        while w + 8 <= stop {
+            let differs = self.words[w..w + 8]
+                .iter()
+                .fold(0, |acc, &word| acc | (word ^ skip));
+            if differs != 0 {
+                break;
+            }
+            w += 8;
+        }
+        while w < stop && self.words[w] == skip {
+            w += 1;
+        }
+        w
     }
 
     /// Makes `self` equal to `other` without reallocating when the sizes match.
@@ -232,7 +276,7 @@ impl Bitset {
                     current &= current - 1;
                     return Some(word_idx * 64 + bit);
                 }
-                word_idx += 1;
+                word_idx = self.first_word_not(word_idx + 1, self.words.len(), 0);
                 current = *self.words.get(word_idx)?;
             }
         })
@@ -282,6 +326,46 @@ mod tests {
         b.set(63, false);
         assert!(!b.contains(63));
         assert_eq!(b.count(), 4);
+    }
+
+    /// The searches that pass over whole words eight at a time find what a bit-by-bit walk
+    /// finds, on a set with long stretches of no members and of all members (more than eight
+    /// words each), from and to anywhere.
+    #[test]
+    fn searches_over_long_stretches_match_bit_by_bit() {
+        let n = 3_000;
+        let mut b = Bitset::new(n);
+        // None up to 700, all from 700 to 1,400, a few until 2,200, then none but 2,999.
+        for i in (700..1_400).chain((1_400..2_200).filter(|i| i % 97 == 0)) {
+            b.set(i, true);
+        }
+        b.set(2_999, true);
+        let members: Vec<usize> = (0..n).filter(|&i| b.contains(i)).collect();
+        for start in (0..n).step_by(37) {
+            let from_start: Vec<usize> = members.iter().copied().filter(|&i| i >= start).collect();
+            assert_eq!(
+                b.iter_from(start).collect::<Vec<_>>(),
+                from_start,
+                "from {start}"
+            );
+            for end in (start..=n).step_by(91) {
+                let absent = (start..end).find(|&i| !b.contains(i));
+                assert_eq!(b.first_absent(start..end), absent, "{start}..{end}");
+                let present = (start..end).find(|&i| b.contains(i));
+                assert_eq!(b.first_present(start..end), present, "{start}..{end}");
+            }
+        }
+        let runs: Vec<_> = b.runs().collect();
+        let mut expected: Vec<std::ops::Range<usize>> = std::iter::once(700..1_400).collect();
+        expected.extend((1_455..2_200).step_by(97).map(|i| i..i + 1));
+        expected.push(2_999..3_000);
+        assert_eq!(runs, expected);
+        let mut empty = Bitset::new(n);
+        assert_eq!(empty.iter().next(), None);
+        assert_eq!(empty.first_present(0..n), None);
+        empty.set_range(0..n, true);
+        assert_eq!(empty.first_absent(0..n), None);
+        assert_eq!(empty.runs().collect::<Vec<_>>(), vec![0..n]);
     }
 
     /// `first_absent`, `first_present` and `update_range` agree with their one-bit-at-a-time definitions on
