@@ -128,10 +128,10 @@ struct ClusterParts {
     /// when no resource is indirect.
     pools: Vec<Pool>,
     pool_of: Vec<u32>,
-    /// Per vnode, the end of the stretch of consecutive vnodes with its capacities: over such
-    /// a stretch, a job's equal parts change every row the same way, so the state can change
-    /// them as one (`ClusterState`'s whole-stretch form, issue 20).
-    same_capacity_until: Vec<u32>,
+    /// The stretches of consecutive vnodes with the same capacities: over such a stretch, a
+    /// job's equal parts change every row the same way, so the state can change them as one
+    /// (`ClusterState`'s whole-stretch form, issue 20).
+    same_capacity: crate::stretch::StretchKeys,
 }
 
 /// Each host's vnodes, in vnode order, as one list cut at each host's end: a machine of one
@@ -414,7 +414,7 @@ impl ClusterBuilder {
             }
         }
         let rows: Vec<&[u64]> = capacity.chunks_exact(n_cons).collect();
-        let same_capacity_until = crate::state::stretch_ends(&rows);
+        let same_capacity = crate::stretch::StretchKeys::of_values(&rows);
         // The cluster is kept as built for the whole run: the room the lists grew into is
         // given back.
         let (mut hosts, mut vnodes) = (self.hosts, self.vnodes);
@@ -432,7 +432,7 @@ impl ClusterBuilder {
                 ncpus_capacity,
                 pools,
                 pool_of,
-                same_capacity_until,
+                same_capacity,
             }),
         })
     }
@@ -520,10 +520,7 @@ impl Cluster {
     /// ends (the first later index with other capacities, or the number of vnodes).
     #[inline]
     pub fn same_capacity_until(&self, v: usize) -> usize {
-        self.parts
-            .same_capacity_until
-            .get(v)
-            .map_or(v + 1, |&end| end as usize)
+        self.parts.same_capacity.until(v)
     }
 
     /// The ncpus capacity of `v`.

@@ -30,6 +30,7 @@ pub mod settled;
 pub mod sim;
 pub mod sink;
 pub mod state;
+mod stretch;
 #[cfg(test)]
 mod test_rng;
 pub mod time;

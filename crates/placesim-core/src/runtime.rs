@@ -84,7 +84,7 @@ pub struct RuntimeModel {
     speeds: Vec<f64>,
     /// Per vnode, the end of the stretch of consecutive vnodes with its speed and set: a run
     /// of an allocation is read a stretch at a time, not a vnode at a time.
-    same_until: Vec<u32>,
+    same_until: crate::stretch::StretchKeys,
     /// Every vnode has the same speed and at most one set: H is the same for every job and
     /// C is 1, so a start costs nothing beyond the per-job lookups.
     uniform: Option<f64>,
@@ -137,7 +137,7 @@ impl RuntimeModel {
             .map(|(v, s)| (s.to_bits(), set_of_vnode.as_ref().map_or(0, |g| g[v])))
             .collect();
         RuntimeModel {
-            same_until: crate::state::stretch_ends(&speed_and_set),
+            same_until: crate::stretch::StretchKeys::of_values(&speed_and_set),
             n_cons: cluster.resources().n_consumables(),
             speeds,
             uniform,
@@ -186,7 +186,7 @@ impl RuntimeModel {
             let range = run.indices();
             let mut from = range.start;
             while from < range.end {
-                let to = range.end.min(self.same_until[from] as usize);
+                let to = range.end.min(self.same_until.until(from));
                 let count = (to - from) as u64;
                 let speed = self.speeds[from];
                 slowest = slowest.min(speed);

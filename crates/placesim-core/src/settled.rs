@@ -117,7 +117,7 @@ pub(crate) struct Facts {
 impl Facts {
     /// Facts about `state`, whose watch of `sets` starts now.
     pub(crate) fn new(sets: &SetPartition, state: &mut ClusterState) -> Facts {
-        state.watch_sets(sets.set_of.clone().into(), sets.len());
+        state.watch_sets(&sets.set_of, sets.len());
         Facts::default()
     }
 

@@ -12,6 +12,7 @@ use crate::ids::VnodeId;
 use crate::request::Sharing;
 use crate::reservation::Affinity;
 use crate::resource::ConsumableIdx;
+use crate::stretch::StretchKeys;
 use crate::time::SimTime;
 use std::sync::Arc;
 
@@ -476,10 +477,9 @@ pub trait StateView {
 /// exclusively) contributes nothing free.
 #[derive(Debug, Clone, Default)]
 pub struct SetIndex {
-    /// Per vnode, its signature: vnodes in exactly the same sets share one.
-    signature: Vec<u32>,
-    /// Per vnode, the end of the stretch of consecutive vnodes with its signature.
-    same_until: Vec<u32>,
+    /// Per vnode, its signature (vnodes in exactly the same sets share one), by stretches of
+    /// consecutive vnodes with the same one.
+    signatures: StretchKeys,
     /// Per signature, its sets: `ids[offsets[s]..offsets[s + 1]]`.
     offsets: Vec<u32>,
     ids: Vec<u32>,
@@ -513,8 +513,7 @@ impl SetIndex {
             signature.push(sig);
         }
         SetIndex {
-            same_until: stretch_ends(&signature),
-            signature,
+            signatures: StretchKeys::new(&signature),
             offsets,
             ids,
             n_sets: sets.len(),
@@ -534,14 +533,14 @@ impl SetIndex {
     /// `v`'s signature: equal for two vnodes exactly when they are in the same sets.
     #[inline]
     fn signature(&self, v: VnodeId) -> u32 {
-        self.signature.get(v.index()).copied().unwrap_or(u32::MAX)
+        self.signatures.key(v.index()).unwrap_or(u32::MAX)
     }
 
     /// Where the stretch of consecutive vnodes in exactly the sets `v` is in ends: the first
     /// vnode after `v` in other sets (or the number of vnodes).
     #[inline]
     fn same_sets_until(&self, v: usize) -> usize {
-        self.same_until.get(v).map_or(v + 1, |&end| end as usize)
+        self.signatures.until(v)
     }
 
     /// The sets of signature `sig`.
@@ -558,20 +557,6 @@ impl SetIndex {
     fn of(&self, v: VnodeId) -> &[u32] {
         self.sets_of(self.signature(v))
     }
-}
-
-/// Per position, the end of the stretch of equal values it is in: the first later position
-/// with another value, or the length.
-pub(crate) fn stretch_ends<T: PartialEq>(values: &[T]) -> Vec<u32> {
-    let mut ends = vec![values.len() as u32; values.len()];
-    for i in (0..values.len().saturating_sub(1)).rev() {
-        if values[i] == values[i + 1] {
-            ends[i] = ends[i + 1];
-        } else {
-            ends[i] = (i + 1) as u32;
-        }
-    }
-    ends
 }
 
 /// The kernel's record of what is free where.
@@ -704,10 +689,9 @@ impl EligibilityLog {
 /// the ncpus of idle vnodes (no job, up). Only the real state keeps it, not scratch views.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Watch {
-    /// Per vnode, its set (shared: cloning a state does not copy it).
-    set_of: std::sync::Arc<[u32]>,
-    /// Per vnode, the end of the stretch of consecutive vnodes in its set (shared too).
-    same_until: std::sync::Arc<[u32]>,
+    /// Per vnode, its set, by stretches of consecutive vnodes in the same one (shared: cloning
+    /// a state does not copy it).
+    set_of: std::sync::Arc<StretchKeys>,
     /// Per set, the free ncpus new jobs could use.
     pub set_free: Vec<u64>,
     /// ncpus of vnodes with no job that are up.
@@ -720,7 +704,7 @@ impl Watch {
     /// Where the stretch of consecutive vnodes in `v`'s set ends.
     #[inline]
     fn same_set_until(&self, v: usize) -> usize {
-        self.same_until.get(v).map_or(v + 1, |&end| end as usize)
+        self.set_of.until(v)
     }
 }
 
@@ -1229,10 +1213,9 @@ impl ClusterState {
 
     /// Keeps a [`Watch`] of the partition `set_of` (a set per vnode, `n_sets` sets) from now
     /// on, replacing any before.
-    pub fn watch_sets(&mut self, set_of: std::sync::Arc<[u32]>, n_sets: usize) {
+    pub fn watch_sets(&mut self, set_of: &[u32], n_sets: usize) {
         let mut watch = Watch {
-            same_until: stretch_ends(&set_of).into(),
-            set_of,
+            set_of: std::sync::Arc::new(StretchKeys::new(set_of)),
             set_free: vec![0; n_sets],
             idle_ncpus: 0,
             version: 0,
@@ -1240,7 +1223,7 @@ impl ClusterState {
         for v in 0..self.cluster.n_vnodes() {
             let vnode = VnodeId::from_index(v);
             let free = self.usable_ncpus(vnode);
-            if let Some(&set) = watch.set_of.get(v) {
+            if let Some(set) = watch.set_of.key(v) {
                 watch.set_free[set as usize] += free;
             }
             let cap = self.cluster.ncpus_capacity(vnode);
@@ -1966,8 +1949,10 @@ fn apply(
             if let Some(w) = watch.as_deref_mut()
                 && usable.changed()
             {
-                let set = &mut w.set_free[w.set_of[from] as usize];
-                *set = *set + usable.ncpus[1] - usable.ncpus[0];
+                if let Some(set) = w.set_of.key(from) {
+                    let set = &mut w.set_free[set as usize];
+                    *set = *set + usable.ncpus[1] - usable.ncpus[0];
+                }
                 w.idle_ncpus = w.idle_ncpus + usable.idle[1] - usable.idle[0];
                 watch_changed = true;
             }
@@ -2891,11 +2876,11 @@ mod group_tests {
         let mut state = ClusterState::new(cluster);
         state.track_sets(&sets);
         // The set watch over a partition: thirds of the vnodes.
-        let thirds: std::sync::Arc<[u32]> = (0..12u32).map(|v| v / 4).collect();
-        state.watch_sets(thirds.clone(), 3);
+        let thirds: Vec<u32> = (0..12u32).map(|v| v / 4).collect();
+        state.watch_sets(&thirds, 3);
         let watched = |state: &ClusterState| {
             let mut fresh = state.clone();
-            fresh.watch_sets(thirds.clone(), 3);
+            fresh.watch_sets(&thirds, 3);
             let (w, f) = (state.watch().unwrap(), fresh.watch().unwrap());
             (
                 w.set_free.clone(),
@@ -3319,9 +3304,9 @@ mod run_tests {
             let mut state = ClusterState::new(cluster);
             state.track_sets(&sets);
             let quarter = (n / 4).max(1);
-            let watch_of: Arc<[u32]> = (0..n).map(|v| (v / quarter) as u32).collect();
+            let watch_of: Vec<u32> = (0..n).map(|v| (v / quarter) as u32).collect();
             let n_watch = (n - 1) / quarter + 1;
-            state.watch_sets(watch_of.clone(), n_watch);
+            state.watch_sets(&watch_of, n_watch);
             let mut plain = Plain {
                 free: caps.clone(),
                 caps,
@@ -3383,7 +3368,7 @@ mod run_tests {
                 full_seen[1] += state.marks.full_excl.count();
                 full_seen[2] += state.marks.ncpus_only.count();
                 let mut fresh = state.clone();
-                fresh.watch_sets(watch_of.clone(), n_watch);
+                fresh.watch_sets(&watch_of, n_watch);
                 let (kept, counted) = (state.watch().unwrap(), fresh.watch().unwrap());
                 assert_eq!(
                     (&kept.set_free, kept.idle_ncpus),
