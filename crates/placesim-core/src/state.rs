@@ -1018,7 +1018,7 @@ impl WholeStretch {
             Direction::Take => (&mut self.before, &mut self.after),
             Direction::Give => (&mut self.after, &mut self.before),
         };
-        idle[..n_cons].copy_from_slice(cap);
+        copy_short(&mut idle[..n_cons], cap);
         idle[n_cons + JOBS] = 0;
         idle[n_cons + FLAGS] = 0;
         write_held_row(held, cap, amounts, exclusive);
@@ -1090,6 +1090,23 @@ fn write_held_row(held: &mut [u64], cap: &[u64], amounts: &[u64], exclusive: boo
     }
     held[n_cons + JOBS] = 1;
     held[n_cons + FLAGS] = if exclusive { FLAG_EXCLUSIVE } else { 0 };
+}
+
+/// Copies `src` into `dst` of the same length, a row or a row's consumables: with the length
+/// known to the compiler for the common ones, so that the copy is a few moves rather than a
+/// call to `memcpy`, which cost more than the copy where it ran once per run of an allocation
+/// (a pattern's row was copied whole, 16 words, where its first few are read).
+#[inline]
+fn copy_short(dst: &mut [u64], src: &[u64]) {
+    macro_rules! fixed {
+        ($($n:literal),*) => {
+            match src.len() {
+                $($n => dst[..$n].copy_from_slice(&src[..$n]),)*
+                _ => dst.copy_from_slice(src),
+            }
+        };
+    }
+    fixed!(1, 2, 3, 4, 5, 6)
 }
 
 /// Writes `pattern` into every row of `rows` (rows of `pattern.len()` words), with the row
@@ -1840,13 +1857,7 @@ fn apply(
     let w = n_cons + 1;
     // Before and after: the free amounts and the count of a segment's eligible vnodes.
     let mut on_stack = [0u64; 2 * DELTA_SLOTS];
-    let mut on_heap = Vec::new();
-    let sums: &mut [u64] = if 2 * w <= on_stack.len() {
-        &mut on_stack[..2 * w]
-    } else {
-        on_heap.resize(2 * w, 0);
-        &mut on_heap
-    };
+    let mut on_heap = vec![0; if 2 * w <= on_stack.len() { 0 } else { 2 * w }];
     let exclusive = alloc.sharing.is_exclusive();
     let caps = cluster.ncpus_capacities();
     let mut stretch = WholeStretch::UNSET;
@@ -1885,7 +1896,15 @@ fn apply(
             if let Some(w) = watch.as_deref() {
                 to = to.min(w.same_set_until(from));
             }
-            sums.fill(0);
+            // Zeroed whole on the stack: a fill of the array's known size is a few stores,
+            // where one of `2 * w` words was a call to `memset` at every segment.
+            let sums: &mut [u64] = if on_heap.is_empty() {
+                on_stack = [0; 2 * DELTA_SLOTS];
+                &mut on_stack[..2 * w]
+            } else {
+                on_heap.fill(0);
+                &mut on_heap
+            };
             let (before, after) = sums.split_at_mut(w);
             let mut usable = Usable::default();
             let marks = match &mut stretches {
@@ -2701,7 +2720,7 @@ impl<'a> Scratch<'a> {
         let w = self.base.width;
         for (row, slot) in buf.after_rows.iter().zip(&buf.whole_slots) {
             match *slot {
-                WholeSlot::Pattern(k) => buf.patterns[k] = *row,
+                WholeSlot::Pattern(k) => copy_short(&mut buf.patterns[k][..w], &row[..w]),
                 WholeSlot::Base(v) => debug_assert_eq!(
                     &row[..w],
                     self.base.row(VnodeId::from_index(v)),
