@@ -1580,7 +1580,10 @@ impl ClusterState {
             if run.first.index() + run.count as usize > n_vnodes {
                 return Err(AllocationError::UnknownVnode(VnodeId::from_index(n_vnodes)));
             }
-            if let Some(i) = self.eligible.first_absent(run.indices()) {
+            // The first vnode that cannot take the job is looked for only when there is one.
+            if !self.eligible.contains_range(run.indices())
+                && let Some(i) = self.eligible.first_absent(run.indices())
+            {
                 return Err(AllocationError::NotEligible(VnodeId::from_index(i)));
             }
             // Vnodes of the same capacities, all pristine, hold no job and have all of it free
