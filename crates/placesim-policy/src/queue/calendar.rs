@@ -358,13 +358,14 @@ fn fill_ends(
                 }
             }
             let kept_below = last_len.min(running.len());
-            ends.retain_mut(|e| {
-                let keep = e.2 < kept_below && !claimed[e.2];
-                if keep {
-                    e.0 = e.0.max(ctx.now);
+            remove_where(ends, |e| e.2 >= kept_below || claimed[e.2]);
+            // The list is by end, so the kept entries whose end has passed are a prefix.
+            for e in ends.iter_mut() {
+                if e.0 >= ctx.now {
+                    break;
                 }
-                keep
-            });
+                e.0 = ctx.now;
+            }
             kept_in_order = Some(ends.len());
             for &p in positions {
                 let p = p as usize;
@@ -415,6 +416,27 @@ fn fill_ends(
     });
     #[cfg(debug_assertions)]
     check_ends(ends, ctx, decisions);
+}
+
+/// Removes the entries of `ends` that `dropped` holds for, keeping the others in order: the
+/// kept entries between two dropped ones move in one copy. A fill drops a few entries of
+/// hundreds, and a removal entry by entry wrote every entry after the first dropped one.
+fn remove_where(ends: &mut Vec<End>, dropped: impl Fn(&End) -> bool) {
+    let Some(first) = ends.iter().position(&dropped) else {
+        return;
+    };
+    let (mut write, mut read) = (first, first + 1);
+    while read < ends.len() {
+        let start = read;
+        while read < ends.len() && !dropped(&ends[read]) {
+            read += 1;
+        }
+        ends.copy_within(start..read, write);
+        write += read - start;
+        // Past the dropped entry that ended the block, if any.
+        read += 1;
+    }
+    ends.truncate(write);
 }
 
 /// Sorts `ends` by [`end_key`], when its first `kept` entries were in that order before
@@ -468,4 +490,32 @@ fn check_ends(ends: &[End], ctx: &SchedContext<'_>, decisions: &[Decision]) {
     }
     plain.sort_by_key(end_key);
     assert_eq!(ends, plain, "the kept ends list differs from a fresh sort");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every subset of eight entries dropped leaves what `Vec::retain` leaves.
+    #[test]
+    fn removal_in_blocks_keeps_what_retain_keeps() {
+        let entries: Vec<End> = (0..8)
+            .map(|i| {
+                (
+                    SimTime(100 + i),
+                    JobId::from_index(i as usize),
+                    i as usize,
+                    1,
+                )
+            })
+            .collect();
+        for mask in 0u32..256 {
+            let dropped = |e: &End| mask & (1 << e.2) != 0;
+            let mut blocks = entries.clone();
+            remove_where(&mut blocks, dropped);
+            let mut plain = entries.clone();
+            plain.retain(|e| !dropped(e));
+            assert_eq!(blocks, plain, "mask {mask:08b}");
+        }
+    }
 }
