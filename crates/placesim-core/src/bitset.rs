@@ -81,9 +81,7 @@ impl Bitset {
         if range.start >= range.end {
             return;
         }
-        let (first, last) = (range.start / 64, (range.end - 1) / 64);
-        let head = u64::MAX << (range.start % 64);
-        let tail = u64::MAX >> (63 - (range.end - 1) % 64);
+        let (first, last, head, tail) = edges(&range);
         let put = |word: &mut u64, mask: u64| {
             if on {
                 *word |= mask;
@@ -112,9 +110,7 @@ impl Bitset {
         if range.start >= range.end {
             return;
         }
-        let (first, last) = (range.start / 64, (range.end - 1) / 64);
-        let head = u64::MAX << (range.start % 64);
-        let tail = u64::MAX >> (63 - (range.end - 1) % 64);
+        let (first, last, head, tail) = edges(&range);
         let (head, tail) = if first == last {
             (head & tail, 0)
         } else {
@@ -147,9 +143,7 @@ impl Bitset {
         if range.start >= range.end {
             return true;
         }
-        let (first, last) = (range.start / 64, (range.end - 1) / 64);
-        let head = u64::MAX << (range.start % 64);
-        let tail = u64::MAX >> (63 - (range.end - 1) % 64);
+        let (first, last, head, tail) = edges(&range);
         if first == last {
             let mask = head & tail;
             return self.words[first] & mask == mask;
@@ -314,6 +308,16 @@ impl Bitset {
     pub fn count(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
+}
+
+/// The first and last words a non-empty `range` covers, and the masks of its bits in each
+/// (when both are the same word, its bits there are `head & tail`).
+#[inline]
+fn edges(range: &std::ops::Range<usize>) -> (usize, usize, u64, u64) {
+    let (first, last) = (range.start / 64, (range.end - 1) / 64);
+    let head = u64::MAX << (range.start % 64);
+    let tail = u64::MAX >> (63 - (range.end - 1) % 64);
+    (first, last, head, tail)
 }
 
 /// The bits of `[from, stop)` within their word: both in the same word, `from < stop`.
