@@ -82,8 +82,8 @@ pub struct RuntimeModel {
     n_sets: usize,
     /// Per vnode, its speed: read densely on every start.
     speeds: Vec<f64>,
-    /// Per vnode, the end of the stretch of consecutive vnodes with its speed and set: a run
-    /// of an allocation is read a stretch at a time, not a vnode at a time.
+    /// The stretches of consecutive vnodes with the same speed and set: a run of an
+    /// allocation is read a stretch at a time, not a vnode at a time.
     same_until: crate::stretch::StretchKeys,
     /// Every vnode has the same speed and at most one set: H is the same for every job and
     /// C is 1, so a start costs nothing beyond the per-job lookups.

@@ -76,28 +76,30 @@ impl StretchKeys {
         StretchKeys::new(&keys)
     }
 
+    /// The ends and keys, and where position `v`'s stretch sits in them: the one search both
+    /// asks below make.
+    #[inline]
+    fn locate(&self, v: usize) -> (&[u32], &[u32], usize) {
+        match self {
+            StretchKeys::Few { ends, keys } => {
+                (ends, keys, ends.partition_point(|&end| end as usize <= v))
+            }
+            StretchKeys::Many { ends, keys } => (ends, keys, v),
+        }
+    }
+
     /// Where the stretch that position `v` is in ends; `v + 1` past the length.
     #[inline]
     pub(crate) fn until(&self, v: usize) -> usize {
-        match self {
-            StretchKeys::Few { ends, .. } => {
-                let at = ends.partition_point(|&end| end as usize <= v);
-                ends.get(at).map_or(v + 1, |&end| end as usize)
-            }
-            StretchKeys::Many { ends, .. } => ends.get(v).map_or(v + 1, |&end| end as usize),
-        }
+        let (ends, _, at) = self.locate(v);
+        ends.get(at).map_or(v + 1, |&end| end as usize)
     }
 
     /// The key of position `v`; none past the length.
     #[inline]
     pub(crate) fn key(&self, v: usize) -> Option<u32> {
-        match self {
-            StretchKeys::Few { ends, keys } => {
-                let at = ends.partition_point(|&end| end as usize <= v);
-                keys.get(at).copied()
-            }
-            StretchKeys::Many { keys, .. } => keys.get(v).copied(),
-        }
+        let (_, keys, at) = self.locate(v);
+        keys.get(at).copied()
     }
 }
 
