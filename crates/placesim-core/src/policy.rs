@@ -271,7 +271,9 @@ pub trait PlacementPolicy: Send {
     /// Whether, in `view`, `place` succeeds exactly when the view's free totals cover the
     /// request's totals, and taking the request lowers the totals by exactly its totals. When
     /// it holds for the jobs involved, queue disciplines may reason on totals alone and place
-    /// vnodes only for the jobs they start. The default, `false`, is always safe.
+    /// vnodes only for the jobs they start. The default, `false`, is always safe. It reads
+    /// only the view's totals, never a vnode: a pass asks it of a view whose last take may not
+    /// be in the rows yet ([`Scratch::take_deferred`]).
     fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
         let _ = (request, view);
         false

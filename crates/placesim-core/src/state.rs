@@ -309,6 +309,18 @@ impl Allocation {
 
     /// How many amounts each run carries, given the consumables: what a well-formed
     /// allocation's storage must match.
+    /// Makes `into` equal to this allocation, reusing its buffers (a derived `clone_from`
+    /// would allocate anew).
+    fn copy_into(&self, into: &mut Allocation) {
+        into.runs.clone_from(&self.runs);
+        into.run_amounts.clone_from(&self.run_amounts);
+        into.n_vnodes = self.n_vnodes;
+        into.sharing = self.sharing;
+        into.label.clone_from(&self.label);
+        into.within.clone_from(&self.within);
+        into.limit_draws.clone_from(&self.limit_draws);
+    }
+
     fn shape_ok(&self, n_consumables: usize) -> bool {
         self.run_amounts.len() == self.runs.len() * n_consumables
     }
@@ -1638,16 +1650,19 @@ impl ClusterState {
     }
 
     fn apply(&mut self, alloc: &Allocation, dir: Direction) {
+        let totals = Totals {
+            free_total: &mut self.free_total,
+            exclusive_vnodes: &mut self.exclusive_vnodes,
+            limit_room: &mut self.limit_room,
+        };
+        apply_totals(totals, alloc, dir);
         let books = Books {
             rows: &mut self.rows,
             width: self.width,
             eligible: &mut self.eligible,
-            free_total: &mut self.free_total,
-            exclusive_vnodes: &mut self.exclusive_vnodes,
             sets: &self.sets,
             tracked_set_free: &mut self.tracked_set_free,
             watch: self.watch.as_deref_mut(),
-            limit_room: &mut self.limit_room,
         };
         let stretches = Stretches::Kept(&mut self.marks);
         apply(books, &self.cluster, alloc, dir, stretches);
@@ -1801,27 +1816,64 @@ struct Books<'a> {
     rows: &'a mut [u64],
     width: usize,
     eligible: &'a mut Bitset,
-    free_total: &'a mut [u64],
-    exclusive_vnodes: &'a mut u64,
     sets: &'a SetIndex,
     tracked_set_free: &'a mut [u64],
     watch: Option<&'a mut Watch>,
+}
+
+/// The counts an allocation changes that a pass reads before it reads any vnode (whether a
+/// job fits by the free ncpus, whether any vnode is held exclusively, a run limit's room):
+/// kept apart from [`Books`] so that a scratch view can change them at once and leave the
+/// rows for later ([`Scratch::take_deferred`]).
+struct Totals<'a> {
+    free_total: &'a mut [u64],
+    exclusive_vnodes: &'a mut u64,
     limit_room: &'a mut [u64],
+}
+
+/// Takes or gives back `alloc` in the totals: per consumable, each run's amounts times its
+/// vnodes; the exclusive count; each run limit's draw.
+fn apply_totals(totals: Totals<'_>, alloc: &Allocation, dir: Direction) {
+    let Totals {
+        free_total,
+        exclusive_vnodes,
+        limit_room,
+    } = totals;
+    match dir {
+        Direction::Take => *exclusive_vnodes += exclusive_count(alloc),
+        Direction::Give => *exclusive_vnodes -= exclusive_count(alloc),
+    }
+    for d in alloc.limit_draws.iter().flat_map(|d| d.iter()) {
+        let room = &mut limit_room[d.limit as usize];
+        match dir {
+            Direction::Take => *room -= d.amount,
+            Direction::Give => *room += d.amount,
+        }
+    }
+    for (run, amounts) in alloc.runs(free_total.len()) {
+        let count = u64::from(run.count);
+        for (t, &a) in free_total.iter_mut().zip(amounts) {
+            match dir {
+                Direction::Take => *t -= a * count,
+                Direction::Give => *t += a * count,
+            }
+        }
+    }
 }
 
 /// How many set-tally slots (consumables + the vnode count) the accumulators hold on the
 /// stack; a cluster with more consumables accumulates on the heap.
 const DELTA_SLOTS: usize = 9;
 
-/// Takes or gives back a whole allocation, keeping the eligibility bits, the free totals, the
-/// exclusive count, the set tallies and the watch in step. Shared by the real state and
-/// scratch views, so that both account identically.
+/// Takes or gives back a whole allocation, keeping the rows, the eligibility bits, the set
+/// tallies and the watch in step ([`apply_totals`] keeps the totals). Shared by the real state
+/// and scratch views, so that both account identically.
 ///
 /// It goes run by run, and splits each run into segments of vnodes that are in the same
 /// tracked sets and the same watched set ([`SetIndex::same_sets_until`],
 /// [`Watch::same_set_until`]): a segment's rows are changed in one tight loop that sums what
 /// its eligible vnodes offered before and after, and the tallies and the watch change once
-/// per segment, by the difference. The free totals change once per run. A job of thousands of
+/// per segment, by the difference. A job of thousands of
 /// one-ncpu vnodes taken in first-fit order is then a few runs and segments, and the loop over
 /// its rows touches nothing else (issue 20). A run over vnodes of the same capacities that
 /// `stretches` finds all pristine (a take) or all single (a give) takes the whole-stretch form
@@ -1838,25 +1890,11 @@ fn apply(
         rows,
         width,
         eligible,
-        free_total,
-        exclusive_vnodes,
         sets,
         tracked_set_free,
         mut watch,
-        limit_room,
     } = books;
-    match dir {
-        Direction::Take => *exclusive_vnodes += exclusive_count(alloc),
-        Direction::Give => *exclusive_vnodes -= exclusive_count(alloc),
-    }
-    for d in alloc.limit_draws.iter().flat_map(|d| d.iter()) {
-        let room = &mut limit_room[d.limit as usize];
-        match dir {
-            Direction::Take => *room -= d.amount,
-            Direction::Give => *room += d.amount,
-        }
-    }
-    let n_cons = free_total.len();
+    let n_cons = width - EXTRA;
     let w = n_cons + 1;
     // Before and after: the free amounts and the count of a segment's eligible vnodes.
     let mut on_stack = [0u64; 2 * DELTA_SLOTS];
@@ -1866,13 +1904,6 @@ fn apply(
     let mut stretch = WholeStretch::UNSET;
     let mut watch_changed = false;
     for (k, (run, amounts)) in alloc.runs(n_cons).enumerate() {
-        let count = u64::from(run.count);
-        for (t, &a) in free_total.iter_mut().zip(amounts) {
-            match dir {
-                Direction::Take => *t -= a * count,
-                Direction::Give => *t += a * count,
-            }
-        }
         let range = run.indices();
         let whole = match &stretches {
             Stretches::Kept(marks) => marks.allow(cluster, eligible, range.clone(), dir),
@@ -2242,6 +2273,10 @@ pub struct ScratchBuf {
     whole_slots: Vec<WholeSlot>,
     /// The rows after the whole-stretch runs, in order, as `apply` leaves them.
     after_rows: Vec<[u64; WHOLE_STRETCH_WIDTH]>,
+    /// A take already in the totals but not yet in the rows ([`Scratch::take_deferred`]),
+    /// when `has_pending`; kept between uses for its buffers.
+    pending: Allocation,
+    has_pending: bool,
 }
 
 /// How many whole stretches a scratch view reads from patterns at once; later ones are written
@@ -2524,6 +2559,7 @@ impl<'a> Scratch<'a> {
         for range in &self.buf.pattern_ranges {
             self.buf.changed.set_range(range.clone(), false);
         }
+        self.buf.has_pending = false;
         self.buf.touched.clear();
         self.buf.patterns.clear();
         self.buf.pattern_ranges.clear();
@@ -2573,12 +2609,14 @@ impl<'a> Scratch<'a> {
         self.reset();
     }
 
-    /// Makes this view equal to another scratch view over the same state.
+    /// Makes this view equal to another scratch view over the same state, which must be
+    /// settled ([`Self::settle`]).
     pub fn copy_from(&mut self, other: &Scratch<'_>) {
         debug_assert!(
             std::ptr::eq(self.base, other.base),
             "copy_from needs views over the same state"
         );
+        debug_assert!(other.is_settled(), "copy_from needs a settled view");
         self.reset();
         let w = self.base.width;
         self.buf.patterns.clone_from(&other.buf.patterns);
@@ -2635,6 +2673,10 @@ impl<'a> Scratch<'a> {
 
     #[inline]
     fn row(&self, v: VnodeId) -> &[u64] {
+        debug_assert!(
+            self.is_settled(),
+            "a scratch view's rows read before it was settled"
+        );
         let w = self.base.width;
         match self.buf.here(v.index()) {
             RowHere::Own => &self.buf.rows[v.index() * w..(v.index() + 1) * w],
@@ -2643,7 +2685,29 @@ impl<'a> Scratch<'a> {
         }
     }
 
-    fn apply(&mut self, alloc: &Allocation, dir: Direction) {
+    /// Takes or gives back `alloc` in this view's totals, copying each run limit's room on
+    /// its first write.
+    fn apply_totals(&mut self, alloc: &Allocation, dir: Direction) {
+        let buf = &mut *self.buf;
+        for d in alloc.limit_draws.iter().flat_map(|d| d.iter()) {
+            let l = d.limit as usize;
+            if buf.limit_stamp[l] != buf.generation {
+                buf.limit_stamp[l] = buf.generation;
+                buf.limits_touched.push(d.limit);
+                buf.limit_room[l] = self.base.limit_room[l];
+            }
+        }
+        let totals = Totals {
+            free_total: &mut buf.free_total,
+            exclusive_vnodes: &mut buf.exclusive_vnodes,
+            limit_room: &mut buf.limit_room,
+        };
+        apply_totals(totals, alloc, dir);
+    }
+
+    /// Takes or gives back `alloc` in everything but the totals: the rows, the eligibility and
+    /// the set tallies.
+    fn apply_rows(&mut self, alloc: &Allocation, dir: Direction) {
         // Copy on write: bring every row the allocation touches into this view first, each
         // stretch of rows not yet copied in one copy (a run's rows are consecutive). A run on
         // rows this view has not changed reads the base's marks: in the whole-stretch form,
@@ -2693,25 +2757,14 @@ impl<'a> Scratch<'a> {
                 buf.dirty_eligibility(u.index()..u.index() + 1);
             }
         }
-        for d in alloc.limit_draws.iter().flat_map(|d| d.iter()) {
-            let l = d.limit as usize;
-            if buf.limit_stamp[l] != buf.generation {
-                buf.limit_stamp[l] = buf.generation;
-                buf.limits_touched.push(d.limit);
-                buf.limit_room[l] = self.base.limit_room[l];
-            }
-        }
         let buf = &mut *self.buf;
         let books = Books {
             rows: &mut buf.rows,
             width: self.base.width,
             eligible: &mut buf.eligible,
-            free_total: &mut buf.free_total,
-            exclusive_vnodes: &mut buf.exclusive_vnodes,
             sets: &self.base.sets,
             tracked_set_free: &mut buf.tracked_set_free,
             watch: None,
-            limit_room: &mut buf.limit_room,
         };
         buf.after_rows.clear();
         let stretches = Stretches::Decided {
@@ -2739,12 +2792,52 @@ impl<'a> Scratch<'a> {
     /// In debug builds, if the view has less free than `alloc` takes: a placement search
     /// only proposes what fits.
     pub fn take(&mut self, alloc: &Allocation) {
-        self.apply(alloc, Direction::Take);
+        self.settle();
+        self.apply_totals(alloc, Direction::Take);
+        self.apply_rows(alloc, Direction::Take);
     }
 
     /// Gives `alloc` back in this view (a running job that will have ended).
     pub fn give(&mut self, alloc: &Allocation) {
-        self.apply(alloc, Direction::Give);
+        self.settle();
+        self.apply_totals(alloc, Direction::Give);
+        self.apply_rows(alloc, Direction::Give);
+    }
+
+    /// Takes `alloc` in this view's totals now ([`StateView::free_total`],
+    /// [`StateView::exclusive_vnodes`], [`StateView::limit_room`]) and in its rows only when
+    /// they are next read ([`Self::settle`]). A pass's last start is most often followed only
+    /// by questions the totals answer (the next job needs more ncpus than are free) before the
+    /// view is reset: on CEA-Curie under EASY, 85 % of starts are the last of their pass, and
+    /// their rows would be written for nothing.
+    ///
+    /// Until the view is settled, reading its rows, eligibility or set tallies is a bug
+    /// (checked in debug builds): a caller that asks a placement settles first.
+    ///
+    /// # Panics
+    /// As [`Self::take`].
+    pub fn take_deferred(&mut self, alloc: &Allocation) {
+        self.settle();
+        self.apply_totals(alloc, Direction::Take);
+        alloc.copy_into(&mut self.buf.pending);
+        self.buf.has_pending = true;
+    }
+
+    /// Applies to the rows the take [`Self::take_deferred`] left for later, if any: after
+    /// this, every read of the view sees it.
+    pub fn settle(&mut self) {
+        if !self.buf.has_pending {
+            return;
+        }
+        self.buf.has_pending = false;
+        let pending = std::mem::take(&mut self.buf.pending);
+        self.apply_rows(&pending, Direction::Take);
+        self.buf.pending = pending;
+    }
+
+    /// Whether a deferred take still waits to be applied to the rows.
+    pub fn is_settled(&self) -> bool {
+        !self.buf.has_pending
     }
 }
 
@@ -2771,6 +2864,10 @@ impl StateView for Scratch<'_> {
     }
     #[inline]
     fn eligible(&self) -> &Bitset {
+        debug_assert!(
+            self.is_settled(),
+            "a scratch view's eligibility read before it was settled"
+        );
         self.buf.eligible_over(self.base)
     }
     #[inline]
@@ -2788,6 +2885,10 @@ impl StateView for Scratch<'_> {
     }
     #[inline]
     fn tracked_set_free(&self, set: usize) -> &[u64] {
+        debug_assert!(
+            self.is_settled(),
+            "a scratch view's set tallies read before it was settled"
+        );
         let w = self.base.width - EXTRA + 1;
         &self.buf.tracked_set_free[set * w..(set + 1) * w]
     }
@@ -3066,6 +3167,19 @@ mod run_tests {
                 "{at}: vnode {v}"
             );
         }
+        agree_on_totals(view, plain, at);
+        for (g, members) in sets.iter().enumerate() {
+            assert_eq!(
+                view.tracked_set_free(g),
+                &plain.tally(members)[..],
+                "{at}: set {g}"
+            );
+        }
+    }
+
+    /// Checks the totals of `view` (what a pass asks before any vnode) against the plain
+    /// definition.
+    fn agree_on_totals(view: &impl StateView, plain: &Plain, at: &str) {
         for c in 0..3 {
             let total: u64 = plain.free.iter().map(|f| f[c]).sum();
             assert_eq!(
@@ -3084,13 +3198,6 @@ mod run_tests {
             with_room,
             "{at}: exclusive with room"
         );
-        for (g, members) in sets.iter().enumerate() {
-            assert_eq!(
-                view.tracked_set_free(g),
-                &plain.tally(members)[..],
-                "{at}: set {g}"
-            );
-        }
     }
 
     /// Checks the state's marks against its rows: a pristine vnode's row is its capacity with
@@ -3273,6 +3380,119 @@ mod run_tests {
             .sum();
         assert_eq!(free, 25 * 2);
         assert_eq!(idle.free_total(ConsumableIdx::NCPUS), 25 * 2);
+    }
+
+    /// A take left for later ([`Scratch::take_deferred`]) is in the totals at once, and in
+    /// everything once settled; a reset forgets it; an eager take or give after it applies it
+    /// first, in order.
+    #[test]
+    fn a_deferred_take_is_in_the_totals_at_once_and_in_the_rows_once_settled() {
+        let mut rng = Rng(5);
+        let mut deferred = [0; 3];
+        for round in 0..10 {
+            let n = 30 + rng.below(60) as usize;
+            let mut b = ClusterBuilder::new(ResourceDefs::default());
+            let mut caps = Vec::new();
+            for i in 0..n {
+                let h = b.add_host(format!("h{}", i / 4));
+                let cap = if rng.below(4) == 0 {
+                    vec![4, 16, 1]
+                } else {
+                    vec![1, 4, 0]
+                };
+                b.add_vnode(format!("v{i}"), h, 1.0, &cap, Vec::new())
+                    .unwrap();
+                caps.push(cap);
+            }
+            let mut state = ClusterState::new(b.build().unwrap());
+            let sets: Vec<Vec<VnodeId>> = (0..n)
+                .step_by(8)
+                .map(|s| (s..(s + 8).min(n)).map(VnodeId::from_index).collect())
+                .collect();
+            state.track_sets(&sets);
+            let mut plain = Plain {
+                free: caps.clone(),
+                caps,
+                jobs: vec![0; n],
+                exclusive: vec![false; n],
+                down: vec![false; n],
+            };
+            // Some jobs already run in the base.
+            for _ in 0..6 {
+                let a = random_allocation(&mut rng, &plain);
+                if plain.fits(&a) {
+                    state.allocate(&a).unwrap();
+                    plain.apply(&a, true);
+                }
+            }
+            let base = plain.clone();
+            let mut buf = ScratchBuf::default();
+            let mut view = Scratch::new(&state, &mut buf);
+            let mut what_if = plain.clone();
+            let mut taken: Vec<Allocation> = Vec::new();
+            for step in 0..40 {
+                let at = format!("round {round}, step {step}");
+                match rng.below(6) {
+                    // A give while a take waits: the take goes first.
+                    0 if !taken.is_empty() => {
+                        let a = taken.swap_remove(rng.below(taken.len() as u64) as usize);
+                        view.give(&a);
+                        what_if.apply(&a, false);
+                        agree(&view, &what_if, &sets, &at);
+                    }
+                    // A reset forgets the waiting take with everything else.
+                    1 if !view.is_settled() => {
+                        view.reset();
+                        taken.clear();
+                        what_if = base.clone();
+                        deferred[2] += 1;
+                        agree(&view, &what_if, &sets, &at);
+                    }
+                    _ => {
+                        let a = random_allocation(&mut rng, &what_if);
+                        if !what_if.fits(&a) {
+                            continue;
+                        }
+                        // The rows as before: a take waiting from an earlier step is
+                        // applied when this one is.
+                        let waiting = !view.is_settled();
+                        view.take_deferred(&a);
+                        what_if.apply(&a, true);
+                        taken.push(a);
+                        assert!(!view.is_settled(), "{at}");
+                        agree_on_totals(&view, &what_if, &at);
+                        deferred[usize::from(waiting)] += 1;
+                        if rng.below(2) == 0 {
+                            view.settle();
+                            agree(&view, &what_if, &sets, &at);
+                        }
+                    }
+                }
+            }
+            view.settle();
+            agree(&view, &what_if, &sets, &format!("round {round}, end"));
+        }
+        // Deferred takes after a settled view, after a waiting one, and resets that dropped one.
+        assert!(deferred.iter().all(|&k| k >= 5), "{deferred:?}");
+    }
+
+    /// Reading a view's rows while a take waits is a bug that debug builds catch.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "a scratch view's eligibility read before it was settled")]
+    fn reading_a_view_with_a_waiting_take_is_caught() {
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        let h = b.add_host("h0".to_owned());
+        b.add_vnode("v0".to_owned(), h, 1.0, &[1, 4, 0], Vec::new())
+            .unwrap();
+        let state = ClusterState::new(b.build().unwrap());
+        let mut buf = ScratchBuf::default();
+        let mut view = Scratch::new(&state, &mut buf);
+        let mut a = Allocation::new(Sharing::Shared);
+        a.push(VnodeId::from_index(0), &[1, 0, 0]);
+        view.take_deferred(&a);
+        assert_eq!(view.free_total(ConsumableIdx::NCPUS), 0);
+        let _ = view.eligible();
     }
 
     #[test]

@@ -599,13 +599,14 @@ impl Runnable {
         ctx: &SchedContext<'_>,
         placement: &mut dyn PlacementPolicy,
         job: JobId,
-        now_view: &Scratch<'_>,
+        now_view: &mut Scratch<'_>,
         decisions: &[Decision],
         cheap_first: bool,
     ) -> PlacedNow {
         let request = ctx.workload.request_of(job);
         if self.bound_to(job).is_some() {
             // A bound job goes where its binding says, or waits: no relaxation.
+            now_view.settle();
             let allocation = self.place_plain(ctx, placement, job, now_view);
             return PlacedNow {
                 why: allocation.is_none().then(|| placement.refusal()).flatten(),
@@ -618,6 +619,7 @@ impl Runnable {
         let allocation = if cheap_first && !relaxed {
             try_place(ctx, placement, now_view, job)
         } else {
+            now_view.settle();
             place_on(placement, request, now_view, relaxed)
         };
         let why = if allocation.is_none() {
@@ -634,6 +636,7 @@ impl Runnable {
                 conflict: false,
             };
         };
+        now_view.settle();
         let relaxed_now = place_on(placement, request, now_view, true);
         let drop_constraint = if rx.wait == RelaxationWait::Anchored {
             // The wait starts the first time the job could run without the constraint; once
@@ -705,12 +708,13 @@ impl Runnable {
         ctx: &SchedContext<'_>,
         placement: &mut dyn PlacementPolicy,
         job: JobId,
-        now_view: &Scratch<'_>,
+        now_view: &mut Scratch<'_>,
         decisions: &[Decision],
         cheap_first: bool,
     ) -> PlacedNow {
         let holds = reserved::any(ctx)
             .then(|| {
+                now_view.settle();
                 reserved::window_holds(
                     ctx,
                     now_view,
@@ -729,7 +733,7 @@ impl Runnable {
             let mut window = Scratch::new(ctx.state, &mut buf);
             window.copy_from(now_view);
             holds.take_in(&mut window);
-            self.place_now(ctx, placement, job, &window, decisions, cheap_first)
+            self.place_now(ctx, placement, job, &mut window, decisions, cheap_first)
         };
         self.window_buf = buf;
         if placed.allocation.is_none() {
@@ -913,11 +917,12 @@ pub(crate) enum Order {
     },
 }
 
-/// Where `job` would go in `scratch` now, trying the cheap ncpus total first.
+/// Where `job` would go in `scratch` now, trying the cheap ncpus total first: a job refused
+/// by it leaves a deferred take unapplied ([`Scratch::take_deferred`]).
 pub(crate) fn try_place(
     ctx: &SchedContext<'_>,
     placement: &mut dyn PlacementPolicy,
-    scratch: &Scratch<'_>,
+    scratch: &mut Scratch<'_>,
     job: JobId,
 ) -> Option<Allocation> {
     if ctx.workload.ncpus_of(job)
@@ -925,16 +930,19 @@ pub(crate) fn try_place(
     {
         return None;
     }
+    scratch.settle();
     placement.place(ctx.workload.request_of(job), scratch)
 }
 
-/// Takes `allocation` in the scratch view and records the decision to start `job` on it.
+/// Takes `allocation` in the scratch view and records the decision to start `job` on it. The
+/// take reaches the view's rows only when a later placement in the pass reads them
+/// ([`Scratch::take_deferred`]): most often none does.
 pub(crate) fn start(
     job: JobId,
     allocation: Allocation,
     scratch: &mut Scratch<'_>,
     decisions: &mut Vec<Decision>,
 ) {
-    scratch.take(&allocation);
+    scratch.take_deferred(&allocation);
     decisions.push(Decision::Start { job, allocation });
 }

@@ -428,10 +428,11 @@ impl<P: PlacementPolicy> Backfill<P> {
                 // It fits now (totals decide): only the reservations may hold it back.
                 if self.profile.min_over(ctx.now, end) < need {
                     self.runnable.comment(job, PbsComment::Conflict);
-                } else if let Some(allocation) =
+                } else if let Some(allocation) = {
+                    now_view.settle();
                     self.runnable
                         .place_plain(ctx, &mut self.placement, job, now_view)
-                {
+                } {
                     self.profile.hold(ctx.now, end, need);
                     start(job, allocation, now_view, decisions);
                     continue;
@@ -1077,6 +1078,7 @@ impl<P: PlacementPolicy> Backfill<P> {
                 );
                 if let Some(allocation) = placed.allocation {
                     start(job, allocation, now_view, decisions);
+                    now_view.settle();
                     match recheck(
                         &mut self.placement,
                         ctx,
@@ -1114,6 +1116,7 @@ impl<P: PlacementPolicy> Backfill<P> {
             times.push(ctx.now);
             times.sort_unstable();
             times.dedup();
+            now_view.settle();
             for at in times {
                 let placement = &mut self.placement;
                 let placed = reserved::place_in_window_with(

@@ -115,6 +115,7 @@ impl<P: PlacementPolicy> Easy<P> {
         );
         let head = *ctx.queue.get(head_pos)?;
         let (mut walk, mut shadow_view) = self.calendar.open(ctx.state);
+        now_view.settle();
         let start = walk.earliest(
             ctx,
             &mut self.placement,
@@ -200,6 +201,7 @@ impl<P: PlacementPolicy> Easy<P> {
                 // Switch to (or start in) the vnode form. This pass's long backfills count as
                 // running jobs that end after the shadow time; the head fits at that time (they
                 // were admitted on that condition), so the search stops before releasing them.
+                now_view.settle();
                 let found = walk.earliest(
                     ctx,
                     &mut self.placement,
@@ -226,6 +228,7 @@ impl<P: PlacementPolicy> Easy<P> {
                         self.runnable.comment(job, PbsComment::Conflict);
                         continue;
                     }
+                    now_view.settle();
                     let Some(allocation) =
                         self.runnable
                             .place_plain(ctx, &mut self.placement, job, &now_view)
@@ -253,7 +256,7 @@ impl<P: PlacementPolicy> Easy<P> {
                         ctx,
                         &mut self.placement,
                         job,
-                        &now_view,
+                        &mut now_view,
                         decisions,
                         false,
                     );
@@ -304,8 +307,9 @@ impl<P: PlacementPolicy> Easy<P> {
                 let free_now = now_view.free_total(ConsumableIdx::NCPUS);
                 shadow_by_totals(walk.ends, head_need, free_now).map(|(time, _)| (time, None))
             }
-            Held::Unknown => walk
-                .earliest(
+            Held::Unknown => {
+                now_view.settle();
+                walk.earliest(
                     ctx,
                     &mut self.placement,
                     head,
@@ -314,7 +318,8 @@ impl<P: PlacementPolicy> Easy<P> {
                     &mut shadow_view,
                     decisions,
                 )
-                .map(|start| (start, Some(walk.found().clone()))),
+                .map(|start| (start, Some(walk.found().clone())))
+            }
             Held::Totals { time, .. } => Some((time, None)),
             Held::Vnodes { start, moved } => {
                 Some((start, Some(moved.unwrap_or_else(|| walk.found().clone()))))
@@ -358,6 +363,7 @@ impl<P: PlacementPolicy> Easy<P> {
         };
         let head_request = calendar_request(ctx.workload.request_of(head));
         let head_estimate = ctx.workload.job(head).estimate;
+        now_view.settle();
         let shadow = reserved::release_times(ctx, decisions)
             .into_iter()
             .find_map(|t| {
@@ -384,7 +390,7 @@ impl<P: PlacementPolicy> Easy<P> {
                 ctx,
                 &mut self.placement,
                 job,
-                &now_view,
+                &mut now_view,
                 decisions,
                 false,
             );
@@ -397,6 +403,7 @@ impl<P: PlacementPolicy> Easy<P> {
             let ends_by_shadow = ctx.now + ctx.workload.job(job).estimate <= shadow;
             start(job, allocation, &mut now_view, decisions);
             if !ends_by_shadow {
+                now_view.settle();
                 let still = reserved::place_in_window(
                     ctx,
                     decisions,
