@@ -227,6 +227,13 @@ impl Allocation {
         self.push_run(VnodeRun { first: v, count: 1 }, amounts);
     }
 
+    /// Makes room for `runs` more runs of `n_consumables` amounts each, so that pushing them
+    /// allocates once rather than growing the lists run by run.
+    pub fn reserve_runs(&mut self, runs: usize, n_consumables: usize) {
+        self.runs.reserve(runs);
+        self.run_amounts.reserve(runs * n_consumables);
+    }
+
     /// Appends `run`, each of its vnodes giving `amounts`; none of them holds a part yet.
     pub fn push_run(&mut self, run: VnodeRun, amounts: &[u64]) {
         if run.count == 0 {

@@ -27,6 +27,11 @@ pub struct FirstFit {
     /// The parts the greedy walk gives, vnode by vnode (a vnode may take several chunks),
     /// before they become the allocation's runs; kept between calls.
     parts: PartsBuilder,
+    /// The runs the one-ncpu walk finds (first vnode, vnodes, ncpus each), before they become
+    /// the allocation's: counted first, the allocation's lists are made once at their size
+    /// rather than grown run by run (on CEA-Curie the growth was 2.6 % of all instructions);
+    /// kept between calls.
+    staged_runs: Vec<(usize, u32, u64)>,
     /// The order vnodes are tried in when not cluster order (PBS's `node_sort_key`).
     order: Option<Arc<[VnodeId]>>,
     /// PBS's `node_sort_key` when it reads what is free or taken now: the order is made
@@ -310,9 +315,15 @@ impl FirstFit {
                         .map(|v| v.index())
                         .filter(|&i| eligible.contains(i))
                         .map(|i| i..i + 1);
-                    single_ncpu_pass(ncpus, view, alloc, candidates)
+                    single_ncpu_pass(ncpus, view, alloc, candidates, &mut self.staged_runs)
                 }
-                None => single_ncpu_pass(ncpus, view, alloc, view.eligible().runs()),
+                None => single_ncpu_pass(
+                    ncpus,
+                    view,
+                    alloc,
+                    view.eligible().runs(),
+                    &mut self.staged_runs,
+                ),
             };
         }
         self.place_chunks(shape, view, alloc, within)
@@ -507,20 +518,16 @@ fn single_ncpu_pass(
     view: &Scratch<'_>,
     mut alloc: Allocation,
     candidates: impl Iterator<Item = std::ops::Range<usize>>,
+    staged: &mut Vec<(usize, u32, u64)>,
 ) -> Option<Allocation> {
     let n_cons = view.cluster().resources().n_consumables();
-    let mut amounts = vec![0; n_cons.max(1)];
-    // The run being built: consecutive vnodes each giving `take` ncpus, pushed whole when it
+    staged.clear();
+    // The run being built: consecutive vnodes each giving `take` ncpus, staged whole when it
     // ends, so the allocation is made per run rather than per vnode.
     let (mut first, mut count, mut take) = (0usize, 0u32, 0u64);
-    let mut push = |alloc: &mut Allocation, first: usize, count: u32, take: u64| {
+    let push = |staged: &mut Vec<(usize, u32, u64)>, first: usize, count: u32, take: u64| {
         if count > 0 {
-            amounts[ConsumableIdx::NCPUS.index()] = take;
-            let run = VnodeRun {
-                first: VnodeId::from_index(first),
-                count,
-            };
-            alloc.push_run(run, &amounts[..n_cons]);
+            staged.push((first, count, take));
         }
     };
     let mut remaining = ncpus;
@@ -549,13 +556,23 @@ fn single_ncpu_pass(
             if count > 0 && idx == first + count as usize && here == take {
                 count += vnodes as u32;
             } else {
-                push(&mut alloc, first, count, take);
+                push(staged, first, count, take);
                 (first, count, take) = (idx, vnodes as u32, here);
             }
             remaining -= here * vnodes as u64;
             idx += vnodes;
             if remaining == 0 {
-                push(&mut alloc, first, count, take);
+                push(staged, first, count, take);
+                alloc.reserve_runs(staged.len(), n_cons);
+                let mut amounts = vec![0; n_cons.max(1)];
+                for &(first, count, take) in staged.iter() {
+                    amounts[ConsumableIdx::NCPUS.index()] = take;
+                    let run = VnodeRun {
+                        first: VnodeId::from_index(first),
+                        count,
+                    };
+                    alloc.push_run(run, &amounts[..n_cons]);
+                }
                 return Some(alloc);
             }
         }
