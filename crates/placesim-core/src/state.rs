@@ -1857,13 +1857,43 @@ fn apply_totals(totals: Totals<'_>, alloc: &Allocation, dir: Direction) {
             Direction::Give => *room += d.amount,
         }
     }
-    for (run, amounts) in alloc.runs(free_total.len()) {
-        let count = u64::from(run.count);
-        for (t, &a) in free_total.iter_mut().zip(amounts) {
-            match dir {
-                Direction::Take => *t -= a * count,
-                Direction::Give => *t += a * count,
+    // Summed over the runs first, in a loop made for the number of consumables, then applied
+    // once: a start or end is a few runs, and this is asked at each of them in the real state
+    // and in a pass's view.
+    let mut sums = [0u64; DELTA_SLOTS];
+    let n_cons = free_total.len();
+    match n_cons {
+        1 => run_sums::<1>(alloc, &mut sums),
+        2 => run_sums::<2>(alloc, &mut sums),
+        3 => run_sums::<3>(alloc, &mut sums),
+        4 => run_sums::<4>(alloc, &mut sums),
+        _ => {
+            for (run, amounts) in alloc.runs(n_cons) {
+                let count = u64::from(run.count);
+                for (t, &a) in free_total.iter_mut().zip(amounts) {
+                    match dir {
+                        Direction::Take => *t -= a * count,
+                        Direction::Give => *t += a * count,
+                    }
+                }
             }
+            return;
+        }
+    }
+    for (t, &sum) in free_total.iter_mut().zip(&sums) {
+        match dir {
+            Direction::Take => *t -= sum,
+            Direction::Give => *t += sum,
+        }
+    }
+}
+
+/// Per consumable, what `alloc`'s `N`-consumable runs give in all, added to `sums`.
+fn run_sums<const N: usize>(alloc: &Allocation, sums: &mut [u64; DELTA_SLOTS]) {
+    for (run, amounts) in alloc.runs.iter().zip(alloc.run_amounts.chunks_exact(N)) {
+        let count = u64::from(run.count);
+        for c in 0..N {
+            sums[c] += amounts[c] * count;
         }
     }
 }
