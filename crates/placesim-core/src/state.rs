@@ -314,8 +314,6 @@ impl Allocation {
             && self.sharing == other.sharing
     }
 
-    /// How many amounts each run carries, given the consumables: what a well-formed
-    /// allocation's storage must match.
     /// Makes `into` equal to this allocation, reusing its buffers (a derived `clone_from`
     /// would allocate anew).
     fn copy_into(&self, into: &mut Allocation) {
@@ -328,6 +326,8 @@ impl Allocation {
         into.limit_draws.clone_from(&self.limit_draws);
     }
 
+    /// How many amounts each run carries, given the consumables: what a well-formed
+    /// allocation's storage must match.
     fn shape_ok(&self, n_consumables: usize) -> bool {
         self.run_amounts.len() == self.runs.len() * n_consumables
     }
@@ -1860,27 +1860,30 @@ fn apply_totals(totals: Totals<'_>, alloc: &Allocation, dir: Direction) {
     // Summed over the runs first, in a loop made for the number of consumables, then applied
     // once: a start or end is a few runs, and this is asked at each of them in the real state
     // and in a pass's view.
-    let mut sums = [0u64; DELTA_SLOTS];
     let n_cons = free_total.len();
+    let mut on_stack = [0u64; DELTA_SLOTS];
+    let mut on_heap = Vec::new();
+    let sums: &mut [u64] = if n_cons <= DELTA_SLOTS {
+        &mut on_stack[..n_cons]
+    } else {
+        on_heap.resize(n_cons, 0);
+        &mut on_heap
+    };
     match n_cons {
-        1 => run_sums::<1>(alloc, &mut sums),
-        2 => run_sums::<2>(alloc, &mut sums),
-        3 => run_sums::<3>(alloc, &mut sums),
-        4 => run_sums::<4>(alloc, &mut sums),
+        1 => run_sums::<1>(alloc, sums),
+        2 => run_sums::<2>(alloc, sums),
+        3 => run_sums::<3>(alloc, sums),
+        4 => run_sums::<4>(alloc, sums),
         _ => {
             for (run, amounts) in alloc.runs(n_cons) {
                 let count = u64::from(run.count);
-                for (t, &a) in free_total.iter_mut().zip(amounts) {
-                    match dir {
-                        Direction::Take => *t -= a * count,
-                        Direction::Give => *t += a * count,
-                    }
+                for (sum, &a) in sums.iter_mut().zip(amounts) {
+                    *sum += a * count;
                 }
             }
-            return;
         }
     }
-    for (t, &sum) in free_total.iter_mut().zip(&sums) {
+    for (t, &sum) in free_total.iter_mut().zip(sums.iter()) {
         match dir {
             Direction::Take => *t -= sum,
             Direction::Give => *t += sum,
@@ -1888,8 +1891,10 @@ fn apply_totals(totals: Totals<'_>, alloc: &Allocation, dir: Direction) {
     }
 }
 
-/// Per consumable, what `alloc`'s `N`-consumable runs give in all, added to `sums`.
-fn run_sums<const N: usize>(alloc: &Allocation, sums: &mut [u64; DELTA_SLOTS]) {
+/// Per consumable, what `alloc`'s runs of `N` consumables give in all, added to `sums` (`N`
+/// long).
+fn run_sums<const N: usize>(alloc: &Allocation, sums: &mut [u64]) {
+    let sums = &mut sums[..N];
     for (run, amounts) in alloc.runs.iter().zip(alloc.run_amounts.chunks_exact(N)) {
         let count = u64::from(run.count);
         for c in 0..N {
@@ -1910,9 +1915,9 @@ const DELTA_SLOTS: usize = 9;
 /// tracked sets and the same watched set ([`SetIndex::same_sets_until`],
 /// [`Watch::same_set_until`]): a segment's rows are changed in one tight loop that sums what
 /// its eligible vnodes offered before and after, and the tallies and the watch change once
-/// per segment, by the difference. A job of thousands of
-/// one-ncpu vnodes taken in first-fit order is then a few runs and segments, and the loop over
-/// its rows touches nothing else (issue 20). A run over vnodes of the same capacities that
+/// per segment, by the difference. A job of thousands of one-ncpu vnodes taken in first-fit
+/// order is then a few runs and segments, and the loop over its rows touches nothing else
+/// (issue 20). A run over vnodes of the same capacities that
 /// `stretches` finds all pristine (a take) or all single (a give) takes the whole-stretch form
 /// ([`Marks`]): its rows go from one known row to another (written only where the marks do
 /// not hold them), and everything else changes by the count.
@@ -3142,7 +3147,37 @@ mod run_tests {
         down: Vec<bool>,
     }
 
+    /// A cluster of `n` vnodes, four to a host, each with the capacities `cap_of` draws, and
+    /// those capacities.
+    fn random_cluster(
+        rng: &mut Rng,
+        n: usize,
+        cap_of: impl Fn(&mut Rng) -> Vec<u64>,
+    ) -> (Cluster, Vec<Vec<u64>>) {
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        let mut caps = Vec::new();
+        for i in 0..n {
+            let h = b.add_host(format!("h{}", i / 4));
+            let cap = cap_of(rng);
+            b.add_vnode(format!("v{i}"), h, 1.0, &cap, Vec::new())
+                .unwrap();
+            caps.push(cap);
+        }
+        (b.build().unwrap(), caps)
+    }
+
     impl Plain {
+        /// Vnodes of these capacities with nothing held and nothing down.
+        fn idle(caps: Vec<Vec<u64>>) -> Plain {
+            let n = caps.len();
+            Plain {
+                free: caps.clone(),
+                caps,
+                jobs: vec![0; n],
+                exclusive: vec![false; n],
+                down: vec![false; n],
+            }
+        }
         fn eligible(&self, v: usize) -> bool {
             let job_busy = self.caps[v][0] > 0 && self.free[v][0] == 0;
             !self.exclusive[v] && !job_busy
@@ -3428,32 +3463,20 @@ mod run_tests {
         let mut deferred = [0; 3];
         for round in 0..10 {
             let n = 30 + rng.below(60) as usize;
-            let mut b = ClusterBuilder::new(ResourceDefs::default());
-            let mut caps = Vec::new();
-            for i in 0..n {
-                let h = b.add_host(format!("h{}", i / 4));
-                let cap = if rng.below(4) == 0 {
+            let (cluster, caps) = random_cluster(&mut rng, n, |rng| {
+                if rng.below(4) == 0 {
                     vec![4, 16, 1]
                 } else {
                     vec![1, 4, 0]
-                };
-                b.add_vnode(format!("v{i}"), h, 1.0, &cap, Vec::new())
-                    .unwrap();
-                caps.push(cap);
-            }
-            let mut state = ClusterState::new(b.build().unwrap());
+                }
+            });
+            let mut state = ClusterState::new(cluster);
             let sets: Vec<Vec<VnodeId>> = (0..n)
                 .step_by(8)
                 .map(|s| (s..(s + 8).min(n)).map(VnodeId::from_index).collect())
                 .collect();
             state.track_sets(&sets);
-            let mut plain = Plain {
-                free: caps.clone(),
-                caps,
-                jobs: vec![0; n],
-                exclusive: vec![false; n],
-                down: vec![false; n],
-            };
+            let mut plain = Plain::idle(caps);
             // Some jobs already run in the base.
             for _ in 0..6 {
                 let a = random_allocation(&mut rng, &plain);
@@ -3554,21 +3577,12 @@ mod run_tests {
             // some two-ncpu ones, which runs of one-ncpu parts span beside one-ncpu vnodes,
             // so that the per-vnode loop also takes and gives back pristine and single ones.
             let n = 40 + rng.below(160) as usize;
-            let mut b = ClusterBuilder::new(ResourceDefs::default());
-            let mut caps = Vec::new();
-            for i in 0..n {
-                let h = b.add_host(format!("h{}", i / 4));
-                let cap = match rng.below(7) {
-                    0 => vec![4, 16, 1],
-                    1 => vec![0, 8, 0],
-                    2 => vec![2, 4, 0],
-                    _ => vec![1, 4, 0],
-                };
-                b.add_vnode(format!("v{i}"), h, 1.0, &cap, Vec::new())
-                    .unwrap();
-                caps.push(cap);
-            }
-            let cluster = b.build().unwrap();
+            let (cluster, caps) = random_cluster(&mut rng, n, |rng| match rng.below(7) {
+                0 => vec![4, 16, 1],
+                1 => vec![0, 8, 0],
+                2 => vec![2, 4, 0],
+                _ => vec![1, 4, 0],
+            });
             // Overlapping sets: stretches (switches), a stride (a string_array value), all.
             let stretch = 1 + rng.below(40) as usize;
             let mut sets: Vec<Vec<VnodeId>> = (0..n)
@@ -3586,13 +3600,7 @@ mod run_tests {
             let watch_of: Vec<u32> = (0..n).map(|v| (v / quarter) as u32).collect();
             let n_watch = (n - 1) / quarter + 1;
             state.watch_sets(&watch_of, n_watch);
-            let mut plain = Plain {
-                free: caps.clone(),
-                caps,
-                jobs: vec![0; n],
-                exclusive: vec![false; n],
-                down: vec![false; n],
-            };
+            let mut plain = Plain::idle(caps);
             let mut held: Vec<Allocation> = Vec::new();
             for step in 0..300 {
                 let at = format!("round {round}, step {step}");
