@@ -1610,7 +1610,7 @@ impl ClusterState {
             if self.marks.pristine_stretch(&self.cluster, run.indices())
                 && amounts
                     .iter()
-                    .zip(self.cluster.capacity(run.first))
+                    .zip(self.cluster.stretch_capacity(run.first))
                     .all(|(asked, cap)| asked <= cap)
             {
                 continue;
@@ -1953,7 +1953,7 @@ fn apply(
         };
         if whole {
             stretch.set(
-                cluster.capacity(run.first),
+                cluster.stretch_capacity(run.first),
                 amounts,
                 exclusive,
                 dir,
@@ -2413,7 +2413,8 @@ impl ScratchBuf {
         let mut held_row = [0; WHOLE_STRETCH_WIDTH];
         write_held_row(
             &mut held_row,
-            base.cluster.capacity(VnodeId::from_index(range.start)),
+            base.cluster
+                .stretch_capacity(VnodeId::from_index(range.start)),
             amounts,
             exclusive,
         );
