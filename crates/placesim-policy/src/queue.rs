@@ -558,14 +558,16 @@ impl Runnable {
         }
     }
 
-    /// Where `job` goes in `view` by its request alone (no relaxation), honouring a binding.
+    /// Where `job` goes in `view` by its request alone (no relaxation), honouring a binding;
+    /// the view is settled first ([`Scratch::settle`]).
     pub(crate) fn place_plain(
         &self,
         ctx: &SchedContext<'_>,
         placement: &mut dyn PlacementPolicy,
         job: JobId,
-        view: &Scratch<'_>,
+        view: &mut Scratch<'_>,
     ) -> Option<Allocation> {
+        view.settle();
         let request = ctx.workload.request_of(job);
         match self.bound_to(job) {
             Some(bound) => match placement.constraints() {
@@ -606,7 +608,6 @@ impl Runnable {
         let request = ctx.workload.request_of(job);
         if self.bound_to(job).is_some() {
             // A bound job goes where its binding says, or waits: no relaxation.
-            now_view.settle();
             let allocation = self.place_plain(ctx, placement, job, now_view);
             return PlacedNow {
                 why: allocation.is_none().then(|| placement.refusal()).flatten(),

@@ -187,7 +187,7 @@ impl<'s> Walk<'s> {
         placement: &mut dyn PlacementPolicy,
         job: JobId,
         relaxed: bool,
-        now_view: &Scratch<'_>,
+        now_view: &mut Scratch<'_>,
         shadow_view: &mut Scratch<'s>,
         decisions: &[Decision],
     ) -> Option<SimTime> {
@@ -212,6 +212,8 @@ impl<'s> Walk<'s> {
             }
         } else {
             shadow_view.reset_to(ctx.state);
+            // Only this side reads the view's rows: a start it has not applied yet goes in now.
+            now_view.settle();
             shadow_view.copy_from(now_view);
             for e in &ends[..i] {
                 shadow_view.give(allocation_at(ctx, decisions, e.2));

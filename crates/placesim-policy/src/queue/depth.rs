@@ -428,11 +428,10 @@ impl<P: PlacementPolicy> Backfill<P> {
                 // It fits now (totals decide): only the reservations may hold it back.
                 if self.profile.min_over(ctx.now, end) < need {
                     self.runnable.comment(job, PbsComment::Conflict);
-                } else if let Some(allocation) = {
-                    now_view.settle();
+                } else if let Some(allocation) =
                     self.runnable
                         .place_plain(ctx, &mut self.placement, job, now_view)
-                } {
+                {
                     self.profile.hold(ctx.now, end, need);
                     start(job, allocation, now_view, decisions);
                     continue;

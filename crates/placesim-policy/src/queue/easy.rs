@@ -115,13 +115,12 @@ impl<P: PlacementPolicy> Easy<P> {
         );
         let head = *ctx.queue.get(head_pos)?;
         let (mut walk, mut shadow_view) = self.calendar.open(ctx.state);
-        now_view.settle();
         let start = walk.earliest(
             ctx,
             &mut self.placement,
             head,
             relaxed,
-            &now_view,
+            &mut now_view,
             &mut shadow_view,
             &decisions,
         )?;
@@ -201,13 +200,12 @@ impl<P: PlacementPolicy> Easy<P> {
                 // Switch to (or start in) the vnode form. This pass's long backfills count as
                 // running jobs that end after the shadow time; the head fits at that time (they
                 // were admitted on that condition), so the search stops before releasing them.
-                now_view.settle();
                 let found = walk.earliest(
                     ctx,
                     &mut self.placement,
                     head,
                     head_relaxed,
-                    &now_view,
+                    &mut now_view,
                     &mut shadow_view,
                     decisions,
                 );
@@ -228,10 +226,9 @@ impl<P: PlacementPolicy> Easy<P> {
                         self.runnable.comment(job, PbsComment::Conflict);
                         continue;
                     }
-                    now_view.settle();
                     let Some(allocation) =
                         self.runnable
-                            .place_plain(ctx, &mut self.placement, job, &now_view)
+                            .place_plain(ctx, &mut self.placement, job, &mut now_view)
                     else {
                         continue;
                     };
@@ -307,19 +304,17 @@ impl<P: PlacementPolicy> Easy<P> {
                 let free_now = now_view.free_total(ConsumableIdx::NCPUS);
                 shadow_by_totals(walk.ends, head_need, free_now).map(|(time, _)| (time, None))
             }
-            Held::Unknown => {
-                now_view.settle();
-                walk.earliest(
+            Held::Unknown => walk
+                .earliest(
                     ctx,
                     &mut self.placement,
                     head,
                     head_relaxed,
-                    &now_view,
+                    &mut now_view,
                     &mut shadow_view,
                     decisions,
                 )
-                .map(|start| (start, Some(walk.found().clone())))
-            }
+                .map(|start| (start, Some(walk.found().clone()))),
             Held::Totals { time, .. } => Some((time, None)),
             Held::Vnodes { start, moved } => {
                 Some((start, Some(moved.unwrap_or_else(|| walk.found().clone()))))
