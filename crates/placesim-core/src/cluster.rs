@@ -417,11 +417,12 @@ impl ClusterBuilder {
         }
         let rows: Vec<&[u64]> = capacity.chunks_exact(n_cons).collect();
         let same_capacity = crate::stretch::StretchKeys::of_values(&rows);
+        // One row per stretch, in the order of the stretches' keys.
         let mut stretch_capacity = Vec::new();
-        for (i, row) in rows.iter().enumerate() {
-            if i == 0 || rows[i - 1] != *row {
-                stretch_capacity.extend_from_slice(row);
-            }
+        let mut v = 0;
+        while v < rows.len() {
+            stretch_capacity.extend_from_slice(rows[v]);
+            v = same_capacity.until(v);
         }
         // The cluster is kept as built for the whole run: the room the lists grew into is
         // given back.

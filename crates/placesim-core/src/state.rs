@@ -1917,10 +1917,10 @@ const DELTA_SLOTS: usize = 9;
 /// its eligible vnodes offered before and after, and the tallies and the watch change once
 /// per segment, by the difference. A job of thousands of one-ncpu vnodes taken in first-fit
 /// order is then a few runs and segments, and the loop over its rows touches nothing else
-/// (issue 20). A run over vnodes of the same capacities that
-/// `stretches` finds all pristine (a take) or all single (a give) takes the whole-stretch form
-/// ([`Marks`]): its rows go from one known row to another (written only where the marks do
-/// not hold them), and everything else changes by the count.
+/// (issue 20). A run over vnodes of the same capacities that `stretches` finds all pristine
+/// (a take) or all single (a give) takes the whole-stretch form ([`Marks`]): its rows go from
+/// one known row to another (written only where the marks do not hold them), and everything
+/// else changes by the count.
 fn apply(
     books: Books<'_>,
     cluster: &Cluster,
