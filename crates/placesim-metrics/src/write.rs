@@ -609,7 +609,7 @@ enum RowGroup {
 /// of a run, between them, take at most the one core the simulation leaves, and never a share
 /// of the simulation's own. (Three runnable threads on two cores would each get two thirds of
 /// one, the simulation too.) Once the simulation has ended there is no share of it to keep,
-/// and the last row groups of both files are encoded side by side.
+/// and the last row groups of the files are encoded side by side.
 #[derive(Debug, Default)]
 struct Turns {
     turn: std::sync::Mutex<()>,
@@ -752,11 +752,11 @@ impl Drop for Streamed {
     }
 }
 
-/// A [`JobSink`] that writes `jobs.parquet` and `events.parquet` while the run goes on: as
-/// soon as every job of a row group has ended (or a row group of events has happened), the
-/// group is built and handed to a writer thread, so encoding overlaps the simulation on an
-/// otherwise idle core. The files are byte-identical to [`write_jobs`]'s and
-/// [`write_events`]'s.
+/// A [`JobSink`] that writes `jobs.parquet`, `events.parquet` and `timeseries.parquet` while
+/// the run goes on: as soon as every job of a row group has ended (or a row group of events
+/// has happened, or of samples been taken), the group is built and handed to a writer thread,
+/// so encoding overlaps the simulation on an otherwise idle core. The files are byte-identical
+/// to [`write_jobs`]'s, [`write_events`]'s and [`write_timeseries`]'s.
 #[derive(Debug)]
 pub struct StreamingJobSink<'w> {
     inner: JobSink,
@@ -768,17 +768,23 @@ pub struct StreamingJobSink<'w> {
     sent_upto: usize,
     /// How many event rows have been handed over; they have left the sink.
     events_sent: usize,
+    /// How many samples have been handed over; they have left the sink too.
+    samples_sent: usize,
+    /// The sets the samples name, copied from the sink at the first row group of samples
+    /// (the sink learns them after it is made) and shared by every group after.
+    sampled_sets: Option<Arc<SampledSetsOwned>>,
     jobs: Streamed,
     events: Streamed,
-    /// Which writer may work; both at once after the run ([`StreamingJobSink::finish_with`]).
+    timeseries: Streamed,
+    /// Which writer may work; all at once after the run ([`StreamingJobSink::finish_with`]).
     turns: Arc<Turns>,
     /// A failure building a row group, reported by [`StreamingJobSink::finish`].
     failed: Option<MetricsError>,
 }
 
 impl<'w> StreamingJobSink<'w> {
-    /// Starts writing `dir/jobs.parquet` and `dir/events.parquet` (creating `dir`) for a run
-    /// of `workload`.
+    /// Starts writing `dir/jobs.parquet`, `dir/events.parquet` and `dir/timeseries.parquet`
+    /// (creating `dir`) for a run of `workload`.
     pub fn new(dir: &Path, meta: RunMeta, workload: &'w Workload) -> Result<Self, MetricsError> {
         fs::create_dir_all(dir).map_err(|source| MetricsError::Io {
             path: dir.to_owned(),
@@ -792,10 +798,15 @@ impl<'w> StreamingJobSink<'w> {
             frontier: 0,
             sent_upto: 0,
             events_sent: 0,
+            samples_sent: 0,
+            sampled_sets: None,
             jobs: Streamed::start(dir.join("jobs.parquet"), Arc::clone(&turns), 2),
             // Event groups are small (24 bytes a row): they may wait while a group of jobs
             // is written, rather than hold up the simulation.
             events: Streamed::start(dir.join("events.parquet"), Arc::clone(&turns), 8),
+            // So are groups of samples, but for a row per set each: psets-bench's 64 sets
+            // make a million rows, whose table, built after the run, held it up by 0.19 s.
+            timeseries: Streamed::start(dir.join("timeseries.parquet"), Arc::clone(&turns), 8),
             turns,
             failed: None,
         })
@@ -842,6 +853,45 @@ impl<'w> StreamingJobSink<'w> {
         }));
     }
 
+    /// Hands over every whole row group of samples not yet handed over.
+    fn send_samples(&mut self) {
+        while self.inner.samples.len() >= SAMPLES_PER_ROW_GROUP {
+            self.send_sample_rows(SAMPLES_PER_ROW_GROUP);
+        }
+    }
+
+    /// Hands over the first `n` samples the sink holds, with their per-set free ncpus, to be
+    /// made a table by the writer; they leave the sink, as event rows do.
+    fn send_sample_rows(&mut self, n: usize) {
+        let k = sets_sampled(&self.inner.set_names);
+        let after = self
+            .inner
+            .samples
+            .split_off(n.min(self.inner.samples.len()));
+        let samples = std::mem::replace(&mut self.inner.samples, after);
+        let after = self.inner.sample_set_free.split_off(n * k);
+        let set_free = std::mem::replace(&mut self.inner.sample_set_free, after);
+        self.samples_sent += n;
+        if self.failed.is_some() {
+            return;
+        }
+        let inner = &self.inner;
+        let sets = Arc::clone(self.sampled_sets.get_or_insert_with(|| {
+            Arc::new(SampledSetsOwned {
+                names: inner.set_names.clone(),
+                ncpus: inner.set_ncpus.clone(),
+            })
+        }));
+        let meta = self.meta.clone();
+        self.timeseries.send_built_there(Box::new(move || {
+            let sets = SampledSets {
+                names: &sets.names,
+                ncpus: &sets.ncpus,
+            };
+            timeseries_table(&meta, sets, &samples, &set_free).map(RowGroupToWrite::from)
+        }));
+    }
+
     /// Hands over the remaining row groups, waits for the files, and returns the per-job data
     /// (without its event rows, which went with their row groups).
     pub fn finish(self) -> Result<JobSink, MetricsError> {
@@ -869,15 +919,23 @@ impl<'w> StreamingJobSink<'w> {
         for rows in rest {
             self.send_event_rows(rows.len());
         }
+        let n_samples = self.samples_sent + self.inner.samples.len();
+        let rest: Vec<_> = row_group_ranges(n_samples, SAMPLES_PER_ROW_GROUP)
+            .filter(|r| r.start >= self.samples_sent)
+            .collect();
+        for samples in rest {
+            self.send_sample_rows(samples.len());
+        }
         let out = during(&self.inner);
         if let Some(e) = self.failed {
-            // A row group is missing: both files are abandoned (removed), not finished.
-            drop((self.jobs, self.events));
+            // A row group is missing: the files are abandoned (removed), not finished.
+            drop((self.jobs, self.events, self.timeseries));
             return Err(e);
         }
         let jobs = self.jobs.finish();
         let events = self.events.finish();
-        jobs.and(events).map(|()| (self.inner, out))
+        let timeseries = self.timeseries.finish();
+        jobs.and(events).and(timeseries).map(|()| (self.inner, out))
     }
 }
 
@@ -948,6 +1006,7 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
 
     fn instant_settled(&mut self, instant: &placesim_core::SettledInstant<'_>) {
         self.inner.instant_settled(instant);
+        self.send_samples();
     }
 
     fn job_requeued(
@@ -1249,16 +1308,54 @@ pub fn timeseries_frame(meta: &RunMeta, sink: &JobSink) -> PolarsResult<DataFram
     timeseries_frame_range(meta, sink, 0..sink.samples.len())
 }
 
+/// The time-series table of the samples of `range`, read from `sink`.
 fn timeseries_frame_range(
     meta: &RunMeta,
     sink: &JobSink,
-    samples: std::ops::Range<usize>,
+    range: std::ops::Range<usize>,
 ) -> PolarsResult<DataFrame> {
-    let k = if sink.set_names.len() > 1 {
-        sink.set_names.len()
+    let k = sets_sampled(&sink.set_names);
+    let sets = SampledSets {
+        names: &sink.set_names,
+        ncpus: &sink.set_ncpus,
+    };
+    let set_free = &sink.sample_set_free[range.start * k..range.end * k];
+    timeseries_table(meta, sets, &sink.samples[range], set_free)
+}
+
+/// How many sets each sample has a row of: none with one set (the whole cluster's row says
+/// it all), else every set.
+fn sets_sampled(set_names: &[String]) -> usize {
+    if set_names.len() > 1 {
+        set_names.len()
     } else {
         0
-    };
+    }
+}
+
+/// The sets a run samples, as a writer thread keeps them.
+#[derive(Debug)]
+struct SampledSetsOwned {
+    names: Vec<String>,
+    ncpus: Vec<u64>,
+}
+
+/// The sets a run samples, by name and ncpus.
+#[derive(Clone, Copy)]
+struct SampledSets<'s> {
+    names: &'s [String],
+    ncpus: &'s [u64],
+}
+
+/// The time-series table of `samples`, whose per-set free ncpus are `set_free` (flattened,
+/// [`sets_sampled`] of them a sample).
+fn timeseries_table(
+    meta: &RunMeta,
+    sets: SampledSets<'_>,
+    samples: &[crate::occupancy::Sample],
+    set_free: &[u64],
+) -> PolarsResult<DataFrame> {
+    let k = sets_sampled(sets.names);
     let n = samples.len() * (1 + k);
     let capacity = meta.procs;
     let (mut time, mut set, mut free, mut ncpus) = (
@@ -1275,11 +1372,7 @@ fn timeseries_frame_range(
         Vec::with_capacity(n),
         Vec::with_capacity(n),
     );
-    for (i, row) in sink.samples[samples.clone()]
-        .iter()
-        .enumerate()
-        .map(|(i, row)| (samples.start + i, row))
-    {
+    for (i, row) in samples.iter().enumerate() {
         time.push(row.time);
         set.push(None);
         free.push(row.free_ncpus);
@@ -1296,9 +1389,9 @@ fn timeseries_frame_range(
         blocked.push(Some(row.head_blocked));
         for s in 0..k {
             time.push(row.time);
-            set.push(Some(sink.set_names[s].as_str()));
-            free.push(sink.sample_set_free[i * k + s]);
-            ncpus.push(sink.set_ncpus[s]);
+            set.push(Some(sets.names[s].as_str()));
+            free.push(set_free[i * k + s]);
+            ncpus.push(sets.ncpus[s]);
             util.push(None);
             queue.push(None);
             down.push(None);

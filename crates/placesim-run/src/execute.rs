@@ -7,7 +7,7 @@ use placesim_core::{
 };
 use placesim_metrics::{
     JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_reservations,
-    write_run, write_summary, write_timeseries, write_vnodes,
+    write_run, write_summary, write_vnodes,
 };
 use placesim_policy::Discipline;
 use std::path::Path;
@@ -413,10 +413,9 @@ pub fn execute(
             let wall = started.elapsed();
             let writing = Instant::now();
             // The summary is computed and written while the last row groups of jobs.parquet
-            // encode.
+            // and the streamed files encode.
             let (_, summary) = streaming.finish_with(|sink| {
                 let summary = summarise(sink, &stats, wall);
-                write_timeseries(dir, &summary.meta, sink)?;
                 write_vnodes(dir, &summary.meta, sink)?;
                 write_reservations(dir, &summary.meta, workload, sink)?;
                 write_summary(dir, &summary).map(|()| summary)

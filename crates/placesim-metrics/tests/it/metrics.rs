@@ -185,10 +185,11 @@ fn large_jobs_table_is_written_in_row_groups_and_reads_back_whole() {
 }
 
 /// Writing jobs.parquet during the run gives the same bytes as writing it afterwards: for one
-/// row group, for several, and for a run with a job that never starts.
+/// row group, for several, and for a run with a job that never starts; and so do
+/// events.parquet and timeseries.parquet (here without samples: the schema alone).
 #[test]
 fn streaming_jobs_and_events_writers_match_the_after_run_writers() {
-    use placesim_metrics::{StreamingJobSink, write_events, write_jobs};
+    use placesim_metrics::{StreamingJobSink, write_events, write_jobs, write_timeseries};
     // Enough jobs for several row groups of jobs.parquet and of events.parquet (three events
     // a job).
     let n = placesim_metrics::EVENTS_PER_ROW_GROUP as u64 + 5;
@@ -216,12 +217,51 @@ fn streaming_jobs_and_events_writers_match_the_after_run_writers() {
         std::fs::create_dir_all(&after_dir).unwrap();
         write_jobs(&after_dir, &meta, &trace.workload, &sink).unwrap();
         write_events(&after_dir, &meta, &trace.workload, &sink).unwrap();
-        for file in ["jobs.parquet", "events.parquet"] {
+        write_timeseries(&after_dir, &meta, &sink).unwrap();
+        for file in ["jobs.parquet", "events.parquet", "timeseries.parquet"] {
             let a = std::fs::read(streamed_dir.join(file)).unwrap();
             let b = std::fs::read(after_dir.join(file)).unwrap();
             assert!(a == b, "{name}: {file}");
         }
     }
+}
+
+/// timeseries.parquet written during the run, its samples handed over a row group at a time,
+/// has the bytes of the file written afterwards: samples over three row groups (the last one
+/// short), each with a row per set, and the samples leave the sink as they are handed over.
+#[test]
+fn streaming_timeseries_matches_the_after_run_writer() {
+    use placesim_metrics::{StreamingJobSink, write_timeseries};
+    // One job every 2 s for 2,600 jobs, one sample a second: about 5,200 samples, two row
+    // groups of 2,048 and a shorter one.
+    let trace = swf_trace(4, (0..2_600).map(|i| (2 * i, 1 + i % 3, 1 + i % 2)));
+    let (cluster, switch) = two_switches(["A", "B"]);
+    let sets = placesim_core::SetPartition::by_key(&cluster, switch);
+    let every = Some(placesim_core::SimDuration(1));
+    let meta = hand_meta(4);
+    let dir = placesim_testkit::tempdir().unwrap();
+    let streamed_dir = dir.path().join("streamed");
+    let mut streaming =
+        StreamingJobSink::new(&streamed_dir, meta.clone(), &trace.workload).unwrap();
+    streaming
+        .sink_mut()
+        .measure(&sets, &cluster, OccupancyConfig::whole_run(every));
+    simulate_watched(&trace.workload, cluster.clone(), Some(&sets), &mut streaming);
+    let left = streaming.finish().unwrap();
+    let mut sink = JobSink::new(&trace.workload);
+    sink.measure(&sets, &cluster, OccupancyConfig::whole_run(every));
+    simulate_watched(&trace.workload, cluster, Some(&sets), &mut sink);
+    // The streamed samples left the sink; the after-run sink kept them all.
+    let after = placesim_metrics::timeseries_frame(&meta, &sink).unwrap();
+    let samples = after.height() / 3;
+    assert!(samples > 2 * 2_048 && samples % 2_048 != 0, "{samples} samples");
+    assert_eq!(placesim_metrics::timeseries_frame(&meta, &left).unwrap().height(), 0);
+    let after_dir = dir.path().join("after");
+    std::fs::create_dir_all(&after_dir).unwrap();
+    write_timeseries(&after_dir, &meta, &sink).unwrap();
+    let a = std::fs::read(streamed_dir.join("timeseries.parquet")).unwrap();
+    let b = std::fs::read(after_dir.join("timeseries.parquet")).unwrap();
+    assert!(a == b, "timeseries.parquet differs");
 }
 
 /// A job that never starts has a row with null times and the scheduler's comment, and does
