@@ -147,16 +147,10 @@ impl Scenario {
                             source,
                         })?;
                 // Through SWF text and the reader: a generated workload replays exactly as
-                // the file `placesim gen` writes.
-                let mut text = Vec::new();
-                placesim_workload::write_swf(&mut text, &header, &records).map_err(|source| {
-                    ScenarioError::Io {
-                        path: self.path.clone(),
-                        source,
-                    }
-                })?;
+                // the file `placesim gen` writes. The text is written as it is read.
+                let text = placesim_workload::swf::written_swf(header, records);
                 let name = format!("{}.generated.swf", self.name);
-                TraceFormat::Swf.read(&text[..], Path::new(&name), &opts, defs)?
+                TraceFormat::Swf.read(text, Path::new(&name), &opts, defs)?
             }
         };
         let explicit = match &w.requests_file {

@@ -5,7 +5,7 @@ pub mod convert;
 mod read;
 mod write;
 
-pub use read::{MAX_PROCS, MAX_SECONDS, SwfReader, gunzip, open};
+pub use read::{MAX_PROCS, MAX_SECONDS, SwfReader, gunzip, open, written_swf};
 pub use write::write_swf;
 
 use std::fmt;

@@ -246,7 +246,12 @@ fn streaming_timeseries_matches_the_after_run_writer() {
     streaming
         .sink_mut()
         .measure(&sets, &cluster, OccupancyConfig::whole_run(every));
-    simulate_watched(&trace.workload, cluster.clone(), Some(&sets), &mut streaming);
+    simulate_watched(
+        &trace.workload,
+        cluster.clone(),
+        Some(&sets),
+        &mut streaming,
+    );
     let left = streaming.finish().unwrap();
     let mut sink = JobSink::new(&trace.workload);
     sink.measure(&sets, &cluster, OccupancyConfig::whole_run(every));
@@ -254,8 +259,16 @@ fn streaming_timeseries_matches_the_after_run_writer() {
     // The streamed samples left the sink; the after-run sink kept them all.
     let after = placesim_metrics::timeseries_frame(&meta, &sink).unwrap();
     let samples = after.height() / 3;
-    assert!(samples > 2 * 2_048 && samples % 2_048 != 0, "{samples} samples");
-    assert_eq!(placesim_metrics::timeseries_frame(&meta, &left).unwrap().height(), 0);
+    assert!(
+        samples > 2 * 2_048 && samples % 2_048 != 0,
+        "{samples} samples"
+    );
+    assert_eq!(
+        placesim_metrics::timeseries_frame(&meta, &left)
+            .unwrap()
+            .height(),
+        0
+    );
     let after_dir = dir.path().join("after");
     std::fs::create_dir_all(&after_dir).unwrap();
     write_timeseries(&after_dir, &meta, &sink).unwrap();

@@ -39,8 +39,7 @@ impl Pipelined {
     const BLOCK: usize = 1 << 18;
 
     fn spawn(mut inner: impl std::io::Read + Send + 'static) -> Self {
-        let (tx, blocks) = std::sync::mpsc::sync_channel(4);
-        std::thread::spawn(move || {
+        Self::fed(move |tx| {
             loop {
                 let mut block = vec![0u8; Self::BLOCK];
                 let mut filled = 0;
@@ -70,12 +69,79 @@ impl Pipelined {
                     return;
                 }
             }
+        })
+    }
+
+    /// A reader of the blocks `feed` sends, run on a helper thread; it ends when `feed`
+    /// returns (or, at its first failure to send, when the reader has been dropped). A
+    /// `feed` that panics ends it with an error, not with what looks like the end of the text.
+    fn fed(feed: impl FnOnce(Blocks) + Send + 'static) -> Self {
+        let (tx, blocks) = std::sync::mpsc::sync_channel(4);
+        std::thread::spawn(move || {
+            let own = tx.clone();
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| feed(own))).is_err() {
+                let _ = tx.send(Err(std::io::Error::other("the reading thread failed")));
+            }
         });
         Pipelined {
             blocks,
             current: Vec::new(),
             pos: 0,
         }
+    }
+}
+
+/// Where a helper thread sends the blocks a [`Pipelined`] reads.
+type Blocks = std::sync::mpsc::SyncSender<std::io::Result<Vec<u8>>>;
+
+/// The SWF text [`super::write_swf`] writes of `header` and `records`, written on a helper
+/// thread while it is read: a generated workload replays through the reader, exactly as the
+/// file `placesim gen` writes, and writing the text and reading it take two cores rather than
+/// one after the other (psets-bench's 100,000 jobs: 26 ms of the 115 ms before its run).
+pub fn written_swf(header: super::SwfHeader, records: Vec<super::SwfRecord>) -> impl BufRead {
+    let text = Pipelined::fed(move |tx| {
+        let mut out = BlockWriter {
+            tx,
+            block: Vec::with_capacity(Pipelined::BLOCK),
+        };
+        // Writing to memory cannot fail; a failure to send means the reader is gone.
+        if super::write_swf(&mut out, &header, &records).is_ok() {
+            let _ = out.send();
+        }
+    });
+    BufReader::with_capacity(1 << 16, text)
+}
+
+/// Text written in blocks of [`Pipelined::BLOCK`], each sent as it fills.
+struct BlockWriter {
+    tx: Blocks,
+    block: Vec<u8>,
+}
+
+impl BlockWriter {
+    /// Sends the block so far, if any; fails once the reader is gone.
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let block = std::mem::replace(&mut self.block, Vec::with_capacity(Pipelined::BLOCK));
+        self.tx
+            .send(Ok(block))
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl std::io::Write for BlockWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.block.extend_from_slice(bytes);
+        if self.block.len() >= Pipelined::BLOCK {
+            self.send()?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -482,6 +548,48 @@ mod tests {
     use super::*;
 
     const LINE: &str = "1 0 5 100 4 142.00 -1 4 200 -1 1 3 1 -1 1 -1 -1 -1";
+
+    /// The text read through [`written_swf`] is the text [`super::super::write_swf`] writes,
+    /// over several blocks and a short last one.
+    #[test]
+    fn written_swf_reads_as_the_text_write_swf_writes() {
+        use std::io::Read;
+        let header = SwfHeader {
+            comments: vec!["MaxProcs: 64".to_owned(), "a comment".to_owned()],
+            ..SwfHeader::default()
+        };
+        let records: Vec<SwfRecord> = (0..30_000)
+            .map(|i| SwfRecord {
+                job_number: i + 1,
+                submit_time: 3 * i,
+                run_time: 1 + i % 977,
+                allocated_procs: 1 + i % 64,
+                avg_cpu_time: if i % 3 == 0 { -1.0 } else { i as f64 / 7.0 },
+                ..SwfRecord::default()
+            })
+            .collect();
+        let mut expected = Vec::new();
+        super::super::write_swf(&mut expected, &header, &records).unwrap();
+        assert!(expected.len() > 3 * Pipelined::BLOCK);
+        let mut read = Vec::new();
+        written_swf(header, records).read_to_end(&mut read).unwrap();
+        assert!(read == expected, "{} bytes read, {} written", read.len(), expected.len());
+    }
+
+    /// A helper thread that fails after a block ends the text with an error, not with what
+    /// would read as a shorter text.
+    #[test]
+    fn a_feeding_thread_that_fails_is_an_error_to_the_reader() {
+        use std::io::Read;
+        let mut text = Pipelined::fed(|tx| {
+            tx.send(Ok(b"1 0".to_vec())).unwrap();
+            panic!("the feeding thread fails");
+        });
+        let mut read = Vec::new();
+        let err = text.read_to_end(&mut read).unwrap_err();
+        assert_eq!(read, b"1 0");
+        assert_eq!(err.to_string(), "the reading thread failed");
+    }
 
     #[test]
     fn parses_all_fields_with_fractional_average() {
