@@ -573,7 +573,12 @@ mod tests {
         assert!(expected.len() > 3 * Pipelined::BLOCK);
         let mut read = Vec::new();
         written_swf(header, records).read_to_end(&mut read).unwrap();
-        assert!(read == expected, "{} bytes read, {} written", read.len(), expected.len());
+        assert!(
+            read == expected,
+            "{} bytes read, {} written",
+            read.len(),
+            expected.len()
+        );
     }
 
     /// A helper thread that fails after a block ends the text with an error, not with what
