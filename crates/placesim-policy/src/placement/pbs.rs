@@ -421,22 +421,23 @@ impl PbsPsets {
         })
     }
 
-    /// A set's free offer in `view`: its tallies, or with a node filter, a sum over the
-    /// vnodes that pass it.
-    fn free_offer(
+    /// A set's free offer in `view`: its tallies, read where the view keeps them, or with a
+    /// node filter, a sum over the vnodes that pass it, made in `buf`.
+    fn free_offer<'a>(
         &self,
         set: &SetInfo,
-        view: &Scratch<'_>,
+        view: &'a Scratch<'_>,
         filter: Option<&FilterExpr>,
-        buf: &mut Vec<u64>,
-    ) -> u64 {
+        buf: &'a mut Vec<u64>,
+    ) -> Offer<'a> {
         let n_cons = view.cluster().resources().n_consumables();
         match filter {
             None => {
                 let t = view.tracked_set_free(set.set);
-                buf.clear();
-                buf.extend_from_slice(&t[..n_cons]);
-                t[n_cons]
+                Offer {
+                    amounts: &t[..n_cons],
+                    vnodes: t[n_cons],
+                }
             }
             Some(f) => {
                 buf.clear();
@@ -450,7 +451,10 @@ impl PbsPsets {
                         n += 1;
                     }
                 }
-                n
+                Offer {
+                    amounts: buf,
+                    vnodes: n,
+                }
             }
         }
     }
@@ -469,11 +473,7 @@ impl PbsPsets {
         // Step 2: the whole-pool check.
         let arr = &self.arrays[array];
         let mut free = Vec::new();
-        let free_vnodes = self.free_offer(arr, view, filter, &mut free);
-        let now = Offer {
-            amounts: &free,
-            vnodes: free_vnodes,
-        };
+        let now = self.free_offer(arr, view, filter, &mut free);
         if let Some(now_short) = self.shortfall(cluster, arr, &now, request, chunks) {
             // The totals' first failure wins, as "never"; else the one now.
             let ever = Offer {
@@ -482,7 +482,7 @@ impl PbsPsets {
             };
             let refusal = match self.shortfall(cluster, arr, &ever, request, chunks) {
                 Some(short) => self.insufficient(cluster, arr, short, chunks, &arr.total, true),
-                None => self.insufficient(cluster, arr, now_short, chunks, &free, false),
+                None => self.insufficient(cluster, arr, now_short, chunks, now.amounts, false),
             };
             self.refuse(refusal);
             return None;
@@ -592,13 +592,15 @@ impl PbsPsets {
             if set.total[ncpus] < need_ncpus {
                 continue;
             }
-            let free_vnodes = self.free_offer(set, view, filter, &mut free);
-            let key = (set.total[ncpus], set.total[mem], free[ncpus], free[mem], s);
+            let now = self.free_offer(set, view, filter, &mut free);
+            let key = (
+                set.total[ncpus],
+                set.total[mem],
+                now.amounts[ncpus],
+                now.amounts[mem],
+                s,
+            );
             last = last.max(Some(key));
-            let now = Offer {
-                amounts: &free,
-                vnodes: free_vnodes,
-            };
             if self.fits(cluster, set, &now, request, chunks) {
                 candidates.push(std::cmp::Reverse(key));
             }
