@@ -545,9 +545,38 @@ impl MoabNodeSets {
         }
     }
 
-    /// How `chunks` fit on `vnodes` in `view`; `set` gives the tallies for the fast case.
+    /// The task count of a request of the common shape, one ncpu per task and nothing else,
+    /// shared, without a node filter: how it fits a set is read from the set's tallies.
+    /// Asked once per search, not once per set ([`Self::fit`] is asked of every set).
+    fn tallied_tasks(
+        request: &Request,
+        chunks: &[Chunk],
+        filter: Option<&FilterExpr>,
+    ) -> Option<u32> {
+        match chunks {
+            [chunk]
+                if filter.is_none()
+                    && request.sharing == Sharing::Shared
+                    && matches!(request.arrangement, Arrangement::Free | Arrangement::Pack)
+                    && chunk.constraints.is_empty()
+                    && chunk
+                        .amounts
+                        .iter()
+                        .enumerate()
+                        .all(|(c, &a)| a == u64::from(c == ConsumableIdx::NCPUS.index())) =>
+            {
+                Some(chunk.count)
+            }
+            _ => None,
+        }
+    }
+
+    /// How `chunks` fit on `vnodes` in `view`. `tallied` is [`Self::tallied_tasks`] of the
+    /// request: with it, the fit on a tally set `set` is read from the set's tallies.
+    #[allow(clippy::too_many_arguments)]
     fn fit(
         &self,
+        tallied: Option<u32>,
         request: &Request,
         chunks: &[Chunk],
         view: &Scratch<'_>,
@@ -555,25 +584,14 @@ impl MoabNodeSets {
         vnodes: &[VnodeId],
         set: Option<usize>,
     ) -> Fit {
-        let n_cons = view.cluster().resources().n_consumables();
-        // The common shape, one ncpu per task and nothing else, reads the set's tallies.
-        if let (Some(g), [chunk]) = (set, chunks)
-            && filter.is_none()
-            && request.sharing == Sharing::Shared
-            && matches!(request.arrangement, Arrangement::Free | Arrangement::Pack)
-            && chunk.constraints.is_empty()
-            && chunk
-                .amounts
-                .iter()
-                .enumerate()
-                .all(|(c, &a)| a == u64::from(c == ConsumableIdx::NCPUS.index()))
-        {
+        if let (Some(count), Some(g)) = (tallied, set) {
             let tasks = view.tracked_set_free(g)[ConsumableIdx::NCPUS.index()];
             return Fit {
                 tasks,
-                feasible: tasks >= u64::from(chunk.count),
+                feasible: tasks >= u64::from(count),
             };
         }
+        let n_cons = view.cluster().resources().n_consumables();
         let cluster = view.cluster();
         let mut total = 0;
         let mut feasible = true;
@@ -790,9 +808,18 @@ impl MoabNodeSets {
         let mut best: Option<(usize, u64)> = None;
         // AFFINITY's fallback when every feasible set has a negative-affinity vnode.
         let mut first_feasible: Option<(usize, u64)> = None;
+        let tallied = Self::tallied_tasks(request, chunks, filter);
         for i in 0..self.candidates.len() {
             let set = &self.sets[self.candidates[i]];
-            let fit = self.fit(request, chunks, view, filter, &set.vnodes, Some(set.set));
+            let fit = self.fit(
+                tallied,
+                request,
+                chunks,
+                view,
+                filter,
+                &set.vnodes,
+                Some(set.set),
+            );
             if !fit.feasible {
                 continue;
             }
@@ -851,13 +878,22 @@ impl MoabNodeSets {
     ) -> Option<Allocation> {
         let need: u64 = chunks.iter().map(|c| u64::from(c.count)).sum();
         let tol = self.settings.tolerance.max(0.0);
+        let tallied = Self::tallied_tasks(request, chunks, filter);
         let fits: Vec<u64> = self
             .candidates
             .iter()
             .map(|&s| {
                 let set = &self.sets[s];
-                self.fit(request, chunks, view, filter, &set.vnodes, Some(set.set))
-                    .tasks
+                self.fit(
+                    tallied,
+                    request,
+                    chunks,
+                    view,
+                    filter,
+                    &set.vnodes,
+                    Some(set.set),
+                )
+                .tasks
             })
             .collect();
         // (candidate, loss, effective tasks, speed, last borrowed candidate)
@@ -939,7 +975,7 @@ impl MoabNodeSets {
         self.fill_union();
         let union = std::mem::take(&mut self.union);
         let placed = if self
-            .fit(request, chunks, view, filter, &union, None)
+            .fit(None, request, chunks, view, filter, &union, None)
             .feasible
         {
             let placed = self
@@ -994,13 +1030,22 @@ impl MoabNodeSets {
             return None;
         };
         let n = chunk.count;
+        let tallied = Self::tallied_tasks(request, chunks, filter);
         let mut order: Vec<(u64, usize)> = self
             .candidates
             .iter()
             .enumerate()
             .map(|(i, &s)| {
                 let set = &self.sets[s];
-                let fit = self.fit(request, chunks, view, filter, &set.vnodes, Some(set.set));
+                let fit = self.fit(
+                    tallied,
+                    request,
+                    chunks,
+                    view,
+                    filter,
+                    &set.vnodes,
+                    Some(set.set),
+                );
                 (fit.tasks, i)
             })
             .collect();
