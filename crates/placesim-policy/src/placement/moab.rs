@@ -574,6 +574,7 @@ impl MoabNodeSets {
     /// How `chunks` fit on `vnodes` in `view`. `tallied` is [`Self::tallied_tasks`] of the
     /// request: with it, the fit on a tally set `set` is read from the set's tallies.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn fit(
         &self,
         tallied: Option<u32>,
@@ -591,6 +592,19 @@ impl MoabNodeSets {
                 feasible: tasks >= u64::from(count),
             };
         }
+        Self::fit_on_vnodes(request, chunks, view, filter, vnodes)
+    }
+
+    /// [`Self::fit`] asked vnode by vnode: kept out of line, so that the tallied case, asked
+    /// of every set of every search, is a few instructions where it is asked.
+    #[inline(never)]
+    fn fit_on_vnodes(
+        request: &Request,
+        chunks: &[Chunk],
+        view: &Scratch<'_>,
+        filter: Option<&FilterExpr>,
+        vnodes: &[VnodeId],
+    ) -> Fit {
         let n_cons = view.cluster().resources().n_consumables();
         let cluster = view.cluster();
         let mut total = 0;
