@@ -549,6 +549,16 @@ fn row_group_ranges(n: usize, per_group: usize) -> impl Iterator<Item = std::ops
         .map(move |s| s..n.min(s + per_group))
 }
 
+/// The row groups of a table of `n` rows ([`row_group_ranges`]) from the first not handed
+/// over yet, `sent` rows having been: what a streamed file sends when the run ends.
+fn unsent_row_groups(
+    n: usize,
+    per_group: usize,
+    sent: usize,
+) -> impl Iterator<Item = std::ops::Range<usize>> {
+    row_group_ranges(n, per_group).filter(move |r| r.start >= sent)
+}
+
 /// Writes row groups, in order, as one Parquet file: the one encoding path of every file
 /// written as row groups.
 fn write_row_groups<G: Into<RowGroupToWrite>>(
@@ -906,24 +916,15 @@ impl<'w> StreamingJobSink<'w> {
     ) -> Result<(JobSink, T), MetricsError> {
         self.turns.end_simulation();
         let n = self.workload.jobs().len();
-        let rest: Vec<_> = row_group_ranges(n, JOBS_PER_ROW_GROUP)
-            .filter(|r| r.start >= self.sent_upto)
-            .collect();
-        for ids in rest {
+        for ids in unsent_row_groups(n, JOBS_PER_ROW_GROUP, self.sent_upto) {
             self.send(ids);
         }
         let n_events = self.events_sent + self.inner.events.len();
-        let rest: Vec<_> = row_group_ranges(n_events, EVENTS_PER_ROW_GROUP)
-            .filter(|r| r.start >= self.events_sent)
-            .collect();
-        for rows in rest {
+        for rows in unsent_row_groups(n_events, EVENTS_PER_ROW_GROUP, self.events_sent) {
             self.send_event_rows(rows.len());
         }
         let n_samples = self.samples_sent + self.inner.samples.len();
-        let rest: Vec<_> = row_group_ranges(n_samples, SAMPLES_PER_ROW_GROUP)
-            .filter(|r| r.start >= self.samples_sent)
-            .collect();
-        for samples in rest {
+        for samples in unsent_row_groups(n_samples, SAMPLES_PER_ROW_GROUP, self.samples_sent) {
             self.send_sample_rows(samples.len());
         }
         let out = during(&self.inner);

@@ -197,6 +197,15 @@ struct Effective<'a> {
     attribute: NodeSetAttribute,
 }
 
+/// What [`MoabNodeSets::fit`] asks a request's fit on.
+#[derive(Debug, Clone, Copy)]
+enum FitOn<'a> {
+    /// A node set, by index: its tallies serve the common shape.
+    Set(usize),
+    /// Any vnodes (ANYOF's union).
+    Vnodes(&'a [VnodeId]),
+}
+
 /// Moab node sets over first-fit allocation. See the module docs.
 #[derive(Debug, Clone)]
 pub struct MoabNodeSets {
@@ -571,9 +580,8 @@ impl MoabNodeSets {
         }
     }
 
-    /// How `chunks` fit on `vnodes` in `view`. `tallied` is [`Self::tallied_tasks`] of the
-    /// request: with it, the fit on a tally set `set` is read from the set's tallies.
-    #[allow(clippy::too_many_arguments)]
+    /// How `chunks` fit in `view` on what `on` names. `tallied` is [`Self::tallied_tasks`] of
+    /// the request: with it, the fit on a node set is read from the set's tallies.
     #[inline]
     fn fit(
         &self,
@@ -582,16 +590,22 @@ impl MoabNodeSets {
         chunks: &[Chunk],
         view: &Scratch<'_>,
         filter: Option<&FilterExpr>,
-        vnodes: &[VnodeId],
-        set: Option<usize>,
+        on: FitOn<'_>,
     ) -> Fit {
-        if let (Some(count), Some(g)) = (tallied, set) {
-            let tasks = view.tracked_set_free(g)[ConsumableIdx::NCPUS.index()];
-            return Fit {
-                tasks,
-                feasible: tasks >= u64::from(count),
-            };
-        }
+        let vnodes = match on {
+            FitOn::Set(s) => {
+                let set = &self.sets[s];
+                if let Some(count) = tallied {
+                    let tasks = view.tracked_set_free(set.set)[ConsumableIdx::NCPUS.index()];
+                    return Fit {
+                        tasks,
+                        feasible: tasks >= u64::from(count),
+                    };
+                }
+                &set.vnodes
+            }
+            FitOn::Vnodes(vnodes) => vnodes,
+        };
         Self::fit_on_vnodes(request, chunks, view, filter, vnodes)
     }
 
@@ -824,22 +838,20 @@ impl MoabNodeSets {
         let mut first_feasible: Option<(usize, u64)> = None;
         let tallied = Self::tallied_tasks(request, chunks, filter);
         for i in 0..self.candidates.len() {
-            let set = &self.sets[self.candidates[i]];
             let fit = self.fit(
                 tallied,
                 request,
                 chunks,
                 view,
                 filter,
-                &set.vnodes,
-                Some(set.set),
+                FitOn::Set(self.candidates[i]),
             );
             if !fit.feasible {
                 continue;
             }
             if ptype == PriorityType::Affinity {
                 first_feasible.get_or_insert((self.candidates[i], fit.tasks));
-                if shuns(view, &set.vnodes) {
+                if shuns(view, &self.sets[self.candidates[i]].vnodes) {
                     continue;
                 }
             }
@@ -897,17 +909,8 @@ impl MoabNodeSets {
             .candidates
             .iter()
             .map(|&s| {
-                let set = &self.sets[s];
-                self.fit(
-                    tallied,
-                    request,
-                    chunks,
-                    view,
-                    filter,
-                    &set.vnodes,
-                    Some(set.set),
-                )
-                .tasks
+                self.fit(tallied, request, chunks, view, filter, FitOn::Set(s))
+                    .tasks
             })
             .collect();
         // (candidate, loss, effective tasks, speed, last borrowed candidate)
@@ -989,7 +992,7 @@ impl MoabNodeSets {
         self.fill_union();
         let union = std::mem::take(&mut self.union);
         let placed = if self
-            .fit(None, request, chunks, view, filter, &union, None)
+            .fit(None, request, chunks, view, filter, FitOn::Vnodes(&union))
             .feasible
         {
             let placed = self
@@ -1050,16 +1053,7 @@ impl MoabNodeSets {
             .iter()
             .enumerate()
             .map(|(i, &s)| {
-                let set = &self.sets[s];
-                let fit = self.fit(
-                    tallied,
-                    request,
-                    chunks,
-                    view,
-                    filter,
-                    &set.vnodes,
-                    Some(set.set),
-                );
+                let fit = self.fit(tallied, request, chunks, view, filter, FitOn::Set(s));
                 (fit.tasks, i)
             })
             .collect();
