@@ -874,12 +874,11 @@ impl<'w> StreamingJobSink<'w> {
     /// made a table by the writer; they leave the sink, as event rows do.
     fn send_sample_rows(&mut self, n: usize) {
         let k = sets_sampled(&self.inner.set_names);
-        let after = self
-            .inner
-            .samples
-            .split_off(n.min(self.inner.samples.len()));
+        let n = n.min(self.inner.samples.len());
+        let after = self.inner.samples.split_off(n);
         let samples = std::mem::replace(&mut self.inner.samples, after);
-        let after = self.inner.sample_set_free.split_off(n * k);
+        let taken = (n * k).min(self.inner.sample_set_free.len());
+        let after = self.inner.sample_set_free.split_off(taken);
         let set_free = std::mem::replace(&mut self.inner.sample_set_free, after);
         self.samples_sent += n;
         if self.failed.is_some() {
