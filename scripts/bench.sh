@@ -15,7 +15,7 @@
 # / placesim's time: above 1, placesim is faster), and whether the reference's mean wait equals
 # placesim's (it must, where both replay the same schedule). BENCH_QUICK=1 leaves out CEA-Curie
 # and section 2. Builds with the bench-release profile (the release profile: fat LTO, one codegen
-# unit), or the profile named by BENCH_PROFILE.
+# unit), or the profile named by BENCH_PROFILE, into CARGO_TARGET_DIR if set (else target/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +24,7 @@ runs=${BENCH_RUNS:-5}
 ref_runs=${BENCH_REF_RUNS:-3}
 quick=${BENCH_QUICK:-0}
 cargo build --quiet --profile "$profile" -p placesim-cli
-bin=target/$profile/placesim
+bin=${CARGO_TARGET_DIR:-target}/$profile/placesim
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 shared=../shared/traces

@@ -762,10 +762,11 @@ impl Drop for Streamed {
     }
 }
 
-/// A [`JobSink`] that writes `jobs.parquet`, `events.parquet` and `timeseries.parquet` while
-/// the run goes on: as soon as every job of a row group has ended (or a row group of events
-/// has happened, or of samples been taken), the group is built and handed to a writer thread,
-/// so encoding overlaps the simulation on an otherwise idle core. The files are byte-identical
+/// A [`JobSink`] that writes `jobs.parquet`, `events.parquet` and, for a run that samples
+/// sets, `timeseries.parquet` while the run goes on: as soon as every job of a row group has
+/// ended (or a row group of events has happened, or of samples been taken), the group is built
+/// and handed to a writer thread, so encoding overlaps the simulation on an otherwise idle
+/// core. The files, and `timeseries.parquet` written at the end otherwise, are byte-identical
 /// to [`write_jobs`]'s, [`write_events`]'s and [`write_timeseries`]'s.
 #[derive(Debug)]
 pub struct StreamingJobSink<'w> {
@@ -785,7 +786,12 @@ pub struct StreamingJobSink<'w> {
     sampled_sets: Option<Arc<SampledSetsOwned>>,
     jobs: Streamed,
     events: Streamed,
-    timeseries: Streamed,
+    /// Started at the first row group of samples, and only for a run that samples sets: a
+    /// run of one set has a row per sample, which is written after the run as fast as
+    /// handed over, and a writer thread of its own raised CEA-Curie's peak by 2 MiB.
+    timeseries: Option<Streamed>,
+    /// Where the files go.
+    dir: PathBuf,
     /// Which writer may work; all at once after the run ([`StreamingJobSink::finish_with`]).
     turns: Arc<Turns>,
     /// A failure building a row group, reported by [`StreamingJobSink::finish`].
@@ -793,8 +799,8 @@ pub struct StreamingJobSink<'w> {
 }
 
 impl<'w> StreamingJobSink<'w> {
-    /// Starts writing `dir/jobs.parquet`, `dir/events.parquet` and `dir/timeseries.parquet`
-    /// (creating `dir`) for a run of `workload`.
+    /// Starts writing `dir/jobs.parquet` and `dir/events.parquet` (creating `dir`) for a run
+    /// of `workload`; `dir/timeseries.parquet` follows.
     pub fn new(dir: &Path, meta: RunMeta, workload: &'w Workload) -> Result<Self, MetricsError> {
         fs::create_dir_all(dir).map_err(|source| MetricsError::Io {
             path: dir.to_owned(),
@@ -814,9 +820,8 @@ impl<'w> StreamingJobSink<'w> {
             // Event groups are small (24 bytes a row): they may wait while a group of jobs
             // is written, rather than hold up the simulation.
             events: Streamed::start(dir.join("events.parquet"), Arc::clone(&turns), 8),
-            // So are groups of samples, but for a row per set each: psets-bench's 64 sets
-            // make a million rows, whose table, built after the run, held it up by 0.19 s.
-            timeseries: Streamed::start(dir.join("timeseries.parquet"), Arc::clone(&turns), 8),
+            timeseries: None,
+            dir: dir.to_owned(),
             turns,
             failed: None,
         })
@@ -863,8 +868,13 @@ impl<'w> StreamingJobSink<'w> {
         }));
     }
 
-    /// Hands over every whole row group of samples not yet handed over.
+    /// Hands over every whole row group of samples not yet handed over, when the samples
+    /// have a row per set: psets-bench's 64 sets make a million rows, whose table, built
+    /// after the run, held it up by 0.19 s.
     fn send_samples(&mut self) {
+        if sets_sampled(&self.inner.set_names) == 0 {
+            return;
+        }
         while self.inner.samples.len() >= SAMPLES_PER_ROW_GROUP {
             self.send_sample_rows(SAMPLES_PER_ROW_GROUP);
         }
@@ -892,7 +902,13 @@ impl<'w> StreamingJobSink<'w> {
             })
         }));
         let meta = self.meta.clone();
-        self.timeseries.send_built_there(Box::new(move || {
+        let (dir, turns) = (&self.dir, &self.turns);
+        let timeseries = self.timeseries.get_or_insert_with(|| {
+            // Groups of samples are small but for their rows per set: they may wait while a
+            // group of jobs is written, as event groups do.
+            Streamed::start(dir.join("timeseries.parquet"), Arc::clone(turns), 8)
+        });
+        timeseries.send_built_there(Box::new(move || {
             let sets = SampledSets {
                 names: &sets.names,
                 ncpus: &sets.ncpus,
@@ -922,9 +938,12 @@ impl<'w> StreamingJobSink<'w> {
         for rows in unsent_row_groups(n_events, EVENTS_PER_ROW_GROUP, self.events_sent) {
             self.send_event_rows(rows.len());
         }
-        let n_samples = self.samples_sent + self.inner.samples.len();
-        for samples in unsent_row_groups(n_samples, SAMPLES_PER_ROW_GROUP, self.samples_sent) {
-            self.send_sample_rows(samples.len());
+        let streams_samples = sets_sampled(&self.inner.set_names) > 0;
+        if streams_samples {
+            let n_samples = self.samples_sent + self.inner.samples.len();
+            for samples in unsent_row_groups(n_samples, SAMPLES_PER_ROW_GROUP, self.samples_sent) {
+                self.send_sample_rows(samples.len());
+            }
         }
         let out = during(&self.inner);
         if let Some(e) = self.failed {
@@ -932,9 +951,12 @@ impl<'w> StreamingJobSink<'w> {
             drop((self.jobs, self.events, self.timeseries));
             return Err(e);
         }
+        let timeseries = match self.timeseries.take() {
+            Some(streamed) => streamed.finish(),
+            None => write_timeseries(&self.dir, &self.meta, &self.inner),
+        };
         let jobs = self.jobs.finish();
         let events = self.events.finish();
-        let timeseries = self.timeseries.finish();
         jobs.and(events).and(timeseries).map(|()| (self.inner, out))
     }
 }
