@@ -787,8 +787,8 @@ pub struct StreamingJobSink<'w> {
     jobs: Streamed,
     events: Streamed,
     /// Started at the first row group of samples, and only for a run that samples sets: a
-    /// run of one set has a row per sample, which is written after the run as fast as
-    /// handed over, and a writer thread of its own raised CEA-Curie's peak by 2 MiB.
+    /// run of one set has a row per sample, a few thousand rows written after the run as
+    /// fast as handed over, for which a writer thread of its own is not worth its memory.
     timeseries: Option<Streamed>,
     /// Where the files go.
     dir: PathBuf,
