@@ -8,6 +8,16 @@ use placesim_core::{
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// How many sets each sample has a row of, by the sets' names: none with one set (the whole
+/// cluster's row says it all), else every set.
+pub(crate) fn sets_sampled(set_names: &[String]) -> usize {
+    if set_names.len() > 1 {
+        set_names.len()
+    } else {
+        0
+    }
+}
+
 /// Buffers each job's start, end, end reason and runtime-model factors by job id, so rows come
 /// out in submit order whatever order jobs end in.
 #[derive(Debug, Clone)]
@@ -38,9 +48,10 @@ pub struct JobSink {
     /// Distinct labels and comments; entry 0 is unused.
     pub(crate) texts: Vec<Arc<str>>,
     text_ids: HashMap<Arc<str>, u32>,
-    /// The sets fragmentation is measured over: names and ncpus (empty: the whole cluster).
-    pub(crate) set_names: Vec<String>,
-    pub(crate) set_ncpus: Vec<u64>,
+    /// The sets fragmentation is measured over: names and ncpus (empty: the whole cluster);
+    /// shared with the writer of timeseries.parquet's streamed row groups.
+    pub(crate) set_names: Arc<[String]>,
+    pub(crate) set_ncpus: Arc<[u64]>,
     /// The cluster, for vnodes.parquet (each vnode's name, host, speed and ncpus): shared, not
     /// copied (a copy of CEA-Curie's 93,312 names and hosts was 8 MB), and each vnode's set.
     pub(crate) cluster: Option<placesim_core::Cluster>,
@@ -178,8 +189,8 @@ impl JobSink {
                 .enumerate()
                 .map(|(i, &t)| (Arc::from(t), i as u32))
                 .collect(),
-            set_names: Vec::new(),
-            set_ncpus: Vec::new(),
+            set_names: Arc::default(),
+            set_ncpus: Arc::default(),
             cluster: None,
             vnode_sets: Vec::new(),
             reservations: Vec::new(),
@@ -373,8 +384,8 @@ impl JobSink {
         for (v, &set) in sets.set_of.iter().enumerate() {
             ncpus[set as usize] += cluster.ncpus_capacity(placesim_core::VnodeId::from_index(v));
         }
-        self.set_names = sets.names.clone();
-        self.set_ncpus = ncpus;
+        self.set_names = sets.names.clone().into();
+        self.set_ncpus = ncpus.into();
         let capacity = cluster.capacity_total(placesim_core::ConsumableIdx::NCPUS);
         self.occupancy = Some(Occupancy::new(config, capacity));
     }
@@ -591,7 +602,7 @@ impl MetricsSink for JobSink {
             return;
         };
         let (samples, set_free) = (&mut self.samples, &mut self.sample_set_free);
-        let per_set = self.set_names.len() > 1;
+        let per_set = sets_sampled(&self.set_names) > 0;
         occupancy.settle(instant, &mut |sample, set_free_ncpus| {
             samples.push(*sample);
             if per_set {

@@ -5,7 +5,7 @@ use crate::exec::ExecGroup;
 use crate::parquet::{EncodedColumn, ParquetFile, RowGroupToWrite};
 use crate::schema::{self, jobs, summary, timeseries};
 use crate::sink::Factors;
-use crate::sink::{EventKind, JobSink};
+use crate::sink::{EventKind, JobSink, sets_sampled};
 use crate::strings::u64_column;
 use crate::summary::{GroupWaits, RunMeta, RunSummary, bounded_slowdown};
 use placesim_core::Workload;
@@ -781,9 +781,6 @@ pub struct StreamingJobSink<'w> {
     events_sent: usize,
     /// How many samples have been handed over; they have left the sink too.
     samples_sent: usize,
-    /// The sets the samples name, copied from the sink at the first row group of samples
-    /// (the sink learns them after it is made) and shared by every group after.
-    sampled_sets: Option<Arc<SampledSetsOwned>>,
     jobs: Streamed,
     events: Streamed,
     /// Started at the first row group of samples, and only for a run that samples sets: a
@@ -815,7 +812,6 @@ impl<'w> StreamingJobSink<'w> {
             sent_upto: 0,
             events_sent: 0,
             samples_sent: 0,
-            sampled_sets: None,
             jobs: Streamed::start(dir.join("jobs.parquet"), Arc::clone(&turns), 2),
             // Event groups are small (24 bytes a row): they may wait while a group of jobs
             // is written, rather than hold up the simulation.
@@ -894,13 +890,8 @@ impl<'w> StreamingJobSink<'w> {
         if self.failed.is_some() {
             return;
         }
-        let inner = &self.inner;
-        let sets = Arc::clone(self.sampled_sets.get_or_insert_with(|| {
-            Arc::new(SampledSetsOwned {
-                names: inner.set_names.clone(),
-                ncpus: inner.set_ncpus.clone(),
-            })
-        }));
+        let names = Arc::clone(&self.inner.set_names);
+        let ncpus = Arc::clone(&self.inner.set_ncpus);
         let meta = self.meta.clone();
         let (dir, turns) = (&self.dir, &self.turns);
         let timeseries = self.timeseries.get_or_insert_with(|| {
@@ -909,11 +900,7 @@ impl<'w> StreamingJobSink<'w> {
             Streamed::start(dir.join("timeseries.parquet"), Arc::clone(turns), 8)
         });
         timeseries.send_built_there(Box::new(move || {
-            let sets = SampledSets {
-                names: &sets.names,
-                ncpus: &sets.ncpus,
-            };
-            timeseries_table(&meta, sets, &samples, &set_free).map(RowGroupToWrite::from)
+            timeseries_table(&meta, &names, &ncpus, &samples, &set_free).map(RowGroupToWrite::from)
         }));
     }
 
@@ -1337,47 +1324,26 @@ fn timeseries_frame_range(
     range: std::ops::Range<usize>,
 ) -> PolarsResult<DataFrame> {
     let k = sets_sampled(&sink.set_names);
-    let sets = SampledSets {
-        names: &sink.set_names,
-        ncpus: &sink.set_ncpus,
-    };
     let set_free = &sink.sample_set_free[range.start * k..range.end * k];
-    timeseries_table(meta, sets, &sink.samples[range], set_free)
+    timeseries_table(
+        meta,
+        &sink.set_names,
+        &sink.set_ncpus,
+        &sink.samples[range],
+        set_free,
+    )
 }
 
-/// How many sets each sample has a row of: none with one set (the whole cluster's row says
-/// it all), else every set.
-fn sets_sampled(set_names: &[String]) -> usize {
-    if set_names.len() > 1 {
-        set_names.len()
-    } else {
-        0
-    }
-}
-
-/// The sets a run samples, as a writer thread keeps them.
-#[derive(Debug)]
-struct SampledSetsOwned {
-    names: Vec<String>,
-    ncpus: Vec<u64>,
-}
-
-/// The sets a run samples, by name and ncpus.
-#[derive(Clone, Copy)]
-struct SampledSets<'s> {
-    names: &'s [String],
-    ncpus: &'s [u64],
-}
-
-/// The time-series table of `samples`, whose per-set free ncpus are `set_free` (flattened,
-/// [`sets_sampled`] of them a sample).
+/// The time-series table of `samples`, over the sets named `set_names` with `set_ncpus`,
+/// whose per-set free ncpus are `set_free` (flattened, [`sets_sampled`] of them a sample).
 fn timeseries_table(
     meta: &RunMeta,
-    sets: SampledSets<'_>,
+    set_names: &[String],
+    set_ncpus: &[u64],
     samples: &[crate::occupancy::Sample],
     set_free: &[u64],
 ) -> PolarsResult<DataFrame> {
-    let k = sets_sampled(sets.names);
+    let k = sets_sampled(set_names);
     let n = samples.len() * (1 + k);
     let capacity = meta.procs;
     let (mut time, mut set, mut free, mut ncpus) = (
@@ -1411,9 +1377,9 @@ fn timeseries_table(
         blocked.push(Some(row.head_blocked));
         for s in 0..k {
             time.push(row.time);
-            set.push(Some(sets.names[s].as_str()));
+            set.push(Some(set_names[s].as_str()));
             free.push(set_free[i * k + s]);
-            ncpus.push(sets.ncpus[s]);
+            ncpus.push(set_ncpus[s]);
             util.push(None);
             queue.push(None);
             down.push(None);
