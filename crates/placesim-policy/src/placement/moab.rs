@@ -837,21 +837,14 @@ impl MoabNodeSets {
         // AFFINITY's fallback when every feasible set has a negative-affinity vnode.
         let mut first_feasible: Option<(usize, u64)> = None;
         let tallied = Self::tallied_tasks(request, chunks, filter);
-        for i in 0..self.candidates.len() {
-            let fit = self.fit(
-                tallied,
-                request,
-                chunks,
-                view,
-                filter,
-                FitOn::Set(self.candidates[i]),
-            );
+        for &s in &self.candidates {
+            let fit = self.fit(tallied, request, chunks, view, filter, FitOn::Set(s));
             if !fit.feasible {
                 continue;
             }
             if ptype == PriorityType::Affinity {
-                first_feasible.get_or_insert((self.candidates[i], fit.tasks));
-                if shuns(view, &self.sets[self.candidates[i]].vnodes) {
+                first_feasible.get_or_insert((s, fit.tasks));
+                if shuns(view, &self.sets[s].vnodes) {
                     continue;
                 }
             }
@@ -868,7 +861,7 @@ impl MoabNodeSets {
                 ) => false,
             };
             if better {
-                best = Some((self.candidates[i], fit.tasks));
+                best = Some((s, fit.tasks));
             }
             if matches!(
                 ptype,

@@ -587,9 +587,10 @@ impl PbsPsets {
         // psets-bench's waits) no longer reads every set's offer twice. `last` is read only
         // when some set could ever fit, and then the largest set is not one passed over.
         let need_ncpus = self.totals.get(ncpus).copied().unwrap_or(0);
+        let too_small = |set: &SetInfo| set.total[ncpus] < need_ncpus;
         for &s in pool {
             let set = &self.sets[s];
-            if set.total[ncpus] < need_ncpus {
+            if too_small(set) {
                 continue;
             }
             let now = self.free_offer(set, view, filter, &mut free);
@@ -626,7 +627,7 @@ impl PbsPsets {
         // if any set could ever take the job.
         let can_fit = pool.iter().any(|&s| {
             let set = &self.sets[s];
-            if set.total[ncpus] < need_ncpus {
+            if too_small(set) {
                 return false;
             }
             let ever = Offer {
