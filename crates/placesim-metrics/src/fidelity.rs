@@ -279,10 +279,10 @@ pub fn fidelity(
         let n = errors.len() as f64;
         f.start_error_mean_abs_s = Some(errors.iter().map(|e| e.abs()).sum::<f64>() / n);
         f.wait_error_mean_s = Some(waits.iter().map(|(_, s, r)| s - r).sum::<f64>() / n);
-        let sorted = crate::summary::Sorted::new(&mut errors);
-        f.start_error_p10_s = Some(sorted.nearest_rank(0.1));
-        f.start_error_p50_s = Some(sorted.nearest_rank(0.5));
-        f.start_error_p90_s = Some(sorted.nearest_rank(0.9));
+        let mut sample = crate::summary::Sample::new(&mut errors);
+        f.start_error_p10_s = Some(sample.nearest_rank(0.1));
+        f.start_error_p50_s = Some(sample.nearest_rank(0.5));
+        f.start_error_p90_s = Some(sample.nearest_rank(0.9));
     }
     waits.sort_by_key(|w| w.0);
     f.wait_mape_2w = moving_average_mape(&waits);

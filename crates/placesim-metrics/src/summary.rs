@@ -197,7 +197,7 @@ impl RunSummary {
         }
         let n = waits.len();
         let makespan = if n == 0 { 0 } else { last_end - first_submit };
-        let waits = Sorted::new(&mut waits);
+        let mut waits = Sample::new(&mut waits);
         RunSummary {
             records,
             jobs_run: n as u64,
@@ -358,10 +358,10 @@ impl WindowMetrics {
         let n = sample.len();
         let per_job = |x: f64| if n == 0 { 0.0 } else { x / n as f64 };
         // The waits' statistics, then the slowdowns' in the same buffer.
-        let waits = Sorted::new(&mut sample).statistics();
+        let waits = Sample::new(&mut sample).statistics();
         sample.clear();
         sample.extend(window.samples(workload, sink).map(|(_, _, bsd)| bsd));
-        let bsds = Sorted::new(&mut sample).statistics();
+        let bsds = Sample::new(&mut sample).statistics();
         let capacity = occupancy.capacity_ncpus as f64 * span as f64;
         let per_second = |x: f64| occupancy.per_second(x);
         let utilization_allocated = occupancy.of_capacity(occupancy.job_ncpu_seconds);
@@ -406,46 +406,64 @@ pub(crate) fn bounded_slowdown(wait: u64, run: u64) -> f64 {
     ((wait + run) as f64 / run.max(BSD_TAU_SECS) as f64).max(1.0)
 }
 
-/// A sample sorted once, for its mean (summed in the order given), median and nearest-rank
-/// percentiles: the wait and slowdown statistics of every population the summary reports. It
-/// sorts the caller's buffer in place, so that one buffer serves sample after sample.
-pub(crate) struct Sorted<'a> {
-    values: &'a [f64],
+/// A sample's mean (summed in the order given), median and nearest-rank percentiles: the
+/// wait and slowdown statistics of every population the summary reports. Each statistic is
+/// the value at one rank of the sorted sample, found by selection in the caller's buffer
+/// (O(n) a rank rather than a sort's O(n log n); five samples of a run's jobs are ranked at
+/// its end, on the path between the simulation's end and the process's). Under `total_cmp`
+/// the value at a rank is one and the same however the buffer is permuted, so every rank
+/// reads what a sorted copy would hold there; the tests check this against a sort.
+pub(crate) struct Sample<'a> {
+    values: &'a mut [f64],
     pub(crate) mean: f64,
 }
 
-impl<'a> Sorted<'a> {
-    pub(crate) fn new(values: &'a mut [f64]) -> Sorted<'a> {
+impl<'a> Sample<'a> {
+    pub(crate) fn new(values: &'a mut [f64]) -> Sample<'a> {
         let mean = if values.is_empty() {
             0.0
         } else {
             values.iter().sum::<f64>() / values.len() as f64
         };
-        values.sort_unstable_by(f64::total_cmp);
-        Sorted { values, mean }
+        Sample { values, mean }
+    }
+
+    /// The value at 0-based `index` of the sample sorted by `total_cmp`. The selection leaves
+    /// the values before `index` no greater than it, which [`Self::median`] reads.
+    fn at(&mut self, index: usize) -> f64 {
+        *self.values.select_nth_unstable_by(index, f64::total_cmp).1
     }
 
     /// The median (the mean of the two middle values for an even count); 0 when empty.
-    fn median(&self) -> f64 {
-        let v = self.values;
-        match v.len() {
+    fn median(&mut self) -> f64 {
+        let n = self.values.len();
+        match n {
             0 => 0.0,
-            n if n % 2 == 1 => v[n / 2],
-            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+            n if n % 2 == 1 => self.at(n / 2),
+            n => {
+                let upper = self.at(n / 2);
+                // The lower middle value is the largest of those the selection put before.
+                let lower = self.values[..n / 2]
+                    .iter()
+                    .copied()
+                    .max_by(f64::total_cmp)
+                    .unwrap_or(upper);
+                (lower + upper) / 2.0
+            }
         }
     }
 
     /// The value at rank ceil(q·n) (1-based); 0 when empty.
-    pub(crate) fn nearest_rank(&self, q: f64) -> f64 {
+    pub(crate) fn nearest_rank(&mut self, q: f64) -> f64 {
         let n = self.values.len();
         if n == 0 {
             return 0.0;
         }
-        self.values[((q * n as f64).ceil() as usize).clamp(1, n) - 1]
+        self.at(((q * n as f64).ceil() as usize).clamp(1, n) - 1)
     }
 
     /// What the window reports of a sample, read before its buffer is used again.
-    fn statistics(&self) -> Statistics {
+    fn statistics(&mut self) -> Statistics {
         Statistics {
             mean: self.mean,
             median: self.median(),
@@ -463,7 +481,7 @@ struct Statistics {
     p99: f64,
 }
 
-/// A mean from its sum, 0 for an empty sample, as [`Sorted`] gives it: every value summed
+/// A mean from its sum, 0 for an empty sample, as [`Sample`] gives it: every value summed
 /// (waits and slowdowns are never −0, so a sum from 0 is the standard library's).
 fn mean_of_sum(sum: f64, n: usize) -> f64 {
     if n == 0 { 0.0 } else { sum / n as f64 }
@@ -544,7 +562,7 @@ fn group_waits(
     groups
         .into_iter()
         .map(|(r, group)| {
-            let waits = Sorted::new(&mut buffer[group.next - group.jobs..group.next]);
+            let mut waits = Sample::new(&mut buffer[group.next - group.jobs..group.next]);
             GroupWaits {
                 by,
                 key: text(r),
@@ -575,8 +593,8 @@ mod tests {
     fn quantiles() {
         let of = |v: &[u64]| {
             let mut values: Vec<f64> = v.iter().map(|&x| x as f64).collect();
-            let sorted = Sorted::new(&mut values);
-            (sorted.mean, sorted.median(), sorted.nearest_rank(0.95))
+            let mut sample = Sample::new(&mut values);
+            (sample.mean, sample.median(), sample.nearest_rank(0.95))
         };
         assert_eq!(of(&[10, 2, 3, 1]).1, 2.5);
         assert_eq!(of(&[1, 2, 3]).1, 2.0);
@@ -585,5 +603,65 @@ mod tests {
         assert_eq!(of(&[7]).2, 7.0);
         assert_eq!(of(&[1, 2, 3, 10]).0, 4.0);
         assert_eq!(of(&[]), (0.0, 0.0, 0.0));
+    }
+
+    /// Selection reads at each rank what a sorted copy holds there, bit for bit: on random
+    /// samples of every size up to 200, with many repeats, negative values and both zeros
+    /// (which `total_cmp` orders, −0 first), the median and several nearest ranks equal the
+    /// sorted definition's, asked in any order, and the mean is summed in the order given.
+    #[test]
+    fn ranks_by_selection_equal_a_sort() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for n in 0..200 {
+            let values: Vec<f64> = (0..n)
+                .map(|_| match next() % 5 {
+                    0 => 0.0,
+                    1 => -0.0,
+                    2 => (next() % 7) as f64,
+                    3 => -((next() % 1000) as f64) / 8.0,
+                    _ => (next() % 100_000) as f64 * 1.5,
+                })
+                .collect();
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            let rank = |q: f64| match n {
+                0 => 0.0,
+                n => sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1],
+            };
+            let median = match n {
+                0 => 0.0,
+                n if n % 2 == 1 => sorted[n / 2],
+                n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+            };
+            let mean = if n == 0 {
+                0.0
+            } else {
+                values.iter().sum::<f64>() / n as f64
+            };
+            let mut buffer = values.clone();
+            let mut sample = Sample::new(&mut buffer);
+            assert_eq!(sample.mean.to_bits(), mean.to_bits(), "n {n}");
+            for q in [0.99, 0.1, 0.5, 0.95, 0.01, 1.0] {
+                assert_eq!(
+                    sample.nearest_rank(q).to_bits(),
+                    rank(q).to_bits(),
+                    "n {n} q {q}"
+                );
+            }
+            assert_eq!(sample.median().to_bits(), median.to_bits(), "n {n}");
+            let mut buffer = values.clone();
+            let stats = Sample::new(&mut buffer).statistics();
+            assert_eq!(
+                [stats.median, stats.p95, stats.p99].map(f64::to_bits),
+                [median, rank(0.95), rank(0.99)].map(f64::to_bits),
+                "n {n}"
+            );
+        }
     }
 }
