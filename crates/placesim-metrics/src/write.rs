@@ -562,7 +562,7 @@ fn unsent_row_groups(
 /// Writes row groups, in order, as one Parquet file: the one encoding path of every file
 /// written as row groups.
 fn write_row_groups<G: Into<RowGroupToWrite>>(
-    out: &mut std::io::BufWriter<fs::File>,
+    out: &mut impl std::io::Write,
     groups: impl IntoIterator<Item = PolarsResult<G>>,
 ) -> PolarsResult<()> {
     let mut groups = groups.into_iter();
@@ -606,10 +606,15 @@ struct Streamed {
 /// What builds a row group on the writer's thread.
 type BuildRowGroup = Box<dyn FnOnce() -> PolarsResult<RowGroupToWrite> + Send>;
 
+/// Work a writer thread does beside its own file, in its turn (see [`Aside`]).
+type AsideTask = Box<dyn FnOnce() + Send>;
+
 /// What the writer thread of a [`Streamed`] file receives.
 enum RowGroup {
     /// The next row group, built on the writer's thread.
     Rows(BuildRowGroup),
+    /// A task beside the file, done in order with the row groups.
+    Aside(AsideTask),
     /// The last row group has been sent: the file is whole. Without it (the run failed and the
     /// sink was dropped) the file is abandoned and removed.
     End,
@@ -661,16 +666,22 @@ impl Iterator for InTurn<'_> {
     type Item = PolarsResult<RowGroupToWrite>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        self.turn = None;
-        // A closed channel without the end: the run failed, and the file is abandoned.
-        match self.received.recv().ok()? {
-            RowGroup::Rows(build) => {
-                self.turn = self.turns.take();
-                Some(build())
-            }
-            RowGroup::End => {
-                self.ended = true;
-                None
+        loop {
+            self.turn = None;
+            // A closed channel without the end: the run failed, and the file is abandoned.
+            match self.received.recv().ok()? {
+                RowGroup::Rows(build) => {
+                    self.turn = self.turns.take();
+                    return Some(build());
+                }
+                RowGroup::Aside(task) => {
+                    let _turn = self.turns.take();
+                    task();
+                }
+                RowGroup::End => {
+                    self.ended = true;
+                    return None;
+                }
             }
         }
     }
@@ -730,6 +741,30 @@ impl Streamed {
                 self.groups = None;
             }
         }
+    }
+
+    /// Has the writer thread do `work` after the row groups handed over before, its result
+    /// sent back to the [`Aside`]. A writer that has stopped (its own error is reported when
+    /// it is joined) leaves the work to the calling thread, done at once.
+    fn aside(
+        &mut self,
+        what: PathBuf,
+        work: impl FnOnce() -> Result<(), MetricsError> + Send + 'static,
+    ) -> Aside {
+        let (sent, result) = std::sync::mpsc::sync_channel(1);
+        let task: AsideTask = Box::new(move || {
+            // The receiver is gone only when its holder gave up waiting.
+            let _ = sent.send(work());
+        });
+        let unsent = match &self.groups {
+            Some(g) => g.send(RowGroup::Aside(task)).err().map(|e| e.0),
+            None => Some(RowGroup::Aside(task)),
+        };
+        if let Some(RowGroup::Aside(task)) = unsent {
+            self.groups = None;
+            task();
+        }
+        Aside { what, result }
     }
 
     /// Marks the file whole and waits for it.
@@ -932,15 +967,34 @@ impl<'w> StreamingJobSink<'w> {
                 self.send_sample_rows(samples.len());
             }
         }
-        let out = during(&self.inner);
         if let Some(e) = self.failed {
             // A row group is missing: the files are abandoned (removed), not finished.
             drop((self.jobs, self.events, self.timeseries));
             return Err(e);
         }
+        // A timeseries not streamed (a run of one set; psets-bench's year of hourly samples
+        // took 5 ms to encode) is written beside `during` by the events writer, after its last
+        // row group; its tables are made here, as they borrow the sink.
         let timeseries = match self.timeseries.take() {
-            Some(streamed) => streamed.finish(),
-            None => write_timeseries(&self.dir, &self.meta, &self.inner),
+            Some(streamed) => TimeseriesEnd::Streamed(streamed),
+            None => {
+                let path = self.dir.join("timeseries.parquet");
+                let n = self.inner.samples.len();
+                let frames: PolarsResult<Vec<DataFrame>> =
+                    row_group_ranges(n, SAMPLES_PER_ROW_GROUP)
+                        .map(|samples| timeseries_frame_range(&self.meta, &self.inner, samples))
+                        .collect();
+                TimeseriesEnd::Aside(self.events.aside(path.clone(), move || {
+                    write_atomic(&path, |out| {
+                        write_row_groups(out, frames?.into_iter().map(Ok))
+                    })
+                }))
+            }
+        };
+        let out = during(&self.inner);
+        let timeseries = match timeseries {
+            TimeseriesEnd::Streamed(streamed) => streamed.finish(),
+            TimeseriesEnd::Aside(written) => written.wait(),
         };
         let jobs = self.jobs.finish();
         let events = self.events.finish();
@@ -1182,6 +1236,36 @@ pub fn write_vnodes(dir: &Path, meta: &RunMeta, sink: &JobSink) -> Result<(), Me
         let mut df = vnodes_frame(meta, sink)?;
         parquet_writer(out).finish(&mut df).map(|_| ())
     })
+}
+
+/// Work handed to a writer thread beside its own file ([`Streamed::aside`]), whose result
+/// arrives here. A writer thread keeps the memory its allocator took for the row groups it
+/// encoded, so work done there uses memory the run already holds, where a thread of its own
+/// would take more.
+#[derive(Debug)]
+struct Aside {
+    /// The file the work writes, which its errors name.
+    what: PathBuf,
+    result: std::sync::mpsc::Receiver<Result<(), MetricsError>>,
+}
+
+impl Aside {
+    /// Waits for the work's result.
+    fn wait(self) -> Result<(), MetricsError> {
+        self.result.recv().unwrap_or_else(|_| {
+            Err(MetricsError::Io {
+                path: self.what,
+                source: std::io::Error::other("a Parquet writer thread panicked"),
+            })
+        })
+    }
+}
+
+/// How `timeseries.parquet` is finished: by its own writer thread, which has had every row
+/// group, or by another writer's, which writes it whole.
+enum TimeseriesEnd {
+    Streamed(Streamed),
+    Aside(Aside),
 }
 
 /// Builds the reservations table: the site's reservations in order of start, each with the

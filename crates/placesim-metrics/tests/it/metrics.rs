@@ -229,6 +229,8 @@ fn streaming_jobs_and_events_writers_match_the_after_run_writers() {
 /// timeseries.parquet written during the run, its samples handed over a row group at a time,
 /// has the bytes of the file written afterwards: samples over three row groups (the last one
 /// short), each with a row per set, and the samples leave the sink as they are handed over.
+/// A run of one set keeps its samples and has the events writer write the file whole at the
+/// end, with the same bytes.
 #[test]
 fn streaming_timeseries_matches_the_after_run_writer() {
     use placesim_metrics::{StreamingJobSink, write_timeseries};
@@ -236,45 +238,57 @@ fn streaming_timeseries_matches_the_after_run_writer() {
     // groups of 2,048 and a shorter one.
     let trace = swf_trace(4, (0..2_600).map(|i| (2 * i, 1 + i % 3, 1 + i % 2)));
     let (cluster, switch) = two_switches(["A", "B"]);
-    let sets = placesim_core::SetPartition::by_key(&cluster, switch);
     let every = Some(placesim_core::SimDuration(1));
     let meta = hand_meta(4);
     let dir = placesim_testkit::tempdir().unwrap();
-    let streamed_dir = dir.path().join("streamed");
-    let mut streaming =
-        StreamingJobSink::new(&streamed_dir, meta.clone(), &trace.workload).unwrap();
-    streaming
-        .sink_mut()
-        .measure(&sets, &cluster, OccupancyConfig::whole_run(every));
-    simulate_watched(
-        &trace.workload,
-        cluster.clone(),
-        Some(&sets),
-        &mut streaming,
-    );
-    let left = streaming.finish().unwrap();
-    let mut sink = JobSink::new(&trace.workload);
-    sink.measure(&sets, &cluster, OccupancyConfig::whole_run(every));
-    simulate_watched(&trace.workload, cluster, Some(&sets), &mut sink);
-    // The streamed samples left the sink; the after-run sink kept them all.
-    let after = placesim_metrics::timeseries_frame(&meta, &sink).unwrap();
-    let samples = after.height() / 3;
-    assert!(
-        samples > 2 * 2_048 && samples % 2_048 != 0,
-        "{samples} samples"
-    );
-    assert_eq!(
-        placesim_metrics::timeseries_frame(&meta, &left)
+    // Rows per sample: the cluster's, then one per set when there are several.
+    for (name, sets, rows_per_sample) in [
+        (
+            "two",
+            placesim_core::SetPartition::by_key(&cluster, switch),
+            3,
+        ),
+        ("one", placesim_core::SetPartition::whole(&cluster), 1),
+    ] {
+        let streamed_dir = dir.path().join(format!("{name}-streamed"));
+        let mut streaming =
+            StreamingJobSink::new(&streamed_dir, meta.clone(), &trace.workload).unwrap();
+        streaming
+            .sink_mut()
+            .measure(&sets, &cluster, OccupancyConfig::whole_run(every));
+        simulate_watched(
+            &trace.workload,
+            cluster.clone(),
+            Some(&sets),
+            &mut streaming,
+        );
+        let left = streaming.finish().unwrap();
+        let mut sink = JobSink::new(&trace.workload);
+        sink.measure(&sets, &cluster, OccupancyConfig::whole_run(every));
+        simulate_watched(&trace.workload, cluster.clone(), Some(&sets), &mut sink);
+        let after = placesim_metrics::timeseries_frame(&meta, &sink).unwrap();
+        let samples = after.height() / rows_per_sample;
+        assert!(
+            samples > 2 * 2_048 && samples % 2_048 != 0,
+            "{name}: {samples} samples"
+        );
+        // The streamed samples left the sink; the after-run sink kept them all, and so did
+        // the sink of one set.
+        let kept = placesim_metrics::timeseries_frame(&meta, &left)
             .unwrap()
-            .height(),
-        0
-    );
-    let after_dir = dir.path().join("after");
-    std::fs::create_dir_all(&after_dir).unwrap();
-    write_timeseries(&after_dir, &meta, &sink).unwrap();
-    let a = std::fs::read(streamed_dir.join("timeseries.parquet")).unwrap();
-    let b = std::fs::read(after_dir.join("timeseries.parquet")).unwrap();
-    assert!(a == b, "timeseries.parquet differs");
+            .height();
+        assert_eq!(
+            kept,
+            if rows_per_sample == 1 { samples } else { 0 },
+            "{name}"
+        );
+        let after_dir = dir.path().join(format!("{name}-after"));
+        std::fs::create_dir_all(&after_dir).unwrap();
+        write_timeseries(&after_dir, &meta, &sink).unwrap();
+        let a = std::fs::read(streamed_dir.join("timeseries.parquet")).unwrap();
+        let b = std::fs::read(after_dir.join("timeseries.parquet")).unwrap();
+        assert!(a == b, "{name}: timeseries.parquet differs");
+    }
 }
 
 /// A job that never starts has a row with null times and the scheduler's comment, and does
