@@ -331,7 +331,7 @@ pub(crate) fn parse_extended(line: &[u8]) -> Result<(SwfRecord, Option<usize>), 
     let mut floats = [0f64; 2];
     let mut rest = line;
     for (n, slot) in ints.iter_mut().enumerate().take(5) {
-        let (value, token) = scan_field(&mut rest).ok_or_else(|| SwfErrorKind::FieldCount(n))?;
+        let (value, token) = scan_field(&mut rest).ok_or(SwfErrorKind::FieldCount(n))?;
         *slot = match value {
             Some(v) => v,
             None => parse_whole_field(n, token)?,
@@ -340,14 +340,14 @@ pub(crate) fn parse_extended(line: &[u8]) -> Result<(SwfRecord, Option<usize>), 
     // Fields 6 and 7 are per-processor averages and may be fractional.
     for (k, slot) in floats.iter_mut().enumerate() {
         let n = 5 + k;
-        let (value, token) = scan_field(&mut rest).ok_or_else(|| SwfErrorKind::FieldCount(n))?;
+        let (value, token) = scan_field(&mut rest).ok_or(SwfErrorKind::FieldCount(n))?;
         *slot = match value {
             Some(v) => v as f64,
             None => parse_decimal(token).ok_or_else(|| not_a_number(n, token))?,
         };
     }
     for (n, slot) in ints.iter_mut().enumerate().skip(7) {
-        let (value, token) = scan_field(&mut rest).ok_or_else(|| SwfErrorKind::FieldCount(n))?;
+        let (value, token) = scan_field(&mut rest).ok_or(SwfErrorKind::FieldCount(n))?;
         *slot = match value {
             Some(v) => v,
             None => parse_whole_field(n, token)?,
