@@ -59,15 +59,38 @@ struct Node {
 
 /// What accrual and comparison read of a node, kept apart from the rest so that the
 /// per-cycle walks over many nodes touch little memory.
+///
+/// Usage is brought up to date lazily ([`FairshareTree::settle`]): a node keeps its usage
+/// as of one cycle and the rate its running jobs accrue at, and is settled to a later cycle
+/// only when something reads it or its rate changes. Between two such moments every cycle
+/// would add the same rate times the seconds since the cycle before, which sum to the rate
+/// times the seconds between the two, decayed at the cycles that decayed the tree.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Tally {
+    /// Usage as of the cycle at `as_of_s` (after that cycle's accrual and decay).
     usage: f64,
     /// Usage with the requested usage of the jobs started or calendared in this cycle.
     temp_usage: f64,
+    /// What the jobs under it that ran at the end of the last cycle accrue per second.
+    rate_per_s: f64,
+    /// The time of the cycle `usage` stands at.
+    as_of_s: u64,
+    /// How many of the tree's decays `usage` has had.
+    decays_seen: u32,
+    /// How many jobs make up `rate_per_s`: with none, the rate is exactly 0, whatever
+    /// rounding its sums and differences left.
+    accruing_jobs: u32,
     /// As PBS keeps it, in single precision.
     tree_percentage: f32,
     /// The parent, `NO_PARENT` for the root.
     parent: u32,
+}
+
+/// A cycle at which the tree decayed, and how many periods it decayed by.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Decay {
+    at_s: u64,
+    periods: u64,
 }
 
 const NO_PARENT: u32 = u32::MAX;
@@ -85,6 +108,13 @@ pub struct FairshareTree {
     /// Nodes whose temporary usage may differ from their usage: what the next cycle resets,
     /// instead of every node.
     touched: Vec<u32>,
+    /// The cycles at which the tree decayed, in time order, which a node's usage catches up
+    /// with when it is settled.
+    decays: Vec<Decay>,
+    /// `fairshare_decay_factor`.
+    decay_factor: f64,
+    /// The cycle a node added now starts at, with the minimum usage.
+    clock_s: u64,
 }
 
 const ROOT: usize = 0;
@@ -112,6 +142,9 @@ impl FairshareTree {
             by_name: HashMap::new(),
             paths: Vec::new(),
             touched: Vec::new(),
+            decays: Vec::new(),
+            decay_factor: 0.5,
+            clock_s: 0,
         };
         tree.add("root", None, 0);
         tree.add("unknown", Some(ROOT), unknown_shares);
@@ -166,6 +199,10 @@ impl FairshareTree {
         self.tallies.push(Tally {
             usage: MIN_USAGE,
             temp_usage: MIN_USAGE,
+            rate_per_s: 0.0,
+            as_of_s: self.clock_s,
+            decays_seen: self.decays.len() as u32,
+            accruing_jobs: 0,
             tree_percentage: 1.0,
             parent: parent.map_or(NO_PARENT, |p| p as u32),
         });
@@ -222,14 +259,78 @@ impl FairshareTree {
         self.tallies[node].tree_percentage
     }
 
-    /// Usage accrued by `node`'s entity, on its path up to the root. Temporary usage is
-    /// usage again at once: it is so at the start of every cycle, and accrual comes first.
+    /// Usage `amount` added at once on `node`'s path (a hand-made usage for tests).
+    #[cfg(test)]
     fn add_usage(&mut self, node: usize, amount: f64) {
         let mut n = node as u32;
         while n != NO_PARENT {
             let tally = &mut self.tallies[n as usize];
             tally.usage += amount;
             tally.temp_usage = tally.usage;
+            n = tally.parent;
+        }
+    }
+
+    /// Brings `node`'s usage up to the cycle at `to_s`: its rate times the seconds up to
+    /// each decay after the cycle it stood at, then the decay (never below the minimum;
+    /// once there it stays, the factor being below 1), and the rest of the seconds. A node
+    /// settled moves its temporary usage back to its usage, as accrual does in PBS.
+    #[inline]
+    fn settle(&mut self, node: usize, to_s: u64) {
+        let tally = &mut self.tallies[node];
+        if tally.as_of_s == to_s && tally.decays_seen as usize == self.decays.len() {
+            return;
+        }
+        debug_assert!(
+            tally.as_of_s <= to_s,
+            "a node is settled to a cycle before its own"
+        );
+        for decay in &self.decays[tally.decays_seen as usize..] {
+            if decay.at_s > to_s {
+                break;
+            }
+            tally.usage += tally.rate_per_s * (decay.at_s - tally.as_of_s) as f64;
+            for _ in 0..decay.periods {
+                if tally.usage <= MIN_USAGE {
+                    break;
+                }
+                tally.usage = (tally.usage * self.decay_factor).max(MIN_USAGE);
+            }
+            tally.as_of_s = decay.at_s;
+            tally.decays_seen += 1;
+        }
+        tally.usage += tally.rate_per_s * (to_s - tally.as_of_s) as f64;
+        tally.as_of_s = to_s;
+        tally.temp_usage = tally.usage;
+    }
+
+    /// Every node on `node`'s path settled to the cycle at `to_s`.
+    fn settle_path(&mut self, node: usize, to_s: u64) {
+        let mut n = node as u32;
+        while n != NO_PARENT {
+            self.settle(n as usize, to_s);
+            n = self.tallies[n as usize].parent;
+        }
+    }
+
+    /// A job of `node`'s entity starts (`joins`) or stops accruing `rate_per_s` after the
+    /// cycle at `at_s`: the path is settled to that cycle, and its rate changes from then.
+    fn change_rate(&mut self, node: usize, rate_per_s: f64, at_s: u64, joins: bool) {
+        let mut n = node as u32;
+        while n != NO_PARENT {
+            self.settle(n as usize, at_s);
+            let tally = &mut self.tallies[n as usize];
+            if joins {
+                tally.accruing_jobs += 1;
+                tally.rate_per_s += rate_per_s;
+            } else {
+                tally.accruing_jobs -= 1;
+                tally.rate_per_s = if tally.accruing_jobs == 0 {
+                    0.0
+                } else {
+                    tally.rate_per_s - rate_per_s
+                };
+            }
             n = tally.parent;
         }
     }
@@ -264,6 +365,10 @@ impl FairshareTree {
                 continue;
             }
             let (nx, ny) = (&self.tallies[x], &self.tallies[y]);
+            debug_assert!(
+                self.is_settled(x) && self.is_settled(y),
+                "entities are compared on usage not brought up to this cycle"
+            );
             match (nx.tree_percentage > 0.0, ny.tree_percentage > 0.0) {
                 (false, true) => return Ordering::Greater,
                 (true, false) => return Ordering::Less,
@@ -280,22 +385,13 @@ impl FairshareTree {
         Ordering::Equal
     }
 
-    /// Every node's usage times `factor`, never below the minimum (`decay_fairshare_tree`);
-    /// whether any is still above it.
-    fn decay(&mut self, factor: f64) -> bool {
-        let mut above = false;
-        for tally in &mut self.tallies {
-            tally.usage = (tally.usage * factor).max(MIN_USAGE);
-            tally.temp_usage = tally.usage;
-            above |= tally.usage > MIN_USAGE;
-        }
-        above
-    }
-
     /// Each node's usage factor (`calc_usage_factor`): its share of the root's usage, drawn
     /// toward its parent's factor by its share among its siblings; the root's children keep
     /// their own share.
-    fn usage_factors(&mut self) {
+    fn usage_factors(&mut self, now_s: u64) {
+        for n in 0..self.tallies.len() {
+            self.settle(n, now_s);
+        }
         let root_usage = self.tallies[ROOT].usage;
         // Nodes come after their parents (a parent is defined before its children, and
         // entities join later), so one walk in order sees every parent's factor first.
@@ -308,6 +404,12 @@ impl FairshareTree {
             };
             self.nodes[n].usage_factor = factor;
         }
+    }
+
+    /// Whether `node`'s usage stands at this cycle.
+    fn is_settled(&self, node: usize) -> bool {
+        let tally = &self.tallies[node];
+        tally.as_of_s == self.clock_s && tally.decays_seen as usize == self.decays.len()
     }
 
     /// Temporary usage starts again from usage.
@@ -345,12 +447,29 @@ pub struct Fairshare {
     /// Per job, once its entity is known: the entity's node, the node below the root on its
     /// path, and what the job accrues per second. Found once, as every cycle reads them.
     known: Vec<KnownJob>,
-    /// The jobs running at the end of the last cycle, with what they had used then.
-    last_running: Vec<Accrual>,
-    /// Per job: the cycle at which it was last seen running, and its start then, so that
-    /// accrual finds whether a job of the last cycle still runs without a search.
-    seen_running: Vec<(u64, u64)>,
+    /// Per job: whether it ran at the end of the last cycle (it accrues from then while it
+    /// still runs at the next).
+    is_accruing: Vec<bool>,
+    /// The accruing jobs whose entity is not found yet (another scheduler's, or those
+    /// running when the run began): each is found at the next cycle if it still runs.
+    accruing_unseen: Vec<Accrual>,
+    /// Per job: the cycle at which it was last seen at a changed place of the running list.
+    seen_running: Vec<u64>,
+    /// The running list as the last cycle saw it (the job at each place), and where the
+    /// kernel's log of its changes stood then: a cycle reads only the places changed since.
+    places: Vec<JobId>,
+    log_mark: Option<placesim_core::LogMark>,
+    /// The places a cycle reads (kept so that its memory serves every cycle).
+    changed_places: Vec<u32>,
+    /// The jobs running at this cycle's start that were not running at the last one's end
+    /// (another scheduler's, or those running when the run began): they accrue from this
+    /// cycle's end.
+    newcomers: Vec<JobId>,
+    /// The jobs the last cycle started, which the running list it read did not hold.
+    started_last: Vec<JobId>,
     cycle: u64,
+    /// The time of the last cycle.
+    last_cycle_s: Option<u64>,
     last_decay: Option<u64>,
     /// Per node: its place among the entities of the jobs last ranked (equal entities share
     /// one), so that sorting jobs compares numbers, not paths.
@@ -375,27 +494,32 @@ const UNSEEN: KnownJob = KnownJob {
     rate: 0.0,
 };
 
-/// A job running at the end of a cycle.
+/// A job running at the end of a cycle whose entity is not found yet.
 #[derive(Debug, Clone, Copy)]
 struct Accrual {
     job: JobId,
-    /// Its entity's node; `u32::MAX` while not yet found.
-    node: u32,
     rate: f64,
-    /// What it had used by then.
-    used: f64,
 }
 
 impl Fairshare {
     /// Fairshare with these settings, before any cycle.
     pub fn new(settings: FairshareSettings) -> Self {
+        let mut tree = settings.tree.clone();
+        tree.decay_factor = settings.decay_factor;
         Fairshare {
-            tree: settings.tree.clone(),
+            tree,
             settings,
             known: Vec::new(),
-            last_running: Vec::new(),
+            is_accruing: Vec::new(),
+            accruing_unseen: Vec::new(),
             seen_running: Vec::new(),
+            places: Vec::new(),
+            log_mark: None,
+            changed_places: Vec::new(),
+            newcomers: Vec::new(),
+            started_last: Vec::new(),
             cycle: 0,
+            last_cycle_s: None,
             last_decay: None,
             standing: Vec::new(),
             ranked: Vec::new(),
@@ -507,60 +631,136 @@ impl Fairshare {
     /// that ended in between adds nothing for that time, as in PBS); the tree decays once
     /// per `fairshare_decay_time` passed since it last did (the first cycle starts the
     /// clock); temporary usage starts again from usage.
+    ///
+    /// What the cycle adds is kept as rates ([`FairshareTree::settle`]): only the jobs that
+    /// ended since the last cycle, and those whose entity is found now, change their
+    /// entity's, and they are found from the places of the running list that `log` says
+    /// changed (the whole list without it), so a cycle costs what changed, not a walk up
+    /// the tree per running job; the nodes read are brought up to date when read.
     pub fn begin_cycle(
         &mut self,
         workload: &Workload,
         now: u64,
         running: &[placesim_core::RunningJob],
+        log: Option<&placesim_core::RunningLog>,
     ) {
         let n = workload.jobs().len();
         if self.seen_running.len() != n {
-            self.seen_running = vec![(0, 0); n];
+            self.seen_running = vec![0; n];
+            self.is_accruing = vec![false; n];
         }
         self.cycle += 1;
-        for r in running {
-            self.seen_running[r.job.index()] = (self.cycle, r.start.0);
+        // Every accruing job joined at a cycle, so there was one.
+        let last_s = self.last_cycle_s.unwrap_or(now);
+        let mut changed = std::mem::take(&mut self.changed_places);
+        changed.clear();
+        match (log, self.log_mark) {
+            (Some(log), Some(mark)) if let Some(places) = log.since(mark) => {
+                // Each changed place once: the log may name one several times.
+                changed.extend_from_slice(places);
+                changed.sort_unstable();
+                changed.dedup();
+            }
+            _ => changed.extend(0..running.len().max(self.places.len()) as u32),
         }
-        let last = std::mem::take(&mut self.last_running);
-        for a in &last {
-            let (seen, start) = self.seen_running[a.job.index()];
-            if seen != self.cycle {
+        self.read_places(&changed, running, last_s);
+        self.changed_places = changed;
+        self.log_mark = log.map(placesim_core::RunningLog::mark);
+        // Entities found now join the tree as of the last cycle, whose seconds since they
+        // accrue.
+        self.tree.clock_s = last_s;
+        let mut unseen = std::mem::take(&mut self.accruing_unseen);
+        for a in unseen.drain(..) {
+            if !self.is_accruing[a.job.index()] {
                 continue;
             }
-            let used_now = a.rate * now.saturating_sub(start) as f64;
-            let delta = (used_now - a.used).max(0.0);
-            let node = match a.node {
-                u32::MAX => self.node(workload, a.job),
-                node => node as usize,
-            };
-            self.tree.add_usage(node, delta);
+            let node = self.node(workload, a.job);
+            self.tree.change_rate(node, a.rate, last_s, true);
         }
-        self.last_running = last;
+        self.accruing_unseen = unseen;
         let last_decay = *self.last_decay.get_or_insert(now);
         if let Some(period) = self.settings.decay_time_s.filter(|&p| p > 0) {
-            let mut t = now;
-            let mut decayed = false;
-            while t - last_decay > period {
-                decayed = true;
-                // Once every usage is at the minimum, further periods change nothing: a
-                // long gap with a short period is not decayed period by period.
-                if !self.tree.decay(self.settings.decay_factor) {
-                    break;
-                }
-                t -= period;
-            }
-            if decayed {
-                self.last_decay = Some(now - (now - last_decay) % period);
+            // The periods passed: the `k` with now - last_decay > (k + 1) * period.
+            let since = now - last_decay;
+            let periods = since.saturating_sub(1) / period;
+            if periods > 0 {
+                self.tree.decays.push(Decay { at_s: now, periods });
+                self.last_decay = Some(now - since % period);
             }
         }
+        self.tree.clock_s = now;
+        self.last_cycle_s = Some(now);
         self.tree.reset_temporary();
+    }
+
+    /// Reads the running list at `places` (each once), against what the last cycle saw
+    /// there: a job seen there before and now nowhere among them has ended, and stops
+    /// accruing as of the last cycle at `last_s`; a job there now that did not accrue is a
+    /// newcomer. A job that moved was logged at both its places, and one that stayed put
+    /// at neither.
+    fn read_places(&mut self, places: &[u32], running: &[placesim_core::RunningJob], last_s: u64) {
+        self.newcomers.clear();
+        for &p in places {
+            if let Some(r) = running.get(p as usize) {
+                self.seen_running[r.job.index()] = self.cycle;
+                if !self.is_accruing[r.job.index()] {
+                    self.newcomers.push(r.job);
+                }
+            }
+        }
+        // The jobs at the changed places before, and those the last cycle started, which
+        // joined the list after it was read.
+        for &p in places {
+            if let Some(&old) = self.places.get(p as usize) {
+                self.stop_if_ended(old, last_s);
+            }
+        }
+        for i in 0..self.started_last.len() {
+            self.stop_if_ended(self.started_last[i], last_s);
+        }
+        self.places.resize(running.len(), JobId(u32::MAX));
+        for &p in places {
+            if let Some(r) = running.get(p as usize) {
+                self.places[p as usize] = r.job;
+            }
+        }
+    }
+
+    /// `job`, running at the end of the last cycle (at `last_s`) and not seen now: it stops
+    /// accruing, as of then.
+    fn stop_if_ended(&mut self, job: JobId, last_s: u64) {
+        let i = job.index();
+        if self
+            .seen_running
+            .get(i)
+            .is_none_or(|&seen| seen == self.cycle)
+            || !self.is_accruing[i]
+        {
+            return;
+        }
+        self.is_accruing[i] = false;
+        let known = self.known.get(i).copied().unwrap_or(UNSEEN);
+        if known.node != UNSEEN.node {
+            self.tree
+                .change_rate(known.node as usize, known.rate, last_s, false);
+        }
+    }
+
+    /// The node of `job`'s entity ([`Self::node`]), with the usage on its path brought up to
+    /// this cycle, for the comparisons that read it: every pass asks it of each waiting job.
+    #[inline]
+    pub(crate) fn settled_node(&mut self, workload: &Workload, job: JobId) -> usize {
+        let node = self.node(workload, job);
+        let now = self.tree.clock_s;
+        self.tree.settle_path(node, now);
+        node
     }
 
     /// Each node's usage factor from the usage at the start of this cycle, for a formula's
     /// `fairshare_tree_usage` and `fairshare_factor` (PBS's `calc_usage_factor`, once per
     /// cycle); only a formula that reads them needs it.
     pub(crate) fn compute_usage_factors(&mut self) {
-        self.tree.usage_factors();
+        self.tree.usage_factors(self.tree.clock_s);
     }
 
     /// The share of the machine of `job`'s entity (`fair_share_perc`), as the tree stands.
@@ -591,35 +791,35 @@ impl Fairshare {
     }
 
     /// The end of a cycle at `now`: the jobs running then (those that ran before it, and
-    /// those it started), with what they have used. The entity of a job this scheduler
-    /// never queued (another's, under partitions) is found only if it still runs at the
-    /// next cycle, as it joins the tree only then.
+    /// those it started) accrue from now. The entity of a job this scheduler never queued
+    /// (another's, under partitions) is found only if it still runs at the next cycle, as it
+    /// joins the tree only then.
     pub fn end_cycle(
         &mut self,
         workload: &Workload,
         now: u64,
-        running: &[placesim_core::RunningJob],
         started: impl Iterator<Item = JobId>,
     ) {
-        self.last_running.clear();
-        let jobs = running
-            .iter()
-            .map(|r| (r.job, r.start.0))
-            .chain(started.map(|job| (job, now)));
-        let rate_of = &self.settings.usage;
-        for (job, start) in jobs {
-            let (node, rate) = match self.known.get(job.index()) {
-                Some(k) if k.node != UNSEEN.node => (k.node, k.rate),
-                _ => (u32::MAX, rate_of.rate(workload, job)),
-            };
-            let used = rate * now.saturating_sub(start) as f64;
-            self.last_running.push(Accrual {
-                job,
-                node,
-                rate,
-                used,
-            });
+        self.started_last.clear();
+        self.started_last.extend(started);
+        let (joining, started_last) = (
+            std::mem::take(&mut self.newcomers),
+            std::mem::take(&mut self.started_last),
+        );
+        for &job in joining.iter().chain(&started_last) {
+            self.is_accruing[job.index()] = true;
+            match self.known.get(job.index()) {
+                Some(k) if k.node != UNSEEN.node => {
+                    self.tree.change_rate(k.node as usize, k.rate, now, true);
+                }
+                _ => self.accruing_unseen.push(Accrual {
+                    job,
+                    rate: self.settings.usage.rate(workload, job),
+                }),
+            }
         }
+        self.newcomers = joining;
+        self.started_last = started_last;
     }
 }
 

@@ -691,12 +691,12 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
         let dynamic = order.formula.as_ref().filter(|f| f.is_dynamic());
         // The tree's usage moves on at every cycle, before anything reads it.
         if let Some(fair) = &mut self.fair {
-            fair.begin_cycle(ctx.workload, ctx.now.0, ctx.running);
+            fair.begin_cycle(ctx.workload, ctx.now.0, ctx.running, ctx.running_log);
             if order.formula.as_ref().is_some_and(|f| f.uses_fairshare()) {
                 fair.compute_usage_factors();
             }
             for &j in ctx.queue {
-                fair.node(ctx.workload, j);
+                fair.settled_node(ctx.workload, j);
             }
         }
         if let Some(moab) = &mut self.moab_fair {
@@ -836,7 +836,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             let started = decisions[before..]
                 .iter()
                 .map(|Decision::Start { job, .. }| *job);
-            fair.end_cycle(ctx.workload, ctx.now.0, ctx.running, started);
+            fair.end_cycle(ctx.workload, ctx.now.0, started);
         }
         if self.order.formula.is_some() {
             // Each job's first value, and its value in the pass that starts it.
