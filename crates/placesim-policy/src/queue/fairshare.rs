@@ -188,6 +188,9 @@ impl FairshareTree {
     }
 
     fn add(&mut self, name: &str, parent: Option<usize>, shares: u64) -> usize {
+        if let Some(p) = parent {
+            self.settle_path(p, self.clock_s);
+        }
         let id = self.nodes.len();
         self.nodes.push(Node {
             name: name.to_owned(),
@@ -271,16 +274,19 @@ impl FairshareTree {
         }
     }
 
+    /// Whether `node`'s usage stands at the cycle at `at_s`, every decay until then had.
+    #[inline]
+    fn stands_at(&self, node: usize, at_s: u64) -> bool {
+        let tally = &self.tallies[node];
+        tally.as_of_s == at_s && tally.decays_seen as usize == self.decays.len()
+    }
+
     /// Brings `node`'s usage up to the cycle at `to_s`: its rate times the seconds up to
     /// each decay after the cycle it stood at, then the decay (never below the minimum;
     /// once there it stays, the factor being below 1), and the rest of the seconds. A node
     /// settled moves its temporary usage back to its usage, as accrual does in PBS.
-    #[inline]
     fn settle(&mut self, node: usize, to_s: u64) {
         let tally = &mut self.tallies[node];
-        if tally.as_of_s == to_s && tally.decays_seen as usize == self.decays.len() {
-            return;
-        }
         debug_assert!(
             tally.as_of_s <= to_s,
             "a node is settled to a cycle before its own"
@@ -304,10 +310,14 @@ impl FairshareTree {
         tally.temp_usage = tally.usage;
     }
 
-    /// Every node on `node`'s path settled to the cycle at `to_s`.
+    /// Every node on `node`'s path settled to the cycle at `to_s`. A node's ancestors stand
+    /// wherever it stands (each settling and each new node settles the whole path above
+    /// it), so the walk ends at the first node that stands there already: most often the
+    /// entity itself, settled by the same cycle's pass before.
+    #[inline]
     fn settle_path(&mut self, node: usize, to_s: u64) {
         let mut n = node as u32;
-        while n != NO_PARENT {
+        while n != NO_PARENT && !self.stands_at(n as usize, to_s) {
             self.settle(n as usize, to_s);
             n = self.tallies[n as usize].parent;
         }
@@ -318,7 +328,9 @@ impl FairshareTree {
     fn change_rate(&mut self, node: usize, rate_per_s: f64, at_s: u64, joins: bool) {
         let mut n = node as u32;
         while n != NO_PARENT {
-            self.settle(n as usize, at_s);
+            if !self.stands_at(n as usize, at_s) {
+                self.settle(n as usize, at_s);
+            }
             let tally = &mut self.tallies[n as usize];
             if joins {
                 tally.accruing_jobs += 1;
@@ -390,7 +402,9 @@ impl FairshareTree {
     /// their own share.
     fn usage_factors(&mut self, now_s: u64) {
         for n in 0..self.tallies.len() {
-            self.settle(n, now_s);
+            if !self.stands_at(n, now_s) {
+                self.settle(n, now_s);
+            }
         }
         let root_usage = self.tallies[ROOT].usage;
         // Nodes come after their parents (a parent is defined before its children, and
@@ -408,8 +422,7 @@ impl FairshareTree {
 
     /// Whether `node`'s usage stands at this cycle.
     fn is_settled(&self, node: usize) -> bool {
-        let tally = &self.tallies[node];
-        tally.as_of_s == self.clock_s && tally.decays_seen as usize == self.decays.len()
+        self.stands_at(node, self.clock_s)
     }
 
     /// Temporary usage starts again from usage.

@@ -593,14 +593,20 @@ impl<S: SchedulingPolicy> Ordered<S> {
             fixed = now_fixed;
             super::drop_trial(&mut self.inner, &mut discarded);
         }
-        for &j in &self.last_sorted {
-            self.in_last[j.index()] = false;
-        }
+        self.forget_last_order();
         self.last_sorted.clone_from(&self.sorted);
         for &j in &self.last_sorted {
             self.in_last[j.index()] = true;
         }
         decisions.append(&mut run);
+    }
+
+    /// No order stands from the last pass (its jobs are no longer marked in `in_last`).
+    fn forget_last_order(&mut self) {
+        for &j in &self.last_sorted {
+            self.in_last[j.index()] = false;
+        }
+        self.last_sorted.clear();
     }
 }
 
@@ -812,7 +818,13 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             fresh_from
         };
         let before = decisions.len();
-        if self.order.by_fairshare {
+        if ctx.queue.is_empty() && !self.inner.passes_when_idle() {
+            // A cycle with nothing waiting runs only for the usage it accrues (the kernel
+            // passes only because this wrapper asks it to): the discipline, which the
+            // kernel would not have asked, is not either, and the next pass finds every
+            // job new, as it would have.
+            self.forget_last_order();
+        } else if self.order.by_fairshare {
             self.schedule_fair(ctx, decisions);
         } else {
             let sorted = SchedContext {
