@@ -81,6 +81,9 @@ struct Tally {
     accrued: u64,
     /// Usage with the requested usage of the jobs started or calendared in this cycle.
     temp_usage: f64,
+    /// What comparisons read: temporary usage over share of the machine, infinite for no
+    /// share (which loses to any share, and ties with another none), kept as either changes.
+    temp_per_share: f64,
     /// What the jobs under it that ran at the end of the last cycle accrue per second.
     rate_per_s: u64,
     /// The time of the cycle `accrued` stands at (after that cycle's accrual and decay).
@@ -97,6 +100,15 @@ impl Tally {
     /// Usage as of the cycle it stands at.
     fn usage(&self) -> f64 {
         self.decayed + self.accrued as f64
+    }
+
+    fn set_temp_usage(&mut self, temp_usage: f64) {
+        self.temp_usage = temp_usage;
+        self.temp_per_share = if self.tree_percentage > 0.0 {
+            temp_usage / f64::from(self.tree_percentage)
+        } else {
+            f64::INFINITY
+        };
     }
 }
 
@@ -118,7 +130,7 @@ pub struct FairshareTree {
     by_name: HashMap<String, usize>,
     /// Per node: the nodes from the root's child down to it, kept as nodes are added (a
     /// comparison walks two of them).
-    paths: Vec<Box<[usize]>>,
+    paths: Vec<Box<[u32]>>,
     /// Nodes whose temporary usage may differ from their usage: what the next cycle resets,
     /// instead of every node.
     touched: Vec<u32>,
@@ -217,15 +229,16 @@ impl FairshareTree {
             decayed: MIN_USAGE,
             accrued: 0,
             temp_usage: MIN_USAGE,
+            temp_per_share: MIN_USAGE,
             rate_per_s: 0,
             as_of_s: self.clock_s,
             decays_seen: self.decays.len() as u32,
             tree_percentage: 1.0,
             parent: parent.map_or(NO_PARENT, |p| p as u32),
         });
-        let path: Box<[usize]> = match parent {
-            Some(p) if p != ROOT => self.paths[p].iter().copied().chain([id]).collect(),
-            Some(_) => Box::new([id]),
+        let path: Box<[u32]> = match parent {
+            Some(p) if p != ROOT => self.paths[p].iter().copied().chain([id as u32]).collect(),
+            Some(_) => Box::new([id as u32]),
             None => Box::new([]),
         };
         self.paths.push(path);
@@ -255,6 +268,7 @@ impl FairshareTree {
                     node.group_percentage = node.shares as f32 / total as f32;
                     tally.tree_percentage = node.group_percentage * parent_percentage;
                 }
+                tally.set_temp_usage(tally.temp_usage);
                 stack.push(c);
             }
         }
@@ -283,7 +297,7 @@ impl FairshareTree {
         while n != NO_PARENT {
             let tally = &mut self.tallies[n as usize];
             tally.accrued += amount;
-            tally.temp_usage = tally.usage();
+            tally.set_temp_usage(tally.usage());
             n = tally.parent;
         }
     }
@@ -302,7 +316,10 @@ impl FairshareTree {
     /// as accrual does in PBS.
     fn settle(&mut self, node: usize, to_s: u64) {
         let tally = &mut self.tallies[node];
-        debug_assert!(tally.as_of_s <= to_s, "a node is settled to a cycle before its own");
+        debug_assert!(
+            tally.as_of_s <= to_s,
+            "a node is settled to a cycle before its own"
+        );
         let accrue = |tally: &mut Tally, until_s: u64| {
             let seconds = until_s - tally.as_of_s;
             tally.accrued = tally
@@ -326,7 +343,7 @@ impl FairshareTree {
             tally.decays_seen += 1;
         }
         accrue(tally, to_s);
-        tally.temp_usage = tally.usage();
+        tally.set_temp_usage(tally.usage());
     }
 
     /// Every node on `node`'s path settled to the cycle at `to_s`. A node's ancestors stand
@@ -366,7 +383,8 @@ impl FairshareTree {
     fn add_temporary_usage(&mut self, node: usize, amount: f64) {
         let mut n = node as u32;
         while n != NO_PARENT {
-            self.tallies[n as usize].temp_usage += amount;
+            let tally = &mut self.tallies[n as usize];
+            tally.set_temp_usage(tally.temp_usage + amount);
             self.touched.push(n);
             n = self.tallies[n as usize].parent;
         }
@@ -375,12 +393,17 @@ impl FairshareTree {
     /// The first node below the root on `node`'s path: two entities under different ones
     /// compare there.
     fn top(&self, node: usize) -> u32 {
-        self.paths[node].first().map_or(ROOT as u32, |&n| n as u32)
+        self.paths[node].first().map_or(ROOT as u32, |&n| n)
     }
 
     /// Which of two entities is more deserving (`compare_path`): along their paths from the
     /// root, at the first level where they differ, the lower temporary usage over share of
     /// the machine; a share of 0 always loses, and two of 0 tie. Less is first.
+    ///
+    /// Each node keeps its temporary usage over its share (`temp_per_share`), infinite for
+    /// none: two nodes without a share read equal, and the levels below them, which have no
+    /// share either, equal too, which is PBS's tie.
+    #[inline]
     pub fn compare(&self, a: usize, b: usize) -> std::cmp::Ordering {
         use std::cmp::Ordering;
         if a == b {
@@ -390,22 +413,20 @@ impl FairshareTree {
             if x == y {
                 continue;
             }
-            let (nx, ny) = (&self.tallies[x], &self.tallies[y]);
             debug_assert!(
-                self.is_settled(x) && self.is_settled(y),
+                self.is_settled(x as usize) && self.is_settled(y as usize),
                 "entities are compared on usage not brought up to this cycle"
             );
-            match (nx.tree_percentage > 0.0, ny.tree_percentage > 0.0) {
-                (false, true) => return Ordering::Greater,
-                (true, false) => return Ordering::Less,
-                (false, false) => return Ordering::Equal,
-                (true, true) => {}
-            }
-            let vx = nx.temp_usage / f64::from(nx.tree_percentage);
-            let vy = ny.temp_usage / f64::from(ny.tree_percentage);
-            match vx.partial_cmp(&vy) {
-                Some(Ordering::Equal) | None => {}
-                Some(o) => return o,
+            let (vx, vy) = (
+                self.tallies[x as usize].temp_per_share,
+                self.tallies[y as usize].temp_per_share,
+            );
+            if vx != vy {
+                return if vx < vy {
+                    Ordering::Less
+                } else {
+                    Ordering::Greater
+                };
             }
         }
         Ordering::Equal
@@ -443,7 +464,7 @@ impl FairshareTree {
     fn reset_temporary(&mut self) {
         for n in self.touched.drain(..) {
             let tally = &mut self.tallies[n as usize];
-            tally.temp_usage = tally.usage();
+            tally.set_temp_usage(tally.usage());
         }
     }
 }
@@ -474,6 +495,9 @@ pub struct Fairshare {
     /// Per job, once its entity is known: the entity's node, the node below the root on its
     /// path, and what the job accrues per second. Found once, as every cycle reads them.
     known: Vec<KnownJob>,
+    /// The node of each user or group number found so far (`None`: unknown, `-1`), for a
+    /// `euser` or `egroup` entity.
+    by_number: HashMap<Option<u32>, u32>,
     /// Per job: whether it ran at the end of the last cycle (it accrues from then while it
     /// still runs at the next).
     is_accruing: Vec<bool>,
@@ -538,6 +562,7 @@ impl Fairshare {
             tree,
             settings,
             known: Vec::new(),
+            by_number: HashMap::new(),
             is_accruing: Vec::new(),
             accruing_unseen: Vec::new(),
             seen_running: Vec::new(),
@@ -615,6 +640,20 @@ impl Fairshare {
     #[inline(never)]
     fn look_up(&mut self, workload: &Workload, job: JobId) -> usize {
         let j = workload.job(job);
+        let number = match self.settings.entity {
+            FairshareEntity::User => Some(j.user()),
+            FairshareEntity::Group => Some(j.group()),
+            _ => None,
+        };
+        // Entities named by a number are found by it, without writing the name out.
+        if let Some(&n) = number.and_then(|number| self.by_number.get(&number)) {
+            self.known[job.index()] = KnownJob {
+                node: n,
+                top: self.tree.top(n as usize),
+                rate: self.settings.usage.rate(workload, job),
+            };
+            return n as usize;
+        }
         // SWF's "unknown" is -1: a job with no known entity is that entity.
         let name = match self.settings.entity {
             FairshareEntity::User => j.user().map_or("-1".to_owned(), |u| u.to_string()),
@@ -628,6 +667,9 @@ impl Fairshare {
                 .unwrap_or_else(|| "-1".to_owned()),
         };
         let n = self.tree.entity(&name);
+        if let Some(number) = number {
+            self.by_number.insert(number, n as u32);
+        }
         self.known[job.index()] = KnownJob {
             node: n as u32,
             top: self.tree.top(n),
@@ -774,14 +816,21 @@ impl Fairshare {
         }
     }
 
-    /// The node of `job`'s entity ([`Self::node`]), with the usage on its path brought up to
-    /// this cycle, for the comparisons that read it: every pass asks it of each waiting job.
-    #[inline]
-    pub(crate) fn settled_node(&mut self, workload: &Workload, job: JobId) -> usize {
-        let node = self.node(workload, job);
+    /// Finds the entity of each of `queue`'s jobs ([`Self::node`]) and brings the usage on
+    /// its path up to this cycle, for the comparisons that read it: every pass asks it of
+    /// each waiting job.
+    pub(crate) fn settle_queue(&mut self, workload: &Workload, queue: &[JobId]) {
+        if self.known.len() != workload.jobs().len() {
+            self.known = vec![UNSEEN; workload.jobs().len()];
+        }
         let now = self.tree.clock_s;
-        self.tree.settle_path(node, now);
-        node
+        for &job in queue {
+            let node = match self.known[job.index()].node {
+                n if n != UNSEEN.node => n as usize,
+                _ => self.look_up(workload, job),
+            };
+            self.tree.settle_path(node, now);
+        }
     }
 
     /// Each node's usage factor from the usage at the start of this cycle, for a formula's

@@ -460,8 +460,15 @@ impl<S: SchedulingPolicy> Ordered<S> {
     /// pass is run again on the new order (the jobs up to that one come out the same, as a
     /// job's fate depends only on those ahead of it). The pass that no such job changes
     /// stands: its decisions, comments and estimates are the cycle's; the others' are
-    /// dropped and taken back ([`SchedulingPolicy::retract_pass`]).
-    fn schedule_fair(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+    /// dropped and taken back ([`SchedulingPolicy::retract_pass`]). `last_order_kept`: the
+    /// queue was sorted from the last pass's order ([`keep_last_order`]), so the jobs that
+    /// waited then are in the same order now.
+    fn schedule_fair(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        decisions: &mut Vec<Decision>,
+        last_order_kept: bool,
+    ) {
         let Some(fair) = self.fair.as_mut() else {
             return;
         };
@@ -476,17 +483,20 @@ impl<S: SchedulingPolicy> Ordered<S> {
             self.last_sorted.clear();
         }
         let (in_last, queued, counted) = (&self.in_last, &mut self.queued, &mut self.counted);
-        for &j in &self.sorted {
-            queued[j.index()] = true;
-        }
-        let stable = self
-            .sorted
-            .iter()
-            .filter(|j| in_last[j.index()])
-            .eq(self.last_sorted.iter().filter(|j| queued[j.index()]));
-        for &j in &self.sorted {
-            queued[j.index()] = false;
-        }
+        let stable = last_order_kept || {
+            for &j in &self.sorted {
+                queued[j.index()] = true;
+            }
+            let stable = self
+                .sorted
+                .iter()
+                .filter(|j| in_last[j.index()])
+                .eq(self.last_sorted.iter().filter(|j| queued[j.index()]));
+            for &j in &self.sorted {
+                queued[j.index()] = false;
+            }
+            stable
+        };
         let mut first_run = stable.then(|| {
             let fresh = self
                 .sorted
@@ -701,9 +711,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             if order.formula.as_ref().is_some_and(|f| f.uses_fairshare()) {
                 fair.compute_usage_factors();
             }
-            for &j in ctx.queue {
-                fair.settled_node(ctx.workload, j);
-            }
+            fair.settle_queue(ctx.workload, ctx.queue);
         }
         if let Some(moab) = &mut self.moab_fair {
             moab.update(ctx.workload, ctx.now.0, ctx.running);
@@ -752,6 +760,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             });
         }
         let by_fairshare = self.fair.as_mut().filter(|_| order.by_fairshare);
+        let mut last_order_kept = false;
         let fresh_from = if let Some(fair) = by_fairshare {
             let values = &self.values;
             let kept = !order.round_robin
@@ -763,6 +772,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                     &mut self.spare,
                     |a, b| order.fair_cmp(ctx.workload, values, ranks, fair, a, b),
                 );
+            last_order_kept = kept;
             if !kept {
                 fair.rank_entities(ctx.workload, &self.sorted);
                 let fair = &*fair;
@@ -825,7 +835,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
             // job new, as it would have.
             self.forget_last_order();
         } else if self.order.by_fairshare {
-            self.schedule_fair(ctx, decisions);
+            self.schedule_fair(ctx, decisions, last_order_kept);
         } else {
             let sorted = SchedContext {
                 queue: &self.sorted,
