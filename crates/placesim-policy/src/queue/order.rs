@@ -237,6 +237,7 @@ impl JobOrder {
     /// Two jobs in [`Self::fair_key`]'s order, with their entities compared along the tree
     /// rather than by standing: the same order (standings are ranks under that comparison),
     /// without ranking the entities first. Jobs differ in rank, so no two jobs are equal.
+    #[inline]
     fn fair_cmp(
         &self,
         workload: &Workload,
@@ -343,6 +344,9 @@ pub struct Ordered<S> {
     /// jobs a fairshare pass counted, and two lists of jobs for ordering.
     counted: Vec<JobId>,
     spare: [Vec<JobId>; 2],
+    /// A fairshare pass's trial runs: their decisions, and the comments of those dropped.
+    trial_decisions: Vec<Decision>,
+    trial_comments: Vec<(JobId, Arc<str>)>,
 }
 
 /// What a formula's terms read at a pass besides the job: the time, and the fairshare
@@ -398,6 +402,8 @@ impl<S: SchedulingPolicy> Ordered<S> {
             queued: Vec::new(),
             counted: Vec::new(),
             spare: [Vec::new(), Vec::new()],
+            trial_decisions: Vec::new(),
+            trial_comments: Vec::new(),
             moab_fair: order
                 .moab_fairshare
                 .as_ref()
@@ -507,8 +513,8 @@ impl<S: SchedulingPolicy> Ordered<S> {
         });
         // Jobs up to here are in PBS's order for good.
         let mut fixed = 0;
-        let mut run: Vec<Decision> = Vec::new();
-        let mut discarded: Vec<(JobId, Arc<str>)> = Vec::new();
+        let mut run = std::mem::take(&mut self.trial_decisions);
+        let mut discarded = std::mem::take(&mut self.trial_comments);
         loop {
             super::trial_pass(
                 &mut self.inner,
@@ -609,6 +615,7 @@ impl<S: SchedulingPolicy> Ordered<S> {
             self.in_last[j.index()] = true;
         }
         decisions.append(&mut run);
+        (self.trial_decisions, self.trial_comments) = (run, discarded);
     }
 
     /// No order stands from the last pass (its jobs are no longer marked in `in_last`).
