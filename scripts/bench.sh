@@ -7,7 +7,8 @@
 # 2. psets-bench's 100,000 jobs on 16,384 one-ncpu vnodes: as an SWF trace under plain EASY,
 #    then scenarios/psets-bench.toml (PBS placement sets) and scenarios/nodesets-bench.toml
 #    (Moab node sets), each against the count-based schedule of the same jobs;
-# 3. conservative backfilling on CTC-SP2 against EASY.
+# 3. conservative backfilling on CTC-SP2 against EASY, and PBS fairshare (scenarios/ctc-fairshare.toml)
+#    against the same run in submission order (scenarios/ctc-easy.toml).
 #
 # Per run: the whole-process wall time (the median of BENCH_RUNS runs, default 5; the
 # reference's of BENCH_REF_RUNS, default 3), jobs/s over that time, peak resident memory, peak
@@ -122,6 +123,12 @@ if [ -f "$ctc" ]; then
   echo
   awk -v e="$easy_us" -v c="$conservative_us" 'BEGIN {
     printf "CTC-SP2: conservative %.3f s, EASY %.3f s: conservative takes %.2fx EASY'"'"'s time\n", c / 1e6, e / 1e6, c / e
+  }'
+  # Issue 17: PBS fairshare (one group per user) against the same run in submission order.
+  plain_us=$(median_us "$runs" "$bin" run --scenario scenarios/ctc-easy.toml --out "$tmp/run")
+  fair_us=$(median_us "$runs" "$bin" run --scenario scenarios/ctc-fairshare.toml --out "$tmp/run")
+  awk -v p="$plain_us" -v f="$fair_us" 'BEGIN {
+    printf "CTC-SP2: fairshare %.3f s, submission order %.3f s: fairshare takes %.2fx its time\n", f / 1e6, p / 1e6, f / p
   }'
 fi
 echo "baseline (one-job run): $baseline MiB"
