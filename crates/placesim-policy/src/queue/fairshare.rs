@@ -6,6 +6,9 @@
 use placesim_core::{ConsumableIdx, JobId, Workload};
 use std::collections::HashMap;
 
+/// User and group numbers below this find their entity's node by number.
+const NUMBERS_KEPT: usize = 1 << 20;
+
 /// Usage never decays below this (`FAIRSHARE_MIN_USAGE`); a new entity starts with it.
 const MIN_USAGE: f64 = 1.0;
 
@@ -343,7 +346,11 @@ impl FairshareTree {
             tally.decays_seen += 1;
         }
         accrue(tally, to_s);
-        tally.set_temp_usage(tally.usage());
+        // Unchanged (no rate, no decay), it needs no new quotient.
+        let usage = tally.usage();
+        if usage != tally.temp_usage {
+            tally.set_temp_usage(usage);
+        }
     }
 
     /// Every node on `node`'s path settled to the cycle at `to_s`. A node's ancestors stand
@@ -495,9 +502,10 @@ pub struct Fairshare {
     /// Per job, once its entity is known: the entity's node, the node below the root on its
     /// path, and what the job accrues per second. Found once, as every cycle reads them.
     known: Vec<KnownJob>,
-    /// The node of each user or group number found so far (`None`: unknown, `-1`), for a
-    /// `euser` or `egroup` entity.
-    by_number: HashMap<Option<u32>, u32>,
+    /// The node of each user or group number found so far, for a `euser` or `egroup`
+    /// entity: at the number plus one (0 for unknown, `-1`), `u32::MAX` for none yet.
+    /// Numbers are small in practice; past [`NUMBERS_KEPT`] they are looked up by name.
+    by_number: Vec<u32>,
     /// Per job: whether it ran at the end of the last cycle (it accrues from then while it
     /// still runs at the next).
     is_accruing: Vec<bool>,
@@ -562,7 +570,7 @@ impl Fairshare {
             tree,
             settings,
             known: Vec::new(),
-            by_number: HashMap::new(),
+            by_number: Vec::new(),
             is_accruing: Vec::new(),
             accruing_unseen: Vec::new(),
             seen_running: Vec::new(),
@@ -686,7 +694,13 @@ impl Fairshare {
             _ => None,
         };
         // Entities named by a number are found by it, without writing the name out.
-        if let Some(&n) = number.and_then(|number| self.by_number.get(&number)) {
+        let slot = number.and_then(|number| {
+            let slot = number.map_or(0, |n| n as usize + 1);
+            (slot < NUMBERS_KEPT).then_some(slot)
+        });
+        if let Some(&n) = slot.and_then(|slot| self.by_number.get(slot))
+            && n != u32::MAX
+        {
             self.known[job.index()] = KnownJob {
                 node: n,
                 top: self.tree.top(n as usize),
@@ -707,8 +721,11 @@ impl Fairshare {
                 .unwrap_or_else(|| "-1".to_owned()),
         };
         let n = self.tree.entity(&name);
-        if let Some(number) = number {
-            self.by_number.insert(number, n as u32);
+        if let Some(slot) = slot {
+            if self.by_number.len() <= slot {
+                self.by_number.resize(slot + 1, u32::MAX);
+            }
+            self.by_number[slot] = n as u32;
         }
         self.known[job.index()] = KnownJob {
             node: n as u32,
