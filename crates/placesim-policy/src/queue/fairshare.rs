@@ -82,11 +82,10 @@ struct Tally {
     decayed: f64,
     /// Usage accrued since, up to the cycle at `as_of_s`.
     accrued: u64,
+    /// The two together, as of that cycle (the sum kept, as every pass reads many).
+    usage: f64,
     /// Usage with the requested usage of the jobs started or calendared in this cycle.
     temp_usage: f64,
-    /// What comparisons read: temporary usage over share of the machine, infinite for no
-    /// share (which loses to any share, and ties with another none), kept as either changes.
-    temp_per_share: f64,
     /// What the jobs under it that ran at the end of the last cycle accrue per second.
     rate_per_s: u64,
     /// The time of the cycle `accrued` stands at (after that cycle's accrual and decay).
@@ -97,21 +96,29 @@ struct Tally {
     tree_percentage: f32,
     /// The parent, `NO_PARENT` for the root.
     parent: u32,
+    /// Whether it is in the tree's `accruing` list.
+    listed: bool,
 }
 
+// A tally is one cache line, and the walks over every node step by a power of two.
+const _: () = assert!(std::mem::size_of::<Tally>() == 64);
+
 impl Tally {
-    /// Usage as of the cycle it stands at.
-    fn usage(&self) -> f64 {
-        self.decayed + self.accrued as f64
+    /// Usage brought in line with its two parts, once either changed.
+    fn recount(&mut self) {
+        self.usage = self.decayed + self.accrued as f64;
     }
 
-    fn set_temp_usage(&mut self, temp_usage: f64) {
+    /// Temporary usage set, and what comparisons read of it: over the share of the
+    /// machine, infinite for no share (which loses to any share, and ties with another
+    /// none).
+    fn set_temp_usage(&mut self, temp_usage: f64) -> f64 {
         self.temp_usage = temp_usage;
-        self.temp_per_share = if self.tree_percentage > 0.0 {
+        if self.tree_percentage > 0.0 {
             temp_usage / f64::from(self.tree_percentage)
         } else {
             f64::INFINITY
-        };
+        }
     }
 }
 
@@ -137,6 +144,10 @@ pub struct FairshareTree {
     /// Nodes whose temporary usage may differ from their usage: what the next cycle resets,
     /// instead of every node.
     touched: Vec<u32>,
+    /// Per node, what comparisons read: its temporary usage over its share of the machine
+    /// (kept apart from the tallies, so that a tally fills one cache line of 64 bytes and
+    /// comparisons read a dense list).
+    temp_per_share: Vec<f64>,
     /// The cycles at which the tree decayed, in time order, which a node's usage catches up
     /// with when it is settled.
     decays: Vec<Decay>,
@@ -144,6 +155,11 @@ pub struct FairshareTree {
     decay_factor: f64,
     /// The cycle a node added now starts at, with the minimum usage.
     clock_s: u64,
+    /// The nodes that may accrue (every node with a rate is here; one whose rate fell to 0
+    /// leaves at the next walk of the list), and how many decays every node has had: the
+    /// others' usage stands wherever they were last settled.
+    accruing: Vec<u32>,
+    decays_all_had: usize,
 }
 
 const ROOT: usize = 0;
@@ -171,9 +187,12 @@ impl FairshareTree {
             by_name: HashMap::new(),
             paths: Vec::new(),
             touched: Vec::new(),
+            temp_per_share: Vec::new(),
             decays: Vec::new(),
             decay_factor: 0.5,
             clock_s: 0,
+            accruing: Vec::new(),
+            decays_all_had: 0,
         };
         tree.add("root", None, 0);
         tree.add("unknown", Some(ROOT), unknown_shares);
@@ -231,14 +250,16 @@ impl FairshareTree {
         self.tallies.push(Tally {
             decayed: MIN_USAGE,
             accrued: 0,
+            usage: MIN_USAGE,
             temp_usage: MIN_USAGE,
-            temp_per_share: MIN_USAGE,
             rate_per_s: 0,
             as_of_s: self.clock_s,
             decays_seen: self.decays.len() as u32,
             tree_percentage: 1.0,
             parent: parent.map_or(NO_PARENT, |p| p as u32),
+            listed: false,
         });
+        self.temp_per_share.push(MIN_USAGE);
         let path: Box<[u32]> = match parent {
             Some(p) if p != ROOT => self.paths[p].iter().copied().chain([id as u32]).collect(),
             Some(_) => Box::new([id as u32]),
@@ -271,7 +292,7 @@ impl FairshareTree {
                     node.group_percentage = node.shares as f32 / total as f32;
                     tally.tree_percentage = node.group_percentage * parent_percentage;
                 }
-                tally.set_temp_usage(tally.temp_usage);
+                self.temp_per_share[c] = tally.set_temp_usage(tally.temp_usage);
                 stack.push(c);
             }
         }
@@ -300,7 +321,8 @@ impl FairshareTree {
         while n != NO_PARENT {
             let tally = &mut self.tallies[n as usize];
             tally.accrued += amount;
-            tally.set_temp_usage(tally.usage());
+            tally.recount();
+            self.temp_per_share[n as usize] = tally.set_temp_usage(tally.usage);
             n = tally.parent;
         }
     }
@@ -323,33 +345,40 @@ impl FairshareTree {
             tally.as_of_s <= to_s,
             "a node is settled to a cycle before its own"
         );
+        if tally.rate_per_s == 0 && tally.usage == MIN_USAGE {
+            // At the minimum with nothing accruing: no decay or second moves it (most of a
+            // tree's entities, most of the time).
+            tally.decays_seen = self.decays.len() as u32;
+            tally.as_of_s = to_s;
+            return;
+        }
         let accrue = |tally: &mut Tally, until_s: u64| {
             let seconds = until_s - tally.as_of_s;
             tally.accrued = tally
                 .accrued
                 .saturating_add(tally.rate_per_s.saturating_mul(seconds));
             tally.as_of_s = until_s;
+            tally.recount();
         };
         for decay in &self.decays[tally.decays_seen as usize..] {
             if decay.at_s > to_s {
                 break;
             }
             accrue(tally, decay.at_s);
-            let mut usage = tally.usage();
+            let mut usage = tally.usage;
             for _ in 0..decay.periods {
                 if usage <= MIN_USAGE {
                     break;
                 }
                 usage = (usage * self.decay_factor).max(MIN_USAGE);
             }
-            (tally.decayed, tally.accrued) = (usage, 0);
+            (tally.decayed, tally.accrued, tally.usage) = (usage, 0, usage);
             tally.decays_seen += 1;
         }
         accrue(tally, to_s);
         // Unchanged (no rate, no decay), it needs no new quotient.
-        let usage = tally.usage();
-        if usage != tally.temp_usage {
-            tally.set_temp_usage(usage);
+        if tally.usage != tally.temp_usage {
+            self.temp_per_share[node] = tally.set_temp_usage(tally.usage);
         }
     }
 
@@ -381,6 +410,10 @@ impl FairshareTree {
             } else {
                 tally.rate_per_s.saturating_sub(rate_per_s)
             };
+            if tally.rate_per_s != 0 && !tally.listed {
+                tally.listed = true;
+                self.accruing.push(n);
+            }
             n = tally.parent;
         }
     }
@@ -391,7 +424,7 @@ impl FairshareTree {
         let mut n = node as u32;
         while n != NO_PARENT {
             let tally = &mut self.tallies[n as usize];
-            tally.set_temp_usage(tally.temp_usage + amount);
+            self.temp_per_share[n as usize] = tally.set_temp_usage(tally.temp_usage + amount);
             self.touched.push(n);
             n = self.tallies[n as usize].parent;
         }
@@ -407,7 +440,7 @@ impl FairshareTree {
     /// root, at the first level where they differ, the lower temporary usage over share of
     /// the machine; a share of 0 always loses, and two of 0 tie. Less is first.
     ///
-    /// Each node keeps its temporary usage over its share (`temp_per_share`), infinite for
+    /// The tree keeps each node's temporary usage over its share (`temp_per_share`), infinite for
     /// none: two nodes without a share read equal, and the levels below them, which have no
     /// share either, equal too, which is PBS's tie.
     #[inline]
@@ -425,8 +458,8 @@ impl FairshareTree {
                 "entities are compared on usage not brought up to this cycle"
             );
             let (vx, vy) = (
-                self.tallies[x as usize].temp_per_share,
-                self.tallies[y as usize].temp_per_share,
+                self.temp_per_share[x as usize],
+                self.temp_per_share[y as usize],
             );
             if vx != vy {
                 return if vx < vy {
@@ -443,22 +476,44 @@ impl FairshareTree {
     /// toward its parent's factor by its share among its siblings; the root's children keep
     /// their own share.
     fn usage_factors(&mut self, now_s: u64) {
-        for n in 0..self.tallies.len() {
-            if !self.stands_at(n, now_s) {
-                self.settle(n, now_s);
+        // Every node's usage is read, but only a node that accrues, or any after a decay,
+        // has a new one: the others stand where they were last settled.
+        if self.decays_all_had != self.decays.len() {
+            for n in 0..self.tallies.len() {
+                if !self.stands_at(n, now_s) {
+                    self.settle(n, now_s);
+                }
             }
+            self.decays_all_had = self.decays.len();
+        } else {
+            let mut accruing = std::mem::take(&mut self.accruing);
+            accruing.retain(|&n| {
+                let n = n as usize;
+                if self.tallies[n].rate_per_s == 0 {
+                    self.tallies[n].listed = false;
+                    return false;
+                }
+                if !self.stands_at(n, now_s) {
+                    self.settle(n, now_s);
+                }
+                true
+            });
+            self.accruing = accruing;
         }
-        let root_usage = self.tallies[ROOT].usage();
+        let root_usage = self.tallies[ROOT].usage;
+        let nodes = &mut self.nodes[..];
+        let tallies = &self.tallies[..nodes.len()];
         // Nodes come after their parents (a parent is defined before its children, and
         // entities join later), so one walk in order sees every parent's factor first.
-        for n in 1..self.nodes.len() {
-            let share = (self.tallies[n].usage() / root_usage) as f32;
-            let factor = match self.tallies[n].parent as usize {
+        for n in 1..nodes.len() {
+            let tally = &tallies[n];
+            let share = (tally.usage / root_usage) as f32;
+            let factor = match tally.parent as usize {
                 ROOT => share,
                 p if p == NO_PARENT as usize => share,
-                p => share + (self.nodes[p].usage_factor - share) * self.nodes[n].group_percentage,
+                p => share + (nodes[p].usage_factor - share) * nodes[n].group_percentage,
             };
-            self.nodes[n].usage_factor = factor;
+            nodes[n].usage_factor = factor;
         }
     }
 
@@ -471,7 +526,7 @@ impl FairshareTree {
     fn reset_temporary(&mut self) {
         for n in self.touched.drain(..) {
             let tally = &mut self.tallies[n as usize];
-            tally.set_temp_usage(tally.usage());
+            self.temp_per_share[n as usize] = tally.set_temp_usage(tally.usage);
         }
     }
 }
@@ -629,11 +684,8 @@ impl Fairshare {
             return std::cmp::Ordering::Equal;
         }
         if ka.top != kb.top {
-            let tallies = &self.tree.tallies;
-            let (va, vb) = (
-                tallies[ka.top as usize].temp_per_share,
-                tallies[kb.top as usize].temp_per_share,
-            );
+            let per_share = &self.tree.temp_per_share;
+            let (va, vb) = (per_share[ka.top as usize], per_share[kb.top as usize]);
             if va != vb {
                 debug_assert_eq!(
                     self.tree.compare(ka.node as usize, kb.node as usize),
@@ -1078,7 +1130,7 @@ mod tests {
                 lazy.settle_path(n, now);
                 let (decayed, accrued) = eager[n];
                 assert_eq!(
-                    lazy.tallies[n].usage(),
+                    lazy.tallies[n].usage,
                     decayed + accrued as f64,
                     "node {n}, cycle {cycle}"
                 );
