@@ -59,6 +59,9 @@ struct Node {
     group_percentage: f32,
     /// Its usage factor (`calc_usage_factor`), at the start of the cycle.
     usage_factor: f32,
+    /// Its parent (as its tally has it), for the walk that computes the factors, which
+    /// reads nodes and usages alone.
+    parent: u32,
 }
 
 /// What accrual and comparison read of a node, kept apart from the rest so that the
@@ -144,6 +147,9 @@ pub struct FairshareTree {
     /// Nodes whose temporary usage may differ from their usage: what the next cycle resets,
     /// instead of every node.
     touched: Vec<u32>,
+    /// Per node, its usage as its tally has it, in a list of their own for the walk that
+    /// computes the usage factors, which reads every node's at every cycle.
+    usages: Vec<f64>,
     /// Per node, what comparisons read: its temporary usage over its share of the machine
     /// (kept apart from the tallies, so that a tally fills one cache line of 64 bytes and
     /// comparisons read a dense list).
@@ -188,6 +194,7 @@ impl FairshareTree {
             paths: Vec::new(),
             touched: Vec::new(),
             temp_per_share: Vec::new(),
+            usages: Vec::new(),
             decays: Vec::new(),
             decay_factor: 0.5,
             clock_s: 0,
@@ -246,6 +253,7 @@ impl FairshareTree {
             shares,
             group_percentage: 1.0,
             usage_factor: 0.0,
+            parent: parent.map_or(NO_PARENT, |p| p as u32),
         });
         self.tallies.push(Tally {
             decayed: MIN_USAGE,
@@ -260,6 +268,7 @@ impl FairshareTree {
             listed: false,
         });
         self.temp_per_share.push(MIN_USAGE);
+        self.usages.push(MIN_USAGE);
         let path: Box<[u32]> = match parent {
             Some(p) if p != ROOT => self.paths[p].iter().copied().chain([id as u32]).collect(),
             Some(_) => Box::new([id as u32]),
@@ -322,6 +331,7 @@ impl FairshareTree {
             let tally = &mut self.tallies[n as usize];
             tally.accrued += amount;
             tally.recount();
+            self.usages[n as usize] = tally.usage;
             self.temp_per_share[n as usize] = tally.set_temp_usage(tally.usage);
             n = tally.parent;
         }
@@ -376,6 +386,7 @@ impl FairshareTree {
             tally.decays_seen += 1;
         }
         accrue(tally, to_s);
+        self.usages[node] = tally.usage;
         // Unchanged (no rate, no decay), it needs no new quotient.
         if tally.usage != tally.temp_usage {
             self.temp_per_share[node] = tally.set_temp_usage(tally.usage);
@@ -500,15 +511,14 @@ impl FairshareTree {
             });
             self.accruing = accruing;
         }
-        let root_usage = self.tallies[ROOT].usage;
+        let root_usage = self.usages[ROOT];
         let nodes = &mut self.nodes[..];
-        let tallies = &self.tallies[..nodes.len()];
+        let usages = &self.usages[..nodes.len()];
         // Nodes come after their parents (a parent is defined before its children, and
         // entities join later), so one walk in order sees every parent's factor first.
         for n in 1..nodes.len() {
-            let tally = &tallies[n];
-            let share = (tally.usage / root_usage) as f32;
-            let factor = match tally.parent as usize {
+            let share = (usages[n] / root_usage) as f32;
+            let factor = match nodes[n].parent as usize {
                 ROOT => share,
                 p if p == NO_PARENT as usize => share,
                 p => share + (nodes[p].usage_factor - share) * nodes[n].group_percentage,
