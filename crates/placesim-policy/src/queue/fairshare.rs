@@ -817,7 +817,7 @@ impl Fairshare {
     /// per `fairshare_decay_time` passed since it last did (the first cycle starts the
     /// clock); temporary usage starts again from usage.
     ///
-    /// What the cycle adds is kept as rates ([`FairshareTree::settle`]): only the jobs that
+    /// What the cycle adds is kept as rates (`FairshareTree::settle`): only the jobs that
     /// ended since the last cycle, and those whose entity is found now, change their
     /// entity's, and they are found from the places of the running list that `log` says
     /// changed (the whole list without it), so a cycle costs what changed, not a walk up
