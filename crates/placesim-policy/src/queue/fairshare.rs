@@ -711,18 +711,24 @@ impl Fairshare {
         self.tree.compare(ka.node as usize, kb.node as usize)
     }
 
+    /// What is kept of `job`, if [`Self::node`] found its entity.
+    #[inline]
+    fn found(&self, job: JobId) -> Option<KnownJob> {
+        self.known
+            .get(job.index())
+            .copied()
+            .filter(|k| k.node != UNSEEN.node)
+    }
+
     /// What is kept of `job`, found before by [`Self::node`] (as the `unknown` group's if it
     /// was not).
     #[inline]
     fn known_job(&self, job: JobId) -> KnownJob {
-        match self.known.get(job.index()) {
-            Some(&k) if k.node != UNSEEN.node => k,
-            _ => KnownJob {
-                node: UNKNOWN as u32,
-                top: UNKNOWN as u32,
-                rate: 0,
-            },
-        }
+        self.found(job).unwrap_or(KnownJob {
+            node: UNKNOWN as u32,
+            top: UNKNOWN as u32,
+            rate: 0,
+        })
     }
 
     /// Where `job`'s entity stood when the entities were last ranked (less first).
@@ -760,35 +766,34 @@ impl Fairshare {
             let slot = number.map_or(0, |n| n as usize + 1);
             (slot < NUMBERS_KEPT).then_some(slot)
         });
-        if let Some(&n) = slot.and_then(|slot| self.by_number.get(slot))
-            && n != u32::MAX
-        {
-            self.known[job.index()] = KnownJob {
-                node: n,
-                top: self.tree.top(n as usize),
-                rate: self.settings.usage.rate(workload, job),
-            };
-            return n as usize;
-        }
-        // SWF's "unknown" is -1: a job with no known entity is that entity.
-        let name = match self.settings.entity {
-            FairshareEntity::User => j.user().map_or("-1".to_owned(), |u| u.to_string()),
-            FairshareEntity::Group => j.group().map_or("-1".to_owned(), |g| g.to_string()),
-            FairshareEntity::Project => j.project().map_or("-1", |p| &**p).to_owned(),
-            FairshareEntity::Queue => workload
-                .request_of(job)
-                .queue
-                .and_then(|q| self.settings.queue_names.get(q as usize))
-                .cloned()
-                .unwrap_or_else(|| "-1".to_owned()),
-        };
-        let n = self.tree.entity(&name);
-        if let Some(slot) = slot {
-            if self.by_number.len() <= slot {
-                self.by_number.resize(slot + 1, u32::MAX);
+        let by_number = slot
+            .and_then(|slot| self.by_number.get(slot))
+            .filter(|&&n| n != u32::MAX);
+        let n = match by_number {
+            Some(&n) => n as usize,
+            None => {
+                // SWF's "unknown" is -1: a job with no known entity is that entity.
+                let name = match self.settings.entity {
+                    FairshareEntity::User => j.user().map_or("-1".to_owned(), |u| u.to_string()),
+                    FairshareEntity::Group => j.group().map_or("-1".to_owned(), |g| g.to_string()),
+                    FairshareEntity::Project => j.project().map_or("-1", |p| &**p).to_owned(),
+                    FairshareEntity::Queue => workload
+                        .request_of(job)
+                        .queue
+                        .and_then(|q| self.settings.queue_names.get(q as usize))
+                        .cloned()
+                        .unwrap_or_else(|| "-1".to_owned()),
+                };
+                let n = self.tree.entity(&name);
+                if let Some(slot) = slot {
+                    if self.by_number.len() <= slot {
+                        self.by_number.resize(slot + 1, u32::MAX);
+                    }
+                    self.by_number[slot] = n as u32;
+                }
+                n
             }
-            self.by_number[slot] = n as u32;
-        }
+        };
         self.known[job.index()] = KnownJob {
             node: n as u32,
             top: self.tree.top(n),
@@ -924,8 +929,7 @@ impl Fairshare {
             return;
         }
         self.is_accruing[i] = false;
-        let known = self.known.get(i).copied().unwrap_or(UNSEEN);
-        if known.node != UNSEEN.node {
+        if let Some(known) = self.found(job) {
             self.tree
                 .change_rate(known.node as usize, known.rate, last_s, false);
         }
@@ -935,15 +939,9 @@ impl Fairshare {
     /// its path up to this cycle, for the comparisons that read it: every pass asks it of
     /// each waiting job.
     pub(crate) fn settle_queue(&mut self, workload: &Workload, queue: &[JobId]) {
-        if self.known.len() != workload.jobs().len() {
-            self.known = vec![UNSEEN; workload.jobs().len()];
-        }
         let now = self.tree.clock_s;
         for &job in queue {
-            let node = match self.known[job.index()].node {
-                n if n != UNSEEN.node => n as usize,
-                _ => self.look_up(workload, job),
-            };
+            let node = self.node(workload, job);
             self.tree.settle_path(node, now);
         }
     }
@@ -1001,11 +999,9 @@ impl Fairshare {
         );
         for &job in joining.iter().chain(&started_last) {
             self.is_accruing[job.index()] = true;
-            match self.known.get(job.index()) {
-                Some(k) if k.node != UNSEEN.node => {
-                    self.tree.change_rate(k.node as usize, k.rate, now, true);
-                }
-                _ => self.accruing_unseen.push(Accrual {
+            match self.found(job) {
+                Some(k) => self.tree.change_rate(k.node as usize, k.rate, now, true),
+                None => self.accruing_unseen.push(Accrual {
                     job,
                     rate: self.settings.usage.rate(workload, job),
                 }),
