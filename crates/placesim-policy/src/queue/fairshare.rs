@@ -59,9 +59,6 @@ struct Node {
     group_percentage: f32,
     /// Its usage factor (`calc_usage_factor`), at the start of the cycle.
     usage_factor: f32,
-    /// Its parent (as its tally has it), for the walk that computes the factors, which
-    /// reads nodes and usages alone.
-    parent: u32,
 }
 
 /// What accrual and comparison read of a node, kept apart from the rest so that the
@@ -85,8 +82,6 @@ struct Tally {
     decayed: f64,
     /// Usage accrued since, up to the cycle at `as_of_s`.
     accrued: u64,
-    /// The two together, as of that cycle (the sum kept, as every pass reads many).
-    usage: f64,
     /// Usage with the requested usage of the jobs started or calendared in this cycle.
     temp_usage: f64,
     /// What the jobs under it that ran at the end of the last cycle accrue per second.
@@ -97,19 +92,14 @@ struct Tally {
     decays_seen: u32,
     /// As PBS keeps it, in single precision.
     tree_percentage: f32,
-    /// The parent, `NO_PARENT` for the root.
-    parent: u32,
     /// Whether it is in the tree's `accruing` list.
     listed: bool,
 }
 
-// A tally is one cache line, and the walks over every node step by a power of two.
-const _: () = assert!(std::mem::size_of::<Tally>() == 64);
-
 impl Tally {
-    /// Usage brought in line with its two parts, once either changed.
-    fn recount(&mut self) {
-        self.usage = self.decayed + self.accrued as f64;
+    /// Usage as of the cycle it stands at (what the tree's `usages` keeps of it).
+    fn usage(&self) -> f64 {
+        self.decayed + self.accrued as f64
     }
 
     /// Temporary usage set, and what comparisons read of it: over the share of the
@@ -147,12 +137,13 @@ pub struct FairshareTree {
     /// Nodes whose temporary usage may differ from their usage: what the next cycle resets,
     /// instead of every node.
     touched: Vec<u32>,
-    /// Per node, its usage as its tally has it, in a list of their own for the walk that
-    /// computes the usage factors, which reads every node's at every cycle.
+    /// Per node: its parent (`NO_PARENT` for the root), its usage as of the cycle its tally
+    /// stands at, and what comparisons read, its temporary usage over its share of the
+    /// machine. Dense lists apart from the tallies: the walks up a path, the walk that
+    /// computes the usage factors over every node at every cycle, and comparisons read
+    /// them and nothing else of a node.
+    parents: Vec<u32>,
     usages: Vec<f64>,
-    /// Per node, what comparisons read: its temporary usage over its share of the machine
-    /// (kept apart from the tallies, so that a tally fills one cache line of 64 bytes and
-    /// comparisons read a dense list).
     temp_per_share: Vec<f64>,
     /// The cycles at which the tree decayed, in time order, which a node's usage catches up
     /// with when it is settled.
@@ -193,8 +184,9 @@ impl FairshareTree {
             by_name: HashMap::new(),
             paths: Vec::new(),
             touched: Vec::new(),
-            temp_per_share: Vec::new(),
+            parents: Vec::new(),
             usages: Vec::new(),
+            temp_per_share: Vec::new(),
             decays: Vec::new(),
             decay_factor: 0.5,
             clock_s: 0,
@@ -253,22 +245,20 @@ impl FairshareTree {
             shares,
             group_percentage: 1.0,
             usage_factor: 0.0,
-            parent: parent.map_or(NO_PARENT, |p| p as u32),
         });
         self.tallies.push(Tally {
             decayed: MIN_USAGE,
             accrued: 0,
-            usage: MIN_USAGE,
             temp_usage: MIN_USAGE,
             rate_per_s: 0,
             as_of_s: self.clock_s,
             decays_seen: self.decays.len() as u32,
             tree_percentage: 1.0,
-            parent: parent.map_or(NO_PARENT, |p| p as u32),
             listed: false,
         });
-        self.temp_per_share.push(MIN_USAGE);
+        self.parents.push(parent.map_or(NO_PARENT, |p| p as u32));
         self.usages.push(MIN_USAGE);
+        self.temp_per_share.push(MIN_USAGE);
         let path: Box<[u32]> = match parent {
             Some(p) if p != ROOT => self.paths[p].iter().copied().chain([id as u32]).collect(),
             Some(_) => Box::new([id as u32]),
@@ -330,10 +320,9 @@ impl FairshareTree {
         while n != NO_PARENT {
             let tally = &mut self.tallies[n as usize];
             tally.accrued += amount;
-            tally.recount();
-            self.usages[n as usize] = tally.usage;
-            self.temp_per_share[n as usize] = tally.set_temp_usage(tally.usage);
-            n = tally.parent;
+            self.usages[n as usize] = tally.usage();
+            self.temp_per_share[n as usize] = tally.set_temp_usage(tally.usage());
+            n = self.parents[n as usize];
         }
     }
 
@@ -355,7 +344,7 @@ impl FairshareTree {
             tally.as_of_s <= to_s,
             "a node is settled to a cycle before its own"
         );
-        if tally.rate_per_s == 0 && tally.usage == MIN_USAGE {
+        if tally.rate_per_s == 0 && self.usages[node] == MIN_USAGE {
             // At the minimum with nothing accruing: no decay or second moves it (most of a
             // tree's entities, most of the time).
             tally.decays_seen = self.decays.len() as u32;
@@ -368,28 +357,28 @@ impl FairshareTree {
                 .accrued
                 .saturating_add(tally.rate_per_s.saturating_mul(seconds));
             tally.as_of_s = until_s;
-            tally.recount();
         };
         for decay in &self.decays[tally.decays_seen as usize..] {
             if decay.at_s > to_s {
                 break;
             }
             accrue(tally, decay.at_s);
-            let mut usage = tally.usage;
+            let mut usage = tally.usage();
             for _ in 0..decay.periods {
                 if usage <= MIN_USAGE {
                     break;
                 }
                 usage = (usage * self.decay_factor).max(MIN_USAGE);
             }
-            (tally.decayed, tally.accrued, tally.usage) = (usage, 0, usage);
+            (tally.decayed, tally.accrued) = (usage, 0);
             tally.decays_seen += 1;
         }
         accrue(tally, to_s);
-        self.usages[node] = tally.usage;
+        let usage = tally.usage();
+        self.usages[node] = usage;
         // Unchanged (no rate, no decay), it needs no new quotient.
-        if tally.usage != tally.temp_usage {
-            self.temp_per_share[node] = tally.set_temp_usage(tally.usage);
+        if usage != tally.temp_usage {
+            self.temp_per_share[node] = tally.set_temp_usage(usage);
         }
     }
 
@@ -402,7 +391,7 @@ impl FairshareTree {
         let mut n = node as u32;
         while n != NO_PARENT && !self.stands_at(n as usize, to_s) {
             self.settle(n as usize, to_s);
-            n = self.tallies[n as usize].parent;
+            n = self.parents[n as usize];
         }
     }
 
@@ -425,7 +414,7 @@ impl FairshareTree {
                 tally.listed = true;
                 self.accruing.push(n);
             }
-            n = tally.parent;
+            n = self.parents[n as usize];
         }
     }
 
@@ -437,7 +426,7 @@ impl FairshareTree {
             let tally = &mut self.tallies[n as usize];
             self.temp_per_share[n as usize] = tally.set_temp_usage(tally.temp_usage + amount);
             self.touched.push(n);
-            n = self.tallies[n as usize].parent;
+            n = self.parents[n as usize];
         }
     }
 
@@ -513,12 +502,12 @@ impl FairshareTree {
         }
         let root_usage = self.usages[ROOT];
         let nodes = &mut self.nodes[..];
-        let usages = &self.usages[..nodes.len()];
+        let (usages, parents) = (&self.usages[..nodes.len()], &self.parents[..nodes.len()]);
         // Nodes come after their parents (a parent is defined before its children, and
         // entities join later), so one walk in order sees every parent's factor first.
         for n in 1..nodes.len() {
             let share = (usages[n] / root_usage) as f32;
-            let factor = match nodes[n].parent as usize {
+            let factor = match parents[n] as usize {
                 ROOT => share,
                 p if p == NO_PARENT as usize => share,
                 p => share + (nodes[p].usage_factor - share) * nodes[n].group_percentage,
@@ -536,7 +525,7 @@ impl FairshareTree {
     fn reset_temporary(&mut self) {
         for n in self.touched.drain(..) {
             let tally = &mut self.tallies[n as usize];
-            self.temp_per_share[n as usize] = tally.set_temp_usage(tally.usage);
+            self.temp_per_share[n as usize] = tally.set_temp_usage(self.usages[n as usize]);
         }
     }
 }
@@ -1113,7 +1102,7 @@ mod tests {
                 let mut n = node as u32;
                 while n != NO_PARENT {
                     eager[n as usize].1 += rate * (now - last);
-                    n = lazy.tallies[n as usize].parent;
+                    n = lazy.parents[n as usize];
                 }
                 true
             });
@@ -1136,7 +1125,7 @@ mod tests {
                 lazy.settle_path(n, now);
                 let (decayed, accrued) = eager[n];
                 assert_eq!(
-                    lazy.tallies[n].usage,
+                    lazy.usages[n],
                     decayed + accrued as f64,
                     "node {n}, cycle {cycle}"
                 );
