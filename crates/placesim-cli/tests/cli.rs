@@ -973,6 +973,36 @@ fn a_resource_limit_is_calendared_like_the_vnodes() {
     );
 }
 
+/// A head turned away by the free ncpus gets no limit's comment meant for another job. On 4
+/// vnodes, user 7 may run one job: J3 and J4 (user 7) wait for its limit while J2 runs, J3
+/// with PBS's comment; J5 (user 8, 4 ncpus, the request J1 ran with) sorts before them
+/// (`ncpus HIGH`) and waits for ncpus, which first fit does not explain. It must not be told
+/// that its user reached the limit: the limits' placement remembers why it last refused J3,
+/// but J5's placement was never asked, the free ncpus having turned it away first.
+#[test]
+fn a_head_waiting_for_ncpus_is_not_given_another_jobs_limit_comment() {
+    let dir = placesim_testkit::tempdir().unwrap();
+    let trace = "1 0 -1 1 4 -1 -1 4 1 -1 1 8 1 -1 -1 -1 -1 -1\n\
+                 2 1 -1 100 1 -1 -1 1 100 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 3 2 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 4 3 -1 10 1 -1 -1 1 10 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 5 4 -1 10 4 -1 -1 4 10 -1 1 8 1 -1 -1 -1 -1 -1\n";
+    let (starts, out) = run_on_vnodes(
+        dir.path(),
+        4,
+        trace,
+        "[pbs]\nmax_run = \"[u:PBS_GENERIC=1]\"\njob_sort_key = [\"ncpus HIGH\"]\n",
+    );
+    assert_eq!(starts, [0, 1, 111, 121, 101]);
+    assert_explains(
+        &out,
+        "3",
+        "2 s  comment: Not Running: User has reached server running job limit.\n",
+    );
+    let j5 = explain(&out, "5");
+    assert!(!j5.contains("comment"), "{j5}");
+}
+
 /// A limit's value that does not read is refused at its column, with what was expected.
 #[test]
 fn a_bad_limit_is_refused_at_its_column() {

@@ -617,13 +617,18 @@ impl Runnable {
             };
         }
         let relaxed = self.erased(job);
-        let allocation = if cheap_first && !relaxed {
-            try_place(ctx, placement, now_view, job)
+        let (allocation, asked) = if cheap_first && !relaxed {
+            match try_place(ctx, placement, now_view, job) {
+                Some(placed) => (placed, true),
+                None => (None, false),
+            }
         } else {
             now_view.settle();
-            place_on(placement, request, now_view, relaxed)
+            (place_on(placement, request, now_view, relaxed), true)
         };
-        let why = if allocation.is_none() {
+        // The placement's reason is about the last request it was asked to place: none when
+        // the totals turned this one away before it was asked.
+        let why = if allocation.is_none() && asked {
             placement.refusal()
         } else {
             None
@@ -918,21 +923,22 @@ pub(crate) enum Order {
     },
 }
 
-/// Where `job` would go in `scratch` now, trying the cheap ncpus total first: a job refused
-/// by it leaves a deferred take unapplied ([`Scratch::take_deferred`]).
+/// Where `job` would go in `scratch` now, trying the cheap ncpus total first: `None` when the
+/// total turned it away before the placement was asked (leaving a deferred take unapplied,
+/// [`Scratch::take_deferred`]), else the placement's answer.
 pub(crate) fn try_place(
     ctx: &SchedContext<'_>,
     placement: &mut dyn PlacementPolicy,
     scratch: &mut Scratch<'_>,
     job: JobId,
-) -> Option<Allocation> {
+) -> Option<Option<Allocation>> {
     if ctx.workload.ncpus_of(job)
         > placesim_core::StateView::free_total(scratch, ConsumableIdx::NCPUS)
     {
         return None;
     }
     scratch.settle();
-    placement.place(ctx.workload.request_of(job), scratch)
+    Some(placement.place(ctx.workload.request_of(job), scratch))
 }
 
 /// Takes `allocation` in the scratch view and records the decision to start `job` on it. The
