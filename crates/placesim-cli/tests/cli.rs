@@ -973,6 +973,36 @@ fn a_resource_limit_is_calendared_like_the_vnodes() {
     );
 }
 
+/// EASY's shadow time waits for the head's limit as well as for its ncpus. On 4 vnodes, user 7
+/// may run one job: J1 (until 100) and J2 (user 8, until 10) run; J3 (user 7, 2 ncpus) fits
+/// the free ncpus but not its limit, so it heads the queue and is calendared at 100, when J1
+/// gives its room back, not at 10, when J2's end would first give it the ncpus. J4 (user 9,
+/// 2 ncpus, 50 s) ends by 100 and is backfilled at once; against a shadow time of 10 it would
+/// have taken the ncpus J3 needs then.
+#[test]
+fn a_head_held_by_its_limit_is_calendared_when_the_limit_has_room() {
+    let dir = placesim_testkit::tempdir().unwrap();
+    let trace = "1 0 -1 100 1 -1 -1 1 100 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 2 0 -1 10 1 -1 -1 1 10 -1 1 8 1 -1 -1 -1 -1 -1\n\
+                 3 1 -1 50 2 -1 -1 2 50 -1 1 7 1 -1 -1 -1 -1 -1\n\
+                 4 2 -1 50 2 -1 -1 2 50 -1 1 9 1 -1 -1 -1 -1 -1\n";
+    let (starts, out) = run_on_vnodes(
+        dir.path(),
+        4,
+        trace,
+        "[pbs]\nmax_run = \"[u:PBS_GENERIC=1]\"\n",
+    );
+    assert_eq!(starts, [0, 0, 100, 2]);
+    let j3 = explain(&out, "3");
+    assert!(
+        j3.contains(
+            "1 s  comment: Not Running: User has reached server running job limit.\n\
+             \x20          1 s  top-job estimate: start 100 s\n"
+        ),
+        "{j3}"
+    );
+}
+
 /// A head turned away by the free ncpus gets no limit's comment meant for another job. On 4
 /// vnodes, user 7 may run one job: J3 and J4 (user 7) wait for its limit while J2 runs, J3
 /// with PBS's comment; J5 (user 8, 4 ncpus, the request J1 ran with) sorts before them

@@ -279,6 +279,18 @@ pub trait PlacementPolicy: Send {
         false
     }
 
+    /// Whether, in `view`, `place` succeeds exactly when the view's free totals cover the
+    /// request's totals and each run limit the request draws on has room for its draw
+    /// ([`crate::StateView::short_limit`]), taking the totals and the draws and nothing else. A
+    /// discipline that carries each limit's room through its calendar beside the totals (EASY)
+    /// may then reason on the two where a limit can hold a job back, which
+    /// [`Self::fits_by_totals`] leaves to the vnodes. The default is
+    /// [`Self::fits_by_totals`]: a placement that vouches for the totals alone either puts
+    /// no limit on the request or none that can bind.
+    fn fits_by_totals_and_limits(&self, request: &Request, view: &Scratch<'_>) -> bool {
+        self.fits_by_totals(request, view)
+    }
+
     /// Whether [`Self::place`]'s answer depends only on the request and the state of the view
     /// (not on the time, nor on earlier calls), so that a discipline may reuse an answer for
     /// the same request in the same state. The default, `false`, is always safe.
@@ -410,6 +422,9 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     }
     fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
         (**self).fits_by_totals(request, view)
+    }
+    fn fits_by_totals_and_limits(&self, request: &Request, view: &Scratch<'_>) -> bool {
+        (**self).fits_by_totals_and_limits(request, view)
     }
     fn unsupported(&self, request: &Request) -> Option<&'static str> {
         (**self).unsupported(request)

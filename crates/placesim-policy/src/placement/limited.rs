@@ -103,6 +103,12 @@ impl<P: PlacementPolicy> PlacementPolicy for Limited<P> {
             && self.inner.fits_by_totals(request, view)
     }
 
+    /// Whenever the placement inside decides on totals: a limit refuses exactly the
+    /// requests whose draws its room cannot cover, and a placed request takes its draws.
+    fn fits_by_totals_and_limits(&self, request: &Request, view: &Scratch<'_>) -> bool {
+        self.inner.fits_by_totals(request, view)
+    }
+
     fn depends_only_on_state(&self) -> bool {
         // A limit's room is part of the state.
         self.inner.depends_only_on_state()

@@ -1,11 +1,11 @@
 //! EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), with the reservation computed by the
 //! placement policy.
 
-use super::calendar::{Calendar, End, Shortcuts, first_time_with, place_on};
+use super::calendar::{Calendar, End, Shortcuts, allocation_at, first_time_with, place_on};
 use super::{Order, PbsComment, Runnable, calendar_request, reserved, start, start_heads};
 use placesim_core::{
-    Allocation, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext, SchedulingPolicy,
-    Scratch, ScratchBuf, SimTime, StateView,
+    Allocation, ConsumableIdx, Decision, JobId, LimitDraw, PlacementPolicy, SchedContext,
+    SchedulingPolicy, Scratch, ScratchBuf, SimTime, StateView,
 };
 
 /// The reservation EASY holds for the first job that cannot start: when, and on which vnodes.
@@ -39,9 +39,10 @@ pub struct Reservation {
 ///   nothing was freed, the shadow time is the same, and `now + estimate ≤ shadow` only gets
 ///   harder as time passes, so every older candidate would be refused again.
 /// - When the placement policy says fit is decided by totals for the head and a candidate
-///   ([`PlacementPolicy::fits_by_totals`]), the shadow time and the extra test are computed on
-///   ncpus totals, and vnodes are placed only for the jobs that start. A candidate for which
-///   it does not hold switches the rest of the pass to the vnode form.
+///   ([`PlacementPolicy::fits_by_totals_and_limits`]), the shadow time and the extra test are
+///   computed on ncpus totals and on the rooms of the run limits the head draws on, and vnodes
+///   are placed only for the jobs that start. A candidate for which it does not hold switches
+///   the rest of the pass to the vnode form.
 /// - In the vnode form, the reservation walk starts where the ncpus free reach the head's need,
 ///   builds that state from the idle cluster when fewer vnodes are held then than released by
 ///   then, and reuses the previous pass's vnodes for the same head in the same state (see
@@ -57,6 +58,9 @@ pub struct Easy<P> {
     estimated: Option<JobId>,
     /// Behind the views of the head's window when site reservations are to come.
     window_buf: ScratchBuf,
+    /// On the totals form, per run-limit draw of the head: its limit's room at the shadow
+    /// time, after this pass's long backfills.
+    head_rooms: Vec<u64>,
 }
 
 /// The reservation as a pass holds it: on totals, or on vnodes in the shadow view.
@@ -83,6 +87,7 @@ impl<P: PlacementPolicy> Easy<P> {
             calendar: Calendar::new(true),
             estimated: None,
             window_buf: ScratchBuf::default(),
+            head_rooms: Vec::new(),
         }
     }
 
@@ -173,8 +178,11 @@ impl<P: PlacementPolicy> Easy<P> {
         let min_need = ctx.workload.min_request_ncpus();
         let head_request = calendar_request(ctx.workload.request_of(head));
         let head_need = ctx.workload.ncpus_of(head);
-        let head_by_totals =
-            !head_relaxed && self.placement.fits_by_totals(&head_request, &now_view);
+        let head_draws = head_request.limit_draws.as_deref().unwrap_or(&[]);
+        let head_by_totals = !head_relaxed
+            && self
+                .placement
+                .fits_by_totals_and_limits(&head_request, &now_view);
         let (mut walk, mut shadow_view) = self.calendar.open(ctx.state);
         let mut held = Held::Unknown;
         for &job in &ctx.queue[scan_from..] {
@@ -187,11 +195,23 @@ impl<P: PlacementPolicy> Easy<P> {
                 continue;
             }
             let request = ctx.workload.request_of(job);
-            let by_totals = head_by_totals && self.placement.fits_by_totals(request, &now_view);
+            let by_totals =
+                head_by_totals && self.placement.fits_by_totals_and_limits(request, &now_view);
             if matches!(held, Held::Unknown) && by_totals {
                 walk.fill_ends(ctx, decisions);
-                let Some((time, free_ncpus)) = shadow_by_totals(walk.ends, head_need, free_now)
-                else {
+                let head = HeadNeed {
+                    ncpus: head_need,
+                    draws: head_draws,
+                };
+                let found = shadow_by_totals(
+                    ctx,
+                    decisions,
+                    walk.ends,
+                    head,
+                    &now_view,
+                    &mut self.head_rooms,
+                );
+                let Some((time, free_ncpus)) = found else {
                     break;
                 };
                 held = Held::Totals { time, free_ncpus };
@@ -221,7 +241,16 @@ impl<P: PlacementPolicy> Easy<P> {
                 }
                 Held::Totals { time, free_ncpus } => {
                     let ends_by_shadow = ctx.now + ctx.workload.job(job).estimate <= *time;
-                    if !ends_by_shadow && need + head_need > *free_ncpus {
+                    let draws = request.limit_draws.as_deref().unwrap_or(&[]);
+                    // A job over a limit of its own is refused by the placement whatever the
+                    // head needs: asked first, as PBS checks limits before the vnodes.
+                    if now_view.short_limit(draws).is_some() {
+                        continue;
+                    }
+                    if !ends_by_shadow
+                        && (need + head_need > *free_ncpus
+                            || !leaves_room(head_draws, &self.head_rooms, draws))
+                    {
                         // It fits now (totals decide, and it is within the free ncpus).
                         self.runnable.comment(job, PbsComment::Conflict);
                         continue;
@@ -234,6 +263,7 @@ impl<P: PlacementPolicy> Easy<P> {
                     };
                     if !ends_by_shadow {
                         *free_ncpus -= need;
+                        take_draws(head_draws, &mut self.head_rooms, draws);
                     }
                     start(job, allocation, &mut now_view, decisions);
                 }
@@ -301,8 +331,19 @@ impl<P: PlacementPolicy> Easy<P> {
         let estimate = match held {
             Held::Unknown if head_by_totals => {
                 walk.fill_ends(ctx, decisions);
-                let free_now = now_view.free_total(ConsumableIdx::NCPUS);
-                shadow_by_totals(walk.ends, head_need, free_now).map(|(time, _)| (time, None))
+                let head = HeadNeed {
+                    ncpus: head_need,
+                    draws: head_draws,
+                };
+                shadow_by_totals(
+                    ctx,
+                    decisions,
+                    walk.ends,
+                    head,
+                    &now_view,
+                    &mut self.head_rooms,
+                )
+                .map(|(time, _)| (time, None))
             }
             Held::Unknown => walk
                 .earliest(
@@ -433,8 +474,82 @@ impl<P: PlacementPolicy> Easy<P> {
     }
 }
 
-/// Step 2 on totals: the first estimated end at which the ncpus free reach the head's need, and
-/// the ncpus free then.
-fn shadow_by_totals(ends: &[End], head_need: u64, free_now: u64) -> Option<(SimTime, u64)> {
-    first_time_with(ends, head_need, free_now).map(|(i, avail)| (ends[i - 1].0, avail))
+/// What the head needs on the totals form: its ncpus, and its draws on run limits.
+#[derive(Clone, Copy)]
+struct HeadNeed<'a> {
+    ncpus: u64,
+    draws: &'a [LimitDraw],
+}
+
+/// Step 2 on totals: the first estimated end at which the ncpus free reach the head's need and
+/// each run limit the head draws on has room for its draw, with the ncpus free then. `rooms`
+/// is left with each of the head's draws' limit room then: the room now in `now_view`, and the
+/// draws of every job ending by then given back.
+fn shadow_by_totals(
+    ctx: &SchedContext<'_>,
+    decisions: &[Decision],
+    ends: &[End],
+    head: HeadNeed<'_>,
+    now_view: &Scratch<'_>,
+    rooms: &mut Vec<u64>,
+) -> Option<(SimTime, u64)> {
+    let free_now = now_view.free_total(ConsumableIdx::NCPUS);
+    rooms.clear();
+    if head.draws.is_empty() {
+        return first_time_with(ends, head.ncpus, free_now)
+            .map(|(i, avail)| (ends[i - 1].0, avail));
+    }
+    rooms.extend(head.draws.iter().map(|d| now_view.limit_room(d.limit)));
+    let mut avail = free_now;
+    let mut i = 0;
+    while i < ends.len() {
+        let time = ends[i].0;
+        while i < ends.len() && ends[i].0 == time {
+            avail += ends[i].3;
+            if let Some(draws) = allocation_at(ctx, decisions, ends[i].2)
+                .limit_draws
+                .as_deref()
+            {
+                for (h, room) in head.draws.iter().zip(rooms.iter_mut()) {
+                    *room += drawn_from(draws, h.limit);
+                }
+            }
+            i += 1;
+        }
+        if avail >= head.ncpus
+            && head
+                .draws
+                .iter()
+                .zip(rooms.iter())
+                .all(|(h, &r)| h.amount <= r)
+        {
+            return Some((time, avail));
+        }
+    }
+    None
+}
+
+/// How much of limit `limit` `draws` take.
+fn drawn_from(draws: &[LimitDraw], limit: u32) -> u64 {
+    draws
+        .iter()
+        .filter(|d| d.limit == limit)
+        .map(|d| d.amount)
+        .sum()
+}
+
+/// Whether the head's draws still fit their rooms at the shadow time (`rooms`, one per draw)
+/// once a job drawing `draws` holds them then.
+fn leaves_room(head_draws: &[LimitDraw], rooms: &[u64], draws: &[LimitDraw]) -> bool {
+    head_draws
+        .iter()
+        .zip(rooms)
+        .all(|(h, &room)| h.amount.saturating_add(drawn_from(draws, h.limit)) <= room)
+}
+
+/// Takes a job's `draws` from the rooms the head's draws have at the shadow time.
+fn take_draws(head_draws: &[LimitDraw], rooms: &mut [u64], draws: &[LimitDraw]) {
+    for (h, room) in head_draws.iter().zip(rooms) {
+        *room = room.saturating_sub(drawn_from(draws, h.limit));
+    }
 }

@@ -736,9 +736,10 @@ fn kth_sorted_by_job_sort_formula_matches_count_based_reference() {
 /// PBS's `max_run = "[u:PBS_GENERIC=2]"` on KTH-SP2's first 6,000 jobs (the limit makes
 /// long queues, which the conservative reference takes minutes over on the whole trace):
 /// every discipline, with the limit held in
-/// the cluster state and enforced by the limits' placement around first fit (on vnodes, since
-/// a limit is not among the totals), equals the count-based reference in which each user's
-/// running jobs are held like processors (EASY is the reference's depth 1). The limit binds:
+/// the cluster state and enforced by the limits' placement around first fit (EASY on totals,
+/// carrying the head's limit room beside its ncpus; the others on vnodes, since a limit is
+/// not among their totals), equals the count-based reference in which each user's running
+/// jobs are held like processors (EASY is the reference's depth 1). The limit binds:
 /// the same disciplines without it start jobs at other times.
 #[test]
 fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
