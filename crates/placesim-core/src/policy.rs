@@ -279,16 +279,26 @@ pub trait PlacementPolicy: Send {
         false
     }
 
-    /// Whether, in `view`, `place` succeeds exactly when the view's free totals cover the
-    /// request's totals and each run limit the request draws on has room for its draw
-    /// ([`crate::StateView::short_limit`]), taking the totals and the draws and nothing else. A
-    /// discipline that carries each limit's room through its calendar beside the totals (EASY)
-    /// may then reason on the two where a limit can hold a job back, which
-    /// [`Self::fits_by_totals`] leaves to the vnodes. The default is
-    /// [`Self::fits_by_totals`]: a placement that vouches for the totals alone either puts
-    /// no limit on the request or none that can bind.
-    fn fits_by_totals_and_limits(&self, request: &Request, view: &Scratch<'_>) -> bool {
-        self.fits_by_totals(request, view)
+    /// The request's half of deciding fit on totals where a run limit can bind: whether, in
+    /// any view where [`Self::totals_decide_view`] holds, `place` succeeds exactly when the
+    /// view's free totals cover the request's totals and each run limit this placement holds
+    /// the request to has room for its draw ([`crate::StateView::short_limit`]), taking the
+    /// totals and the draws and nothing else. A discipline that carries each limit's room
+    /// through its calendar beside the totals (EASY) may then reason on the two, where
+    /// [`Self::fits_by_totals`] leaves a limit that can bind to the vnodes. It depends on the
+    /// request alone, so a discipline may remember it per request: EASY asks it of every
+    /// candidate of every pass. The default, `false`, is always safe.
+    fn totals_decide_request(&self, request: &Request) -> bool {
+        let _ = request;
+        false
+    }
+
+    /// The view's half of [`Self::totals_decide_request`]: whether `view` is one where its
+    /// answer holds. Like [`Self::fits_by_totals`], it reads only the view's totals. The
+    /// default, `false`, is always safe.
+    fn totals_decide_view(&self, view: &Scratch<'_>) -> bool {
+        let _ = view;
+        false
     }
 
     /// Whether [`Self::place`]'s answer depends only on the request and the state of the view
@@ -423,8 +433,11 @@ impl<P: PlacementPolicy + ?Sized> PlacementPolicy for Box<P> {
     fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
         (**self).fits_by_totals(request, view)
     }
-    fn fits_by_totals_and_limits(&self, request: &Request, view: &Scratch<'_>) -> bool {
-        (**self).fits_by_totals_and_limits(request, view)
+    fn totals_decide_request(&self, request: &Request) -> bool {
+        (**self).totals_decide_request(request)
+    }
+    fn totals_decide_view(&self, view: &Scratch<'_>) -> bool {
+        (**self).totals_decide_view(view)
     }
     fn unsupported(&self, request: &Request) -> Option<&'static str> {
         (**self).unsupported(request)

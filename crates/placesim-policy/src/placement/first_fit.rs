@@ -194,11 +194,21 @@ impl PlacementPolicy for FirstFit {
     /// nothing else, while no vnode is held exclusively: every vnode with a free ncpu is then
     /// eligible and can take a chunk, so N chunks fit exactly when N ncpus are free.
     fn fits_by_totals(&self, request: &Request, view: &Scratch<'_>) -> bool {
+        self.totals_decide_view(view) && self.totals_decide_request(request)
+    }
+
+    /// Plain `place=free:shared` requests whose chunks each need one ncpu and nothing else.
+    /// First fit holds a request to no run limit (`Limited` around it does).
+    fn totals_decide_request(&self, request: &Request) -> bool {
         request.arrangement == Arrangement::Free
             && request.sharing == Sharing::Shared
-            && view.exclusive_with_room() == 0
             && request.is_plain()
             && single_ncpu_chunks(&request.chunks)
+    }
+
+    /// While no vnode is held exclusively.
+    fn totals_decide_view(&self, view: &Scratch<'_>) -> bool {
+        view.exclusive_with_room() == 0
     }
 
     /// First fit reads only the view.

@@ -105,8 +105,12 @@ impl<P: PlacementPolicy> PlacementPolicy for Limited<P> {
 
     /// Whenever the placement inside decides on totals: a limit refuses exactly the
     /// requests whose draws its room cannot cover, and a placed request takes its draws.
-    fn fits_by_totals_and_limits(&self, request: &Request, view: &Scratch<'_>) -> bool {
-        self.inner.fits_by_totals(request, view)
+    fn totals_decide_request(&self, request: &Request) -> bool {
+        self.inner.totals_decide_request(request)
+    }
+
+    fn totals_decide_view(&self, view: &Scratch<'_>) -> bool {
+        self.inner.totals_decide_view(view)
     }
 
     fn depends_only_on_state(&self) -> bool {

@@ -39,7 +39,7 @@ pub struct Reservation {
 ///   nothing was freed, the shadow time is the same, and `now + estimate ≤ shadow` only gets
 ///   harder as time passes, so every older candidate would be refused again.
 /// - When the placement policy says fit is decided by totals for the head and a candidate
-///   ([`PlacementPolicy::fits_by_totals_and_limits`]), the shadow time and the extra test are
+///   ([`PlacementPolicy::totals_decide_request`]), the shadow time and the extra test are
 ///   computed on ncpus totals and on the rooms of the run limits the head draws on, and vnodes
 ///   are placed only for the jobs that start. A candidate for which it does not hold switches
 ///   the rest of the pass to the vnode form.
@@ -61,6 +61,9 @@ pub struct Easy<P> {
     /// On the totals form, per run-limit draw of the head: its limit's room at the shadow
     /// time, after this pass's long backfills.
     head_rooms: Vec<u64>,
+    /// Per request id, whether the placement decides it on totals
+    /// ([`PlacementPolicy::totals_decide_request`]): 0 not asked yet, 1 yes, 2 no.
+    on_totals: Vec<u8>,
 }
 
 /// The reservation as a pass holds it: on totals, or on vnodes in the shadow view.
@@ -88,6 +91,7 @@ impl<P: PlacementPolicy> Easy<P> {
             estimated: None,
             window_buf: ScratchBuf::default(),
             head_rooms: Vec::new(),
+            on_totals: Vec::new(),
         }
     }
 
@@ -180,9 +184,8 @@ impl<P: PlacementPolicy> Easy<P> {
         let head_need = ctx.workload.ncpus_of(head);
         let head_draws = head_request.limit_draws.as_deref().unwrap_or(&[]);
         let head_by_totals = !head_relaxed
-            && self
-                .placement
-                .fits_by_totals_and_limits(&head_request, &now_view);
+            && self.placement.totals_decide_view(&now_view)
+            && self.placement.totals_decide_request(&head_request);
         let (mut walk, mut shadow_view) = self.calendar.open(ctx.state);
         let mut held = Held::Unknown;
         for &job in &ctx.queue[scan_from..] {
@@ -195,8 +198,9 @@ impl<P: PlacementPolicy> Easy<P> {
                 continue;
             }
             let request = ctx.workload.request_of(job);
-            let by_totals =
-                head_by_totals && self.placement.fits_by_totals_and_limits(request, &now_view);
+            let by_totals = head_by_totals
+                && self.placement.totals_decide_view(&now_view)
+                && on_totals(&mut self.on_totals, &self.placement, ctx, job);
             if matches!(held, Held::Unknown) && by_totals {
                 walk.fill_ends(ctx, decisions);
                 let head = HeadNeed {
@@ -472,6 +476,27 @@ impl<P: PlacementPolicy> Easy<P> {
             allocation: Some(std::sync::Arc::new(head_vnodes)),
         });
     }
+}
+
+/// Whether `placement` decides `job`'s request on totals
+/// ([`PlacementPolicy::totals_decide_request`]), remembered per request id in `known`.
+fn on_totals<P: PlacementPolicy>(
+    known: &mut Vec<u8>,
+    placement: &P,
+    ctx: &SchedContext<'_>,
+    job: JobId,
+) -> bool {
+    let n_requests = ctx.workload.requests().len();
+    if known.len() != n_requests {
+        known.clear();
+        known.resize(n_requests, 0);
+    }
+    let id = ctx.workload.job(job).request.index();
+    if known[id] == 0 {
+        let yes = placement.totals_decide_request(ctx.workload.request_of(job));
+        known[id] = if yes { 1 } else { 2 };
+    }
+    known[id] == 1
 }
 
 /// What the head needs on the totals form: its ncpus, and its draws on run limits.
