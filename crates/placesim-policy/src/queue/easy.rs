@@ -183,6 +183,10 @@ impl<P: PlacementPolicy> Easy<P> {
         let head_request = calendar_request(ctx.workload.request_of(head));
         let head_need = ctx.workload.ncpus_of(head);
         let head_draws = head_request.limit_draws.as_deref().unwrap_or(&[]);
+        let head_needs = HeadNeed {
+            ncpus: head_need,
+            draws: head_draws,
+        };
         let head_by_totals = !head_relaxed
             && self.placement.totals_decide_view(&now_view)
             && self.placement.totals_decide_request(&head_request);
@@ -203,15 +207,11 @@ impl<P: PlacementPolicy> Easy<P> {
                 && on_totals(&mut self.on_totals, &self.placement, ctx, job);
             if matches!(held, Held::Unknown) && by_totals {
                 walk.fill_ends(ctx, decisions);
-                let head = HeadNeed {
-                    ncpus: head_need,
-                    draws: head_draws,
-                };
                 let found = shadow_by_totals(
                     ctx,
                     decisions,
                     walk.ends,
-                    head,
+                    head_needs,
                     &now_view,
                     &mut self.head_rooms,
                 );
@@ -335,15 +335,11 @@ impl<P: PlacementPolicy> Easy<P> {
         let estimate = match held {
             Held::Unknown if head_by_totals => {
                 walk.fill_ends(ctx, decisions);
-                let head = HeadNeed {
-                    ncpus: head_need,
-                    draws: head_draws,
-                };
                 shadow_by_totals(
                     ctx,
                     decisions,
                     walk.ends,
-                    head,
+                    head_needs,
                     &now_view,
                     &mut self.head_rooms,
                 )
