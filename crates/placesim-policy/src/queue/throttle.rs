@@ -12,7 +12,9 @@
 //! the jobs within soft limits, in order, then those within only hard limits.
 
 use super::moab_fairshare::{CREDENTIALS, credential_name};
-use placesim_core::{Decision, JobId, SchedContext, SchedulingPolicy, TopJobEstimate, Workload};
+use placesim_core::{
+    Decision, JobId, RunningLog, SchedContext, SchedulingPolicy, TopJobEstimate, Workload,
+};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -93,6 +95,9 @@ struct Violation {
     used: u64,
 }
 
+/// A message made for a violation.
+type Told = (Violation, Arc<str>);
+
 /// No credential of that kind.
 const NONE: u32 = u32::MAX;
 
@@ -110,10 +115,24 @@ pub struct Throttled<S> {
     /// Per credential id: what its active jobs hold, per limit kind.
     usage: Vec<[u64; 3]>,
     /// The credential ids the running jobs counted against at the last pass: the only ones
-    /// whose usage is not zero before the next.
+    /// whose usage is not zero before the next (when `usage` is counted anew at each pass).
     held: Vec<u32>,
+    /// Whether some credential has a MAXPS limit, whose usage shrinks as time passes: `usage`
+    /// is then counted anew at each pass. Otherwise it is kept between passes, and a pass
+    /// counts only the running jobs that started or ended since the last.
+    by_time: bool,
+    /// The running list as `usage` counts it, by position, when it is kept between passes.
+    counted: Vec<Option<JobId>>,
+    /// Where the kernel's log of the running list stood when `counted` was brought up to
+    /// date; `None` when `usage` is not kept.
+    counted_mark: Option<placesim_core::LogMark>,
     /// Per job: the last violation it was told of, so that a reason is said once.
     told: Vec<Option<Violation>>,
+    /// Per job and level (soft, hard): the last message made for it, and for which
+    /// violation. A job held back goes from one level's message to the other's as the jobs
+    /// before it start and end, and is told the same texts again and again: they are made
+    /// once (making them was a tenth of a run's instructions under a binding `MAXJOB`).
+    texts: Vec<[Option<Told>; 2]>,
     comments: Vec<(JobId, Arc<str>)>,
     estimates: Vec<TopJobEstimate>,
     /// Whether the last pass left every job where the discipline alone would have had it, so
@@ -135,6 +154,15 @@ const WAITING_BEFORE: u8 = 2;
 impl<S: SchedulingPolicy> Throttled<S> {
     /// `inner`, under `settings`.
     pub fn new(inner: S, settings: Arc<MoabLimits>) -> Self {
+        let max_ps = LIMIT_KINDS
+            .iter()
+            .position(|&k| k == LimitKind::MaxPs)
+            .unwrap_or(LIMIT_KINDS.len());
+        let by_time = settings.limits.iter().any(|table| {
+            table
+                .values()
+                .any(|l| l.get(max_ps).is_some_and(Option::is_some))
+        });
         Throttled {
             inner,
             settings,
@@ -143,7 +171,11 @@ impl<S: SchedulingPolicy> Throttled<S> {
             of_job: Vec::new(),
             usage: Vec::new(),
             held: Vec::new(),
+            by_time,
+            counted: Vec::new(),
+            counted_mark: None,
             told: Vec::new(),
+            texts: Vec::new(),
             comments: Vec::new(),
             estimates: Vec::new(),
             last_untouched: false,
@@ -225,6 +257,21 @@ impl<S: SchedulingPolicy> Throttled<S> {
             return;
         }
         self.told[job.index()] = Some(v);
+        let level = v.level as usize;
+        let text = match &self.texts[job.index()][level] {
+            Some((made_for, text)) if *made_for == v => text.clone(),
+            _ => {
+                let text = self.message(workload, job, v);
+                self.texts[job.index()][level] = Some((v, text.clone()));
+                text
+            }
+        };
+        self.comments.push((job, text));
+        self.inner.comment_superseded(job);
+    }
+
+    /// Maui's message for `v` about `job`.
+    fn message(&self, workload: &Workload, job: JobId, v: Violation) -> Arc<str> {
         let ids = self.of_job[job.index()].unwrap_or([NONE; 4]);
         let name = self
             .credentials
@@ -244,8 +291,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             v.requested,
             v.used
         );
-        self.comments.push((job, Arc::from(text)));
-        self.inner.comment_superseded(job);
+        Arc::from(text)
     }
 
     /// Walks `part` in order, counting in `usage` the jobs the pass `started` (each entry's
@@ -314,19 +360,82 @@ impl<S: SchedulingPolicy> Throttled<S> {
         (same && later_new).then_some(seen)
     }
 
-    /// What each credential's active jobs hold at the start of the pass.
+    /// What each credential's active jobs hold at the start of the pass. Without MAXPS
+    /// limits, what they held at the last pass, with the jobs that started or ended since
+    /// counted in or out (found from the kernel's log of the running list); else, or when
+    /// the log does not reach back, counted anew.
     fn usage_at_start(&mut self, ctx: &SchedContext<'_>) {
+        let changed = match (ctx.running_log, self.counted_mark) {
+            (Some(log), Some(mark)) => log.since(mark),
+            _ => None,
+        };
+        if let Some(positions) = changed {
+            for &p in positions {
+                let p = p as usize;
+                let now = ctx.running.get(p).map(|r| r.job);
+                let before = self.counted.get(p).copied().flatten();
+                // A position may be logged more than once: it is counted again once.
+                if now == before {
+                    continue;
+                }
+                if let Some(gone) = before {
+                    let ids = self.credentials_of(ctx.workload, gone);
+                    sub(&mut self.usage, ids, running_draw(ctx.workload, gone));
+                }
+                if let Some(came) = now {
+                    let ids = self.credentials_of(ctx.workload, came);
+                    add(&mut self.usage, ids, running_draw(ctx.workload, came), None);
+                }
+                if self.counted.len() <= p {
+                    self.counted.resize(p + 1, None);
+                }
+                self.counted[p] = now;
+            }
+            self.counted.truncate(ctx.running.len());
+            self.counted_mark = ctx.running_log.map(RunningLog::mark);
+            return;
+        }
+        if self.counted_mark.take().is_some() {
+            // Kept between passes until now: any credential may hold something.
+            self.usage.fill([0; 3]);
+            self.held.clear();
+        }
         // Most credentials have nothing running: only those that had are cleared.
         for id in self.held.drain(..) {
             self.usage[id as usize] = [0; 3];
         }
         for r in ctx.running {
             let ids = self.credentials_of(ctx.workload, r.job);
-            let ncpus = ctx.workload.ncpus_of(r.job);
-            let left_s = r.estimated_end.as_secs().saturating_sub(ctx.now.as_secs());
-            let held = [1, ncpus, ncpus.saturating_mul(left_s)];
+            let held = if self.by_time {
+                let ncpus = ctx.workload.ncpus_of(r.job);
+                let left_s = r.estimated_end.as_secs().saturating_sub(ctx.now.as_secs());
+                [1, ncpus, ncpus.saturating_mul(left_s)]
+            } else {
+                running_draw(ctx.workload, r.job)
+            };
             add(&mut self.usage, ids, held, None);
             self.held.extend(ids.into_iter().filter(|&id| id != NONE));
+        }
+        if !self.by_time {
+            self.counted.clear();
+            self.counted.extend(ctx.running.iter().map(|r| Some(r.job)));
+            self.counted_mark = ctx.running_log.map(RunningLog::mark);
+        }
+    }
+}
+
+/// What a running job holds of its credentials' limits when no credential has a MAXPS
+/// limit: itself and its ncpus (its processor-seconds left are read by no limit).
+fn running_draw(workload: &Workload, job: JobId) -> [u64; 3] {
+    [1, workload.ncpus_of(job), 0]
+}
+
+/// Takes back what [`add`] added for a job with credentials `ids`.
+fn sub(usage: &mut [[u64; 3]], ids: [u32; 4], amounts: [u64; 3]) {
+    for id in ids.into_iter().filter(|&id| id != NONE) {
+        let u = &mut usage[id as usize];
+        for k in 0..3 {
+            u[k] = u[k].saturating_sub(amounts[k]);
         }
     }
 }
@@ -381,6 +490,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         if self.of_job.len() != n {
             self.of_job = vec![None; n];
             self.told = vec![None; n];
+            self.texts = vec![[None, None]; n];
         }
         for &j in ctx.queue {
             // Found once per job; a pass sees every waiting job.
