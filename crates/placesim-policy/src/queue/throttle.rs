@@ -222,7 +222,6 @@ impl<S: SchedulingPolicy> Throttled<S> {
         level: Level,
     ) -> Option<Violation> {
         let ids = self.of_job[job.index()]?;
-        let draw = draw_of(workload, job);
         for (credential, &id) in ids.iter().enumerate() {
             if id == NONE {
                 continue;
@@ -235,14 +234,18 @@ impl<S: SchedulingPolicy> Throttled<S> {
                     Level::Hard => limit.hard,
                 };
                 // A limit of 0 is none (`MPolicyCheckLimit`).
+                if limit == 0 {
+                    continue;
+                }
                 let used = usage[id as usize][kind];
-                if limit > 0 && used.saturating_add(draw[kind]) > limit {
+                let requested = draw_of_kind(workload, job, kind);
+                if used.saturating_add(requested) > limit {
                     return Some(Violation {
                         level,
                         credential,
                         kind,
                         limit,
-                        requested: draw[kind],
+                        requested,
                         used,
                     });
                 }
@@ -442,12 +445,21 @@ fn sub(usage: &mut [[u64; 3]], ids: [u32; 4], amounts: [u64; 3]) {
 
 /// What `job` adds to its credentials' usage when it starts.
 fn draw_of(workload: &Workload, job: JobId) -> [u64; 3] {
-    let ncpus = workload.ncpus_of(job);
-    [
-        1,
-        ncpus,
-        ncpus.saturating_mul(workload.job(job).estimate.as_secs()),
-    ]
+    std::array::from_fn(|kind| draw_of_kind(workload, job, kind))
+}
+
+/// What `job` adds to its credentials' usage of the limit kind `kind` ([`LIMIT_KINDS`]) when
+/// it starts: asked alone where a check reads one kind, as most jobs' credentials limit
+/// only the count of jobs, which needs nothing of the job.
+fn draw_of_kind(workload: &Workload, job: JobId, kind: usize) -> u64 {
+    match LIMIT_KINDS.get(kind) {
+        Some(LimitKind::MaxJob) => 1,
+        Some(LimitKind::MaxProc) => workload.ncpus_of(job),
+        Some(LimitKind::MaxPs) => workload
+            .ncpus_of(job)
+            .saturating_mul(workload.job(job).estimate.as_secs()),
+        None => 0,
+    }
 }
 
 /// Restores what [`add`] logged in `undo` (emptied), latest first.
