@@ -396,6 +396,16 @@ impl<S: SchedulingPolicy> Throttled<S> {
             }
             self.counted.truncate(ctx.running.len());
             self.counted_mark = ctx.running_log.map(RunningLog::mark);
+            #[cfg(debug_assertions)]
+            {
+                // What counting anew would give.
+                let mut anew = vec![[0; 3]; self.usage.len()];
+                for r in ctx.running {
+                    let ids = self.of_job[r.job.index()].unwrap_or([NONE; 4]);
+                    add(&mut anew, ids, running_draw(ctx.workload, r.job), None);
+                }
+                debug_assert_eq!(anew, self.usage, "usage kept between passes drifted");
+            }
             return;
         }
         if self.counted_mark.take().is_some() {
