@@ -613,11 +613,14 @@ impl MetricsSink for JobSink {
 
     fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
         // A comment after the start would be about another run; only waiting jobs get them.
-        // A policy repeating its comment usually hands over the very same string: that is
-        // told without hashing it.
+        // A policy repeating its comment usually hands over the very same string, or an
+        // equal one (each run limit has its own): that is told without hashing it.
         let last = self.comment.get(id.index()).copied().unwrap_or(0);
-        if last != 0 && Arc::ptr_eq(&self.texts[last as usize], text) {
-            return;
+        if last != 0 {
+            let said = &self.texts[last as usize];
+            if Arc::ptr_eq(said, text) || **said == **text {
+                return;
+            }
         }
         if !self.ended[id.index()] {
             let x = self.intern(text);

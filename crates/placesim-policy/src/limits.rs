@@ -7,7 +7,7 @@
 //! limits: which ones each job counts against, their values, and their comments.
 
 use placesim_core::{ConsumableIdx, Job, LimitDraw, Request, RequestId, Workload};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Where a limit is set.
@@ -304,20 +304,40 @@ pub fn apply_limits(
         return (workload, Vec::new(), limits);
     }
     let mut ids: HashMap<(usize, Entity, String), u32> = HashMap::new();
+    let mut texts = HashSet::new();
     let (workload, copied_from) = workload.with_limit_draws(|job, request| {
         let names = Names::of(job);
-        let run = draws_of(settings, false, &names, request, &mut ids, &mut limits.run);
+        let mut known = Known {
+            ids: &mut ids,
+            texts: &mut texts,
+        };
+        let run = draws_of(
+            settings,
+            false,
+            &names,
+            request,
+            &mut known,
+            &mut limits.run,
+        );
         let queued = draws_of(
             settings,
             true,
             &names,
             request,
-            &mut ids,
+            &mut known,
             &mut limits.queued,
         );
         (run, queued)
     });
     (workload, copied_from, limits)
+}
+
+/// The limits made so far: each one's id by setting, entity and name, and their texts, one
+/// string for each distinct text (the generic limit of every user says the same), so that
+/// a comment said again is the very same string.
+struct Known<'a> {
+    ids: &'a mut HashMap<(usize, Entity, String), u32>,
+    texts: &'a mut HashSet<Arc<str>>,
 }
 
 /// What a job (its `names`, its `request`) counts against the limits of `settings` that
@@ -328,7 +348,7 @@ fn draws_of(
     at_submit: bool,
     names: &Names,
     request: &Request,
-    ids: &mut HashMap<(usize, Entity, String), u32>,
+    known: &mut Known<'_>,
     limits: &mut RunLimits,
 ) -> Vec<LimitDraw> {
     let mut draws = Vec::new();
@@ -367,14 +387,24 @@ fn draws_of(
                 if amount == 0 {
                     continue;
                 }
-                let limit = *ids.entry((s, entity, name.to_owned())).or_insert_with(|| {
+                let texts = &mut *known.texts;
+                let key = (s, entity, name.to_owned());
+                let limit = *known.ids.entry(key).or_insert_with(|| {
                     limits.values.push(entry.value);
                     let text = if at_submit {
                         format!("qsub: {}", refusal(setting, entry, name))
                     } else {
                         comment(setting, entry, name)
                     };
-                    limits.texts.push(Arc::from(text));
+                    let text = match texts.get(text.as_str()) {
+                        Some(same) => same.clone(),
+                        None => {
+                            let text: Arc<str> = Arc::from(text);
+                            texts.insert(text.clone());
+                            text
+                        }
+                    };
+                    limits.texts.push(text);
                     limits.stop_eligibility.push(entity != Entity::Overall);
                     (limits.values.len() - 1) as u32
                 });

@@ -202,6 +202,20 @@ impl<P: PlacementPolicy> Easy<P> {
                 continue;
             }
             let request = ctx.workload.request_of(job);
+            let draws = request.limit_draws.as_deref().unwrap_or(&[]);
+            if now_view.short_limit(draws).is_some() {
+                // Over a limit of its own: it cannot start whatever the head needs, and PBS
+                // checks limits before the vnodes. It is told so in the limit's words, as
+                // PBS comments every job it looks at, which the placement, asked, gives.
+                let refused =
+                    self.runnable
+                        .place_plain(ctx, &mut self.placement, job, &mut now_view);
+                debug_assert!(refused.is_none(), "a job over its limit was placed");
+                if let Some(why) = self.placement.refusal() {
+                    self.runnable.comments.push((job, why));
+                }
+                continue;
+            }
             let by_totals = head_by_totals
                 && self.placement.totals_decide_view(&now_view)
                 && on_totals(&mut self.on_totals, &self.placement, ctx, job);
@@ -245,12 +259,6 @@ impl<P: PlacementPolicy> Easy<P> {
                 }
                 Held::Totals { time, free_ncpus } => {
                     let ends_by_shadow = ctx.now + ctx.workload.job(job).estimate <= *time;
-                    let draws = request.limit_draws.as_deref().unwrap_or(&[]);
-                    // A job over a limit of its own is refused by the placement whatever the
-                    // head needs: asked first, as PBS checks limits before the vnodes.
-                    if now_view.short_limit(draws).is_some() {
-                        continue;
-                    }
                     if !ends_by_shadow
                         && (need + head_need > *free_ncpus
                             || !leaves_room(head_draws, &self.head_rooms, draws))
