@@ -204,16 +204,10 @@ impl<P: PlacementPolicy> Easy<P> {
             let request = ctx.workload.request_of(job);
             let draws = request.limit_draws.as_deref().unwrap_or(&[]);
             if now_view.short_limit(draws).is_some() {
-                // Over a limit of its own: it cannot start whatever the head needs, and PBS
-                // checks limits before the vnodes. It is told so in the limit's words, as
-                // PBS comments every job it looks at, which the placement, asked, gives.
-                let refused =
-                    self.runnable
-                        .place_plain(ctx, &mut self.placement, job, &mut now_view);
-                debug_assert!(refused.is_none(), "a job over its limit was placed");
-                if let Some(why) = self.placement.refusal() {
-                    self.runnable.comments.push((job, why));
-                }
+                // Over a limit of its own: the placement would refuse it whatever the head
+                // needs, and PBS checks limits before the vnodes. Passed over in silence, as
+                // in the vnode form (PBS would comment it with the limit's text: see
+                // docs/scenarios.md).
                 continue;
             }
             let by_totals = head_by_totals
