@@ -204,10 +204,9 @@ impl<P: PlacementPolicy> Easy<P> {
             let request = ctx.workload.request_of(job);
             let draws = request.limit_draws.as_deref().unwrap_or(&[]);
             if now_view.short_limit(draws).is_some() {
-                // Over a limit of its own: the placement would refuse it whatever the head
-                // needs, and PBS checks limits before the vnodes. Passed over in silence, as
-                // in the vnode form (PBS would comment it with the limit's text: see
-                // docs/scenarios.md).
+                // Over a limit of its own: the limits' placement would refuse it whatever the
+                // head needs, and PBS checks limits before the vnodes. Passed over without a
+                // comment, where PBS would give the limit's text (docs/scenarios.md says why).
                 continue;
             }
             let by_totals = head_by_totals
