@@ -127,15 +127,29 @@ impl Calendar {
 /// How many entries of `ends` must be released (a whole distinct end time at a time) before
 /// the ncpus free, from `free_now`, reach `need`; and the ncpus free then.
 pub(crate) fn first_time_with(ends: &[End], need: u64, free_now: u64) -> Option<(usize, u64)> {
+    first_time_where(ends, free_now, &mut (), |_, _| {}, |_, avail| avail >= need)
+}
+
+/// How many entries of `ends` must be released (a whole distinct end time at a time) before
+/// `fits(state, avail)` holds, `avail` being the ncpus free from `free_now` and `release`
+/// having been told of each entry released; and the ncpus free then.
+pub(crate) fn first_time_where<S>(
+    ends: &[End],
+    free_now: u64,
+    state: &mut S,
+    release: impl Fn(&mut S, &End),
+    fits: impl Fn(&S, u64) -> bool,
+) -> Option<(usize, u64)> {
     let mut avail = free_now;
     let mut i = 0;
     while i < ends.len() {
         let t = ends[i].0;
         while i < ends.len() && ends[i].0 == t {
             avail += ends[i].3;
+            release(state, &ends[i]);
             i += 1;
         }
-        if avail >= need {
+        if fits(state, avail) {
             return Some((i, avail));
         }
     }

@@ -1,7 +1,9 @@
 //! EASY backfilling (Lifka 1995; Mu'alem & Feitelson 2001), with the reservation computed by the
 //! placement policy.
 
-use super::calendar::{Calendar, End, Shortcuts, allocation_at, first_time_with, place_on};
+use super::calendar::{
+    Calendar, End, Shortcuts, Walk, allocation_at, first_time_where, first_time_with, place_on,
+};
 use super::{Order, PbsComment, Runnable, calendar_request, reserved, start, start_heads};
 use placesim_core::{
     Allocation, ConsumableIdx, Decision, JobId, LimitDraw, PlacementPolicy, SchedContext,
@@ -213,11 +215,10 @@ impl<P: PlacementPolicy> Easy<P> {
                 && self.placement.totals_decide_view(&now_view)
                 && on_totals(&mut self.on_totals, &self.placement, ctx, job);
             if matches!(held, Held::Unknown) && by_totals {
-                walk.fill_ends(ctx, decisions);
                 let found = shadow_by_totals(
+                    &mut walk,
                     ctx,
                     decisions,
-                    walk.ends,
                     head_needs,
                     &now_view,
                     &mut self.head_rooms,
@@ -334,18 +335,15 @@ impl<P: PlacementPolicy> Easy<P> {
         }
         self.estimated = Some(head);
         let estimate = match held {
-            Held::Unknown if head_by_totals => {
-                walk.fill_ends(ctx, decisions);
-                shadow_by_totals(
-                    ctx,
-                    decisions,
-                    walk.ends,
-                    head_needs,
-                    &now_view,
-                    &mut self.head_rooms,
-                )
-                .map(|(time, _)| (time, None))
-            }
+            Held::Unknown if head_by_totals => shadow_by_totals(
+                &mut walk,
+                ctx,
+                decisions,
+                head_needs,
+                &now_view,
+                &mut self.head_rooms,
+            )
+            .map(|(time, _)| (time, None)),
             Held::Unknown => walk
                 .earliest(
                     ctx,
@@ -504,51 +502,43 @@ struct HeadNeed<'a> {
 }
 
 /// Step 2 on totals: the first estimated end at which the ncpus free reach the head's need and
-/// each run limit the head draws on has room for its draw, with the ncpus free then. `rooms`
-/// is left with each of the head's draws' limit room then: the room now in `now_view`, and the
-/// draws of every job ending by then given back.
+/// each run limit the head draws on has room for its draw, with the ncpus free then. `walk`'s
+/// ends are filled first. `rooms` is left with each of the head's draws' limit room then:
+/// the room now in `now_view`, and the draws of every job ending by then given back.
 fn shadow_by_totals(
+    walk: &mut Walk<'_>,
     ctx: &SchedContext<'_>,
     decisions: &[Decision],
-    ends: &[End],
     head: HeadNeed<'_>,
     now_view: &Scratch<'_>,
     rooms: &mut Vec<u64>,
 ) -> Option<(SimTime, u64)> {
+    walk.fill_ends(ctx, decisions);
+    let ends: &[End] = walk.ends;
     let free_now = now_view.free_total(ConsumableIdx::NCPUS);
     rooms.clear();
-    if head.draws.is_empty() {
-        return first_time_with(ends, head.ncpus, free_now)
-            .map(|(i, avail)| (ends[i - 1].0, avail));
-    }
     rooms.extend(head.draws.iter().map(|d| now_view.limit_room(d.limit)));
-    let mut avail = free_now;
-    let mut i = 0;
-    while i < ends.len() {
-        let time = ends[i].0;
-        while i < ends.len() && ends[i].0 == time {
-            avail += ends[i].3;
-            if let Some(draws) = allocation_at(ctx, decisions, ends[i].2)
-                .limit_draws
-                .as_deref()
-            {
-                for (h, room) in head.draws.iter().zip(rooms.iter_mut()) {
-                    *room += drawn_from(draws, h.limit);
+    let found = if head.draws.is_empty() {
+        first_time_with(ends, head.ncpus, free_now)
+    } else {
+        first_time_where(
+            ends,
+            free_now,
+            rooms,
+            |rooms, end| {
+                let ending = allocation_at(ctx, decisions, end.2);
+                if let Some(draws) = ending.limit_draws.as_deref() {
+                    for (h, room) in head.draws.iter().zip(rooms.iter_mut()) {
+                        *room += drawn_from(draws, h.limit);
+                    }
                 }
-            }
-            i += 1;
-        }
-        if avail >= head.ncpus
-            && head
-                .draws
-                .iter()
-                .zip(rooms.iter())
-                .all(|(h, &r)| h.amount <= r)
-        {
-            return Some((time, avail));
-        }
-    }
-    None
+            },
+            |rooms, avail| {
+                avail >= head.ncpus && head.draws.iter().zip(rooms).all(|(h, &r)| h.amount <= r)
+            },
+        )
+    };
+    found.map(|(i, avail)| (ends[i - 1].0, avail))
 }
 
 /// How much of limit `limit` `draws` take.
