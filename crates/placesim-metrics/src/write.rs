@@ -377,8 +377,10 @@ struct EventsChunk {
     /// that no copy of every job's number is kept for the writer.
     job_ids: Vec<u64>,
     with_job: Vec<bool>,
-    /// The sink's texts when the rows were taken (rows name texts by index).
-    texts: Vec<Arc<str>>,
+    /// Per row, the text it names (rows name the sink's texts by index), taken with the
+    /// rows: only those, since a copy of all the sink's texts per row group grew with the
+    /// run (a run whose comments carry changing counts has millions of texts).
+    texts: Vec<Option<Arc<str>>>,
 }
 
 impl EventsChunk {
@@ -391,11 +393,22 @@ impl EventsChunk {
                 None => (0, false),
             })
             .unzip();
+        let texts = rows
+            .iter()
+            .map(|r| match r.kind {
+                EventKind::Estimate => None,
+                _ => usize::try_from(r.value)
+                    .ok()
+                    .filter(|&id| id != 0)
+                    .and_then(|id| sink.texts.get(id))
+                    .cloned(),
+            })
+            .collect();
         EventsChunk {
             rows,
             job_ids,
             with_job,
-            texts: sink.texts.clone(),
+            texts,
         }
     }
 
@@ -417,16 +430,9 @@ impl EventsChunk {
         ));
         let mut kinds = MutableBinaryViewArray::<str>::with_capacity(n);
         let mut texts = MutableBinaryViewArray::<str>::with_capacity(n);
-        for r in rows {
+        for (r, text) in rows.iter().zip(&self.texts) {
             kinds.push_value(r.kind.name());
-            texts.push(match r.kind {
-                EventKind::Estimate => None,
-                _ => usize::try_from(r.value)
-                    .ok()
-                    .filter(|&id| id != 0)
-                    .and_then(|id| self.texts.get(id))
-                    .map(|t| &**t),
-            });
+            texts.push(text.as_deref());
         }
         for (name, values) in [
             (schema::events::KIND.name, kinds),
