@@ -382,6 +382,14 @@ impl FairshareTree {
         }
     }
 
+    /// `node` settled to the cycle at `to_s`, unless it stands there already.
+    #[inline]
+    fn settle_if_behind(&mut self, node: usize, to_s: u64) {
+        if !self.stands_at(node, to_s) {
+            self.settle(node, to_s);
+        }
+    }
+
     /// Every node on `node`'s path settled to the cycle at `to_s`. A node's ancestors stand
     /// wherever it stands (each settling and each new node settles the whole path above
     /// it), so the walk ends at the first node that stands there already: most often the
@@ -400,9 +408,7 @@ impl FairshareTree {
     fn change_rate(&mut self, node: usize, rate_per_s: u64, at_s: u64, joins: bool) {
         let mut n = node as u32;
         while n != NO_PARENT {
-            if !self.stands_at(n as usize, at_s) {
-                self.settle(n as usize, at_s);
-            }
+            self.settle_if_behind(n as usize, at_s);
             let tally = &mut self.tallies[n as usize];
             // Rates are whole: what a job added, its end takes back exactly.
             tally.rate_per_s = if joins {
@@ -480,9 +486,7 @@ impl FairshareTree {
         // has a new one: the others stand where they were last settled.
         if self.decays_all_had != self.decays.len() {
             for n in 0..self.tallies.len() {
-                if !self.stands_at(n, now_s) {
-                    self.settle(n, now_s);
-                }
+                self.settle_if_behind(n, now_s);
             }
             self.decays_all_had = self.decays.len();
         } else {
@@ -493,9 +497,7 @@ impl FairshareTree {
                     self.tallies[n].listed = false;
                     return false;
                 }
-                if !self.stands_at(n, now_s) {
-                    self.settle(n, now_s);
-                }
+                self.settle_if_behind(n, now_s);
                 true
             });
             self.accruing = accruing;

@@ -154,14 +154,13 @@ const WAITING_BEFORE: u8 = 2;
 impl<S: SchedulingPolicy> Throttled<S> {
     /// `inner`, under `settings`.
     pub fn new(inner: S, settings: Arc<MoabLimits>) -> Self {
-        let max_ps = LIMIT_KINDS
-            .iter()
-            .position(|&k| k == LimitKind::MaxPs)
-            .unwrap_or(LIMIT_KINDS.len());
         let by_time = settings.limits.iter().any(|table| {
-            table
-                .values()
-                .any(|l| l.get(max_ps).is_some_and(Option::is_some))
+            table.values().any(|limits| {
+                limits
+                    .iter()
+                    .zip(LIMIT_KINDS)
+                    .any(|(l, k)| k == LimitKind::MaxPs && l.is_some())
+            })
         });
         Throttled {
             inner,
