@@ -20,6 +20,10 @@ pub struct Shortcuts {
     /// Lists of ends brought up to date from the kernel's log of the running list, reading
     /// only the positions that changed ([`placesim_core::RunningLog`]).
     pub ends_from_log: u64,
+    /// Shadow views a walk left unbuilt and a backfill read later ([`Walk::shadow_view`]).
+    pub late_views: u64,
+    /// Of those, the views built after the pass had started other jobs since the walk.
+    pub late_views_after_starts: u64,
 }
 
 /// A running job (or one this pass starts) in order of estimated end: `(end, job, index,
@@ -52,6 +56,9 @@ pub(crate) struct Calendar {
     memo: Memo,
     pub(crate) shortcuts: Shortcuts,
     shadow_buf: ScratchBuf,
+    /// The ends list as a walk that left its shadow view unbuilt saw it, copied when the list
+    /// is filled again before the view is built (kept to reuse its buffer).
+    pending_ends: Vec<End>,
 }
 
 /// A calendar opened for one pass: its lists, and the idle state shadow views may be built on.
@@ -61,6 +68,28 @@ pub(crate) struct Walk<'a> {
     idle: &'a ClusterState,
     memo: &'a mut Memo,
     shortcuts: &'a mut Shortcuts,
+    /// What the shadow view must hold if the last walk left it unbuilt.
+    pending: Option<Pending>,
+    pending_ends: &'a mut Vec<End>,
+}
+
+/// A shadow state a walk found but did not build: a walk that reuses the last pass's answer
+/// needs no view to find it, and most passes never read one (a backfill that ends by the
+/// shadow time, or that the free ncpus then already refuse, does not). Building it costs
+/// every vnode of the jobs given back or taken, so it is built when a pass first reads it
+/// ([`Walk::shadow_view`]), or never.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    /// The view is the state once the first `released` entries of the ends list as the walk
+    /// saw it are given back.
+    released: usize,
+    /// Whether that list was filled again since, and is read from `Walk::pending_ends`.
+    copied: bool,
+    /// The ncpus free then.
+    free_ncpus: u64,
+    /// How many decisions the pass had made at the walk. Every later one ends by the shadow
+    /// time (one that did not would have read the view first), so the view holds none of them.
+    decisions: usize,
 }
 
 impl Default for Calendar {
@@ -82,8 +111,11 @@ impl Calendar {
                 idle_builds: 0,
                 reuses: 0,
                 ends_from_log: 0,
+                late_views: 0,
+                late_views_after_starts: 0,
             },
             shadow_buf: ScratchBuf::default(),
+            pending_ends: Vec::new(),
         }
     }
 
@@ -101,6 +133,8 @@ impl Calendar {
             idle,
             memo: &mut self.memo,
             shortcuts: &mut self.shortcuts,
+            pending: None,
+            pending_ends: &mut self.pending_ends,
         };
         (walk, Scratch::new(state, &mut self.shadow_buf))
     }
@@ -185,8 +219,9 @@ pub(crate) fn place_on(
 
 impl<'s> Walk<'s> {
     /// The earliest estimated end after now at which `job` can be placed (relaxed or not),
-    /// with its vnodes left in the calendar ([`Calendar::found`]). `shadow_view` ends as the
-    /// state then.
+    /// with its vnodes left in the calendar ([`Calendar::found`]). `shadow_view` is the state
+    /// then, once [`Self::shadow_view`] has been asked for it: a walk that reuses the last
+    /// pass's answer leaves it to be built.
     ///
     /// Placing cannot succeed before the ncpus free reach the job's need, so the walk starts
     /// at that time, found on totals. The state then is built from the nearer side: the view
@@ -205,39 +240,15 @@ impl<'s> Walk<'s> {
         shadow_view: &mut Scratch<'s>,
         decisions: &[Decision],
     ) -> Option<SimTime> {
+        // A new walk: the last one's view is not asked for any more.
+        self.pending = None;
         self.fill_ends(ctx, decisions);
         let ends = &*self.ends;
         let need = ctx.workload.ncpus_of(job);
         let request = calendar_request(ctx.workload.request_of(job));
         let free_now = now_view.free_total(ConsumableIdx::NCPUS);
-        let (mut i, _avail) = first_time_with(ends, need, free_now)?;
-        let vnodes_of = |range: &[End]| -> usize {
-            range
-                .iter()
-                .map(|e| allocation_at(ctx, decisions, e.2).n_vnodes())
-                .sum()
-        };
+        let (mut i, avail) = first_time_with(ends, need, free_now)?;
         let enabled = self.shortcuts.enabled;
-        if enabled && vnodes_of(&ends[i..]) < vnodes_of(&ends[..i]) {
-            self.shortcuts.idle_builds += 1;
-            shadow_view.reset_to(self.idle);
-            for e in &ends[i..] {
-                shadow_view.take(allocation_at(ctx, decisions, e.2));
-            }
-        } else {
-            shadow_view.reset_to(ctx.state);
-            // Only this side reads the view's rows: a start it has not applied yet goes in now.
-            now_view.settle();
-            shadow_view.copy_from(now_view);
-            for e in &ends[..i] {
-                shadow_view.give(allocation_at(ctx, decisions, e.2));
-            }
-        }
-        debug_assert_eq!(
-            shadow_view.free_total(ConsumableIdx::NCPUS),
-            _avail,
-            "the state must be the idle cluster less what is held"
-        );
         let memo = &mut *self.memo;
         let same_state = enabled
             && memo.key == Some((job, relaxed, ctx.state.outage_epoch()))
@@ -248,10 +259,23 @@ impl<'s> Walk<'s> {
                 .iter()
                 .zip(&ends[i..])
                 .all(|(&(end, job), e)| end == e.0 && job == e.1);
+        self.pending = Some(Pending {
+            released: i,
+            copied: false,
+            free_ncpus: avail,
+            decisions: decisions.len(),
+        });
         if same_state {
             self.shortcuts.reuses += 1;
-            return Some(ends[i - 1].0);
+            // The reference builds every view, so that the lazy one is checked against it.
+            if !enabled {
+                self.build_pending(ctx, decisions, now_view, shadow_view);
+            }
+            return Some(self.ends[i - 1].0);
         }
+        self.build_pending(ctx, decisions, now_view, shadow_view);
+        let ends = &*self.ends;
+        let memo = &mut *self.memo;
         let first = i;
         loop {
             if let Some(allocation) = place_on(placement, &request, shadow_view, relaxed) {
@@ -275,11 +299,101 @@ impl<'s> Walk<'s> {
         }
     }
 
+    /// The ncpus free in the state at the last walk's shadow time, less what the pass took
+    /// from it since, without building its view.
+    pub(crate) fn shadow_free(&self, shadow_view: &Scratch<'_>) -> u64 {
+        match &self.pending {
+            Some(pending) => pending.free_ncpus,
+            None => shadow_view.free_total(ConsumableIdx::NCPUS),
+        }
+    }
+
+    /// Makes `shadow_view` the state at the last walk's shadow time, built now if that walk
+    /// left it unbuilt; from then on the pass's takes and gives go to it.
+    pub(crate) fn shadow_view(
+        &mut self,
+        ctx: &SchedContext<'s>,
+        decisions: &[Decision],
+        now_view: &mut Scratch<'_>,
+        shadow_view: &mut Scratch<'s>,
+    ) {
+        if let Some(pending) = &self.pending {
+            self.shortcuts.late_views += 1;
+            if decisions.len() > pending.decisions {
+                self.shortcuts.late_views_after_starts += 1;
+            }
+        }
+        self.build_pending(ctx, decisions, now_view, shadow_view);
+    }
+
+    /// Builds the view a walk left pending, if any, from the nearer side: the view now with
+    /// the allocations released by then (and the pass's starts since the walk, which all end
+    /// by then) given back, or the idle cluster with the allocations still held then taken.
+    fn build_pending(
+        &mut self,
+        ctx: &SchedContext<'s>,
+        decisions: &[Decision],
+        now_view: &mut Scratch<'_>,
+        shadow_view: &mut Scratch<'s>,
+    ) {
+        let Some(Pending {
+            released,
+            copied,
+            free_ncpus: _free,
+            decisions: made,
+        }) = self.pending.take()
+        else {
+            return;
+        };
+        let ends = if copied {
+            &self.pending_ends[..]
+        } else {
+            &self.ends[..]
+        };
+        let vnodes_of = |indices: &mut dyn Iterator<Item = usize>| -> usize {
+            indices
+                .map(|index| allocation_at(ctx, decisions, index).n_vnodes())
+                .sum()
+        };
+        let later = ctx.running.len() + made..ctx.running.len() + decisions.len();
+        let enabled = self.shortcuts.enabled;
+        if enabled
+            && vnodes_of(&mut ends[released..].iter().map(|e| e.2))
+                < vnodes_of(&mut ends[..released].iter().map(|e| e.2).chain(later.clone()))
+        {
+            self.shortcuts.idle_builds += 1;
+            shadow_view.reset_to(self.idle);
+            for e in &ends[released..] {
+                shadow_view.take(allocation_at(ctx, decisions, e.2));
+            }
+        } else {
+            shadow_view.reset_to(ctx.state);
+            // Only this side reads the view's rows: a start it has not applied yet goes in now.
+            now_view.settle();
+            shadow_view.copy_from(now_view);
+            for index in ends[..released].iter().map(|e| e.2).chain(later) {
+                shadow_view.give(allocation_at(ctx, decisions, index));
+            }
+        }
+        debug_assert_eq!(
+            shadow_view.free_total(ConsumableIdx::NCPUS),
+            _free,
+            "the state must be the idle cluster less what is held"
+        );
+    }
+
     /// Lists running jobs, and the jobs this pass has decided to start, by estimated end (ties
     /// by job id), with the ncpus each holds (its request's).
     /// A job already past its estimate (possible only when jobs may overrun) counts as ending
     /// now.
     pub(crate) fn fill_ends(&mut self, ctx: &SchedContext<'_>, decisions: &[Decision]) {
+        if let Some(pending) = &mut self.pending
+            && !pending.copied
+        {
+            self.pending_ends.clear();
+            self.pending_ends.extend_from_slice(self.ends);
+            pending.copied = true;
+        }
         fill_ends(self.ends, self.kept, self.shortcuts, ctx, decisions);
     }
 

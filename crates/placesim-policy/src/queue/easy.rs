@@ -280,9 +280,7 @@ impl<P: PlacementPolicy> Easy<P> {
                     let ends_by_shadow = ctx.now + ctx.workload.job(job).estimate <= *shadow;
                     // A job running past the shadow time must leave the head's ncpus free
                     // then: a necessary condition, checked before any vnode-level work.
-                    if !ends_by_shadow
-                        && need + head_need > shadow_view.free_total(ConsumableIdx::NCPUS)
-                    {
+                    if !ends_by_shadow && need + head_need > walk.shadow_free(&shadow_view) {
                         continue;
                     }
                     let placed = self.runnable.place_now(
@@ -297,6 +295,7 @@ impl<P: PlacementPolicy> Easy<P> {
                         continue;
                     };
                     if !ends_by_shadow {
+                        walk.shadow_view(ctx, decisions, &mut now_view, &mut shadow_view);
                         shadow_view.take(&allocation);
                         let head_vnodes = moved.as_ref().unwrap_or(walk.found());
                         // The shadow view had room for the head's vnodes before the take.
