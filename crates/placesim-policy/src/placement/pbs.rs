@@ -133,6 +133,16 @@ struct Offer<'a> {
     vnodes: u64,
 }
 
+/// A set's free offer without a node filter: its tallies, read where `view` keeps them.
+#[inline(always)]
+fn tallied_offer<'a>(set: &SetInfo, view: &'a Scratch<'_>, n_cons: usize) -> Offer<'a> {
+    let t = view.tracked_set_free(set.set);
+    Offer {
+        amounts: &t[..n_cons],
+        vnodes: t[n_cons],
+    }
+}
+
 impl PbsPsets {
     /// The first fit it places by within a set.
     pub fn first_fit(&self) -> &FirstFit {
@@ -365,6 +375,7 @@ impl PbsPsets {
 
     /// The four aggregate checks of §1.4 against one offer (free or total); `self.totals`
     /// holds the request's totals.
+    #[inline]
     fn fits(
         &self,
         cluster: &Cluster,
@@ -380,7 +391,9 @@ impl PbsPsets {
     /// The first of the four aggregate checks that `offer` (free or total) fails, in PBS's
     /// order (`resresv_can_fit_nodepart`, queue-disciplines.md §2.8): at least one vnode;
     /// for scatter, a vnode per chunk; the job-wide consumable totals; each chunk's
-    /// non-consumables against the union of the set's values.
+    /// non-consumables against the union of the set's values. Inlined: a search asks it of
+    /// every set, and most answers come from the first tests.
+    #[inline]
     fn shortfall(
         &self,
         cluster: &Cluster,
@@ -392,11 +405,10 @@ impl PbsPsets {
         if offer.vnodes == 0 {
             return Some(Shortfall::Nodes);
         }
-        let n_chunks: u64 = chunks.iter().map(|c| u64::from(c.count)).sum();
         if matches!(
             request.arrangement,
             Arrangement::Scatter | Arrangement::VScatter
-        ) && offer.vnodes < n_chunks
+        ) && offer.vnodes < chunks.iter().map(|c| u64::from(c.count)).sum()
         {
             return Some(Shortfall::Nodes);
         }
@@ -432,13 +444,7 @@ impl PbsPsets {
     ) -> Offer<'a> {
         let n_cons = view.cluster().resources().n_consumables();
         match filter {
-            None => {
-                let t = view.tracked_set_free(set.set);
-                Offer {
-                    amounts: &t[..n_cons],
-                    vnodes: t[n_cons],
-                }
-            }
+            None => tallied_offer(set, view, n_cons),
             Some(f) => {
                 buf.clear();
                 buf.resize(n_cons, 0);
@@ -588,12 +594,17 @@ impl PbsPsets {
         // when some set could ever fit, and then the largest set is not one passed over.
         let need_ncpus = self.totals.get(ncpus).copied().unwrap_or(0);
         let too_small = |set: &SetInfo| set.total[ncpus] < need_ncpus;
+        let n_cons = cluster.resources().n_consumables();
         for &s in pool {
             let set = &self.sets[s];
             if too_small(set) {
                 continue;
             }
-            let now = self.free_offer(set, view, filter, &mut free);
+            // Without a filter, read inline: a search reads every set's offer.
+            let now = match filter {
+                None => tallied_offer(set, view, n_cons),
+                Some(_) => self.free_offer(set, view, filter, &mut free),
+            };
             let key = (
                 set.total[ncpus],
                 set.total[mem],
