@@ -10,7 +10,7 @@
 use crate::{Scenario, ScenarioError, WorkloadSource};
 use placesim_core::{Job, Request, RequestId, Workload};
 use placesim_workload::generate::stream_seed;
-use placesim_workload::{SwfOptions, Trace, TraceFormat};
+use placesim_workload::{SwfOptions, Trace};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -146,11 +146,16 @@ impl Scenario {
                             path: self.path.clone(),
                             source,
                         })?;
-                // Through SWF text and the reader: a generated workload replays exactly as
-                // the file `placesim gen` writes. The text is written as it is read.
-                let text = placesim_workload::swf::written_swf(header, records);
+                // As the reader reads the SWF text of the records: a generated workload
+                // replays exactly as the file `placesim gen` writes.
                 let name = format!("{}.generated.swf", self.name);
-                TraceFormat::Swf.read(text, Path::new(&name), &opts, defs)?
+                placesim_workload::swf::convert::read_written(
+                    header,
+                    records,
+                    Path::new(&name),
+                    &opts,
+                    defs,
+                )?
             }
         };
         let explicit = match &w.requests_file {

@@ -177,6 +177,111 @@ pub fn read_trace(
     opts: &SwfOptions,
     resources: &ResourceDefs,
 ) -> Result<Trace, SwfError> {
+    convert(&mut SwfReader::new(reader, path), path, opts, resources)
+}
+
+/// The trace [`read_trace`] reads from the SWF text [`super::write_swf`] writes of `header`
+/// and `records`, without the text: a generated workload replays as the file `placesim gen`
+/// writes, and its 100,000 lines were written on one core and parsed on the other (about a
+/// fifth of psets-bench's time before its run). The records go through the reader's checks
+/// of ranges, at the line numbers the text would give them, and the header through its
+/// reading of comments. A header comment with a line break (which the text would split) or a
+/// float field that is not finite (whose text the reader refuses) sends the whole workload
+/// through the text instead. `path` names it in errors.
+pub fn read_written(
+    header: SwfHeader,
+    records: Vec<SwfRecord>,
+    path: &Path,
+    opts: &SwfOptions,
+    resources: &ResourceDefs,
+) -> Result<Trace, SwfError> {
+    let text_only = header.comments.iter().any(|c| c.contains('\n'))
+        || records
+            .iter()
+            .any(|r| !r.avg_cpu_time.is_finite() || !r.used_memory_kib.is_finite());
+    if text_only {
+        return read_trace(super::written_swf(header, records), path, opts, resources);
+    }
+    let mut read = SwfHeader::default();
+    for comment in &header.comments {
+        read.note_comment(comment);
+    }
+    let mut written = Written {
+        line: header.comments.len() as u64,
+        header: read,
+        records: records.into_iter(),
+        path,
+    };
+    convert(&mut written, path, opts, resources)
+}
+
+/// Where [`convert`] takes its records from: the reader of SWF text, or records in memory
+/// as the reader would read their text ([`read_written`]).
+trait RecordSource {
+    /// The next record, or the error its line gives.
+    fn next_record(&mut self) -> Option<Result<SwfRecord, SwfError>>;
+    /// The fields after the 18th of the last record's line, if any.
+    fn extra_fields(&self) -> Option<&str>;
+    /// The header comments read so far.
+    fn header(&self) -> &SwfHeader;
+    /// The number of the last line read.
+    fn line(&self) -> u64;
+}
+
+impl<R: BufRead> RecordSource for SwfReader<R> {
+    fn next_record(&mut self) -> Option<Result<SwfRecord, SwfError>> {
+        self.next().map(|item| item.map(|(_, record)| record))
+    }
+    fn extra_fields(&self) -> Option<&str> {
+        SwfReader::extra_fields(self)
+    }
+    fn header(&self) -> &SwfHeader {
+        SwfReader::header(self)
+    }
+    fn line(&self) -> u64 {
+        SwfReader::line(self)
+    }
+}
+
+/// Records in memory, each at the line its text would take after the header's.
+struct Written<'p> {
+    header: SwfHeader,
+    records: std::vec::IntoIter<SwfRecord>,
+    line: u64,
+    path: &'p Path,
+}
+
+impl RecordSource for Written<'_> {
+    fn next_record(&mut self) -> Option<Result<SwfRecord, SwfError>> {
+        let record = self.records.next()?;
+        self.line += 1;
+        Some(match super::read::check_record_ranges(&record) {
+            Ok(()) => Ok(record),
+            Err(kind) => Err(SwfError {
+                path: self.path.to_owned(),
+                line: Some(self.line),
+                kind,
+            }),
+        })
+    }
+    fn extra_fields(&self) -> Option<&str> {
+        None
+    }
+    fn header(&self) -> &SwfHeader {
+        &self.header
+    }
+    fn line(&self) -> u64 {
+        self.line
+    }
+}
+
+/// The trace of the records `reader` gives.
+fn convert(
+    reader: &mut impl RecordSource,
+    path: &Path,
+    opts: &SwfOptions,
+    resources: &ResourceDefs,
+) -> Result<Trace, SwfError> {
     if opts.procs == Some(0) {
         return Err(SwfError {
             path: path.to_owned(),
@@ -184,7 +289,6 @@ pub fn read_trace(
             kind: SwfErrorKind::ZeroProcs,
         });
     }
-    let mut reader = SwfReader::new(reader, path);
     let mut jobs: Vec<Job> = Vec::new();
     let mut requests: Vec<Request> = Vec::new();
     let mut request_of_size: HashMap<u32, RequestId> = HashMap::new();
@@ -197,9 +301,9 @@ pub fn read_trace(
     let mut extended = HashMap::new();
     let n_cons = resources.n_consumables();
 
-    while let Some(item) = reader.next() {
+    while let Some(item) = reader.next_record() {
         let record = match item {
-            Ok((_, record)) => record,
+            Ok(record) => record,
             Err(e) if opts.skip_bad_lines && !matches!(e.kind, SwfErrorKind::Read { .. }) => {
                 records += 1;
                 skipped.add(SkipReason::BadLine);
@@ -360,5 +464,86 @@ fn unreachable_workload_error(path: &Path, e: placesim_core::WorkloadError) -> S
         path: path.to_owned(),
         line: None,
         kind: SwfErrorKind::Workload(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{GeneratorSpec, generate};
+
+    /// Both ways of reading records: through their SWF text, and without it.
+    fn both(
+        header: &SwfHeader,
+        records: &[SwfRecord],
+        opts: &SwfOptions,
+    ) -> (Result<Trace, SwfError>, Result<Trace, SwfError>) {
+        let (path, defs) = (Path::new("g.swf"), ResourceDefs::default());
+        let text = super::super::written_swf(header.clone(), records.to_vec());
+        let through_text = read_trace(text, path, opts, &defs);
+        let direct = read_written(header.clone(), records.to_vec(), path, opts, &defs);
+        (through_text, direct)
+    }
+
+    fn opts(procs: Option<u64>) -> SwfOptions {
+        SwfOptions {
+            procs,
+            skip_bad_lines: false,
+            keep_field: None,
+            keep_extended: false,
+        }
+    }
+
+    /// A generated workload (two streams, a load target, so jobs are re-timed) reads the same
+    /// without its text: every job, request, header comment and count, with the machine's
+    /// size given and taken from the header's `MaxProcs`.
+    #[test]
+    fn generated_records_read_as_their_text_reads() {
+        let spec = GeneratorSpec {
+            load: Some(0.7),
+            ..GeneratorSpec::lublin(3000)
+        };
+        let (header, records) = generate(&spec, 512, 11).unwrap();
+        for procs in [Some(512), None] {
+            let (text, direct) = both(&header, &records, &opts(procs));
+            let (text, direct) = (text.unwrap(), direct.unwrap());
+            assert_eq!(text.workload.jobs().len(), 3000);
+            assert_eq!(format!("{text:?}"), format!("{direct:?}"));
+        }
+    }
+
+    /// A record out of range is refused with the text's message, at the text's line (after
+    /// the header's comments).
+    #[test]
+    fn a_record_out_of_range_is_refused_at_the_line_its_text_would_take() {
+        let spec = GeneratorSpec::lublin(20);
+        let (header, mut records) = generate(&spec, 64, 3).unwrap();
+        records[6].run_time = i64::MAX;
+        let (text, direct) = both(&header, &records, &opts(Some(64)));
+        let (text, direct) = (text.unwrap_err(), direct.unwrap_err());
+        assert_eq!(direct.to_string(), text.to_string());
+        assert_eq!(direct.line, Some(header.comments.len() as u64 + 7));
+    }
+
+    /// A comment with a line break, which the text splits into a comment and a malformed
+    /// line, and a float the reader refuses send the workload through the text: the same
+    /// errors.
+    #[test]
+    fn what_the_text_would_change_goes_through_the_text() {
+        let spec = GeneratorSpec::lublin(20);
+        let (mut header, records) = generate(&spec, 64, 3).unwrap();
+        header.comments.push("two\nlines".to_owned());
+        let (text, direct) = both(&header, &records, &opts(Some(64)));
+        assert_eq!(
+            direct.unwrap_err().to_string(),
+            text.unwrap_err().to_string()
+        );
+        let (header, mut records) = generate(&spec, 64, 3).unwrap();
+        records[2].avg_cpu_time = f64::NAN;
+        let (text, direct) = both(&header, &records, &opts(Some(64)));
+        assert_eq!(
+            direct.unwrap_err().to_string(),
+            text.unwrap_err().to_string()
+        );
     }
 }

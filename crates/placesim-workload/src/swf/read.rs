@@ -95,9 +95,9 @@ impl Pipelined {
 type Blocks = std::sync::mpsc::SyncSender<std::io::Result<Vec<u8>>>;
 
 /// The SWF text [`super::write_swf`] writes of `header` and `records`, written on a helper
-/// thread while it is read: a generated workload replays through the reader, exactly as the
-/// file `placesim gen` writes, and writing the text and reading it take two cores rather than
-/// one after the other (psets-bench's 100,000 jobs: 26 ms of the 115 ms before its run).
+/// thread while it is read, so that writing the text and reading it take two cores rather than
+/// one after the other: the definition [`super::convert::read_written`] reads generated
+/// records by, and the way it takes for records whose text it does not read the same.
 pub fn written_swf(header: super::SwfHeader, records: Vec<super::SwfRecord>) -> impl BufRead {
     let text = Pipelined::fed(move |tx| {
         let mut out = BlockWriter {
@@ -235,6 +235,14 @@ impl<R: BufRead> SwfReader<R> {
     }
 
     fn header_line(&mut self, text: &str) {
+        self.header.note_comment(text);
+    }
+}
+
+impl super::SwfHeader {
+    /// Takes in a header comment as the reader reads it (the text after `;`): trimmed, and
+    /// the machine's size from `MaxProcs:` or `MaxNodes:`, the first of each.
+    pub(crate) fn note_comment(&mut self, text: &str) {
         let text = text.trim();
         if let Some((key, value)) = text.split_once(':') {
             let leading: String = value
@@ -244,13 +252,38 @@ impl<R: BufRead> SwfReader<R> {
                 .collect();
             let number = leading.parse::<u64>().ok();
             match key.trim() {
-                "MaxProcs" if self.header.max_procs.is_none() => self.header.max_procs = number,
-                "MaxNodes" if self.header.max_nodes.is_none() => self.header.max_nodes = number,
+                "MaxProcs" if self.max_procs.is_none() => self.max_procs = number,
+                "MaxNodes" if self.max_nodes.is_none() => self.max_nodes = number,
                 _ => {}
             }
         }
-        self.header.comments.push(text.to_owned());
+        self.comments.push(text.to_owned());
     }
+}
+
+/// The ranges [`parse_extended`] holds a line's fields to, asked of a record already in
+/// memory.
+pub(crate) fn check_record_ranges(r: &SwfRecord) -> Result<(), SwfErrorKind> {
+    check_ranges(&[
+        r.job_number,
+        r.submit_time,
+        r.wait_time,
+        r.run_time,
+        r.allocated_procs,
+        0,
+        0,
+        r.requested_procs,
+        r.requested_time,
+        r.requested_memory_kib,
+        r.status,
+        r.user_id,
+        r.group_id,
+        r.executable,
+        r.queue,
+        r.partition,
+        r.preceding_job,
+        r.think_time,
+    ])
 }
 
 impl<R: BufRead> Iterator for SwfReader<R> {
