@@ -2106,6 +2106,9 @@ fn pool_shortfall(
     alloc: &Allocation,
 ) -> Option<(crate::cluster::Pool, u64, u64)> {
     let cluster = view.cluster();
+    if cluster.pools().is_empty() {
+        return None;
+    }
     let n_cons = cluster.resources().n_consumables();
     pooled_parts(cluster, alloc).find_map(|(v, _, pool)| {
         let asked: u64 = alloc
@@ -2798,10 +2801,12 @@ impl<'a> Scratch<'a> {
         }
         // A shared pool's other members change too: their rows come in as well, and their
         // eligibility may change.
-        for (_, _, pool) in pooled_parts(&self.base.cluster, alloc) {
-            for &u in &pool.members {
-                buf.bring_in(self.base, u.index()..u.index() + 1);
-                buf.dirty_eligibility(u.index()..u.index() + 1);
+        if !self.base.cluster.pools().is_empty() {
+            for (_, _, pool) in pooled_parts(&self.base.cluster, alloc) {
+                for &u in &pool.members {
+                    buf.bring_in(self.base, u.index()..u.index() + 1);
+                    buf.dirty_eligibility(u.index()..u.index() + 1);
+                }
             }
         }
         let buf = &mut *self.buf;
