@@ -472,8 +472,8 @@ impl JobSink {
     }
 
     /// A job's label or comment text, if any.
-    pub(crate) fn text(&self, id: u32) -> Option<&str> {
-        (id != 0).then(|| &*self.texts[id as usize])
+    pub(crate) fn text(&self, id: u32) -> Option<Arc<str>> {
+        (id != 0).then(|| self.texts[id as usize].clone())
     }
 
     /// Whether job `i` was killed at its walltime.

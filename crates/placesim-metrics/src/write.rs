@@ -109,250 +109,299 @@ fn jobs_group(
     sink: &JobSink,
     ids: std::ops::Range<usize>,
 ) -> PolarsResult<JobsGroup> {
-    let n = ids.len();
-    let jobs = &workload.jobs()[ids.clone()];
-    let ran: Vec<Option<(u64, u64)>> = ids
-        .clone()
-        .map(|i| sink.span(i).map(|(s, e)| (s.as_secs(), e.as_secs())))
-        .collect();
-    // Columns are nullable only in row groups that hold a job that never started, and the
-    // runtime-model and note columns are constants or nulls in groups where every job has the
-    // default: the choice depends on the group's own jobs only, so a group comes out the same
-    // whether it is written during the run or after it.
-    let all_ran = ran.iter().all(Option::is_some);
-    let per_run = |name: &str, f: &dyn Fn(usize, u64, u64) -> u64| -> Column {
-        if all_ran {
-            let v: Vec<u64> = ran
+    JobsRows::of(workload, sink, ids).group(meta)
+}
+
+/// What a row group of jobs.parquet reads of the workload and the sink, copied out on the
+/// simulation's thread, so that the writer's thread makes the table: the columns cost polars'
+/// builders a vector, a validity mask and a type check each (on HPC2N a sixteenth of the
+/// simulation's thread), where the copies are plain.
+struct JobsRows {
+    jobs: Vec<placesim_core::Job>,
+    /// Start and end, for each job that ran.
+    ran: Vec<Option<(u64, u64)>>,
+    killed: Vec<bool>,
+    factors: Vec<Factors>,
+    contiguity_runs: Vec<u32>,
+    size_class: Vec<&'static str>,
+    failures: Vec<(u32, u64, bool)>,
+    /// Per job, whether it was running at the start; `None` when no job was.
+    running_at_start: Option<Vec<bool>>,
+    request_texts: Option<Arc<Vec<String>>>,
+    /// Per job, its placement set's label and its comment.
+    notes: Vec<[Option<Arc<str>>; 2]>,
+    estimated: Vec<Option<u64>>,
+    /// At submit and at start; `None` where the run kept none.
+    priorities: [Option<Vec<Option<f64>>>; 2],
+    exec_vnode: Option<ExecGroup>,
+    estimated_exec_vnode: Option<ExecGroup>,
+}
+
+impl JobsRows {
+    /// The rows of the jobs whose ids lie in `ids`.
+    fn of(workload: &Workload, sink: &JobSink, ids: std::ops::Range<usize>) -> JobsRows {
+        let priorities =
+            |by: &Vec<Option<f64>>| (!by.is_empty()).then(|| ids.clone().map(|i| by[i]).collect());
+        JobsRows {
+            jobs: workload.jobs()[ids.clone()].to_vec(),
+            ran: ids
+                .clone()
+                .map(|i| sink.span(i).map(|(s, e)| (s.as_secs(), e.as_secs())))
+                .collect(),
+            killed: ids.clone().map(|i| sink.killed(i)).collect(),
+            factors: ids.clone().map(|i| sink.factors(i)).collect(),
+            contiguity_runs: ids.clone().map(|i| sink.contiguity_runs(i)).collect(),
+            size_class: workload.jobs()[ids.clone()]
                 .iter()
-                .enumerate()
-                .map(|(k, r)| r.map_or(0, |(s, e)| f(k, s, e)))
-                .collect();
-            Column::new(name.into(), v)
-        } else {
-            let v: Vec<Option<u64>> = ran
-                .iter()
-                .enumerate()
-                .map(|(k, r)| r.map(|(s, e)| f(k, s, e)))
-                .collect();
-            Column::new(name.into(), v)
-        }
-    };
-    let submit = |k: usize| jobs[k].submit.as_secs();
-    let mut columns = id_columns(meta, n);
-    columns.push(Column::new(
-        jobs::JOB_ID.name.into(),
-        jobs.iter().map(|j| j.source_id).collect::<Vec<u64>>(),
-    ));
-    columns.push(Column::new(
-        jobs::SUBMIT_S.name.into(),
-        jobs.iter()
-            .map(|j| j.submit.as_secs())
-            .collect::<Vec<u64>>(),
-    ));
-    columns.push(per_run(jobs::START_S.name, &|_, s, _| s));
-    columns.push(per_run(jobs::END_S.name, &|_, _, e| e));
-    columns.push(per_run(jobs::WAIT_S.name, &|k, s, _| s - submit(k)));
-    columns.push(per_run(jobs::RUNTIME_S.name, &|_, s, e| e - s));
-    columns.push(Column::new(
-        jobs::TRACE_RUNTIME_S.name.into(),
-        jobs.iter()
-            .map(|j| j.runtime.as_secs())
-            .collect::<Vec<u64>>(),
-    ));
-    columns.push(Column::new(
-        jobs::ESTIMATE_S.name.into(),
-        jobs.iter()
-            .map(|j| j.estimate.as_secs())
-            .collect::<Vec<u64>>(),
-    ));
-    columns.push(Column::new(
-        jobs::SIZE.name.into(),
-        jobs.iter().map(|j| j.size).collect::<Vec<u32>>(),
-    ));
-    let killed = ids
-        .clone()
-        .zip(&ran)
-        .map(|(i, r)| r.map(|_| sink.killed(i)));
-    let bsd = ran
-        .iter()
-        .enumerate()
-        .map(|(k, r)| r.map(|(s, e)| bounded_slowdown(s - submit(k), e - s)));
-    if all_ran {
-        columns.push(Column::new(
-            jobs::KILLED.name.into(),
-            killed.flatten().collect::<Vec<bool>>(),
-        ));
-        columns.push(Column::new(
-            jobs::BOUNDED_SLOWDOWN.name.into(),
-            bsd.flatten().collect::<Vec<f64>>(),
-        ));
-    } else {
-        columns.push(Column::new(
-            jobs::KILLED.name.into(),
-            killed.collect::<Vec<Option<bool>>>(),
-        ));
-        columns.push(Column::new(
-            jobs::BOUNDED_SLOWDOWN.name.into(),
-            bsd.collect::<Vec<Option<f64>>>(),
-        ));
-    }
-    // The runtime model's factors: H, C, ε, sets spanned, speed spread.
-    let factors: Vec<Factors> = ids.clone().map(|i| sink.factors(i)).collect();
-    let plain = all_ran && factors.iter().all(|f| *f == Factors::NONE);
-    let factor = |name: &str, default: f64, pick: &dyn Fn(&Factors) -> f32| {
-        if plain {
-            return Column::new_scalar(name.into(), Scalar::from(default), n);
-        }
-        let v: Vec<Option<f64>> = factors
-            .iter()
-            .zip(&ran)
-            .map(|(f, r)| r.map(|_| f64::from(pick(f))))
-            .collect();
-        Column::new(name.into(), v)
-    };
-    columns.push(factor(jobs::SPEED_FACTOR.name, 1.0, &|f| f.speed));
-    columns.push(factor(jobs::COMM_FACTOR.name, 1.0, &|f| f.comm));
-    columns.push(factor(jobs::NOISE.name, 1.0, &|f| f.noise));
-    columns.push(if plain {
-        Column::new_scalar(jobs::SETS_SPANNED.name.into(), Scalar::from(1u32), n)
-    } else {
-        let v: Vec<Option<u32>> = factors
-            .iter()
-            .zip(&ran)
-            .map(|(f, r)| r.map(|_| f.sets_spanned))
-            .collect();
-        Column::new(jobs::SETS_SPANNED.name.into(), v)
-    });
-    columns.push(factor(jobs::SPEED_SPREAD.name, 0.0, &|f| f.spread));
-    columns.push(factor(jobs::CROSS_SET_PAIRS.name, 0.0, &|f| f.cross));
-    columns.push(Column::new(
-        jobs::CONTIGUITY_RUNS.name.into(),
-        ids.clone()
-            .zip(&ran)
-            .map(|(i, r)| r.map(|_| sink.contiguity_runs(i)))
-            .collect::<Vec<Option<u32>>>(),
-    ));
-    columns.push(Column::new(
-        jobs::SIZE_CLASS.name.into(),
-        jobs.iter()
-            .map(|j| sink.size_class(j.size))
-            .collect::<Vec<&str>>(),
-    ));
-    // Vnode failures: requeues and lost work (known for every job), and whether one ended it.
-    let failures: Vec<(u32, u64, bool)> = ids.clone().map(|i| sink.failures(i)).collect();
-    if failures.iter().all(|f| *f == (0, 0, false)) && all_ran {
-        columns.push(Column::new_scalar(
-            jobs::REQUEUES.name.into(),
-            Scalar::from(0u32),
-            n,
-        ));
-        columns.push(Column::new_scalar(
-            jobs::LOST_CORE_S.name.into(),
-            Scalar::from(0u64),
-            n,
-        ));
-        columns.push(Column::new_scalar(
-            jobs::FAILED.name.into(),
-            Scalar::from(false),
-            n,
-        ));
-    } else {
-        columns.push(Column::new(
-            jobs::REQUEUES.name.into(),
-            failures.iter().map(|f| f.0).collect::<Vec<u32>>(),
-        ));
-        columns.push(Column::new(
-            jobs::LOST_CORE_S.name.into(),
-            failures.iter().map(|f| f.1).collect::<Vec<u64>>(),
-        ));
-        columns.push(Column::new(
-            jobs::FAILED.name.into(),
-            failures
-                .iter()
-                .zip(&ran)
-                .map(|(f, r)| r.map(|_| f.2))
-                .collect::<Vec<Option<bool>>>(),
-        ));
-    }
-    columns.push(if sink.running_at_start.is_empty() {
-        Column::new_scalar(jobs::RUNNING_AT_START.name.into(), Scalar::from(false), n)
-    } else {
-        Column::new(
-            jobs::RUNNING_AT_START.name.into(),
-            ids.clone()
-                .map(|i| sink.running_at_start[i])
-                .collect::<Vec<bool>>(),
-        )
-    });
-    columns.push(match &sink.request_texts {
-        Some(texts) => {
-            let v: Vec<Option<&str>> = ids
+                .map(|j| sink.size_class(j.size))
+                .collect(),
+            failures: ids.clone().map(|i| sink.failures(i)).collect(),
+            running_at_start: (!sink.running_at_start.is_empty())
+                .then(|| sink.running_at_start[ids.clone()].to_vec()),
+            request_texts: sink.request_texts.clone(),
+            notes: ids
                 .clone()
                 .map(|i| {
-                    let request = workload.job(placesim_core::JobId(i as u32)).request;
-                    texts.get(request.index()).map(String::as_str)
+                    let (label, comment) = sink.notes(i);
+                    [sink.text(label), sink.text(comment)]
                 })
-                .collect();
-            Column::new(jobs::REQUEST.name.into(), v)
+                .collect(),
+            estimated: ids.clone().map(|i| sink.estimated_start(i)).collect(),
+            priorities: [
+                priorities(&sink.priority_at_submit),
+                priorities(&sink.priority_at_start),
+            ],
+            exec_vnode: sink.exec_group(ids.clone(), false),
+            estimated_exec_vnode: sink.exec_group(ids, true),
         }
-        None => Column::full_null(jobs::REQUEST.name.into(), n, &DataType::String),
-    });
-    // Where each job was placed, and the scheduler's comment.
-    let notes: Vec<(u32, u32)> = ids.clone().map(|i| sink.notes(i)).collect();
-    for (name, pick) in [(jobs::PLACEMENT_SET.name, 0usize), (jobs::COMMENT.name, 1)] {
-        let id = |x: &(u32, u32)| if pick == 0 { x.0 } else { x.1 };
-        columns.push(if notes.iter().all(|x| id(x) == 0) {
-            Column::full_null(name.into(), n, &DataType::String)
-        } else {
-            let v: Vec<Option<&str>> = notes.iter().map(|x| sink.text(id(x))).collect();
-            Column::new(name.into(), v)
-        });
     }
-    let no_text = |name: &str| Column::full_null(name.into(), n, &DataType::String);
-    columns.push(no_text(jobs::EXEC_VNODE.name));
-    let estimated: Vec<Option<u64>> = ids.clone().map(|i| sink.estimated_start(i)).collect();
-    columns.push(if estimated.iter().all(Option::is_none) {
-        Column::full_null(jobs::ESTIMATED_START_S.name.into(), n, &DataType::UInt64)
-    } else {
-        Column::new(jobs::ESTIMATED_START_S.name.into(), estimated)
-    });
-    columns.push(no_text(jobs::ESTIMATED_EXEC_VNODE.name));
-    let entity = |name: &str, pick: fn(&placesim_core::Job) -> Option<u32>| {
-        Column::new(
-            name.into(),
-            jobs.iter().map(pick).collect::<Vec<Option<u32>>>(),
-        )
-    };
-    columns.push(entity(jobs::USER.name, |j| j.user()));
-    columns.push(entity(jobs::GROUP.name, |j| j.group()));
-    columns.push(if jobs.iter().all(|j| j.project().is_none()) {
-        Column::full_null(jobs::PROJECT.name.into(), n, &DataType::String)
-    } else {
-        Column::new(
-            jobs::PROJECT.name.into(),
+
+    /// The table, less its vnode texts.
+    fn group(self, meta: &RunMeta) -> PolarsResult<JobsGroup> {
+        let jobs = &self.jobs;
+        let n = jobs.len();
+        let ran = &self.ran;
+        // Columns are nullable only in row groups that hold a job that never started, and the
+        // runtime-model and note columns are constants or nulls in groups where every job has
+        // the default: the choice depends on the group's own jobs only, so a group comes out
+        // the same whether it is written during the run or after it.
+        let all_ran = ran.iter().all(Option::is_some);
+        let per_run = |name: &str, f: &dyn Fn(usize, u64, u64) -> u64| -> Column {
+            if all_ran {
+                let v: Vec<u64> = ran
+                    .iter()
+                    .enumerate()
+                    .map(|(k, r)| r.map_or(0, |(s, e)| f(k, s, e)))
+                    .collect();
+                Column::new(name.into(), v)
+            } else {
+                let v: Vec<Option<u64>> = ran
+                    .iter()
+                    .enumerate()
+                    .map(|(k, r)| r.map(|(s, e)| f(k, s, e)))
+                    .collect();
+                Column::new(name.into(), v)
+            }
+        };
+        let submit = |k: usize| jobs[k].submit.as_secs();
+        let mut columns = id_columns(meta, n);
+        columns.push(Column::new(
+            jobs::JOB_ID.name.into(),
+            jobs.iter().map(|j| j.source_id).collect::<Vec<u64>>(),
+        ));
+        columns.push(Column::new(
+            jobs::SUBMIT_S.name.into(),
             jobs.iter()
-                .map(|j| j.project().map(|p| &**p))
-                .collect::<Vec<Option<&str>>>(),
-        )
-    });
-    for (name, by) in [
-        (jobs::PRIORITY_AT_SUBMIT.name, &sink.priority_at_submit),
-        (jobs::PRIORITY_AT_START.name, &sink.priority_at_start),
-    ] {
-        columns.push(if by.is_empty() {
-            Column::full_null(name.into(), n, &DataType::Float64)
+                .map(|j| j.submit.as_secs())
+                .collect::<Vec<u64>>(),
+        ));
+        columns.push(per_run(jobs::START_S.name, &|_, s, _| s));
+        columns.push(per_run(jobs::END_S.name, &|_, _, e| e));
+        columns.push(per_run(jobs::WAIT_S.name, &|k, s, _| s - submit(k)));
+        columns.push(per_run(jobs::RUNTIME_S.name, &|_, s, e| e - s));
+        columns.push(Column::new(
+            jobs::TRACE_RUNTIME_S.name.into(),
+            jobs.iter()
+                .map(|j| j.runtime.as_secs())
+                .collect::<Vec<u64>>(),
+        ));
+        columns.push(Column::new(
+            jobs::ESTIMATE_S.name.into(),
+            jobs.iter()
+                .map(|j| j.estimate.as_secs())
+                .collect::<Vec<u64>>(),
+        ));
+        columns.push(Column::new(
+            jobs::SIZE.name.into(),
+            jobs.iter().map(|j| j.size).collect::<Vec<u32>>(),
+        ));
+        let killed = self
+            .killed
+            .iter()
+            .zip(ran)
+            .map(|(&killed, r)| r.map(|_| killed));
+        let bsd = ran
+            .iter()
+            .enumerate()
+            .map(|(k, r)| r.map(|(s, e)| bounded_slowdown(s - submit(k), e - s)));
+        if all_ran {
+            columns.push(Column::new(
+                jobs::KILLED.name.into(),
+                killed.flatten().collect::<Vec<bool>>(),
+            ));
+            columns.push(Column::new(
+                jobs::BOUNDED_SLOWDOWN.name.into(),
+                bsd.flatten().collect::<Vec<f64>>(),
+            ));
         } else {
+            columns.push(Column::new(
+                jobs::KILLED.name.into(),
+                killed.collect::<Vec<Option<bool>>>(),
+            ));
+            columns.push(Column::new(
+                jobs::BOUNDED_SLOWDOWN.name.into(),
+                bsd.collect::<Vec<Option<f64>>>(),
+            ));
+        }
+        // The runtime model's factors: H, C, ε, sets spanned, speed spread.
+        let factors = &self.factors;
+        let plain = all_ran && factors.iter().all(|f| *f == Factors::NONE);
+        let factor = |name: &str, default: f64, pick: &dyn Fn(&Factors) -> f32| {
+            if plain {
+                return Column::new_scalar(name.into(), Scalar::from(default), n);
+            }
+            let v: Vec<Option<f64>> = factors
+                .iter()
+                .zip(ran)
+                .map(|(f, r)| r.map(|_| f64::from(pick(f))))
+                .collect();
+            Column::new(name.into(), v)
+        };
+        columns.push(factor(jobs::SPEED_FACTOR.name, 1.0, &|f| f.speed));
+        columns.push(factor(jobs::COMM_FACTOR.name, 1.0, &|f| f.comm));
+        columns.push(factor(jobs::NOISE.name, 1.0, &|f| f.noise));
+        columns.push(if plain {
+            Column::new_scalar(jobs::SETS_SPANNED.name.into(), Scalar::from(1u32), n)
+        } else {
+            let v: Vec<Option<u32>> = factors
+                .iter()
+                .zip(ran)
+                .map(|(f, r)| r.map(|_| f.sets_spanned))
+                .collect();
+            Column::new(jobs::SETS_SPANNED.name.into(), v)
+        });
+        columns.push(factor(jobs::SPEED_SPREAD.name, 0.0, &|f| f.spread));
+        columns.push(factor(jobs::CROSS_SET_PAIRS.name, 0.0, &|f| f.cross));
+        columns.push(Column::new(
+            jobs::CONTIGUITY_RUNS.name.into(),
+            self.contiguity_runs
+                .iter()
+                .zip(ran)
+                .map(|(&runs, r)| r.map(|_| runs))
+                .collect::<Vec<Option<u32>>>(),
+        ));
+        columns.push(Column::new(jobs::SIZE_CLASS.name.into(), self.size_class));
+        // Vnode failures: requeues and lost work (known for every job), and whether one ended
+        // it.
+        let failures = &self.failures;
+        if failures.iter().all(|f| *f == (0, 0, false)) && all_ran {
+            columns.push(Column::new_scalar(
+                jobs::REQUEUES.name.into(),
+                Scalar::from(0u32),
+                n,
+            ));
+            columns.push(Column::new_scalar(
+                jobs::LOST_CORE_S.name.into(),
+                Scalar::from(0u64),
+                n,
+            ));
+            columns.push(Column::new_scalar(
+                jobs::FAILED.name.into(),
+                Scalar::from(false),
+                n,
+            ));
+        } else {
+            columns.push(Column::new(
+                jobs::REQUEUES.name.into(),
+                failures.iter().map(|f| f.0).collect::<Vec<u32>>(),
+            ));
+            columns.push(Column::new(
+                jobs::LOST_CORE_S.name.into(),
+                failures.iter().map(|f| f.1).collect::<Vec<u64>>(),
+            ));
+            columns.push(Column::new(
+                jobs::FAILED.name.into(),
+                failures
+                    .iter()
+                    .zip(ran)
+                    .map(|(f, r)| r.map(|_| f.2))
+                    .collect::<Vec<Option<bool>>>(),
+            ));
+        }
+        columns.push(match self.running_at_start {
+            None => Column::new_scalar(jobs::RUNNING_AT_START.name.into(), Scalar::from(false), n),
+            Some(running) => Column::new(jobs::RUNNING_AT_START.name.into(), running),
+        });
+        columns.push(match &self.request_texts {
+            Some(texts) => {
+                let v: Vec<Option<&str>> = jobs
+                    .iter()
+                    .map(|j| texts.get(j.request.index()).map(String::as_str))
+                    .collect();
+                Column::new(jobs::REQUEST.name.into(), v)
+            }
+            None => Column::full_null(jobs::REQUEST.name.into(), n, &DataType::String),
+        });
+        // Where each job was placed, and the scheduler's comment.
+        for (name, pick) in [(jobs::PLACEMENT_SET.name, 0usize), (jobs::COMMENT.name, 1)] {
+            columns.push(if self.notes.iter().all(|x| x[pick].is_none()) {
+                Column::full_null(name.into(), n, &DataType::String)
+            } else {
+                let v: Vec<Option<&str>> = self.notes.iter().map(|x| x[pick].as_deref()).collect();
+                Column::new(name.into(), v)
+            });
+        }
+        let no_text = |name: &str| Column::full_null(name.into(), n, &DataType::String);
+        columns.push(no_text(jobs::EXEC_VNODE.name));
+        columns.push(if self.estimated.iter().all(Option::is_none) {
+            Column::full_null(jobs::ESTIMATED_START_S.name.into(), n, &DataType::UInt64)
+        } else {
+            Column::new(jobs::ESTIMATED_START_S.name.into(), self.estimated)
+        });
+        columns.push(no_text(jobs::ESTIMATED_EXEC_VNODE.name));
+        let entity = |name: &str, pick: fn(&placesim_core::Job) -> Option<u32>| {
             Column::new(
                 name.into(),
-                ids.clone().map(|i| by[i]).collect::<Vec<Option<f64>>>(),
+                jobs.iter().map(pick).collect::<Vec<Option<u32>>>(),
+            )
+        };
+        columns.push(entity(jobs::USER.name, |j| j.user()));
+        columns.push(entity(jobs::GROUP.name, |j| j.group()));
+        columns.push(if jobs.iter().all(|j| j.project().is_none()) {
+            Column::full_null(jobs::PROJECT.name.into(), n, &DataType::String)
+        } else {
+            Column::new(
+                jobs::PROJECT.name.into(),
+                jobs.iter()
+                    .map(|j| j.project().map(|p| &**p))
+                    .collect::<Vec<Option<&str>>>(),
             )
         });
+        for (name, by) in [jobs::PRIORITY_AT_SUBMIT.name, jobs::PRIORITY_AT_START.name]
+            .into_iter()
+            .zip(self.priorities)
+        {
+            columns.push(match by {
+                None => Column::full_null(name.into(), n, &DataType::Float64),
+                Some(values) => Column::new(name.into(), values),
+            });
+        }
+        Ok(JobsGroup {
+            frame: schema::conform(jobs::ALL, DataFrame::new(n, columns)?)?,
+            exec_vnode: self.exec_vnode,
+            estimated_exec_vnode: self.estimated_exec_vnode,
+        })
     }
-    Ok(JobsGroup {
-        frame: schema::conform(jobs::ALL, DataFrame::new(n, columns)?)?,
-        exec_vnode: sink.exec_group(ids.clone(), false),
-        estimated_exec_vnode: sink.exec_group(ids, true),
-    })
 }
 
 /// Builds events.parquet's table: one row per thing the scheduler said or did, in order.
@@ -870,9 +919,10 @@ impl<'w> StreamingJobSink<'w> {
     }
 
     fn send(&mut self, ids: std::ops::Range<usize>) {
-        let group = jobs_group(&self.meta, self.workload, &self.inner, ids)
-            .map(|group| Box::new(move || group.row_group()) as BuildRowGroup);
-        self.jobs.send(group, &mut self.failed);
+        let rows = JobsRows::of(self.workload, &self.inner, ids);
+        let meta = self.meta.clone();
+        let build: BuildRowGroup = Box::new(move || rows.group(&meta)?.row_group());
+        self.jobs.send(Ok(build), &mut self.failed);
     }
 
     /// Hands over every whole row group of events not yet handed over.
