@@ -521,7 +521,8 @@ impl Window {
 /// The wait statistics of the window's jobs grouped by `rank` (a group's place among the
 /// rows, which `text` names), in rank order. The waits are laid out group after group in
 /// `buffer`, each group's in job order (a counting sort), so that all the groups' samples
-/// take 8 bytes a job together rather than a growing vector each.
+/// take 8 bytes a job together rather than a growing vector each; each sum is taken in job
+/// order, as a walk of the jobs meets them.
 fn group_waits(
     by: &'static str,
     rank: &dyn Fn(usize) -> u64,
@@ -539,33 +540,47 @@ fn group_waits(
         bsd_sum: f64,
         next: usize,
     }
-    let mut groups: std::collections::BTreeMap<u64, Group> = Default::default();
-    for (i, _, bsd) in window.samples(workload, sink) {
-        let group = groups.entry(rank(i)).or_default();
+    // One walk of the window's jobs: each job's group (numbered as first met) and wait, kept
+    // for the layout below, rather than a second walk with a search of an ordered map per job.
+    let mut number: std::collections::HashMap<u64, u32> = Default::default();
+    let mut groups: Vec<(u64, Group)> = Vec::new();
+    let mut samples: Vec<(u32, u64)> = Vec::new();
+    for (i, wait, bsd) in window.samples(workload, sink) {
+        let r = rank(i);
+        let g = *number.entry(r).or_insert_with(|| {
+            groups.push((r, Group::default()));
+            (groups.len() - 1) as u32
+        });
+        let group = &mut groups[g as usize].1;
         group.jobs += 1;
         group.bsd_sum += bsd;
+        samples.push((g, wait));
     }
+    // Laid out in rank order, each group's waits in job order.
+    let mut in_order: Vec<usize> = (0..groups.len()).collect();
+    in_order.sort_unstable_by_key(|&g| groups[g].0);
     let mut total = 0;
-    for group in groups.values_mut() {
+    for &g in &in_order {
+        let group = &mut groups[g].1;
         group.next = total;
         total += group.jobs;
     }
     buffer.clear();
     buffer.resize(total, 0.0);
-    for (i, wait, _) in window.samples(workload, sink) {
-        if let Some(group) = groups.get_mut(&rank(i)) {
-            buffer[group.next] = wait as f64;
-            group.next += 1;
-        }
+    for &(g, wait) in &samples {
+        let group = &mut groups[g as usize].1;
+        buffer[group.next] = wait as f64;
+        group.next += 1;
     }
     // Each group's `next` now ends its waits.
-    groups
+    in_order
         .into_iter()
-        .map(|(r, group)| {
+        .map(|g| {
+            let (r, group) = &groups[g];
             let mut waits = Sample::new(&mut buffer[group.next - group.jobs..group.next]);
             GroupWaits {
                 by,
-                key: text(r),
+                key: text(*r),
                 jobs: group.jobs as u64,
                 wait_mean_s: waits.mean,
                 wait_median_s: waits.median(),
