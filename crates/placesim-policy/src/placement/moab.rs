@@ -230,6 +230,10 @@ pub struct MoabNodeSets {
     spanned: Arc<str>,
     local: ScratchBuf,
     candidates: Vec<usize>,
+    /// The values and attribute `candidates` were filled for, when no set was bound: most
+    /// requests ask the same node sets, and filling them again (a map lookup per value, a copy
+    /// of the values) was asked at every placement.
+    candidates_for: Option<(Vec<NodeSetValue>, NodeSetAttribute)>,
     union: Vec<VnodeId>,
     /// Whether the last ONEOF choice found a feasible set but could not allocate in it
     /// (Q5); read and cleared by the caller.
@@ -288,6 +292,7 @@ impl MoabNodeSets {
             spanned: Arc::from("spanned"),
             local: ScratchBuf::default(),
             candidates: Vec::new(),
+            candidates_for: None,
             union: Vec::new(),
             failed_inside_feasible_set: false,
             bound: None,
@@ -689,9 +694,17 @@ impl MoabNodeSets {
         let Some(eff) = effective else {
             return self.anywhere(request, chunks, view, filter, None);
         };
-        let (policy, optional, values, attribute) =
-            (eff.policy, eff.optional, eff.values.to_vec(), eff.attribute);
-        self.fill_candidates(&values, attribute);
+        let (policy, optional, attribute) = (eff.policy, eff.optional, eff.attribute);
+        let filled = self.bound.is_none()
+            && self
+                .candidates_for
+                .as_ref()
+                .is_some_and(|(values, a)| *a == attribute && values[..] == *eff.values);
+        if !filled {
+            let values = eff.values.to_vec();
+            self.fill_candidates(&values, attribute);
+            self.candidates_for = self.bound.is_none().then_some((values, attribute));
+        }
         let plus = self.settings.plus;
         let placed = match policy {
             NodeSetPolicy::AnyOf if plus == Some(NodeSetPlus::SpanEvenly) => {
