@@ -176,12 +176,9 @@ pub enum SwfErrorKind {
 }
 
 impl SwfRecord {
-    /// Appends the record as an SWF line of 18 fields, without its newline: the text
-    /// [`fmt::Display`] gives. Integers, and floats with no fraction (which `Display` writes
-    /// as integers), are written digit by digit, without the formatting machinery: a
-    /// scenario's generated workload goes through this text, a line per job.
-    pub fn push_line(&self, out: &mut String) {
-        let fields = [
+    /// The 18 fields in file order.
+    fn fields(&self) -> [Field; 18] {
+        [
             Field::Int(self.job_number),
             Field::Int(self.submit_time),
             Field::Int(self.wait_time),
@@ -200,8 +197,15 @@ impl SwfRecord {
             Field::Int(self.partition),
             Field::Int(self.preceding_job),
             Field::Int(self.think_time),
-        ];
-        for (i, field) in fields.into_iter().enumerate() {
+        ]
+    }
+
+    /// Appends the record as an SWF line of 18 fields, without its newline: the text
+    /// [`fmt::Display`] gives. Integers, and floats with no fraction (which `Display` writes
+    /// as integers), are written digit by digit, without the formatting machinery: a
+    /// scenario's generated workload goes through this text, a line per job.
+    pub fn push_line(&self, out: &mut String) {
+        for (i, field) in self.fields().into_iter().enumerate() {
             if i > 0 {
                 out.push(' ');
             }

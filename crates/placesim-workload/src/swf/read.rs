@@ -264,26 +264,10 @@ impl super::SwfHeader {
 /// The ranges [`parse_extended`] holds a line's fields to, asked of a record already in
 /// memory.
 pub(crate) fn check_record_ranges(r: &SwfRecord) -> Result<(), SwfErrorKind> {
-    check_ranges(&[
-        r.job_number,
-        r.submit_time,
-        r.wait_time,
-        r.run_time,
-        r.allocated_procs,
-        0,
-        0,
-        r.requested_procs,
-        r.requested_time,
-        r.requested_memory_kib,
-        r.status,
-        r.user_id,
-        r.group_id,
-        r.executable,
-        r.queue,
-        r.partition,
-        r.preceding_job,
-        r.think_time,
-    ])
+    check_ranges(&r.fields().map(|field| match field {
+        super::Field::Int(v) => v,
+        super::Field::Float(_) => 0,
+    }))
 }
 
 impl<R: BufRead> Iterator for SwfReader<R> {
