@@ -299,8 +299,8 @@ impl<'s> Walk<'s> {
         }
     }
 
-    /// The ncpus free in the state at the last walk's shadow time, less what the pass took
-    /// from it since, without building its view.
+    /// The ncpus free in the shadow view, without building it: while it is unbuilt the pass
+    /// has taken nothing from it (a take builds it first), so the walk's count stands.
     pub(crate) fn shadow_free(&self, shadow_view: &Scratch<'_>) -> u64 {
         match &self.pending {
             Some(pending) => pending.free_ncpus,
