@@ -20,7 +20,7 @@ pub struct Shortcuts {
     /// Lists of ends brought up to date from the kernel's log of the running list, reading
     /// only the positions that changed ([`placesim_core::RunningLog`]).
     pub ends_from_log: u64,
-    /// Shadow views a walk left unbuilt and a backfill read later ([`Walk::shadow_view`]).
+    /// Shadow views a walk left unbuilt and a backfill read later.
     pub late_views: u64,
     /// Of those, the views built after the pass had started other jobs since the walk.
     pub late_views_after_starts: u64,
