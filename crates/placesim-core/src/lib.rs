@@ -57,7 +57,7 @@ pub use reservation::{
 };
 pub use resource::{
     AttrValue, CmpOp, ConsumableIdx, ResourceDef, ResourceDefs, ResourceError, ResourceKind,
-    write_amount,
+    decimal, write_amount,
 };
 pub use runtime::{CommForm, RuntimeModel, RuntimeSettings, Stretch};
 pub use settled::{InstantFacts, SetPartition, SettledInstant};

@@ -142,17 +142,37 @@ impl AttrValue {
 /// prints amounts in `exec_vnode` and in its comments: a size in the largest unit it is a
 /// whole number of (`4gb`, `1536mb`, `100kb`).
 pub fn write_amount(out: &mut impl fmt::Write, kind: ResourceKind, amount: u64) -> fmt::Result {
+    let mut digits = [0; 20];
     match kind {
         ResourceKind::Size => {
             let (unit, per) = [("tb", 1u64 << 30), ("gb", 1 << 20), ("mb", 1 << 10)]
                 .into_iter()
                 .find(|&(_, per)| amount >= per && amount % per == 0)
                 .unwrap_or(("kb", 1));
-            write!(out, "{}{unit}", amount / per)
+            out.write_str(decimal(&mut digits, amount / per))?;
+            out.write_str(unit)
         }
         ResourceKind::Float => write!(out, "{}", amount as f64 / 1000.0),
-        _ => write!(out, "{amount}"),
+        _ => out.write_str(decimal(&mut digits, amount)),
     }
+}
+
+/// `v` in decimal, written into `digits`: the text `format!("{v}")` makes, without the
+/// formatting machinery, which a comment made for every job refused at every pass, or a line
+/// written for every job of a trace, paid for each number.
+pub fn decimal(digits: &mut [u8; 20], v: u64) -> &str {
+    let mut at = digits.len();
+    let mut rest = v;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&digits[at..]).unwrap_or_default()
 }
 
 /// As PBS prints a value: a string_array's elements joined by commas, booleans as `True` and
@@ -393,5 +413,43 @@ impl ResourceDefs {
     /// The resource behind each amount-vector slot.
     pub fn consumables(&self) -> &[ResourceId] {
         &self.consumables
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `decimal` writes what `format!` writes, at the edges of each digit count and at the
+    /// extremes.
+    #[test]
+    fn decimal_is_the_text_format_writes() {
+        let mut values = vec![0, 1, u64::MAX, u64::MAX - 1];
+        let mut power = 1u64;
+        while let Some(next) = power.checked_mul(10) {
+            values.extend([power - 1, power, power + 1, next - 1]);
+            power = next;
+        }
+        for v in values {
+            assert_eq!(decimal(&mut [0; 20], v), format!("{v}"), "{v}");
+        }
+    }
+
+    /// Amounts as PBS prints them: sizes in the largest unit they are a whole number of,
+    /// floats in thousandths, everything else as a number.
+    #[test]
+    fn amounts_print_as_pbs_prints_them() {
+        let text = |kind, amount| {
+            let mut out = String::new();
+            write_amount(&mut out, kind, amount).unwrap();
+            out
+        };
+        assert_eq!(text(ResourceKind::Size, 4 << 20), "4gb");
+        assert_eq!(text(ResourceKind::Size, 1536 << 10), "1536mb");
+        assert_eq!(text(ResourceKind::Size, 100), "100kb");
+        assert_eq!(text(ResourceKind::Size, 2 << 30), "2tb");
+        assert_eq!(text(ResourceKind::Size, 0), "0kb");
+        assert_eq!(text(ResourceKind::Float, 1500), "1.5");
+        assert_eq!(text(ResourceKind::Long, 16384), "16384");
     }
 }

@@ -237,23 +237,10 @@ enum Field {
 
 /// Appends `v` in decimal.
 fn push_int(out: &mut String, v: i64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    let mut rest = v.unsigned_abs();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
     if v < 0 {
         out.push('-');
     }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
-    }
+    out.push_str(placesim_core::decimal(&mut [0; 20], v.unsigned_abs()));
 }
 
 impl fmt::Display for SwfRecord {
