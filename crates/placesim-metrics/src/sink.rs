@@ -47,7 +47,9 @@ pub struct JobSink {
     pub(crate) comment: Vec<u32>,
     /// Distinct labels and comments; entry 0 is unused.
     pub(crate) texts: Vec<Arc<str>>,
-    text_ids: HashMap<Arc<str>, u32>,
+    /// Each text's id, by the text: a run makes a text per comment that changed (psets-bench
+    /// 160,000), so the map hashes with foldhash rather than SipHash.
+    text_ids: HashMap<Arc<str>, u32, foldhash::fast::FixedState>,
     /// The sets fragmentation is measured over: names and ncpus (empty: the whole cluster);
     /// shared with the writer of timeseries.parquet's streamed row groups.
     pub(crate) set_names: Arc<[String]>,
@@ -462,13 +464,15 @@ impl Factors {
 
 impl JobSink {
     fn intern(&mut self, text: &Arc<str>) -> u32 {
-        if let Some(&id) = self.text_ids.get(text) {
-            return id;
+        let next = self.texts.len() as u32;
+        match self.text_ids.entry(text.clone()) {
+            std::collections::hash_map::Entry::Occupied(known) => *known.get(),
+            std::collections::hash_map::Entry::Vacant(new) => {
+                new.insert(next);
+                self.texts.push(text.clone());
+                next
+            }
         }
-        self.texts.push(text.clone());
-        let id = (self.texts.len() - 1) as u32;
-        self.text_ids.insert(text.clone(), id);
-        id
     }
 
     /// A job's label or comment text, if any.

@@ -542,7 +542,8 @@ fn group_waits(
     }
     // One walk of the window's jobs: each job's group (numbered as first met) and wait, kept
     // for the layout below, rather than a second walk with a search of an ordered map per job.
-    let mut number: std::collections::HashMap<u64, u32> = Default::default();
+    let mut number: std::collections::HashMap<u64, u32, foldhash::fast::FixedState> =
+        Default::default();
     let mut groups: Vec<(u64, Group)> = Vec::new();
     let mut samples: Vec<(u32, u64)> = Vec::new();
     for (i, wait, bsd) in window.samples(workload, sink) {

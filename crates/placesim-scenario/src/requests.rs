@@ -194,7 +194,9 @@ impl Scenario {
             .cluster
             .capacity_total(placesim_core::ConsumableIdx::MEM)
             > 0;
-        let mut by_shape: HashMap<Shape, RequestId> = HashMap::new();
+        // Looked up for every job: foldhash rather than SipHash.
+        let mut by_shape: HashMap<Shape, RequestId, foldhash::fast::FixedState> =
+            HashMap::default();
         for (index, job) in jobs.iter_mut().enumerate() {
             // The PBS queue is part of what a job asks: it decides the vnodes it may use. So
             // is the Moab class, whose DEFAULT.NODESET gives the node-set fields the job
