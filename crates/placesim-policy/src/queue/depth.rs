@@ -993,14 +993,18 @@ impl Profile {
         }
     }
 
-    /// Takes `need` ncpus over `[from, to)`.
+    /// Takes `need` ncpus over `[from, to)`: only the steps there are visited (the steps are
+    /// in time order), where every step was, and conservative backfilling holds a window for
+    /// every waiting job at every pass.
     fn hold(&mut self, from: SimTime, to: SimTime, need: u64) {
         self.split(from);
         self.split(to);
-        for step in &mut self.steps {
-            if step.0 >= from && step.0 < to {
-                step.1 -= need;
+        let first = self.steps.partition_point(|s| s.0 < from);
+        for step in &mut self.steps[first..] {
+            if step.0 >= to {
+                break;
             }
+            step.1 -= need;
         }
     }
 
