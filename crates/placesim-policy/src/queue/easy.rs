@@ -186,6 +186,8 @@ impl<P: PlacementPolicy> Easy<P> {
         let head_need = ctx.workload.ncpus_of(head);
         let head_draws = head_request.limit_draws.as_deref().unwrap_or(&[]);
         let head_needs = HeadNeed {
+            job: head,
+            relaxed: head_relaxed,
             ncpus: head_need,
             draws: head_draws,
         };
@@ -214,37 +216,28 @@ impl<P: PlacementPolicy> Easy<P> {
             let by_totals = head_by_totals
                 && self.placement.totals_decide_view(&now_view)
                 && on_totals(&mut self.on_totals, &self.placement, ctx, job);
-            if matches!(held, Held::Unknown) && by_totals {
-                let found = shadow_by_totals(
+            // Computed on totals when this candidate's fit is decided there and nothing is
+            // held yet; otherwise the pass switches to (or starts in) the vnode form. This
+            // pass's long backfills count as running jobs that end after the shadow time; the
+            // head fits at that time (they were admitted on that condition), so the search
+            // stops before releasing them.
+            let switch = !by_totals && matches!(held, Held::Totals { .. });
+            if matches!(held, Held::Unknown) || switch {
+                let found = reserve(
+                    by_totals,
                     &mut walk,
-                    ctx,
-                    decisions,
-                    head_needs,
-                    &now_view,
-                    &mut self.head_rooms,
-                );
-                let Some((time, free_ncpus)) = found else {
-                    break;
-                };
-                held = Held::Totals { time, free_ncpus };
-            }
-            if !by_totals && !matches!(held, Held::Vnodes { .. }) {
-                // Switch to (or start in) the vnode form. This pass's long backfills count as
-                // running jobs that end after the shadow time; the head fits at that time (they
-                // were admitted on that condition), so the search stops before releasing them.
-                let found = walk.earliest(
-                    ctx,
-                    &mut self.placement,
-                    head,
-                    head_relaxed,
-                    &mut now_view,
                     &mut shadow_view,
+                    ctx,
                     decisions,
+                    &mut self.placement,
+                    head_needs,
+                    &mut now_view,
+                    &mut self.head_rooms,
                 );
                 // The head can run on the empty cluster, so releasing every running job always
                 // finds a reservation; if it ever does not, backfill nothing more.
-                let Some(start) = found else { break };
-                held = Held::Vnodes { start, moved: None };
+                let Some(found) = found else { break };
+                held = found;
             }
             match &mut held {
                 Held::Unknown => {
@@ -333,27 +326,23 @@ impl<P: PlacementPolicy> Easy<P> {
             return;
         }
         self.estimated = Some(head);
-        let estimate = match held {
-            Held::Unknown if head_by_totals => shadow_by_totals(
+        if matches!(held, Held::Unknown)
+            && let Some(found) = reserve(
+                head_by_totals,
                 &mut walk,
+                &mut shadow_view,
                 ctx,
                 decisions,
+                &mut self.placement,
                 head_needs,
-                &now_view,
+                &mut now_view,
                 &mut self.head_rooms,
             )
-            .map(|(time, _)| (time, None)),
-            Held::Unknown => walk
-                .earliest(
-                    ctx,
-                    &mut self.placement,
-                    head,
-                    head_relaxed,
-                    &mut now_view,
-                    &mut shadow_view,
-                    decisions,
-                )
-                .map(|start| (start, Some(walk.found().clone()))),
+        {
+            held = found;
+        }
+        let estimate = match held {
+            Held::Unknown => None,
             Held::Totals { time, .. } => Some((time, None)),
             Held::Vnodes { start, moved } => {
                 Some((start, Some(moved.unwrap_or_else(|| walk.found().clone()))))
@@ -493,11 +482,45 @@ fn on_totals<P: PlacementPolicy>(
     known[id] == 1
 }
 
-/// What the head needs on the totals form: its ncpus, and its draws on run limits.
+/// The head, and what it needs on the totals form: its ncpus, and its draws on run limits.
 #[derive(Clone, Copy)]
 struct HeadNeed<'a> {
+    job: JobId,
+    /// Whether it waits with its relaxable constraint dropped.
+    relaxed: bool,
     ncpus: u64,
     draws: &'a [LimitDraw],
+}
+
+/// The head's reservation at the first estimated end where it fits: on totals (`on_totals`,
+/// with the rooms of the limits it draws on left in `rooms`), or on vnodes, found by `walk`
+/// in `shadow_view`. `None` when releasing every running job does not make room.
+#[allow(clippy::too_many_arguments)]
+fn reserve<'s>(
+    on_totals: bool,
+    walk: &mut Walk<'s>,
+    shadow_view: &mut Scratch<'s>,
+    ctx: &SchedContext<'s>,
+    decisions: &[Decision],
+    placement: &mut dyn PlacementPolicy,
+    head: HeadNeed<'_>,
+    now_view: &mut Scratch<'_>,
+    rooms: &mut Vec<u64>,
+) -> Option<Held> {
+    if on_totals {
+        let (time, free_ncpus) = shadow_by_totals(walk, ctx, decisions, head, now_view, rooms)?;
+        return Some(Held::Totals { time, free_ncpus });
+    }
+    let start = walk.earliest(
+        ctx,
+        placement,
+        head.job,
+        head.relaxed,
+        now_view,
+        shadow_view,
+        decisions,
+    )?;
+    Some(Held::Vnodes { start, moved: None })
 }
 
 /// Step 2 on totals: the first estimated end at which the ncpus free reach the head's need and
