@@ -2059,12 +2059,11 @@ fn apply(
     }
     // Shared pools: what a part takes from its vnode's mirror, every other member's mirror
     // loses too (their eligibility, which reads ncpus, does not change; the totals count the
-    // pool once, as taken above). Most clusters have none: tested here, where the iterator
-    // over no parts still cost a call at every start and end.
-    if cluster.pools().is_empty() {
+    // pool once, as taken above).
+    let Some(parts) = pooled_parts(cluster, alloc) else {
         return;
-    }
-    for (v, a, pool) in pooled_parts(cluster, alloc) {
+    };
+    for (v, a, pool) in parts {
         let c = pool.consumable.index();
         for &u in pool.members.iter().filter(|&&u| u != v) {
             let slot = &mut rows[u.index() * width + c];
@@ -2106,11 +2105,8 @@ fn pool_shortfall(
     alloc: &Allocation,
 ) -> Option<(crate::cluster::Pool, u64, u64)> {
     let cluster = view.cluster();
-    if cluster.pools().is_empty() {
-        return None;
-    }
     let n_cons = cluster.resources().n_consumables();
-    pooled_parts(cluster, alloc).find_map(|(v, _, pool)| {
+    pooled_parts(cluster, alloc)?.find_map(|(v, _, pool)| {
         let asked: u64 = alloc
             .parts(n_cons)
             .filter(|(u, _)| pool.members.contains(u))
@@ -2122,20 +2118,23 @@ fn pool_shortfall(
 }
 
 /// The parts of `alloc` that take from a shared pool: (vnode, amount, pool), one per pooled
-/// consumable a part takes some of; nothing, at the cost of one test, when the cluster has no
-/// indirect resource.
+/// consumable a part takes some of; `None` when the cluster has no indirect resource, so that
+/// the callers, asked at every start and end, skip their pool pass at that one test (an
+/// iterator over no parts still cost a call for each).
 fn pooled_parts<'a>(
     cluster: &'a Cluster,
     alloc: &'a Allocation,
-) -> impl Iterator<Item = (VnodeId, u64, &'a crate::cluster::Pool)> + 'a {
+) -> Option<impl Iterator<Item = (VnodeId, u64, &'a crate::cluster::Pool)> + 'a> {
+    if cluster.pools().is_empty() {
+        return None;
+    }
     let n_cons = cluster.resources().n_consumables();
-    let parts = (!cluster.pools().is_empty()).then(|| alloc.parts(n_cons));
-    parts.into_iter().flatten().flat_map(move |(v, amounts)| {
+    Some(alloc.parts(n_cons).flat_map(move |(v, amounts)| {
         amounts.iter().enumerate().filter_map(move |(c, &a)| {
             let pool = cluster.pool_of(v, ConsumableIdx(c as u8))?;
             (a > 0).then_some((v, a, pool))
         })
-    })
+    }))
 }
 
 /// One run's part of an allocation applied to a stretch of its vnodes: see [`apply`].
@@ -2801,8 +2800,8 @@ impl<'a> Scratch<'a> {
         }
         // A shared pool's other members change too: their rows come in as well, and their
         // eligibility may change.
-        if !self.base.cluster.pools().is_empty() {
-            for (_, _, pool) in pooled_parts(&self.base.cluster, alloc) {
+        if let Some(parts) = pooled_parts(&self.base.cluster, alloc) {
+            for (_, _, pool) in parts {
                 for &u in &pool.members {
                     buf.bring_in(self.base, u.index()..u.index() + 1);
                     buf.dirty_eligibility(u.index()..u.index() + 1);
