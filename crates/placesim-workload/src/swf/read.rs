@@ -233,10 +233,6 @@ impl<R: BufRead> SwfReader<R> {
             kind,
         }
     }
-
-    fn header_line(&mut self, text: &str) {
-        self.header.note_comment(text);
-    }
 }
 
 impl super::SwfHeader {
@@ -310,7 +306,7 @@ impl<R: BufRead> Iterator for SwfReader<R> {
                     return Some(Err(self.error(SwfErrorKind::NotText)));
                 };
                 let comment = comment.to_owned();
-                self.header_line(&comment);
+                self.header.note_comment(&comment);
                 continue;
             }
             let offset = start;
