@@ -475,9 +475,13 @@ impl JobSink {
         }
     }
 
-    /// A job's label or comment text, if any.
-    pub(crate) fn text(&self, id: u32) -> Option<Arc<str>> {
-        (id != 0).then(|| self.texts[id as usize].clone())
+    /// The text of id `id` (a job's label or comment, an event's text), if any: id 0 is none.
+    pub(crate) fn text(&self, id: u64) -> Option<Arc<str>> {
+        usize::try_from(id)
+            .ok()
+            .filter(|&id| id != 0)
+            .and_then(|id| self.texts.get(id))
+            .cloned()
     }
 
     /// Whether job `i` was killed at its walltime.

@@ -163,7 +163,7 @@ impl JobsRows {
                 .clone()
                 .map(|i| {
                     let (label, comment) = sink.notes(i);
-                    [sink.text(label), sink.text(comment)]
+                    [sink.text(label.into()), sink.text(comment.into())]
                 })
                 .collect(),
             estimated: ids.clone().map(|i| sink.estimated_start(i)).collect(),
@@ -446,11 +446,7 @@ impl EventsChunk {
             .iter()
             .map(|r| match r.kind {
                 EventKind::Estimate => None,
-                _ => usize::try_from(r.value)
-                    .ok()
-                    .filter(|&id| id != 0)
-                    .and_then(|id| sink.texts.get(id))
-                    .cloned(),
+                _ => sink.text(r.value),
             })
             .collect();
         EventsChunk {
@@ -770,23 +766,6 @@ impl Streamed {
         }
     }
 
-    /// Hands over one row group, or keeps in `failed` the failure to make it (after which
-    /// nothing more is handed over).
-    fn send(&mut self, group: PolarsResult<BuildRowGroup>, failed: &mut Option<MetricsError>) {
-        if failed.is_some() {
-            return;
-        }
-        match group {
-            Ok(build) => self.send_built_there(build),
-            Err(source) => {
-                *failed = Some(MetricsError::Polars {
-                    path: self.path.clone(),
-                    source,
-                })
-            }
-        }
-    }
-
     /// Hands over one row group that the writer's thread builds (a failure to build it is
     /// the writer's error, reported when it is joined).
     fn send_built_there(&mut self, build: BuildRowGroup) {
@@ -881,8 +860,6 @@ pub struct StreamingJobSink<'w> {
     dir: PathBuf,
     /// Which writer may work; all at once after the run ([`StreamingJobSink::finish_with`]).
     turns: Arc<Turns>,
-    /// A failure building a row group, reported by [`StreamingJobSink::finish`].
-    failed: Option<MetricsError>,
 }
 
 impl<'w> StreamingJobSink<'w> {
@@ -909,7 +886,6 @@ impl<'w> StreamingJobSink<'w> {
             timeseries: None,
             dir: dir.to_owned(),
             turns,
-            failed: None,
         })
     }
 
@@ -922,7 +898,7 @@ impl<'w> StreamingJobSink<'w> {
         let rows = JobsRows::of(self.workload, &self.inner, ids);
         let meta = self.meta.clone();
         let build: BuildRowGroup = Box::new(move || rows.group(&meta)?.row_group());
-        self.jobs.send(Ok(build), &mut self.failed);
+        self.jobs.send_built_there(build);
     }
 
     /// Hands over every whole row group of events not yet handed over.
@@ -945,9 +921,6 @@ impl<'w> StreamingJobSink<'w> {
         };
         let rows = std::mem::replace(&mut self.inner.events, after);
         self.events_sent += n;
-        if self.failed.is_some() {
-            return;
-        }
         let chunk = EventsChunk::of(self.workload, &self.inner, rows);
         let meta = self.meta.clone();
         self.events.send_built_there(Box::new(move || {
@@ -978,9 +951,6 @@ impl<'w> StreamingJobSink<'w> {
         let after = self.inner.sample_set_free.split_off(taken);
         let set_free = std::mem::replace(&mut self.inner.sample_set_free, after);
         self.samples_sent += n;
-        if self.failed.is_some() {
-            return;
-        }
         let names = Arc::clone(&self.inner.set_names);
         let ncpus = Arc::clone(&self.inner.set_ncpus);
         let meta = self.meta.clone();
@@ -1022,11 +992,6 @@ impl<'w> StreamingJobSink<'w> {
             for samples in unsent_row_groups(n_samples, SAMPLES_PER_ROW_GROUP, self.samples_sent) {
                 self.send_sample_rows(samples.len());
             }
-        }
-        if let Some(e) = self.failed {
-            // A row group is missing: the files are abandoned (removed), not finished.
-            drop((self.jobs, self.events, self.timeseries));
-            return Err(e);
         }
         // A timeseries not streamed (a run of one set; psets-bench's year of hourly samples
         // took 5 ms to encode) is written beside `during` by the events writer, after its last
