@@ -900,13 +900,11 @@ fn a_users_third_job_waits_for_one_of_the_first_two() {
         "[pbs]\nmax_run = \"[u:PBS_GENERIC=2]\"\n",
     );
     assert_eq!(starts, [0, 0, 10, 2]);
-    let j3 = explain(&out, "3");
-    assert!(
-        j3.contains(
-            "1 s  comment: Not Running: User has reached server running job limit.\n\
-             \x20          1 s  top-job estimate: start 10 s\n"
-        ),
-        "{j3}"
+    assert_explains(
+        &out,
+        "3",
+        "1 s  comment: Not Running: User has reached server running job limit.\n\
+             \x20          1 s  top-job estimate: start 10 s\n",
     );
     let (starts, out) = run_with_limits(
         dir.path(),
@@ -963,13 +961,11 @@ fn a_resource_limit_is_calendared_like_the_vnodes() {
         "[pbs.max_run_res]\nncpus = \"[u:PBS_GENERIC=5]\"\n",
     );
     assert_eq!(starts, [0, 10, 20, 3]);
-    let j2 = explain(&out, "2");
-    assert!(
-        j2.contains(
-            "1 s  comment: Not Running: Server per-user limit reached on resource ncpus\n\
-             \x20          1 s  top-job estimate: start 10 s\n"
-        ),
-        "{j2}"
+    assert_explains(
+        &out,
+        "2",
+        "1 s  comment: Not Running: Server per-user limit reached on resource ncpus\n\
+             \x20          1 s  top-job estimate: start 10 s\n",
     );
 }
 
@@ -993,13 +989,11 @@ fn a_head_held_by_its_limit_is_calendared_when_the_limit_has_room() {
         "[pbs]\nmax_run = \"[u:PBS_GENERIC=1]\"\n",
     );
     assert_eq!(starts, [0, 0, 100, 2]);
-    let j3 = explain(&out, "3");
-    assert!(
-        j3.contains(
-            "1 s  comment: Not Running: User has reached server running job limit.\n\
-             \x20          1 s  top-job estimate: start 100 s\n"
-        ),
-        "{j3}"
+    assert_explains(
+        &out,
+        "3",
+        "1 s  comment: Not Running: User has reached server running job limit.\n\
+             \x20          1 s  top-job estimate: start 100 s\n",
     );
 }
 
