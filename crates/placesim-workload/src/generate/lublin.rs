@@ -349,7 +349,9 @@ impl Stream {
             let dist = if short { &self.short } else { &self.long };
             let v = dist.sample(rng);
             if v <= 12.0 {
-                return (v.exp().floor() as u64).max(1);
+                // The cast truncates, which for a positive number is the floor: without a
+                // call to libm's `floor`.
+                return (v.exp() as u64).max(1);
             }
         }
     }
@@ -364,8 +366,11 @@ impl Stream {
         // Bounded: every day has positive weight in total (checked in `new`), so points run
         // out.
         loop {
-            let bucket = ((self.t / 1800.0).floor() as u64 % 48) as usize;
-            let bucket_end = ((self.t / 1800.0).floor() + 1.0) * 1800.0;
+            // The clock is never negative, so truncation is its floor, without a call to
+            // libm's `floor` (which the baseline x86-64 target has no instruction for).
+            let half_hours = (self.t / 1800.0) as u64;
+            let bucket = (half_hours % 48) as usize;
+            let bucket_end = (half_hours as f64 + 1.0) * 1800.0;
             let w = self.weights[bucket];
             let capacity = w * (bucket_end - self.t) / 1800.0;
             if w > 0.0 && points <= capacity {
