@@ -368,10 +368,17 @@ impl ClusterBuilder {
         if self.vnodes.is_empty() {
             return Err(ClusterError::Empty);
         }
-        let mut names: Vec<&str> = self.vnodes.iter().map(|v| v.name()).collect();
-        names.sort_unstable();
-        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-            return Err(ClusterError::DuplicateVnode(w[0].to_owned()));
+        // The first name met again, in vnode order. A set of the names rather than a sort of
+        // them: comparing 16,384 names took a tenth of a large cluster's building.
+        let mut names: std::collections::HashSet<&str> =
+            std::collections::HashSet::with_capacity(self.vnodes.len());
+        if let Some(again) = self
+            .vnodes
+            .iter()
+            .map(Vnode::name)
+            .find(|n| !names.insert(n))
+        {
+            return Err(ClusterError::DuplicateVnode(again.to_owned()));
         }
         let n_cons = self.resources.n_consumables();
         let mut capacity_total = vec![0u64; n_cons];
@@ -612,6 +619,22 @@ impl Cluster {
 mod tests {
     use super::*;
     use crate::ResourceKind;
+
+    /// A name given twice is refused, naming the first name met again in vnode order (`b`,
+    /// though `a` sorts first).
+    #[test]
+    fn a_vnode_name_given_twice_is_refused() {
+        let mut b = ClusterBuilder::new(ResourceDefs::default());
+        let host = b.add_host("h");
+        for name in ["b", "a", "b", "a"] {
+            b.add_vnode(name, host, 1.0, &[1, 0, 0], Vec::new())
+                .unwrap();
+        }
+        assert_eq!(
+            b.build().unwrap_err().to_string(),
+            "vnode name `b` is used twice"
+        );
+    }
 
     /// Hosts whose vnodes come interleaved, and a host with none: each host's list holds its
     /// own vnodes in cluster order.

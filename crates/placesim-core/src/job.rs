@@ -258,6 +258,12 @@ impl Workload {
         })
     }
 
+    /// The jobs, the workload given up: a workload made again from them (with other
+    /// requests, say) needs no copy of them.
+    pub fn into_jobs(self) -> Vec<Job> {
+        self.jobs
+    }
+
     /// All jobs; a job's [`JobId`] is its position.
     pub fn jobs(&self) -> &[Job] {
         &self.jobs

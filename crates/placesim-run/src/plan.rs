@@ -355,6 +355,10 @@ fn deletions_of(
     path: &Path,
     workload: &placesim_core::Workload,
 ) -> Result<Vec<(placesim_core::SimTime, placesim_core::JobId)>, RunError> {
+    // Most scenarios delete nothing: no map of a large workload's jobs is made for them.
+    if scenario.timeline.deletions.is_empty() {
+        return Ok(Vec::new());
+    }
     let by_source: std::collections::HashMap<u64, usize> = workload
         .jobs()
         .iter()

@@ -706,11 +706,16 @@ impl Cx<'_> {
         let mut vnode_queue = Vec::new();
         let mut vnode_partition = Vec::new();
         let mut vnode_priority = Vec::new();
-        let mut names: HashSet<String> = HashSet::new();
+        // Looked up once or twice a vnode, and a cluster may have a hundred thousand: foldhash
+        // rather than SipHash.
+        let mut names: HashSet<String, foldhash::fast::FixedState> = HashSet::default();
         // Entries that name the same host form one host, as `pbsnodes` lists a multi-vnode
         // host's vnodes one by one.
-        let mut hosts: std::collections::HashMap<String, placesim_core::HostId> =
-            std::collections::HashMap::new();
+        let mut hosts: std::collections::HashMap<
+            String,
+            placesim_core::HostId,
+            foldhash::fast::FixedState,
+        > = std::collections::HashMap::default();
         let generations = raw.cluster.as_ref().map_or(&[][..], |c| &c.generation[..]);
         let entries = raw
             .class
@@ -778,14 +783,9 @@ impl Cx<'_> {
                             format!("{}-h{}", node.name.get_ref(), i / per_host as usize + 1)
                         }
                     };
-                    let id = match hosts.get(&host_name) {
-                        Some(&id) => id,
-                        None => {
-                            let id = b.add_host(host_name.clone());
-                            hosts.insert(host_name, id);
-                            id
-                        }
-                    };
+                    let id = *hosts
+                        .entry(host_name)
+                        .or_insert_with_key(|name| b.add_host(name.clone()));
                     host = Some(id);
                 }
                 let Some(h) = host else { continue };

@@ -167,7 +167,8 @@ impl Scenario {
         let mut request_texts: Vec<String> = Vec::new();
         let mut interned: HashMap<(String, Option<usize>, Option<usize>), RequestId> =
             HashMap::new();
-        let mut jobs: Vec<Job> = trace.workload.jobs().to_vec();
+        // The trace's workload is made again below from its jobs with their requests.
+        let mut jobs: Vec<Job> = std::mem::take(&mut trace.workload).into_jobs();
         if w.arrival_scale != 1.0 {
             // A monotone map of the submit times: the order (and ties) stay as they were.
             let first = jobs.first().map_or(0, |j| j.submit.as_secs());
