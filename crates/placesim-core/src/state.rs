@@ -2305,7 +2305,11 @@ pub struct ScratchBuf {
     eligible_partial_copies: u64,
     free_total: Vec<u64>,
     exclusive_vnodes: u64,
+    /// The view's set tallies, once it has changed them (`set_free_own`); until then they are
+    /// the base's, read there: most views of a pass change nothing, and copying the tallies
+    /// of every set at every reset cost a twentieth of a node-set run.
     tracked_set_free: Vec<u64>,
+    set_free_own: bool,
     /// Per run limit, copied on write as rows are (a site may have a limit per user, many
     /// more than a pass changes): its room here when `limit_stamp` is this generation's,
     /// else the base's.
@@ -2618,9 +2622,7 @@ impl<'a> Scratch<'a> {
         self.buf.eligible_own = false;
         self.buf.free_total.clone_from(&self.base.free_total);
         self.buf.exclusive_vnodes = self.base.exclusive_vnodes;
-        self.buf
-            .tracked_set_free
-            .clone_from(&self.base.tracked_set_free);
+        self.buf.set_free_own = false;
         self.buf.affinity.clear();
     }
 
@@ -2706,9 +2708,12 @@ impl<'a> Scratch<'a> {
         }
         self.buf.free_total.clone_from(&other.buf.free_total);
         self.buf.exclusive_vnodes = other.buf.exclusive_vnodes;
-        self.buf
-            .tracked_set_free
-            .clone_from(&other.buf.tracked_set_free);
+        self.buf.set_free_own = other.buf.set_free_own;
+        if other.buf.set_free_own {
+            self.buf
+                .tracked_set_free
+                .clone_from(&other.buf.tracked_set_free);
+        }
         for &l in &other.buf.limits_touched {
             let l = l as usize;
             self.buf.limit_stamp[l] = self.buf.generation;
@@ -2809,6 +2814,10 @@ impl<'a> Scratch<'a> {
             }
         }
         let buf = &mut *self.buf;
+        if !buf.set_free_own {
+            buf.tracked_set_free.clone_from(&self.base.tracked_set_free);
+            buf.set_free_own = true;
+        }
         let books = Books {
             rows: &mut buf.rows,
             width: self.base.width,
@@ -2941,7 +2950,12 @@ impl StateView for Scratch<'_> {
             "a scratch view's set tallies read before it was settled"
         );
         let w = self.base.width - EXTRA + 1;
-        &self.buf.tracked_set_free[set * w..(set + 1) * w]
+        let tallies = if self.buf.set_free_own {
+            &self.buf.tracked_set_free
+        } else {
+            &self.base.tracked_set_free
+        };
+        &tallies[set * w..(set + 1) * w]
     }
     /// Asks each stretch of vnodes that read one row once: a stretch the view has not changed
     /// where the base's vnodes are pristine (with the same capacities), and a stretch read
