@@ -344,6 +344,9 @@ pub struct Ordered<S> {
     /// jobs a fairshare pass counted, and two lists of jobs for ordering.
     counted: Vec<JobId>,
     spare: [Vec<JobId>; 2],
+    /// The waiting jobs with their places under fairshare, for sorting them by place: kept,
+    /// so that a pass sorts without allocating.
+    keyed: Vec<(u64, JobId)>,
     /// A fairshare pass's trial runs: their decisions, and the comments of those dropped.
     trial_decisions: Vec<Decision>,
     trial_comments: Vec<(JobId, Arc<str>)>,
@@ -402,6 +405,7 @@ impl<S: SchedulingPolicy> Ordered<S> {
             queued: Vec::new(),
             counted: Vec::new(),
             spare: [Vec::new(), Vec::new()],
+            keyed: Vec::new(),
             trial_decisions: Vec::new(),
             trial_comments: Vec::new(),
             moab_fair: order
@@ -785,10 +789,18 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                 let fair = &*fair;
                 if order.only_standing_and_rank(values) {
                     // The key's other parts are the same for every job: two numbers in one
-                    // compare faster than the whole key.
-                    self.sorted.sort_by_cached_key(|&j| {
-                        u64::from(fair.standing(j)) << 32 | u64::from(ranks[j.index()])
-                    });
+                    // compare faster than the whole key. Each job's key differs (ranks do),
+                    // so any sort gives the one order.
+                    self.keyed.clear();
+                    self.keyed.extend(self.sorted.iter().map(|&j| {
+                        (
+                            u64::from(fair.standing(j)) << 32 | u64::from(ranks[j.index()]),
+                            j,
+                        )
+                    }));
+                    self.keyed.sort_unstable_by_key(|&(key, _)| key);
+                    self.sorted.clear();
+                    self.sorted.extend(self.keyed.iter().map(|&(_, j)| j));
                 } else {
                     self.sorted.sort_by_cached_key(|&j| {
                         order.fair_key(ctx.workload, values, ranks, fair, j)
