@@ -177,7 +177,7 @@ impl RunSummary {
         // the summary holds one sample of the jobs at a time (8 bytes a job), however many it
         // reports on. It runs while the last row groups encode, often the run's peak.
         let window = WindowMetrics::compute(workload, sink, stats, meta.procs);
-        let mut waits = Vec::with_capacity(workload.jobs().len());
+        let mut n = 0usize;
         let mut bsd_sum = 0.0;
         let mut busy = 0u128;
         let mut first_submit = u64::MAX;
@@ -189,15 +189,42 @@ impl RunSummary {
             let submit = job.submit.as_secs();
             let wait = start.as_secs() - submit;
             let run = end.as_secs() - start.as_secs();
-            waits.push(wait as f64);
+            n += 1;
             bsd_sum += bounded_slowdown(wait, run);
             busy += u128::from(job.size) * u128::from(run);
             first_submit = first_submit.min(submit);
             last_end = last_end.max(end.as_secs());
         }
-        let n = waits.len();
         let makespan = if n == 0 { 0 } else { last_end - first_submit };
-        let mut waits = Sample::new(&mut waits);
+        // Unless a warm-up or cool-down trims it, the window measures every job that ran
+        // (its jobs are among them, so as many are the same): its statistics are these, over
+        // the same waits in the same order, and are not ranked again (at a run's end, on the
+        // way to the process's).
+        let (wait_mean_s, wait_median_s, wait_p95_s, bsd_mean) = if window.jobs == n as u64 {
+            (
+                window.wait_mean_s,
+                window.wait_median_s,
+                window.wait_p95_s,
+                window.bsd_mean,
+            )
+        } else {
+            let mut waits: Vec<f64> = workload
+                .jobs()
+                .iter()
+                .enumerate()
+                .filter_map(|(i, job)| {
+                    let (start, _) = sink.span(i)?;
+                    Some((start.as_secs() - job.submit.as_secs()) as f64)
+                })
+                .collect();
+            let mut waits = Sample::new(&mut waits);
+            (
+                waits.mean,
+                waits.median(),
+                waits.nearest_rank(0.95),
+                mean_of_sum(bsd_sum, n),
+            )
+        };
         RunSummary {
             records,
             jobs_run: n as u64,
@@ -216,10 +243,10 @@ impl RunSummary {
             } else {
                 busy as f64 / (meta.procs as f64 * makespan as f64)
             },
-            wait_mean_s: waits.mean,
-            wait_median_s: waits.median(),
-            wait_p95_s: waits.nearest_rank(0.95),
-            bsd_mean: mean_of_sum(bsd_sum, n),
+            wait_mean_s,
+            wait_median_s,
+            wait_p95_s,
+            bsd_mean,
             throughput_jobs_per_hour: if makespan == 0 {
                 0.0
             } else {
@@ -270,24 +297,31 @@ impl RunSummary {
         };
         let mut buffer = Vec::new();
         let window = Window { t0, t1 };
-        self.groups.extend(group_waits(
-            "user",
-            &user,
-            &user_text,
-            workload,
-            sink,
-            window,
-            &mut buffer,
-        ));
-        self.groups.extend(group_waits(
-            "queue",
-            &queue,
-            &queue_text,
-            workload,
-            sink,
-            window,
-            &mut buffer,
-        ));
+        for (by, rank, text) in [
+            (
+                "user",
+                &user as &dyn Fn(usize) -> u64,
+                &user_text as &dyn Fn(u64) -> String,
+            ),
+            ("queue", &queue, &queue_text),
+        ] {
+            let groups = match one_group(rank, workload.jobs().len()) {
+                // Every job is in one group: its jobs in the window are the window's, whose
+                // statistics are computed already (over the same waits in the same order).
+                Some(r) if self.window.jobs > 0 => vec![GroupWaits {
+                    by,
+                    key: text(r),
+                    jobs: self.window.jobs,
+                    wait_mean_s: self.window.wait_mean_s,
+                    wait_median_s: self.window.wait_median_s,
+                    wait_p95_s: self.window.wait_p95_s,
+                    bsd_mean: self.window.bsd_mean,
+                }],
+                Some(_) => Vec::new(),
+                None => group_waits(by, rank, text, workload, sink, window, &mut buffer),
+            };
+            self.groups.extend(groups);
+        }
         self
     }
 
@@ -516,6 +550,16 @@ impl Window {
                 Some((i, wait, bounded_slowdown(wait, run)))
             })
     }
+}
+
+/// The group (by `rank`) of every one of `n_jobs` jobs, if they are all in one: a synthetic
+/// workload's jobs have no user, and most have no queue. Stops at the first job in another.
+fn one_group(rank: &dyn Fn(usize) -> u64, n_jobs: usize) -> Option<u64> {
+    if n_jobs == 0 {
+        return None;
+    }
+    let first = rank(0);
+    (1..n_jobs).all(|i| rank(i) == first).then_some(first)
 }
 
 /// The wait statistics of the window's jobs grouped by `rank` (a group's place among the

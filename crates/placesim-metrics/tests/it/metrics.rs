@@ -1021,6 +1021,82 @@ fn waits_by_user_and_queue() {
     );
 }
 
+/// Every job in one group (user 5, queue `short`), over the whole run and over a window from
+/// t = 1, which leaves J1 and J2 out: each group is the window's jobs, with the window's
+/// statistics (J3 and J4 waited 14 and 13 s: mean and median 13.5, 95th percentile 14,
+/// slowdowns (14 + 3) / 10 and (13 + 4) / 10), while the run's own figures stay those of all
+/// four jobs (waits 0, 10, 14 and 13).
+#[test]
+fn waits_of_one_group_are_the_windows() {
+    let trace = hand_trace();
+    let mut jobs = trace.workload.jobs().to_vec();
+    let mut requests = trace.workload.requests().to_vec();
+    for job in &mut jobs {
+        job.set_user(Some(5));
+    }
+    for request in &mut requests {
+        request.queue = Some(0);
+    }
+    let workload = placesim_core::Workload::new(jobs, requests).unwrap();
+    let rows = |window_start: Option<u64>| {
+        let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
+        let sets = placesim_core::SetPartition::whole(&cluster);
+        let mut sink = JobSink::new(&workload);
+        let config = OccupancyConfig {
+            window_start: window_start.map(placesim_core::SimTime),
+            window_end: None,
+            sample_every: None,
+        };
+        sink.measure(&sets, &cluster, config);
+        let stats = simulate_watched(&workload, cluster, Some(&sets), &mut sink);
+        let s = RunSummary::compute(hand_meta(4), &workload, &sink, &stats, 4, Vec::new(), None)
+            .with_groups(&workload, &sink, &["short".to_owned()]);
+        let run = (
+            s.jobs_run,
+            s.wait_mean_s,
+            s.wait_median_s,
+            s.wait_p95_s,
+            s.bsd_mean,
+        );
+        let groups: Vec<(&str, String, u64, f64, f64, f64, f64)> = s
+            .groups
+            .iter()
+            .map(|g| {
+                (
+                    g.by,
+                    g.key.clone(),
+                    g.jobs,
+                    g.wait_mean_s,
+                    g.wait_median_s,
+                    g.wait_p95_s,
+                    g.bsd_mean,
+                )
+            })
+            .collect();
+        (run, groups)
+    };
+    let whole = (4, 9.25, 11.5, 14.0, (1.0 + 1.5 + 1.7 + 1.7) / 4.0);
+    let (run, groups) = rows(None);
+    assert_eq!(run, whole);
+    assert_eq!(
+        groups,
+        [
+            ("user", "5".to_owned(), 4, 9.25, 11.5, 14.0, whole.4),
+            ("queue", "short".to_owned(), 4, 9.25, 11.5, 14.0, whole.4),
+        ]
+    );
+    let (run, groups) = rows(Some(1));
+    assert_eq!(run, whole);
+    let bsd = (1.7 + 1.7) / 2.0;
+    assert_eq!(
+        groups,
+        [
+            ("user", "5".to_owned(), 2, 13.5, 13.5, 14.0, bsd),
+            ("queue", "short".to_owned(), 2, 13.5, 13.5, 14.0, bsd),
+        ]
+    );
+}
+
 /// A reservation with a queue of its own, on the hand trace's 4 one-ncpu vnodes: R1 holds
 /// vnodes 2 and 3 over [0, 12) and J1 (size 2, 10 s) runs inside it from 0; reservations.parquet
 /// lists both reservations in order of start with their vnodes and the jobs inside, the kill
