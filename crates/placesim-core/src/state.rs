@@ -2307,7 +2307,7 @@ pub struct ScratchBuf {
     exclusive_vnodes: u64,
     /// The view's set tallies, once it has changed them (`set_free_own`); until then they are
     /// the base's, read there: most views of a pass change nothing, and copying the tallies
-    /// of every set at every reset cost a twentieth of a node-set run.
+    /// of every set at every reset was a thirtieth of `nodesets-bench.toml`'s simulation.
     tracked_set_free: Vec<u64>,
     set_free_own: bool,
     /// Per run limit, copied on write as rows are (a site may have a limit per user, many
