@@ -443,8 +443,9 @@ pub(crate) fn bounded_slowdown(wait: u64, run: u64) -> f64 {
 /// A sample's mean (summed in the order given), median and nearest-rank percentiles: the
 /// wait and slowdown statistics of every population the summary reports. Each statistic is
 /// the value at one rank of the sorted sample, found by selection in the caller's buffer
-/// (O(n) a rank rather than a sort's O(n log n); five samples of a run's jobs are ranked at
-/// its end, on the path between the simulation's end and the process's). Under `total_cmp`
+/// (O(n) a rank rather than a sort's O(n log n); up to five samples of a run's jobs are ranked
+/// at its end, on the path between the simulation's end and the process's, and a sample that
+/// is the window's is not ranked again). Under `total_cmp`
 /// the value at a rank is one and the same however the buffer is permuted, so every rank
 /// reads what a sorted copy would hold there; the tests check this against a sort.
 pub(crate) struct Sample<'a> {
