@@ -240,8 +240,10 @@ pub struct MoabNodeSets {
     failed_inside_feasible_set: bool,
     /// During [`SetConstraints::place_bound`]: the only set the job may use.
     bound: Option<Arc<str>>,
-    /// Host ids by name, for host lists.
-    host_ids: HashMap<String, HostId>,
+    /// Host ids by name, for host lists: made from `cluster` when a host list is first read
+    /// (most runs have none, and a cluster may have a hundred thousand hosts).
+    host_ids: std::sync::OnceLock<HashMap<String, HostId>>,
+    cluster: Cluster,
     hostlist_label: Arc<str>,
 }
 
@@ -267,6 +269,15 @@ struct Fit {
 }
 
 impl MoabNodeSets {
+    /// The cluster's host ids by name, made when first asked.
+    fn host_ids(&self) -> &HashMap<String, HostId> {
+        self.host_ids.get_or_init(|| {
+            (self.cluster.hosts().iter().enumerate())
+                .map(|(i, name)| (name.clone(), HostId::from_index(i)))
+                .collect()
+        })
+    }
+
     /// Builds every set the settings and `requests` can ask for on `cluster`.
     pub fn new(cluster: &Cluster, settings: NodeSetSettings, requests: &[Request]) -> Self {
         let n_cons = cluster.resources().n_consumables();
@@ -296,12 +307,8 @@ impl MoabNodeSets {
             union: Vec::new(),
             failed_inside_feasible_set: false,
             bound: None,
-            host_ids: cluster
-                .hosts()
-                .iter()
-                .enumerate()
-                .map(|(i, name)| (name.clone(), HostId::from_index(i)))
-                .collect(),
+            host_ids: std::sync::OnceLock::new(),
+            cluster: cluster.clone(),
             hostlist_label: Arc::from("hostlist"),
             settings,
         };
@@ -751,7 +758,7 @@ impl MoabNodeSets {
         let cluster = view.cluster();
         let mut hosts = Vec::with_capacity(hostlist.hosts.len());
         for name in hostlist.hosts.iter() {
-            let Some(&h) = self.host_ids.get(name) else {
+            let Some(&h) = self.host_ids().get(name) else {
                 self.refusal = Some(Refusal::UnknownHost);
                 return None;
             };
@@ -1198,7 +1205,7 @@ impl PlacementPolicy for MoabNodeSets {
         let unknown = request
             .hostlist
             .as_ref()
-            .is_some_and(|h| h.hosts.iter().any(|n| !self.host_ids.contains_key(n)));
+            .is_some_and(|h| h.hosts.iter().any(|n| !self.host_ids().contains_key(n)));
         unknown.then_some("a host list (hostlist=) naming a host the cluster does not have")
     }
 
