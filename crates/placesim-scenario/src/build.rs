@@ -765,7 +765,15 @@ impl Cx<'_> {
                     "expected at least 1".into(),
                 ));
             }
-            let mut members = Vec::new();
+            // Every list grows by the entry's vnodes at once, not by doubling as they come.
+            let n = vnode_names.len();
+            b.reserve(n);
+            names.reserve(n);
+            hosts.reserve(n.div_ceil(per_host as usize));
+            vnode_queue.reserve(n);
+            vnode_partition.reserve(n);
+            vnode_priority.reserve(n);
+            let mut members = Vec::with_capacity(n);
             let mut host = None;
             for (i, name) in vnode_names.iter().enumerate() {
                 if !names.insert(name.clone()) {
