@@ -40,6 +40,9 @@ impl SetPartition {
     /// without it form the set `""`).
     pub fn by_key(cluster: &Cluster, key: ResourceId) -> SetPartition {
         let mut names: Vec<String> = Vec::new();
+        // Neighbouring vnodes are mostly in one set: the last vnode's is tried before the
+        // search of every set's name (64 names for each of 16,384 vnodes on psets-bench).
+        let mut last = None;
         let set_of = cluster
             .vnodes()
             .iter()
@@ -49,13 +52,18 @@ impl SetPartition {
                     Some(AttrValue::StrArray(items)) => items.first().map_or("", String::as_str),
                     _ => "",
                 };
-                match names.iter().position(|n| n == name) {
-                    Some(i) => i as u32,
-                    None => {
-                        names.push(name.to_owned());
-                        (names.len() - 1) as u32
-                    }
-                }
+                let set = match last.filter(|&i: &usize| names[i] == name) {
+                    Some(i) => i,
+                    None => match names.iter().position(|n| n == name) {
+                        Some(i) => i,
+                        None => {
+                            names.push(name.to_owned());
+                            names.len() - 1
+                        }
+                    },
+                };
+                last = Some(set);
+                set as u32
             })
             .collect();
         SetPartition { set_of, names }
@@ -186,5 +194,41 @@ impl Facts {
             set_free_ncpus,
             set_free_version,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ClusterBuilder, ResourceDefs, ResourceKind};
+
+    /// Sets by a key whose values come in runs and back again, with a vnode without one:
+    /// each name is a set once, numbered in the order first met.
+    #[test]
+    fn sets_by_key_number_each_value_once_in_order_met() {
+        let mut defs = ResourceDefs::default();
+        let switch = defs.define("switch", ResourceKind::String, false).unwrap();
+        let mut b = ClusterBuilder::new(defs);
+        for (i, value) in [
+            Some("s2"),
+            Some("s2"),
+            Some("s1"),
+            None,
+            Some("s2"),
+            Some("s1"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let h = b.add_host(format!("v{i}"));
+            let attrs = value
+                .map(|v| vec![(switch, AttrValue::Str(v.into()))])
+                .unwrap_or_default();
+            b.add_vnode(format!("v{i}"), h, 1.0, &[1, 0, 0], attrs)
+                .unwrap();
+        }
+        let sets = SetPartition::by_key(&b.build().unwrap(), switch);
+        assert_eq!(sets.names, ["s2", "s1", ""]);
+        assert_eq!(sets.set_of, [0, 0, 1, 2, 0, 1]);
     }
 }
