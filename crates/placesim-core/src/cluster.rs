@@ -593,6 +593,9 @@ impl Cluster {
     ) -> Vec<(String, Vec<VnodeId>)> {
         let mut sets: Vec<(String, Vec<VnodeId>)> = Vec::new();
         let mut unset = Vec::new();
+        // Neighbouring vnodes are mostly in one set: the set last added to is tried before
+        // the search of every set's name.
+        let mut last = None;
         for v in vnodes {
             let values = self
                 .vnode(v)
@@ -602,10 +605,20 @@ impl Cluster {
                 unset.push(v);
             }
             for value in values {
-                match sets.iter_mut().find(|(name, _)| name == value) {
-                    Some((_, members)) => members.push(v),
-                    None => sets.push((value.clone(), vec![v])),
-                }
+                let found = last
+                    .filter(|&i: &usize| sets[i].0 == *value)
+                    .or_else(|| sets.iter().position(|(name, _)| name == value));
+                let set = match found {
+                    Some(i) => {
+                        sets[i].1.push(v);
+                        i
+                    }
+                    None => {
+                        sets.push((value.clone(), vec![v]));
+                        sets.len() - 1
+                    }
+                };
+                last = Some(set);
             }
         }
         if !unset.is_empty() && !only_explicit {
@@ -628,6 +641,42 @@ impl Cluster {
 mod tests {
     use super::*;
     use crate::ResourceKind;
+
+    /// Sets by a key whose values come in runs and back again, a vnode with two values and
+    /// one with none: each value's vnodes in vnode order, the sets in the order first met,
+    /// and the vnodes with none as the set `""` last unless only explicit sets count.
+    #[test]
+    fn sets_by_a_key_gather_each_values_vnodes() {
+        let mut defs = ResourceDefs::default();
+        let switch = defs
+            .define("switch", ResourceKind::StringArray, false)
+            .unwrap();
+        let mut b = ClusterBuilder::new(defs);
+        let values: [&[&str]; 6] = [&["s2"], &["s2"], &["s1", "s2"], &[], &["s2"], &["s1"]];
+        for (i, values) in values.into_iter().enumerate() {
+            let h = b.add_host(format!("v{i}"));
+            let items = values.iter().map(|&v| v.to_owned()).collect();
+            let attrs = if values.is_empty() {
+                Vec::new()
+            } else {
+                vec![(switch, AttrValue::StrArray(items))]
+            };
+            b.add_vnode(format!("v{i}"), h, 1.0, &[1, 0, 0], attrs)
+                .unwrap();
+        }
+        let cluster = b.build().unwrap();
+        let ids = |list: &[u32]| list.iter().map(|&v| VnodeId(v)).collect::<Vec<_>>();
+        let all = || (0..6).map(VnodeId);
+        assert_eq!(
+            cluster.sets_by(switch, all(), false),
+            [
+                ("s2".to_owned(), ids(&[0, 1, 2, 4])),
+                ("s1".to_owned(), ids(&[2, 5])),
+                (String::new(), ids(&[3])),
+            ]
+        );
+        assert_eq!(cluster.sets_by(switch, all(), true).len(), 2);
+    }
 
     /// A name given twice is refused, naming the first name met again in vnode order (`b`,
     /// though `a` sorts first).

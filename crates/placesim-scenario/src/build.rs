@@ -1414,6 +1414,16 @@ impl Cx<'_> {
                 by_free: Some(Arc::new(sort)),
             });
         }
+        // By priority alone over vnodes of one priority (the default, where none sets it),
+        // every vnode ties and keeps its place: the cluster's order, found without making a
+        // state of the cluster to sort them in.
+        let by_priority_alone = (sort.lines.iter()).all(|l| matches!(l.by, NodeSortBy::Priority));
+        if by_priority_alone && priority.windows(2).all(|w| w[0] == w[1]) {
+            return Ok(NodeOrder {
+                fixed: None,
+                by_free: None,
+            });
+        }
         let order = sort.order(&placesim_core::ClusterState::new(cluster.clone()));
         let is_cluster_order = order.iter().enumerate().all(|(i, v)| v.index() == i);
         Ok(NodeOrder {
