@@ -1418,7 +1418,9 @@ impl Cx<'_> {
         // every vnode ties and keeps its place: the cluster's order, found without making a
         // state of the cluster to sort them in.
         let by_priority_alone = (sort.lines.iter()).all(|l| matches!(l.by, NodeSortBy::Priority));
-        if by_priority_alone && priority.windows(2).all(|w| w[0] == w[1]) {
+        let one_priority =
+            priority.len() == cluster.n_vnodes() && priority.windows(2).all(|w| w[0] == w[1]);
+        if by_priority_alone && one_priority {
             return Ok(NodeOrder {
                 fixed: None,
                 by_free: None,
