@@ -594,8 +594,6 @@ impl Cluster {
     ) -> Vec<(String, Vec<VnodeId>)> {
         let mut sets: Vec<(String, Vec<VnodeId>)> = Vec::new();
         let mut unset = Vec::new();
-        // Neighbouring vnodes are mostly in one set: the set last added to is tried before
-        // the search of every set's name.
         let mut last = None;
         for v in vnodes {
             let values = self
@@ -606,19 +604,13 @@ impl Cluster {
                 unset.push(v);
             }
             for value in values {
-                let found = last
-                    .filter(|&i: &usize| sets[i].0 == *value)
-                    .or_else(|| sets.iter().position(|(name, _)| name == value));
-                let set = match found {
-                    Some(i) => {
-                        sets[i].1.push(v);
-                        i
-                    }
-                    None => {
-                        sets.push((value.clone(), vec![v]));
-                        sets.len() - 1
-                    }
-                };
+                let set = index_near(
+                    &mut sets,
+                    last,
+                    |(name, _)| name == value,
+                    || (value.clone(), Vec::new()),
+                );
+                sets[set].1.push(v);
                 last = Some(set);
             }
         }
@@ -636,6 +628,26 @@ impl Cluster {
             .position(|v| v.name() == name)
             .map(VnodeId::from_index)
     }
+}
+
+/// The index in `items` of the one item `is` holds for, made by `new` and pushed when there
+/// is none, trying `last` first: neighbouring vnodes are mostly in one set, so grouping a
+/// cluster's vnodes by name this way spares most searches of every set's name (64 names for
+/// each of psets-bench's 16,384 vnodes). `is` holds for one item at most (the names are
+/// distinct), so the answer is the search's.
+pub(crate) fn index_near<T>(
+    items: &mut Vec<T>,
+    last: Option<usize>,
+    is: impl Fn(&T) -> bool,
+    new: impl FnOnce() -> T,
+) -> usize {
+    let found = last
+        .filter(|&i| items.get(i).is_some_and(&is))
+        .or_else(|| items.iter().position(&is));
+    found.unwrap_or_else(|| {
+        items.push(new());
+        items.len() - 1
+    })
 }
 
 #[cfg(test)]
