@@ -3,7 +3,10 @@
 //! stored.
 //!
 //! Every column of a frame goes the way `ParquetWriter::batched` sends it (the same schema,
-//! encodings, statistics and snappy compression), and comes out byte for byte as it would.
+//! encodings, statistics and snappy compression), and comes out byte for byte as it would. A
+//! text column of few distinct values skips polars' two hashings of every value on the way
+//! ([`dictionary_of_few`]: the dictionary polars would make, found by comparing views), and
+//! comes out the same.
 //! The exception is an [`EncodedColumn`]: jobs.parquet's vnode texts, up to tens of kilobytes a
 //! job. polars would hash every text to guess whether a dictionary pays, hash them all again
 //! to build it, and write the dictionary as one page: in psets-bench a 64 MB page per row
@@ -34,9 +37,14 @@ use polars::prelude::{
     ArrowDataType, CompatLevel, DataFrame, PolarsError, PolarsResult, Schema, SchemaExt,
     polars_bail, polars_err,
 };
-use polars_arrow::array::{BinaryViewArray, View};
+use polars_arrow::array::{
+    Array, BinaryViewArray, BinaryViewArrayGeneric, DictionaryArray, MutableBinaryViewArray,
+    PrimitiveArray, Utf8ViewArray, View, ViewType,
+};
 use polars_arrow::bitmap::Bitmap;
+use polars_arrow::datatypes::IntegerType;
 use polars_buffer::Buffer;
+use polars_compute::cardinality::estimate_cardinality;
 use polars_parquet::parquet::CowBuffer;
 use polars_parquet::parquet::compression::Compression;
 use polars_parquet::parquet::encoding::hybrid_rle;
@@ -327,7 +335,15 @@ impl<W: Write> ParquetFile<W> {
                         let plain = dictionary.into_plain()?.boxed();
                         (plain, vec![Encoding::Plain], zstd)
                     }
-                    None => (array, encodings.clone(), CompressionOptions::Snappy),
+                    None => {
+                        let array = match encodings[..] {
+                            [Encoding::RleDictionary] => {
+                                dictionary_of_few(array.as_ref()).unwrap_or(array)
+                            }
+                            _ => array,
+                        };
+                        (array, encodings.clone(), CompressionOptions::Snappy)
+                    }
                 };
                 let options = options(compression);
                 for pages in array_to_columns(array, field.clone(), options, &encodings)? {
@@ -352,6 +368,113 @@ impl<W: Write> ParquetFile<W> {
     pub(crate) fn finish(mut self) -> PolarsResult<()> {
         self.writer.end(None).map(|_| ())
     }
+}
+
+/// The most distinct views of a text column [`dictionary_of_few`] keeps before it leaves the
+/// column to polars: the texts placesim repeats (names, policies, sets, comments) are far fewer.
+const FEW_VIEWS: usize = 1024;
+
+/// A text column of few distinct values as the dictionary polars would make of it, when polars
+/// would make one; `None` for any other column, which polars then encodes itself.
+///
+/// polars decides whether a column pays as a dictionary by estimating its distinct values
+/// (a HyperLogLog of a hash of every value), then builds the dictionary by hashing every value
+/// again into a table that compares equal texts byte by byte. Most of placesim's text columns
+/// repeat a few values, each stored once and referred to by every row that has it (a constant
+/// column, such as the scenario's name, is one view repeated): here a row costs one comparison
+/// of its 16-byte view with the last row's. The result is polars' to the byte:
+/// - the values in the order of their first row, a null row a null key, as polars' cast to a
+///   dictionary makes them;
+/// - polars' own estimate, asked of the distinct values (with the empty text for a null,
+///   which polars hashes in its place): a HyperLogLog's registers keep the highest rank each
+///   hash reached, so repeating a value changes nothing;
+/// - the same decision from it (plain when over 128 rows and the estimate is over three
+///   quarters of them);
+/// - then the same writer of dictionary arrays, which polars reaches after its cast.
+fn dictionary_of_few(array: &dyn Array) -> Option<Box<dyn Array>> {
+    match array.dtype() {
+        ArrowDataType::Utf8View => {
+            dictionary_of_views(array.as_any().downcast_ref::<Utf8ViewArray>()?)
+        }
+        ArrowDataType::BinaryView => {
+            dictionary_of_views(array.as_any().downcast_ref::<BinaryViewArray>()?)
+        }
+        _ => None,
+    }
+}
+
+/// [`dictionary_of_few`] for a view array of texts or bytes.
+fn dictionary_of_views<T: ViewType + ?Sized>(
+    array: &BinaryViewArrayGeneric<T>,
+) -> Option<Box<dyn Array>> {
+    let rows = array.len();
+    // polars counts an empty or all-null column apart from the estimate: left to it.
+    if rows == 0 || array.null_count() == rows {
+        return None;
+    }
+    let views = array.views();
+    let validity = array.validity();
+    // Per distinct view, its value's key; per distinct value, its first row.
+    let mut key_of_view: foldhash::HashMap<u128, u32> = foldhash::HashMap::default();
+    let mut key_of_value: foldhash::HashMap<&[u8], u32> = foldhash::HashMap::default();
+    let mut first_rows: Vec<usize> = Vec::new();
+    let mut keys: Vec<u32> = Vec::with_capacity(rows);
+    let mut last: Option<(u128, u32)> = None;
+    for (row, view) in views.iter().enumerate() {
+        if validity.is_some_and(|v| !v.get_bit(row)) {
+            keys.push(0);
+            continue;
+        }
+        let view = view.as_u128();
+        let key = match last {
+            Some((last_view, key)) if last_view == view => key,
+            _ => {
+                let key = match key_of_view.get(&view) {
+                    Some(&key) => key,
+                    None => {
+                        if key_of_view.len() == FEW_VIEWS {
+                            return None;
+                        }
+                        let value = array.value(row).to_bytes();
+                        let next = first_rows.len() as u32;
+                        let key = *key_of_value.entry(value).or_insert(next);
+                        if key == next {
+                            first_rows.push(row);
+                        }
+                        key_of_view.insert(view, key);
+                        key
+                    }
+                };
+                last = Some((view, key));
+                key
+            }
+        };
+        keys.push(key);
+    }
+    let mut hashed: MutableBinaryViewArray<[u8]> =
+        MutableBinaryViewArray::with_capacity(first_rows.len() + 1);
+    for &row in &first_rows {
+        hashed.push_value(array.value(row).to_bytes());
+    }
+    if array.null_count() > 0 {
+        hashed.push_value(b"".as_slice());
+    }
+    let hashed: BinaryViewArray = hashed.into();
+    if rows > 128 && estimate_cardinality(&hashed) as f64 / rows as f64 > 0.75 {
+        return None;
+    }
+    let mut values: MutableBinaryViewArray<T> =
+        MutableBinaryViewArray::with_capacity(first_rows.len());
+    for &row in &first_rows {
+        values.push_value(array.value(row));
+    }
+    let values: BinaryViewArrayGeneric<T> = values.into();
+    let keys = PrimitiveArray::<u32>::new(ArrowDataType::UInt32, keys.into(), validity.cloned());
+    let dtype =
+        ArrowDataType::Dictionary(IntegerType::UInt32, Box::new(array.dtype().clone()), false);
+    DictionaryArray::try_new(dtype, keys, values.boxed())
+        .ok()
+        .map(|a| a.boxed())
 }
 
 /// `dictionary`'s pages as column `field` stores them, compressed with zstd: the dictionary
@@ -545,6 +668,76 @@ mod tests {
     fn texts(read: &DataFrame) -> Vec<Option<String>> {
         let column = read.column("text").unwrap().str().unwrap();
         column.iter().map(|v| v.map(str::to_owned)).collect()
+    }
+
+    /// A frame of text columns that polars stores as a dictionary and as plain text: one
+    /// value repeated (as a scalar column holds it), a few values with nulls whose equal texts
+    /// are stored apart (as a column made row by row holds them), the empty text beside nulls,
+    /// more distinct texts than [`FEW_VIEWS`], and texts mostly distinct over more than 128
+    /// rows; and one column of bytes.
+    fn texts_frame(rows: usize) -> DataFrame {
+        use polars::prelude::{AnyValue, Scalar};
+        let long = ["a switch of the east wing", "a switch of the west wing"];
+        let few: Vec<Option<&str>> = (0..rows)
+            .map(|r| (r % 5 != 0).then_some(long[r % 3 % 2]))
+            .collect();
+        let empty: Vec<Option<&str>> = (0..rows).map(|r| (r % 4 != 0).then_some("")).collect();
+        let many: Vec<String> = (0..rows).map(|r| format!("job {r} of many")).collect();
+        // Nine in ten distinct, each short enough to lie in its view.
+        let mostly: Vec<String> = (0..rows).map(|r| (r - r % 10 / 9).to_string()).collect();
+        let bytes: Vec<&[u8]> = (0..rows).map(|r| [b"x".as_slice(), b"yz"][r % 2]).collect();
+        let constant = Scalar::new(DataType::String, AnyValue::StringOwned("nodesets".into()));
+        DataFrame::new(
+            rows,
+            vec![
+                Column::new_scalar("constant".into(), constant, rows),
+                Column::new("few".into(), few),
+                Column::new("empty".into(), empty),
+                Column::new("many".into(), many),
+                Column::new("mostly".into(), mostly),
+                Column::new("bytes".into(), bytes),
+            ],
+        )
+        .unwrap()
+    }
+
+    /// Text columns of few distinct values, handed to polars' writer as the dictionaries it
+    /// would make of them, come out byte for byte as polars' own `ParquetWriter` writes
+    /// them, whatever polars decides for each (a dictionary or plain); and the shortcut is
+    /// taken where it should be.
+    #[test]
+    fn few_distinct_texts_are_written_as_polars_writes_them() {
+        for rows in [1, 100, 200, 3_000] {
+            let frame = texts_frame(rows);
+            let mut ours = Vec::new();
+            let mut file = ParquetFile::new(&mut ours, frame.schema()).unwrap();
+            file.write(RowGroupToWrite::from(frame.clone())).unwrap();
+            file.finish().unwrap();
+            let mut polars = Vec::new();
+            let mut own = frame.clone();
+            polars::prelude::ParquetWriter::new(&mut polars)
+                .with_compression(polars::prelude::ParquetCompression::Snappy)
+                .set_parallel(false)
+                .finish(&mut own)
+                .unwrap();
+            assert!(ours == polars, "{rows} rows: the files differ");
+            let taken: Vec<bool> = frame
+                .iter_chunks(CompatLevel::newest(), false)
+                .next()
+                .unwrap()
+                .into_arrays()
+                .iter()
+                .map(|array| dictionary_of_few(array.as_ref()).is_some())
+                .collect();
+            // Left to polars: a column of one null row (polars counts it apart); `few` once
+            // its texts, each stored apart, are more than FEW_VIEWS views; and the distinct
+            // texts over 128 rows, which polars stores plain (or, past FEW_VIEWS, the
+            // shortcut no longer tries).
+            let few_views = (0..rows).filter(|r| r % 5 != 0).count();
+            let few = few_views > 0 && few_views <= FEW_VIEWS;
+            let expected = [true, few, rows > 1, rows <= 128, rows <= 128, true];
+            assert_eq!(taken, expected, "{rows} rows");
+        }
     }
 
     /// A dictionary of `values`, whose third (if any) starts a second buffer when the second
