@@ -6,10 +6,10 @@
 //! pushed one `Option` at a time.
 
 use polars::prelude::{
-    ArrowDataType, Column, DataType, IntoColumn, PolarsResult, StringChunked, UInt64Chunked,
-    polars_bail,
+    ArrowDataType, BooleanChunked, Column, DataType, Float64Chunked, IntoColumn, PolarsResult,
+    StringChunked, UInt64Chunked, polars_bail,
 };
-use polars_arrow::array::{PrimitiveArray, Utf8ViewArray, View};
+use polars_arrow::array::{BooleanArray, PrimitiveArray, Utf8ViewArray, View};
 use polars_arrow::bitmap::Bitmap;
 use polars_buffer::Buffer;
 
@@ -42,6 +42,12 @@ impl StringColumn {
             buffers: Vec::new(),
             text: String::new(),
         }
+    }
+
+    /// Appends a null.
+    pub(crate) fn push_null(&mut self) {
+        self.views.push(View::default());
+        self.valid.push(false);
     }
 
     /// Appends a value already written, by its view ([`StringColumn::write`]): a repeated
@@ -119,6 +125,22 @@ impl StringColumn {
 pub(crate) fn u64_column(name: &str, values: Vec<u64>, valid: Vec<bool>) -> Column {
     let array = PrimitiveArray::new(ArrowDataType::UInt64, Buffer::from(values), validity(valid));
     UInt64Chunked::with_chunk(name.into(), array).into_column()
+}
+
+/// An f64 column from its values, with `valid` saying which are not null.
+pub(crate) fn f64_column(name: &str, values: Vec<f64>, valid: Vec<bool>) -> Column {
+    let array = PrimitiveArray::new(ArrowDataType::Float64, Buffer::from(values), validity(valid));
+    Float64Chunked::with_chunk(name.into(), array).into_column()
+}
+
+/// A boolean column from its values, with `valid` saying which are not null.
+pub(crate) fn bool_column(name: &str, values: Vec<bool>, valid: Vec<bool>) -> Column {
+    let array = BooleanArray::new(
+        ArrowDataType::Boolean,
+        Bitmap::from(values),
+        validity(valid),
+    );
+    BooleanChunked::with_chunk(name.into(), array).into_column()
 }
 
 /// A validity bitmap, or none when every value is set.

@@ -6,7 +6,7 @@ use crate::parquet::{EncodedColumn, ParquetFile, RowGroupToWrite};
 use crate::schema::{self, jobs, summary, timeseries};
 use crate::sink::Factors;
 use crate::sink::{EventKind, JobSink, sets_sampled};
-use crate::strings::u64_column;
+use crate::strings::{StringColumn, bool_column, f64_column, u64_column};
 use crate::summary::{GroupWaits, RunMeta, RunSummary, bounded_slowdown};
 use placesim_core::Workload;
 use polars::prelude::*;
@@ -1451,15 +1451,28 @@ fn timeseries_table(
     let k = sets_sampled(set_names);
     let n = samples.len() * (1 + k);
     let capacity = meta.procs;
-    let (mut time, mut set, mut free, mut ncpus) = (
+    // Made from values and masks, and each set's name written once: a table of a sample per
+    // hour over a long run and many sets is a million rows, which polars' builders took an
+    // `Option` at a time, copying every name.
+    let mut set = StringColumn::with_capacity(n);
+    let set_views = set_names[..k]
+        .iter()
+        .map(|name| set.write(|out| out.push_str(name)))
+        .collect::<PolarsResult<Vec<_>>>()?;
+    let (mut time, mut free, mut ncpus) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    // The columns set on cluster rows only, and where fragmentation and the largest share are.
+    let on_cluster_rows: Vec<bool> = (0..n).map(|row| row % (1 + k) == 0).collect();
+    let (mut util, mut queue, mut down, mut blocked) = (
         Vec::with_capacity(n),
         Vec::with_capacity(n),
         Vec::with_capacity(n),
         Vec::with_capacity(n),
     );
-    let (mut util, mut queue, mut down, mut frag, mut largest, mut blocked) = (
-        Vec::with_capacity(n),
-        Vec::with_capacity(n),
+    let (mut frag, mut frag_valid, mut largest, mut largest_valid) = (
         Vec::with_capacity(n),
         Vec::with_capacity(n),
         Vec::with_capacity(n),
@@ -1467,44 +1480,48 @@ fn timeseries_table(
     );
     for (i, row) in samples.iter().enumerate() {
         time.push(row.time);
-        set.push(None);
+        set.push_null();
         free.push(row.free_ncpus);
         ncpus.push(capacity);
-        util.push(Some(if capacity == 0 {
+        util.push(if capacity == 0 {
             0.0
         } else {
             row.job_ncpus as f64 / capacity as f64
-        }));
-        queue.push(Some(row.queue_len));
-        down.push(Some(row.down_ncpus));
-        frag.push(row.fragmentation);
-        largest.push(row.largest_free_share);
-        blocked.push(Some(row.head_blocked));
+        });
+        queue.push(row.queue_len);
+        down.push(row.down_ncpus);
+        frag.push(row.fragmentation.unwrap_or_default());
+        frag_valid.push(row.fragmentation.is_some());
+        largest.push(row.largest_free_share.unwrap_or_default());
+        largest_valid.push(row.largest_free_share.is_some());
+        blocked.push(row.head_blocked);
         for s in 0..k {
             time.push(row.time);
-            set.push(Some(set_names[s].as_str()));
+            set.push_view(set_views[s]);
             free.push(set_free[i * k + s]);
             ncpus.push(set_ncpus[s]);
-            util.push(None);
-            queue.push(None);
-            down.push(None);
-            frag.push(None);
-            largest.push(None);
-            blocked.push(None);
+            util.push(0.0);
+            queue.push(0);
+            down.push(0);
+            frag.push(0.0);
+            frag_valid.push(false);
+            largest.push(0.0);
+            largest_valid.push(false);
+            blocked.push(false);
         }
     }
     let mut columns = id_columns(meta, n);
     columns.extend([
         Column::new(timeseries::TIME_S.name.into(), time),
-        Column::new(timeseries::SET.name.into(), set),
+        set.finish(timeseries::SET.name)?,
         Column::new(timeseries::FREE_NCPUS.name.into(), free),
         Column::new(timeseries::NCPUS.name.into(), ncpus),
-        Column::new(timeseries::UTILIZATION.name.into(), util),
-        Column::new(timeseries::QUEUE_LENGTH.name.into(), queue),
-        Column::new(timeseries::DOWN_NCPUS.name.into(), down),
-        Column::new(timeseries::FRAGMENTATION.name.into(), frag),
-        Column::new(timeseries::LARGEST_FREE_SHARE.name.into(), largest),
-        Column::new(timeseries::HEAD_BLOCKED.name.into(), blocked),
+        f64_column(timeseries::UTILIZATION.name, util, on_cluster_rows.clone()),
+        u64_column(timeseries::QUEUE_LENGTH.name, queue, on_cluster_rows.clone()),
+        u64_column(timeseries::DOWN_NCPUS.name, down, on_cluster_rows.clone()),
+        f64_column(timeseries::FRAGMENTATION.name, frag, frag_valid),
+        f64_column(timeseries::LARGEST_FREE_SHARE.name, largest, largest_valid),
+        bool_column(timeseries::HEAD_BLOCKED.name, blocked, on_cluster_rows),
     ]);
     schema::conform(timeseries::ALL, DataFrame::new(n, columns)?)
 }
