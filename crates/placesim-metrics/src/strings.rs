@@ -129,7 +129,11 @@ pub(crate) fn u64_column(name: &str, values: Vec<u64>, valid: Vec<bool>) -> Colu
 
 /// An f64 column from its values, with `valid` saying which are not null.
 pub(crate) fn f64_column(name: &str, values: Vec<f64>, valid: Vec<bool>) -> Column {
-    let array = PrimitiveArray::new(ArrowDataType::Float64, Buffer::from(values), validity(valid));
+    let array = PrimitiveArray::new(
+        ArrowDataType::Float64,
+        Buffer::from(values),
+        validity(valid),
+    );
     Float64Chunked::with_chunk(name.into(), array).into_column()
 }
 

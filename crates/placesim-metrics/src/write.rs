@@ -1517,7 +1517,11 @@ fn timeseries_table(
         Column::new(timeseries::FREE_NCPUS.name.into(), free),
         Column::new(timeseries::NCPUS.name.into(), ncpus),
         f64_column(timeseries::UTILIZATION.name, util, on_cluster_rows.clone()),
-        u64_column(timeseries::QUEUE_LENGTH.name, queue, on_cluster_rows.clone()),
+        u64_column(
+            timeseries::QUEUE_LENGTH.name,
+            queue,
+            on_cluster_rows.clone(),
+        ),
         u64_column(timeseries::DOWN_NCPUS.name, down, on_cluster_rows.clone()),
         f64_column(timeseries::FRAGMENTATION.name, frag, frag_valid),
         f64_column(timeseries::LARGEST_FREE_SHARE.name, largest, largest_valid),
