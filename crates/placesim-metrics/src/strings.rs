@@ -120,6 +120,45 @@ impl StringColumn {
     }
 }
 
+/// A string column of `values`, each text written once however many rows hold it: rows whose
+/// texts are the same in memory (a static name, a shared `Arc<str>`, a request's one text)
+/// share its view. The column holds the same values as one pushed row by row, and polars
+/// writes it the same; but its repeats are found by comparing views rather than texts when it
+/// is written ([`crate::parquet`]), and no text is copied once per row.
+pub(crate) fn shared_text_column<'a>(
+    name: &str,
+    values: impl ExactSizeIterator<Item = Option<&'a str>>,
+) -> PolarsResult<Column> {
+    let mut column = StringColumn::with_capacity(values.len());
+    // By where the text lies and its length: the same text in memory, the same value.
+    let mut written: foldhash::HashMap<(usize, usize), View> = foldhash::HashMap::default();
+    let mut last: Option<((usize, usize), View)> = None;
+    for value in values {
+        let Some(text) = value else {
+            column.push_null();
+            continue;
+        };
+        let at = (text.as_ptr() as usize, text.len());
+        let view = match last {
+            Some((last_at, view)) if last_at == at => view,
+            _ => {
+                let view = match written.get(&at) {
+                    Some(&view) => view,
+                    None => {
+                        let view = column.write(|out| out.push_str(text))?;
+                        written.insert(at, view);
+                        view
+                    }
+                };
+                last = Some((at, view));
+                view
+            }
+        };
+        column.push_view(view);
+    }
+    column.finish(name)
+}
+
 /// A u64 column from its values, with `valid` saying which are not null (none if every one
 /// is set).
 pub(crate) fn u64_column(name: &str, values: Vec<u64>, valid: Vec<bool>) -> Column {
@@ -218,5 +257,36 @@ mod tests {
         let column = u64_column("n", vec![1, 2], Vec::new());
         assert_eq!(column.null_count(), 0);
         assert_eq!(column.len(), 2);
+    }
+
+    /// A shared-text column holds the values of the column polars makes row by row, nulls
+    /// included; rows whose texts are one in memory share a view, and equal texts stored
+    /// apart do not (they are still equal values).
+    #[test]
+    fn shared_texts_are_the_rows_values_with_one_view_per_text_in_memory() {
+        let long = String::from("Not Running: Insufficient amount of resource: ncpus");
+        let apart = long.clone();
+        let values: Vec<Option<&str>> = vec![
+            Some(&long),
+            None,
+            Some("short"),
+            Some(&long),
+            Some(&apart),
+            Some("short"),
+            Some(&long),
+        ];
+        let column = shared_text_column("c", values.iter().copied()).unwrap();
+        let plain = Column::new("c".into(), values.clone());
+        assert!(column.equals_missing(&plain));
+        let chunks = column.str().unwrap().downcast_iter().collect::<Vec<_>>();
+        assert_eq!(chunks.len(), 1);
+        let views = chunks[0].views();
+        assert_eq!(views[0], views[3]);
+        assert_eq!(views[0], views[6]);
+        assert_ne!(views[0], views[4]);
+        assert_eq!(views[2], views[5]);
+        let nulls = shared_text_column("c", [None, None].into_iter()).unwrap();
+        assert_eq!(nulls.null_count(), 2);
+        assert_eq!(nulls.dtype(), &DataType::String);
     }
 }

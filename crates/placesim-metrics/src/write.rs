@@ -6,11 +6,10 @@ use crate::parquet::{EncodedColumn, ParquetFile, RowGroupToWrite};
 use crate::schema::{self, jobs, summary, timeseries};
 use crate::sink::Factors;
 use crate::sink::{EventKind, JobSink, sets_sampled};
-use crate::strings::{StringColumn, bool_column, f64_column, u64_column};
+use crate::strings::{StringColumn, bool_column, f64_column, shared_text_column, u64_column};
 use crate::summary::{GroupWaits, RunMeta, RunSummary, bounded_slowdown};
 use placesim_core::Workload;
 use polars::prelude::*;
-use polars_arrow::array::MutableBinaryViewArray;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::PoisonError;
@@ -300,7 +299,10 @@ impl JobsRows {
                 .map(|(&runs, r)| r.map(|_| runs))
                 .collect::<Vec<Option<u32>>>(),
         ));
-        columns.push(Column::new(jobs::SIZE_CLASS.name.into(), self.size_class));
+        columns.push(shared_text_column(
+            jobs::SIZE_CLASS.name,
+            self.size_class.iter().map(|&class| Some(class)),
+        )?);
         // Vnode failures: requeues and lost work (known for every job), and whether one ended
         // it.
         let failures = &self.failures;
@@ -343,13 +345,11 @@ impl JobsRows {
             Some(running) => Column::new(jobs::RUNNING_AT_START.name.into(), running),
         });
         columns.push(match &self.request_texts {
-            Some(texts) => {
-                let v: Vec<Option<&str>> = jobs
-                    .iter()
-                    .map(|j| texts.get(j.request.index()).map(String::as_str))
-                    .collect();
-                Column::new(jobs::REQUEST.name.into(), v)
-            }
+            Some(texts) => shared_text_column(
+                jobs::REQUEST.name,
+                jobs.iter()
+                    .map(|j| texts.get(j.request.index()).map(String::as_str)),
+            )?,
             None => Column::full_null(jobs::REQUEST.name.into(), n, &DataType::String),
         });
         // Where each job was placed, and the scheduler's comment.
@@ -357,8 +357,7 @@ impl JobsRows {
             columns.push(if self.notes.iter().all(|x| x[pick].is_none()) {
                 Column::full_null(name.into(), n, &DataType::String)
             } else {
-                let v: Vec<Option<&str>> = self.notes.iter().map(|x| x[pick].as_deref()).collect();
-                Column::new(name.into(), v)
+                shared_text_column(name, self.notes.iter().map(|x| x[pick].as_deref()))?
             });
         }
         let no_text = |name: &str| Column::full_null(name.into(), n, &DataType::String);
@@ -380,12 +379,10 @@ impl JobsRows {
         columns.push(if jobs.iter().all(|j| j.project().is_none()) {
             Column::full_null(jobs::PROJECT.name.into(), n, &DataType::String)
         } else {
-            Column::new(
-                jobs::PROJECT.name.into(),
-                jobs.iter()
-                    .map(|j| j.project().map(|p| &**p))
-                    .collect::<Vec<Option<&str>>>(),
-            )
+            shared_text_column(
+                jobs::PROJECT.name,
+                jobs.iter().map(|j| j.project().map(|p| &**p)),
+            )?
         });
         for (name, by) in [jobs::PRIORITY_AT_SUBMIT.name, jobs::PRIORITY_AT_START.name]
             .into_iter()
@@ -473,18 +470,14 @@ impl EventsChunk {
             rows.iter().map(|r| r.time).collect(),
             Vec::new(),
         ));
-        let mut kinds = MutableBinaryViewArray::<str>::with_capacity(n);
-        let mut texts = MutableBinaryViewArray::<str>::with_capacity(n);
-        for (r, text) in rows.iter().zip(&self.texts) {
-            kinds.push_value(r.kind.name());
-            texts.push(text.as_deref());
-        }
-        for (name, values) in [
-            (schema::events::KIND.name, kinds),
-            (schema::events::TEXT.name, texts),
-        ] {
-            columns.push(StringChunked::with_chunk(name.into(), values.freeze()).into_column());
-        }
+        columns.push(shared_text_column(
+            schema::events::KIND.name,
+            rows.iter().map(|r| Some(r.kind.name())),
+        )?);
+        columns.push(shared_text_column(
+            schema::events::TEXT.name,
+            self.texts.iter().map(|text| text.as_deref()),
+        )?);
         columns.push(u64_column(
             schema::events::ESTIMATED_START_S.name,
             rows.iter().map(|r| r.value).collect(),
