@@ -574,7 +574,16 @@ fn single_ncpu_pass(
             if remaining == 0 {
                 push(staged, first, count, take);
                 alloc.reserve_runs(staged.len(), n_cons);
-                let mut amounts = vec![0; n_cons.max(1)];
+                // On the stack for the usual few consumables: a vector here was a `calloc` and
+                // a `free` per placement (26 M of nodesets-bench's 7.2 G instructions).
+                let mut on_stack = [0u64; 8];
+                let mut on_heap = Vec::new();
+                let amounts: &mut [u64] = if n_cons <= on_stack.len() {
+                    &mut on_stack[..n_cons.max(1)]
+                } else {
+                    on_heap.resize(n_cons, 0);
+                    &mut on_heap
+                };
                 for &(first, count, take) in staged.iter() {
                     amounts[ConsumableIdx::NCPUS.index()] = take;
                     let run = VnodeRun {
