@@ -409,6 +409,10 @@ pub trait StateView {
     /// A tracked set's tallies: the free amount of each consumable on its vnodes that can take
     /// a job, then how many such vnodes it has (see [`ClusterState::track_sets`]).
     fn tracked_set_free(&self, set: usize) -> &[u64];
+    /// Every tracked set's tallies, set after set, each as [`Self::tracked_set_free`] gives
+    /// it (the consumables, then the vnode count): for a search that reads every set's, so
+    /// that where the view keeps them is looked up once rather than per set.
+    fn tracked_sets_free(&self) -> &[u64];
     /// The room left under run limit `limit` (see [`ClusterState::set_run_limits`]): its
     /// value less what running (or, in a view, taken) jobs count against it.
     fn limit_room(&self, limit: u32) -> u64;
@@ -1719,6 +1723,10 @@ impl StateView for ClusterState {
         &self.tracked_set_free[set * w..(set + 1) * w]
     }
     #[inline]
+    fn tracked_sets_free(&self) -> &[u64] {
+        &self.tracked_set_free
+    }
+    #[inline]
     fn limit_room(&self, limit: u32) -> u64 {
         self.limit_room.get(limit as usize).copied().unwrap_or(0)
     }
@@ -2950,12 +2958,19 @@ impl StateView for Scratch<'_> {
             "a scratch view's set tallies read before it was settled"
         );
         let w = self.base.width - EXTRA + 1;
-        let tallies = if self.buf.set_free_own {
+        &self.tracked_sets_free()[set * w..(set + 1) * w]
+    }
+    #[inline]
+    fn tracked_sets_free(&self) -> &[u64] {
+        debug_assert!(
+            self.is_settled(),
+            "a scratch view's set tallies read before it was settled"
+        );
+        if self.buf.set_free_own {
             &self.buf.tracked_set_free
         } else {
             &self.base.tracked_set_free
-        };
-        &tallies[set * w..(set + 1) * w]
+        }
     }
     /// Asks each stretch of vnodes that read one row once: a stretch the view has not changed
     /// where the base's vnodes are pristine (with the same capacities), and a stretch read

@@ -260,6 +260,15 @@ enum Refusal {
     UnknownHost,
 }
 
+/// A request of the common shape ([`MoabNodeSets::tallied_tasks`]): its task count, and every
+/// set's tallies in the view it is placed in, `stride` numbers a set.
+#[derive(Clone, Copy)]
+struct Tallied<'v> {
+    count: u32,
+    tallies: &'v [u64],
+    stride: usize,
+}
+
 /// How a set (or union) fits a request: tasks that fit, summed over chunk complexes, and
 /// whether every complex fits.
 #[derive(Debug, Clone, Copy)]
@@ -567,14 +576,16 @@ impl MoabNodeSets {
     }
 
     /// The task count of a request of the common shape, one ncpu per task and nothing else,
-    /// shared, without a node filter: how it fits a set is read from the set's tallies.
-    /// Asked once per search, not once per set ([`Self::fit`] is asked of every set).
-    fn tallied_tasks(
+    /// shared, without a node filter, with the tallies of every set in `view`: how it fits a
+    /// set is read from the set's tallies. Asked once per search, not once per set
+    /// ([`Self::fit`] is asked of every set), and so is where the view keeps its tallies.
+    fn tallied_tasks<'v>(
         request: &Request,
         chunks: &[Chunk],
         filter: Option<&FilterExpr>,
-    ) -> Option<u32> {
-        match chunks {
+        view: &'v Scratch<'_>,
+    ) -> Option<Tallied<'v>> {
+        let count = match chunks {
             [chunk]
                 if filter.is_none()
                     && request.sharing == Sharing::Shared
@@ -586,10 +597,15 @@ impl MoabNodeSets {
                         .enumerate()
                         .all(|(c, &a)| a == u64::from(c == ConsumableIdx::NCPUS.index())) =>
             {
-                Some(chunk.count)
+                chunk.count
             }
-            _ => None,
-        }
+            _ => return None,
+        };
+        Some(Tallied {
+            count,
+            tallies: view.tracked_sets_free(),
+            stride: view.cluster().resources().n_consumables() + 1,
+        })
     }
 
     /// How `chunks` fit in `view` on what `on` names. `tallied` is [`Self::tallied_tasks`] of
@@ -597,7 +613,7 @@ impl MoabNodeSets {
     #[inline]
     fn fit(
         &self,
-        tallied: Option<u32>,
+        tallied: Option<Tallied<'_>>,
         request: &Request,
         chunks: &[Chunk],
         view: &Scratch<'_>,
@@ -607,11 +623,11 @@ impl MoabNodeSets {
         let vnodes = match on {
             FitOn::Set(s) => {
                 let set = &self.sets[s];
-                if let Some(count) = tallied {
-                    let tasks = view.tracked_set_free(set.set)[ConsumableIdx::NCPUS.index()];
+                if let Some(t) = tallied {
+                    let tasks = t.tallies[set.set * t.stride + ConsumableIdx::NCPUS.index()];
                     return Fit {
                         tasks,
-                        feasible: tasks >= u64::from(count),
+                        feasible: tasks >= u64::from(t.count),
                     };
                 }
                 &set.vnodes
@@ -856,7 +872,7 @@ impl MoabNodeSets {
         let mut best: Option<(usize, u64)> = None;
         // AFFINITY's fallback when every feasible set has a negative-affinity vnode.
         let mut first_feasible: Option<(usize, u64)> = None;
-        let tallied = Self::tallied_tasks(request, chunks, filter);
+        let tallied = Self::tallied_tasks(request, chunks, filter, view);
         for &s in &self.candidates {
             let fit = self.fit(tallied, request, chunks, view, filter, FitOn::Set(s));
             if !fit.feasible {
@@ -917,7 +933,7 @@ impl MoabNodeSets {
     ) -> Option<Allocation> {
         let need: u64 = chunks.iter().map(|c| u64::from(c.count)).sum();
         let tol = self.settings.tolerance.max(0.0);
-        let tallied = Self::tallied_tasks(request, chunks, filter);
+        let tallied = Self::tallied_tasks(request, chunks, filter, view);
         let fits: Vec<u64> = self
             .candidates
             .iter()
@@ -1060,7 +1076,7 @@ impl MoabNodeSets {
             return None;
         };
         let n = chunk.count;
-        let tallied = Self::tallied_tasks(request, chunks, filter);
+        let tallied = Self::tallied_tasks(request, chunks, filter, view);
         let mut order: Vec<(u64, usize)> = self
             .candidates
             .iter()

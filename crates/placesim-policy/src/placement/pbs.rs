@@ -135,10 +135,11 @@ struct Offer<'a> {
     vnodes: u64,
 }
 
-/// A set's free offer without a node filter: its tallies, read where `view` keeps them.
+/// A set's free offer without a node filter: its tallies, read from `tallies`, every set's as
+/// the view keeps them ([`StateView::tracked_sets_free`], looked up once for a whole search).
 #[inline(always)]
-fn tallied_offer<'a>(set: &SetInfo, view: &'a Scratch<'_>, n_cons: usize) -> Offer<'a> {
-    let t = view.tracked_set_free(set.set);
+fn tallied_offer<'a>(set: &SetInfo, tallies: &'a [u64], n_cons: usize) -> Offer<'a> {
+    let t = &tallies[set.set * (n_cons + 1)..(set.set + 1) * (n_cons + 1)];
     Offer {
         amounts: &t[..n_cons],
         vnodes: t[n_cons],
@@ -448,7 +449,7 @@ impl PbsPsets {
     ) -> Offer<'a> {
         let n_cons = view.cluster().resources().n_consumables();
         match filter {
-            None => tallied_offer(set, view, n_cons),
+            None => tallied_offer(set, view.tracked_sets_free(), n_cons),
             Some(f) => {
                 buf.clear();
                 buf.resize(n_cons, 0);
@@ -599,6 +600,7 @@ impl PbsPsets {
         let need_ncpus = self.totals.get(ncpus).copied().unwrap_or(0);
         let too_small = |set: &SetInfo| set.total_order.0 < need_ncpus;
         let n_cons = cluster.resources().n_consumables();
+        let tallies = view.tracked_sets_free();
         for &s in pool {
             let set = &self.sets[s];
             if too_small(set) {
@@ -606,7 +608,7 @@ impl PbsPsets {
             }
             // Without a filter, read inline: a search reads every set's offer.
             let now = match filter {
-                None => tallied_offer(set, view, n_cons),
+                None => tallied_offer(set, tallies, n_cons),
                 Some(_) => self.free_offer(set, view, filter, &mut free),
             };
             let key = (
