@@ -295,12 +295,22 @@ impl Bitset {
 
     /// The members as maximal ranges of consecutive ones, ascending, found a word at a time.
     pub fn runs(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
-        let mut from = 0;
+        self.runs_in(0..self.len)
+    }
+
+    /// The members within `range` as maximal ranges of consecutive ones (cut at the range's
+    /// ends), ascending, found a word at a time.
+    pub fn runs_in(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        let end = range.end.min(self.len);
+        let mut from = range.start;
         std::iter::from_fn(move || {
-            let start = self.iter_from(from).next()?;
-            let end = self.first_absent(start..self.len).unwrap_or(self.len);
-            from = end;
-            Some(start..end)
+            let start = self.first_present(from..end)?;
+            let stop = self.first_absent(start..end).unwrap_or(end);
+            from = stop;
+            Some(start..stop)
         })
     }
 
@@ -433,6 +443,16 @@ mod tests {
                 let runs: Vec<usize> = b.runs().flatten().collect();
                 assert_eq!(runs, b.iter().collect::<Vec<_>>());
                 assert!(b.runs().all(|r| r.end == 300 || !b.contains(r.end)));
+                // Within the range: its members, in maximal runs cut only at its ends.
+                let within: Vec<_> = b.runs_in(start..end).collect();
+                let members: Vec<usize> = within.iter().cloned().flatten().collect();
+                assert_eq!(
+                    members,
+                    (start..end).filter(|&i| b.contains(i)).collect::<Vec<_>>()
+                );
+                assert!(within.iter().all(|r| !r.is_empty()
+                    && (r.start == start || !b.contains(r.start - 1))
+                    && (r.end == end || !b.contains(r.end))));
                 let none = (start..end).all(|i| !b.contains(i));
                 assert_eq!(b.none_in_range(start..end), none, "{start}..{end}");
                 for on in [false, true] {

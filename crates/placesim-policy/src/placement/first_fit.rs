@@ -319,12 +319,12 @@ impl FirstFit {
         {
             return match within {
                 Some(list) => {
+                    // The list's stretches of consecutive vnodes, each as its runs of eligible
+                    // ones: a set of vnodes in cluster order is one stretch, walked a word at a
+                    // time rather than a vnode at a time.
                     let eligible = view.eligible();
-                    let candidates = list
-                        .iter()
-                        .map(|v| v.index())
-                        .filter(|&i| eligible.contains(i))
-                        .map(|i| i..i + 1);
+                    let candidates =
+                        consecutive_stretches(list).flat_map(|stretch| eligible.runs_in(stretch));
                     single_ncpu_pass(ncpus, view, alloc, candidates, &mut self.staged_runs)
                 }
                 None => single_ncpu_pass(
@@ -599,6 +599,24 @@ fn single_ncpu_pass(
     None
 }
 
+/// `list`'s stretches of consecutive vnodes (each one more than the last), in its order, as
+/// ranges of vnode indices; found as they are asked for, so a search that ends early reads
+/// only the front of the list.
+fn consecutive_stretches(list: &[VnodeId]) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+    let mut rest = list;
+    std::iter::from_fn(move || {
+        let (first, _) = rest.split_first()?;
+        let start = first.index();
+        let len = rest
+            .iter()
+            .enumerate()
+            .position(|(k, v)| v.index() != start + k)
+            .unwrap_or(rest.len());
+        rest = &rest[len..];
+        Some(start..start + len)
+    })
+}
+
 /// Whether every vnode of `v`'s host is free of jobs and eligible: what `exclhost` needs.
 fn host_is_empty(view: &Scratch<'_>, v: VnodeId) -> bool {
     let cluster = view.cluster();
@@ -655,6 +673,18 @@ fn single_ncpu_chunks(chunks: &[Chunk]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A list's stretches: each maximal run of indices one more than the last, in the list's
+    /// order, whatever that order is.
+    #[test]
+    fn a_list_is_cut_into_its_consecutive_stretches() {
+        let list: Vec<VnodeId> = [4, 5, 6, 9, 10, 2, 3, 8, 7]
+            .map(VnodeId::from_index)
+            .to_vec();
+        let stretches: Vec<_> = consecutive_stretches(&list).collect();
+        assert_eq!(stretches, [4..7, 9..11, 2..4, 8..9, 7..8]);
+        assert_eq!(consecutive_stretches(&[]).count(), 0);
+    }
     use placesim_core::{Chunk, ClusterBuilder, ClusterState, ResourceDefs, ScratchBuf};
 
     use placesim_testkit::Lcg;
