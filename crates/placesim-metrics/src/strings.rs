@@ -97,21 +97,33 @@ impl StringColumn {
         if !self.text.is_empty() {
             self.buffers.push(Buffer::from(self.text.into_bytes()));
         }
-        // Pushed view by view rather than checked whole (`Utf8ViewArray::try_new`): the check
-        // reads every view's text again for valid UTF-8, a call a row (186 M instructions on
-        // nodesets-bench, with its million rows of set names; the run went from 7.19 G to
-        // 7.07 G), where every text here was written from a `&str`. Only that a view names a
-        // buffer there is is checked here.
+        // A column whose every text lies in its view (at most 12 bytes: names, kinds, most
+        // sets) is pushed view by view rather than checked whole (`Utf8ViewArray::try_new`),
+        // whose check reads every view's text again for valid UTF-8, a call a row (186 M
+        // instructions on nodesets-bench, with its million rows of set names; the run went
+        // from 7.19 G to 7.07 G), where every text here was written from a `&str`. A column
+        // with texts in buffers is checked as before: pushing those views one by one would
+        // compare their whole buffer at each in a debug build.
+        let inline = self
+            .views
+            .iter()
+            .zip(&self.valid)
+            .all(|(view, &valid)| !valid || view.length <= View::MAX_INLINE_SIZE);
+        if !inline {
+            return Utf8ViewArray::try_new(
+                ArrowDataType::Utf8View,
+                Buffer::from(self.views),
+                Buffer::from(self.buffers),
+                validity(self.valid),
+            )
+            .map(Some);
+        }
         let mut array = MutableBinaryViewArray::<str>::with_capacity(self.views.len());
         for (view, valid) in self.views.into_iter().zip(self.valid) {
-            if !valid {
-                array.push_null();
-            } else if view.length <= View::MAX_INLINE_SIZE {
+            if valid {
                 array.push_view(view, &[]);
-            } else if (view.buffer_idx as usize) < self.buffers.len() {
-                array.push_view(view, &self.buffers);
             } else {
-                polars_bail!(ComputeError: "a text's view names buffer {} of {}", view.buffer_idx, self.buffers.len());
+                array.push_null();
             }
         }
         Ok(Some(array.freeze()))
@@ -298,6 +310,16 @@ mod tests {
         assert_eq!(views[0], views[6]);
         assert_ne!(views[0], views[4]);
         assert_eq!(views[2], views[5]);
+        // Texts that all lie in their views, with nulls.
+        let short = [
+            Some("switch1"),
+            None,
+            Some("switch64"),
+            Some("switch1"),
+            Some(""),
+        ];
+        let column = shared_text_column("c", short.into_iter()).unwrap();
+        assert!(column.equals_missing(&Column::new("c".into(), short.to_vec())));
         let nulls = shared_text_column("c", [None, None].into_iter()).unwrap();
         assert_eq!(nulls.null_count(), 2);
         assert_eq!(nulls.dtype(), &DataType::String);
