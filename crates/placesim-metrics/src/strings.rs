@@ -99,9 +99,9 @@ impl StringColumn {
         }
         // A column whose every text lies in its view (at most 12 bytes: names, kinds, most
         // sets) is pushed view by view rather than checked whole (`Utf8ViewArray::try_new`),
-        // whose check reads every view's text again for valid UTF-8, a call a row (186 M
-        // instructions on nodesets-bench, with its million rows of set names; the run went
-        // from 7.19 G to 7.07 G), where every text here was written from a `&str`. A column
+        // whose check reads every view's text again for valid UTF-8, a call a row (the checks
+        // were 186 M instructions on nodesets-bench, most of them its million rows of set
+        // names), where every text here was written from a `&str`. A column
         // with texts in buffers is checked as before: pushing those views one by one would
         // compare their whole buffer at each in a debug build.
         let inline = self
