@@ -32,7 +32,7 @@
 //! whole buffer, with room for all of it, is compressed where it lies. zstd's level 1 was no
 //! faster than its default, 3, and stored a third more.
 
-use crate::strings;
+use crate::strings::{self, Repeats};
 use polars::prelude::{
     ArrowDataType, CompatLevel, DataFrame, PolarsError, PolarsResult, Schema, SchemaExt,
     polars_bail, polars_err,
@@ -415,37 +415,29 @@ fn dictionary_of_views<T: ViewType + ?Sized>(
     let views = array.views();
     let validity = array.validity();
     // Per distinct view, its value's key; per distinct value, its first row.
-    let mut key_of_view: foldhash::HashMap<u128, u32> = foldhash::HashMap::default();
+    let mut key_of_view: Repeats<u128, u32> = Repeats::default();
     let mut key_of_value: foldhash::HashMap<&[u8], u32> = foldhash::HashMap::default();
     let mut first_rows: Vec<usize> = Vec::new();
     let mut keys: Vec<u32> = Vec::with_capacity(rows);
-    let mut last: Option<(u128, u32)> = None;
     for (row, view) in views.iter().enumerate() {
         if validity.is_some_and(|v| !v.get_bit(row)) {
             keys.push(0);
             continue;
         }
         let view = view.as_u128();
-        let key = match last {
-            Some((last_view, key)) if last_view == view => key,
-            _ => {
-                let key = match key_of_view.get(&view) {
-                    Some(&key) => key,
-                    None => {
-                        if key_of_view.len() == FEW_VIEWS {
-                            return None;
-                        }
-                        let value = array.value(row).to_bytes();
-                        let next = first_rows.len() as u32;
-                        let key = *key_of_value.entry(value).or_insert(next);
-                        if key == next {
-                            first_rows.push(row);
-                        }
-                        key_of_view.insert(view, key);
-                        key
-                    }
-                };
-                last = Some((view, key));
+        let key = match key_of_view.get(view) {
+            Some(key) => key,
+            None => {
+                if key_of_view.len() == FEW_VIEWS {
+                    return None;
+                }
+                let value = array.value(row).to_bytes();
+                let next = first_rows.len() as u32;
+                let key = *key_of_value.entry(value).or_insert(next);
+                if key == next {
+                    first_rows.push(row);
+                }
+                key_of_view.insert(view, key);
                 key
             }
         };

@@ -6,8 +6,8 @@
 //! pushed one `Option` at a time.
 
 use polars::prelude::{
-    ArrowDataType, BooleanChunked, Column, DataType, Float64Chunked, IntoColumn, PolarsResult,
-    StringChunked, UInt64Chunked, polars_bail,
+    ArrowDataType, BooleanChunked, ChunkedArray, Column, CompatLevel, DataType, Float64Type,
+    IntoColumn, PolarsNumericType, PolarsResult, StringChunked, UInt64Type, polars_bail,
 };
 use polars_arrow::array::{
     BooleanArray, MutableBinaryViewArray, PrimitiveArray, Utf8ViewArray, View,
@@ -156,26 +156,18 @@ pub(crate) fn shared_text_column<'a>(
 ) -> PolarsResult<Column> {
     let mut column = StringColumn::with_capacity(values.len());
     // By where the text lies and its length: the same text in memory, the same value.
-    let mut written: foldhash::HashMap<(usize, usize), View> = foldhash::HashMap::default();
-    let mut last: Option<((usize, usize), View)> = None;
+    let mut written: Repeats<(usize, usize), View> = Repeats::default();
     for value in values {
         let Some(text) = value else {
             column.push_null();
             continue;
         };
         let at = (text.as_ptr() as usize, text.len());
-        let view = match last {
-            Some((last_at, view)) if last_at == at => view,
-            _ => {
-                let view = match written.get(&at) {
-                    Some(&view) => view,
-                    None => {
-                        let view = column.write(|out| out.push_str(text))?;
-                        written.insert(at, view);
-                        view
-                    }
-                };
-                last = Some((at, view));
+        let view = match written.get(at) {
+            Some(view) => view,
+            None => {
+                let view = column.write(|out| out.push_str(text))?;
+                written.insert(at, view);
                 view
             }
         };
@@ -184,21 +176,66 @@ pub(crate) fn shared_text_column<'a>(
     column.finish(name)
 }
 
-/// A u64 column from its values, with `valid` saying which are not null (none if every one
-/// is set).
+/// What each key met so far stands for, the last one met kept apart: a column's rows most
+/// often repeat the row before, and are then found without hashing.
+pub(crate) struct Repeats<K, V> {
+    last: Option<(K, V)>,
+    all: foldhash::HashMap<K, V>,
+}
+
+impl<K, V> Default for Repeats<K, V> {
+    fn default() -> Self {
+        Repeats {
+            last: None,
+            all: foldhash::HashMap::default(),
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Copy, V: Copy> Repeats<K, V> {
+    /// What `key` stands for, if it was met.
+    pub(crate) fn get(&mut self, key: K) -> Option<V> {
+        if let Some((last, value)) = self.last
+            && last == key
+        {
+            return Some(value);
+        }
+        let value = *self.all.get(&key)?;
+        self.last = Some((key, value));
+        Some(value)
+    }
+
+    /// Records what `key`, not met before, stands for.
+    pub(crate) fn insert(&mut self, key: K, value: V) {
+        self.all.insert(key, value);
+        self.last = Some((key, value));
+    }
+
+    /// How many keys were met.
+    pub(crate) fn len(&self) -> usize {
+        self.all.len()
+    }
+}
+
+/// A number column (u64, f64, ...) from its values, with `valid` saying which are not null
+/// (none if every one is set).
+pub(crate) fn number_column<T>(name: &str, values: Vec<T::Native>, valid: Vec<bool>) -> Column
+where
+    T: PolarsNumericType,
+{
+    let dtype = T::get_static_dtype().to_arrow(CompatLevel::newest());
+    let array = PrimitiveArray::new(dtype, Buffer::from(values), validity(valid));
+    ChunkedArray::<T>::with_chunk(name.into(), array).into_column()
+}
+
+/// A u64 column from its values, with `valid` saying which are not null.
 pub(crate) fn u64_column(name: &str, values: Vec<u64>, valid: Vec<bool>) -> Column {
-    let array = PrimitiveArray::new(ArrowDataType::UInt64, Buffer::from(values), validity(valid));
-    UInt64Chunked::with_chunk(name.into(), array).into_column()
+    number_column::<UInt64Type>(name, values, valid)
 }
 
 /// An f64 column from its values, with `valid` saying which are not null.
 pub(crate) fn f64_column(name: &str, values: Vec<f64>, valid: Vec<bool>) -> Column {
-    let array = PrimitiveArray::new(
-        ArrowDataType::Float64,
-        Buffer::from(values),
-        validity(valid),
-    );
-    Float64Chunked::with_chunk(name.into(), array).into_column()
+    number_column::<Float64Type>(name, values, valid)
 }
 
 /// A boolean column from its values, with `valid` saying which are not null.
