@@ -208,14 +208,9 @@ impl RunSummary {
                 window.bsd_mean,
             )
         } else {
-            let mut waits: Vec<f64> = workload
-                .jobs()
-                .iter()
-                .enumerate()
-                .filter_map(|(i, job)| {
-                    let (start, _) = sink.span(i)?;
-                    Some((start.as_secs() - job.submit.as_secs()) as f64)
-                })
+            let mut waits: Vec<f64> = Window::EVERY_JOB
+                .samples(workload, sink)
+                .map(|(_, wait, _)| wait as f64)
                 .collect();
             let mut waits = Sample::new(&mut waits);
             (
@@ -531,6 +526,12 @@ struct Window {
 }
 
 impl Window {
+    /// A window of every job that ran, whenever it was submitted.
+    const EVERY_JOB: Window = Window {
+        t0: 0,
+        t1: u64::MAX,
+    };
+
     /// Each job the window measures, in job order: its index, wait and bounded slowdown.
     fn samples<'a>(
         self,
