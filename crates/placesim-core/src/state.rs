@@ -408,7 +408,10 @@ pub trait StateView {
     fn exclusive_with_room(&self) -> u64;
     /// A tracked set's tallies: the free amount of each consumable on its vnodes that can take
     /// a job, then how many such vnodes it has (see [`ClusterState::track_sets`]).
-    fn tracked_set_free(&self, set: usize) -> &[u64];
+    fn tracked_set_free(&self, set: usize) -> &[u64] {
+        let w = self.cluster().resources().n_consumables() + 1;
+        &self.tracked_sets_free()[set * w..(set + 1) * w]
+    }
     /// Every tracked set's tallies, set after set, each as [`Self::tracked_set_free`] gives
     /// it (the consumables, then the vnode count): for a search that reads every set's, so
     /// that where the view keeps them is looked up once rather than per set.
@@ -1718,11 +1721,6 @@ impl StateView for ClusterState {
         self.exclusive_vnodes - self.down_held_whole
     }
     #[inline]
-    fn tracked_set_free(&self, set: usize) -> &[u64] {
-        let w = self.width - EXTRA + 1;
-        &self.tracked_set_free[set * w..(set + 1) * w]
-    }
-    #[inline]
     fn tracked_sets_free(&self) -> &[u64] {
         &self.tracked_set_free
     }
@@ -2950,15 +2948,6 @@ impl StateView for Scratch<'_> {
     fn exclusive_with_room(&self) -> u64 {
         // A view takes and gives jobs' allocations, never outages: the base's are its own.
         self.buf.exclusive_vnodes - self.base.down_held_whole
-    }
-    #[inline]
-    fn tracked_set_free(&self, set: usize) -> &[u64] {
-        debug_assert!(
-            self.is_settled(),
-            "a scratch view's set tallies read before it was settled"
-        );
-        let w = self.base.width - EXTRA + 1;
-        &self.tracked_sets_free()[set * w..(set + 1) * w]
     }
     #[inline]
     fn tracked_sets_free(&self) -> &[u64] {
