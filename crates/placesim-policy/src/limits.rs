@@ -305,7 +305,18 @@ pub fn apply_limits(
     }
     let mut ids: HashMap<(usize, Entity, String), u32> = HashMap::new();
     let mut texts = HashSet::new();
+    // What a job counts against depends only on its request and its names: the jobs that
+    // share them (a user's jobs of one shape, most of a trace) are looked up, not worked out
+    // again with their names written out. The first job of each key meets its limits in the
+    // same order as before, so the limits' ids are as they would be without it.
+    type Draws = (Vec<LimitDraw>, Vec<LimitDraw>);
+    let mut memo: HashMap<(RequestId, Option<u32>, Option<u32>, Option<Arc<str>>), Draws> =
+        HashMap::new();
     let (workload, copied_from) = workload.with_limit_draws(|job, request| {
+        let key = (job.request, job.user(), job.group(), job.project().cloned());
+        if let Some(draws) = memo.get(&key) {
+            return draws.clone();
+        }
         let names = Names::of(job);
         let mut known = Known {
             ids: &mut ids,
@@ -327,6 +338,7 @@ pub fn apply_limits(
             &mut known,
             &mut limits.queued,
         );
+        memo.insert(key, (run.clone(), queued.clone()));
         (run, queued)
     });
     (workload, copied_from, limits)
