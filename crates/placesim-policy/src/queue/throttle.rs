@@ -78,7 +78,7 @@ pub struct MoabLimits {
 }
 
 /// Which limits a check reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Level {
     Soft,
     Hard,
@@ -88,8 +88,8 @@ enum Level {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Violation {
     level: Level,
-    credential: usize,
-    kind: usize,
+    credential: u8,
+    kind: u8,
     limit: u64,
     requested: u64,
     used: u64,
@@ -128,11 +128,12 @@ pub struct Throttled<S> {
     counted_mark: Option<placesim_core::LogMark>,
     /// Per job: the last violation it was told of, so that a reason is said once.
     told: Vec<Option<Violation>>,
-    /// Per job and level (soft, hard): the last message made for it, and for which
+    /// Per job held back and level (soft, hard): the last message made for it, and for which
     /// violation. A job held back goes from one level's message to the other's as the jobs
     /// before it start and end, and is told the same texts again and again: they are made
-    /// once (making them was a tenth of a run's instructions under a binding `MAXJOB`).
-    texts: Vec<[Option<Told>; 2]>,
+    /// once (making them was a tenth of a run's instructions under a binding `MAXJOB`). A
+    /// map, as most jobs are never held back: a slot for every job was 128 bytes each.
+    texts: HashMap<(JobId, Level), Told>,
     comments: Vec<(JobId, Arc<str>)>,
     estimates: Vec<TopJobEstimate>,
     /// Whether the last pass left every job where the discipline alone would have had it, so
@@ -174,7 +175,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             counted: Vec::new(),
             counted_mark: None,
             told: Vec::new(),
-            texts: Vec::new(),
+            texts: HashMap::new(),
             comments: Vec::new(),
             estimates: Vec::new(),
             last_untouched: false,
@@ -241,8 +242,8 @@ impl<S: SchedulingPolicy> Throttled<S> {
                 if used.saturating_add(requested) > limit {
                     return Some(Violation {
                         level,
-                        credential,
-                        kind,
+                        credential: credential as u8,
+                        kind: kind as u8,
                         limit,
                         requested,
                         used,
@@ -259,12 +260,11 @@ impl<S: SchedulingPolicy> Throttled<S> {
             return;
         }
         self.told[job.index()] = Some(v);
-        let level = v.level as usize;
-        let text = match &self.texts[job.index()][level] {
+        let text = match self.texts.get(&(job, v.level)) {
             Some((made_for, text)) if *made_for == v => text.clone(),
             _ => {
                 let text = self.message(workload, job, v);
-                self.texts[job.index()][level] = Some((v, text.clone()));
+                self.texts.insert((job, v.level), (v, text.clone()));
                 text
             }
         };
@@ -277,9 +277,9 @@ impl<S: SchedulingPolicy> Throttled<S> {
         let ids = self.of_job[job.index()].unwrap_or([NONE; 4]);
         let name = self
             .credentials
-            .get(ids[v.credential] as usize)
+            .get(ids[usize::from(v.credential)] as usize)
             .map_or("NONE", |c| c.1.as_str());
-        let object = ["user", "group", "acct", "class"][v.credential];
+        let object = ["user", "group", "acct", "class"][usize::from(v.credential)];
         let level = match v.level {
             Level::Soft => "SOFT",
             Level::Hard => "HARD",
@@ -288,7 +288,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
         let text = format!(
             "job {} violates active {level} {} limit of {} for {object} {name}  (R: {}, U: {})",
             workload.job(job).source_id,
-            LIMIT_KINDS[v.kind].name(),
+            LIMIT_KINDS[usize::from(v.kind)].name(),
             v.limit,
             v.requested,
             v.used
@@ -511,7 +511,6 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         if self.of_job.len() != n {
             self.of_job = vec![None; n];
             self.told = vec![None; n];
-            self.texts = vec![[None, None]; n];
         }
         for &j in ctx.queue {
             // Found once per job; a pass sees every waiting job.
