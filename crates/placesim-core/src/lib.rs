@@ -44,7 +44,7 @@ pub use names::UnknownName;
 pub use outage::{NodeFailurePolicy, Outage};
 pub use policy::{
     Decision, LogMark, PlacementPolicy, Relaxation, RelaxationLasts, RelaxationWait, RunningJob,
-    RunningLog, SchedContext, SchedulingPolicy, SetConstraints, TopJobEstimate,
+    RunningLog, SchedContext, SchedulingPolicy, SetConstraints, StartGate, TopJobEstimate,
 };
 pub use request::{
     Arrangement, Chunk, Constraint, FilterExpr, HostList, HostListForm, NodeSetAttribute,

@@ -113,6 +113,20 @@ pub struct TopJobEstimate {
     pub allocation: Option<std::sync::Arc<Allocation>>,
 }
 
+/// What an adapter around a discipline may ask of its pass: to end the pass at once, before
+/// it starts a job that would make the pass one the adapter throws away. An adapter that runs
+/// the discipline's pass again when a start breaks one of its rules (Moab's throttling limits)
+/// learns so as that start is about to be made, rather than after the pass has placed every
+/// job behind it for nothing.
+pub trait StartGate: std::fmt::Debug {
+    /// Whether the pass ends before starting `job` as the next of `decisions` (its starts so
+    /// far, in the order made). Asked only where the pass starts jobs in queue order with
+    /// nothing calendared before them (the queue heads that fit), so that every start before
+    /// `job` comes before it in the queue too. A pass told to end returns at once, with no
+    /// estimates; the adapter throws it away ([`SchedulingPolicy::retract_pass`]).
+    fn stops_before(&self, job: JobId, decisions: &[Decision]) -> bool;
+}
+
 /// What a scheduling pass may read.
 #[derive(Debug, Clone, Copy)]
 pub struct SchedContext<'a> {
@@ -146,6 +160,8 @@ pub struct SchedContext<'a> {
     /// their indices in the run's list of requests: a pass confirms or denies each
     /// ([`SchedulingPolicy::drain_confirmations`]).
     pub reservation_requests: &'a [(u32, crate::ReservationRequest)],
+    /// An adapter's gate on the queue heads' starts ([`StartGate`]); `None` from the kernel.
+    pub start_gate: Option<&'a dyn StartGate>,
 }
 
 /// A decision a scheduling pass returns.

@@ -1557,6 +1557,7 @@ impl<'w> Simulation<'w> {
             reservations: &self.open_reservations,
             reservation_queues: &self.reservation_queues,
             reservation_requests: &self.pending_requests,
+            start_gate: None,
         };
         policy.schedule(&ctx, decisions);
         policy.drain_comments(&mut self.comments);

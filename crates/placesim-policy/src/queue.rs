@@ -315,12 +315,15 @@ fn relaxation_of(
 /// again at the same instant (fairshare's re-sorting, throttling's skips): its decisions go to
 /// `run` and its top-job estimates to `estimates`, both cleared first. `shortcuts` (where the
 /// new jobs begin, and whether anything was freed) is given for a first trial whose queue is
-/// as the discipline last saw it; any other trial looks at every job.
+/// as the discipline last saw it; any other trial looks at every job. `gate` is the adapter's
+/// own ([`placesim_core::StartGate`]): one from outside is not passed on, as the queue's order
+/// is this adapter's.
 pub(crate) fn trial_pass<S: SchedulingPolicy + ?Sized>(
     inner: &mut S,
     ctx: &SchedContext<'_>,
     queue: &[JobId],
     shortcuts: Option<(usize, bool)>,
+    gate: Option<&dyn placesim_core::StartGate>,
     run: &mut Vec<Decision>,
     estimates: &mut Vec<placesim_core::TopJobEstimate>,
 ) {
@@ -331,6 +334,7 @@ pub(crate) fn trial_pass<S: SchedulingPolicy + ?Sized>(
         queue,
         fresh_from,
         freed_since_last_pass,
+        start_gate: gate,
         ..*ctx
     };
     inner.schedule(&pass, run);
@@ -855,6 +859,8 @@ pub(crate) fn idle_is_stale(
 /// if there is none) and whether it waits with its relaxable constraint dropped: step 1 of
 /// FCFS. In [`Order::Calendared`], likewise past the jobs no calendar can place: step 1 of
 /// EASY and of deeper backfilling. In [`Order::AnyThatFits`], goes on past it (greedy).
+/// `None` when the context's [`placesim_core::StartGate`] ends the pass before a start: the
+/// caller returns at once.
 pub(crate) fn start_heads(
     ctx: &SchedContext<'_>,
     placement: &mut dyn PlacementPolicy,
@@ -862,7 +868,7 @@ pub(crate) fn start_heads(
     scratch: &mut Scratch<'_>,
     decisions: &mut Vec<Decision>,
     order: Order,
-) -> (usize, bool) {
+) -> Option<(usize, bool)> {
     // A placement that explains itself is asked even when the totals already say no, so
     // that the blocked head gets its reason.
     let cheap_first = !placement.explains_refusals();
@@ -881,6 +887,12 @@ pub(crate) fn start_heads(
         let placed =
             runnable.place_now_kept_off(ctx, placement, job, scratch, decisions, cheap_first);
         if let Some(allocation) = placed.allocation {
+            if ctx
+                .start_gate
+                .is_some_and(|gate| gate.stops_before(job, decisions))
+            {
+                return None;
+            }
             start(job, allocation, scratch, decisions);
             continue;
         }
@@ -898,13 +910,13 @@ pub(crate) fn start_heads(
                 Order::AnyThatFits { .. } => false,
             };
             if heads {
-                return (pos, placed.relaxed);
+                return Some((pos, placed.relaxed));
             }
             continue;
         }
         runnable.tell_never(ctx, job);
     }
-    (ctx.queue.len(), false)
+    Some((ctx.queue.len(), false))
 }
 
 /// How far a pass that starts queue heads goes.

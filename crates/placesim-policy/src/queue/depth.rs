@@ -245,14 +245,16 @@ impl<P: PlacementPolicy> Backfill<P> {
     ) {
         let mut now_view = Scratch::new(ctx.state, now_buf);
         let carry = std::mem::replace(&mut self.carry, false);
-        let (head_pos, head_relaxed) = start_heads(
+        let Some((head_pos, head_relaxed)) = start_heads(
             ctx,
             &mut self.placement,
             &mut self.runnable,
             &mut now_view,
             decisions,
             Order::Strict,
-        );
+        ) else {
+            return;
+        };
         if head_pos >= ctx.queue.len() {
             self.planned.clear();
             return;

@@ -123,7 +123,7 @@ impl<P: PlacementPolicy> Easy<P> {
             &mut now_view,
             &mut decisions,
             Order::Calendared,
-        );
+        )?;
         let head = *ctx.queue.get(head_pos)?;
         let (mut walk, mut shadow_view) = self.calendar.open(ctx.state);
         let start = walk.earliest(
@@ -165,14 +165,16 @@ impl<P: PlacementPolicy> Easy<P> {
             return;
         }
         let mut now_view = Scratch::new(ctx.state, &mut self.now_buf);
-        let (head_pos, head_relaxed) = start_heads(
+        let Some((head_pos, head_relaxed)) = start_heads(
             ctx,
             &mut self.placement,
             &mut self.runnable,
             &mut now_view,
             decisions,
             Order::Calendared,
-        );
+        ) else {
+            return;
+        };
         let Some(&head) = ctx.queue.get(head_pos) else {
             return;
         };
@@ -373,14 +375,16 @@ impl<P: PlacementPolicy> Easy<P> {
     fn pass_kept_off(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         self.estimated = None;
         let mut now_view = Scratch::new(ctx.state, &mut self.now_buf);
-        let (head_pos, _) = start_heads(
+        let Some((head_pos, _)) = start_heads(
             ctx,
             &mut self.placement,
             &mut self.runnable,
             &mut now_view,
             decisions,
             Order::Calendared,
-        );
+        ) else {
+            return;
+        };
         let Some(&head) = ctx.queue.get(head_pos) else {
             return;
         };

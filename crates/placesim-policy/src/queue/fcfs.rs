@@ -44,14 +44,16 @@ impl<P: PlacementPolicy> Fcfs<P> {
     /// One scheduling pass; [`SchedulingPolicy::schedule`] then records the starts' bindings.
     fn pass(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let mut scratch = Scratch::new(ctx.state, &mut self.buf);
-        let (head_pos, _) = start_heads(
+        let Some((head_pos, _)) = start_heads(
             ctx,
             &mut self.placement,
             &mut self.runnable,
             &mut scratch,
             decisions,
             Order::Strict,
-        );
+        ) else {
+            return;
+        };
         // PBS's strict order: every job after the blocked one is told why it waits.
         for &job in ctx.queue.iter().skip(head_pos + 1) {
             if !self.runnable.said(job, PbsComment::StrictOrder)

@@ -43,14 +43,18 @@ impl<P: PlacementPolicy> SchedulingPolicy for Greedy<P> {
             ctx.fresh_from
         };
         let mut scratch = Scratch::new(ctx.state, &mut self.buf);
-        start_heads(
+        let ended = start_heads(
             ctx,
             &mut self.placement,
             &mut self.runnable,
             &mut scratch,
             decisions,
             Order::AnyThatFits { from },
-        );
+        )
+        .is_none();
+        if ended {
+            return;
+        }
         self.runnable
             .record_bindings(ctx, &mut self.placement, decisions);
     }

@@ -525,6 +525,7 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 ctx,
                 &self.sorted,
                 first_run.take(),
+                None,
                 &mut run,
                 &mut self.estimates,
             );

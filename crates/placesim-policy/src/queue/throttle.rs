@@ -13,8 +13,10 @@
 
 use super::moab_fairshare::{CREDENTIALS, credential_name};
 use placesim_core::{
-    Decision, JobId, RunningLog, SchedContext, SchedulingPolicy, TopJobEstimate, Workload,
+    Decision, JobId, RunningLog, SchedContext, SchedulingPolicy, StartGate, TopJobEstimate,
+    Workload,
 };
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -145,6 +147,13 @@ pub struct Throttled<S> {
     last_queue: Vec<JobId>,
     /// Per job, within a pass: [`WAITING`] or [`WAITING_BEFORE`] for a waiting job, else 0.
     marks: Vec<u8>,
+    /// Per job, within a trial: whether it is in the hard part.
+    in_hard: Vec<bool>,
+    /// Whether a trial ends before the first start over a limit ([`LimitGate`]), rather than
+    /// placing every job behind it before that start is found.
+    stop_early: bool,
+    /// How many trials the gate ended early.
+    trials_ended_early: u64,
 }
 
 /// A waiting job that may have arrived since the last pass.
@@ -182,7 +191,26 @@ impl<S: SchedulingPolicy> Throttled<S> {
             last_reran: false,
             last_queue: Vec::new(),
             marks: Vec::new(),
+            in_hard: Vec::new(),
+            stop_early: true,
+            trials_ended_early: 0,
         }
+    }
+
+    /// `inner` under `settings`, each trial run to its end before its starts are checked:
+    /// the plain form of [`Throttled::new`], which ends a trial at the first start over a
+    /// limit. The reference the early end is tested against; the same decisions and
+    /// comments, only slower.
+    pub fn without_early_stops(inner: S, settings: Arc<MoabLimits>) -> Self {
+        Throttled {
+            stop_early: false,
+            ..Throttled::new(inner, settings)
+        }
+    }
+
+    /// How many trials ended before a start over a limit so far ([`LimitGate`]).
+    pub fn trials_ended_early(&self) -> u64 {
+        self.trials_ended_early
     }
 
     /// The ids of `job`'s credentials ([`NONE`] for one it lacks).
@@ -222,36 +250,9 @@ impl<S: SchedulingPolicy> Throttled<S> {
         level: Level,
     ) -> Option<Violation> {
         let ids = self.of_job[job.index()]?;
-        for (credential, &id) in ids.iter().enumerate() {
-            if id == NONE {
-                continue;
-            }
-            let limits = &self.credentials[id as usize].2;
-            for kind in 0..LIMIT_KINDS.len() {
-                let Some(limit) = limits[kind] else { continue };
-                let limit = match level {
-                    Level::Soft => limit.soft,
-                    Level::Hard => limit.hard,
-                };
-                // A limit of 0 is none (`MPolicyCheckLimit`).
-                if limit == 0 {
-                    continue;
-                }
-                let used = usage[id as usize][kind];
-                let requested = draw_of_kind(workload, job, kind);
-                if used.saturating_add(requested) > limit {
-                    return Some(Violation {
-                        level,
-                        credential: credential as u8,
-                        kind: kind as u8,
-                        limit,
-                        requested,
-                        used,
-                    });
-                }
-            }
-        }
-        None
+        violation_of(&self.credentials, ids, workload, job, level, |id| {
+            usage[id as usize]
+        })
     }
 
     /// Maui's message for `v` (`MJobCheckLimits`), told once per reason.
@@ -436,6 +437,100 @@ impl<S: SchedulingPolicy> Throttled<S> {
     }
 }
 
+/// The first limit `job` (its credentials `ids`) would go over at `level` if it started
+/// with its credentials holding what `held` says (per credential id, per limit kind), in
+/// `MJobCheckLimits`' order: user, group, account, class; MAXJOB, MAXPROC, MAXPS.
+fn violation_of(
+    credentials: &[(usize, String, CredentialLimits)],
+    ids: [u32; 4],
+    workload: &Workload,
+    job: JobId,
+    level: Level,
+    held: impl Fn(u32) -> [u64; 3],
+) -> Option<Violation> {
+    for (credential, &id) in ids.iter().enumerate() {
+        if id == NONE {
+            continue;
+        }
+        let limits = &credentials[id as usize].2;
+        let mut usage = None;
+        for kind in 0..LIMIT_KINDS.len() {
+            let Some(limit) = limits[kind] else { continue };
+            let limit = match level {
+                Level::Soft => limit.soft,
+                Level::Hard => limit.hard,
+            };
+            // A limit of 0 is none (`MPolicyCheckLimit`).
+            if limit == 0 {
+                continue;
+            }
+            let used = usage.get_or_insert_with(|| held(id))[kind];
+            let requested = draw_of_kind(workload, job, kind);
+            if used.saturating_add(requested) > limit {
+                return Some(Violation {
+                    level,
+                    credential: credential as u8,
+                    kind: kind as u8,
+                    limit,
+                    requested,
+                    used,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// Ends a trial before the first queue head it would start over a limit ([`StartGate`]).
+/// The heads start in queue order with nothing calendared before them, so that start is the
+/// first one over a limit in its part that [`Throttled::first_over`] would find once the
+/// trial had run to its end: the pass is run again either way, and every job behind it
+/// would have been placed for nothing.
+#[derive(Debug)]
+struct LimitGate<'t> {
+    workload: &'t Workload,
+    credentials: &'t [(usize, String, CredentialLimits)],
+    of_job: &'t [Option<[u32; 4]>],
+    /// What each credential's active jobs hold at the start of the pass.
+    usage: &'t [[u64; 3]],
+    /// Per job: whether it is in the hard part (checked at the hard level).
+    in_hard: &'t [bool],
+    /// The job the trial ended before.
+    stopped: Cell<Option<JobId>>,
+}
+
+impl StartGate for LimitGate<'_> {
+    fn stops_before(&self, job: JobId, decisions: &[Decision]) -> bool {
+        let Some(ids) = self.of_job.get(job.index()).copied().flatten() else {
+            return false;
+        };
+        let level = if self.in_hard.get(job.index()).copied().unwrap_or(false) {
+            Level::Hard
+        } else {
+            Level::Soft
+        };
+        // A credential holds what it held at the start, and what the trial's starts that
+        // share it draw (as `first_over` counts them).
+        let held = |id: u32| {
+            let mut held = self.usage[id as usize];
+            for Decision::Start { job: started, .. } in decisions {
+                if self.of_job[started.index()].is_some_and(|theirs| theirs.contains(&id)) {
+                    let draw = draw_of(self.workload, *started);
+                    for (h, d) in held.iter_mut().zip(draw) {
+                        *h = h.saturating_add(d);
+                    }
+                }
+            }
+            held
+        };
+        let over = violation_of(self.credentials, ids, self.workload, job, level, held).is_some();
+        if over {
+            self.stopped.set(Some(job));
+        }
+        over
+    }
+}
+
 /// What a running job holds of its credentials' limits when no credential has a MAXPS
 /// limit: itself and its ncpus (its processor-seconds left are read by no limit).
 fn running_draw(workload: &Workload, job: JobId) -> [u64; 3] {
@@ -567,18 +662,45 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         let mut position: Option<HashMap<JobId, usize>> = None;
         let mut run: Vec<Decision> = Vec::new();
         let mut discarded = Vec::new();
+        if self.in_hard.len() != n {
+            self.in_hard = vec![false; n];
+        }
         loop {
+            // The gate reads what the credentials hold at the start of the pass.
+            take_back(&mut usage, &mut undo);
+            for &j in &hard {
+                self.in_hard[j.index()] = true;
+            }
+            let gate = LimitGate {
+                workload: ctx.workload,
+                credentials: &self.credentials,
+                of_job: &self.of_job,
+                usage: &usage,
+                in_hard: &self.in_hard,
+                stopped: Cell::new(None),
+            };
             super::trial_pass(
                 &mut self.inner,
                 ctx,
                 &queue,
                 shortcuts.take(),
+                self.stop_early.then_some(&gate as &dyn StartGate),
                 &mut run,
                 &mut self.estimates,
             );
-            let started: Vec<JobId> = run.iter().map(|Decision::Start { job, .. }| *job).collect();
+            // The job the trial ended before counts as started: it is the first start over
+            // a limit, as the whole trial would have found.
+            let stopped = gate.stopped.get();
+            self.trials_ended_early += u64::from(stopped.is_some());
+            let started: Vec<JobId> = run
+                .iter()
+                .map(|Decision::Start { job, .. }| *job)
+                .chain(stopped)
+                .collect();
+            for &j in &hard {
+                self.in_hard[j.index()] = false;
+            }
             let reserved: Vec<JobId> = self.estimates.iter().map(|e| e.job).collect();
-            take_back(&mut usage, &mut undo);
             let mut changed = false;
             // The soft part: a job over its soft limit now goes to the hard part, with every
             // later one over it already.
@@ -631,6 +753,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                 }
             }
             if !changed {
+                debug_assert!(stopped.is_none(), "a trial the gate ended must not stand");
                 break;
             }
             untouched = false;

@@ -64,6 +64,7 @@ fn pass_at(
         reservations: &[],
         reservation_queues: &[],
         reservation_requests: &[],
+        start_gate: None,
     };
     ordered.schedule(&ctx, &mut Vec::new());
     let mut comments = Vec::new();

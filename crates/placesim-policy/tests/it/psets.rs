@@ -640,6 +640,7 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
         reservations: &[],
         reservation_queues: &[],
         reservation_requests: &[],
+        start_gate: None,
     };
     let r = Easy::new(p2).reservation(&ctx).unwrap();
     assert_eq!(r.start, SimTime(50));
@@ -695,6 +696,7 @@ fn a_top_job_no_set_can_hold_is_calendared_spanning() {
         reservations: &[],
         reservation_queues: &[],
         reservation_requests: &[],
+        start_gate: None,
     };
     let names = |a: &placesim_core::Allocation| -> Vec<String> {
         a.vnodes()
@@ -893,6 +895,7 @@ fn two_top_jobs_planned(switch1_until: u64, switch2_until: u64) -> Vec<Planned> 
         reservations: &[],
         reservation_queues: &[],
         reservation_requests: &[],
+        start_gate: None,
     };
     let mut depth2 = Backfill::new(p, Depth::Jobs(2));
     let mut decisions = Vec::new();

@@ -39,6 +39,7 @@ fn first_pass_at<'a>(
         reservations: &[],
         reservation_queues: &[],
         reservation_requests: &[],
+        start_gate: None,
     }
 }
 
