@@ -310,8 +310,8 @@ pub fn apply_limits(
     // again with their names written out. The first job of each key meets its limits in the
     // same order as before, so the limits' ids are as they would be without it.
     type Draws = (Vec<LimitDraw>, Vec<LimitDraw>);
-    let mut memo: HashMap<(RequestId, Option<u32>, Option<u32>, Option<Arc<str>>), Draws> =
-        HashMap::new();
+    type RequestAndNames = (RequestId, Option<u32>, Option<u32>, Option<Arc<str>>);
+    let mut memo: HashMap<RequestAndNames, Draws> = HashMap::new();
     let (workload, copied_from) = workload.with_limit_draws(|job, request| {
         let key = (job.request, job.user(), job.group(), job.project().cloned());
         if let Some(draws) = memo.get(&key) {

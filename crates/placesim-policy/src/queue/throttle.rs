@@ -454,8 +454,8 @@ fn violation_of(
         }
         let limits = &credentials[id as usize].2;
         let mut usage = None;
-        for kind in 0..LIMIT_KINDS.len() {
-            let Some(limit) = limits[kind] else { continue };
+        for (kind, limit) in limits.iter().enumerate() {
+            let Some(limit) = limit else { continue };
             let limit = match level {
                 Level::Soft => limit.soft,
                 Level::Hard => limit.hard,
