@@ -213,13 +213,18 @@ impl<S: SchedulingPolicy> Throttled<S> {
         self.trials_ended_early
     }
 
-    /// The ids of `job`'s credentials ([`NONE`] for one it lacks).
+    /// The ids of `job`'s credentials ([`NONE`] for one it lacks, or that has no limit: what
+    /// such a credential's jobs hold is checked against nothing, so it is not counted, and
+    /// every check skips it).
     fn credentials_of(&mut self, workload: &Workload, job: JobId) -> [u32; 4] {
         if let Some(ids) = self.of_job[job.index()] {
             return ids;
         }
         let mut ids = [NONE; 4];
         for (k, kind) in CREDENTIALS.into_iter().enumerate() {
+            if self.settings.limits[k].is_empty() {
+                continue;
+            }
             let Some(name) = credential_name(workload, job, kind, &self.settings.class_names)
             else {
                 continue;
@@ -234,7 +239,9 @@ impl<S: SchedulingPolicy> Throttled<S> {
                 self.credentials.push((k, name, limits));
                 self.usage.push([0; 3]);
             }
-            ids[k] = id;
+            if self.credentials[id as usize].2.iter().any(Option::is_some) {
+                ids[k] = id;
+            }
         }
         self.of_job[job.index()] = Some(ids);
         ids
