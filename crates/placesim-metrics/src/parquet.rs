@@ -44,7 +44,6 @@ use polars_arrow::array::{
 use polars_arrow::bitmap::Bitmap;
 use polars_arrow::datatypes::IntegerType;
 use polars_buffer::Buffer;
-use polars_compute::cardinality::estimate_cardinality;
 use polars_parquet::parquet::CowBuffer;
 use polars_parquet::parquet::compression::Compression;
 use polars_parquet::parquet::encoding::hybrid_rle;
@@ -403,6 +402,80 @@ fn dictionary_of_few(array: &dyn Array) -> Option<Box<dyn Array>> {
     }
 }
 
+/// The registers of polars' HyperLogLog (`polars_compute::hyperloglogplus`): 2^14 of them,
+/// each keeping the highest rank of the hashes that fall in it.
+const HLL_P: u32 = 14;
+const HLL_Q: u32 = 64 - HLL_P;
+const HLL_REGISTERS: usize = 1 << HLL_P;
+
+/// polars' estimate of how many distinct values there are among `values`
+/// (`polars_compute::cardinality::estimate_cardinality` of a view array of them), made from the
+/// registers the values set alone. polars fills and reads all 16,384 registers at each
+/// estimate, and [`dictionary_of_few`] asks one of every text column of every row group: with
+/// at most [`FEW_VIEWS`] values, the others stay at rank 0 and are counted as such. The same
+/// hash (foldhash's quality hasher with seed 0, of the value's bytes), the same ranks and the
+/// same floating-point steps as polars' `count`, so the same estimate.
+fn estimate_of_few<'v>(values: impl Iterator<Item = &'v [u8]>) -> usize {
+    use std::hash::BuildHasher;
+    let seed = foldhash::quality::FixedState::with_seed(0);
+    // The registers that are not at rank 0, by index.
+    let mut ranks: foldhash::HashMap<u64, u8> = foldhash::HashMap::default();
+    for value in values {
+        let hash = seed.hash_one(value);
+        let index = hash & (HLL_REGISTERS as u64 - 1);
+        let rank = ((hash >> HLL_P) | (1 << HLL_Q)).trailing_zeros() as u8 + 1;
+        let highest = ranks.entry(index).or_insert(0);
+        *highest = (*highest).max(rank);
+    }
+    let mut histogram = [0u32; HLL_Q as usize + 2];
+    histogram[0] = (HLL_REGISTERS - ranks.len()) as u32;
+    for &rank in ranks.values() {
+        histogram[usize::from(rank)] += 1;
+    }
+    let m = HLL_REGISTERS as f64;
+    let mut z = m * hll_tau((m - f64::from(histogram[HLL_Q as usize + 1])) / m);
+    for &count in histogram[1..=HLL_Q as usize].iter().rev() {
+        z += f64::from(count);
+        z *= 0.5;
+    }
+    z += m * hll_sigma(f64::from(histogram[0]) / m);
+    (0.5 / 2_f64.ln() * m * m / z).round() as usize
+}
+
+/// polars' `hll_sigma` (Ertl's estimator), step for step.
+fn hll_sigma(x: f64) -> f64 {
+    if x == 1. {
+        return f64::INFINITY;
+    }
+    let (mut x, mut y, mut z) = (x, 1.0, x);
+    loop {
+        x *= x;
+        let before = z;
+        z += x * y;
+        y += y;
+        if before == z {
+            return z;
+        }
+    }
+}
+
+/// polars' `hll_tau` (Ertl's estimator), step for step.
+fn hll_tau(x: f64) -> f64 {
+    if x == 0.0 || x == 1.0 {
+        return 0.0;
+    }
+    let (mut x, mut y, mut z) = (x, 1.0, 1.0 - x);
+    loop {
+        x = x.sqrt();
+        let before = z;
+        y *= 0.5;
+        z -= (1.0 - x).powi(2) * y;
+        if before == z {
+            return z / 3.0;
+        }
+    }
+}
+
 /// [`dictionary_of_few`] for a view array of texts or bytes.
 fn dictionary_of_views<T: ViewType + ?Sized>(
     array: &BinaryViewArrayGeneric<T>,
@@ -443,16 +516,12 @@ fn dictionary_of_views<T: ViewType + ?Sized>(
         };
         keys.push(key);
     }
-    let mut hashed: MutableBinaryViewArray<[u8]> =
-        MutableBinaryViewArray::with_capacity(first_rows.len() + 1);
-    for &row in &first_rows {
-        hashed.push_value(array.value(row).to_bytes());
-    }
-    if array.null_count() > 0 {
-        hashed.push_value(b"".as_slice());
-    }
-    let hashed: BinaryViewArray = hashed.into();
-    if rows > 128 && estimate_cardinality(&hashed) as f64 / rows as f64 > 0.75 {
+    let null_text = (array.null_count() > 0).then_some(b"".as_slice());
+    let distinct = first_rows
+        .iter()
+        .map(|&row| array.value(row).to_bytes())
+        .chain(null_text);
+    if rows > 128 && estimate_of_few(distinct) as f64 / rows as f64 > 0.75 {
         return None;
     }
     let mut values: MutableBinaryViewArray<T> =
@@ -691,6 +760,40 @@ mod tests {
             ],
         )
         .unwrap()
+    }
+
+    /// The estimate made from the registers few values set is polars' own, to the unit, for
+    /// sets of 1 to 1,100 distinct values (texts that lie in their views and longer ones, the
+    /// empty text among them) and for values repeated.
+    #[test]
+    fn estimate_of_few_values_is_polars_estimate() {
+        use polars_compute::cardinality::estimate_cardinality;
+        let mut rng = placesim_testkit::Lcg(0x9e37_79b9_7f4a_7c15);
+        let mut checked = 0;
+        for n in (1..=40).chain((41..=1_100).step_by(53)) {
+            let values: Vec<Vec<u8>> = (0..n)
+                .map(|i| {
+                    let len = rng.below(30) as usize;
+                    let mut text = format!("{i}:").into_bytes();
+                    text.extend((0..len).map(|_| b'a' + rng.below(26) as u8));
+                    if i == 0 { Vec::new() } else { text }
+                })
+                .collect();
+            // Each value twice: repeats set no register higher.
+            let twice = values.iter().chain(&values).map(Vec::as_slice);
+            let mut array: MutableBinaryViewArray<[u8]> = MutableBinaryViewArray::new();
+            for v in twice.clone() {
+                array.push_value(v);
+            }
+            let array: BinaryViewArray = array.into();
+            assert_eq!(
+                estimate_of_few(twice),
+                estimate_cardinality(&array),
+                "{n} distinct values"
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, 60);
     }
 
     /// Text columns of few distinct values, handed to polars' writer as the dictionaries it
