@@ -114,6 +114,10 @@ pub struct Throttled<S> {
     credentials: Vec<(usize, String, CredentialLimits)>,
     /// Per job: its credentials' ids, once known.
     of_job: Vec<Option<[u32; 4]>>,
+    /// Per job, once its credentials are known: whether every limit they have is the same at
+    /// both levels, so that a job over its soft limits is over its hard ones for the same
+    /// reason (the common form, a single value).
+    levels_alike: Vec<bool>,
     /// Per credential id: what its active jobs hold, per limit kind.
     usage: Vec<[u64; 3]>,
     /// The credential ids the running jobs counted against at the last pass: the only ones
@@ -178,6 +182,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             ids: HashMap::new(),
             credentials: Vec::new(),
             of_job: Vec::new(),
+            levels_alike: Vec::new(),
             usage: Vec::new(),
             held: Vec::new(),
             by_time,
@@ -244,6 +249,13 @@ impl<S: SchedulingPolicy> Throttled<S> {
             }
         }
         self.of_job[job.index()] = Some(ids);
+        self.levels_alike[job.index()] = ids.iter().filter(|&&id| id != NONE).all(|&id| {
+            self.credentials[id as usize]
+                .2
+                .iter()
+                .flatten()
+                .all(|l| l.soft == l.hard)
+        });
         ids
     }
 
@@ -612,6 +624,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         let n = ctx.workload.jobs().len();
         if self.of_job.len() != n {
             self.of_job = vec![None; n];
+            self.levels_alike = vec![false; n];
             self.told = vec![None; n];
         }
         for &j in ctx.queue {
@@ -637,7 +650,15 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                     soft.push(j);
                 }
                 Some(v) => {
-                    match self.violation(ctx.workload, j, &usage, Level::Hard) {
+                    let over_hard = if self.levels_alike[j.index()] {
+                        Some(Violation {
+                            level: Level::Hard,
+                            ..v
+                        })
+                    } else {
+                        self.violation(ctx.workload, j, &usage, Level::Hard)
+                    };
+                    match over_hard {
                         None => hard.push(j),
                         Some(h) => {
                             self.tell(ctx.workload, j, h);
