@@ -158,6 +158,20 @@ pub struct Throttled<S> {
     stop_early: bool,
     /// How many trials the gate ended early.
     trials_ended_early: u64,
+    /// The lists a pass builds and drops, kept so that their memory serves every pass.
+    spare: Spare,
+}
+
+/// The lists of a pass, between passes (empty).
+#[derive(Debug, Default)]
+struct Spare {
+    undo: Vec<(u32, [u64; 3])>,
+    soft: Vec<JobId>,
+    hard: Vec<JobId>,
+    queue: Vec<JobId>,
+    run: Vec<Decision>,
+    started: Vec<JobId>,
+    reserved: Vec<JobId>,
 }
 
 /// A waiting job that may have arrived since the last pass.
@@ -199,6 +213,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             in_hard: Vec::new(),
             stop_early: true,
             trials_ended_early: 0,
+            spare: Spare::default(),
         }
     }
 
@@ -639,9 +654,15 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         let mut usage = std::mem::take(&mut self.usage);
         // What a trial's starts changed in `usage`, to take back before the next: cheaper
         // than a copy per trial when there are many credentials.
-        let mut undo: Vec<(u32, [u64; 3])> = Vec::new();
-        let mut soft: Vec<JobId> = Vec::with_capacity(ctx.queue.len());
-        let mut hard: Vec<JobId> = Vec::new();
+        let Spare {
+            mut undo,
+            mut soft,
+            mut hard,
+            mut queue,
+            mut run,
+            mut started,
+            mut reserved,
+        } = std::mem::take(&mut self.spare);
         for &j in ctx.queue {
             match self.violation(ctx.workload, j, &usage, Level::Soft) {
                 None => {
@@ -672,7 +693,6 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         let mut untouched = hard.is_empty() && soft.len() == ctx.queue.len();
         // What the discipline is given: the soft part, then the hard part (made again when a
         // trial moves a job).
-        let mut queue: Vec<JobId> = Vec::with_capacity(ctx.queue.len());
         queue.extend(soft.iter().chain(&hard));
         // The discipline's shortcuts hold when it is given what it would have been given with
         // no limits since its last pass, or the queue it saw then, as it stands now.
@@ -688,7 +708,6 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         // Each job's place in the queue, to keep the hard part in order: made the first time
         // a job moves there during the pass, which most passes never do.
         let mut position: Option<HashMap<JobId, usize>> = None;
-        let mut run: Vec<Decision> = Vec::new();
         let mut discarded = Vec::new();
         if self.in_hard.len() != n {
             self.in_hard = vec![false; n];
@@ -720,15 +739,17 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             // a limit, as the whole trial would have found.
             let stopped = gate.stopped.get();
             self.trials_ended_early += u64::from(stopped.is_some());
-            let started: Vec<JobId> = run
-                .iter()
-                .map(|Decision::Start { job, .. }| *job)
-                .chain(stopped)
-                .collect();
+            started.clear();
+            started.extend(
+                run.iter()
+                    .map(|Decision::Start { job, .. }| *job)
+                    .chain(stopped),
+            );
             for &j in &hard {
                 self.in_hard[j.index()] = false;
             }
-            let reserved: Vec<JobId> = self.estimates.iter().map(|e| e.job).collect();
+            reserved.clear();
+            reserved.extend(self.estimates.iter().map(|e| e.job));
             let mut changed = false;
             // The soft part: a job over its soft limit now goes to the hard part, with every
             // later one over it already.
@@ -794,8 +815,27 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         self.usage = usage;
         self.last_untouched = untouched;
         self.last_reran = reran;
-        self.last_queue = queue;
+        // The last queue is kept for the next pass, and the list it was made of serves again.
+        std::mem::swap(&mut self.last_queue, &mut queue);
         decisions.append(&mut run);
+        for list in [
+            &mut soft,
+            &mut hard,
+            &mut queue,
+            &mut started,
+            &mut reserved,
+        ] {
+            list.clear();
+        }
+        self.spare = Spare {
+            undo,
+            soft,
+            hard,
+            queue,
+            run,
+            started,
+            reserved,
+        };
     }
 
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
