@@ -1,15 +1,16 @@
-//! Helpers: run an SWF text through the kernel, and a sink that checks occupancy
-//! independently of the kernel's own validation.
+//! Helpers: run an SWF text through the kernel, a sink that checks occupancy independently of
+//! the kernel's own validation, and one that writes down what a run tells it.
 
 use placesim_core::{
     Allocation, Cluster, ConsumableIdx, Job, JobId, JobOutcome, MetricsSink, ResourceDefs,
-    RunStats, SchedulingPolicy, WalltimePolicy,
+    RunStats, SchedulingPolicy, SimTime, TopJobEstimate, WalltimePolicy,
 };
 use placesim_policy::Discipline;
 use placesim_testkit::Replay;
 use placesim_workload::{SwfOptions, Trace, read_trace};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Reads an SWF text held in memory.
 pub fn trace_from_text(text: &str, procs: u64) -> Trace {
@@ -263,4 +264,68 @@ pub fn set_members(
             )
         })
         .collect()
+}
+
+/// Starts (`J1@0 on [2, 3]`, job numbers from 1), ends with their reasons, comments and
+/// estimates, in order.
+#[derive(Debug, Default)]
+pub struct Seen {
+    pub starts: Vec<String>,
+    pub ends: Vec<String>,
+    pub comments: Vec<String>,
+    pub estimates: Vec<String>,
+    /// Reservation requests answered: `10: R1 confirmed on [1]`, `10: R2 denied`.
+    pub answers: Vec<String>,
+}
+
+impl MetricsSink for Seen {
+    fn job_started(&mut self, job: &Job, _id: JobId, start: SimTime, a: &Allocation) {
+        let vnodes: Vec<u32> = a.vnodes().map(|v| v.0).collect();
+        self.starts.push(format!(
+            "J{}@{} on {vnodes:?}",
+            job.source_id,
+            start.as_secs()
+        ));
+    }
+    fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
+        self.ends.push(format!(
+            "J{}@{} {:?}",
+            job.source_id,
+            outcome.end.as_secs(),
+            outcome.reason
+        ));
+    }
+    fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
+        self.comments
+            .push(format!("{}: J{}: {text}", now.as_secs(), id.0 + 1));
+    }
+    fn reservation_answered(
+        &mut self,
+        now: SimTime,
+        request: &placesim_core::ReservationRequest,
+        allocation: Option<&Allocation>,
+    ) {
+        let answer = match allocation {
+            Some(a) => format!(
+                "confirmed on {:?}",
+                a.vnodes().map(|v| v.0).collect::<Vec<_>>()
+            ),
+            None => "denied".to_owned(),
+        };
+        self.answers
+            .push(format!("{}: {} {answer}", now.as_secs(), request.name));
+    }
+    fn job_estimated(&mut self, now: SimTime, e: &TopJobEstimate) {
+        let vnodes: Vec<u32> = e
+            .allocation
+            .iter()
+            .flat_map(|a| a.vnodes().map(|v| v.0))
+            .collect();
+        self.estimates.push(format!(
+            "{}: J{} at {} on {vnodes:?}",
+            now.as_secs(),
+            e.job.0 + 1,
+            e.start.as_secs()
+        ));
+    }
 }

@@ -1099,45 +1099,6 @@ fn kth_under_moab_soft_and_hard_maxjob_matches_its_plain_definition() {
     }
 }
 
-/// What a run tells its sink, in order: each start with its vnodes, each comment, each
-/// top-job estimate.
-#[derive(Debug, Default, PartialEq)]
-struct Told {
-    starts: Vec<(u64, u64, Vec<u32>)>,
-    comments: Vec<(u64, u32, String)>,
-    estimates: Vec<(u64, u32, u64)>,
-}
-
-impl placesim_core::MetricsSink for Told {
-    fn job_started(
-        &mut self,
-        job: &placesim_core::Job,
-        _id: placesim_core::JobId,
-        start: placesim_core::SimTime,
-        a: &placesim_core::Allocation,
-    ) {
-        let vnodes = a.vnodes().map(|v| v.0).collect();
-        self.starts.push((job.source_id, start.as_secs(), vnodes));
-    }
-    fn job_ended(&mut self, _job: &placesim_core::Job, _outcome: &placesim_core::JobOutcome) {}
-    fn job_comment(
-        &mut self,
-        now: placesim_core::SimTime,
-        id: placesim_core::JobId,
-        text: &std::sync::Arc<str>,
-    ) {
-        self.comments.push((now.as_secs(), id.0, text.to_string()));
-    }
-    fn job_estimated(
-        &mut self,
-        now: placesim_core::SimTime,
-        estimate: &placesim_core::TopJobEstimate,
-    ) {
-        self.estimates
-            .push((now.as_secs(), estimate.job.0, estimate.start.as_secs()));
-    }
-}
-
 /// A throttled trial that ends at the first queue head started over a limit gives the
 /// decisions, comments and estimates of the plain trial that places every job and finds that
 /// start afterwards ([`Throttled::without_early_stops`]), under greedy, FCFS, EASY and depth 2,
@@ -1169,7 +1130,7 @@ fn throttled_trials_ended_early_decide_as_trials_run_whole() {
         ),
     ] {
         let told = |mut policy: Throttled<Box<dyn SchedulingPolicy>>| {
-            let mut sink = Told::default();
+            let mut sink = crate::common::Seen::default();
             placesim_testkit::Replay::on(&trace.workload, cluster.clone())
                 .run(&mut policy, &mut sink);
             (sink, policy.trials_ended_early())
@@ -1188,7 +1149,7 @@ fn throttled_trials_ended_early_decide_as_trials_run_whole() {
             early
                 .comments
                 .iter()
-                .any(|c| c.2.contains("violates active HARD")),
+                .any(|c| c.contains("violates active HARD")),
             "{name}: some job is held at a hard limit"
         );
         assert_eq!(early.starts, whole.starts, "{name}: starts");

@@ -3,79 +3,15 @@
 //! EASY's and greedy's schedules equal to an independent interval-based reference on random
 //! workloads.
 
-use crate::common::workload_of;
+use crate::common::{Seen, workload_of};
 use placesim_core::{
-    Allocation, Cluster, ClusterBuilder, Job, JobId, JobOutcome, MetricsSink, ResourceDefs,
-    SchedulingPolicy, Sharing, SimTime, SiteReservation, TopJobEstimate, VnodeId,
+    Allocation, Cluster, ClusterBuilder, JobId, ResourceDefs, SchedulingPolicy, Sharing, SimTime,
+    SiteReservation, VnodeId,
 };
 use placesim_policy::placement::FirstFit;
 use placesim_policy::queue::{Backfill, Depth, Easy, Fcfs, Greedy};
 use placesim_testkit::{Lcg, Replay};
 use std::sync::Arc;
-
-/// Starts (`J1@0 on [2, 3]`, job numbers from 1), ends with their reasons, comments and
-/// estimates, in order.
-#[derive(Debug, Default)]
-struct Seen {
-    starts: Vec<String>,
-    ends: Vec<String>,
-    comments: Vec<String>,
-    estimates: Vec<String>,
-    /// Reservation requests answered: `10: R1 confirmed on [1]`, `10: R2 denied`.
-    answers: Vec<String>,
-}
-
-impl MetricsSink for Seen {
-    fn job_started(&mut self, job: &Job, _id: JobId, start: SimTime, a: &Allocation) {
-        let vnodes: Vec<u32> = a.vnodes().map(|v| v.0).collect();
-        self.starts.push(format!(
-            "J{}@{} on {vnodes:?}",
-            job.source_id,
-            start.as_secs()
-        ));
-    }
-    fn job_ended(&mut self, job: &Job, outcome: &JobOutcome) {
-        self.ends.push(format!(
-            "J{}@{} {:?}",
-            job.source_id,
-            outcome.end.as_secs(),
-            outcome.reason
-        ));
-    }
-    fn job_comment(&mut self, now: SimTime, id: JobId, text: &Arc<str>) {
-        self.comments
-            .push(format!("{}: J{}: {text}", now.as_secs(), id.0 + 1));
-    }
-    fn reservation_answered(
-        &mut self,
-        now: SimTime,
-        request: &placesim_core::ReservationRequest,
-        allocation: Option<&Allocation>,
-    ) {
-        let answer = match allocation {
-            Some(a) => format!(
-                "confirmed on {:?}",
-                a.vnodes().map(|v| v.0).collect::<Vec<_>>()
-            ),
-            None => "denied".to_owned(),
-        };
-        self.answers
-            .push(format!("{}: {} {answer}", now.as_secs(), request.name));
-    }
-    fn job_estimated(&mut self, now: SimTime, e: &TopJobEstimate) {
-        let vnodes: Vec<u32> = e
-            .allocation
-            .iter()
-            .flat_map(|a| a.vnodes().map(|v| v.0))
-            .collect();
-        self.estimates.push(format!(
-            "{}: J{} at {} on {vnodes:?}",
-            now.as_secs(),
-            e.job.0 + 1,
-            e.start.as_secs()
-        ));
-    }
-}
 
 /// `n` vnodes `n1`, `n2`, ... of `ncpus` each, one host each.
 fn cluster(n: usize, ncpus: u64) -> Cluster {
