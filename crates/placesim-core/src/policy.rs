@@ -123,7 +123,10 @@ pub trait StartGate: std::fmt::Debug {
     /// far, in the order made). Asked only where the pass starts jobs in queue order with
     /// nothing calendared before them (the queue heads that fit), so that every start before
     /// `job` comes before it in the queue too. A pass told to end returns at once, with no
-    /// estimates; the adapter throws it away ([`SchedulingPolicy::retract_pass`]).
+    /// estimates; the adapter throws it away ([`SchedulingPolicy::retract_pass`]). A pass that
+    /// would leave other state behind for the next than a whole pass does (deeper
+    /// backfilling's kept reservations, a relaxed placement's anchored waits) does not ask:
+    /// a gate saves work, and never changes what the adapter decides.
     fn stops_before(&self, job: JobId, decisions: &[Decision]) -> bool;
 }
 

@@ -872,6 +872,10 @@ pub(crate) fn start_heads(
     // A placement that explains itself is asked even when the totals already say no, so
     // that the blocked head gets its reason.
     let cheap_first = !placement.explains_refusals();
+    // A placement that relaxes its constraints anchors a job's wait at a pass that could have
+    // placed it without them: the gate is not asked, so that a pass always reaches the same
+    // jobs, and anchors the same waits, as it would run whole.
+    let gate = ctx.start_gate.filter(|_| placement.constraints().is_none());
     runnable.next_wakeup = None;
     runnable.told_in_pass.clear();
     runnable.said_before.clear();
@@ -887,10 +891,7 @@ pub(crate) fn start_heads(
         let placed =
             runnable.place_now_kept_off(ctx, placement, job, scratch, decisions, cheap_first);
         if let Some(allocation) = placed.allocation {
-            if ctx
-                .start_gate
-                .is_some_and(|gate| gate.stops_before(job, decisions))
-            {
+            if gate.is_some_and(|gate| gate.stops_before(job, decisions)) {
                 return None;
             }
             start(job, allocation, scratch, decisions);

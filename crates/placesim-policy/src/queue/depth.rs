@@ -245,6 +245,13 @@ impl<P: PlacementPolicy> Backfill<P> {
     ) {
         let mut now_view = Scratch::new(ctx.state, now_buf);
         let carry = std::mem::replace(&mut self.carry, false);
+        // Deeper backfilling keeps its reservations and their views from pass to pass (and
+        // under Moab's `RESERVATIONPOLICY HIGHEST`, which jobs had one): a pass ended early
+        // would leave them other than a whole one does, so it never asks an adapter's gate.
+        let ctx = &SchedContext {
+            start_gate: None,
+            ..*ctx
+        };
         let Some((head_pos, head_relaxed)) = start_heads(
             ctx,
             &mut self.placement,
