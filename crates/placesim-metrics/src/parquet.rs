@@ -384,9 +384,9 @@ const FEW_VIEWS: usize = 1024;
 /// of its 16-byte view with the last row's. The result is polars' to the byte:
 /// - the values in the order of their first row, a null row a null key, as polars' cast to a
 ///   dictionary makes them;
-/// - polars' own estimate, asked of the distinct values (with the empty text for a null,
-///   which polars hashes in its place): a HyperLogLog's registers keep the highest rank each
-///   hash reached, so repeating a value changes nothing;
+/// - polars' own estimate, made of the distinct values (with the empty text for a null,
+///   which polars hashes in its place) by [`estimate_of_few`]: a HyperLogLog's registers keep
+///   the highest rank each hash reached, so repeating a value changes nothing;
 /// - the same decision from it (plain when over 128 rows and the estimate is over three
 ///   quarters of them);
 /// - then the same writer of dictionary arrays, which polars reaches after its cast.
