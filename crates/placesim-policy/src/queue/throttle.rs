@@ -228,7 +228,8 @@ impl<S: SchedulingPolicy> Throttled<S> {
         }
     }
 
-    /// How many trials ended before a start over a limit so far ([`LimitGate`]).
+    /// How many trials so far ended before a queue head's start over a limit, rather than
+    /// running whole ([`Throttled::without_early_stops`] ends none).
     pub fn trials_ended_early(&self) -> u64 {
         self.trials_ended_early
     }
