@@ -8,7 +8,9 @@
 #    then scenarios/psets-bench.toml (PBS placement sets) and scenarios/nodesets-bench.toml
 #    (Moab node sets), each against the count-based schedule of the same jobs;
 # 3. conservative backfilling on CTC-SP2 against EASY, and PBS fairshare (scenarios/ctc-fairshare.toml)
-#    against the same run in submission order (scenarios/ctc-easy.toml).
+#    against the same run in submission order (scenarios/ctc-easy.toml), then with a binding
+#    per-user max_run (ctc-maxrun.toml), both (ctc-maxrun-fairshare.toml) and Moab's per-user
+#    MAXJOB (ctc-maxjob.toml) against it too.
 #
 # Per run: the whole-process wall time (the median of BENCH_RUNS runs, default 5; the
 # reference's of BENCH_REF_RUNS, default 3), jobs/s over that time, peak resident memory, peak
@@ -130,5 +132,13 @@ if [ -f "$ctc" ]; then
   awk -v p="$plain_us" -v f="$fair_us" 'BEGIN {
     printf "CTC-SP2: fairshare %.3f s, submission order %.3f s: fairshare takes %.2fx its time\n", f / 1e6, p / 1e6, f / p
   }'
+  # Issue 17's limits, each binding, against the same baseline: PBS's per-user max_run, it with
+  # fairshare, and Moab's per-user MAXJOB.
+  for limited in ctc-maxrun ctc-maxrun-fairshare ctc-maxjob; do
+    limited_us=$(median_us "$runs" "$bin" run --scenario "scenarios/$limited.toml" --out "$tmp/run")
+    awk -v p="$plain_us" -v l="$limited_us" -v n="$limited" 'BEGIN {
+      printf "CTC-SP2: %s %.3f s, submission order %.3f s: it takes %.2fx its time\n", n, l / 1e6, p / 1e6, l / p
+    }'
+  done
 fi
 echo "baseline (one-job run): $baseline MiB"
