@@ -65,6 +65,6 @@ pub use sim::{Cycles, Progress, RunConfig, RunStats, SimError, Simulation, Wallt
 pub use sink::{EndReason, JobOutcome, MetricsSink, SiteEvent, VecSink};
 pub use state::{
     Allocation, AllocationError, ClusterState, LimitDraw, PartsBuilder, Scratch, ScratchBuf,
-    SetIndex, StateView, VnodeRun, Within,
+    SetIndex, SetTallies, StateView, VnodeRun, Within,
 };
 pub use time::{SimDuration, SimTime};

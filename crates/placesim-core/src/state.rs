@@ -386,6 +386,24 @@ pub enum AllocationError {
     },
 }
 
+/// Every tracked set's tallies as a view keeps them, set after set: each the free amount of
+/// each consumable on its vnodes that can take a job, then how many such vnodes it has
+/// ([`StateView::tracked_sets_free`]).
+#[derive(Debug, Clone, Copy)]
+pub struct SetTallies<'a> {
+    all: &'a [u64],
+    /// Numbers per set: the consumables and the vnode count.
+    width: usize,
+}
+
+impl<'a> SetTallies<'a> {
+    /// Set `set`'s tallies: the consumables' free amounts, then the vnode count.
+    #[inline]
+    pub fn of(&self, set: usize) -> &'a [u64] {
+        &self.all[set * self.width..(set + 1) * self.width]
+    }
+}
+
 /// Read access shared by the real state and scratch views, so one placement search serves both.
 pub trait StateView {
     /// The cluster being viewed.
@@ -409,13 +427,12 @@ pub trait StateView {
     /// A tracked set's tallies: the free amount of each consumable on its vnodes that can take
     /// a job, then how many such vnodes it has (see [`ClusterState::track_sets`]).
     fn tracked_set_free(&self, set: usize) -> &[u64] {
-        let w = self.cluster().resources().n_consumables() + 1;
-        &self.tracked_sets_free()[set * w..(set + 1) * w]
+        self.tracked_sets_free().of(set)
     }
-    /// Every tracked set's tallies, set after set, each as [`Self::tracked_set_free`] gives
-    /// it (the consumables, then the vnode count): for a search that reads every set's, so
-    /// that where the view keeps them is looked up once rather than per set.
-    fn tracked_sets_free(&self) -> &[u64];
+    /// Every tracked set's tallies, each as [`Self::tracked_set_free`] gives it: for a search
+    /// that reads every set's, so that where the view keeps them is looked up once rather than
+    /// per set.
+    fn tracked_sets_free(&self) -> SetTallies<'_>;
     /// The room left under run limit `limit` (see [`ClusterState::set_run_limits`]): its
     /// value less what running (or, in a view, taken) jobs count against it.
     fn limit_room(&self, limit: u32) -> u64;
@@ -1721,8 +1738,11 @@ impl StateView for ClusterState {
         self.exclusive_vnodes - self.down_held_whole
     }
     #[inline]
-    fn tracked_sets_free(&self) -> &[u64] {
-        &self.tracked_set_free
+    fn tracked_sets_free(&self) -> SetTallies<'_> {
+        SetTallies {
+            all: &self.tracked_set_free,
+            width: self.width - EXTRA + 1,
+        }
     }
     #[inline]
     fn limit_room(&self, limit: u32) -> u64 {
@@ -2950,15 +2970,19 @@ impl StateView for Scratch<'_> {
         self.buf.exclusive_vnodes - self.base.down_held_whole
     }
     #[inline]
-    fn tracked_sets_free(&self) -> &[u64] {
+    fn tracked_sets_free(&self) -> SetTallies<'_> {
         debug_assert!(
             self.is_settled(),
             "a scratch view's set tallies read before it was settled"
         );
-        if self.buf.set_free_own {
+        let all = if self.buf.set_free_own {
             &self.buf.tracked_set_free
         } else {
             &self.base.tracked_set_free
+        };
+        SetTallies {
+            all,
+            width: self.base.width - EXTRA + 1,
         }
     }
     /// Asks each stretch of vnodes that read one row once: a stretch the view has not changed

@@ -39,7 +39,8 @@ use placesim_core::{
     Affinity, Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
     HostId, HostList, HostListForm, NodeSetAttribute, NodeSetPolicy, NodeSetValue, PlacementPolicy,
     Relaxation, RelaxationLasts, RelaxationWait, Request, RequestFeature, ResourceId, Scratch,
-    ScratchBuf, SetConstraints, Sharing, SimDuration, SpeedValue, StateView, VnodeId, Within,
+    ScratchBuf, SetConstraints, SetTallies, Sharing, SimDuration, SpeedValue, StateView, VnodeId,
+    Within,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -261,12 +262,11 @@ enum Refusal {
 }
 
 /// A request of the common shape ([`MoabNodeSets::tallied_tasks`]): its task count, and every
-/// set's tallies in the view it is placed in, `stride` numbers a set.
+/// set's tallies in the view it is placed in.
 #[derive(Clone, Copy)]
 struct Tallied<'v> {
     count: u32,
-    tallies: &'v [u64],
-    stride: usize,
+    tallies: SetTallies<'v>,
 }
 
 /// How a set (or union) fits a request: tasks that fit, summed over chunk complexes, and
@@ -604,7 +604,6 @@ impl MoabNodeSets {
         Some(Tallied {
             count,
             tallies: view.tracked_sets_free(),
-            stride: view.cluster().resources().n_consumables() + 1,
         })
     }
 
@@ -624,7 +623,7 @@ impl MoabNodeSets {
             FitOn::Set(s) => {
                 let set = &self.sets[s];
                 if let Some(t) = tallied {
-                    let tasks = t.tallies[set.set * t.stride + ConsumableIdx::NCPUS.index()];
+                    let tasks = t.tallies.of(set.set)[ConsumableIdx::NCPUS.index()];
                     return Fit {
                         tasks,
                         feasible: tasks >= u64::from(t.count),

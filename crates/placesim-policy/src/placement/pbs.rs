@@ -40,8 +40,8 @@ use super::first_fit::filter_holds;
 use super::{BuiltPool, BuiltSet, FirstFit, PoolSource};
 use placesim_core::{
     Allocation, Arrangement, Chunk, Cluster, ClusterState, ConsumableIdx, FilterExpr,
-    PlacementPolicy, Request, RequestFeature, ResourceId, Scratch, ScratchBuf, StateView, VnodeId,
-    Within, chunks_totals_into,
+    PlacementPolicy, Request, RequestFeature, ResourceId, Scratch, ScratchBuf, SetTallies,
+    StateView, VnodeId, Within, chunks_totals_into,
 };
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -135,11 +135,11 @@ struct Offer<'a> {
     vnodes: u64,
 }
 
-/// A set's free offer without a node filter: its tallies, read from `tallies`, every set's as
-/// the view keeps them ([`StateView::tracked_sets_free`], looked up once for a whole search).
+/// A set's free offer without a node filter: its tallies, read from every set's as the view
+/// keeps them ([`StateView::tracked_sets_free`], looked up once for a whole search).
 #[inline(always)]
-fn tallied_offer<'a>(set: &SetInfo, tallies: &'a [u64], n_cons: usize) -> Offer<'a> {
-    let t = &tallies[set.set * (n_cons + 1)..(set.set + 1) * (n_cons + 1)];
+fn tallied_offer<'a>(set: &SetInfo, tallies: SetTallies<'a>, n_cons: usize) -> Offer<'a> {
+    let t = tallies.of(set.set);
     Offer {
         amounts: &t[..n_cons],
         vnodes: t[n_cons],
