@@ -126,18 +126,14 @@ if [ -f "$ctc" ]; then
   awk -v e="$easy_us" -v c="$conservative_us" 'BEGIN {
     printf "CTC-SP2: conservative %.3f s, EASY %.3f s: conservative takes %.2fx EASY'"'"'s time\n", c / 1e6, e / 1e6, c / e
   }'
-  # Issue 17: PBS fairshare (one group per user) against the same run in submission order.
+  # Issue 17: PBS fairshare (one group per user), and each binding limit (PBS's per-user
+  # max_run, it with fairshare, Moab's per-user MAXJOB), against the same run in submission
+  # order.
   plain_us=$(median_us "$runs" "$bin" run --scenario scenarios/ctc-easy.toml --out "$tmp/run")
-  fair_us=$(median_us "$runs" "$bin" run --scenario scenarios/ctc-fairshare.toml --out "$tmp/run")
-  awk -v p="$plain_us" -v f="$fair_us" 'BEGIN {
-    printf "CTC-SP2: fairshare %.3f s, submission order %.3f s: fairshare takes %.2fx its time\n", f / 1e6, p / 1e6, f / p
-  }'
-  # Issue 17's limits, each binding, against the same baseline: PBS's per-user max_run, it with
-  # fairshare, and Moab's per-user MAXJOB.
-  for limited in ctc-maxrun ctc-maxrun-fairshare ctc-maxjob; do
-    limited_us=$(median_us "$runs" "$bin" run --scenario "scenarios/$limited.toml" --out "$tmp/run")
-    awk -v p="$plain_us" -v l="$limited_us" -v n="$limited" 'BEGIN {
-      printf "CTC-SP2: %s %.3f s, submission order %.3f s: it takes %.2fx its time\n", n, l / 1e6, p / 1e6, l / p
+  for variant in ctc-fairshare ctc-maxrun ctc-maxrun-fairshare ctc-maxjob; do
+    variant_us=$(median_us "$runs" "$bin" run --scenario "scenarios/$variant.toml" --out "$tmp/run")
+    awk -v p="$plain_us" -v v="$variant_us" -v n="$variant" 'BEGIN {
+      printf "CTC-SP2: %s %.3f s, submission order %.3f s: it takes %.2fx its time\n", n, v / 1e6, p / 1e6, v / p
     }'
   done
 fi
