@@ -334,7 +334,8 @@ pub struct Ordered<S> {
     eligible: Vec<Eligible>,
     /// The state after a pass's starts, for telling which jobs are over a limit then.
     after_pass: placesim_core::ScratchBuf,
-    /// Under fairshare: the order the last pass stood on, and per job whether it is in it.
+    /// Under fairshare: the order the last pass stood on less the jobs it started (the jobs
+    /// of the next pass that waited at this one), and per job whether it is in it.
     last_sorted: Vec<JobId>,
     in_last: Vec<bool>,
     /// Per job, set and cleared within a pass: whether it is in this pass's order, then,
@@ -614,10 +615,24 @@ impl<S: SchedulingPolicy> Ordered<S> {
             fixed = now_fixed;
             super::drop_trial(&mut self.inner, &mut discarded);
         }
-        self.forget_last_order();
-        self.last_sorted.clone_from(&self.sorted);
-        for &j in &self.last_sorted {
-            self.in_last[j.index()] = true;
+        // What stood, less the jobs it started, is the order the next pass keeps if it
+        // still holds. When this pass kept the last one, every job of that one waited now.
+        if !last_order_kept {
+            self.forget_last_order();
+        }
+        for Decision::Start { job, .. } in &run {
+            self.queued[job.index()] = true;
+        }
+        self.last_sorted.clear();
+        for &j in &self.sorted {
+            let waits = !self.queued[j.index()];
+            self.in_last[j.index()] = waits;
+            if waits {
+                self.last_sorted.push(j);
+            }
+        }
+        for Decision::Start { job, .. } in &run {
+            self.queued[job.index()] = false;
         }
         decisions.append(&mut run);
         (self.trial_decisions, self.trial_comments) = (run, discarded);
@@ -633,38 +648,33 @@ impl<S: SchedulingPolicy> Ordered<S> {
 }
 
 /// Sorts `waiting` by `cmp` (a strict total order, so the result is the one sorted order)
-/// from the order of the last pass, when that order still holds: the jobs of `last` that
-/// still wait (`in_last` marks `last`'s jobs; `marks` is all false, and is left so) are
-/// checked with one comparison per pair, and the jobs new since are merged in. Returns
-/// false, leaving `waiting` as it was, when the old jobs are out of order now, or the marks
-/// do not cover the jobs (the first pass): sorting by keys then costs fewer comparisons of
-/// paths than sorting by `cmp`.
+/// from the order of the last pass, when that order still holds. `last` is the last pass's
+/// order less the jobs it started, and `in_last` marks its jobs (it has a place per job of
+/// the run). When every job of `last` still waits (as many of `waiting`'s jobs are marked),
+/// `last` is checked with one comparison per pair, and the jobs new since are sorted and
+/// merged in. Returns false, leaving `waiting` as it was, when a job of `last` no longer
+/// waits, the old jobs are out of order now, or `in_last` does not cover the run's jobs
+/// (the first pass): sorting by keys then costs fewer comparisons of paths than sorting by
+/// `cmp`.
 fn keep_last_order(
     waiting: &mut Vec<JobId>,
     last: &[JobId],
     in_last: &[bool],
-    marks: &mut [bool],
-    [kept, fresh]: &mut [Vec<JobId>; 2],
+    jobs_in_run: usize,
+    fresh: &mut Vec<JobId>,
     cmp: impl Fn(JobId, JobId) -> std::cmp::Ordering,
 ) -> bool {
-    if in_last.len() != marks.len() || waiting.iter().any(|j| j.index() >= marks.len()) {
-        return false;
-    }
-    for &j in waiting.iter() {
-        marks[j.index()] = true;
-    }
-    kept.clear();
-    kept.extend(last.iter().copied().filter(|j| marks[j.index()]));
-    for &j in waiting.iter() {
-        marks[j.index()] = false;
-    }
-    if !kept.is_sorted_by(|&a, &b| cmp(a, b).is_lt()) {
+    if in_last.len() != jobs_in_run {
         return false;
     }
     fresh.clear();
     fresh.extend(waiting.iter().copied().filter(|j| !in_last[j.index()]));
+    // No job waits twice, so as many marked jobs as `last` holds are all of them.
+    if waiting.len() - fresh.len() != last.len() || !last.is_sorted_by(|&a, &b| cmp(a, b).is_lt()) {
+        return false;
+    }
     fresh.sort_unstable_by(|&a, &b| cmp(a, b));
-    merge_into(waiting, kept, fresh, &cmp);
+    merge_into(waiting, last, fresh, &cmp);
     true
 }
 
@@ -780,8 +790,8 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                     &mut self.sorted,
                     &self.last_sorted,
                     &self.in_last,
-                    &mut self.queued,
-                    &mut self.spare,
+                    n,
+                    &mut self.spare[0],
                     |a, b| order.fair_cmp(ctx.workload, values, ranks, fair, a, b),
                 );
             last_order_kept = kept;
