@@ -212,6 +212,19 @@ pub trait SchedulingPolicy: Send {
         false
     }
 
+    /// Whether the last pass, which started and calendared no job from `place` on in its
+    /// queue, would have made the same decisions and estimates with the jobs from there on
+    /// in any other order, and said the same of each of them: only its comments on those
+    /// jobs would have come in their new order, after every comment on the jobs before. So
+    /// an adapter that finds the jobs after a pass's last decision out of order (PBS's
+    /// fairshare order, sorted again as the pass goes) may keep the pass and put those
+    /// comments in order, rather than run it again. The default: not known, so the pass is
+    /// run again.
+    fn decides_alike_in_any_order_after(&self, place: usize) -> bool {
+        let _ = place;
+        false
+    }
+
     /// The last pass's decisions were not applied and its comments were not shown: forget
     /// what it noted to tell only once (a job that can never run), so that the next pass
     /// tells it again. A policy that runs another's pass several times per instant (PBS's
@@ -427,6 +440,9 @@ impl<P: SchedulingPolicy + ?Sized> SchedulingPolicy for Box<P> {
     }
     fn retract_pass(&mut self) {
         (**self).retract_pass();
+    }
+    fn decides_alike_in_any_order_after(&self, place: usize) -> bool {
+        (**self).decides_alike_in_any_order_after(place)
     }
     fn passes_when_idle(&self) -> bool {
         (**self).passes_when_idle()

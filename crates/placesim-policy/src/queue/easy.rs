@@ -66,6 +66,9 @@ pub struct Easy<P> {
     /// Per request id, whether the placement decides it on totals
     /// ([`PlacementPolicy::totals_decide_request`]): 0 not asked yet, 1 yes, 2 no.
     on_totals: Vec<u8>,
+    /// Where in its queue the last pass found the first job that does not start (the head),
+    /// if it found one.
+    last_head: Option<usize>,
 }
 
 /// The reservation as a pass holds it: on totals, or on vnodes in the shadow view.
@@ -94,6 +97,7 @@ impl<P: PlacementPolicy> Easy<P> {
             window_buf: ScratchBuf::default(),
             head_rooms: Vec::new(),
             on_totals: Vec::new(),
+            last_head: None,
         }
     }
 
@@ -151,9 +155,20 @@ impl<P: PlacementPolicy> SchedulingPolicy for Easy<P> {
     super::comments_wakeups_and_checks!();
 
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
+        self.last_head = None;
         self.pass(ctx, decisions);
         self.runnable
             .record_bindings(ctx, &mut self.placement, decisions);
+    }
+
+    /// Once the head is found, each later job is refused or started against the state its
+    /// predecessors' starts leave; with no start after `place`, every job from there on is
+    /// refused against one state whatever their order, and the reservation, found from the
+    /// state after the heads and this pass's starts before `place`, is the same whichever of
+    /// them asks for it first (its form too: on vnodes once any of them is not decided on
+    /// totals). A head at or after `place` could be another job in another order.
+    fn decides_alike_in_any_order_after(&self, place: usize) -> bool {
+        self.last_head.is_some_and(|head| head < place)
     }
 }
 
@@ -178,6 +193,7 @@ impl<P: PlacementPolicy> Easy<P> {
         let Some(&head) = ctx.queue.get(head_pos) else {
             return;
         };
+        self.last_head = Some(head_pos);
         let scan_from = if ctx.freed_since_last_pass {
             head_pos + 1
         } else {
@@ -388,6 +404,7 @@ impl<P: PlacementPolicy> Easy<P> {
         let Some(&head) = ctx.queue.get(head_pos) else {
             return;
         };
+        self.last_head = Some(head_pos);
         let head_request = calendar_request(ctx.workload.request_of(head));
         let head_estimate = ctx.workload.job(head).estimate;
         now_view.settle();

@@ -351,6 +351,13 @@ pub struct Ordered<S> {
     /// A fairshare pass's trial runs: their decisions, and the comments of those dropped.
     trial_decisions: Vec<Decision>,
     trial_comments: Vec<(JobId, Arc<str>)>,
+    /// Whether a fairshare pass whose jobs after its last decision are found out of order
+    /// is kept when the discipline says it would decide alike
+    /// ([`SchedulingPolicy::decides_alike_in_any_order_after`]); false for the plain
+    /// definition, which runs it again.
+    keeps_passes_alike: bool,
+    /// How many fairshare passes were so kept rather than run again.
+    passes_kept_alike: u64,
 }
 
 /// What a formula's terms read at a pass besides the job: the time, and the fairshare
@@ -409,12 +416,31 @@ impl<S: SchedulingPolicy> Ordered<S> {
             keyed: Vec::new(),
             trial_decisions: Vec::new(),
             trial_comments: Vec::new(),
+            keeps_passes_alike: true,
+            passes_kept_alike: 0,
             moab_fair: order
                 .moab_fairshare
                 .as_ref()
                 .map(|f| MoabFairshare::new(MoabFairshareSettings::clone(f))),
             order,
         }
+    }
+
+    /// `inner` in `order` by the plain definition of a fairshare pass: whenever the jobs
+    /// after a job it starts or calendars are found out of order, the pass is run again,
+    /// even where the discipline would decide alike. The reference the kept passes are
+    /// tested against; only slower.
+    pub fn running_every_reordered_pass_again(inner: S, order: JobOrder) -> Self {
+        Ordered {
+            keeps_passes_alike: false,
+            ..Ordered::new(inner, order)
+        }
+    }
+
+    /// How many fairshare passes whose jobs after the last decision were found out of order
+    /// were kept rather than run again, so far.
+    pub fn passes_kept_alike(&self) -> u64 {
+        self.passes_kept_alike
     }
 
     /// The discipline inside.
@@ -520,6 +546,7 @@ impl<S: SchedulingPolicy> Ordered<S> {
         let mut fixed = 0;
         let mut run = std::mem::take(&mut self.trial_decisions);
         let mut discarded = std::mem::take(&mut self.trial_comments);
+        let mut kept_from = None;
         loop {
             super::trial_pass(
                 &mut self.inner,
@@ -602,7 +629,16 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 if rest[..] != self.sorted[e + 1..] {
                     self.sorted.truncate(e + 1);
                     self.sorted.extend(rest);
-                    again = Some(e + 1);
+                    // Nothing after this job was started or calendared: the discipline may
+                    // say that the run would come out the same on the new order.
+                    if left == 0
+                        && self.keeps_passes_alike
+                        && self.inner.decides_alike_in_any_order_after(e + 1)
+                    {
+                        kept_from = Some(e + 1);
+                    } else {
+                        again = Some(e + 1);
+                    }
                     break;
                 }
             }
@@ -614,6 +650,20 @@ impl<S: SchedulingPolicy> Ordered<S> {
             };
             fixed = now_fixed;
             super::drop_trial(&mut self.inner, &mut discarded);
+        }
+        if let Some(from) = kept_from {
+            self.passes_kept_alike += 1;
+            // The run that stands walked the jobs from `from` on in their old order: its
+            // comments on them are put in the new one, as a run on it would have said them.
+            self.inner.drain_comments(&mut discarded);
+            comments_in_order(
+                &mut discarded,
+                &self.sorted,
+                from,
+                &mut self.queued,
+                &mut self.keyed,
+            );
+            self.comments.append(&mut discarded);
         }
         // What stood, less the jobs it started, is the order the next pass keeps if it
         // still holds. When this pass kept the last one, every job of that one waited now.
@@ -676,6 +726,40 @@ fn keep_last_order(
     fresh.sort_unstable_by(|&a, &b| cmp(a, b));
     merge_into(waiting, last, fresh, &cmp);
     true
+}
+
+/// `comments`, said by a pass walking the jobs of `order` from `from` on in another order
+/// than it, with those on these jobs put in `order`'s order after all others; a job's own
+/// comments keep theirs. `marks` (one per job, all false) is left so; `places` is scratch.
+fn comments_in_order(
+    comments: &mut [(JobId, Arc<str>)],
+    order: &[JobId],
+    from: usize,
+    marks: &mut [bool],
+    places: &mut Vec<(u64, JobId)>,
+) {
+    for (job, _) in comments.iter() {
+        marks[job.index()] = true;
+    }
+    places.clear();
+    for (place, &job) in order.iter().enumerate().skip(from) {
+        if marks[job.index()] {
+            places.push((place as u64 + 1, job));
+        }
+    }
+    for (job, _) in comments.iter() {
+        marks[job.index()] = false;
+    }
+    if places.is_empty() {
+        return;
+    }
+    places.sort_unstable_by_key(|&(_, job)| job);
+    // Jobs before `from` sort first (0), in the order they were said.
+    comments.sort_by_key(|(job, _)| {
+        places
+            .binary_search_by_key(job, |&(_, j)| j)
+            .map_or(0, |i| places[i].0)
+    });
 }
 
 /// Two lists, each sorted by `cmp`, merged into one so sorted (`a`'s job first between

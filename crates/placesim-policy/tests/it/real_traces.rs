@@ -973,6 +973,90 @@ fn kth_under_fairshare_matches_its_plain_definition() {
     }
 }
 
+/// A fairshare pass whose jobs after its last start or top job are found out of order is
+/// kept rather than run again where the discipline says it would decide alike, with its
+/// comments on those jobs put in the new order. Under greedy and EASY, on KTH-SP2's
+/// first 6,000 jobs with every user under `unknown` and with a group of its own per user, on
+/// one- and four-processor vnodes, the starts with their vnodes, the comments in their order
+/// and the estimates (each one that says something new of its job, as the sink keeps them)
+/// equal those of the plain definition, which runs every such pass again; passes are kept
+/// in each.
+#[test]
+fn fairshare_passes_kept_alike_decide_as_passes_run_again() {
+    use placesim_policy::queue::{
+        FairshareEntity, FairshareSettings, FairshareTree, JobOrder, Ordered, UsageRate,
+    };
+    let trace = kth_first(6_000);
+    let users: std::collections::BTreeSet<u32> = trace
+        .workload
+        .jobs()
+        .iter()
+        .filter_map(|j| j.user())
+        .collect();
+    let groups: String = users
+        .iter()
+        .map(|u| format!("g{u} {} root 1\n{u} {} g{u} 1\n", 2 * u + 10, 2 * u + 11))
+        .collect();
+    let order_over = |tree: &str| JobOrder {
+        fairshare: Some(std::sync::Arc::new(FairshareSettings {
+            tree: FairshareTree::parse(tree, 1).expect("a tree"),
+            entity: FairshareEntity::User,
+            usage: UsageRate {
+                per_second_of: vec![placesim_core::ConsumableIdx::NCPUS],
+                requested: true,
+            },
+            decay_time_s: Some(86_400),
+            decay_factor: 0.5,
+            queue_names: Vec::new(),
+        })),
+        by_fairshare: true,
+        ..JobOrder::default()
+    };
+    // Each estimate that says something new of its job: a repeat of its last is not news.
+    let news = |estimates: &[String]| {
+        let mut last = std::collections::HashMap::new();
+        estimates
+            .iter()
+            .filter(|e| {
+                let (job_at, rest) = e.split_once(" at ").expect("an estimate line");
+                let job = job_at.split_once(": ").expect("a time").1;
+                last.insert(job.to_owned(), rest.to_owned()).as_deref() != Some(rest)
+            })
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    for (tree_name, tree) in [("under unknown", ""), ("a group each", groups.as_str())] {
+        let order = order_over(tree);
+        for ncpus in [1, 4] {
+            let cluster = placesim_core::Cluster::homogeneous(trace.procs.div_ceil(ncpus), ncpus)
+                .expect("a cluster of the trace");
+            for (name, discipline) in [("greedy", Discipline::Greedy), ("easy", Discipline::EASY)] {
+                let told = |mut policy: Ordered<Box<dyn SchedulingPolicy>>| {
+                    let mut sink = crate::common::Seen::default();
+                    placesim_testkit::Replay::on(&trace.workload, cluster.clone())
+                        .run(&mut policy, &mut sink);
+                    (sink, policy.passes_kept_alike())
+                };
+                let (kept, n_kept) = told(Ordered::new(discipline.build(), order.clone()));
+                let (again, n_again) = told(Ordered::running_every_reordered_pass_again(
+                    discipline.build(),
+                    order.clone(),
+                ));
+                let case = format!("{name}, {tree_name}, {ncpus} ncpus a vnode");
+                assert!(n_kept > 0, "{case}: some pass is kept");
+                assert_eq!(n_again, 0, "{case}: the reference runs every pass again");
+                assert_eq!(kept.starts, again.starts, "{case}: starts");
+                assert_eq!(kept.comments, again.comments, "{case}: comments");
+                assert_eq!(
+                    news(&kept.estimates),
+                    news(&again.estimates),
+                    "{case}: estimates"
+                );
+            }
+        }
+    }
+}
+
 /// Moab's soft and hard per-user MAXJOB by their plain definition on a count-based machine,
 /// written independently of the crate (Maui's `MSchedProcessJobs`, with hard-limit jobs
 /// "scheduled and/or reserved as available resources allow"). At each instant with a submit
