@@ -578,7 +578,9 @@ impl<S: SchedulingPolicy> Ordered<S> {
                     continue;
                 }
                 left -= 1;
-                if !fair.counted_in_cycle(ctx.workload, job) {
+                // The last job's usage would count for no comparison of this cycle: the
+                // next one starts temporary usage again from usage.
+                if e + 1 == self.sorted.len() || !fair.counted_in_cycle(ctx.workload, job) {
                     continue;
                 }
                 // Most often the jobs after it are still in order: one comparison per pair
@@ -724,7 +726,20 @@ fn keep_last_order(
         return false;
     }
     fresh.sort_unstable_by(|&a, &b| cmp(a, b));
-    merge_into(waiting, last, fresh, &cmp);
+    // Most passes add a job or two to a longer queue: each is placed by bisection.
+    if fresh.len() * 8 < last.len() {
+        waiting.clear();
+        let mut rest = last;
+        for &j in fresh.iter() {
+            let at = rest.partition_point(|&k| cmp(k, j).is_lt());
+            waiting.extend_from_slice(&rest[..at]);
+            waiting.push(j);
+            rest = &rest[at..];
+        }
+        waiting.extend_from_slice(rest);
+    } else {
+        merge_into(waiting, last, fresh, &cmp);
+    }
     true
 }
 
