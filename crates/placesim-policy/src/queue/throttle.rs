@@ -160,6 +160,24 @@ pub struct Throttled<S> {
     trials_ended_early: u64,
     /// The lists a pass builds and drops, kept so that their memory serves every pass.
     spare: Spare,
+    /// Passes so far, this one included: what `usage_changed_at` and `held_at` count in.
+    passes: u64,
+    /// Per credential id, when `usage` is kept between passes: the last pass at whose start
+    /// what it holds changed.
+    usage_changed_at: Vec<u64>,
+    /// The last pass at whose start `usage` was counted anew (any credential may have
+    /// changed then).
+    usage_counted_at: u64,
+    /// Per job: the last pass at whose start it was over a hard limit and held back, told
+    /// why (0: none). Held at the last pass, with none of its credentials' holdings changed
+    /// since, it is over the same limit by the same amounts now, and was told so: the pass
+    /// passes it over without checking it again. Under a binding `MAXJOB` most of the queue
+    /// is held back at most passes.
+    held_at: Vec<u64>,
+    /// Whether every waiting job is checked at every pass, as by the plain definition.
+    checks_every_job: bool,
+    /// How many times a pass passed over a job so held.
+    held_jobs_passed_over: u64,
 }
 
 /// The lists of a pass, between passes (empty).
@@ -214,22 +232,37 @@ impl<S: SchedulingPolicy> Throttled<S> {
             stop_early: true,
             trials_ended_early: 0,
             spare: Spare::default(),
+            passes: 0,
+            usage_changed_at: Vec::new(),
+            usage_counted_at: 0,
+            held_at: Vec::new(),
+            checks_every_job: false,
+            held_jobs_passed_over: 0,
         }
     }
 
-    /// `inner` under `settings`, each trial run to its end before its starts are checked:
-    /// the plain form of [`Throttled::new`], which ends a trial at the first start over a
-    /// limit. The reference the early end is tested against; the same decisions and
-    /// comments, only slower.
-    pub fn without_early_stops(inner: S, settings: Arc<MoabLimits>) -> Self {
+    /// `inner` under `settings` by the plain definition: each trial run to its end before
+    /// its starts are checked, and every waiting job checked against its limits at every
+    /// pass, where [`Throttled::new`] ends a trial at the first start over a limit and
+    /// passes over a job held back for the same reason as at the last pass. The reference
+    /// the shortcuts are tested against; the same decisions and comments, only slower.
+    pub fn without_shortcuts(inner: S, settings: Arc<MoabLimits>) -> Self {
         Throttled {
             stop_early: false,
+            checks_every_job: true,
             ..Throttled::new(inner, settings)
         }
     }
 
+    /// How many times so far a pass passed over a job held back for the same reason as at
+    /// the last pass, rather than checking it again ([`Throttled::without_shortcuts`] never
+    /// does).
+    pub fn held_jobs_passed_over(&self) -> u64 {
+        self.held_jobs_passed_over
+    }
+
     /// How many trials so far ended before a queue head's start over a limit, rather than
-    /// running whole ([`Throttled::without_early_stops`] ends none).
+    /// running whole ([`Throttled::without_shortcuts`] ends none).
     pub fn trials_ended_early(&self) -> u64 {
         self.trials_ended_early
     }
@@ -259,6 +292,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
                 let limits: CredentialLimits = std::array::from_fn(|l| own[l].or(default[l]));
                 self.credentials.push((k, name, limits));
                 self.usage.push([0; 3]);
+                self.usage_changed_at.push(0);
             }
             if self.credentials[id as usize].2.iter().any(Option::is_some) {
                 ids[k] = id;
@@ -398,6 +432,28 @@ impl<S: SchedulingPolicy> Throttled<S> {
         (same && later_new).then_some(seen)
     }
 
+    /// What credentials `ids` hold changed at the start of this pass.
+    fn note_changed(&mut self, ids: [u32; 4]) {
+        for id in ids.into_iter().filter(|&id| id != NONE) {
+            self.usage_changed_at[id as usize] = self.passes;
+        }
+    }
+
+    /// Whether `job`, held back at the last pass, is held back now for the same reason,
+    /// which it was told: none of its credentials' holdings changed since, as counted
+    /// between passes, and nothing else was said of it since.
+    fn still_held(&self, job: JobId) -> bool {
+        let held_at = self.held_at[job.index()];
+        !self.checks_every_job
+            && held_at != 0
+            && held_at + 1 == self.passes
+            && self.usage_counted_at < self.passes
+            && self.of_job[job.index()].is_some_and(|ids| {
+                ids.iter()
+                    .all(|&id| id == NONE || self.usage_changed_at[id as usize] < self.passes)
+            })
+    }
+
     /// What each credential's active jobs hold at the start of the pass. Without MAXPS
     /// limits, what they held at the last pass, with the jobs that started or ended since
     /// counted in or out (found from the kernel's log of the running list); else, or when
@@ -419,10 +475,12 @@ impl<S: SchedulingPolicy> Throttled<S> {
                 if let Some(gone) = before {
                     let ids = self.credentials_of(ctx.workload, gone);
                     sub(&mut self.usage, ids, running_draw(ctx.workload, gone));
+                    self.note_changed(ids);
                 }
                 if let Some(came) = now {
                     let ids = self.credentials_of(ctx.workload, came);
                     add(&mut self.usage, ids, running_draw(ctx.workload, came), None);
+                    self.note_changed(ids);
                 }
                 if self.counted.len() <= p {
                     self.counted.resize(p + 1, None);
@@ -443,6 +501,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             }
             return;
         }
+        self.usage_counted_at = self.passes;
         if self.counted_mark.take().is_some() {
             // Kept between passes until now: any credential may hold something.
             self.usage.fill([0; 3]);
@@ -642,7 +701,9 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             self.of_job = vec![None; n];
             self.levels_alike = vec![false; n];
             self.told = vec![None; n];
+            self.held_at = vec![0; n];
         }
+        self.passes += 1;
         for &j in ctx.queue {
             // Found once per job; a pass sees every waiting job.
             if self.of_job[j.index()].is_none() {
@@ -665,6 +726,11 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             mut reserved,
         } = std::mem::take(&mut self.spare);
         for &j in ctx.queue {
+            if self.still_held(j) {
+                self.held_at[j.index()] = self.passes;
+                self.held_jobs_passed_over += 1;
+                continue;
+            }
             match self.violation(ctx.workload, j, &usage, Level::Soft) {
                 None => {
                     // Within its limits again: a later violation is news.
@@ -684,6 +750,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                         None => hard.push(j),
                         Some(h) => {
                             self.tell(ctx.workload, j, h);
+                            self.held_at[j.index()] = self.passes;
                             continue;
                         }
                     }
@@ -847,6 +914,10 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
     fn comment_superseded(&mut self, job: JobId) {
         if let Some(told) = self.told.get_mut(job.index()) {
             *told = None;
+        }
+        // Told something else: held back again, it is told why again.
+        if let Some(held_at) = self.held_at.get_mut(job.index()) {
+            *held_at = 0;
         }
         self.inner.comment_superseded(job);
     }

@@ -1183,13 +1183,15 @@ fn kth_under_moab_soft_and_hard_maxjob_matches_its_plain_definition() {
     }
 }
 
-/// A throttled trial that ends at the first queue head started over a limit gives the
-/// decisions, comments and estimates of the plain trial that places every job and finds that
-/// start afterwards ([`Throttled::without_early_stops`]), under greedy, FCFS and EASY, with
-/// soft and hard limits on users and groups, on KTH-SP2's first 6,000 jobs; the early end is
-/// taken in each. Depth 2 keeps reservations from pass to pass and never ends a trial early.
+/// Throttling's two shortcuts give the decisions, comments and estimates of its plain
+/// definition ([`Throttled::without_shortcuts`]), under greedy, FCFS, EASY and depth 2, with
+/// soft and hard limits on users and groups, on KTH-SP2's first 6,000 jobs: a trial that ends
+/// at the first queue head started over a limit, rather than placing every job and finding
+/// that start afterwards (taken under the first three; depth 2 keeps reservations from pass
+/// to pass and never ends a trial early), and a job held back for the same reason as at the
+/// last pass passed over without being checked again (taken in each).
 #[test]
-fn throttled_trials_ended_early_decide_as_trials_run_whole() {
+fn throttled_shortcuts_decide_as_plain_throttling() {
     use placesim_policy::queue::{MoabLimits, SoftHard, Throttled};
     let trace = kth_first(6_000);
     let mut settings = MoabLimits::default();
@@ -1218,13 +1220,23 @@ fn throttled_trials_ended_early_decide_as_trials_run_whole() {
             let mut sink = crate::common::Seen::default();
             placesim_testkit::Replay::on(&trace.workload, cluster.clone())
                 .run(&mut policy, &mut sink);
-            (sink, policy.trials_ended_early())
+            (
+                sink,
+                policy.trials_ended_early(),
+                policy.held_jobs_passed_over(),
+            )
         };
-        let (early, ended_early) = told(Throttled::new(discipline.build(), settings.clone()));
-        let (whole, ended_whole) = told(Throttled::without_early_stops(
+        let (early, ended_early, passed_over) =
+            told(Throttled::new(discipline.build(), settings.clone()));
+        let (whole, ended_whole, passed_over_whole) = told(Throttled::without_shortcuts(
             discipline.build(),
             settings.clone(),
         ));
+        assert!(passed_over > 0, "{name}: some held job is passed over");
+        assert_eq!(
+            passed_over_whole, 0,
+            "{name}: the reference checks every job"
+        );
         assert_eq!(
             ended_early > 0,
             ends_early,
