@@ -11,7 +11,7 @@
 //! (the throttling documentation). [`Throttled`] does this around any discipline, which sees
 //! the jobs within soft limits, in order, then those within only hard limits.
 
-use super::moab_fairshare::{CREDENTIALS, credential_name};
+use super::moab_fairshare::{CREDENTIALS, MoabCredential, credential_name};
 use placesim_core::{
     Decision, JobId, RunningLog, SchedContext, SchedulingPolicy, StartGate, TopJobEstimate,
     Workload,
@@ -103,6 +103,9 @@ type Told = (Violation, Arc<str>);
 /// No credential of that kind.
 const NONE: u32 = u32::MAX;
 
+/// User and group numbers below this find their credential by number.
+const NUMBERS_KEPT: usize = 1 << 20;
+
 /// A discipline that skips the jobs over Moab's throttling limits (see the module's text).
 #[derive(Debug)]
 pub struct Throttled<S> {
@@ -110,6 +113,9 @@ pub struct Throttled<S> {
     settings: Arc<MoabLimits>,
     /// Interned credentials: (kind, name) → id.
     ids: HashMap<(usize, String), u32>,
+    /// Per credential kind, for users and groups: the id of each number found so far, at
+    /// the number ([`NONE`] for none yet), so that a job's is found without its name.
+    by_number: [Vec<u32>; 4],
     /// Per credential id: its kind, name and limits (its own, else its kind's `DEFAULT`).
     credentials: Vec<(usize, String, CredentialLimits)>,
     /// Per job: its credentials' ids, once known.
@@ -212,6 +218,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             inner,
             settings,
             ids: HashMap::new(),
+            by_number: Default::default(),
             credentials: Vec::new(),
             of_job: Vec::new(),
             levels_alike: Vec::new(),
@@ -279,21 +286,30 @@ impl<S: SchedulingPolicy> Throttled<S> {
             if self.settings.limits[k].is_empty() {
                 continue;
             }
-            let Some(name) = credential_name(workload, job, kind, &self.settings.class_names)
-            else {
-                continue;
-            };
-            let next = self.credentials.len() as u32;
-            let id = *self.ids.entry((k, name.clone())).or_insert(next);
-            if id == next {
-                let table = &self.settings.limits[k];
-                let own = table.get(&name).copied().unwrap_or_default();
-                let default = table.get("DEFAULT").copied().unwrap_or_default();
-                let limits: CredentialLimits = std::array::from_fn(|l| own[l].or(default[l]));
-                self.credentials.push((k, name, limits));
-                self.usage.push([0; 3]);
-                self.usage_changed_at.push(0);
+            // A user or group is found by its number, without writing its name out.
+            let number = match kind {
+                MoabCredential::User => workload.job(job).user(),
+                MoabCredential::Group => workload.job(job).group(),
+                _ => None,
             }
+            .map(|n| n as usize)
+            .filter(|&n| n < NUMBERS_KEPT);
+            let known = number.and_then(|n| self.by_number[k].get(n).copied());
+            let id = match known.filter(|&id| id != NONE) {
+                Some(id) => id,
+                None => {
+                    let Some(id) = self.intern(workload, job, k, kind) else {
+                        continue;
+                    };
+                    if let Some(n) = number {
+                        if self.by_number[k].len() <= n {
+                            self.by_number[k].resize(n + 1, NONE);
+                        }
+                        self.by_number[k][n] = id;
+                    }
+                    id
+                }
+            };
             if self.credentials[id as usize].2.iter().any(Option::is_some) {
                 ids[k] = id;
             }
@@ -307,6 +323,30 @@ impl<S: SchedulingPolicy> Throttled<S> {
                 .all(|l| l.soft == l.hard)
         });
         ids
+    }
+
+    /// The id of `job`'s credential of `kind` (the `k`th), interned by name with its limits
+    /// the first time; `None` when the job has none of that kind.
+    fn intern(
+        &mut self,
+        workload: &Workload,
+        job: JobId,
+        k: usize,
+        kind: MoabCredential,
+    ) -> Option<u32> {
+        let name = credential_name(workload, job, kind, &self.settings.class_names)?;
+        let next = self.credentials.len() as u32;
+        let id = *self.ids.entry((k, name.clone())).or_insert(next);
+        if id == next {
+            let table = &self.settings.limits[k];
+            let own = table.get(&name).copied().unwrap_or_default();
+            let default = table.get("DEFAULT").copied().unwrap_or_default();
+            let limits: CredentialLimits = std::array::from_fn(|l| own[l].or(default[l]));
+            self.credentials.push((k, name, limits));
+            self.usage.push([0; 3]);
+            self.usage_changed_at.push(0);
+        }
+        Some(id)
     }
 
     /// The first limit `job` would go over at `level` if it started with `usage` held
@@ -773,9 +813,6 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                 .map(|seen| (seen, ctx.freed_since_last_pass))
         };
         let mut reran = false;
-        // Each job's place in the queue, to keep the hard part in order: made the first time
-        // a job moves there during the pass, which most passes never do.
-        let mut position: Option<HashMap<JobId, usize>> = None;
         let mut discarded = Vec::new();
         if self.in_hard.len() != n {
             self.in_hard = vec![false; n];
@@ -841,10 +878,15 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                         }
                     }
                 }
-                let position = position.get_or_insert_with(|| {
-                    ctx.queue.iter().enumerate().map(|(p, &j)| (j, p)).collect()
-                });
-                hard.sort_by_key(|k| position[k]);
+                // Back in queue order: the queue's jobs that are in the hard part.
+                for &k in &hard {
+                    self.in_hard[k.index()] = true;
+                }
+                hard.clear();
+                hard.extend(ctx.queue.iter().filter(|k| self.in_hard[k.index()]));
+                for &k in &hard {
+                    self.in_hard[k.index()] = false;
+                }
                 changed = true;
             }
             // The hard part: a job over its hard limit now is skipped, with every later one
