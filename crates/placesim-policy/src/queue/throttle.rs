@@ -155,8 +155,11 @@ pub struct Throttled<S> {
     last_reran: bool,
     /// The queue the discipline's pass that stood was given at the last pass.
     last_queue: Vec<JobId>,
-    /// Per job, within a pass: [`WAITING`] or [`WAITING_BEFORE`] for a waiting job, else 0.
-    marks: Vec<u8>,
+    /// The jobs the last pass started, sorted: of the last queue, those no longer waiting.
+    last_started: Vec<JobId>,
+    /// Within a pass, per job of the soft and the hard part: whether it waited when the last
+    /// pass ended.
+    waited: [Vec<bool>; 2],
     /// Per job, within a trial: whether it is in the hard part.
     in_hard: Vec<bool>,
     /// Whether a trial ends before the first start over a limit ([`LimitGate`]), rather than
@@ -198,11 +201,6 @@ struct Spare {
     reserved: Vec<JobId>,
 }
 
-/// A waiting job that may have arrived since the last pass.
-const WAITING: u8 = 1;
-/// A waiting job that was in the queue when the last pass ended.
-const WAITING_BEFORE: u8 = 2;
-
 impl<S: SchedulingPolicy> Throttled<S> {
     /// `inner`, under `settings`.
     pub fn new(inner: S, settings: Arc<MoabLimits>) -> Self {
@@ -234,7 +232,8 @@ impl<S: SchedulingPolicy> Throttled<S> {
             last_untouched: false,
             last_reran: false,
             last_queue: Vec::new(),
-            marks: Vec::new(),
+            last_started: Vec::new(),
+            waited: Default::default(),
             in_hard: Vec::new(),
             stop_early: true,
             trials_ended_early: 0,
@@ -441,35 +440,25 @@ impl<S: SchedulingPolicy> Throttled<S> {
     }
 
     /// How many jobs at the head of `queue` (the pass's first queue) the discipline saw last
-    /// time, in the same order, as the first of its queue then that still wait, with every
-    /// later job new since (as far as `ctx` tells); `None` otherwise. Its conclusions about
-    /// those jobs then hold as they would with no limits, so its shortcuts may be taken.
-    fn seen_before(&mut self, ctx: &SchedContext<'_>, queue: &[JobId]) -> Option<usize> {
-        let n = ctx.workload.jobs().len();
-        if self.marks.len() != n {
-            self.marks = vec![0; n];
-        }
-        let before = ctx.fresh_from.min(ctx.queue.len());
-        for (i, &j) in ctx.queue.iter().enumerate() {
-            self.marks[j.index()] = if i < before { WAITING_BEFORE } else { WAITING };
-        }
-        let marks = &self.marks;
+    /// time, in the same order, as the first of its queue then that still wait, each of them
+    /// waiting when the last pass ended and every later job new since (`waited`: per job of
+    /// `queue`, whether it did, as far as `ctx` tells); `None` otherwise. Its conclusions
+    /// about those jobs then hold as they would with no limits, so its shortcuts may be
+    /// taken. A job of the last queue that no longer waits, but for those the last pass
+    /// started, ends the count: rare (a job deleted), it costs only the shortcuts.
+    fn seen_before(&self, queue: &[JobId], waited: &[bool]) -> Option<usize> {
         let mut seen = 0;
-        let mut same = true;
-        for &j in self.last_queue.iter().filter(|j| marks[j.index()] != 0) {
-            if queue.get(seen) != Some(&j) || marks[j.index()] != WAITING_BEFORE {
-                same = false;
-                break;
+        for &j in &self.last_queue {
+            if self.last_started.binary_search(&j).is_ok() {
+                continue;
+            }
+            if queue.get(seen) != Some(&j) {
+                return None;
             }
             seen += 1;
         }
-        let later_new = queue[seen.min(queue.len())..]
-            .iter()
-            .all(|j| marks[j.index()] != WAITING_BEFORE);
-        for &j in ctx.queue {
-            self.marks[j.index()] = 0;
-        }
-        (same && later_new).then_some(seen)
+        let (before, after) = waited.split_at(seen);
+        (before.iter().all(|&w| w) && !after.iter().any(|&w| w)).then_some(seen)
     }
 
     /// What credentials `ids` hold changed at the start of this pass.
@@ -773,7 +762,13 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             mut started,
             mut reserved,
         } = std::mem::take(&mut self.spare);
-        for &j in ctx.queue {
+        // Per job given to the discipline, in each part: whether it waited when the last
+        // pass ended.
+        let before = ctx.fresh_from.min(ctx.queue.len());
+        let [mut soft_waited, mut hard_waited] = std::mem::take(&mut self.waited);
+        soft_waited.clear();
+        hard_waited.clear();
+        for (i, &j) in ctx.queue.iter().enumerate() {
             if self.still_held(j) {
                 self.held_at[j.index()] = self.passes;
                 self.held_jobs_passed_over += 1;
@@ -784,6 +779,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                     // Within its limits again: a later violation is news.
                     self.told[j.index()] = None;
                     soft.push(j);
+                    soft_waited.push(i < before);
                 }
                 Some(v) => {
                     let over_hard = if self.levels_alike[j.index()] {
@@ -795,7 +791,10 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                         self.violation(ctx.workload, j, &usage, Level::Hard)
                     };
                     match over_hard {
-                        None => hard.push(j),
+                        None => {
+                            hard.push(j);
+                            hard_waited.push(i < before);
+                        }
                         Some(h) => {
                             self.tell(ctx.workload, j, h);
                             self.held_at[j.index()] = self.passes;
@@ -817,9 +816,11 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         } else if self.last_reran {
             None
         } else {
-            self.seen_before(ctx, &queue)
+            soft_waited.append(&mut hard_waited);
+            self.seen_before(&queue, &soft_waited)
                 .map(|seen| (seen, ctx.freed_since_last_pass))
         };
+        self.waited = [soft_waited, hard_waited];
         let mut reran = false;
         let mut discarded = Vec::new();
         if self.in_hard.len() != n {
@@ -935,6 +936,10 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         self.last_reran = reran;
         // The last queue is kept for the next pass, and the list it was made of serves again.
         std::mem::swap(&mut self.last_queue, &mut queue);
+        self.last_started.clear();
+        self.last_started
+            .extend(run.iter().map(|Decision::Start { job, .. }| *job));
+        self.last_started.sort_unstable();
         decisions.append(&mut run);
         for list in [
             &mut soft,
