@@ -726,27 +726,21 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
     /// come out the same, and it ends as Maui's skip of that job.
     fn schedule(&mut self, ctx: &SchedContext<'_>, decisions: &mut Vec<Decision>) {
         let n = ctx.workload.jobs().len();
-        // The jobs that waited when the last pass ended had their credentials found then:
-        // only those new since are looked at (all, at the first pass).
-        let mut new_from = ctx.fresh_from.min(ctx.queue.len());
         if self.of_job.len() != n {
             self.of_job = vec![None; n];
             self.levels_alike = vec![false; n];
             self.told = vec![None; n];
             self.held_at = vec![0; n];
-            new_from = 0;
         }
         self.passes += 1;
-        for &j in &ctx.queue[new_from..] {
+        // Every waiting job, not only those new since the last pass: an adapter outside may
+        // have kept a job from the last pass (a job under PBS's formula threshold).
+        for &j in ctx.queue {
             // Found once per job.
             if self.of_job[j.index()].is_none() {
                 self.credentials_of(ctx.workload, j);
             }
         }
-        debug_assert!(
-            ctx.queue.iter().all(|j| self.of_job[j.index()].is_some()),
-            "a job that waited at the last pass had its credentials found then"
-        );
         self.usage_at_start(ctx);
         // Taken out for the pass (the checks below borrow `self` while reading it), and put
         // back at the end, so that its memory serves the next pass.
