@@ -340,3 +340,78 @@ fn jobs_at_or_under_the_threshold_are_not_run() {
     assert_eq!(queue, [1, 3]);
     assert!(comments.is_empty());
 }
+
+/// Whether a pass would decide alike with the jobs after a place in any order
+/// (`SchedulingPolicy::decides_alike_in_any_order_after`, which lets a fairshare pass stand
+/// rather than run again): EASY says so only from after its head, which another order could
+/// change; greedy, which has no head, from anywhere; FCFS never. On 4 vnodes with nothing
+/// running, the queue `[2, 4, 1]` ncpus: EASY starts the first, is blocked at the second (its
+/// head, at place 1), and backfills the third if it ends in time.
+#[test]
+fn easy_decides_alike_in_another_order_only_after_its_head() {
+    use placesim_policy::queue::Discipline;
+    let sizes = [(2, 100), (4, 100), (1, 50)];
+    let jobs: Vec<Job> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &(n, estimate))| {
+            Job::new(
+                i as u64 + 1,
+                SimTime(i as u64),
+                SimDuration(estimate),
+                SimDuration(estimate),
+                n,
+                RequestId(i as u32),
+            )
+        })
+        .collect();
+    let requests = sizes
+        .iter()
+        .map(|&(n, _)| Request::processors(n, 3))
+        .collect();
+    let workload = Workload::new(jobs, requests).unwrap();
+    let state = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
+    let queue: Vec<JobId> = (0..3).map(JobId).collect();
+    let ctx = SchedContext {
+        now: SimTime(10),
+        state: &state,
+        workload: &workload,
+        queue: &queue,
+        running: &[],
+        running_log: None,
+        fresh_from: 0,
+        freed_since_last_pass: true,
+        reservations: &[],
+        reservation_queues: &[],
+        reservation_requests: &[],
+        start_gate: None,
+    };
+    let alike_after = |discipline: Discipline| {
+        let mut policy = discipline.build();
+        let mut decisions = Vec::new();
+        policy.schedule(&ctx, &mut decisions);
+        let started: Vec<u32> = decisions
+            .iter()
+            .map(|Decision::Start { job, .. }| job.0)
+            .collect();
+        let alike: Vec<bool> = (0..=3)
+            .map(|place| policy.decides_alike_in_any_order_after(place))
+            .collect();
+        (started, alike)
+    };
+    assert_eq!(
+        alike_after(Discipline::EASY),
+        (vec![0, 2], vec![false, false, true, true]),
+        "EASY: the head is the job at place 1"
+    );
+    assert_eq!(
+        alike_after(Discipline::Greedy),
+        (vec![0, 2], vec![true; 4]),
+        "greedy"
+    );
+    assert_eq!(
+        alike_after(Discipline::Fcfs),
+        (vec![0], vec![false; 4]),
+        "FCFS"
+    );
+}
