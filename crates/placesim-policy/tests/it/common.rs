@@ -329,3 +329,28 @@ impl MetricsSink for Seen {
         ));
     }
 }
+
+/// The context of a pass at `now`, as the kernel gives it, that sees every job as new and
+/// something freed.
+pub fn first_pass_at<'a>(
+    now: u64,
+    state: &'a placesim_core::ClusterState,
+    workload: &'a placesim_core::Workload,
+    queue: &'a [JobId],
+    running: &'a [placesim_core::RunningJob],
+) -> placesim_core::SchedContext<'a> {
+    placesim_core::SchedContext {
+        now: SimTime(now),
+        state,
+        workload,
+        queue,
+        running,
+        running_log: None,
+        fresh_from: 0,
+        freed_since_last_pass: true,
+        reservations: &[],
+        reservation_queues: &[],
+        reservation_requests: &[],
+        start_gate: None,
+    }
+}

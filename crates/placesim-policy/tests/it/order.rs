@@ -52,20 +52,7 @@ fn pass_at(
     let workload = Workload::new(jobs, requests).unwrap();
     let state = ClusterState::new(Cluster::homogeneous(64, 1).unwrap());
     let queue: Vec<JobId> = (0..workload.jobs().len() as u32).map(JobId).collect();
-    let ctx = SchedContext {
-        now: SimTime(now),
-        state: &state,
-        workload: &workload,
-        queue: &queue,
-        running: &[],
-        running_log: None,
-        fresh_from: 0,
-        freed_since_last_pass: true,
-        reservations: &[],
-        reservation_queues: &[],
-        reservation_requests: &[],
-        start_gate: None,
-    };
+    let ctx = crate::common::first_pass_at(now, &state, &workload, &queue, &[]);
     ordered.schedule(&ctx, &mut Vec::new());
     let mut comments = Vec::new();
     ordered.drain_comments(&mut comments);
@@ -372,20 +359,7 @@ fn easy_decides_alike_in_another_order_only_after_its_head() {
     let workload = Workload::new(jobs, requests).unwrap();
     let state = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
     let queue: Vec<JobId> = (0..3).map(JobId).collect();
-    let ctx = SchedContext {
-        now: SimTime(10),
-        state: &state,
-        workload: &workload,
-        queue: &queue,
-        running: &[],
-        running_log: None,
-        fresh_from: 0,
-        freed_since_last_pass: true,
-        reservations: &[],
-        reservation_queues: &[],
-        reservation_requests: &[],
-        start_gate: None,
-    };
+    let ctx = crate::common::first_pass_at(10, &state, &workload, &queue, &[]);
     let alike_after = |discipline: Discipline| {
         let mut policy = discipline.build();
         let mut decisions = Vec::new();

@@ -628,20 +628,7 @@ fn a_reservation_goes_in_the_set_that_frees_first() {
     let mut sim_state = state;
     let mut p2 = psets(&s, &[]);
     let running = started_at_zero(&mut p2, &workload, &mut sim_state, &[(0, 100), (1, 50)]);
-    let ctx = placesim_core::SchedContext {
-        now: SimTime(1),
-        state: &sim_state,
-        workload: &workload,
-        queue: &[JobId(2)],
-        running: &running,
-        running_log: None,
-        fresh_from: 0,
-        freed_since_last_pass: true,
-        reservations: &[],
-        reservation_queues: &[],
-        reservation_requests: &[],
-        start_gate: None,
-    };
+    let ctx = crate::common::first_pass_at(1, &sim_state, &workload, &[JobId(2)], &running);
     let r = Easy::new(p2).reservation(&ctx).unwrap();
     assert_eq!(r.start, SimTime(50));
     assert_eq!(r.allocation.label.as_deref(), Some("switch=Switch2"));
@@ -684,20 +671,7 @@ fn a_top_job_no_set_can_hold_is_calendared_spanning() {
     let mut p = psets(&s, &[]);
     p.track(&mut state);
     let running = started_at_zero(&mut p, &workload, &mut state, &[(0, 100), (1, 50)]);
-    let ctx = placesim_core::SchedContext {
-        now: SimTime(1),
-        state: &state,
-        workload: &workload,
-        queue: &[JobId(2), JobId(3)],
-        running: &running,
-        running_log: None,
-        fresh_from: 0,
-        freed_since_last_pass: true,
-        reservations: &[],
-        reservation_queues: &[],
-        reservation_requests: &[],
-        start_gate: None,
-    };
+    let ctx = crate::common::first_pass_at(1, &state, &workload, &[JobId(2), JobId(3)], &running);
     let names = |a: &placesim_core::Allocation| -> Vec<String> {
         a.vnodes()
             .map(|v| s.cluster.vnode(v).name().to_owned())
@@ -862,7 +836,7 @@ type Planned = (
 /// until `switch1_until`, Switch2 by one of 14 until `switch2_until`; jobs 2 and 3 (10 vnodes,
 /// 10 s each) wait. Returns the reservations it planned, and checks it starts nothing.
 fn two_top_jobs_planned(switch1_until: u64, switch2_until: u64) -> Vec<Planned> {
-    use placesim_core::{JobId, SchedContext, SchedulingPolicy, SimTime, Workload};
+    use placesim_core::{JobId, SchedulingPolicy, Workload};
     use placesim_policy::queue::{Backfill, Depth};
     let s = scenario(&two_switch(""));
     let defs = s.cluster.resources();
@@ -883,20 +857,8 @@ fn two_top_jobs_planned(switch1_until: u64, switch2_until: u64) -> Vec<Planned> 
         &mut sim_state,
         &[(0, switch1_until), (1, switch2_until)],
     );
-    let ctx = SchedContext {
-        now: SimTime(1),
-        state: &sim_state,
-        workload: &workload,
-        queue: &[JobId(2), JobId(3)],
-        running: &running,
-        running_log: None,
-        fresh_from: 0,
-        freed_since_last_pass: true,
-        reservations: &[],
-        reservation_queues: &[],
-        reservation_requests: &[],
-        start_gate: None,
-    };
+    let ctx =
+        crate::common::first_pass_at(1, &sim_state, &workload, &[JobId(2), JobId(3)], &running);
     let mut depth2 = Backfill::new(p, Depth::Jobs(2));
     let mut decisions = Vec::new();
     depth2.schedule(&ctx, &mut decisions);

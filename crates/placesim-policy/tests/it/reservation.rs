@@ -1,5 +1,6 @@
 //! The EASY reservation is computed with the placement policy: its time and its vnodes.
 
+use crate::common::first_pass_at;
 use placesim_core::{
     Allocation, Cluster, ClusterState, Decision, Job, JobId, Request, RequestId, RunningJob,
     SchedContext, SchedulingPolicy, Sharing, SimDuration, SimTime, VnodeId, Workload,
@@ -17,30 +18,6 @@ fn job(submit: u64, estimate: u64, request: u32) -> Job {
         0,
         RequestId(request),
     )
-}
-
-/// The context of a pass at `now` that sees every job as new and something freed.
-fn first_pass_at<'a>(
-    now: u64,
-    state: &'a ClusterState,
-    workload: &'a Workload,
-    queue: &'a [JobId],
-    running: &'a [RunningJob],
-) -> SchedContext<'a> {
-    SchedContext {
-        now: SimTime(now),
-        state,
-        workload,
-        queue,
-        running,
-        running_log: None,
-        fresh_from: 0,
-        freed_since_last_pass: true,
-        reservations: &[],
-        reservation_queues: &[],
-        reservation_requests: &[],
-        start_gate: None,
-    }
 }
 
 fn on(vnodes: &[u32]) -> Allocation {
