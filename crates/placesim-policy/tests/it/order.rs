@@ -24,13 +24,8 @@ impl SchedulingPolicy for Seen {
 /// One waiting job: ncpus, submit time, estimate, PBS queue.
 type Waiting = (u32, u64, u64, Option<u32>);
 
-/// One pass of `ordered` at `now` over `jobs`, all waiting, in submission order: the queue the
-/// discipline saw, and the pass's comments.
-fn pass_at(
-    ordered: &mut Ordered<Seen>,
-    jobs: &[Waiting],
-    now: u64,
-) -> (Vec<u32>, Vec<(u32, String)>) {
+/// A workload of `jobs`, each of its ncpus in chunks of one, running as long as its estimate.
+fn waiting_workload(jobs: &[Waiting]) -> Workload {
     let mut requests = Vec::new();
     let jobs: Vec<Job> = jobs
         .iter()
@@ -49,7 +44,17 @@ fn pass_at(
             )
         })
         .collect();
-    let workload = Workload::new(jobs, requests).unwrap();
+    Workload::new(jobs, requests).unwrap()
+}
+
+/// One pass of `ordered` at `now` over `jobs`, all waiting, in submission order: the queue the
+/// discipline saw, and the pass's comments.
+fn pass_at(
+    ordered: &mut Ordered<Seen>,
+    jobs: &[Waiting],
+    now: u64,
+) -> (Vec<u32>, Vec<(u32, String)>) {
+    let workload = waiting_workload(jobs);
     let state = ClusterState::new(Cluster::homogeneous(64, 1).unwrap());
     let queue: Vec<JobId> = (0..workload.jobs().len() as u32).map(JobId).collect();
     let ctx = crate::common::first_pass_at(now, &state, &workload, &queue, &[]);
@@ -337,26 +342,7 @@ fn jobs_at_or_under_the_threshold_are_not_run() {
 #[test]
 fn easy_decides_alike_in_another_order_only_after_its_head() {
     use placesim_policy::queue::Discipline;
-    let sizes = [(2, 100), (4, 100), (1, 50)];
-    let jobs: Vec<Job> = sizes
-        .iter()
-        .enumerate()
-        .map(|(i, &(n, estimate))| {
-            Job::new(
-                i as u64 + 1,
-                SimTime(i as u64),
-                SimDuration(estimate),
-                SimDuration(estimate),
-                n,
-                RequestId(i as u32),
-            )
-        })
-        .collect();
-    let requests = sizes
-        .iter()
-        .map(|&(n, _)| Request::processors(n, 3))
-        .collect();
-    let workload = Workload::new(jobs, requests).unwrap();
+    let workload = waiting_workload(&[(2, 0, 100, None), (4, 1, 100, None), (1, 2, 50, None)]);
     let state = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
     let queue: Vec<JobId> = (0..3).map(JobId).collect();
     let ctx = crate::common::first_pass_at(10, &state, &workload, &queue, &[]);
