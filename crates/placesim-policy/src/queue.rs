@@ -311,6 +311,37 @@ fn relaxation_of(
     placement.constraints()?.relaxation(request)
 }
 
+/// Ids found so far for small numbers (users' and groups'), each at its slot: what fairshare
+/// and throttling name by a number is found again without writing the name out and hashing
+/// it. Numbers are small in practice; a slot past [`ByNumber::KEPT`] is not kept, and its
+/// owner is looked up by name every time.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ByNumber(Vec<u32>);
+
+impl ByNumber {
+    /// Slots below this are kept.
+    const KEPT: usize = 1 << 20;
+    /// No id at a slot.
+    const EMPTY: u32 = u32::MAX;
+
+    /// The id kept at `slot`, if any.
+    #[inline]
+    pub(crate) fn get(&self, slot: usize) -> Option<u32> {
+        self.0.get(slot).copied().filter(|&id| id != Self::EMPTY)
+    }
+
+    /// Keeps `id` at `slot`, unless the slot is past those kept.
+    pub(crate) fn keep(&mut self, slot: usize, id: u32) {
+        if slot >= Self::KEPT {
+            return;
+        }
+        if self.0.len() <= slot {
+            self.0.resize(slot + 1, Self::EMPTY);
+        }
+        self.0[slot] = id;
+    }
+}
+
 /// One trial of `inner`'s pass over `queue` at this instant, for an adapter that may run it
 /// again at the same instant (fairshare's re-sorting, throttling's skips): its decisions go to
 /// `run` and its top-job estimates to `estimates`, both cleared first. `shortcuts` (where the

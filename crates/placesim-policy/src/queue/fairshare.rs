@@ -6,9 +6,6 @@
 use placesim_core::{ConsumableIdx, JobId, Workload};
 use std::collections::HashMap;
 
-/// User and group numbers below this find their entity's node by number.
-const NUMBERS_KEPT: usize = 1 << 20;
-
 /// Usage never decays below this (`FAIRSHARE_MIN_USAGE`); a new entity starts with it.
 const MIN_USAGE: f64 = 1.0;
 
@@ -559,9 +556,8 @@ pub struct Fairshare {
     /// path, and what the job accrues per second. Found once, as every cycle reads them.
     known: Vec<KnownJob>,
     /// The node of each user or group number found so far, for a `euser` or `egroup`
-    /// entity: at the number plus one (0 for unknown, `-1`), `u32::MAX` for none yet.
-    /// Numbers are small in practice; past [`NUMBERS_KEPT`] they are looked up by name.
-    by_number: Vec<u32>,
+    /// entity: at the number plus one (0 for unknown, `-1`).
+    by_number: super::ByNumber,
     /// Per job: whether it ran at the end of the last cycle (it accrues from then while it
     /// still runs at the next).
     is_accruing: Vec<bool>,
@@ -626,7 +622,7 @@ impl Fairshare {
             tree,
             settings,
             known: Vec::new(),
-            by_number: Vec::new(),
+            by_number: super::ByNumber::default(),
             is_accruing: Vec::new(),
             accruing_unseen: Vec::new(),
             seen_running: Vec::new(),
@@ -753,15 +749,9 @@ impl Fairshare {
             _ => None,
         };
         // Entities named by a number are found by it, without writing the name out.
-        let slot = number.and_then(|number| {
-            let slot = number.map_or(0, |n| n as usize + 1);
-            (slot < NUMBERS_KEPT).then_some(slot)
-        });
-        let by_number = slot
-            .and_then(|slot| self.by_number.get(slot))
-            .filter(|&&n| n != u32::MAX);
-        let n = match by_number {
-            Some(&n) => n as usize,
+        let slot = number.map(|number| number.map_or(0, |n| n as usize + 1));
+        let n = match slot.and_then(|slot| self.by_number.get(slot)) {
+            Some(n) => n as usize,
             None => {
                 // SWF's "unknown" is -1: a job with no known entity is that entity.
                 let name = match self.settings.entity {
@@ -777,10 +767,7 @@ impl Fairshare {
                 };
                 let n = self.tree.entity(&name);
                 if let Some(slot) = slot {
-                    if self.by_number.len() <= slot {
-                        self.by_number.resize(slot + 1, u32::MAX);
-                    }
-                    self.by_number[slot] = n as u32;
+                    self.by_number.keep(slot, n as u32);
                 }
                 n
             }

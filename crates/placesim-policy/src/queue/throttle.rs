@@ -103,9 +103,6 @@ type Told = (Violation, Arc<str>);
 /// No credential of that kind.
 const NONE: u32 = u32::MAX;
 
-/// User and group numbers below this find their credential by number.
-const NUMBERS_KEPT: usize = 1 << 20;
-
 /// A discipline that skips the jobs over Moab's throttling limits (see the module's text).
 #[derive(Debug)]
 pub struct Throttled<S> {
@@ -114,8 +111,8 @@ pub struct Throttled<S> {
     /// Interned credentials: (kind, name) → id.
     ids: HashMap<(usize, String), u32>,
     /// Per credential kind, for users and groups: the id of each number found so far, at
-    /// the number ([`NONE`] for none yet), so that a job's is found without its name.
-    by_number: [Vec<u32>; 4],
+    /// the number, so that a job's is found without its name.
+    by_number: [super::ByNumber; 4],
     /// Per credential id: its kind, name and limits (its own, else its kind's `DEFAULT`).
     credentials: Vec<(usize, String, CredentialLimits)>,
     /// Per job: its credentials' ids, once known.
@@ -157,14 +154,13 @@ pub struct Throttled<S> {
     last_queue: Vec<JobId>,
     /// The jobs the last pass started, sorted: of the last queue, those no longer waiting.
     last_started: Vec<JobId>,
-    /// Within a pass, per job of the soft and the hard part: whether it waited when the last
-    /// pass ended.
-    waited: [Vec<bool>; 2],
     /// Per job, within a trial: whether it is in the hard part.
     in_hard: Vec<bool>,
-    /// Whether a trial ends before the first start over a limit ([`LimitGate`]), rather than
-    /// placing every job behind it before that start is found.
-    stop_early: bool,
+    /// Whether the pass takes its two shortcuts: a trial ends before the first start over a
+    /// limit ([`LimitGate`]), rather than placing every job behind it before that start is
+    /// found; and a job held back as at the last pass is passed over ([`Self::still_held`]).
+    /// False for the plain definition ([`Throttled::without_shortcuts`]).
+    takes_shortcuts: bool,
     /// How many trials the gate ended early.
     trials_ended_early: u64,
     /// The lists a pass builds and drops, kept so that their memory serves every pass.
@@ -183,8 +179,6 @@ pub struct Throttled<S> {
     /// passes it over without checking it again. Under a binding `MAXJOB` most of the queue
     /// is held back at most passes.
     held_at: Vec<u64>,
-    /// Whether every waiting job is checked at every pass, as by the plain definition.
-    checks_every_job: bool,
     /// How many times a pass passed over a job so held.
     held_jobs_passed_over: u64,
 }
@@ -199,6 +193,9 @@ struct Spare {
     run: Vec<Decision>,
     started: Vec<JobId>,
     reserved: Vec<JobId>,
+    /// Per job of the soft and the hard part: whether it waited when the last pass ended.
+    soft_waited: Vec<bool>,
+    hard_waited: Vec<bool>,
 }
 
 impl<S: SchedulingPolicy> Throttled<S> {
@@ -233,16 +230,14 @@ impl<S: SchedulingPolicy> Throttled<S> {
             last_reran: false,
             last_queue: Vec::new(),
             last_started: Vec::new(),
-            waited: Default::default(),
             in_hard: Vec::new(),
-            stop_early: true,
+            takes_shortcuts: true,
             trials_ended_early: 0,
             spare: Spare::default(),
             passes: 0,
             usage_changed_at: Vec::new(),
             usage_counted_at: 0,
             held_at: Vec::new(),
-            checks_every_job: false,
             held_jobs_passed_over: 0,
         }
     }
@@ -254,8 +249,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
     /// the shortcuts are tested against; the same decisions and comments, only slower.
     pub fn without_shortcuts(inner: S, settings: Arc<MoabLimits>) -> Self {
         Throttled {
-            stop_early: false,
-            checks_every_job: true,
+            takes_shortcuts: false,
             ..Throttled::new(inner, settings)
         }
     }
@@ -291,20 +285,15 @@ impl<S: SchedulingPolicy> Throttled<S> {
                 MoabCredential::Group => workload.job(job).group(),
                 _ => None,
             }
-            .map(|n| n as usize)
-            .filter(|&n| n < NUMBERS_KEPT);
-            let known = number.and_then(|n| self.by_number[k].get(n).copied());
-            let id = match known.filter(|&id| id != NONE) {
+            .map(|n| n as usize);
+            let id = match number.and_then(|n| self.by_number[k].get(n)) {
                 Some(id) => id,
                 None => {
                     let Some(id) = self.intern(workload, job, k, kind) else {
                         continue;
                     };
                     if let Some(n) = number {
-                        if self.by_number[k].len() <= n {
-                            self.by_number[k].resize(n + 1, NONE);
-                        }
-                        self.by_number[k][n] = id;
+                        self.by_number[k].keep(n, id);
                     }
                     id
                 }
@@ -473,7 +462,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
     /// between passes, and nothing else was said of it since.
     fn still_held(&self, job: JobId) -> bool {
         let held_at = self.held_at[job.index()];
-        !self.checks_every_job
+        self.takes_shortcuts
             && held_at != 0
             && held_at + 1 == self.passes
             && self.usage_counted_at < self.passes
@@ -755,13 +744,12 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             mut run,
             mut started,
             mut reserved,
+            mut soft_waited,
+            mut hard_waited,
         } = std::mem::take(&mut self.spare);
         // Per job given to the discipline, in each part: whether it waited when the last
         // pass ended.
         let before = ctx.fresh_from.min(ctx.queue.len());
-        let [mut soft_waited, mut hard_waited] = std::mem::take(&mut self.waited);
-        soft_waited.clear();
-        hard_waited.clear();
         for (i, &j) in ctx.queue.iter().enumerate() {
             if self.still_held(j) {
                 self.held_at[j.index()] = self.passes;
@@ -814,7 +802,6 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             self.seen_before(&queue, &soft_waited)
                 .map(|seen| (seen, ctx.freed_since_last_pass))
         };
-        self.waited = [soft_waited, hard_waited];
         let mut reran = false;
         let mut discarded = Vec::new();
         if self.in_hard.len() != n {
@@ -839,7 +826,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                 ctx,
                 &queue,
                 shortcuts.take(),
-                self.stop_early.then_some(&gate as &dyn StartGate),
+                self.takes_shortcuts.then_some(&gate as &dyn StartGate),
                 &mut run,
                 &mut self.estimates,
             );
@@ -944,6 +931,8 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         ] {
             list.clear();
         }
+        soft_waited.clear();
+        hard_waited.clear();
         self.spare = Spare {
             undo,
             soft,
@@ -952,6 +941,8 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             run,
             started,
             reserved,
+            soft_waited,
+            hard_waited,
         };
     }
 
