@@ -50,6 +50,14 @@ pub struct JobSink {
     /// Each text's id, by the text: a run makes a text per comment that changed (psets-bench
     /// 160,000), so the map hashes with foldhash rather than SipHash.
     text_ids: HashMap<Arc<str>, u32, foldhash::fast::FixedState>,
+    /// Ids of texts lately interned, by the address of the string `texts` keeps, in a slot
+    /// chosen by the address ([`TEXT_SLOTS`] of them; a later text takes a slot over): a
+    /// policy hands over the very string it said before (a job's limit message, kept per job
+    /// and level), found here without hashing the text (Moab's `MAXJOB` messages were 4 % of
+    /// `ctc-maxjob.toml`'s simulation). Only kept strings are here: they live as long as the
+    /// sink, so no other string can come to have their address. Bounded, where a map of every
+    /// text's address would grow with psets-bench's 160,000 texts.
+    text_at: Box<[(usize, u32)]>,
     /// The sets fragmentation is measured over: names and ncpus (empty: the whole cluster);
     /// shared with the writer of timeseries.parquet's streamed row groups.
     pub(crate) set_names: Arc<[String]>,
@@ -128,6 +136,10 @@ impl EventKind {
     }
 }
 
+/// How many slots [`JobSink::text_at`] has (2 to this power): 64 KiB.
+const TEXT_SLOT_BITS: u32 = 12;
+const TEXT_SLOTS: usize = 1 << TEXT_SLOT_BITS;
+
 /// The texts every run has, interned from the start so that the ends, which every job has,
 /// are told without hashing: none (id 0), then the ends' and the requeue's reasons.
 const FIXED_TEXTS: [&str; 8] = [
@@ -191,6 +203,7 @@ impl JobSink {
                 .enumerate()
                 .map(|(i, &t)| (Arc::from(t), i as u32))
                 .collect(),
+            text_at: vec![(0, 0); TEXT_SLOTS].into_boxed_slice(),
             set_names: Arc::default(),
             set_ncpus: Arc::default(),
             cluster: None,
@@ -464,15 +477,22 @@ impl Factors {
 
 impl JobSink {
     fn intern(&mut self, text: &Arc<str>) -> u32 {
-        let next = self.texts.len() as u32;
-        match self.text_ids.entry(text.clone()) {
-            std::collections::hash_map::Entry::Occupied(known) => *known.get(),
-            std::collections::hash_map::Entry::Vacant(new) => {
-                new.insert(next);
-                self.texts.push(text.clone());
-                next
-            }
+        let address = Arc::as_ptr(text).cast::<u8>() as usize;
+        // Fibonacci hashing: the top bits of the address times 2^64 / φ.
+        let slot = ((address as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - TEXT_SLOT_BITS))
+            as usize;
+        let (at, id) = self.text_at[slot];
+        if at == address {
+            return id;
         }
+        if let Some(&id) = self.text_ids.get(&**text) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        self.text_ids.insert(text.clone(), id);
+        self.texts.push(text.clone());
+        self.text_at[slot] = (address, id);
+        id
     }
 
     /// The text of id `id` (a job's label or comment, an event's text), if any: id 0 is none.
@@ -755,6 +775,32 @@ mod tests {
         assert_eq!(contiguity_runs(&v(&[4])), 1);
         assert_eq!(contiguity_runs(&v(&[3, 1, 2])), 1);
         assert_eq!(contiguity_runs(&v(&[0, 1, 5, 7, 6, 9])), 3);
+    }
+
+    /// More texts than the slots of strings lately interned, so that slots are taken over:
+    /// each text keeps its id whether it comes again as the very string, as an equal one
+    /// elsewhere in memory, or after others took its slot.
+    #[test]
+    fn texts_keep_their_ids_by_address_or_by_text() {
+        let workload = placesim_core::Workload::new(Vec::new(), Vec::new()).expect("empty");
+        let mut sink = super::JobSink::new(&workload);
+        let texts: Vec<std::sync::Arc<str>> = (0..3 * super::TEXT_SLOTS)
+            .map(|i| std::sync::Arc::from(format!("job {i} violates active HARD MAXJOB limit")))
+            .collect();
+        let ids: Vec<u32> = texts.iter().map(|t| sink.intern(t)).collect();
+        for (i, (text, &id)) in texts.iter().zip(&ids).enumerate() {
+            assert_eq!(*sink.texts[id as usize], **text, "text {i}");
+            assert_eq!(sink.intern(text), id, "text {i} again");
+            let elsewhere: std::sync::Arc<str> = std::sync::Arc::from(text.to_string());
+            assert_eq!(sink.intern(&elsewhere), id, "text {i} elsewhere in memory");
+        }
+        // Every text once, after the fixed ones.
+        assert_eq!(sink.texts.len(), super::FIXED_TEXTS.len() + texts.len());
+        assert_eq!(
+            sink.intern(&std::sync::Arc::from("")),
+            0,
+            "the fixed empty text"
+        );
     }
 }
 
