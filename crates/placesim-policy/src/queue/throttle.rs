@@ -141,8 +141,9 @@ pub struct Throttled<S> {
     /// violation. A job held back goes from one level's message to the other's as the jobs
     /// before it start and end, and is told the same texts again and again: they are made
     /// once (making them was a tenth of a run's instructions under a binding `MAXJOB`). A
-    /// map, as most jobs are never held back: a slot for every job was 128 bytes each.
-    texts: HashMap<(JobId, Level), Told>,
+    /// map, as most jobs are never held back: a slot for every job was 128 bytes each. It is
+    /// looked up at every message told: foldhash rather than SipHash.
+    texts: HashMap<(JobId, Level), Told, foldhash::fast::FixedState>,
     comments: Vec<(JobId, Arc<str>)>,
     estimates: Vec<TopJobEstimate>,
     /// Whether the last pass left every job where the discipline alone would have had it, so
@@ -223,7 +224,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             counted: Vec::new(),
             counted_mark: None,
             told: Vec::new(),
-            texts: HashMap::new(),
+            texts: HashMap::default(),
             comments: Vec::new(),
             estimates: Vec::new(),
             last_untouched: false,
