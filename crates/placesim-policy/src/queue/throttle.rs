@@ -164,8 +164,10 @@ pub struct Throttled<S> {
     takes_shortcuts: bool,
     /// How many trials the gate ended early.
     trials_ended_early: u64,
-    /// The lists a pass builds and drops, kept so that their memory serves every pass.
-    spare: Spare,
+    /// The lists a pass builds and drops, kept so that their memory serves every pass; boxed,
+    /// so that a pass takes them out and puts them back as a pointer rather than copying
+    /// nine lists' headers in and out (a copy at every pass under a binding `MAXJOB`).
+    spare: Option<Box<Spare>>,
     /// Passes so far, this one included: what `usage_changed_at` and `held_at` count in.
     passes: u64,
     /// Per credential id, when `usage` is kept between passes: the last pass at whose start
@@ -234,7 +236,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             in_hard: Vec::new(),
             takes_shortcuts: true,
             trials_ended_early: 0,
-            spare: Spare::default(),
+            spare: Some(Box::default()),
             passes: 0,
             usage_changed_at: Vec::new(),
             usage_counted_at: 0,
@@ -737,17 +739,18 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         let mut usage = std::mem::take(&mut self.usage);
         // What a trial's starts changed in `usage`, to take back before the next: cheaper
         // than a copy per trial when there are many credentials.
+        let mut spare = self.spare.take().unwrap_or_default();
         let Spare {
-            mut undo,
-            mut soft,
-            mut hard,
-            mut queue,
-            mut run,
-            mut started,
-            mut reserved,
-            mut soft_waited,
-            mut hard_waited,
-        } = std::mem::take(&mut self.spare);
+            undo,
+            soft,
+            hard,
+            queue,
+            run,
+            started,
+            reserved,
+            soft_waited,
+            hard_waited,
+        } = &mut *spare;
         // Per job given to the discipline, in each part: whether it waited when the last
         // pass ended.
         let before = ctx.fresh_from.min(ctx.queue.len());
@@ -791,7 +794,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         let mut untouched = hard.is_empty() && soft.len() == ctx.queue.len();
         // What the discipline is given: the soft part, then the hard part (made again when a
         // trial moves a job).
-        queue.extend(soft.iter().chain(&hard));
+        queue.extend(soft.iter().chain(&*hard));
         // The discipline's shortcuts hold when it is given what it would have been given with
         // no limits since its last pass, or the queue it saw then, as it stands now.
         let mut shortcuts = if untouched && self.last_untouched {
@@ -799,8 +802,8 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         } else if self.last_reran {
             None
         } else {
-            soft_waited.append(&mut hard_waited);
-            self.seen_before(&queue, &soft_waited)
+            soft_waited.append(hard_waited);
+            self.seen_before(queue, soft_waited)
                 .map(|seen| (seen, ctx.freed_since_last_pass))
         };
         let mut reran = false;
@@ -810,8 +813,8 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         }
         loop {
             // The gate reads what the credentials hold at the start of the pass.
-            take_back(&mut usage, &mut undo);
-            for &j in &hard {
+            take_back(&mut usage, undo);
+            for &j in &*hard {
                 self.in_hard[j.index()] = true;
             }
             let gate = LimitGate {
@@ -825,10 +828,10 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             super::trial_pass(
                 &mut self.inner,
                 ctx,
-                &queue,
+                &*queue,
                 shortcuts.take(),
                 self.takes_shortcuts.then_some(&gate as &dyn StartGate),
-                &mut run,
+                run,
                 &mut self.estimates,
             );
             // The job the trial ended before counts as started: it is the first start over
@@ -841,7 +844,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                     .map(|Decision::Start { job, .. }| *job)
                     .chain(stopped),
             );
-            for &j in &hard {
+            for &j in &*hard {
                 self.in_hard[j.index()] = false;
             }
             reserved.clear();
@@ -851,12 +854,12 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             // later one over it already.
             if let Some((i, v)) = self.first_over(
                 ctx.workload,
-                &soft,
+                &*soft,
                 Level::Soft,
                 &mut usage,
-                &mut undo,
-                &started,
-                &reserved,
+                undo,
+                &*started,
+                &*reserved,
             ) {
                 self.tell(ctx.workload, soft[i], v);
                 hard.push(soft[i]);
@@ -870,12 +873,12 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                     }
                 }
                 // Back in queue order: the queue's jobs that are in the hard part.
-                for &k in &hard {
+                for &k in &*hard {
                     self.in_hard[k.index()] = true;
                 }
                 hard.clear();
                 hard.extend(ctx.queue.iter().filter(|k| self.in_hard[k.index()]));
-                for &k in &hard {
+                for &k in &*hard {
                     self.in_hard[k.index()] = false;
                 }
                 changed = true;
@@ -885,12 +888,12 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             if !changed {
                 if let Some((i, v)) = self.first_over(
                     ctx.workload,
-                    &hard,
+                    &*hard,
                     Level::Hard,
                     &mut usage,
-                    &mut undo,
-                    &started,
-                    &reserved,
+                    undo,
+                    &*started,
+                    &*reserved,
                 ) {
                     self.tell(ctx.workload, hard[i], v);
                     for k in hard.split_off(i).into_iter().skip(1) {
@@ -910,41 +913,25 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             reran = true;
             super::drop_trial(&mut self.inner, &mut discarded);
             queue.clear();
-            queue.extend(soft.iter().chain(&hard));
+            queue.extend(soft.iter().chain(&*hard));
         }
-        take_back(&mut usage, &mut undo);
+        take_back(&mut usage, undo);
         self.usage = usage;
         self.last_untouched = untouched;
         self.last_reran = reran;
         // The last queue is kept for the next pass, and the list it was made of serves again.
-        std::mem::swap(&mut self.last_queue, &mut queue);
+        std::mem::swap(&mut self.last_queue, queue);
         self.last_started.clear();
         self.last_started
             .extend(run.iter().map(|Decision::Start { job, .. }| *job));
         self.last_started.sort_unstable();
-        decisions.append(&mut run);
-        for list in [
-            &mut soft,
-            &mut hard,
-            &mut queue,
-            &mut started,
-            &mut reserved,
-        ] {
+        decisions.append(run);
+        for list in [soft, hard, queue, started, reserved] {
             list.clear();
         }
         soft_waited.clear();
         hard_waited.clear();
-        self.spare = Spare {
-            undo,
-            soft,
-            hard,
-            queue,
-            run,
-            started,
-            reserved,
-            soft_waited,
-            hard_waited,
-        };
+        self.spare = Some(spare);
     }
 
     fn drain_comments(&mut self, out: &mut Vec<(JobId, Arc<str>)>) {
