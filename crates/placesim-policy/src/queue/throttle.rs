@@ -137,6 +137,10 @@ pub struct Throttled<S> {
     counted_mark: Option<placesim_core::LogMark>,
     /// Per job: the last violation it was told of, so that a reason is said once.
     told: Vec<Option<Violation>>,
+    /// What `told` held before this pass changed it, in the order of the changes: a pass an
+    /// outer adapter takes back ([`SchedulingPolicy::retract_pass`]) had its messages dropped,
+    /// so the run after it must say them again.
+    told_before: Vec<(JobId, Option<Violation>)>,
     /// Per job held back and level (soft, hard): the last message made for it, and for which
     /// violation. A job held back goes from one level's message to the other's as the jobs
     /// before it start and end, and is told the same texts again and again: they are made
@@ -226,6 +230,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
             counted: Vec::new(),
             counted_mark: None,
             told: Vec::new(),
+            told_before: Vec::new(),
             texts: HashMap::default(),
             comments: Vec::new(),
             estimates: Vec::new(),
@@ -360,7 +365,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
         if self.told[job.index()] == Some(v) {
             return;
         }
-        self.told[job.index()] = Some(v);
+        self.set_told(job, Some(v));
         let text = match self.texts.get(&(job, v.level)) {
             Some((made_for, text)) if *made_for == v => text.clone(),
             _ => {
@@ -371,6 +376,14 @@ impl<S: SchedulingPolicy> Throttled<S> {
         };
         self.comments.push((job, text));
         self.inner.comment_superseded(job);
+    }
+
+    /// Sets what `job` was last told of, remembering what it was for a retraction.
+    fn set_told(&mut self, job: JobId, told: Option<Violation>) {
+        let before = std::mem::replace(&mut self.told[job.index()], told);
+        if before != told {
+            self.told_before.push((job, before));
+        }
     }
 
     /// Maui's message for `v` about `job`.
@@ -725,6 +738,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             self.held_at = vec![0; n];
         }
         self.passes += 1;
+        self.told_before.clear();
         // Every waiting job, not only those new since the last pass: an adapter outside may
         // have kept a job from the last pass (a job under PBS's formula threshold).
         for &j in ctx.queue {
@@ -763,7 +777,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             match self.violation(ctx.workload, j, &usage, Level::Soft) {
                 None => {
                     // Within its limits again: a later violation is news.
-                    self.told[j.index()] = None;
+                    self.set_told(j, None);
                     soft.push(j);
                     soft_waited.push(i < before);
                 }
@@ -955,9 +969,15 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         self.inner.drain_estimates(out);
     }
 
+    /// Forgets the pass: its comments and estimates, what its jobs were told (their messages
+    /// went with its comments), and its number, so that the run after it counts as this pass.
     fn retract_pass(&mut self) {
         self.comments.clear();
         self.estimates.clear();
+        for (job, before) in self.told_before.drain(..).rev() {
+            self.told[job.index()] = before;
+        }
+        self.passes = self.passes.saturating_sub(1);
         self.inner.retract_pass();
     }
 

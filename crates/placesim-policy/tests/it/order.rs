@@ -375,3 +375,88 @@ fn easy_decides_alike_in_another_order_only_after_its_head() {
         "FCFS"
     );
 }
+
+/// A pass that an outer adapter takes back leaves no trace in Moab's throttling. `Ordered`
+/// does that under fairshare when a start moves the jobs after it: the trial's comments are
+/// dropped, the pass is retracted and run again on the new order. The run again must say what a
+/// run on that order alone says, and so must the pass after it. Job 1 is over `MAXJOB` from
+/// the start of the pass (its user's job 0 runs): the trial tells it so, and the run again
+/// must tell it again, as its message went with the trial.
+#[test]
+fn throttling_forgets_a_retracted_pass() {
+    use placesim_core::{Allocation, RunningJob, Sharing, VnodeId};
+    use placesim_policy::queue::{Discipline, MoabLimits, SoftHard, Throttled};
+    let workload = waiting_workload(&[(4, 0, 100, None); 4]);
+    let mut jobs = workload.jobs().to_vec();
+    // Jobs 0 and 1 are user 0's, jobs 2 and 3 user 1's.
+    for (job, user) in jobs.iter_mut().zip([0, 0, 1, 1]) {
+        job.set_user(Some(user));
+    }
+    let workload = Workload::new(jobs, workload.requests().to_vec()).unwrap();
+    let mut settings = MoabLimits::default();
+    settings.limits[0].insert(
+        "DEFAULT".to_owned(),
+        [Some(SoftHard::new(1, 1)), None, None],
+    );
+    let settings = std::sync::Arc::new(settings);
+    let mut state = ClusterState::new(Cluster::homogeneous(64, 1).unwrap());
+    let mut allocation = Allocation::new(Sharing::Shared);
+    for v in 0..4 {
+        allocation.add(VnodeId(v), &[1, 0, 0]);
+    }
+    state.allocate(&allocation).unwrap();
+    let running = [RunningJob {
+        job: JobId(0),
+        start: SimTime(0),
+        estimated_end: SimTime(100),
+        allocation,
+    }];
+    let pass = |policy: &mut Throttled<Box<dyn SchedulingPolicy>>, queue: &[u32], now: u64| {
+        let queue: Vec<JobId> = queue.iter().map(|&j| JobId(j)).collect();
+        let ctx = crate::common::first_pass_at(now, &state, &workload, &queue, &running);
+        let mut decisions = Vec::new();
+        policy.schedule(&ctx, &mut decisions);
+        let mut comments = Vec::new();
+        policy.drain_comments(&mut comments);
+        let started: Vec<u32> = decisions
+            .iter()
+            .map(|Decision::Start { job, .. }| job.0)
+            .collect();
+        let said: Vec<(u32, String)> = comments
+            .into_iter()
+            .map(|(j, t)| (j.0, t.to_string()))
+            .collect();
+        (started, said)
+    };
+    let held = |job: u32, user: u32, level: &str| {
+        (
+            job,
+            format!(
+                "job {} violates active {level} MAXJOB limit of 1 for user {user}  (R: 1, U: 1)",
+                job + 1
+            ),
+        )
+    };
+    let mut taken_back = Throttled::new(Discipline::EASY.build(), settings.clone());
+    let mut alone = Throttled::new(Discipline::EASY.build(), settings);
+    // The trial on the first order tells job 1 why it waits, and is taken back.
+    let (started, said) = pass(&mut taken_back, &[1, 2, 3], 10);
+    assert_eq!(started, [2]);
+    assert!(said.contains(&held(1, 0, "HARD")), "{said:?}");
+    taken_back.retract_pass();
+    // Run again on another order.
+    let again = pass(&mut taken_back, &[2, 3, 1], 10);
+    let reference = pass(&mut alone, &[2, 3, 1], 10);
+    assert_eq!(reference.0, [2]);
+    assert!(
+        reference.1.contains(&held(1, 0, "HARD")),
+        "{:?}",
+        reference.1
+    );
+    assert_eq!(again, reference, "the run again");
+    assert_eq!(
+        pass(&mut taken_back, &[2, 3, 1], 20),
+        pass(&mut alone, &[2, 3, 1], 20),
+        "the next pass"
+    );
+}
