@@ -379,6 +379,7 @@ impl<S: SchedulingPolicy> Throttled<S> {
     }
 
     /// Sets what `job` was last told of, remembering what it was for a retraction.
+    #[inline]
     fn set_told(&mut self, job: JobId, told: Option<Violation>) {
         let before = std::mem::replace(&mut self.told[job.index()], told);
         if before != told {
@@ -777,7 +778,9 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             match self.violation(ctx.workload, j, &usage, Level::Soft) {
                 None => {
                     // Within its limits again: a later violation is news.
-                    self.set_told(j, None);
+                    if self.told[j.index()].is_some() {
+                        self.set_told(j, None);
+                    }
                     soft.push(j);
                     soft_waited.push(i < before);
                 }
