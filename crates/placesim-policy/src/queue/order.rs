@@ -449,13 +449,15 @@ impl<S: SchedulingPolicy> Ordered<S> {
     }
 }
 
-/// The limits that stop eligibility, when a formula reads `eligible_time`.
+/// The limits that stop eligibility, when a formula reads `eligible_time`. Asked at every
+/// pass: the list is shared only when a formula reads it (`and` cloned it at every pass, a
+/// count changed twice, whether a formula read it or not).
 fn order_ineligible(order: &JobOrder) -> Option<Arc<[bool]>> {
     order
         .formula
         .as_ref()
         .filter(|f| f.is_dynamic())
-        .and(order.ineligible_limits.clone())
+        .and_then(|_| order.ineligible_limits.clone())
 }
 
 impl<S: SchedulingPolicy> Ordered<S> {
