@@ -306,17 +306,21 @@ impl Workload {
         }
     }
 
-    /// This workload with each job's request carrying what `draws_of` says the job counts
-    /// against run limits and against limits checked at submission, each in the order
-    /// given (the order limits are checked in): jobs that
-    /// share a request but count against different limits (another user, say) get requests
-    /// of their own, and jobs that count the same share one, so that whatever a policy
-    /// remembers per request stays true. A job with no draw keeps its request. Also gives,
-    /// for each request added (in order, after the old ones), the request it was copied
-    /// from.
+    /// This workload with each job's request carrying what it counts against run limits and
+    /// against limits checked at submission: `draws[c]` for a job of class `class_of_job[i]
+    /// = Some(c)`, each list in the order given (the order limits are checked in). The
+    /// classes are distinct, so jobs that share a request but differ in class (another user,
+    /// say) get requests of their own, and jobs that count the same share one, so that
+    /// whatever a policy remembers per request stays true. A job of no class (`None`, past
+    /// the end of `class_of_job`, or with no entry in `draws`) keeps its request. Also gives, for each request added
+    /// (in order, after the old ones), the request it was copied from. The caller finds each
+    /// job's class once per distinct job (a user's jobs of one shape share it), so a job here
+    /// costs a look-up of two numbers, where comparing its lists by value cost a hash of
+    /// each and a copy of both.
     pub fn with_limit_draws(
         self,
-        mut draws_of: impl FnMut(&Job, &Request) -> (Vec<LimitDraw>, Vec<LimitDraw>),
+        class_of_job: &[Option<u32>],
+        draws: &[LimitDraws],
     ) -> (Workload, Vec<RequestId>) {
         let Workload {
             mut jobs,
@@ -324,23 +328,20 @@ impl Workload {
             job_ncpus,
             min_request_ncpus,
         } = self;
-        type Key = (RequestId, Vec<LimitDraw>, Vec<LimitDraw>);
-        let mut interned: HashMap<Key, RequestId> = HashMap::new();
+        let mut interned: HashMap<(RequestId, u32), RequestId> = HashMap::new();
         let mut copied_from: Vec<RequestId> = Vec::new();
-        for job in &mut jobs {
-            let (draws, queued) = draws_of(job, &requests[job.request.index()]);
-            if draws.is_empty() && queued.is_empty() {
+        for (job, &class) in jobs.iter_mut().zip(class_of_job) {
+            let Some(class) = class else { continue };
+            let Some(counted) = draws.get(class as usize) else {
                 continue;
-            }
+            };
             let next = RequestId::from_index(requests.len());
             let id = *interned
-                .entry((job.request, draws, queued))
-                .or_insert_with_key(|(old, draws, queued)| {
+                .entry((job.request, class))
+                .or_insert_with_key(|(old, _)| {
                     let mut request = requests[old.index()].clone();
-                    let shared =
-                        |d: &Vec<LimitDraw>| (!d.is_empty()).then(|| Arc::from(d.as_slice()));
-                    request.limit_draws = shared(draws);
-                    request.queued_draws = shared(queued);
+                    request.limit_draws = counted.run.clone();
+                    request.queued_draws = counted.queued.clone();
                     requests.push(request);
                     copied_from.push(*old);
                     next
@@ -355,6 +356,16 @@ impl Workload {
         };
         (workload, copied_from)
     }
+}
+
+/// What the jobs of one class count against ([`Workload::with_limit_draws`]): run limits and
+/// limits checked at submission, each in the order they are checked; `None` for none.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LimitDraws {
+    /// Run limits (`max_run`, `max_run_res`).
+    pub run: Option<Arc<[LimitDraw]>>,
+    /// Limits checked at submission (`max_queued`, `max_queued_res`).
+    pub queued: Option<Arc<[LimitDraw]>>,
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ pub use bitset::Bitset;
 pub use cluster::{Cluster, ClusterBuilder, ClusterError, MAX_VNODES, Pool, Vnode};
 pub use event::{Event, EventKey, EventQueue};
 pub use ids::{HostId, JobId, RequestId, ResourceId, VnodeId};
-pub use job::{Job, Workload, WorkloadError};
+pub use job::{Job, LimitDraws, Workload, WorkloadError};
 pub use names::UnknownName;
 pub use outage::{NodeFailurePolicy, Outage};
 pub use policy::{

@@ -6,7 +6,7 @@
 //! while the room is short, with PBS's comment. This module turns the settings into those
 //! limits: which ones each job counts against, their values, and their comments.
 
-use placesim_core::{ConsumableIdx, Job, LimitDraw, Request, RequestId, Workload};
+use placesim_core::{ConsumableIdx, Job, LimitDraw, LimitDraws, Request, RequestId, Workload};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -308,39 +308,63 @@ pub fn apply_limits(
     // What a job counts against depends only on its request and its names: the jobs that
     // share them (a user's jobs of one shape, most of a trace) are looked up, not worked out
     // again with their names written out. The first job of each key meets its limits in the
-    // same order as before, so the limits' ids are as they would be without it.
-    type Draws = (Vec<LimitDraw>, Vec<LimitDraw>);
+    // same order as before, so the limits' ids are as they would be without it. Each distinct
+    // pair of lists is a class, numbered as first met; a job is given its class. Looked up
+    // once per job: foldhash rather than SipHash.
     type RequestAndNames = (RequestId, Option<u32>, Option<u32>, Option<Arc<str>>);
-    let mut memo: HashMap<RequestAndNames, Draws> = HashMap::new();
-    let (workload, copied_from) = workload.with_limit_draws(|job, request| {
-        let key = (job.request, job.user(), job.group(), job.project().cloned());
-        if let Some(draws) = memo.get(&key) {
-            return draws.clone();
-        }
-        let names = Names::of(job);
-        let mut known = Known {
-            ids: &mut ids,
-            texts: &mut texts,
-        };
-        let run = draws_of(
-            settings,
-            false,
-            &names,
-            request,
-            &mut known,
-            &mut limits.run,
-        );
-        let queued = draws_of(
-            settings,
-            true,
-            &names,
-            request,
-            &mut known,
-            &mut limits.queued,
-        );
-        memo.insert(key, (run.clone(), queued.clone()));
-        (run, queued)
-    });
+    let mut class_of_key: HashMap<RequestAndNames, Option<u32>, foldhash::fast::FixedState> =
+        HashMap::default();
+    let mut class_of_draws: HashMap<(Vec<LimitDraw>, Vec<LimitDraw>), u32> = HashMap::new();
+    let mut classes: Vec<LimitDraws> = Vec::new();
+    let class_of_job: Vec<Option<u32>> = workload
+        .jobs()
+        .iter()
+        .map(|job| {
+            let key = (job.request, job.user(), job.group(), job.project().cloned());
+            if let Some(&class) = class_of_key.get(&key) {
+                return class;
+            }
+            let request = &workload.requests()[job.request.index()];
+            let names = Names::of(job);
+            let mut known = Known {
+                ids: &mut ids,
+                texts: &mut texts,
+            };
+            let run = draws_of(
+                settings,
+                false,
+                &names,
+                request,
+                &mut known,
+                &mut limits.run,
+            );
+            let queued = draws_of(
+                settings,
+                true,
+                &names,
+                request,
+                &mut known,
+                &mut limits.queued,
+            );
+            let class = (!run.is_empty() || !queued.is_empty()).then(|| {
+                let next = classes.len() as u32;
+                *class_of_draws
+                    .entry((run, queued))
+                    .or_insert_with_key(|(run, queued)| {
+                        let shared =
+                            |d: &Vec<LimitDraw>| (!d.is_empty()).then(|| Arc::from(d.as_slice()));
+                        classes.push(LimitDraws {
+                            run: shared(run),
+                            queued: shared(queued),
+                        });
+                        next
+                    })
+            });
+            class_of_key.insert(key, class);
+            class
+        })
+        .collect();
+    let (workload, copied_from) = workload.with_limit_draws(&class_of_job, &classes);
     (workload, copied_from, limits)
 }
 
@@ -584,5 +608,96 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(jobs(text).unwrap_err().to_string(), want, "{text}");
         }
+    }
+
+    /// Jobs that count against the same limits share a request, and jobs of one request that
+    /// count against others get a copy each, in the order their first jobs come: a user's
+    /// generic limit is a limit per user, and a group's is shared by the users in it.
+    #[test]
+    fn jobs_counting_alike_share_a_request() {
+        use placesim_core::{SimDuration, SimTime};
+        // (user, group, request): jobs 0-7.
+        let who = [
+            (0, 7, 0),
+            (1, 7, 0),
+            (0, 7, 0),
+            (2, 8, 0),
+            (1, 7, 1),
+            (3, 9, 0),
+            (4, 7, 0),
+            (5, 7, 0),
+        ];
+        let jobs: Vec<Job> = who
+            .iter()
+            .enumerate()
+            .map(|(i, &(user, group, request))| {
+                let mut job = Job::new(
+                    i as u64 + 1,
+                    SimTime(i as u64),
+                    SimDuration(10),
+                    SimDuration(10),
+                    1,
+                    RequestId(request),
+                );
+                job.set_user(Some(user));
+                job.set_group(Some(group));
+                job
+            })
+            .collect();
+        let requests = vec![Request::processors(1, 3), Request::processors(1, 3)];
+        let workload = Workload::new(jobs, requests).unwrap();
+        let entry = |entity, name: Option<&str>, value| LimitEntry {
+            entity,
+            name: name.map(str::to_owned),
+            value,
+        };
+        // Users 0 and 1 under the generic user limit; group 7's own limit; user 3 (group 9)
+        // under none (a limit of its own name for another user).
+        let settings = [LimitSetting {
+            at_submit: false,
+            scope: LimitScope::Server,
+            counted: Counted::Jobs,
+            entries: vec![
+                entry(Entity::User, Some("0"), 2),
+                entry(Entity::User, Some("1"), 2),
+                entry(Entity::Group, Some("7"), 3),
+            ],
+        }];
+        let (workload, copied_from, limits) = apply_limits(workload, &settings);
+        let request_of: Vec<u32> = workload.jobs().iter().map(|j| j.request.0).collect();
+        // Jobs 0 and 2 (user 0, group 7) share request 2; job 1 (user 1, group 7) gets 3; job 3
+        // (user 2, group 8) counts against nothing and keeps request 0; job 4 (user 1, group 7,
+        // request 1) gets 4; job 5 keeps request 0; jobs 6 and 7, of two users without a limit
+        // of their own in group 7, count against the group's alone, and share request 5.
+        assert_eq!(request_of, [2, 3, 2, 0, 4, 0, 5, 5]);
+        assert_eq!(
+            copied_from,
+            [RequestId(0), RequestId(0), RequestId(1), RequestId(0)]
+        );
+        let draws = |r: usize| -> Vec<u32> {
+            workload.requests()[r]
+                .limit_draws
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .map(|d| d.limit)
+                .collect()
+        };
+        // Limits by id as first met: user 0's, group 7's, user 1's.
+        // Limits by id as first met, each job's in the order PBS checks them (the group's
+        // before the user's): group 7's, user 0's, user 1's.
+        let texts: Vec<&str> = limits.run.texts.iter().map(|t| &**t).collect();
+        assert_eq!(
+            texts,
+            [
+                "Not Running: Server job limit reached for group 7",
+                "Not Running: Server job limit reached for user 0",
+                "Not Running: Server job limit reached for user 1",
+            ]
+        );
+        assert_eq!(draws(2), [0, 1]);
+        assert_eq!(draws(3), [0, 2]);
+        assert_eq!(draws(4), [0, 2]);
+        assert_eq!(draws(5), [0]);
     }
 }
