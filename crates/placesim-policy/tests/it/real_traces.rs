@@ -1057,6 +1057,84 @@ fn fairshare_passes_kept_alike_decide_as_passes_run_again() {
     }
 }
 
+/// Moab's throttling inside PBS's fairshare order (`Ordered` over `Throttled`): `Ordered`
+/// takes a pass back and runs it again when a start puts the jobs after it out of order, and
+/// throttling's shortcuts (a trial ended at the first head over a limit, a job held back as at
+/// the last pass passed over, the discipline's shortcuts passed on) must still give what its
+/// plain definition gives there. On KTH-SP2's first 6,000 jobs with a group of its own per
+/// user, under `MAXJOB=2,4` per user, greedy and EASY: the starts with their vnodes, the
+/// comments in their order and the estimates equal those of `Throttled::without_shortcuts`
+/// inside `Ordered::running_every_reordered_pass_again`.
+#[test]
+fn throttling_inside_fairshare_decides_as_its_plain_definition() {
+    use placesim_policy::queue::{
+        FairshareEntity, FairshareSettings, FairshareTree, JobOrder, MoabLimits, Ordered, SoftHard,
+        Throttled, UsageRate,
+    };
+    let trace = kth_first(6_000);
+    let users: std::collections::BTreeSet<u32> = trace
+        .workload
+        .jobs()
+        .iter()
+        .filter_map(|j| j.user())
+        .collect();
+    let groups: String = users
+        .iter()
+        .map(|u| format!("g{u} {} root 1\n{u} {} g{u} 1\n", 2 * u + 10, 2 * u + 11))
+        .collect();
+    let order = JobOrder {
+        fairshare: Some(std::sync::Arc::new(FairshareSettings {
+            tree: FairshareTree::parse(&groups, 1).expect("a tree"),
+            entity: FairshareEntity::User,
+            usage: UsageRate {
+                per_second_of: vec![placesim_core::ConsumableIdx::NCPUS],
+                requested: true,
+            },
+            decay_time_s: Some(86_400),
+            decay_factor: 0.5,
+            queue_names: Vec::new(),
+        })),
+        by_fairshare: true,
+        ..JobOrder::default()
+    };
+    let mut settings = MoabLimits::default();
+    settings.limits[0].insert(
+        "DEFAULT".to_owned(),
+        [Some(SoftHard::new(2, 4)), None, None],
+    );
+    let settings = std::sync::Arc::new(settings);
+    let cluster =
+        placesim_core::Cluster::homogeneous(trace.procs, 1).expect("a cluster of the trace");
+    for (name, discipline) in [("greedy", Discipline::Greedy), ("easy", Discipline::EASY)] {
+        let told = |mut policy: Ordered<Box<dyn SchedulingPolicy>>| {
+            let mut sink = crate::common::Seen::default();
+            placesim_testkit::Replay::on(&trace.workload, cluster.clone())
+                .run(&mut policy, &mut sink);
+            sink
+        };
+        let ours = told(Ordered::new(
+            Box::new(Throttled::new(discipline.build(), settings.clone())),
+            order.clone(),
+        ));
+        let plain = told(Ordered::running_every_reordered_pass_again(
+            Box::new(Throttled::without_shortcuts(
+                discipline.build(),
+                settings.clone(),
+            )),
+            order.clone(),
+        ));
+        assert!(
+            ours.comments
+                .iter()
+                .any(|c| c.contains("violates active HARD")),
+            "{name}: some job is held at a hard limit"
+        );
+        assert_eq!(ours.starts, plain.starts, "{name}: starts");
+        assert_eq!(ours.comments, plain.comments, "{name}: comments");
+        assert_eq!(ours.estimates, plain.estimates, "{name}: estimates");
+    }
+}
+
 /// Moab's soft and hard per-user MAXJOB by their plain definition on a count-based machine,
 /// written independently of the crate (Maui's `MSchedProcessJobs`, with hard-limit jobs
 /// "scheduled and/or reserved as available resources allow"). At each instant with a submit
