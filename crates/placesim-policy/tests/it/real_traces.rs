@@ -930,26 +930,10 @@ fn reference_fairshare(trace: &Trace, depth: Option<usize>, decay_s: u64) -> Vec
 /// order binds: without fairshare the starts differ.
 #[test]
 fn kth_under_fairshare_matches_its_plain_definition() {
-    use placesim_policy::queue::{
-        FairshareEntity, FairshareSettings, FairshareTree, JobOrder, Ordered, UsageRate,
-    };
+    use placesim_policy::queue::Ordered;
     let trace = kth_first(6_000);
     let decay_s = 2 * 86_400;
-    let order = JobOrder {
-        fairshare: Some(std::sync::Arc::new(FairshareSettings {
-            tree: FairshareTree::parse("", 1).expect("an empty tree"),
-            entity: FairshareEntity::User,
-            usage: UsageRate {
-                per_second_of: vec![placesim_core::ConsumableIdx::NCPUS],
-                requested: true,
-            },
-            decay_time_s: Some(decay_s),
-            decay_factor: 0.5,
-            queue_names: Vec::new(),
-        })),
-        by_fairshare: true,
-        ..JobOrder::default()
-    };
+    let order = by_fairshare_over("", decay_s);
     let runs: Vec<(&str, Discipline, Option<usize>)> = vec![
         ("greedy", Discipline::Greedy, None),
         ("easy", Discipline::EASY, Some(1)),
@@ -973,6 +957,44 @@ fn kth_under_fairshare_matches_its_plain_definition() {
     }
 }
 
+/// A `resource_group` tree with a group of its own under the root for each user of `trace`,
+/// the user under it, one share each.
+fn group_per_user(trace: &Trace) -> String {
+    let users: std::collections::BTreeSet<u32> = trace
+        .workload
+        .jobs()
+        .iter()
+        .filter_map(|j| j.user())
+        .collect();
+    users
+        .iter()
+        .map(|u| format!("g{u} {} root 1\n{u} {} g{u} 1\n", 2 * u + 10, 2 * u + 11))
+        .collect()
+}
+
+/// PBS's order by fairshare over `tree` (its text), per user, on requested ncpus-seconds,
+/// halved every `decay_s`.
+fn by_fairshare_over(tree: &str, decay_s: u64) -> placesim_policy::queue::JobOrder {
+    use placesim_policy::queue::{
+        FairshareEntity, FairshareSettings, FairshareTree, JobOrder, UsageRate,
+    };
+    JobOrder {
+        fairshare: Some(std::sync::Arc::new(FairshareSettings {
+            tree: FairshareTree::parse(tree, 1).expect("a resource_group tree"),
+            entity: FairshareEntity::User,
+            usage: UsageRate {
+                per_second_of: vec![placesim_core::ConsumableIdx::NCPUS],
+                requested: true,
+            },
+            decay_time_s: Some(decay_s),
+            decay_factor: 0.5,
+            queue_names: Vec::new(),
+        })),
+        by_fairshare: true,
+        ..JobOrder::default()
+    }
+}
+
 /// A fairshare pass whose jobs after its last start or top job are found out of order is
 /// kept rather than run again where the discipline says it would decide alike, with its
 /// comments on those jobs put in the new order. Under greedy and EASY, on KTH-SP2's
@@ -983,35 +1005,9 @@ fn kth_under_fairshare_matches_its_plain_definition() {
 /// in each.
 #[test]
 fn fairshare_passes_kept_alike_decide_as_passes_run_again() {
-    use placesim_policy::queue::{
-        FairshareEntity, FairshareSettings, FairshareTree, JobOrder, Ordered, UsageRate,
-    };
+    use placesim_policy::queue::Ordered;
     let trace = kth_first(6_000);
-    let users: std::collections::BTreeSet<u32> = trace
-        .workload
-        .jobs()
-        .iter()
-        .filter_map(|j| j.user())
-        .collect();
-    let groups: String = users
-        .iter()
-        .map(|u| format!("g{u} {} root 1\n{u} {} g{u} 1\n", 2 * u + 10, 2 * u + 11))
-        .collect();
-    let order_over = |tree: &str| JobOrder {
-        fairshare: Some(std::sync::Arc::new(FairshareSettings {
-            tree: FairshareTree::parse(tree, 1).expect("a tree"),
-            entity: FairshareEntity::User,
-            usage: UsageRate {
-                per_second_of: vec![placesim_core::ConsumableIdx::NCPUS],
-                requested: true,
-            },
-            decay_time_s: Some(86_400),
-            decay_factor: 0.5,
-            queue_names: Vec::new(),
-        })),
-        by_fairshare: true,
-        ..JobOrder::default()
-    };
+    let groups = group_per_user(&trace);
     // Each estimate that says something new of its job: a repeat of its last is not news.
     let news = |estimates: &[String]| {
         let mut last = std::collections::HashMap::new();
@@ -1026,7 +1022,7 @@ fn fairshare_passes_kept_alike_decide_as_passes_run_again() {
             .collect::<Vec<_>>()
     };
     for (tree_name, tree) in [("under unknown", ""), ("a group each", groups.as_str())] {
-        let order = order_over(tree);
+        let order = by_fairshare_over(tree, 86_400);
         for ncpus in [1, 4] {
             let cluster = placesim_core::Cluster::homogeneous(trace.procs.div_ceil(ncpus), ncpus)
                 .expect("a cluster of the trace");
@@ -1067,36 +1063,10 @@ fn fairshare_passes_kept_alike_decide_as_passes_run_again() {
 /// inside `Ordered::running_every_reordered_pass_again`.
 #[test]
 fn throttling_inside_fairshare_decides_as_its_plain_definition() {
-    use placesim_policy::queue::{
-        FairshareEntity, FairshareSettings, FairshareTree, JobOrder, MoabLimits, Ordered, SoftHard,
-        Throttled, UsageRate,
-    };
+    use placesim_policy::queue::{MoabLimits, Ordered, SoftHard, Throttled};
     let trace = kth_first(6_000);
-    let users: std::collections::BTreeSet<u32> = trace
-        .workload
-        .jobs()
-        .iter()
-        .filter_map(|j| j.user())
-        .collect();
-    let groups: String = users
-        .iter()
-        .map(|u| format!("g{u} {} root 1\n{u} {} g{u} 1\n", 2 * u + 10, 2 * u + 11))
-        .collect();
-    let order = JobOrder {
-        fairshare: Some(std::sync::Arc::new(FairshareSettings {
-            tree: FairshareTree::parse(&groups, 1).expect("a tree"),
-            entity: FairshareEntity::User,
-            usage: UsageRate {
-                per_second_of: vec![placesim_core::ConsumableIdx::NCPUS],
-                requested: true,
-            },
-            decay_time_s: Some(86_400),
-            decay_factor: 0.5,
-            queue_names: Vec::new(),
-        })),
-        by_fairshare: true,
-        ..JobOrder::default()
-    };
+    let groups = group_per_user(&trace);
+    let order = by_fairshare_over(&groups, 86_400);
     let mut settings = MoabLimits::default();
     settings.limits[0].insert(
         "DEFAULT".to_owned(),
