@@ -312,11 +312,11 @@ impl Workload {
     /// classes are distinct, so jobs that share a request but differ in class (another user,
     /// say) get requests of their own, and jobs that count the same share one, so that
     /// whatever a policy remembers per request stays true. A job of no class (`None`, past
-    /// the end of `class_of_job`, or with no entry in `draws`) keeps its request. Also gives, for each request added
-    /// (in order, after the old ones), the request it was copied from. The caller finds each
-    /// job's class once per distinct job (a user's jobs of one shape share it), so a job here
-    /// costs a look-up of two numbers, where comparing its lists by value cost a hash of
-    /// each and a copy of both.
+    /// the end of `class_of_job`, or with no entry in `draws`) keeps its request. Also gives,
+    /// for each request added (in order, after the old ones), the request it was copied
+    /// from. The caller finds each job's class once per distinct job (a user's jobs of one
+    /// shape share it), so a job here costs a look-up of two numbers, where comparing its
+    /// lists by value cost a hash of each and a copy of both.
     pub fn with_limit_draws(
         self,
         class_of_job: &[Option<u32>],
