@@ -1053,6 +1053,20 @@ fn fairshare_passes_kept_alike_decide_as_passes_run_again() {
     }
 }
 
+/// That some job of a throttled run was held at a hard limit, and that the run (`ours`)
+/// started, said and estimated what its plain definition (`plain`) did.
+fn assert_throttled_alike(name: &str, ours: &crate::common::Seen, plain: &crate::common::Seen) {
+    assert!(
+        ours.comments
+            .iter()
+            .any(|c| c.contains("violates active HARD")),
+        "{name}: some job is held at a hard limit"
+    );
+    assert_eq!(ours.starts, plain.starts, "{name}: starts");
+    assert_eq!(ours.comments, plain.comments, "{name}: comments");
+    assert_eq!(ours.estimates, plain.estimates, "{name}: estimates");
+}
+
 /// Moab's throttling inside PBS's fairshare order (`Ordered` over `Throttled`): `Ordered`
 /// takes a pass back and runs it again when a start puts the jobs after it out of order, and
 /// throttling's shortcuts (a trial ended at the first head over a limit, a job held back as at
@@ -1093,15 +1107,7 @@ fn throttling_inside_fairshare_decides_as_its_plain_definition() {
             )),
             order.clone(),
         ));
-        assert!(
-            ours.comments
-                .iter()
-                .any(|c| c.contains("violates active HARD")),
-            "{name}: some job is held at a hard limit"
-        );
-        assert_eq!(ours.starts, plain.starts, "{name}: starts");
-        assert_eq!(ours.comments, plain.comments, "{name}: comments");
-        assert_eq!(ours.estimates, plain.estimates, "{name}: estimates");
+        assert_throttled_alike(name, &ours, &plain);
     }
 }
 
@@ -1294,15 +1300,6 @@ fn throttled_shortcuts_decide_as_plain_throttling() {
             ended_whole, 0,
             "{name}: the reference runs every trial whole"
         );
-        assert!(
-            early
-                .comments
-                .iter()
-                .any(|c| c.contains("violates active HARD")),
-            "{name}: some job is held at a hard limit"
-        );
-        assert_eq!(early.starts, whole.starts, "{name}: starts");
-        assert_eq!(early.comments, whole.comments, "{name}: comments");
-        assert_eq!(early.estimates, whole.estimates, "{name}: estimates");
+        assert_throttled_alike(name, &early, &whole);
     }
 }
