@@ -823,19 +823,30 @@ fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
 }
 
 /// PBS fairshare by its plain definition on a count-based machine, written independently of
-/// the crate: every user is an entity of one share under `unknown` (so the more deserving is
-/// the one with less temporary usage), usage is `ncpus*walltime`. At each instant with a
-/// submit or an end (a cycle): each job running at the last cycle and still running adds its
-/// ncpus times the seconds since; the usages decay once per `decay_s` passed since the first
+/// the crate: every user is an entity of one share in the group `group_of` names (0 for all:
+/// every user under `unknown`), each group with as many users and one share under the root
+/// (so that of two entities the more deserving is the one whose group has less temporary
+/// usage, then the one with less of its own), usage is `ncpus*walltime`, and a group's usage
+/// is what its users' jobs add to it. At each instant with a submit or an end (a cycle): each
+/// job running at the last cycle and still running adds its ncpus times the seconds since to
+/// its user and its group; every usage decays once per `decay_s` passed since the first
 /// cycle's clock, never below 1; temporary usage starts from usage. Then, until every waiting
-/// job was looked at, the one whose user has the least temporary usage (ties by submission)
-/// is looked at: it starts if it fits over its whole estimate, else it gets a reservation at
-/// the earliest time it fits while fewer than `depth` were made (`None`: greedy, never); a
-/// start or a reservation adds its ncpus times its estimate to its user's temporary usage.
-fn reference_fairshare(trace: &Trace, depth: Option<usize>, decay_s: u64) -> Vec<u64> {
+/// job was looked at, the most deserving one (ties by submission) is looked at: it starts if
+/// it fits over its whole estimate, else it gets a reservation at the earliest time it fits
+/// while fewer than `depth` were made (`None`: greedy, never); a start or a reservation adds
+/// its ncpus times its estimate to its user's and its group's temporary usage.
+fn reference_fairshare(
+    trace: &Trace,
+    depth: Option<usize>,
+    decay_s: u64,
+    group_of: &dyn Fn(i64) -> i64,
+) -> Vec<u64> {
     use std::collections::HashMap;
     let jobs = trace.workload.jobs();
     let user = |j: usize| jobs[j].user().map_or(-1, i64::from);
+    // Users and groups in one map: a user by its number, a group by `GROUP` less its own.
+    const GROUP: i64 = -(1 << 40);
+    let path = |j: usize| [GROUP - group_of(user(j)), user(j)];
     let size = |j: usize| u64::from(jobs[j].size);
     let estimate = |j: usize| jobs[j].estimate.as_secs();
     let runs: Vec<u64> = jobs
@@ -863,7 +874,9 @@ fn reference_fairshare(trace: &Trace, depth: Option<usize>, decay_s: u64) -> Vec
         for &(j, used_then) in &last_running {
             if running.contains(&j) {
                 let used_now = (size(j) * (now - start[j])) as f64;
-                *usage.entry(user(j)).or_insert(1.0) += (used_now - used_then).max(0.0);
+                for node in path(j) {
+                    *usage.entry(node).or_insert(1.0) += (used_now - used_then).max(0.0);
+                }
             }
         }
         let clock = *last_decay.get_or_insert(now);
@@ -889,9 +902,12 @@ fn reference_fairshare(trace: &Trace, depth: Option<usize>, decay_s: u64) -> Vec
         while !left.is_empty() {
             let best = (0..left.len())
                 .min_by(|&a, &b| {
-                    let ua = temp.get(&user(left[a])).copied().unwrap_or(1.0);
-                    let ub = temp.get(&user(left[b])).copied().unwrap_or(1.0);
-                    ua.total_cmp(&ub).then(left[a].cmp(&left[b]))
+                    let temp_of = |j: usize| path(j).map(|n| temp.get(&n).copied().unwrap_or(1.0));
+                    let (ta, tb) = (temp_of(left[a]), temp_of(left[b]));
+                    ta[0]
+                        .total_cmp(&tb[0])
+                        .then(ta[1].total_cmp(&tb[1]))
+                        .then(left[a].cmp(&left[b]))
                 })
                 .expect("a job left");
             let j = left.remove(best);
@@ -913,7 +929,9 @@ fn reference_fairshare(trace: &Trace, depth: Option<usize>, decay_s: u64) -> Vec
                 false
             };
             if counted {
-                *temp.entry(user(j)).or_insert(1.0) += (n * e) as f64;
+                for node in path(j) {
+                    *temp.entry(node).or_insert(1.0) += (n * e) as f64;
+                }
             }
         }
         last_running = running
@@ -946,7 +964,7 @@ fn kth_under_fairshare_matches_its_plain_definition() {
     for (name, discipline, depth) in runs {
         let mut policy = Ordered::new(discipline.build(), order.clone());
         let ours = check_invariants_with(&trace, &mut policy);
-        let reference = reference_fairshare(&trace, depth, decay_s);
+        let reference = reference_fairshare(&trace, depth, decay_s, &|_| 0);
         let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
         assert_eq!(
             first_diff, None,
@@ -954,6 +972,57 @@ fn kth_under_fairshare_matches_its_plain_definition() {
         );
         let unfair = check_invariants_with(&trace, discipline.build().as_mut());
         assert_ne!(ours, unfair, "{name}: fairshare changes the order");
+    }
+}
+
+/// PBS fairshare over three groups of one share under the root, each with as many users of
+/// one share (KTH-SP2's first 6,000 jobs have 104 users: one placeholder that never submits
+/// fills the last group), so that a job's group's usage orders it first: greedy and EASY
+/// equal the plain definition on a count-based machine. A group accrues while any of its
+/// users runs, and is compared when a user of it with nothing running waits. The groups
+/// bind: with every user under `unknown` the starts differ.
+#[test]
+fn kth_under_fairshare_in_groups_matches_its_plain_definition() {
+    use placesim_policy::queue::Ordered;
+    let trace = kth_first(6_000);
+    let decay_s = 2 * 86_400;
+    let users: Vec<u32> = trace
+        .workload
+        .jobs()
+        .iter()
+        .filter_map(|j| j.user())
+        .collect::<std::collections::BTreeSet<u32>>()
+        .into_iter()
+        .collect();
+    assert_eq!(users.len(), 104, "the users of KTH-SP2's first 6,000 jobs");
+    let groups = 3;
+    let group_of = |user: i64| {
+        let place = users.iter().position(|&u| i64::from(u) == user);
+        place.map_or(-1, |p| (p % groups) as i64)
+    };
+    let mut tree: String = (0..groups)
+        .map(|g| format!("grp{g} {} root 1\n", g + 1))
+        .collect();
+    for (p, u) in users.iter().enumerate() {
+        tree += &format!("{u} {} grp{} 1\n", p + 10, p % groups);
+    }
+    tree += &format!("placeholder 9 grp{} 1\n", users.len() % groups);
+    let order = by_fairshare_over(&tree, decay_s);
+    let runs: Vec<(&str, Discipline, Option<usize>)> = vec![
+        ("greedy", Discipline::Greedy, None),
+        ("easy", Discipline::EASY, Some(1)),
+    ];
+    for (name, discipline, depth) in runs {
+        let mut policy = Ordered::new(discipline.build(), order.clone());
+        let ours = check_invariants_with(&trace, &mut policy);
+        let reference = reference_fairshare(&trace, depth, decay_s, &group_of);
+        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
+        assert_eq!(
+            first_diff, None,
+            "{name}: first job index whose start differs"
+        );
+        let flat = reference_fairshare(&trace, depth, decay_s, &|_| 0);
+        assert_ne!(ours, flat, "{name}: the groups change the order");
     }
 }
 
