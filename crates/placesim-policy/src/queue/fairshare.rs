@@ -83,7 +83,8 @@ struct Tally {
     temp_usage: f64,
     /// What the jobs under it that ran at the end of the last cycle accrue per second.
     rate_per_s: u64,
-    /// The time of the cycle `accrued` stands at (after that cycle's accrual and decay).
+    /// The time of the cycle `accrued` stands at (after that cycle's accrual and decay);
+    /// without a rate, any cycle since it was last settled ([`FairshareTree::stands_at`]).
     as_of_s: u64,
     /// How many of the tree's decays it has had.
     decays_seen: u32,
@@ -323,11 +324,15 @@ impl FairshareTree {
         }
     }
 
-    /// Whether `node`'s usage stands at the cycle at `at_s`, every decay until then had.
+    /// Whether `node`'s usage stands at the cycle at `at_s`, every decay until then had. A
+    /// node that accrues nothing stands at every cycle from the tree's last decay on: no
+    /// second moves its usage (half the entities a pass reads, most often), and its clock is
+    /// set when a rate starts again ([`Self::change_rate`]).
     #[inline]
     fn stands_at(&self, node: usize, at_s: u64) -> bool {
         let tally = &self.tallies[node];
-        tally.as_of_s == at_s && tally.decays_seen as usize == self.decays.len()
+        tally.decays_seen as usize == self.decays.len()
+            && (tally.as_of_s == at_s || tally.rate_per_s == 0)
     }
 
     /// Brings `node`'s usage up to the cycle at `to_s`: its rate times the seconds up to
@@ -387,15 +392,23 @@ impl FairshareTree {
         }
     }
 
-    /// Every node on `node`'s path settled to the cycle at `to_s`. A node's ancestors stand
-    /// wherever it stands (each settling and each new node settles the whole path above
-    /// it), so the walk ends at the first node that stands there already: most often the
-    /// entity itself, settled by the same cycle's pass before.
+    /// Every node on `node`'s path settled to the cycle at `to_s`. A node settled at that
+    /// cycle has its ancestors standing there too (each settling and each new node settles
+    /// the whole path above it), so the walk ends at the first such node: most often the
+    /// entity itself, settled by the same cycle's pass before. A node that stands only for
+    /// accruing nothing says nothing of its ancestors, which may accrue: the walk goes on.
     #[inline]
     fn settle_path(&mut self, node: usize, to_s: u64) {
         let mut n = node as u32;
-        while n != NO_PARENT && !self.stands_at(n as usize, to_s) {
-            self.settle(n as usize, to_s);
+        while n != NO_PARENT {
+            let tally = &self.tallies[n as usize];
+            let decayed = tally.decays_seen as usize == self.decays.len();
+            if decayed && tally.as_of_s == to_s {
+                return;
+            }
+            if !decayed || tally.rate_per_s != 0 {
+                self.settle(n as usize, to_s);
+            }
             n = self.parents[n as usize];
         }
     }
@@ -407,6 +420,10 @@ impl FairshareTree {
         while n != NO_PARENT {
             self.settle_if_behind(n as usize, at_s);
             let tally = &mut self.tallies[n as usize];
+            // Without a rate it stood wherever it was last settled: it accrues from now on.
+            if tally.rate_per_s == 0 {
+                tally.as_of_s = at_s;
+            }
             // Rates are whole: what a job added, its end takes back exactly.
             tally.rate_per_s = if joins {
                 tally.rate_per_s.saturating_add(rate_per_s)
