@@ -616,6 +616,16 @@ struct KnownJob {
     rate: u64,
 }
 
+/// What comparing a job's entity with another's reads ([`Fairshare::reading`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EntityReading {
+    node: u32,
+    /// The node below the root on the entity's path.
+    pub(crate) top: u32,
+    /// That node's temporary usage over its share of the machine.
+    top_per_share: f64,
+}
+
 /// A job not yet seen by [`Fairshare::node`].
 const UNSEEN: KnownJob = KnownJob {
     node: u32::MAX,
@@ -688,21 +698,43 @@ impl Fairshare {
 
     /// Which of two jobs' entities is more deserving now ([`FairshareTree::compare`]), less
     /// first; both jobs' entities must have been found by [`Self::node`].
+    #[inline]
+    pub(crate) fn compare_jobs(&self, a: JobId, b: JobId) -> std::cmp::Ordering {
+        self.compare_readings(self.reading(a), self.reading(b))
+    }
+
+    /// What comparing `job`'s entity with another's reads ([`Self::compare_readings`]), read
+    /// once: a walk along an ordered list compares each job with the one before it and the
+    /// one after it.
+    #[inline]
+    pub(crate) fn reading(&self, job: JobId) -> EntityReading {
+        let known = self.known_job(job);
+        EntityReading {
+            node: known.node,
+            top: known.top,
+            top_per_share: self.tree.temp_per_share[known.top as usize],
+        }
+    }
+
+    /// [`Self::compare_jobs`] on two jobs' [`Self::reading`]s, taken since the last change
+    /// of usage.
     ///
     /// Most pairs part at their top groups, each job keeping its own: those are told by two
     /// numbers, without walking the paths.
     #[inline]
-    pub(crate) fn compare_jobs(&self, a: JobId, b: JobId) -> std::cmp::Ordering {
-        let (ka, kb) = (self.known_job(a), self.known_job(b));
-        if ka.node == kb.node {
+    pub(crate) fn compare_readings(
+        &self,
+        a: EntityReading,
+        b: EntityReading,
+    ) -> std::cmp::Ordering {
+        if a.node == b.node {
             return std::cmp::Ordering::Equal;
         }
-        if ka.top != kb.top {
-            let per_share = &self.tree.temp_per_share;
-            let (va, vb) = (per_share[ka.top as usize], per_share[kb.top as usize]);
+        if a.top != b.top {
+            let (va, vb) = (a.top_per_share, b.top_per_share);
             if va != vb {
                 debug_assert_eq!(
-                    self.tree.compare(ka.node as usize, kb.node as usize),
+                    self.tree.compare(a.node as usize, b.node as usize),
                     va.partial_cmp(&vb).unwrap_or(std::cmp::Ordering::Equal)
                 );
                 return if va < vb {
@@ -712,7 +744,7 @@ impl Fairshare {
                 };
             }
         }
-        self.tree.compare(ka.node as usize, kb.node as usize)
+        self.tree.compare(a.node as usize, b.node as usize)
     }
 
     /// What is kept of `job`, if [`Self::node`] found its entity.

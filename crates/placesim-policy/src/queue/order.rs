@@ -264,6 +264,43 @@ impl JobOrder {
             .then(ranks[a.index()].cmp(&ranks[b.index()]))
     }
 
+    /// Whether `jobs` are in [`Self::fair_cmp`]'s order, each before the next; with
+    /// `only_top`, only the pairs with a job under that top group are asked (the others are
+    /// known to be in order). Every pass asks it of its whole queue, and again after each
+    /// job whose usage counts: where only standing and rank tell jobs apart, each job's
+    /// entity is read once rather than once per pair it is in.
+    #[allow(clippy::too_many_arguments)]
+    fn in_fair_order(
+        &self,
+        workload: &Workload,
+        values: &[f64],
+        ranks: &[u32],
+        fair: &Fairshare,
+        jobs: &[JobId],
+        only_top: Option<u32>,
+    ) -> bool {
+        let asked = |top_a: u32, top_b: u32| only_top.is_none_or(|t| top_a == t || top_b == t);
+        if !self.only_standing_and_rank(values) {
+            return jobs.is_sorted_by(|&a, &b| {
+                !asked(fair.top_of(a), fair.top_of(b))
+                    || self.fair_cmp(workload, values, ranks, fair, a, b).is_lt()
+            });
+        }
+        let mut readings = jobs.iter().map(|&j| (fair.reading(j), ranks[j.index()]));
+        let Some(mut before) = readings.next() else {
+            return true;
+        };
+        readings.all(|next| {
+            let in_order = !asked(before.0.top, next.0.top)
+                || fair
+                    .compare_readings(before.0, next.0)
+                    .then(before.1.cmp(&next.1))
+                    .is_lt();
+            before = next;
+            in_order
+        })
+    }
+
     /// `waiting` (sorted by rank) with the queues of each priority taking turns: the first
     /// job of each queue in queue order, then the second of each, and so on.
     fn take_turns(&self, workload: &Workload, waiting: &mut Vec<JobId>) {
@@ -591,12 +628,14 @@ impl<S: SchedulingPolicy> Ordered<S> {
                 // group compare with others: only pairs with such a job can be out of order.
                 let top = fair.top_of(job);
                 let still_sorted = !order.round_robin
-                    && self.sorted[e + 1..].is_sorted_by(|&a, &b| {
-                        (fair.top_of(a) != top && fair.top_of(b) != top)
-                            || order
-                                .fair_cmp(ctx.workload, values, ranks, fair, a, b)
-                                .is_lt()
-                    });
+                    && order.in_fair_order(
+                        ctx.workload,
+                        values,
+                        ranks,
+                        fair,
+                        &self.sorted[e + 1..],
+                        Some(top),
+                    );
                 if still_sorted {
                     continue;
                 }
@@ -705,8 +744,8 @@ impl<S: SchedulingPolicy> Ordered<S> {
 /// from the order of the last pass, when that order still holds. `last` is the last pass's
 /// order less the jobs it started, and `in_last` marks its jobs (it has a place per job of
 /// the run). When every job of `last` still waits (as many of `waiting`'s jobs are marked),
-/// `last` is checked with one comparison per pair, and the jobs new since are sorted and
-/// merged in. Returns false, leaving `waiting` as it was, when a job of `last` no longer
+/// `last` is checked by `in_order` (whether a list is in `cmp`'s order: one comparison per
+/// pair), and the jobs new since are sorted and merged in. Returns false, leaving `waiting` as it was, when a job of `last` no longer
 /// waits, the old jobs are out of order now, or `in_last` does not cover the run's jobs
 /// (the first pass): sorting by keys then costs fewer comparisons of paths than sorting by
 /// `cmp`.
@@ -717,6 +756,7 @@ fn keep_last_order(
     jobs_in_run: usize,
     fresh: &mut Vec<JobId>,
     cmp: impl Fn(JobId, JobId) -> std::cmp::Ordering,
+    in_order: impl Fn(&[JobId]) -> bool,
 ) -> bool {
     if in_last.len() != jobs_in_run {
         return false;
@@ -724,7 +764,7 @@ fn keep_last_order(
     fresh.clear();
     fresh.extend(waiting.iter().copied().filter(|j| !in_last[j.index()]));
     // No job waits twice, so as many marked jobs as `last` holds are all of them.
-    if waiting.len() - fresh.len() != last.len() || !last.is_sorted_by(|&a, &b| cmp(a, b).is_lt()) {
+    if waiting.len() - fresh.len() != last.len() || !in_order(last) {
         return false;
     }
     fresh.sort_unstable_by(|&a, &b| cmp(a, b));
@@ -894,6 +934,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                     n,
                     &mut self.spare[0],
                     |a, b| order.fair_cmp(ctx.workload, values, ranks, fair, a, b),
+                    |jobs| order.in_fair_order(ctx.workload, values, ranks, fair, jobs, None),
                 );
             last_order_kept = kept;
             if !kept {
