@@ -81,7 +81,7 @@ fn trace_plan(args: &RunArgs) -> anyhow::Result<Plan> {
 
 /// `run --scenario`: cluster, workload, requests and discipline from the scenario file.
 fn scenario_plan(path: &Path, args: &RunArgs) -> anyhow::Result<Plan> {
-    let mut scenario = placesim_run::read_scenario(path)?;
+    let mut scenario = placesim_run::read_scenario_for_run(path, args.seed)?;
     // The seed drives everything random in a scenario: generation, rules, β and ε.
     if let Some(seed) = args.seed {
         scenario.run.seed = seed;

@@ -15,7 +15,10 @@ mod sweep;
 
 pub use error::RunError;
 pub use execute::{Clock, Executed, Output, execute};
-pub use plan::{Plan, RequestSources, plain_plan, plan_of_scenario, read_scenario, trace_stem};
+pub use plan::{
+    Plan, RequestSources, plain_plan, plan_of_scenario, read_scenario, read_scenario_for_run,
+    trace_stem,
+};
 pub use sweep::{MAX_SWEEP_RUNS, Shard, Sweep, SweepRun, SweepTotals};
 
 use std::path::Path;

@@ -132,6 +132,16 @@ pub fn read_scenario(path: &Path) -> Result<Scenario, RunError> {
     Ok(placesim_scenario::load_scenario(&text, path)?)
 }
 
+/// [`read_scenario`] for a single run with `seed` (the scenario's own when `None`): a
+/// generated workload starts being made while the cluster is built
+/// ([`placesim_scenario::load_scenario_generating`]).
+pub fn read_scenario_for_run(path: &Path, seed: Option<u64>) -> Result<Scenario, RunError> {
+    let text = placesim_workload::read_text(path)?;
+    Ok(placesim_scenario::load_scenario_generating(
+        &text, path, seed,
+    )?)
+}
+
 /// A plain replay of `trace` on its machine (`procs_per_node` processors per vnode, first
 /// fit, no runtime model, no outages), walltimes killed, seed 0.
 pub fn plain_plan(

@@ -4,9 +4,9 @@ use crate::schema::{FailuresToml, GeneratorToml, MetricsToml, NodeToml, Scenario
 use crate::{
     DelayMode, DelayReference, Discipline, FailureModel, FailureSettings, JobFilter,
     MetricsSettings, MinLoss, MoabClass, MoabSettings, NodeClass, NodeSetOptions, NodeSetPlus,
-    NodeSetSettings, PbsSettings, PlacementKind, PriorityType, PsetSettings, QueueSettings, Rule,
-    RunSettings, RuntimeConfig, Scenario, ScenarioError, SensitivityClass, SizeMapping, Trim,
-    WorkloadSettings, WorkloadSource,
+    NodeSetSettings, PbsSettings, PlacementKind, Pregenerated, PriorityType, PsetSettings,
+    QueueSettings, Rule, RunSettings, RuntimeConfig, Scenario, ScenarioError, SensitivityClass,
+    SizeMapping, Trim, WorkloadSettings, WorkloadSource,
 };
 use placesim_core::{
     AttrValue, ClusterBuilder, ClusterError, CommForm, ConsumableIdx, Cycles, MAX_VNODES,
@@ -54,9 +54,43 @@ struct TimelineContext<'a> {
 
 /// Reads and checks a scenario. `path` names the file in errors and anchors relative paths.
 pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+    load(text, path, None)
+}
+
+/// [`load_scenario`] for a single run, whose generated workload (if it has one) starts being
+/// made on a thread of its own before the cluster is built, for the ncpus the file declares
+/// and the run's seed: `seed`, or the scenario's own when `None` (see [`Pregenerated`]).
+/// The plan takes it if the cluster has those ncpus and the run that seed, and generates
+/// again otherwise. Sweeps load a scenario per cell and change the seed per replicate: they
+/// use [`load_scenario`].
+pub fn load_scenario_generating(
+    text: &str,
+    path: &Path,
+    seed: Option<u64>,
+) -> Result<Scenario, ScenarioError> {
+    load(text, path, Some(seed))
+}
+
+/// Loads a scenario; with `generate_for`, starts its generated workload first, for that seed
+/// (the scenario's own when `None`).
+fn load(
+    text: &str,
+    path: &Path,
+    generate_for: Option<Option<u64>>,
+) -> Result<Scenario, ScenarioError> {
     let cx = Cx { text, path };
     let raw: ScenarioToml = toml::from_str(text).map_err(|e| toml_syntax_error(text, path, &e))?;
     let resources = cx.resources(&raw)?;
+    // A generator that does not read is reported where loading reads it, in its turn.
+    let pregenerated = generate_for.and_then(|seed| {
+        let g = raw.workload.as_ref()?.generator.as_ref()?;
+        let spec = cx.generator(g).ok()?;
+        Pregenerated::start(
+            spec,
+            declared_ncpus(&raw).max(1),
+            seed.unwrap_or(raw.run.seed),
+        )
+    });
     let queue_names: Vec<&Spanned<String>> = raw.pbs.queue.iter().map(|q| &q.name).collect();
     for (i, q) in queue_names.iter().enumerate() {
         if queue_names[..i].iter().any(|p| p.get_ref() == q.get_ref()) {
@@ -246,7 +280,22 @@ pub fn load_scenario(text: &str, path: &Path) -> Result<Scenario, ScenarioError>
         reservation_requests,
         timeline,
         partitions,
+        pregenerated,
     })
+}
+
+/// The ncpus a scenario's vnode entries declare: each entry's `ncpus` times its vnodes (a
+/// class's or generation's `count`, one for a `[[vnode]]`). What the built cluster totals when
+/// the entries are sound; only a guess to start generating on, checked against the cluster.
+fn declared_ncpus(raw: &ScenarioToml) -> u64 {
+    let generations = raw.cluster.as_ref().map_or(&[][..], |c| &c.generation[..]);
+    let vnodes_of = |node: &NodeToml| node.count.as_ref().map_or(0, |c| u64::from(*c.get_ref()));
+    raw.class
+        .iter()
+        .chain(generations)
+        .map(|node| u64::from(node.ncpus).saturating_mul(vnodes_of(node)))
+        .chain(raw.vnode.iter().map(|node| u64::from(node.ncpus)))
+        .fold(0, u64::saturating_add)
 }
 
 mod moab_reservations;

@@ -14,11 +14,12 @@ mod build;
 mod describe;
 mod failures;
 mod placement;
+mod pregenerate;
 mod requests;
 mod runtime;
 mod schema;
 
-pub use build::{MAX_GENERATED_JOBS, load_scenario, toml_syntax_error};
+pub use build::{MAX_GENERATED_JOBS, load_scenario, load_scenario_generating, toml_syntax_error};
 pub use describe::{describe, hostlist};
 pub use failures::MAX_OUTAGES;
 pub use placesim_policy::placement::{
@@ -26,6 +27,7 @@ pub use placesim_policy::placement::{
 };
 pub use placesim_policy::placement::{NodeSetSettings, PsetSettings};
 pub use placesim_policy::{Discipline, PlacementKind};
+pub use pregenerate::Pregenerated;
 pub use requests::{RequestLine, ScenarioWorkload, SizeMapping, TraceTexts, parse_requests_file};
 
 use placesim_core::{
@@ -73,6 +75,9 @@ pub struct Scenario {
     /// The schedulers of `[[pbs.sched]]`, besides the default one (which has what is in no
     /// partition, under `run` and `[pbs]`).
     pub partitions: Vec<SchedPartition>,
+    /// The generated workload, being made since before the cluster was built
+    /// ([`load_scenario_generating`]); `None` from [`load_scenario`].
+    pub pregenerated: Option<Pregenerated>,
 }
 
 /// A PBS scheduler of its own (`[[pbs.sched]]`) and the partition it serves.

@@ -140,12 +140,19 @@ impl Scenario {
                 None => w.format.load(path, &opts, defs)?,
             },
             WorkloadSource::Generator(spec) => {
-                let (header, records) =
-                    placesim_workload::generate::generate(spec, total.max(1), self.run.seed)
-                        .map_err(|source| ScenarioError::Generator {
-                            path: self.path.clone(),
-                            source,
-                        })?;
+                let (machine_procs, seed) = (total.max(1), self.run.seed);
+                let generated = self
+                    .pregenerated
+                    .as_ref()
+                    .and_then(|p| p.take(spec, machine_procs, seed));
+                let (header, records) = generated
+                    .unwrap_or_else(|| {
+                        placesim_workload::generate::generate(spec, machine_procs, seed)
+                    })
+                    .map_err(|source| ScenarioError::Generator {
+                        path: self.path.clone(),
+                        source,
+                    })?;
                 // As the reader reads the SWF text of the records: a generated workload
                 // replays exactly as the file `placesim gen` writes.
                 let name = format!("{}.generated.swf", self.name);

@@ -105,8 +105,14 @@ pub fn generate(
         for _ in 0..2 {
             scale *= offered_load(&jobs, machine_procs) / target;
             rng = Pcg64Mcg::seed_from_u64(seed_of_jobs);
-            jobs =
-                lublin::generate_scaled(spec.streams, spec.jobs, machine_procs, &mut rng, scale)?;
+            lublin::generate_scaled_into(
+                spec.streams,
+                spec.jobs,
+                machine_procs,
+                &mut rng,
+                scale,
+                &mut jobs,
+            )?;
         }
     }
     let mut runtimes: Vec<u64> = jobs.iter().map(|j| j.runtime).collect();
