@@ -84,13 +84,18 @@ mod tests {
         count = 5\nncpus = 8\n[workload.generator]\njobs = 300\nload = 0.7\n";
 
     fn jobs_of(scenario: &Scenario) -> Vec<placesim_core::Job> {
-        let loaded = scenario.workload_with(&TraceTexts::new()).expect("a workload");
+        let loaded = scenario
+            .workload_with(&TraceTexts::new())
+            .expect("a workload");
         loaded.trace.workload.jobs().to_vec()
     }
 
     /// Whether the workload generated while loading is still there, not taken by a run.
     fn left(scenario: &Scenario) -> bool {
-        let pregenerated = scenario.pregenerated.as_ref().expect("started while loading");
+        let pregenerated = scenario
+            .pregenerated
+            .as_ref()
+            .expect("started while loading");
         pregenerated.0.lock().expect("not poisoned").is_some()
     }
 

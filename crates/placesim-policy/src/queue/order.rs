@@ -745,10 +745,10 @@ impl<S: SchedulingPolicy> Ordered<S> {
 /// order less the jobs it started, and `in_last` marks its jobs (it has a place per job of
 /// the run). When every job of `last` still waits (as many of `waiting`'s jobs are marked),
 /// `last` is checked by `in_order` (whether a list is in `cmp`'s order: one comparison per
-/// pair), and the jobs new since are sorted and merged in. Returns false, leaving `waiting` as it was, when a job of `last` no longer
-/// waits, the old jobs are out of order now, or `in_last` does not cover the run's jobs
-/// (the first pass): sorting by keys then costs fewer comparisons of paths than sorting by
-/// `cmp`.
+/// pair), and the jobs new since are sorted and merged in. Returns false, leaving `waiting`
+/// as it was, when a job of `last` no longer waits, the old jobs are out of order now, or
+/// `in_last` does not cover the run's jobs (the first pass): sorting by keys then costs
+/// fewer comparisons of paths than sorting by `cmp`.
 fn keep_last_order(
     waiting: &mut Vec<JobId>,
     last: &[JobId],

@@ -405,7 +405,14 @@ pub fn generate_scaled(
     arrival_scale: f64,
 ) -> Result<Vec<LublinJob>, ModelError> {
     let mut jobs = Vec::new();
-    generate_scaled_into(streams, n_jobs, machine_procs, rng, arrival_scale, &mut jobs)?;
+    generate_scaled_into(
+        streams,
+        n_jobs,
+        machine_procs,
+        rng,
+        arrival_scale,
+        &mut jobs,
+    )?;
     Ok(jobs)
 }
 
