@@ -777,9 +777,22 @@ impl Fairshare {
     /// seen yet is looked up.
     #[inline]
     pub fn node(&mut self, workload: &Workload, job: JobId) -> usize {
+        self.keep_room_for(workload);
+        self.node_in_room(workload, job)
+    }
+
+    /// A place per job of `workload` in what is kept of jobs, made at the first pass.
+    #[inline]
+    fn keep_room_for(&mut self, workload: &Workload) {
         if self.known.len() != workload.jobs().len() {
             self.known = vec![UNSEEN; workload.jobs().len()];
         }
+    }
+
+    /// [`Self::node`] once [`Self::keep_room_for`] made room: a walk over the waiting jobs
+    /// makes sure of the room once, then asks this of each.
+    #[inline(always)]
+    fn node_in_room(&mut self, workload: &Workload, job: JobId) -> usize {
         let known = self.known[job.index()];
         if known.node != UNSEEN.node {
             return known.node as usize;
@@ -967,8 +980,9 @@ impl Fairshare {
     /// each waiting job.
     pub(crate) fn settle_queue(&mut self, workload: &Workload, queue: &[JobId]) {
         let now = self.tree.clock_s;
+        self.keep_room_for(workload);
         for &job in queue {
-            let node = self.node(workload, job);
+            let node = self.node_in_room(workload, job);
             self.tree.settle_path(node, now);
         }
     }
