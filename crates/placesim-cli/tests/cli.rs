@@ -480,6 +480,46 @@ fn a_generated_file_replays_exactly_as_the_generator_scenario() {
     );
 }
 
+/// A run's generated workload, made while the scenario loads, is the one of the run's seed,
+/// given in the file or by `--seed` over another, and its generator's errors are said as
+/// before.
+#[test]
+fn a_run_generates_for_its_seed_and_says_the_generators_errors() {
+    let dir = placesim_testkit::tempdir().unwrap();
+    let scenario = |name: &str, run: &str, workload: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(
+            &path,
+            format!("{run}[[class]]\nname = \"n\"\ncount = 16\nncpus = 4\n[workload.generator]\njobs = 500\n{workload}"),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let seven = scenario("seven.toml", "[run]\nseed = 7\n", "");
+    let one = scenario("one.toml", "[run]\nseed = 1\n", "");
+    let jobs_of = |scenario: &str, out: &str, extra: &[&str]| {
+        let out = dir.path().join(out);
+        // One name for all: a run's name is in its rows.
+        let mut args = vec!["--no-timing", "--name", "g"];
+        args.extend_from_slice(extra);
+        let run = run_scenario(scenario, &out.display().to_string(), &args);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        std::fs::read(out.join("jobs.parquet")).unwrap()
+    };
+    let from_file = jobs_of(&seven, "a", &[]);
+    assert!(jobs_of(&one, "b", &["--seed", "7"]) == from_file);
+    assert!(jobs_of(&one, "c", &[]) != from_file);
+    let bad = scenario("bad.toml", "", "[workload.generator.batch]\nb1 = -1.0\n");
+    let run = run_scenario(&bad, &dir.path().join("d").display().to_string(), &[]);
+    assert!(!run.status.success());
+    assert_eq!(
+        text(&run.stderr).trim_end(),
+        format!(
+            "placesim: error: {bad}: [workload.generator]: Lublin model parameter a1/b1 = -1 is invalid: gamma shape and scale must be positive and finite"
+        )
+    );
+}
+
 #[test]
 fn gen_from_flags_and_its_bad_input() {
     let dir = placesim_testkit::tempdir().unwrap();
