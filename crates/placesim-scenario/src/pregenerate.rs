@@ -10,13 +10,12 @@
 //! seed changed after loading) it generates them again, so what a run gets never depends on
 //! the guess, only how soon it gets it.
 
-use placesim_workload::generate::{GenerateError, GeneratorSpec};
-use placesim_workload::swf::{SwfHeader, SwfRecord};
+use placesim_workload::generate::{GenerateError, GeneratedJobs, GeneratorSpec};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-/// What generating gives: the SWF header and records.
-pub(crate) type Generated = Result<(SwfHeader, Vec<SwfRecord>), GenerateError>;
+/// What generating gives: the jobs, their records made as they are read.
+pub(crate) type Generated = Result<GeneratedJobs, GenerateError>;
 
 /// A workload being generated on its own thread (or generated already), with what it was
 /// asked for. Clones share it: the first to take it has it.
@@ -43,7 +42,7 @@ impl Pregenerated {
     pub(crate) fn start(spec: GeneratorSpec, machine_procs: u64, seed: u64) -> Option<Self> {
         let thread = std::thread::Builder::new()
             .name("placesim-generate".into())
-            .spawn(move || placesim_workload::generate::generate(&spec, machine_procs, seed))
+            .spawn(move || placesim_workload::generate::generate_jobs(&spec, machine_procs, seed))
             .ok()?;
         Some(Pregenerated(Arc::new(Mutex::new(Some(Generating {
             spec,

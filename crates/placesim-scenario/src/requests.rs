@@ -145,9 +145,9 @@ impl Scenario {
                     .pregenerated
                     .as_ref()
                     .and_then(|p| p.take(spec, machine_procs, seed));
-                let (header, records) = generated
+                let generated = generated
                     .unwrap_or_else(|| {
-                        placesim_workload::generate::generate(spec, machine_procs, seed)
+                        placesim_workload::generate::generate_jobs(spec, machine_procs, seed)
                     })
                     .map_err(|source| ScenarioError::Generator {
                         path: self.path.clone(),
@@ -157,8 +157,8 @@ impl Scenario {
                 // replays exactly as the file `placesim gen` writes.
                 let name = format!("{}.generated.swf", self.name);
                 placesim_workload::swf::convert::read_written(
-                    header,
-                    records,
+                    generated.header.clone(),
+                    generated.records(),
                     Path::new(&name),
                     &opts,
                     defs,

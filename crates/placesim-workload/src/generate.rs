@@ -95,6 +95,60 @@ pub fn generate(
     machine_procs: u64,
     seed: u64,
 ) -> Result<(SwfHeader, Vec<SwfRecord>), GenerateError> {
+    let jobs = generate_jobs(spec, machine_procs, seed)?;
+    let records = jobs.records().collect();
+    Ok((jobs.header, records))
+}
+
+/// A generated workload: its SWF header, and its jobs with their runtimes and estimates, from
+/// which [`Self::records`] makes the SWF records one at a time. A run converts them as they
+/// come, where a list of records would hold 144 bytes a job besides them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeneratedJobs {
+    /// The SWF header [`generate`] gives.
+    pub header: SwfHeader,
+    jobs: Vec<lublin::LublinJob>,
+    runtimes: Vec<u64>,
+    estimates: Vec<u64>,
+}
+
+impl GeneratedJobs {
+    /// The SWF records [`generate`] gives, in order.
+    pub fn records(&self) -> impl ExactSizeIterator<Item = SwfRecord> + Clone + '_ {
+        self.jobs
+            .iter()
+            .zip(self.runtimes.iter().zip(&self.estimates))
+            .enumerate()
+            .map(|(i, (j, (&run, &est)))| SwfRecord {
+                job_number: i as i64 + 1,
+                submit_time: j.submit as i64,
+                wait_time: -1,
+                run_time: run as i64,
+                allocated_procs: i64::from(j.size),
+                avg_cpu_time: -1.0,
+                used_memory_kib: -1.0,
+                requested_procs: i64::from(j.size),
+                requested_time: est as i64,
+                requested_memory_kib: -1,
+                status: 1,
+                user_id: -1,
+                group_id: -1,
+                executable: -1,
+                queue: j.job_type,
+                partition: -1,
+                preceding_job: -1,
+                think_time: -1,
+            })
+    }
+}
+
+/// [`generate`], with the records left to be made as they are read
+/// ([`GeneratedJobs::records`]).
+pub fn generate_jobs(
+    spec: &GeneratorSpec,
+    machine_procs: u64,
+    seed: u64,
+) -> Result<GeneratedJobs, GenerateError> {
     let seed_of_jobs = stream_seed(seed, purpose::WORKLOAD);
     let mut rng = Pcg64Mcg::seed_from_u64(seed_of_jobs);
     let mut jobs = lublin::generate(spec.streams, spec.jobs, machine_procs, &mut rng)?;
@@ -117,31 +171,6 @@ pub fn generate(
     }
     let mut runtimes: Vec<u64> = jobs.iter().map(|j| j.runtime).collect();
     let estimates = tsafrir::assign(&mut runtimes, spec.max_estimate_s, &mut rng)?;
-    let records = jobs
-        .iter()
-        .zip(runtimes.iter().zip(&estimates))
-        .enumerate()
-        .map(|(i, (j, (&run, &est)))| SwfRecord {
-            job_number: i as i64 + 1,
-            submit_time: j.submit as i64,
-            wait_time: -1,
-            run_time: run as i64,
-            allocated_procs: i64::from(j.size),
-            avg_cpu_time: -1.0,
-            used_memory_kib: -1.0,
-            requested_procs: i64::from(j.size),
-            requested_time: est as i64,
-            requested_memory_kib: -1,
-            status: 1,
-            user_id: -1,
-            group_id: -1,
-            executable: -1,
-            queue: j.job_type,
-            partition: -1,
-            preceding_job: -1,
-            think_time: -1,
-        })
-        .collect();
     let header = SwfHeader {
         max_procs: Some(machine_procs),
         max_nodes: None,
@@ -159,5 +188,10 @@ pub fn generate(
             "Queues: field 15 is the job type as m_lublin99.c writes it: 1 batch, 0 interactive (and typeless)".to_owned(),
         ],
     };
-    Ok((header, records))
+    Ok(GeneratedJobs {
+        header,
+        jobs,
+        runtimes,
+        estimates,
+    })
 }

@@ -187,19 +187,27 @@ pub fn read_trace(
 /// of ranges, at the line numbers the text would give them, and the header through its
 /// reading of comments. A header comment with a line break (which the text would split) or a
 /// float field that is not finite (whose text the reader refuses) sends the whole workload
-/// through the text instead. `path` names it in errors.
-pub fn read_written(
+/// through the text instead. `path` names it in errors. The records are walked twice (for
+/// the floats, then converted), so a generator's can be made as they are read
+/// ([`crate::generate::GeneratedJobs::records`]) rather than held in a list.
+pub fn read_written<I>(
     header: SwfHeader,
-    records: Vec<SwfRecord>,
+    records: I,
     path: &Path,
     opts: &SwfOptions,
     resources: &ResourceDefs,
-) -> Result<Trace, SwfError> {
+) -> Result<Trace, SwfError>
+where
+    I: IntoIterator<Item = SwfRecord>,
+    I::IntoIter: Clone,
+{
+    let records = records.into_iter();
     let text_only = header.comments.iter().any(|c| c.contains('\n'))
         || records
-            .iter()
+            .clone()
             .any(|r| !r.avg_cpu_time.is_finite() || !r.used_memory_kib.is_finite());
     if text_only {
+        let records = records.collect();
         return read_trace(super::written_swf(header, records), path, opts, resources);
     }
     let mut read = SwfHeader::default();
@@ -209,7 +217,7 @@ pub fn read_written(
     let mut written = Written {
         line: header.comments.len() as u64,
         header: read,
-        records: records.into_iter(),
+        records,
         path,
     };
     convert(&mut written, path, opts, resources)
@@ -244,14 +252,14 @@ impl<R: BufRead> RecordSource for SwfReader<R> {
 }
 
 /// Records in memory, each at the line its text would take after the header's.
-struct Written<'p> {
+struct Written<'p, I> {
     header: SwfHeader,
-    records: std::vec::IntoIter<SwfRecord>,
+    records: I,
     line: u64,
     path: &'p Path,
 }
 
-impl RecordSource for Written<'_> {
+impl<I: Iterator<Item = SwfRecord>> RecordSource for Written<'_, I> {
     fn next_record(&mut self) -> Option<Result<SwfRecord, SwfError>> {
         let record = self.records.next()?;
         self.line += 1;
