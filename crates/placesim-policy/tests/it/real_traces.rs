@@ -466,6 +466,15 @@ fn earliest_start_is_the_first_candidate_where_the_use_summed_afresh_fits() {
     assert!(found < cases * 9 / 10, "{found} of {cases}");
 }
 
+/// That `ours` starts every job when `reference` does, naming the first job that differs.
+fn assert_same_starts(ours: &[u64], reference: &[u64], what: &str) {
+    let first_diff = ours.iter().zip(reference).position(|(a, b)| a != b);
+    assert_eq!(
+        first_diff, None,
+        "{what}: first job index whose start differs"
+    );
+}
+
 /// Runs `trace` under every discipline and form named, each against the count-based
 /// reference for its definition: every invariant holds and every job starts when the
 /// reference starts it.
@@ -476,11 +485,7 @@ fn assert_matches_reference(
     for (name, mut policy, discipline) in runs {
         let ours = check_invariants_with(trace, policy.as_mut());
         let reference = reference_starts(trace, discipline);
-        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
-        assert_eq!(
-            first_diff, None,
-            "{name}: first job index whose start differs"
-        );
+        assert_same_starts(&ours, &reference, name);
     }
 }
 
@@ -690,11 +695,7 @@ fn assert_sorted_matches_reference(
         let mut ordered = placesim_policy::queue::Ordered::new(policy, order.clone());
         let ours = check_invariants_with(trace, &mut ordered);
         let reference = reference_starts_sorted(trace, discipline, key);
-        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
-        assert_eq!(
-            first_diff, None,
-            "{name} sorted by {label}: first job index whose start differs"
-        );
+        assert_same_starts(&ours, &reference, &format!("{name} sorted by {label}"));
     }
 }
 
@@ -812,11 +813,7 @@ fn kth_under_a_per_user_run_limit_matches_count_based_reference() {
             .map(|i| sink.starts[&placesim_core::JobId::from_index(i)].0)
             .collect();
         let reference = reference_starts_limited(&limited, discipline, &|_, _| 0, Some(per_user));
-        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
-        assert_eq!(
-            first_diff, None,
-            "{name}: first job index whose start differs"
-        );
+        assert_same_starts(&ours, &reference, name);
         let unlimited = reference_starts(&trace, discipline);
         assert_ne!(reference, unlimited, "{name}: the limit binds");
     }
@@ -965,11 +962,7 @@ fn kth_under_fairshare_matches_its_plain_definition() {
         let mut policy = Ordered::new(discipline.build(), order.clone());
         let ours = check_invariants_with(&trace, &mut policy);
         let reference = reference_fairshare(&trace, depth, decay_s, &|_| 0);
-        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
-        assert_eq!(
-            first_diff, None,
-            "{name}: first job index whose start differs"
-        );
+        assert_same_starts(&ours, &reference, name);
         let unfair = check_invariants_with(&trace, discipline.build().as_mut());
         assert_ne!(ours, unfair, "{name}: fairshare changes the order");
     }
@@ -1016,11 +1009,7 @@ fn kth_under_fairshare_in_groups_matches_its_plain_definition() {
         let mut policy = Ordered::new(discipline.build(), order.clone());
         let ours = check_invariants_with(&trace, &mut policy);
         let reference = reference_fairshare(&trace, depth, decay_s, &group_of);
-        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
-        assert_eq!(
-            first_diff, None,
-            "{name}: first job index whose start differs"
-        );
+        assert_same_starts(&ours, &reference, name);
         let flat = reference_fairshare(&trace, depth, decay_s, &|_| 0);
         assert_ne!(ours, flat, "{name}: the groups change the order");
     }
@@ -1290,11 +1279,7 @@ fn kth_under_moab_soft_and_hard_maxjob_matches_its_plain_definition() {
         let mut throttled = Throttled::new(discipline.build(), limits(1, 3));
         let ours = check_invariants_with(&trace, &mut throttled);
         let reference = reference_moab_maxjob(&trace, depth, 1, 3);
-        let first_diff = ours.iter().zip(&reference).position(|(a, b)| a != b);
-        assert_eq!(
-            first_diff, None,
-            "{name}: first job index whose start differs"
-        );
+        assert_same_starts(&ours, &reference, name);
         let hard_only = reference_moab_maxjob(&trace, depth, 3, 3);
         assert_ne!(reference, hard_only, "{name}: the soft limit matters");
         let mut throttled = Throttled::new(discipline.build(), limits(3, 3));
