@@ -683,7 +683,6 @@ mod tests {
                 .map(|d| d.limit)
                 .collect()
         };
-        // Limits by id as first met: user 0's, group 7's, user 1's.
         // Limits by id as first met, each job's in the order PBS checks them (the group's
         // before the user's): group 7's, user 0's, user 1's.
         let texts: Vec<&str> = limits.run.texts.iter().map(|t| &**t).collect();
