@@ -288,14 +288,26 @@ fn load(
 /// class's or generation's `count`, one for a `[[vnode]]`). What the built cluster totals when
 /// the entries are sound; only a guess to start generating on, checked against the cluster.
 fn declared_ncpus(raw: &ScenarioToml) -> u64 {
+    node_entries(raw)
+        .map(|(node, table)| {
+            let vnodes = match table {
+                "vnode" => 1,
+                _ => node.count.as_ref().map_or(0, |c| u64::from(*c.get_ref())),
+            };
+            u64::from(node.ncpus).saturating_mul(vnodes)
+        })
+        .fold(0, u64::saturating_add)
+}
+
+/// A scenario's vnode entries in the order the cluster adds them, each with the table it
+/// is under (which errors name): classes, single vnodes, then generations.
+fn node_entries(raw: &ScenarioToml) -> impl Iterator<Item = (&NodeToml, &'static str)> {
     let generations = raw.cluster.as_ref().map_or(&[][..], |c| &c.generation[..]);
-    let vnodes_of = |node: &NodeToml| node.count.as_ref().map_or(0, |c| u64::from(*c.get_ref()));
     raw.class
         .iter()
-        .chain(generations)
-        .map(|node| u64::from(node.ncpus).saturating_mul(vnodes_of(node)))
-        .chain(raw.vnode.iter().map(|node| u64::from(node.ncpus)))
-        .fold(0, u64::saturating_add)
+        .map(|c| (c, "class"))
+        .chain(raw.vnode.iter().map(|v| (v, "vnode")))
+        .chain(generations.iter().map(|g| (g, "cluster.generation")))
 }
 
 mod moab_reservations;
@@ -765,13 +777,7 @@ impl Cx<'_> {
             placesim_core::HostId,
             foldhash::fast::FixedState,
         > = std::collections::HashMap::default();
-        let generations = raw.cluster.as_ref().map_or(&[][..], |c| &c.generation[..]);
-        let entries = raw
-            .class
-            .iter()
-            .map(|c| (c, "class"))
-            .chain(raw.vnode.iter().map(|v| (v, "vnode")))
-            .chain(generations.iter().map(|g| (g, "cluster.generation")));
+        let entries = node_entries(raw);
         let labels = ClusterLabels::new(raw.cluster.as_ref(), &defs);
         if let Some(c) = &raw.cluster {
             self.check_generated(c)?;
