@@ -228,6 +228,10 @@ pub struct MoabNodeSets {
     /// Capacity per consumable over the whole cluster: a view with all of it free is idle.
     capacity: Vec<u64>,
     refusal: Option<Refusal>,
+    /// Each refusal's comment, made once: a blocked job is told why at every pass it is
+    /// asked about, and a string made per telling was a tenth of nodesets-bench's
+    /// allocations.
+    refusal_texts: [Arc<str>; 7],
     spanned: Arc<str>,
     local: ScratchBuf,
     candidates: Vec<usize>,
@@ -259,6 +263,52 @@ enum Refusal {
     HostList { never: bool },
     /// A host list names a host the cluster does not have.
     UnknownHost,
+}
+
+impl Refusal {
+    /// Every refusal, at its [`Refusal::index`].
+    const ALL: [Refusal; 7] = [
+        Refusal::NoSet { never: false },
+        Refusal::NoSet { never: true },
+        Refusal::NoResources { never: false },
+        Refusal::NoResources { never: true },
+        Refusal::HostList { never: false },
+        Refusal::HostList { never: true },
+        Refusal::UnknownHost,
+    ];
+
+    /// Where the refusal is in [`Refusal::ALL`].
+    fn index(self) -> usize {
+        match self {
+            Refusal::NoSet { never } => usize::from(never),
+            Refusal::NoResources { never } => 2 + usize::from(never),
+            Refusal::HostList { never } => 4 + usize::from(never),
+            Refusal::UnknownHost => 6,
+        }
+    }
+
+    /// The job's comment.
+    fn text(self) -> &'static str {
+        match self {
+            Refusal::NoSet { never: false } => {
+                "Not Running: cannot alloc nodeset: no node set can hold the job now"
+            }
+            Refusal::NoSet { never: true } => "Can Never Run: no node set could ever hold the job",
+            Refusal::NoResources { never: false } => "Not Running: not enough free resources",
+            Refusal::NoResources { never: true } => {
+                "Can Never Run: the job does not fit on the cluster"
+            }
+            Refusal::HostList { never: false } => {
+                "Not Running: the hosts of the job's host list cannot take it now"
+            }
+            Refusal::HostList { never: true } => {
+                "Can Never Run: the hosts of the job's host list cannot take it"
+            }
+            Refusal::UnknownHost => {
+                "Can Never Run: the job's host list names a host the cluster does not have"
+            }
+        }
+    }
 }
 
 /// A request of the common shape ([`MoabNodeSets::tallied_tasks`]): its task count, and every
@@ -309,6 +359,7 @@ impl MoabNodeSets {
             all_classes: Vec::new(),
             capacity,
             refusal: None,
+            refusal_texts: Refusal::ALL.map(|r| Arc::from(r.text())),
             spanned: Arc::from("spanned"),
             local: ScratchBuf::default(),
             candidates: Vec::new(),
@@ -1225,29 +1276,7 @@ impl PlacementPolicy for MoabNodeSets {
     }
 
     fn refusal(&self) -> Option<Arc<str>> {
-        self.refusal.map(|r| {
-            Arc::from(match r {
-                Refusal::NoSet { never: false } => {
-                    "Not Running: cannot alloc nodeset: no node set can hold the job now"
-                }
-                Refusal::NoSet { never: true } => {
-                    "Can Never Run: no node set could ever hold the job"
-                }
-                Refusal::NoResources { never: false } => "Not Running: not enough free resources",
-                Refusal::NoResources { never: true } => {
-                    "Can Never Run: the job does not fit on the cluster"
-                }
-                Refusal::HostList { never: false } => {
-                    "Not Running: the hosts of the job's host list cannot take it now"
-                }
-                Refusal::HostList { never: true } => {
-                    "Can Never Run: the hosts of the job's host list cannot take it"
-                }
-                Refusal::UnknownHost => {
-                    "Can Never Run: the job's host list names a host the cluster does not have"
-                }
-            })
-        })
+        self.refusal.map(|r| self.refusal_texts[r.index()].clone())
     }
 
     fn explains_refusals(&self) -> bool {
@@ -1316,5 +1345,23 @@ impl SetConstraints for MoabNodeSets {
         let placed = self.place(request, view);
         self.bound = None;
         placed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Refusal;
+
+    /// A refusal's comment is read at its index: every refusal must be at its own, or a job
+    /// would be told another refusal's words.
+    #[test]
+    fn each_refusal_is_at_its_index_with_its_own_words() {
+        for (i, r) in Refusal::ALL.into_iter().enumerate() {
+            assert_eq!(r.index(), i, "{r:?}");
+        }
+        let mut texts: Vec<&str> = Refusal::ALL.map(Refusal::text).to_vec();
+        texts.sort_unstable();
+        texts.dedup();
+        assert_eq!(texts.len(), Refusal::ALL.len());
     }
 }
