@@ -165,6 +165,10 @@ pub struct SchedContext<'a> {
     pub reservation_requests: &'a [(u32, crate::ReservationRequest)],
     /// An adapter's gate on the queue heads' starts ([`StartGate`]); `None` from the kernel.
     pub start_gate: Option<&'a dyn StartGate>,
+    /// Whether the top-job estimates' vnodes are read ([`crate::MetricsSink::reads_estimated_vnodes`]).
+    /// When they are not, a pass reports each estimate without them
+    /// ([`TopJobEstimate::allocation`] `None`), and copies no vnode list for it.
+    pub estimate_vnodes: bool,
 }
 
 /// A decision a scheduling pass returns.

@@ -1558,6 +1558,7 @@ impl<'w> Simulation<'w> {
             reservation_queues: &self.reservation_queues,
             reservation_requests: &self.pending_requests,
             start_gate: None,
+            estimate_vnodes: sink.reads_estimated_vnodes(),
         };
         policy.schedule(&ctx, decisions);
         policy.drain_comments(&mut self.comments);

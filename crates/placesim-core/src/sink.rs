@@ -93,6 +93,14 @@ pub trait MetricsSink {
         let _ = (now, estimate);
     }
 
+    /// Whether [`Self::job_estimated`] reads an estimate's vnodes. When it does not, a pass
+    /// reports its estimates without them ([`crate::SchedContext::estimate_vnodes`]): a copy
+    /// of the top job's vnode list at every pass that nobody reads. The default, `true`, is
+    /// always safe.
+    fn reads_estimated_vnodes(&self) -> bool {
+        true
+    }
+
     /// An instant is settled: what the cluster and the queue are from now until the next
     /// instant ([`crate::Simulation::with_set_watch`]). The default ignores it.
     fn instant_settled(&mut self, instant: &crate::settled::SettledInstant<'_>) {
@@ -185,6 +193,9 @@ impl<S: MetricsSink + ?Sized> MetricsSink for &mut S {
     }
     fn job_estimated(&mut self, now: SimTime, estimate: &crate::TopJobEstimate) {
         (**self).job_estimated(now, estimate);
+    }
+    fn reads_estimated_vnodes(&self) -> bool {
+        (**self).reads_estimated_vnodes()
     }
     fn job_priority(&mut self, now: SimTime, id: JobId, priority: f64) {
         (**self).job_priority(now, id, priority);

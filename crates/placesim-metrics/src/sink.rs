@@ -694,6 +694,11 @@ impl MetricsSink for JobSink {
         self.event(now, estimate.job, EventKind::Estimate, start);
     }
 
+    /// Only the sink that keeps vnodes keeps the estimated ones.
+    fn reads_estimated_vnodes(&self) -> bool {
+        self.exec_names.is_some()
+    }
+
     fn job_ended(&mut self, _job: &Job, outcome: &JobOutcome) {
         let i = outcome.job.index();
         let (kind, why) = match outcome.reason {

@@ -1050,6 +1050,10 @@ impl placesim_core::MetricsSink for StreamingJobSink<'_> {
         self.inner.job_estimated(now, estimate);
     }
 
+    fn reads_estimated_vnodes(&self) -> bool {
+        self.inner.reads_estimated_vnodes()
+    }
+
     fn reservation_answered(
         &mut self,
         now: placesim_core::SimTime,

@@ -193,7 +193,7 @@ impl<P: PlacementPolicy> SchedulingPolicy for Backfill<P> {
             placesim_core::TopJobEstimate {
                 job: p.job,
                 start: p.start,
-                allocation: p.allocation.clone(),
+                allocation: p.allocation.clone().filter(|_| ctx.estimate_vnodes),
             }
         }));
         self.runnable

@@ -362,9 +362,11 @@ impl<P: PlacementPolicy> Easy<P> {
         let estimate = match held {
             Held::Unknown => None,
             Held::Totals { time, .. } => Some((time, None)),
-            Held::Vnodes { start, moved } => {
-                Some((start, Some(moved.unwrap_or_else(|| walk.found().clone()))))
-            }
+            Held::Vnodes { start, moved } => Some((
+                start,
+                ctx.estimate_vnodes
+                    .then(|| moved.unwrap_or_else(|| walk.found().clone())),
+            )),
         };
         if let Some((start, allocation)) = estimate {
             self.runnable.estimates.push(placesim_core::TopJobEstimate {
@@ -477,7 +479,9 @@ impl<P: PlacementPolicy> Easy<P> {
         self.runnable.estimates.push(placesim_core::TopJobEstimate {
             job: head,
             start: shadow,
-            allocation: Some(std::sync::Arc::new(head_vnodes)),
+            allocation: ctx
+                .estimate_vnodes
+                .then(|| std::sync::Arc::new(head_vnodes)),
         });
     }
 }

@@ -276,6 +276,8 @@ pub struct Seen {
     pub estimates: Vec<String>,
     /// Reservation requests answered: `10: R1 confirmed on [1]`, `10: R2 denied`.
     pub answers: Vec<String>,
+    /// Whether the estimates' vnodes go unread ([`MetricsSink::reads_estimated_vnodes`]).
+    pub estimated_vnodes_unread: bool,
 }
 
 impl MetricsSink for Seen {
@@ -315,6 +317,9 @@ impl MetricsSink for Seen {
         self.answers
             .push(format!("{}: {} {answer}", now.as_secs(), request.name));
     }
+    fn reads_estimated_vnodes(&self) -> bool {
+        !self.estimated_vnodes_unread
+    }
     fn job_estimated(&mut self, now: SimTime, e: &TopJobEstimate) {
         let vnodes: Vec<u32> = e
             .allocation
@@ -352,5 +357,6 @@ pub fn first_pass_at<'a>(
         reservation_queues: &[],
         reservation_requests: &[],
         start_gate: None,
+        estimate_vnodes: true,
     }
 }

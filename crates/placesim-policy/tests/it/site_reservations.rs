@@ -166,6 +166,53 @@ fn easy_shadow_time_is_a_reservation_end() {
     assert_eq!(seen.comments, [format!("0: J4: {CONFLICT}")]);
 }
 
+/// A sink that does not read the estimates' vnodes gets the same estimates without them, from
+/// EASY and from conservative backfilling (which calendars every job), and the same schedule.
+#[test]
+fn estimates_come_without_vnodes_to_a_sink_that_does_not_read_them() {
+    let r = reservation("R1", &[0], 1, 10, 30, Sharing::Excl);
+    let jobs = [
+        (0, 20, 20, "select=1:ncpus=1"),
+        (0, 10, 10, "select=4:ncpus=1"),
+        (0, 10, 10, "select=1:ncpus=1"),
+        (0, 40, 40, "select=1:ncpus=1"),
+        (0, 25, 25, "select=1:ncpus=1"),
+    ];
+    let workload = workload_of(cluster(4, 1).resources(), &jobs);
+    let seen = |policy: &mut dyn SchedulingPolicy, unread: bool| {
+        let mut seen = Seen {
+            estimated_vnodes_unread: unread,
+            ..Seen::default()
+        };
+        Replay::on(&workload, cluster(4, 1))
+            .reservations(std::slice::from_ref(&r))
+            .run(policy, &mut seen);
+        seen
+    };
+    let without_vnodes = |estimates: &[String]| -> Vec<String> {
+        estimates
+            .iter()
+            .map(|e| e.split(" on ").next().unwrap_or_default().to_owned() + " on []")
+            .collect()
+    };
+    let easy = seen(&mut Easy::new(FirstFit::default()), true);
+    let read = seen(&mut Easy::new(FirstFit::default()), false);
+    assert_eq!(read.estimates[0], "0: J2 at 30 on [0, 1, 2, 3]");
+    assert_eq!(easy.estimates, without_vnodes(&read.estimates));
+    assert_eq!((easy.starts, easy.comments), (read.starts, read.comments));
+    let conservative = seen(&mut Backfill::new(FirstFit::default(), Depth::All), true);
+    let read = seen(&mut Backfill::new(FirstFit::default(), Depth::All), false);
+    assert_eq!(
+        read.estimates[..2],
+        ["0: J2 at 30 on [0, 1, 2, 3]", "0: J4 at 40 on [0]"]
+    );
+    assert_eq!(conservative.estimates, without_vnodes(&read.estimates));
+    assert_eq!(
+        (conservative.starts, conservative.comments),
+        (read.starts, read.comments)
+    );
+}
+
 /// A policy that ignores reservations: the kernel refuses to let a reservation start on a
 /// vnode a job holds.
 #[test]
