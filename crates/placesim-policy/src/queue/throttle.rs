@@ -180,14 +180,18 @@ pub struct Throttled<S> {
     /// The last pass at whose start `usage` was counted anew (any credential may have
     /// changed then).
     usage_counted_at: u64,
-    /// Per job: the last pass at whose start it was over a hard limit and held back, told
-    /// why (0: none). Held at the last pass, with none of its credentials' holdings changed
-    /// since, it is over the same limit by the same amounts now, and was told so: the pass
-    /// passes it over without checking it again. Under a binding `MAXJOB` most of the queue
-    /// is held back at most passes.
-    held_at: Vec<u64>,
+    /// Per job: the last pass at whose start it was checked against its limits, and what the
+    /// check found ([`Verdict::stamp`]; 0: none). Held back at the last pass, with none of
+    /// its credentials' holdings changed since, a job is over the same limit by the same
+    /// amounts now, and was told so; within its soft limits then, it is within them now. The
+    /// pass takes either verdict again without checking the job. Under a binding `MAXJOB`
+    /// most of the queue is held back at most passes, and the rest within its limits.
+    verdict_at: Vec<u64>,
     /// How many times a pass passed over a job so held.
     held_jobs_passed_over: u64,
+    /// How many times a pass took a job as within its soft limits, as at the last pass,
+    /// without checking it.
+    within_jobs_taken_unchecked: u64,
 }
 
 /// The lists of a pass, between passes (empty).
@@ -245,8 +249,9 @@ impl<S: SchedulingPolicy> Throttled<S> {
             passes: 0,
             usage_changed_at: Vec::new(),
             usage_counted_at: 0,
-            held_at: Vec::new(),
+            verdict_at: Vec::new(),
             held_jobs_passed_over: 0,
+            within_jobs_taken_unchecked: 0,
         }
     }
 
@@ -267,6 +272,13 @@ impl<S: SchedulingPolicy> Throttled<S> {
     /// does).
     pub fn held_jobs_passed_over(&self) -> u64 {
         self.held_jobs_passed_over
+    }
+
+    /// How many times so far a pass took a job as within its soft limits because it was at
+    /// the last pass and nothing it counts against changed since, rather than checking it
+    /// again ([`Throttled::without_shortcuts`] never does).
+    pub fn within_jobs_taken_unchecked(&self) -> u64 {
+        self.within_jobs_taken_unchecked
     }
 
     /// How many trials so far ended before a queue head's start over a limit, rather than
@@ -474,19 +486,26 @@ impl<S: SchedulingPolicy> Throttled<S> {
         }
     }
 
-    /// Whether `job`, held back at the last pass, is held back now for the same reason,
-    /// which it was told: none of its credentials' holdings changed since, as counted
-    /// between passes, and nothing else was said of it since.
-    fn still_held(&self, job: JobId) -> bool {
-        let held_at = self.held_at[job.index()];
-        self.takes_shortcuts
-            && held_at != 0
-            && held_at + 1 == self.passes
+    /// What `job`'s check at the last pass found, if it holds now: none of its credentials'
+    /// holdings changed since, as counted between passes, and nothing else was said of it
+    /// since. A job held back then is held back now for the same reason, which it was told;
+    /// one within its soft limits then is within them now.
+    fn verdict_kept(&self, job: JobId) -> Option<Verdict> {
+        let stamp = self.verdict_at[job.index()];
+        let (checked_at, verdict) = Verdict::of_stamp(stamp)?;
+        (self.takes_shortcuts
+            && checked_at + 1 == self.passes
             && self.usage_counted_at < self.passes
             && self.of_job[job.index()].is_some_and(|ids| {
                 ids.iter()
                     .all(|&id| id == NONE || self.usage_changed_at[id as usize] < self.passes)
-            })
+            }))
+        .then_some(verdict)
+    }
+
+    /// Records what `job`'s check at this pass found.
+    fn keep_verdict(&mut self, job: JobId, verdict: Verdict) {
+        self.verdict_at[job.index()] = verdict.stamp(self.passes);
     }
 
     /// What each credential's active jobs hold at the start of the pass. Without MAXPS
@@ -563,6 +582,35 @@ impl<S: SchedulingPolicy> Throttled<S> {
             self.counted.extend(ctx.running.iter().map(|r| Some(r.job)));
             self.counted_mark = ctx.running_log.map(RunningLog::mark);
         }
+    }
+}
+
+/// What a job's check against its limits at the start of a pass found, where the next pass
+/// may take it again ([`Throttled::verdict_kept`]). A job over its soft limits but within its
+/// hard ones is always checked again: its telling needs the violation itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    /// Over a hard limit, and held back, told why.
+    Held,
+    /// Within its soft limits.
+    Within,
+}
+
+impl Verdict {
+    /// The verdict found at pass `pass` (from 1), kept in one number: the pass, then the
+    /// verdict as its lowest bit, so that reading it back is one load per job.
+    fn stamp(self, pass: u64) -> u64 {
+        pass << 1 | u64::from(self == Verdict::Within)
+    }
+
+    /// The pass and verdict of a [`Verdict::stamp`]; `None` for 0, no verdict.
+    fn of_stamp(stamp: u64) -> Option<(u64, Verdict)> {
+        let verdict = if stamp & 1 == 1 {
+            Verdict::Within
+        } else {
+            Verdict::Held
+        };
+        (stamp != 0).then_some((stamp >> 1, verdict))
     }
 }
 
@@ -736,7 +784,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             self.of_job = vec![None; n];
             self.levels_alike = vec![false; n];
             self.told = vec![None; n];
-            self.held_at = vec![0; n];
+            self.verdict_at = vec![0; n];
         }
         self.passes += 1;
         self.told_before.clear();
@@ -770,13 +818,21 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         // pass ended.
         let before = ctx.fresh_from.min(ctx.queue.len());
         for (i, &j) in ctx.queue.iter().enumerate() {
-            if self.still_held(j) {
-                self.held_at[j.index()] = self.passes;
-                self.held_jobs_passed_over += 1;
-                continue;
-            }
-            match self.violation(ctx.workload, j, &usage, Level::Soft) {
+            let soft_violation = match self.verdict_kept(j) {
+                Some(Verdict::Held) => {
+                    self.keep_verdict(j, Verdict::Held);
+                    self.held_jobs_passed_over += 1;
+                    continue;
+                }
+                Some(Verdict::Within) => {
+                    self.within_jobs_taken_unchecked += 1;
+                    None
+                }
+                None => self.violation(ctx.workload, j, &usage, Level::Soft),
+            };
+            match soft_violation {
                 None => {
+                    self.keep_verdict(j, Verdict::Within);
                     // Within its limits again: a later violation is news. Most jobs were
                     // told nothing: asked first, as a write at each costs more (ctc-maxjob
                     // +14 M instructions without the check).
@@ -802,7 +858,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
                         }
                         Some(h) => {
                             self.tell(ctx.workload, j, h);
-                            self.held_at[j.index()] = self.passes;
+                            self.keep_verdict(j, Verdict::Held);
                             continue;
                         }
                     }
@@ -963,8 +1019,8 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
             *told = None;
         }
         // Told something else: held back again, it is told why again.
-        if let Some(held_at) = self.held_at.get_mut(job.index()) {
-            *held_at = 0;
+        if let Some(stamp) = self.verdict_at.get_mut(job.index()) {
+            *stamp = 0;
         }
         self.inner.comment_superseded(job);
     }

@@ -1297,7 +1297,8 @@ fn kth_under_moab_soft_and_hard_maxjob_matches_its_plain_definition() {
 /// at the first queue head started over a limit, rather than placing every job and finding
 /// that start afterwards (taken under the first three; depth 2 keeps reservations from pass
 /// to pass and never ends a trial early), and a job held back for the same reason as at the
-/// last pass passed over without being checked again (taken in each).
+/// last pass passed over without being checked again, or one within its soft limits then
+/// taken as within them (both taken in each).
 #[test]
 fn throttled_shortcuts_decide_as_plain_throttling() {
     use placesim_policy::queue::{MoabLimits, SoftHard, Throttled};
@@ -1331,18 +1332,26 @@ fn throttled_shortcuts_decide_as_plain_throttling() {
             (
                 sink,
                 policy.trials_ended_early(),
-                policy.held_jobs_passed_over(),
+                (
+                    policy.held_jobs_passed_over(),
+                    policy.within_jobs_taken_unchecked(),
+                ),
             )
         };
-        let (early, ended_early, passed_over) =
+        let (early, ended_early, (passed_over, taken_unchecked)) =
             told(Throttled::new(discipline.build(), settings.clone()));
-        let (whole, ended_whole, passed_over_whole) = told(Throttled::without_shortcuts(
+        let (whole, ended_whole, unchecked_whole) = told(Throttled::without_shortcuts(
             discipline.build(),
             settings.clone(),
         ));
         assert!(passed_over > 0, "{name}: some held job is passed over");
+        assert!(
+            taken_unchecked > 0,
+            "{name}: some job within its limits is taken unchecked"
+        );
         assert_eq!(
-            passed_over_whole, 0,
+            unchecked_whole,
+            (0, 0),
             "{name}: the reference checks every job"
         );
         assert_eq!(
