@@ -110,12 +110,14 @@ pub struct PbsPsets {
     /// Whether the unassociated array is the whole cluster (first fit may then skip lists).
     array0_is_all: bool,
     sets: Vec<SetInfo>,
-    /// The server pool (over array 0), if any.
-    server_pool: Option<Vec<usize>>,
+    /// The server pool (over array 0), if any. Pools are shared lists: a placement takes its
+    /// pool's sets along while it changes the policy, and copying them was one allocation per
+    /// placement.
+    server_pool: Option<Pool>,
     /// Per queue, its pool, if any.
-    queue_pools: Vec<Option<Vec<usize>>>,
+    queue_pools: Vec<Option<Pool>>,
     /// `place=group=R` and per-chunk pools: (R, array) to sets.
-    job_pools: Vec<((ResourceId, usize), Vec<usize>)>,
+    job_pools: Vec<((ResourceId, usize), Pool)>,
     refusal: Option<Refusal>,
     /// The text of the last refusal asked for: a job that cannot run is refused for the
     /// same reason pass after pass, and its comment was formatted anew each time (a
@@ -128,6 +130,9 @@ pub struct PbsPsets {
     /// The cluster's resource definitions, to name resources in comments.
     defs: placesim_core::ResourceDefs,
 }
+
+/// A pool: the indices of its sets.
+type Pool = Arc<[usize]>;
 
 /// What a set offers a request: free (or total) amounts and vnodes.
 struct Offer<'a> {
@@ -220,7 +225,7 @@ impl PbsPsets {
             p.array_of_queue.push(idx);
         }
         if settings.node_group_enable && !settings.server_key.is_empty() {
-            p.server_pool = Some(p.add_pool(cluster, &settings.server_key, 0));
+            p.server_pool = Some(p.add_pool(cluster, &settings.server_key, 0).into());
         }
         for q in 0..settings.queue_keys.len() {
             let has_vnodes = p.array_of_queue[q] != 0;
@@ -232,13 +237,16 @@ impl PbsPsets {
             let pool = (settings.node_group_enable
                 && (has_vnodes || !settings.queue_keys[q].is_empty())
                 && !key.is_empty())
-            .then(|| p.add_pool(cluster, &key.clone(), p.array_of_queue[q]));
+            .then(|| {
+                p.add_pool(cluster, &key.clone(), p.array_of_queue[q])
+                    .into()
+            });
             p.queue_pools.push(pool);
         }
         for &r in &settings.job_keys {
             for a in 0..p.arrays.len() {
                 let pool = p.add_pool(cluster, &[r], a);
-                p.job_pools.push(((r, a), pool));
+                p.job_pools.push(((r, a), pool.into()));
             }
         }
         p
@@ -367,11 +375,11 @@ impl PbsPsets {
         pool
     }
 
-    fn job_pool(&self, key: ResourceId, array: usize) -> Option<&[usize]> {
+    fn job_pool(&self, key: ResourceId, array: usize) -> Option<&Pool> {
         self.job_pools
             .iter()
             .find(|((r, a), _)| *r == key && *a == array)
-            .map(|(_, p)| p.as_slice())
+            .map(|(_, p)| p)
     }
 
     fn refuse(&mut self, why: Refusal) {
@@ -502,7 +510,7 @@ impl PbsPsets {
             return self.place_per_chunk(request, chunks, view, array, filter);
         }
         let pool = match request.group {
-            Some(key) => self.job_pool(key, array).map(<[usize]>::to_vec),
+            Some(key) => self.job_pool(key, array).cloned(),
             None => match request.queue.map(|q| q as usize) {
                 Some(q) if self.queue_pools.get(q).is_some_and(Option::is_some) => {
                     self.queue_pools[q].clone()
@@ -694,10 +702,7 @@ impl PbsPsets {
                         .map(|a| (a, "any".to_owned()))
                 }
                 Some(key) => {
-                    let pool = self
-                        .job_pool(key, array)
-                        .map(<[usize]>::to_vec)
-                        .unwrap_or_default();
+                    let pool = self.job_pool(key, array).cloned().unwrap_or_default();
                     match self.search_pool(request, one, &local, filter, &pool) {
                         Search::Placed(a) => {
                             let name = a.label.as_deref().unwrap_or("").to_owned();
