@@ -163,7 +163,8 @@ pub struct Throttled<S> {
     in_hard: Vec<bool>,
     /// Whether the pass takes its two shortcuts: a trial ends before the first start over a
     /// limit ([`LimitGate`]), rather than placing every job behind it before that start is
-    /// found; and a job held back as at the last pass is passed over ([`Self::still_held`]).
+    /// found; and a job whose check at the last pass still holds is taken as it was found,
+    /// held back or within its soft limits, without checking it again ([`Self::verdict_kept`]).
     /// False for the plain definition ([`Throttled::without_shortcuts`]).
     takes_shortcuts: bool,
     /// How many trials the gate ended early.
@@ -258,7 +259,8 @@ impl<S: SchedulingPolicy> Throttled<S> {
     /// `inner` under `settings` by the plain definition: each trial run to its end before
     /// its starts are checked, and every waiting job checked against its limits at every
     /// pass, where [`Throttled::new`] ends a trial at the first start over a limit and
-    /// passes over a job held back for the same reason as at the last pass. The reference
+    /// takes a job as its check at the last pass found it, held back for the same reason or
+    /// within its soft limits, when that check still holds. The reference
     /// the shortcuts are tested against; the same decisions and comments, only slower.
     pub fn without_shortcuts(inner: S, settings: Arc<MoabLimits>) -> Self {
         Throttled {
