@@ -2,8 +2,7 @@
 
 use crate::cli::{GenArgs, StreamsArg};
 use anyhow::Context as _;
-use placesim_workload::generate::{GeneratorSpec, StreamParams, Streams};
-use placesim_workload::{SwfHeader, SwfRecord};
+use placesim_workload::generate::{GeneratedJobs, GeneratorSpec, StreamParams, Streams};
 use std::path::Path;
 use std::time::Instant;
 
@@ -55,10 +54,10 @@ fn from_flags(args: &GenArgs, started: Instant) -> anyhow::Result<()> {
         max_estimate_s,
         load: args.load,
     };
-    let (header, records) =
-        placesim_workload::generate::generate(&spec, procs, args.seed.unwrap_or(0))?;
-    write(&args.out, &header, &records)?;
-    report(&args.out, records.len(), started);
+    let generated =
+        placesim_workload::generate::generate_jobs(&spec, procs, args.seed.unwrap_or(0))?;
+    write(&args.out, &generated)?;
+    report(&args.out, generated.records().len(), started);
     Ok(())
 }
 
@@ -82,8 +81,8 @@ fn from_scenario(path: &Path, args: &GenArgs, started: Instant) -> anyhow::Resul
     let procs = scenario
         .cluster
         .capacity_total(placesim_core::ConsumableIdx::NCPUS);
-    let (header, records) = placesim_workload::generate::generate(spec, procs, scenario.run.seed)?;
-    write(&args.out, &header, &records)?;
+    let generated = placesim_workload::generate::generate_jobs(spec, procs, scenario.run.seed)?;
+    write(&args.out, &generated)?;
     // The requests the scenario's rules give: our extension, in a side file that SWF readers
     // never see, in the format of a scenario's `requests_file`.
     let loaded = scenario.workload()?;
@@ -98,7 +97,7 @@ fn from_scenario(path: &Path, args: &GenArgs, started: Instant) -> anyhow::Resul
     }
     placesim_run::write_atomic(&side, text.as_bytes())?;
     eprintln!("placesim: requests written to {}", side.display());
-    report(&args.out, records.len(), started);
+    report(&args.out, generated.records().len(), started);
     Ok(())
 }
 
@@ -109,7 +108,10 @@ fn side_file(out: &Path) -> std::path::PathBuf {
     name.into()
 }
 
-fn write(out: &Path, header: &SwfHeader, records: &[SwfRecord]) -> anyhow::Result<()> {
+/// Writes `generated` as SWF, its records made as they are written rather than held in a
+/// list (144 bytes a job) beside the text.
+fn write(out: &Path, generated: &GeneratedJobs) -> anyhow::Result<()> {
+    let (header, records) = (&generated.header, generated.records());
     let mut bytes = Vec::with_capacity(records.len() * 64);
     if out.extension().is_some_and(|e| e == "gz") {
         let mut gz = flate2::write::GzEncoder::new(&mut bytes, flate2::Compression::fast());

@@ -1,13 +1,16 @@
 //! Writing SWF, so that generated workloads can be read by any other simulator.
 
 use super::{SwfHeader, SwfRecord};
+use std::borrow::Borrow;
 use std::io::{self, Write};
 
-/// Writes the header comments (each as `; line`) and then one line per record.
-pub fn write_swf<'a>(
+/// Writes the header comments (each as `; line`) and then one line per record. The records
+/// may be borrowed from a list or made as they are written
+/// ([`crate::generate::GeneratedJobs::records`]).
+pub fn write_swf(
     out: &mut impl Write,
     header: &SwfHeader,
-    records: impl IntoIterator<Item = &'a SwfRecord>,
+    records: impl IntoIterator<Item = impl Borrow<SwfRecord>>,
 ) -> io::Result<()> {
     for comment in &header.comments {
         writeln!(out, "; {comment}")?;
@@ -15,7 +18,7 @@ pub fn write_swf<'a>(
     let mut line = String::new();
     for record in records {
         line.clear();
-        record.push_line(&mut line);
+        record.borrow().push_line(&mut line);
         line.push('\n');
         out.write_all(line.as_bytes())?;
     }
