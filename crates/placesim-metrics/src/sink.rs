@@ -58,6 +58,9 @@ pub struct JobSink {
     /// sink, so no other string can come to have their address. Bounded, where a map of every
     /// text's address would grow with psets-bench's 160,000 texts.
     text_at: Box<[(usize, u32)]>,
+    /// How many texts `texts` may hold before those that no job and no event row the sink
+    /// holds names are let go ([`JobSink::let_go_of_unnamed_texts`]).
+    texts_let_go_at: usize,
     /// The sets fragmentation is measured over: names and ncpus (empty: the whole cluster);
     /// shared with the writer of timeseries.parquet's streamed row groups.
     pub(crate) set_names: Arc<[String]>,
@@ -140,6 +143,13 @@ impl EventKind {
 const TEXT_SLOT_BITS: u32 = 12;
 const TEXT_SLOTS: usize = 1 << TEXT_SLOT_BITS;
 
+/// The fewest new texts the sink takes between two times it lets go of the texts nothing
+/// names any more: a run whose comments carry changing amounts (Moab's `MAXPS` messages name
+/// the processor-seconds a credential holds, which shrink at every pass) says a new text at
+/// almost every telling, 29 million of them on CTC-SP2 under `MAXPS=200000,400000`, and
+/// keeping them all took 4.4 GB.
+const TEXTS_BETWEEN_LETTING_GO: usize = 1 << 16;
+
 /// The texts every run has, interned from the start so that the ends, which every job has,
 /// are told without hashing: none (id 0), then the ends' and the requeue's reasons.
 const FIXED_TEXTS: [&str; 8] = [
@@ -204,6 +214,7 @@ impl JobSink {
                 .map(|(i, &t)| (Arc::from(t), i as u32))
                 .collect(),
             text_at: vec![(0, 0); TEXT_SLOTS].into_boxed_slice(),
+            texts_let_go_at: FIXED_TEXTS.len() + TEXTS_BETWEEN_LETTING_GO,
             set_names: Arc::default(),
             set_ncpus: Arc::default(),
             cluster: None,
@@ -488,11 +499,78 @@ impl JobSink {
         if let Some(&id) = self.text_ids.get(&**text) {
             return id;
         }
+        if self.texts.len() >= self.texts_let_go_at {
+            self.let_go_of_unnamed_texts();
+        }
         let id = self.texts.len() as u32;
         self.text_ids.insert(text.clone(), id);
         self.texts.push(text.clone());
         self.text_at[slot] = (address, id);
         id
+    }
+
+    /// Lets go of the texts that neither a job (its label, its last comment) nor an event row
+    /// still held here names, and gives those kept new ids, in the same order. The fixed
+    /// texts keep theirs. The texts of rows already handed to a writer went with them, as
+    /// `Arc`s ([`crate::write`]), so only the rows held here count. The next time comes
+    /// after at least as many new texts as are kept, as jobs there are, as rows are held and
+    /// as [`TEXTS_BETWEEN_LETTING_GO`]: each time costs what it walks, paid for by the texts
+    /// taken since, and the table holds at most about twice what is named.
+    ///
+    /// A string let go may be freed, and another made at its address: its slot of
+    /// `text_at` is cleared, so that the address finds no id.
+    fn let_go_of_unnamed_texts(&mut self) {
+        let mut named = vec![false; self.texts.len()];
+        named[..FIXED_TEXTS.len()].fill(true);
+        let rows_texts = self
+            .events
+            .iter()
+            .filter(|row| row.kind != EventKind::Estimate)
+            .map(|row| row.value);
+        let jobs_texts = self
+            .label
+            .iter()
+            .chain(&self.comment)
+            .map(|&id| u64::from(id));
+        for id in jobs_texts.chain(rows_texts) {
+            if let Some(named) = usize::try_from(id).ok().and_then(|id| named.get_mut(id)) {
+                *named = true;
+            }
+        }
+        const GONE: u32 = u32::MAX;
+        let mut new_id = vec![GONE; named.len()];
+        let texts = std::mem::take(&mut self.texts);
+        for (old, text) in texts.into_iter().enumerate() {
+            if named[old] {
+                new_id[old] = self.texts.len() as u32;
+                self.texts.push(text);
+            }
+        }
+        let renamed = |id: u32| new_id.get(id as usize).copied().unwrap_or(GONE);
+        self.text_ids.retain(|_, id| {
+            *id = renamed(*id);
+            *id != GONE
+        });
+        for slot in self.text_at.iter_mut() {
+            *slot = match renamed(slot.1) {
+                GONE => (0, 0),
+                id => (slot.0, id),
+            };
+        }
+        for id in self.label.iter_mut().chain(self.comment.iter_mut()) {
+            *id = renamed(*id);
+        }
+        for row in self.events.iter_mut() {
+            if row.kind != EventKind::Estimate {
+                row.value = u32::try_from(row.value).map_or(row.value, |id| u64::from(renamed(id)));
+            }
+        }
+        let kept = self.texts.len();
+        let between = TEXTS_BETWEEN_LETTING_GO
+            .max(kept)
+            .max(self.ended.len())
+            .max(self.events.len());
+        self.texts_let_go_at = kept + between;
     }
 
     /// The text of id `id` (a job's label or comment, an event's text), if any: id 0 is none.
@@ -780,6 +858,91 @@ mod tests {
         assert_eq!(contiguity_runs(&v(&[4])), 1);
         assert_eq!(contiguity_runs(&v(&[3, 1, 2])), 1);
         assert_eq!(contiguity_runs(&v(&[0, 1, 5, 7, 6, 9])), 3);
+    }
+
+    /// A run that says a new comment at almost every telling (Moab's `MAXPS` messages): the
+    /// texts nothing names any more are let go, so the table stays bounded, while every job's
+    /// last comment, and every event row still held, keep their words, and a text met again
+    /// (the very string, or one equal to a text let go) gets the id of its words.
+    #[test]
+    fn texts_no_longer_named_are_let_go() {
+        use placesim_core::sink::MetricsSink;
+        use placesim_core::{Job, JobId, Request, RequestId, SimDuration, SimTime, Workload};
+        use std::sync::Arc;
+        let job = |id: u64| {
+            Job::new(
+                id,
+                SimTime(0),
+                SimDuration(10),
+                SimDuration(10),
+                1,
+                RequestId(0),
+            )
+        };
+        let workload = Workload::new(
+            vec![job(1), job(2), job(3)],
+            vec![Request::processors(1, 1)],
+        )
+        .unwrap();
+        let mut sink = super::JobSink::new(&workload);
+        let first: Arc<str> = Arc::from("job 1 violates active HARD MAXJOB limit of 1");
+        sink.job_comment(SimTime(0), JobId(0), &first);
+        sink.events.clear();
+        let told = 3 * super::TEXTS_BETWEEN_LETTING_GO + 5;
+        let said = |i: usize| format!("job 2 violates active HARD MAXPS limit (U: {i})");
+        let mut held_from = 0;
+        let mut last: Arc<str> = Arc::from("");
+        let middle: Arc<str> = Arc::from("job 3 violates active HARD MAXPROC limit of 4");
+        for i in 0..told {
+            last = Arc::from(said(i));
+            sink.job_comment(SimTime(i as u64), JobId(1), &last);
+            // A text after some that will be let go: its id changes.
+            if i == 10 {
+                sink.job_comment(SimTime(i as u64), JobId(2), &middle);
+                let row = sink
+                    .events
+                    .pop()
+                    .expect("the row of the third job's comment");
+                assert_eq!(sink.text(row.value).as_deref(), Some(&*middle));
+            }
+            // A writer takes the rows now and then, as the streaming sink hands them over.
+            if i % 1000 == 999 {
+                let rows = std::mem::take(&mut sink.events);
+                for (k, row) in rows.iter().enumerate() {
+                    let text = sink.text(row.value).expect("a comment row names a text");
+                    assert_eq!(*text, *said(held_from + k), "row {}", held_from + k);
+                }
+                held_from = i + 1;
+            }
+        }
+        assert!(
+            sink.texts.len() <= super::FIXED_TEXTS.len() + 2 * super::TEXTS_BETWEEN_LETTING_GO,
+            "{} texts kept",
+            sink.texts.len()
+        );
+        // The rows still held name their own words.
+        for (k, row) in sink.events.iter().enumerate() {
+            assert_eq!(*sink.text(row.value).unwrap(), *said(held_from + k));
+        }
+        let (_, comment_1) = sink.notes(0);
+        let (_, comment_2) = sink.notes(1);
+        let (_, comment_3) = sink.notes(2);
+        assert_eq!(sink.text(comment_1.into()).as_deref(), Some(&*first));
+        assert_eq!(sink.text(comment_2.into()).as_deref(), Some(&*last));
+        assert_eq!(sink.text(comment_3.into()).as_deref(), Some(&*middle));
+        assert_eq!(
+            sink.intern(&last),
+            comment_2,
+            "the very string, found by address"
+        );
+        assert_eq!(sink.intern(&first), comment_1, "the first job's words");
+        let again: Arc<str> = Arc::from(said(7));
+        let id = sink.intern(&again);
+        assert_eq!(
+            sink.text(id.into()).as_deref(),
+            Some(&*again),
+            "a text let go, met again"
+        );
     }
 
     /// More texts than the slots of strings lately interned, so that slots are taken over:
