@@ -45,7 +45,8 @@ pub struct JobSink {
     pub(crate) label: Vec<u32>,
     /// Per job, the scheduler's last comment before it started (or ever, if it never did).
     pub(crate) comment: Vec<u32>,
-    /// Distinct labels and comments; entry 0 is unused.
+    /// Distinct labels and comments; entry 0 is unused. Those that no job and no event row
+    /// held here names are let go now and then ([`JobSink::let_go_of_unnamed_texts`]).
     pub(crate) texts: Vec<Arc<str>>,
     /// Each text's id, by the text: a run makes a text per comment that changed (psets-bench
     /// 160,000), so the map hashes with foldhash rather than SipHash.
@@ -54,9 +55,10 @@ pub struct JobSink {
     /// chosen by the address ([`TEXT_SLOTS`] of them; a later text takes a slot over): a
     /// policy hands over the very string it said before (a job's limit message, kept per job
     /// and level), found here without hashing the text (Moab's `MAXJOB` messages were 4 % of
-    /// `ctc-maxjob.toml`'s simulation). Only kept strings are here: they live as long as the
-    /// sink, so no other string can come to have their address. Bounded, where a map of every
-    /// text's address would grow with psets-bench's 160,000 texts.
+    /// `ctc-maxjob.toml`'s simulation). Only strings `texts` holds are here, and they live
+    /// while it holds them, so no other string can come to have their address; a string let
+    /// go leaves its slot empty. Bounded, where a map of every text's address would grow with
+    /// psets-bench's 160,000 texts.
     text_at: Box<[(usize, u32)]>,
     /// How many texts `texts` may hold before those that no job and no event row the sink
     /// holds names are let go ([`JobSink::let_go_of_unnamed_texts`]).
