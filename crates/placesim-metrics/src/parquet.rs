@@ -363,9 +363,11 @@ impl<W: Write> ParquetFile<W> {
         Ok(())
     }
 
-    /// Writes the footer, with the arrow schema in its metadata as polars writes it.
-    pub(crate) fn finish(mut self) -> PolarsResult<()> {
-        self.writer.end(None).map(|_| ())
+    /// Writes the footer, with the arrow schema in its metadata as polars writes it, and
+    /// gives back the output, for its owner to flush.
+    pub(crate) fn finish(mut self) -> PolarsResult<W> {
+        self.writer.end(None)?;
+        Ok(self.writer.into_inner())
     }
 }
 

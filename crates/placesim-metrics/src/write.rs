@@ -542,20 +542,39 @@ fn write_atomic_unless_abandoned(
     path: &Path,
     write: impl FnOnce(&mut std::io::BufWriter<fs::File>) -> PolarsResult<Written>,
 ) -> Result<(), MetricsError> {
-    let tmp = path.with_extension("parquet.tmp");
-    let file = fs::File::create(&tmp).map_err(|source| MetricsError::Io {
-        path: tmp.clone(),
-        source,
-    })?;
-    // The writer emits many small pieces (page and thrift headers): buffer them. Pages larger
-    // than the buffer go straight through, so 64 KiB gathers the small pieces as well as a
-    // larger buffer would, and a run writing several files at once does not keep a mebibyte
-    // each (KTH-SP2's whole run has 28,000 jobs: 2 MiB is 75 bytes a job).
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+    let mut out = create_temporary(path)?;
     let written = write(&mut out).map_err(|source| MetricsError::Polars {
         path: path.to_owned(),
         source,
     });
+    put_in_place(path, out, written)
+}
+
+/// The name `path` is written under until it is whole.
+fn temporary_of(path: &Path) -> PathBuf {
+    path.with_extension("parquet.tmp")
+}
+
+/// Creates the temporary file of `path` ([`temporary_of`]), buffered.
+fn create_temporary(path: &Path) -> Result<std::io::BufWriter<fs::File>, MetricsError> {
+    let tmp = temporary_of(path);
+    let file = fs::File::create(&tmp).map_err(|source| MetricsError::Io { path: tmp, source })?;
+    // The writer emits many small pieces (page and thrift headers): buffer them. Pages larger
+    // than the buffer go straight through, so 64 KiB gathers the small pieces as well as a
+    // larger buffer would, and a run writing several files at once does not keep a mebibyte
+    // each (KTH-SP2's whole run has 28,000 jobs: 2 MiB is 75 bytes a job).
+    Ok(std::io::BufWriter::with_capacity(1 << 16, file))
+}
+
+/// Flushes `out`, the temporary file of `path`, and renames it into place when `written`
+/// says it is whole; otherwise removes it. The error returned is the writing's, else the
+/// flush's, else the rename's.
+fn put_in_place(
+    path: &Path,
+    out: std::io::BufWriter<fs::File>,
+    written: Result<Written, MetricsError>,
+) -> Result<(), MetricsError> {
+    let tmp = temporary_of(path);
     let flushed = out.into_inner().map_err(|e| MetricsError::Io {
         path: tmp.clone(),
         source: e.into_error(),
@@ -619,7 +638,7 @@ fn write_row_groups<G: Into<RowGroupToWrite>>(
     for group in groups {
         file.write(group?.into())?;
     }
-    file.finish()
+    file.finish().map(|_| ())
 }
 
 /// Writes `jobs.parquet` into `dir`, after the run.
@@ -637,7 +656,8 @@ pub fn write_jobs(
     })
 }
 
-/// A Parquet file written by a thread from the row groups handed to it, in order.
+/// A Parquet file written from the row groups handed to it, in order, by a thread of its own
+/// ([`Streamed::start`]) or on the thread that hands them over ([`Streamed::here`]).
 #[derive(Debug)]
 struct Streamed {
     path: PathBuf,
@@ -645,6 +665,101 @@ struct Streamed {
     /// Joined by [`Streamed::finish`], or on drop (so that an abandoned file is removed
     /// before the process goes on to exit).
     writer: Option<std::thread::JoinHandle<Result<(), MetricsError>>>,
+    /// The file, when it is written here rather than by a thread (boxed: an open Parquet file
+    /// is most of a kilobyte, which a file written by a thread would carry for nothing).
+    here: Option<Box<FileHere>>,
+}
+
+/// A Parquet file written on the thread that hands over its row groups, each as it comes: a
+/// sweep runs a simulation per core, and a writer thread per file would take a share of
+/// another run's core. A file never finished is removed when dropped.
+struct FileHere {
+    path: PathBuf,
+    /// Opened at the first row group, whose schema the file takes.
+    file: Option<ParquetFile<std::io::BufWriter<fs::File>>>,
+    /// The first error met: no row group is written after it, and it is reported by
+    /// [`FileHere::finish`].
+    failed: Option<MetricsError>,
+}
+
+impl std::fmt::Debug for FileHere {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileHere")
+            .field("path", &self.path)
+            .field("open", &self.file.is_some())
+            .field("failed", &self.failed)
+            .finish()
+    }
+}
+
+impl FileHere {
+    fn new(path: PathBuf) -> FileHere {
+        FileHere {
+            path,
+            file: None,
+            failed: None,
+        }
+    }
+
+    /// Writes a row group, unless an error came before.
+    fn write(&mut self, group: PolarsResult<RowGroupToWrite>) {
+        if self.failed.is_none()
+            && let Err(e) = self.try_write(group)
+        {
+            self.failed = Some(e);
+        }
+    }
+
+    fn try_write(&mut self, group: PolarsResult<RowGroupToWrite>) -> Result<(), MetricsError> {
+        let polars = |source| MetricsError::Polars {
+            path: self.path.clone(),
+            source,
+        };
+        let group = group.map_err(polars)?;
+        let file = match &mut self.file {
+            Some(file) => file,
+            None => {
+                let out = create_temporary(&self.path)?;
+                let file = ParquetFile::new(out, group.frame.schema()).map_err(polars)?;
+                self.file.insert(file)
+            }
+        };
+        file.write(group).map_err(polars)
+    }
+
+    /// Writes the footer and puts the file in place, or removes it after an error; a file
+    /// given no row group is an error, as [`write_row_groups`] makes it.
+    fn finish(&mut self) -> Result<(), MetricsError> {
+        let polars = |source| MetricsError::Polars {
+            path: self.path.clone(),
+            source,
+        };
+        match (self.failed.take(), self.file.take()) {
+            (None, Some(file)) => match file.finish() {
+                Ok(out) => put_in_place(&self.path, out, Ok(Written::Whole)),
+                Err(source) => {
+                    let _ = fs::remove_file(temporary_of(&self.path));
+                    Err(polars(source))
+                }
+            },
+            (None, None) => Err(polars(PolarsError::NoData("no row group to write".into()))),
+            (Some(failed), file) => {
+                if file.is_some() {
+                    let _ = fs::remove_file(temporary_of(&self.path));
+                }
+                Err(failed)
+            }
+        }
+    }
+}
+
+impl Drop for FileHere {
+    /// Abandons a file never finished: what was written is removed.
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(temporary_of(&self.path));
+        }
+    }
 }
 
 /// What builds a row group on the writer's thread.
@@ -756,12 +871,27 @@ impl Streamed {
             path,
             groups: Some(groups),
             writer: Some(writer),
+            here: None,
+        }
+    }
+
+    /// Writes `path` on the calling thread, each row group as it is handed over.
+    fn here(path: PathBuf) -> Streamed {
+        Streamed {
+            path: path.clone(),
+            groups: None,
+            writer: None,
+            here: Some(Box::new(FileHere::new(path))),
         }
     }
 
     /// Hands over one row group that the writer's thread builds (a failure to build it is
     /// the writer's error, reported when it is joined).
     fn send_built_there(&mut self, build: BuildRowGroup) {
+        if let Some(here) = &mut self.here {
+            here.write(build());
+            return;
+        }
         if let Some(g) = &self.groups {
             // The writer stopped: its own error is reported when it is joined.
             if g.send(RowGroup::Rows(build)).is_err() {
@@ -771,8 +901,9 @@ impl Streamed {
     }
 
     /// Has the writer thread do `work` after the row groups handed over before, its result
-    /// sent back to the [`Aside`]. A writer that has stopped (its own error is reported when
-    /// it is joined) leaves the work to the calling thread, done at once.
+    /// sent back to the [`Aside`]. A file written here, or a writer that has stopped (its
+    /// own error is reported when it is joined), leaves the work to the calling thread, done
+    /// at once.
     fn aside(
         &mut self,
         what: PathBuf,
@@ -796,6 +927,9 @@ impl Streamed {
 
     /// Marks the file whole and waits for it.
     fn finish(mut self) -> Result<(), MetricsError> {
+        if let Some(here) = &mut self.here {
+            return here.finish();
+        }
         if let Some(g) = self.groups.take() {
             // A writer that stopped reports its own error when joined.
             let _ = g.send(RowGroup::End);
@@ -828,7 +962,8 @@ impl Drop for Streamed {
 /// sets, `timeseries.parquet` while the run goes on: as soon as every job of a row group has
 /// ended (or a row group of events has happened, or of samples been taken), the group is built
 /// and handed to a writer thread, so encoding overlaps the simulation on an otherwise idle
-/// core. The files, and `timeseries.parquet` written at the end otherwise, are byte-identical
+/// core ([`StreamingJobSink::on_this_thread`]: built and written at once, on the run's own
+/// thread). The files, and `timeseries.parquet` written at the end otherwise, are byte-identical
 /// to [`write_jobs`]'s, [`write_events`]'s and [`write_timeseries`]'s.
 #[derive(Debug)]
 pub struct StreamingJobSink<'w> {
@@ -853,12 +988,48 @@ pub struct StreamingJobSink<'w> {
     dir: PathBuf,
     /// Which writer may work; all at once after the run ([`StreamingJobSink::finish_with`]).
     turns: Arc<Turns>,
+    /// Whether the files are written on the simulation's thread, with no writer thread
+    /// ([`StreamingJobSink::on_this_thread`]).
+    writes_here: bool,
+}
+
+/// A file of a [`StreamingJobSink`]: written `here`, or by a writer thread that takes its
+/// `turns` and holds at most `queued` row groups waiting.
+fn streamed(path: PathBuf, turns: &Arc<Turns>, queued: usize, here: bool) -> Streamed {
+    if here {
+        Streamed::here(path)
+    } else {
+        Streamed::start(path, Arc::clone(turns), queued)
+    }
 }
 
 impl<'w> StreamingJobSink<'w> {
     /// Starts writing `dir/jobs.parquet` and `dir/events.parquet` (creating `dir`) for a run
     /// of `workload`; `dir/timeseries.parquet` follows.
     pub fn new(dir: &Path, meta: RunMeta, workload: &'w Workload) -> Result<Self, MetricsError> {
+        Self::writing(dir, meta, workload, false)
+    }
+
+    /// As [`StreamingJobSink::new`], but each row group is built and written on the calling
+    /// thread (the simulation's) as soon as it is whole, with no writer thread: for a sweep,
+    /// which runs a simulation on every core. The run's event rows and finished jobs leave
+    /// memory as they come all the same: a sweep used to hold every event of a run until it
+    /// ended (29.5 million rows, 700 MB, and their texts for a run under a Moab `MAXPS`
+    /// limit on CTC-SP2). The files are the same as [`StreamingJobSink::new`]'s.
+    pub fn on_this_thread(
+        dir: &Path,
+        meta: RunMeta,
+        workload: &'w Workload,
+    ) -> Result<Self, MetricsError> {
+        Self::writing(dir, meta, workload, true)
+    }
+
+    fn writing(
+        dir: &Path,
+        meta: RunMeta,
+        workload: &'w Workload,
+        here: bool,
+    ) -> Result<Self, MetricsError> {
         fs::create_dir_all(dir).map_err(|source| MetricsError::Io {
             path: dir.to_owned(),
             source,
@@ -872,13 +1043,14 @@ impl<'w> StreamingJobSink<'w> {
             sent_upto: 0,
             events_sent: 0,
             samples_sent: 0,
-            jobs: Streamed::start(dir.join("jobs.parquet"), Arc::clone(&turns), 2),
+            jobs: streamed(dir.join("jobs.parquet"), &turns, 2, here),
             // Event groups are small (24 bytes a row): they may wait while a group of jobs
             // is written, rather than hold up the simulation.
-            events: Streamed::start(dir.join("events.parquet"), Arc::clone(&turns), 8),
+            events: streamed(dir.join("events.parquet"), &turns, 8, here),
             timeseries: None,
             dir: dir.to_owned(),
             turns,
+            writes_here: here,
         })
     }
 
@@ -947,11 +1119,11 @@ impl<'w> StreamingJobSink<'w> {
         let names = Arc::clone(&self.inner.set_names);
         let ncpus = Arc::clone(&self.inner.set_ncpus);
         let meta = self.meta.clone();
-        let (dir, turns) = (&self.dir, &self.turns);
+        let (dir, turns, here) = (&self.dir, &self.turns, self.writes_here);
         let timeseries = self.timeseries.get_or_insert_with(|| {
             // Groups of samples are small but for their rows per set: they may wait while a
             // group of jobs is written, as event groups do.
-            Streamed::start(dir.join("timeseries.parquet"), Arc::clone(turns), 8)
+            streamed(dir.join("timeseries.parquet"), turns, 8, here)
         });
         timeseries.send_built_there(Box::new(move || {
             timeseries_table(&meta, &names, &ncpus, &samples, &set_free).map(RowGroupToWrite::from)

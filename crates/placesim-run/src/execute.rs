@@ -7,7 +7,7 @@ use placesim_core::{
 };
 use placesim_metrics::{
     JobSink, OccupancyConfig, RunMeta, RunSummary, StreamingJobSink, Timing, write_reservations,
-    write_run, write_summary, write_vnodes,
+    write_summary, write_vnodes,
 };
 use placesim_policy::Discipline;
 use std::path::Path;
@@ -20,16 +20,17 @@ pub enum Output<'a> {
     /// the core the single-threaded simulation leaves idle, and the table's memory does not
     /// grow with the trace.
     Streamed(&'a Path),
-    /// Everything is written after the run, on the run's own thread: for sweeps, which run one
-    /// simulation per core.
-    AfterRun(&'a Path),
+    /// Row groups are encoded and written on the run's own thread as soon as they are whole
+    /// ([`StreamingJobSink::on_this_thread`]): for sweeps, which run one simulation per core.
+    /// The table's memory does not grow with the trace either.
+    OnRunThread(&'a Path),
 }
 
 impl Output<'_> {
     /// The directory the files go to.
     pub fn dir(&self) -> &Path {
         match self {
-            Output::Streamed(dir) | Output::AfterRun(dir) => dir,
+            Output::Streamed(dir) | Output::OnRunThread(dir) => dir,
         }
     }
 }
@@ -358,72 +359,50 @@ pub fn execute(
         policy: label.clone(),
         source,
     };
-    // Checked before anything is written: a failed run leaves no Parquet behind.
-    let sampled_within_limit = |sink: &JobSink| match sink.too_many_samples() {
-        Some(source) => Err(RunError::Samples {
+    let mut streaming = match output {
+        Output::Streamed(dir) => StreamingJobSink::new(dir, meta.clone(), workload)?,
+        Output::OnRunThread(dir) => StreamingJobSink::on_this_thread(dir, meta.clone(), workload)?,
+    };
+    let dir = output.dir();
+    // What the per-job data measures and names.
+    let sink = streaming.sink_mut();
+    sink.measure(&measurement.sets, &cluster, occupancy);
+    sink.keep_request_texts(plan.request_texts.clone());
+    let at_start: Vec<_> = plan.running_at_start.iter().map(|(j, _)| *j).collect();
+    sink.mark_running_at_start(&at_start);
+    if plan.metrics.exec_vnode {
+        sink.keep_exec_vnodes(&cluster);
+    }
+    if !plan.reservations.is_empty() || !plan.reservation_requests.is_empty() {
+        sink.keep_reservations(&cluster, &plan.reservations);
+    }
+    let started = Instant::now();
+    let stats = simulation
+        .run(policy.as_mut(), &mut streaming, progress)
+        .map_err(failed)?;
+    // The policy's views and calendars are not needed for the summary (the run has freed the
+    // state): freed first, so they and the summary's tables are never held at once.
+    drop(policy);
+    // Checked before the files are finished: a failed run leaves no Parquet behind (a file
+    // not finished is removed).
+    if let Some(source) = streaming.sink_mut().too_many_samples() {
+        return Err(RunError::Samples {
             trace: trace.path.display().to_string(),
             source,
-        }),
-        None => Ok(()),
-    };
-    // What the per-job data measures and names, the same for both outputs.
-    let set_up = |sink: &mut JobSink| {
-        sink.measure(&measurement.sets, &cluster, occupancy);
-        sink.keep_request_texts(plan.request_texts.clone());
-        let at_start: Vec<_> = plan.running_at_start.iter().map(|(j, _)| *j).collect();
-        sink.mark_running_at_start(&at_start);
-        if plan.metrics.exec_vnode {
-            sink.keep_exec_vnodes(&cluster);
-        }
-        if !plan.reservations.is_empty() || !plan.reservation_requests.is_empty() {
-            sink.keep_reservations(&cluster, &plan.reservations);
-        }
-    };
-    match output {
-        Output::AfterRun(dir) => {
-            let mut sink = JobSink::new(workload);
-            set_up(&mut sink);
-            let started = Instant::now();
-            let stats = simulation
-                .run(policy.as_mut(), &mut sink, progress)
-                .map_err(failed)?;
-            // The policy's views and calendars are not needed for the summary (the run has
-            // freed the state): freed first, so they and the summary's tables are never held at
-            // once.
-            drop(policy);
-            sampled_within_limit(&sink)?;
-            let summary = summarise(&sink, &stats, started.elapsed());
-            let writing = Instant::now();
-            write_run(dir, workload, &sink, &summary)?;
-            Ok(Executed {
-                summary,
-                writing: writing.elapsed(),
-            })
-        }
-        Output::Streamed(dir) => {
-            let mut streaming = StreamingJobSink::new(dir, meta.clone(), workload)?;
-            set_up(streaming.sink_mut());
-            let started = Instant::now();
-            let stats = simulation
-                .run(policy.as_mut(), &mut streaming, progress)
-                .map_err(failed)?;
-            // As above: freed before the summary and the last row groups are made.
-            drop(policy);
-            sampled_within_limit(streaming.sink_mut())?;
-            let wall = started.elapsed();
-            let writing = Instant::now();
-            // The summary is computed and written while the last row groups of jobs.parquet
-            // and the streamed files encode.
-            let (_, summary) = streaming.finish_with(|sink| {
-                let summary = summarise(sink, &stats, wall);
-                write_vnodes(dir, &summary.meta, sink)?;
-                write_reservations(dir, &summary.meta, workload, sink)?;
-                write_summary(dir, &summary).map(|()| summary)
-            })?;
-            Ok(Executed {
-                summary: summary?,
-                writing: writing.elapsed(),
-            })
-        }
+        });
     }
+    let wall = started.elapsed();
+    let writing = Instant::now();
+    // The summary is computed and written while the last row groups of jobs.parquet and the
+    // streamed files encode (by their writer threads, when they have them).
+    let (_, summary) = streaming.finish_with(|sink| {
+        let summary = summarise(sink, &stats, wall);
+        write_vnodes(dir, &summary.meta, sink)?;
+        write_reservations(dir, &summary.meta, workload, sink)?;
+        write_summary(dir, &summary).map(|()| summary)
+    })?;
+    Ok(Executed {
+        summary: summary?,
+        writing: writing.elapsed(),
+    })
 }

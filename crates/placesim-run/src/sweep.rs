@@ -351,8 +351,15 @@ impl Sweep {
         // up more of its own pool's work meanwhile, so runs would nest inside runs and finish
         // together at the end, one core idle.
         let executed = std::thread::scope(|s| {
-            s.spawn(|| execute(&plan, Clock::Untimed, Output::AfterRun(&dir), &mut |_| {}))
-                .join()
+            s.spawn(|| {
+                execute(
+                    &plan,
+                    Clock::Untimed,
+                    Output::OnRunThread(&dir),
+                    &mut |_| {},
+                )
+            })
+            .join()
         })
         .map_err(|_| RunError::Panicked { run: run.label() })?
         .map_err(in_run)?;

@@ -186,7 +186,9 @@ fn large_jobs_table_is_written_in_row_groups_and_reads_back_whole() {
 
 /// Writing jobs.parquet during the run gives the same bytes as writing it afterwards: for one
 /// row group, for several, and for a run with a job that never starts; and so do
-/// events.parquet and timeseries.parquet (here without samples: the schema alone).
+/// events.parquet and timeseries.parquet (here without samples: the schema alone). The same
+/// holds whether the row groups are written by writer threads or on the run's own thread (a
+/// sweep's), and the files are all that either leaves in its directory.
 #[test]
 fn streaming_jobs_and_events_writers_match_the_after_run_writers() {
     use placesim_metrics::{StreamingJobSink, write_events, write_jobs, write_timeseries};
@@ -209,6 +211,11 @@ fn streaming_jobs_and_events_writers_match_the_after_run_writers() {
             StreamingJobSink::new(&streamed_dir, meta.clone(), &trace.workload).unwrap();
         simulate_watched(&trace.workload, cluster.clone(), None, &mut streaming);
         streaming.finish().unwrap();
+        let here_dir = dir.path().join(format!("{name}-here"));
+        let mut here =
+            StreamingJobSink::on_this_thread(&here_dir, meta.clone(), &trace.workload).unwrap();
+        simulate_watched(&trace.workload, cluster.clone(), None, &mut here);
+        here.finish().unwrap();
         // The streaming sink gives its event rows away as it writes them: the run is made
         // again for the writers after the run.
         let mut sink = JobSink::new(&trace.workload);
@@ -218,19 +225,57 @@ fn streaming_jobs_and_events_writers_match_the_after_run_writers() {
         write_jobs(&after_dir, &meta, &trace.workload, &sink).unwrap();
         write_events(&after_dir, &meta, &trace.workload, &sink).unwrap();
         write_timeseries(&after_dir, &meta, &sink).unwrap();
-        for file in ["jobs.parquet", "events.parquet", "timeseries.parquet"] {
-            let a = std::fs::read(streamed_dir.join(file)).unwrap();
-            let b = std::fs::read(after_dir.join(file)).unwrap();
-            assert!(a == b, "{name}: {file}");
+        let files = ["events.parquet", "jobs.parquet", "timeseries.parquet"];
+        for written in [&streamed_dir, &here_dir] {
+            for file in files {
+                let a = std::fs::read(written.join(file)).unwrap();
+                let b = std::fs::read(after_dir.join(file)).unwrap();
+                assert!(a == b, "{name}: {file} in {}", written.display());
+            }
+            let mut left: Vec<_> = std::fs::read_dir(written)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            left.sort();
+            assert_eq!(left, files, "{name}: what {} holds", written.display());
         }
     }
+}
+
+/// A run whose files are written on its own thread and that is given up before they are
+/// finished (a run that fails) leaves nothing behind: the row groups written so far go with
+/// their temporary files.
+#[test]
+fn files_written_on_the_run_s_thread_and_never_finished_are_removed() {
+    use placesim_metrics::StreamingJobSink;
+    let n = placesim_metrics::EVENTS_PER_ROW_GROUP as u64 + 5;
+    let trace = swf_trace(8, (0..n).map(|i| (i, 1 + i % 7, 2)));
+    let cluster = Cluster::homogeneous(trace.procs, 1).unwrap();
+    let dir = placesim_testkit::tempdir().unwrap();
+    let here_dir = dir.path().join("here");
+    let mut here =
+        StreamingJobSink::on_this_thread(&here_dir, hand_meta(8), &trace.workload).unwrap();
+    simulate_watched(&trace.workload, cluster, None, &mut here);
+    // Whole row groups of events and of jobs were written during the run.
+    let during: Vec<_> = std::fs::read_dir(&here_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(
+        during.iter().any(|f| f == "events.parquet.tmp"),
+        "written during the run: {during:?}"
+    );
+    drop(here);
+    let left: Vec<_> = std::fs::read_dir(&here_dir).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }
 
 /// timeseries.parquet written during the run, its samples handed over a row group at a time,
 /// has the bytes of the file written afterwards: samples over three row groups (the last one
 /// short), each with a row per set, and the samples leave the sink as they are handed over.
 /// A run of one set keeps its samples and has the events writer write the file whole at the
-/// end, with the same bytes.
+/// end, with the same bytes. Both hold whether the files are written by writer threads or on
+/// the run's own thread (a sweep's).
 #[test]
 fn streaming_timeseries_matches_the_after_run_writer() {
     use placesim_metrics::{StreamingJobSink, write_timeseries};
@@ -251,18 +296,27 @@ fn streaming_timeseries_matches_the_after_run_writer() {
         ("one", placesim_core::SetPartition::whole(&cluster), 1),
     ] {
         let streamed_dir = dir.path().join(format!("{name}-streamed"));
-        let mut streaming =
-            StreamingJobSink::new(&streamed_dir, meta.clone(), &trace.workload).unwrap();
-        streaming
-            .sink_mut()
-            .measure(&sets, &cluster, OccupancyConfig::whole_run(every));
-        simulate_watched(
-            &trace.workload,
-            cluster.clone(),
-            Some(&sets),
-            &mut streaming,
-        );
-        let left = streaming.finish().unwrap();
+        let here_dir = dir.path().join(format!("{name}-here"));
+        let mut lefts = Vec::new();
+        for here in [false, true] {
+            let written = if here { &here_dir } else { &streamed_dir };
+            let mut streaming = if here {
+                StreamingJobSink::on_this_thread(written, meta.clone(), &trace.workload)
+            } else {
+                StreamingJobSink::new(written, meta.clone(), &trace.workload)
+            }
+            .unwrap();
+            streaming
+                .sink_mut()
+                .measure(&sets, &cluster, OccupancyConfig::whole_run(every));
+            simulate_watched(
+                &trace.workload,
+                cluster.clone(),
+                Some(&sets),
+                &mut streaming,
+            );
+            lefts.push(streaming.finish().unwrap());
+        }
         let mut sink = JobSink::new(&trace.workload);
         sink.measure(&sets, &cluster, OccupancyConfig::whole_run(every));
         simulate_watched(&trace.workload, cluster.clone(), Some(&sets), &mut sink);
@@ -274,20 +328,28 @@ fn streaming_timeseries_matches_the_after_run_writer() {
         );
         // The streamed samples left the sink; the after-run sink kept them all, and so did
         // the sink of one set.
-        let kept = placesim_metrics::timeseries_frame(&meta, &left)
-            .unwrap()
-            .height();
-        assert_eq!(
-            kept,
-            if rows_per_sample == 1 { samples } else { 0 },
-            "{name}"
-        );
+        for left in &lefts {
+            let kept = placesim_metrics::timeseries_frame(&meta, left)
+                .unwrap()
+                .height();
+            assert_eq!(
+                kept,
+                if rows_per_sample == 1 { samples } else { 0 },
+                "{name}"
+            );
+        }
         let after_dir = dir.path().join(format!("{name}-after"));
         std::fs::create_dir_all(&after_dir).unwrap();
         write_timeseries(&after_dir, &meta, &sink).unwrap();
-        let a = std::fs::read(streamed_dir.join("timeseries.parquet")).unwrap();
         let b = std::fs::read(after_dir.join("timeseries.parquet")).unwrap();
-        assert!(a == b, "{name}: timeseries.parquet differs");
+        for written in [&streamed_dir, &here_dir] {
+            let a = std::fs::read(written.join("timeseries.parquet")).unwrap();
+            assert!(
+                a == b,
+                "{name}: timeseries.parquet in {}",
+                written.display()
+            );
+        }
     }
 }
 
