@@ -886,7 +886,8 @@ impl Streamed {
     }
 
     /// Hands over one row group that the writer's thread builds (a failure to build it is
-    /// the writer's error, reported when it is joined).
+    /// the writer's error, reported when it is joined); a file written here builds and writes
+    /// it at once, and reports a failure when finished.
     fn send_built_there(&mut self, build: BuildRowGroup) {
         if let Some(here) = &mut self.here {
             here.write(build());
