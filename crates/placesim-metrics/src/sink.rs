@@ -515,9 +515,10 @@ impl JobSink {
     /// still held here names, and gives those kept new ids, in the same order. The fixed
     /// texts keep theirs. The texts of rows already handed to a writer went with them, as
     /// `Arc`s ([`crate::write`]), so only the rows held here count. The next time comes
-    /// after at least as many new texts as are kept, as jobs there are, as rows are held and
-    /// as [`TEXTS_BETWEEN_LETTING_GO`]: each time costs what it walks, paid for by the texts
-    /// taken since, and the table holds at most about twice what is named.
+    /// after as many new texts as the most of: those kept, the jobs, the rows held, and
+    /// [`TEXTS_BETWEEN_LETTING_GO`]. Each time costs about what it walks (texts, jobs,
+    /// rows), paid for by the texts taken since; the table holds what was named then, and
+    /// at most that many more.
     ///
     /// A string let go may be freed, and another made at its address: its slot of
     /// `text_at` is cleared, so that the address finds no id.
