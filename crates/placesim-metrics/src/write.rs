@@ -727,37 +727,40 @@ impl FileHere {
         file.write(group).map_err(polars)
     }
 
-    /// Writes the footer and puts the file in place, or removes it after an error; a file
-    /// given no row group is an error, as [`write_row_groups`] makes it.
+    /// Writes the footer and puts the file in place; a file given no row group is an error,
+    /// as [`write_row_groups`] makes it. After an error the file is left open, for the drop
+    /// to remove.
     fn finish(&mut self) -> Result<(), MetricsError> {
+        if let Some(failed) = self.failed.take() {
+            return Err(failed);
+        }
         let polars = |source| MetricsError::Polars {
             path: self.path.clone(),
             source,
         };
-        match (self.failed.take(), self.file.take()) {
-            (None, Some(file)) => match file.finish() {
-                Ok(out) => put_in_place(&self.path, out, Ok(Written::Whole)),
-                Err(source) => {
-                    let _ = fs::remove_file(temporary_of(&self.path));
-                    Err(polars(source))
-                }
-            },
-            (None, None) => Err(polars(PolarsError::NoData("no row group to write".into()))),
-            (Some(failed), file) => {
-                if file.is_some() {
-                    let _ = fs::remove_file(temporary_of(&self.path));
-                }
-                Err(failed)
+        let Some(file) = self.file.take() else {
+            return Err(polars(PolarsError::NoData("no row group to write".into())));
+        };
+        match file.finish() {
+            Ok(out) => put_in_place(&self.path, out, Ok(Written::Whole)),
+            Err(source) => {
+                self.remove_temporary();
+                Err(polars(source))
             }
         }
+    }
+
+    /// Removes what was written (best effort: the error that matters is the one reported).
+    fn remove_temporary(&self) {
+        let _ = fs::remove_file(temporary_of(&self.path));
     }
 }
 
 impl Drop for FileHere {
-    /// Abandons a file never finished: what was written is removed.
+    /// Abandons a file never finished, or failed: what was written is removed.
     fn drop(&mut self) {
         if self.file.take().is_some() {
-            let _ = fs::remove_file(temporary_of(&self.path));
+            self.remove_temporary();
         }
     }
 }
