@@ -237,10 +237,7 @@ impl PbsPsets {
             let pool = (settings.node_group_enable
                 && (has_vnodes || !settings.queue_keys[q].is_empty())
                 && !key.is_empty())
-            .then(|| {
-                p.add_pool(cluster, &key.clone(), p.array_of_queue[q])
-                    .into()
-            });
+            .then(|| p.add_pool(cluster, key, p.array_of_queue[q]).into());
             p.queue_pools.push(pool);
         }
         for &r in &settings.job_keys {

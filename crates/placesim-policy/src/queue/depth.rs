@@ -193,7 +193,11 @@ impl<P: PlacementPolicy> SchedulingPolicy for Backfill<P> {
             placesim_core::TopJobEstimate {
                 job: p.job,
                 start: p.start,
-                allocation: p.allocation.clone().filter(|_| ctx.estimate_vnodes),
+                allocation: p
+                    .allocation
+                    .as_ref()
+                    .filter(|_| ctx.estimate_vnodes)
+                    .cloned(),
             }
         }));
         self.runnable
