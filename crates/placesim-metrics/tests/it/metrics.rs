@@ -232,11 +232,7 @@ fn streaming_jobs_and_events_writers_match_the_after_run_writers() {
                 let b = std::fs::read(after_dir.join(file)).unwrap();
                 assert!(a == b, "{name}: {file} in {}", written.display());
             }
-            let mut left: Vec<_> = std::fs::read_dir(written)
-                .unwrap()
-                .map(|e| e.unwrap().file_name().into_string().unwrap())
-                .collect();
-            left.sort();
+            let left = file_names(written);
             assert_eq!(left, files, "{name}: what {} holds", written.display());
         }
     }
@@ -257,17 +253,24 @@ fn files_written_on_the_run_s_thread_and_never_finished_are_removed() {
         StreamingJobSink::on_this_thread(&here_dir, hand_meta(8), &trace.workload).unwrap();
     simulate_watched(&trace.workload, cluster, None, &mut here);
     // Whole row groups of events and of jobs were written during the run.
-    let during: Vec<_> = std::fs::read_dir(&here_dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
+    let during = file_names(&here_dir);
     assert!(
         during.iter().any(|f| f == "events.parquet.tmp"),
         "written during the run: {during:?}"
     );
     drop(here);
-    let left: Vec<_> = std::fs::read_dir(&here_dir).unwrap().collect();
+    let left = file_names(&here_dir);
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// The names of the files in `dir`, sorted.
+fn file_names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
 }
 
 /// timeseries.parquet written during the run, its samples handed over a row group at a time,
