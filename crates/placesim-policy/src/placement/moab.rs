@@ -179,8 +179,6 @@ pub struct NodeSetOptions {
 #[derive(Debug, Clone)]
 struct NodeSet {
     name: Arc<str>,
-    /// Its tally set in the cluster state.
-    set: usize,
     vnodes: Vec<VnodeId>,
     /// Its slowest vnode's speed (MINLOSS by speed).
     speed: f64,
@@ -495,7 +493,6 @@ impl MoabNodeSets {
             .fold(f64::INFINITY, f64::min);
         self.sets.push(NodeSet {
             name: Arc::from(name),
-            set: self.sets.len(),
             vnodes,
             speed,
         });
@@ -672,15 +669,17 @@ impl MoabNodeSets {
     ) -> Fit {
         let vnodes = match on {
             FitOn::Set(s) => {
-                let set = &self.sets[s];
+                // Set `s`'s tallies are the state's `s`th ([`Self::tracked_sets`]): read
+                // without the set itself, which a search of every set waited on memory to
+                // read for its index alone.
                 if let Some(t) = tallied {
-                    let tasks = t.tallies.of(set.set)[ConsumableIdx::NCPUS.index()];
+                    let tasks = t.tallies.of(s)[ConsumableIdx::NCPUS.index()];
                     return Fit {
                         tasks,
                         feasible: tasks >= u64::from(t.count),
                     };
                 }
-                &set.vnodes
+                &self.sets[s].vnodes
             }
             FitOn::Vnodes(vnodes) => vnodes,
         };
