@@ -187,6 +187,14 @@ pub(crate) struct EventRow {
 /// The `job` of an event row about the site rather than a job.
 pub(crate) const NO_JOB: u32 = u32::MAX;
 
+impl EventRow {
+    /// The id of the row's text in the sink's texts, for every kind but an estimate, whose
+    /// `value` is a start.
+    pub(crate) fn text_id(&self) -> Option<u64> {
+        (self.kind != EventKind::Estimate).then_some(self.value)
+    }
+}
+
 impl JobSink {
     /// A sink for every job of `workload`.
     pub fn new(workload: &Workload) -> Self {
@@ -525,11 +533,7 @@ impl JobSink {
     fn let_go_of_unnamed_texts(&mut self) {
         let mut named = vec![false; self.texts.len()];
         named[..FIXED_TEXTS.len()].fill(true);
-        let rows_texts = self
-            .events
-            .iter()
-            .filter(|row| row.kind != EventKind::Estimate)
-            .map(|row| row.value);
+        let rows_texts = self.events.iter().filter_map(EventRow::text_id);
         let jobs_texts = self
             .label
             .iter()
@@ -564,8 +568,8 @@ impl JobSink {
             *id = renamed(*id);
         }
         for row in self.events.iter_mut() {
-            if row.kind != EventKind::Estimate {
-                row.value = u32::try_from(row.value).map_or(row.value, |id| u64::from(renamed(id)));
+            if let Some(id) = row.text_id() {
+                row.value = u32::try_from(id).map_or(id, |id| u64::from(renamed(id)));
             }
         }
         let kept = self.texts.len();

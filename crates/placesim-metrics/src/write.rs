@@ -441,10 +441,7 @@ impl EventsChunk {
             .unzip();
         let texts = rows
             .iter()
-            .map(|r| match r.kind {
-                EventKind::Estimate => None,
-                _ => sink.text(r.value),
-            })
+            .map(|r| r.text_id().and_then(|id| sink.text(id)))
             .collect();
         EventsChunk {
             rows,
