@@ -540,11 +540,16 @@ fn write_atomic_unless_abandoned(
     write: impl FnOnce(&mut std::io::BufWriter<fs::File>) -> PolarsResult<Written>,
 ) -> Result<(), MetricsError> {
     let mut out = create_temporary(path)?;
-    let written = write(&mut out).map_err(|source| MetricsError::Polars {
+    let written = write(&mut out).map_err(polars_error_of(path));
+    put_in_place(path, out, written)
+}
+
+/// Makes a polars error met writing `path` a [`MetricsError`] naming the file.
+fn polars_error_of(path: &Path) -> impl Fn(PolarsError) -> MetricsError + Copy + '_ {
+    move |source| MetricsError::Polars {
         path: path.to_owned(),
         source,
-    });
-    put_in_place(path, out, written)
+    }
 }
 
 /// The name `path` is written under until it is whole.
@@ -626,16 +631,18 @@ fn write_row_groups<G: Into<RowGroupToWrite>>(
     groups: impl IntoIterator<Item = PolarsResult<G>>,
 ) -> PolarsResult<()> {
     let mut groups = groups.into_iter();
-    let first: RowGroupToWrite = groups
-        .next()
-        .ok_or_else(|| PolarsError::NoData("no row group to write".into()))??
-        .into();
+    let first: RowGroupToWrite = groups.next().ok_or_else(no_row_group)??.into();
     let mut file = ParquetFile::new(out, first.frame.schema())?;
     file.write(first)?;
     for group in groups {
         file.write(group?.into())?;
     }
     file.finish().map(|_| ())
+}
+
+/// The error of a file given no row group: it would have no schema.
+fn no_row_group() -> PolarsError {
+    PolarsError::NoData("no row group to write".into())
 }
 
 /// Writes `jobs.parquet` into `dir`, after the run.
@@ -708,10 +715,7 @@ impl FileHere {
     }
 
     fn try_write(&mut self, group: PolarsResult<RowGroupToWrite>) -> Result<(), MetricsError> {
-        let polars = |source| MetricsError::Polars {
-            path: self.path.clone(),
-            source,
-        };
+        let polars = polars_error_of(&self.path);
         let group = group.map_err(polars)?;
         let file = match &mut self.file {
             Some(file) => file,
@@ -731,12 +735,9 @@ impl FileHere {
         if let Some(failed) = self.failed.take() {
             return Err(failed);
         }
-        let polars = |source| MetricsError::Polars {
-            path: self.path.clone(),
-            source,
-        };
+        let polars = polars_error_of(&self.path);
         let Some(file) = self.file.take() else {
-            return Err(polars(PolarsError::NoData("no row group to write".into())));
+            return Err(polars(no_row_group()));
         };
         match file.finish() {
             Ok(out) => put_in_place(&self.path, out, Ok(Written::Whole)),
