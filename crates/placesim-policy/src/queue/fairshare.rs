@@ -605,6 +605,10 @@ pub struct Fairshare {
     /// The entities being ranked, and which are among them.
     ranked: Vec<usize>,
     in_ranking: Vec<bool>,
+    /// Per node: the cycle whose queue last had the path above it settled. A queue holds
+    /// several jobs of most of its entities; the second walk up the same path would find
+    /// every node standing, and is not made.
+    path_settled_in: Vec<u64>,
 }
 
 /// What fairshare keeps of a job whose entity it has found.
@@ -664,6 +668,7 @@ impl Fairshare {
             standing: Vec::new(),
             ranked: Vec::new(),
             in_ranking: Vec::new(),
+            path_settled_in: Vec::new(),
         }
     }
 
@@ -983,7 +988,13 @@ impl Fairshare {
         self.keep_room_for(workload);
         for &job in queue {
             let node = self.node_in_room(workload, job);
-            self.tree.settle_path(node, now);
+            if self.path_settled_in.len() <= node {
+                self.path_settled_in.resize(self.tree.nodes.len(), 0);
+            }
+            // Cycles count from 1: a node never settled reads 0.
+            if std::mem::replace(&mut self.path_settled_in[node], self.cycle) != self.cycle {
+                self.tree.settle_path(node, now);
+            }
         }
     }
 

@@ -382,6 +382,9 @@ pub struct Ordered<S> {
     /// jobs a fairshare pass counted, and two lists of jobs for ordering.
     counted: Vec<JobId>,
     spare: [Vec<JobId>; 2],
+    /// The jobs of a pass that kept the last pass's order ([`keep_last_order`]) that were
+    /// not in it: the only ones that join `in_last` when the pass ends.
+    fresh: Vec<JobId>,
     /// The waiting jobs with their places under fairshare, for sorting them by place: kept,
     /// so that a pass sorts without allocating.
     keyed: Vec<(u64, JobId)>,
@@ -450,6 +453,7 @@ impl<S: SchedulingPolicy> Ordered<S> {
             queued: Vec::new(),
             counted: Vec::new(),
             spare: [Vec::new(), Vec::new()],
+            fresh: Vec::new(),
             keyed: Vec::new(),
             trial_decisions: Vec::new(),
             trial_comments: Vec::new(),
@@ -709,23 +713,29 @@ impl<S: SchedulingPolicy> Ordered<S> {
             self.comments.append(&mut discarded);
         }
         // What stood, less the jobs it started, is the order the next pass keeps if it
-        // still holds. When this pass kept the last one, every job of that one waited now.
-        if !last_order_kept {
+        // still holds. When this pass kept the last one, every job of that one waited now:
+        // only its fresh jobs join, and the order is copied whole when nothing started (most
+        // passes), rather than each job marked again.
+        if last_order_kept {
+            for &j in &self.fresh {
+                self.in_last[j.index()] = true;
+            }
+        } else {
             self.forget_last_order();
-        }
-        for Decision::Start { job, .. } in &run {
-            self.queued[job.index()] = true;
-        }
-        self.last_sorted.clear();
-        for &j in &self.sorted {
-            let waits = !self.queued[j.index()];
-            self.in_last[j.index()] = waits;
-            if waits {
-                self.last_sorted.push(j);
+            for &j in &self.sorted {
+                self.in_last[j.index()] = true;
             }
         }
         for Decision::Start { job, .. } in &run {
-            self.queued[job.index()] = false;
+            self.in_last[job.index()] = false;
+        }
+        self.last_sorted.clear();
+        if run.is_empty() {
+            self.last_sorted.extend_from_slice(&self.sorted);
+        } else {
+            let in_last = &self.in_last;
+            self.last_sorted
+                .extend(self.sorted.iter().filter(|j| in_last[j.index()]));
         }
         decisions.append(&mut run);
         (self.trial_decisions, self.trial_comments) = (run, discarded);
@@ -932,7 +942,7 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Ordered<S> {
                     &self.last_sorted,
                     &self.in_last,
                     n,
-                    &mut self.spare[0],
+                    &mut self.fresh,
                     |a, b| order.fair_cmp(ctx.workload, values, ranks, fair, a, b),
                     |jobs| order.in_fair_order(ctx.workload, values, ranks, fair, jobs, None),
                 );
