@@ -729,8 +729,9 @@ impl FileHere {
     }
 
     /// Writes the footer and puts the file in place; a file given no row group is an error,
-    /// as [`write_row_groups`] makes it. After an error the file is left open, for the drop
-    /// to remove.
+    /// as [`write_row_groups`] makes it. After an error met while writing its row groups the
+    /// file is left open, for the drop to remove; one met writing the footer consumed the
+    /// file, and what was written is removed here.
     fn finish(&mut self) -> Result<(), MetricsError> {
         if let Some(failed) = self.failed.take() {
             return Err(failed);
