@@ -402,6 +402,13 @@ impl<'a> SetTallies<'a> {
     pub fn of(&self, set: usize) -> &'a [u64] {
         &self.all[set * self.width..(set + 1) * self.width]
     }
+
+    /// Set `set`'s free amount of consumable `slot`, read alone: a search that asks it of
+    /// every set reads one number per set, where [`Self::of`] makes a slice of each.
+    #[inline]
+    pub fn free_of(&self, set: usize, slot: ConsumableIdx) -> u64 {
+        self.all[set * self.width + slot.index()]
+    }
 }
 
 /// Read access shared by the real state and scratch views, so one placement search serves both.

@@ -136,14 +136,24 @@ pub struct PbsPsets {
     refusal_text: LastRefusal,
     spanned: Arc<str>,
     order: Vec<std::cmp::Reverse<SetOrder>>,
+    /// A search's sets with room for the job's ncpus, gathered without a branch per set.
+    roomy: Vec<usize>,
     totals: Vec<u64>,
     local: ScratchBuf,
     /// The cluster's resource definitions, to name resources in comments.
     defs: placesim_core::ResourceDefs,
 }
 
-/// A pool: the indices of its sets.
-type Pool = Arc<[usize]>;
+/// A pool: the indices of its sets, and the most ncpus any of them has in all. A job that
+/// asks for more fits in none of them, now or ever, and is told so at once, where a search
+/// walked every set twice to find that none was large enough.
+#[derive(Debug, Default)]
+struct PoolSets {
+    sets: Box<[usize]>,
+    largest_ncpus: u64,
+}
+
+type Pool = Arc<PoolSets>;
 
 /// What a set offers a request: free (or total) amounts and vnodes.
 struct Offer<'a> {
@@ -219,6 +229,7 @@ impl PbsPsets {
             refusal_text: LastRefusal::default(),
             spanned: Arc::from("spanned"),
             order: Vec::new(),
+            roomy: Vec::new(),
             totals: Vec::new(),
             local: ScratchBuf::default(),
             defs: cluster.resources().clone(),
@@ -237,7 +248,7 @@ impl PbsPsets {
             p.array_of_queue.push(idx);
         }
         if settings.node_group_enable && !settings.server_key.is_empty() {
-            p.server_pool = Some(p.add_pool(cluster, &settings.server_key, 0).into());
+            p.server_pool = Some(p.add_pool(cluster, &settings.server_key, 0));
         }
         for q in 0..settings.queue_keys.len() {
             let has_vnodes = p.array_of_queue[q] != 0;
@@ -249,13 +260,13 @@ impl PbsPsets {
             let pool = (settings.node_group_enable
                 && (has_vnodes || !settings.queue_keys[q].is_empty())
                 && !key.is_empty())
-            .then(|| p.add_pool(cluster, key, p.array_of_queue[q]).into());
+            .then(|| p.add_pool(cluster, key, p.array_of_queue[q]));
             p.queue_pools.push(pool);
         }
         for &r in &settings.job_keys {
             for a in 0..p.arrays.len() {
                 let pool = p.add_pool(cluster, &[r], a);
-                p.job_pools.push(((r, a), pool.into()));
+                p.job_pools.push(((r, a), pool));
             }
         }
         p
@@ -284,8 +295,9 @@ impl PbsPsets {
     /// Every pool of sets this policy built, as its runs use them: the server's, each
     /// queue's, then the job keys' over each node array.
     pub fn pools(&self) -> Vec<BuiltPool<'_>> {
-        let sets_of = |pool: &[usize]| -> Vec<BuiltSet<'_>> {
-            pool.iter()
+        let sets_of = |pool: &PoolSets| -> Vec<BuiltSet<'_>> {
+            pool.sets
+                .iter()
                 .map(|&i| BuiltSet {
                     name: &self.sets[i].name,
                     vnodes: &self.sets[i].vnodes,
@@ -361,7 +373,7 @@ impl PbsPsets {
 
     /// The sets `keys` form over array `a`, in creation order: keys in order, values by first
     /// appearance.
-    fn add_pool(&mut self, cluster: &Cluster, keys: &[ResourceId], a: usize) -> Vec<usize> {
+    fn add_pool(&mut self, cluster: &Cluster, keys: &[ResourceId], a: usize) -> Pool {
         let members = self.arrays[a].vnodes.clone();
         let mut pool = Vec::new();
         for &key in keys {
@@ -384,7 +396,15 @@ impl PbsPsets {
                 pool.push(self.sets.len() - 1);
             }
         }
-        pool
+        let largest_ncpus = pool
+            .iter()
+            .map(|&s| self.set_keys[s].total_order.0)
+            .max()
+            .unwrap_or(0);
+        Arc::new(PoolSets {
+            sets: pool.into(),
+            largest_ncpus,
+        })
     }
 
     fn job_pool(&self, key: ResourceId, array: usize) -> Option<&Pool> {
@@ -573,7 +593,7 @@ impl PbsPsets {
         view: &Scratch<'_>,
         array: usize,
         filter: Option<&FilterExpr>,
-        pool: &[usize],
+        pool: &PoolSets,
     ) -> Option<Allocation> {
         match self.search_pool(request, chunks, view, filter, pool) {
             Search::Placed(a) => return Some(a),
@@ -600,7 +620,7 @@ impl PbsPsets {
         chunks: &[Chunk],
         view: &Scratch<'_>,
         filter: Option<&FilterExpr>,
-        pool: &[usize],
+        pool: &PoolSets,
     ) -> Search {
         let cluster = view.cluster();
         let (ncpus, mem) = (ConsumableIdx::NCPUS.index(), ConsumableIdx::MEM.index());
@@ -609,48 +629,79 @@ impl PbsPsets {
         // checks and where first fit succeeds. The offers do not change while it searches, so
         // the sets that fail the checks are left out first, and the rest are taken in that
         // order as they are needed (a heap), not all sorted.
-        let mut free = Vec::new();
-        let mut candidates = std::mem::take(&mut self.order);
-        candidates.clear();
-        let mut last = None;
         // A set with fewer ncpus in all than asked fits neither now nor ever (free is at
-        // most total): it is passed over at once. A job larger than every set (most of
-        // psets-bench's waits) no longer reads every set's offer twice. `last` is read only
-        // when some set could ever fit, and then the largest set is not one passed over.
+        // most total): it is passed over at once, and a job larger than every set of the
+        // pool is told so at once. The last set examined is looked for only among the
+        // others, so the largest set is not one passed over.
         let need_ncpus = self.totals.get(ncpus).copied().unwrap_or(0);
+        if need_ncpus > pool.largest_ncpus {
+            return Search::NoStaticFit;
+        }
         let too_small = |keys: &SetKeys| keys.total_order.0 < need_ncpus;
-        let n_cons = cluster.resources().n_consumables();
-        let tallies = view.tracked_sets_free();
-        for &s in pool {
-            let keys = self.set_keys[s];
-            if too_small(&keys) {
-                continue;
-            }
-            // Without a filter, read inline: a search reads every set's offer.
-            let now = match filter {
-                None => tallied_offer(keys.set, tallies, n_cons),
-                Some(_) => self.free_offer(&self.sets[s], view, filter, &mut free),
-            };
-            let key = (
+        let order_of = |keys: &SetKeys, now: &Offer<'_>, s: usize| -> SetOrder {
+            (
                 keys.total_order.0,
                 keys.total_order.1,
                 now.amounts[ncpus],
                 now.amounts[mem],
                 s,
-            );
-            // Compared and assigned in place: `last.max(Some(key))` chose between two copies
-            // on the stack and read the choice back, a stall at every set (a quarter of the
-            // search's time).
-            if last.is_none_or(|l| key > l) {
-                last = Some(key);
+            )
+        };
+        let mut free = Vec::new();
+        let mut candidates = std::mem::take(&mut self.order);
+        candidates.clear();
+        let n_cons = cluster.resources().n_consumables();
+        let tallies = view.tracked_sets_free();
+        // With a node filter an offer is a sum over the set's vnodes, made once: the last
+        // set examined is found on the way. Without, it is found only if nothing is placed
+        // (below), so that a search reads of each set only its free ncpus, and the whole
+        // offer of those with enough: a slice of every set's tallies, its key made and
+        // compared with the largest so far, was most of the search's instructions on
+        // psets-bench.toml.
+        let mut last_filtered = None;
+        match filter {
+            None => {
+                // The sets with enough ncpus free (most sets of most searches have too few,
+                // and fail the totals check) are gathered without a branch: which have room
+                // is as good as random to the branch predictor, whose misses were a fifth of
+                // the search's time.
+                let mut roomy = std::mem::take(&mut self.roomy);
+                roomy.clear();
+                roomy.resize(pool.sets.len(), 0);
+                let mut n_roomy = 0;
+                for &s in &pool.sets {
+                    let keys = self.set_keys[s];
+                    roomy[n_roomy] = s;
+                    let has_room = (keys.total_order.0 >= need_ncpus)
+                        & (tallies.free_of(keys.set, ConsumableIdx::NCPUS) >= need_ncpus);
+                    n_roomy += usize::from(has_room);
+                }
+                for &s in &roomy[..n_roomy] {
+                    let keys = self.set_keys[s];
+                    let now = tallied_offer(keys.set, tallies, n_cons);
+                    if self.fits(cluster, &self.sets[s], &now, request, chunks) {
+                        candidates.push(std::cmp::Reverse(order_of(&keys, &now, s)));
+                    }
+                }
+                self.roomy = roomy;
             }
-            // Fewer ncpus free than asked fails the totals check, as most sets of most
-            // searches do (most find no set with room): told without reading the set.
-            if now.amounts[ncpus] < need_ncpus {
-                continue;
-            }
-            if self.fits(cluster, &self.sets[s], &now, request, chunks) {
-                candidates.push(std::cmp::Reverse(key));
+            Some(_) => {
+                for &s in &pool.sets {
+                    let keys = self.set_keys[s];
+                    if too_small(&keys) {
+                        continue;
+                    }
+                    let now = self.free_offer(&self.sets[s], view, filter, &mut free);
+                    let key = order_of(&keys, &now, s);
+                    if last_filtered.is_none_or(|l| key > l) {
+                        last_filtered = Some(key);
+                    }
+                    if now.amounts[ncpus] >= need_ncpus
+                        && self.fits(cluster, &self.sets[s], &now, request, chunks)
+                    {
+                        candidates.push(std::cmp::Reverse(key));
+                    }
+                }
             }
         }
         let mut in_order = std::collections::BinaryHeap::from(candidates);
@@ -672,7 +723,7 @@ impl PbsPsets {
         }
         // Nothing placed: PBS went through every set, and reports the last (the largest)
         // if any set could ever take the job.
-        let can_fit = pool.iter().any(|&s| {
+        let can_fit = pool.sets.iter().any(|&s| {
             if too_small(&self.set_keys[s]) {
                 return false;
             }
@@ -683,9 +734,37 @@ impl PbsPsets {
             };
             self.fits(cluster, set, &ever, request, chunks)
         });
+        if !can_fit {
+            return Search::NoStaticFit;
+        }
+        let last = match filter {
+            Some(_) => last_filtered,
+            None => {
+                let mut last = None;
+                for &s in &pool.sets {
+                    let keys = self.set_keys[s];
+                    if too_small(&keys) {
+                        continue;
+                    }
+                    // Compared and assigned in place: `last.max(Some(key))` chose between two
+                    // copies on the stack and read the choice back, a stall at every set.
+                    let key = (
+                        keys.total_order.0,
+                        keys.total_order.1,
+                        tallies.free_of(keys.set, ConsumableIdx::NCPUS),
+                        tallies.free_of(keys.set, ConsumableIdx::MEM),
+                        s,
+                    );
+                    if last.is_none_or(|l| key > l) {
+                        last = Some(key);
+                    }
+                }
+                last
+            }
+        };
         match last {
-            Some((.., s)) if can_fit => Search::Wait(s),
-            _ => Search::NoStaticFit,
+            Some((.., s)) => Search::Wait(s),
+            None => Search::NoStaticFit,
         }
     }
 

@@ -1043,3 +1043,128 @@ fn a_node_group_key_turned_on_mid_run_changes_later_placements_only() {
         [(0, names(&["n1", "n2"])), (200, names(&["n1", "n2"]))]
     );
 }
+
+/// The set search against its plain definition (spec §1.7; queue-disciplines.md §2.8), on
+/// random states of five switches of one-ncpu vnodes (3, 6, 6, 9 and 4 of them; the second's
+/// have twice the mem, so it comes after the third of the same size), with and without a
+/// node filter on a random colour: of the sets with enough free ncpus, the first in the
+/// order (total ncpus, total mem, free ncpus, free mem, creation) takes the job on its first
+/// free vnodes; else, if some set is large enough, the job waits, named with the last set of
+/// that order; else it spans, on the cluster's first free vnodes. With a node filter the
+/// free amounts count only the vnodes that pass it, and the totals all of them (placesim's
+/// extension). Asserts the vnodes, the set and the comment of every case, and the search's
+/// shortcuts (a job larger than every set told at once, the sets with room gathered before
+/// any is read whole, the last set looked for only when nothing is placed) with them.
+#[test]
+fn the_set_search_matches_its_plain_definition_on_random_states() {
+    const SIZES: [usize; 5] = [3, 6, 6, 9, 4];
+    const MEM_GB: [u64; 5] = [4, 8, 4, 4, 4];
+    let mut rng = placesim_testkit::Lcg(0x5e7_5ea2c);
+    let mut compared = [0u32; 3];
+    for _cluster in 0..4 {
+        let mut text = String::from(
+            "[[resource]]\nname = \"switch\"\ntype = \"string\"\n\
+             [[resource]]\nname = \"color\"\ntype = \"string\"\n\
+             [pbs]\nnode_group_enable = true\nnode_group_key = [\"switch\"]\n",
+        );
+        // Per vnode, in the cluster's order: its switch and whether it is red.
+        let mut vnodes: Vec<(usize, bool)> = Vec::new();
+        for (sw, &size) in SIZES.iter().enumerate() {
+            for k in 0..size {
+                let red = rng.below(2) == 0;
+                text += &format!(
+                    "[[class]]\nname = \"c{sw}_{k}\"\ncount = 1\nnames = [\"s{sw}v{k}\"]\n\
+                     ncpus = 1\nmem = \"{}gb\"\n\
+                     resources = {{ switch = \"S{sw}\", color = \"{}\" }}\n",
+                    MEM_GB[sw],
+                    if red { "red" } else { "blue" }
+                );
+                vnodes.push((sw, red));
+            }
+        }
+        let s = scenario(&text);
+        let mut p = psets(&s, &[]);
+        for _state in 0..150 {
+            let busy_share = rng.below(4);
+            let free: Vec<bool> = vnodes.iter().map(|_| rng.below(4) >= busy_share).collect();
+            let busy: Vec<String> = (0..vnodes.len())
+                .filter(|&v| !free[v])
+                .map(|v| format!("s{}v{}", vnodes[v].0, v - first_of(&SIZES, vnodes[v].0)))
+                .collect();
+            let busy: Vec<&str> = busy.iter().map(String::as_str).collect();
+            let st = state(&s, &p, &busy);
+            for filtered in [false, true] {
+                let passes = |v: usize| free[v] && (!filtered || vnodes[v].1);
+                let free_total = (0..vnodes.len()).filter(|&v| passes(v)).count();
+                if free_total == 0 {
+                    continue;
+                }
+                let n = 1 + rng.below(free_total as u64) as usize;
+                let request = if filtered {
+                    format!("select={n}:ncpus=1 node_filter=\"color==red\"")
+                } else {
+                    format!("select={n}:ncpus=1")
+                };
+                // Each set's place in PBS's order.
+                let key = |sw: usize| {
+                    let free_here = (0..vnodes.len())
+                        .filter(|&v| vnodes[v].0 == sw && passes(v))
+                        .count() as u64;
+                    let size = SIZES[sw] as u64;
+                    (
+                        size,
+                        size * MEM_GB[sw],
+                        free_here,
+                        free_here * MEM_GB[sw],
+                        sw,
+                    )
+                };
+                let first_free = |within: Option<usize>| -> Vec<String> {
+                    (0..vnodes.len())
+                        .filter(|&v| passes(v) && within.is_none_or(|sw| vnodes[v].0 == sw))
+                        .take(n)
+                        .map(|v| format!("s{}v{}", vnodes[v].0, v - first_of(&SIZES, vnodes[v].0)))
+                        .collect()
+                };
+                let with_room = (0..SIZES.len())
+                    .filter(|&sw| key(sw).2 >= n as u64)
+                    .min_by_key(|&sw| key(sw));
+                let large_enough = (0..SIZES.len()).filter(|&sw| SIZES[sw] >= n);
+                let expected = match (with_room, large_enough.max_by_key(|&sw| key(sw))) {
+                    (Some(sw), _) => {
+                        compared[0] += 1;
+                        Ok(Placed {
+                            vnodes: first_free(Some(sw)),
+                            set: format!("switch=S{sw}"),
+                        })
+                    }
+                    (None, Some(last)) => {
+                        compared[1] += 1;
+                        Err(format!(
+                            "Not Running: Placement set switch=S{last} has too few free resources"
+                        ))
+                    }
+                    (None, None) => {
+                        compared[2] += 1;
+                        Ok(Placed {
+                            vnodes: first_free(None),
+                            set: "spanned".into(),
+                        })
+                    }
+                };
+                assert_eq!(
+                    place(&s, &mut p, &st, &request, None),
+                    expected,
+                    "{request} with {busy:?} busy"
+                );
+            }
+        }
+    }
+    // Every outcome was met, often.
+    assert!(compared.iter().all(|&c| c >= 50), "{compared:?}");
+}
+
+/// The index of switch `sw`'s first vnode in the cluster's order.
+fn first_of(sizes: &[usize], sw: usize) -> usize {
+    sizes[..sw].iter().sum()
+}
