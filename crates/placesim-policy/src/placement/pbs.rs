@@ -655,9 +655,10 @@ impl PbsPsets {
         // With a node filter an offer is a sum over the set's vnodes, made once: the last
         // set examined is found on the way. Without, it is found only if nothing is placed
         // (below), so that a search reads of each set only its free ncpus, and the whole
-        // offer of those with enough: a slice of every set's tallies, its key made and
-        // compared with the largest so far, was most of the search's instructions on
-        // psets-bench.toml.
+        // offer of those with enough: a slice of every set's tallies, and its key made and
+        // compared with the largest so far, at every set of every search, kept the search at
+        // 13.9 % of psets-bench.toml's simulation thread (7.6 % without, with the gathering
+        // below).
         let mut last_filtered = None;
         match filter {
             None => {
