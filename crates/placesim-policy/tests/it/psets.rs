@@ -1084,12 +1084,13 @@ fn the_set_search_matches_its_plain_definition_on_random_states() {
         }
         let s = scenario(&text);
         let mut p = psets(&s, &[]);
+        let name_of = |v: usize| format!("s{}v{}", vnodes[v].0, v - first_of(&SIZES, vnodes[v].0));
         for _state in 0..150 {
             let busy_share = rng.below(4);
             let free: Vec<bool> = vnodes.iter().map(|_| rng.below(4) >= busy_share).collect();
             let busy: Vec<String> = (0..vnodes.len())
                 .filter(|&v| !free[v])
-                .map(|v| format!("s{}v{}", vnodes[v].0, v - first_of(&SIZES, vnodes[v].0)))
+                .map(name_of)
                 .collect();
             let busy: Vec<&str> = busy.iter().map(String::as_str).collect();
             let st = state(&s, &p, &busy);
@@ -1123,7 +1124,7 @@ fn the_set_search_matches_its_plain_definition_on_random_states() {
                     (0..vnodes.len())
                         .filter(|&v| passes(v) && within.is_none_or(|sw| vnodes[v].0 == sw))
                         .take(n)
-                        .map(|v| format!("s{}v{}", vnodes[v].0, v - first_of(&SIZES, vnodes[v].0)))
+                        .map(name_of)
                         .collect()
                 };
                 let with_room = (0..SIZES.len())
