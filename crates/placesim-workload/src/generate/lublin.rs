@@ -334,10 +334,13 @@ impl Stream {
         };
         let mut par = a + (b - a) * rng.random::<f64>();
         if u <= p.serial_prob + p.pow2_prob {
-            par = (par + 0.5).floor();
+            par = floor(par + 0.5);
         }
-        let size = (2f64.powf(par) + 0.5).floor().max(1.0);
-        (size.min(f64::from(self.max_size))) as u32
+        // ⌊2^par + 0.5⌋, at least 1, at most the largest size: 2^par + 0.5 is positive, so
+        // the cast's truncation is the floor (a NaN casts to 0 as `f64::max` would drop it,
+        // and a number past the integers saturates to more than any size).
+        let size = ((2f64.powf(par) + 0.5) as u64).max(1);
+        size.min(u64::from(self.max_size)) as u32
     }
 
     /// `time_from_nodes`: the hyper-gamma, drawn whole again (branch included) while its
@@ -380,6 +383,29 @@ impl Stream {
             points -= capacity;
             self.t = bucket_end;
         }
+    }
+}
+
+/// `x.floor()`, without a call to libm's `floor` where the baseline x86-64 target has no
+/// instruction for it (a call at most jobs of each of a load's three passes): a non-negative
+/// number below 2^53 truncates to its floor, and every other takes `floor`.
+fn floor(x: f64) -> f64 {
+    if (0.0..9_007_199_254_740_992.0).contains(&x) {
+        (x as u64) as f64
+    } else {
+        x.floor()
+    }
+}
+
+/// `t.round() as u64` for a clock (never negative), without a call to libm's `round`: half
+/// away from zero, from the whole seconds and the fraction, exact below 2^52 (where the
+/// fraction is the exact difference) and for every whole number above.
+fn round_clock(t: f64) -> u64 {
+    let whole = t as u64;
+    if t - whole as f64 >= 0.5 {
+        whole.saturating_add(1)
+    } else {
+        whole
     }
 }
 
@@ -452,7 +478,7 @@ pub fn generate_scaled_into(
         let size = s.size(rng);
         let runtime = s.runtime(rng, size);
         jobs.push(LublinJob {
-            submit: s.t.round() as u64,
+            submit: round_clock(s.t),
             size,
             runtime,
             job_type: s.job_type,
@@ -460,4 +486,56 @@ pub fn generate_scaled_into(
         s.advance(rng, arrival_scale);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{floor, round_clock};
+
+    /// The two shortcuts against libm's `floor` and `round` on the edges: halves, the last
+    /// numbers below the halves, 2^52 and 2^53 and their neighbours, the top of u64, the
+    /// infinities, NaN and negatives, and numbers spread over the clock's range.
+    #[test]
+    fn floor_and_round_clock_are_libms() {
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            0.49999999999999994,
+            1.5,
+            2.5,
+            -0.3,
+            -0.5,
+            -0.7,
+            -1.5,
+            4503599627370495.5,
+            4503599627370496.0,
+            4503599627370497.0,
+            9007199254740991.0,
+            9007199254740992.0,
+            9007199254740994.0,
+            18446744073709549568.0,
+            18446744073709551616.0,
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        let mut x = 0.123_456_789f64;
+        for _ in 0..100_000 {
+            x = (x * 1.000_37 + 0.618_033_988_7) % 1.0e9;
+            values.push(x);
+            values.push(x.trunc() + 0.5);
+            values.push(-x);
+        }
+        for v in values {
+            let (ours, libm) = (floor(v), v.floor());
+            assert!(
+                ours == libm || (ours.is_nan() && libm.is_nan()),
+                "floor({v})"
+            );
+            assert_eq!(round_clock(v), v.round() as u64, "round({v})");
+        }
+    }
 }
