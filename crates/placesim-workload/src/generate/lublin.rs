@@ -337,8 +337,8 @@ impl Stream {
             par = floor(par + 0.5);
         }
         // ⌊2^par + 0.5⌋, at least 1, at most the largest size: 2^par + 0.5 is positive, so
-        // the cast's truncation is the floor (a NaN casts to 0 as `f64::max` would drop it,
-        // and a number past the integers saturates to more than any size).
+        // the cast's truncation is the floor. A NaN casts to 0 and so comes out 1, and a
+        // number past u64 saturates and so comes out the largest size, as with `floor`.
         let size = ((2f64.powf(par) + 0.5) as u64).max(1);
         size.min(u64::from(self.max_size)) as u32
     }
@@ -386,9 +386,9 @@ impl Stream {
     }
 }
 
-/// `x.floor()`, without a call to libm's `floor` where the baseline x86-64 target has no
-/// instruction for it (a call at most jobs of each of a load's three passes): a non-negative
-/// number below 2^53 truncates to its floor, and every other takes `floor`.
+/// `x.floor()`, without a call to libm's `floor`, which the baseline x86-64 target has no
+/// instruction for (it was called for most jobs in each of a load's three passes): a
+/// non-negative number below 2^53 truncates to its floor, and every other takes `floor`.
 fn floor(x: f64) -> f64 {
     if (0.0..9_007_199_254_740_992.0).contains(&x) {
         (x as u64) as f64
