@@ -638,12 +638,13 @@ impl PbsPsets {
             return Search::NoStaticFit;
         }
         let too_small = |keys: &SetKeys| keys.total_order.0 < need_ncpus;
-        let order_of = |keys: &SetKeys, now: &Offer<'_>, s: usize| -> SetOrder {
+        // A set's place in the order, from its free ncpus and mem.
+        let order_of = |keys: &SetKeys, free_ncpus: u64, free_mem: u64, s: usize| -> SetOrder {
             (
                 keys.total_order.0,
                 keys.total_order.1,
-                now.amounts[ncpus],
-                now.amounts[mem],
+                free_ncpus,
+                free_mem,
                 s,
             )
         };
@@ -673,7 +674,7 @@ impl PbsPsets {
                 for &s in &pool.sets {
                     let keys = self.set_keys[s];
                     roomy[n_roomy] = s;
-                    let has_room = (keys.total_order.0 >= need_ncpus)
+                    let has_room = !too_small(&keys)
                         & (tallies.free_of(keys.set, ConsumableIdx::NCPUS) >= need_ncpus);
                     n_roomy += usize::from(has_room);
                 }
@@ -681,7 +682,8 @@ impl PbsPsets {
                     let keys = self.set_keys[s];
                     let now = tallied_offer(keys.set, tallies, n_cons);
                     if self.fits(cluster, &self.sets[s], &now, request, chunks) {
-                        candidates.push(std::cmp::Reverse(order_of(&keys, &now, s)));
+                        let key = order_of(&keys, now.amounts[ncpus], now.amounts[mem], s);
+                        candidates.push(std::cmp::Reverse(key));
                     }
                 }
                 self.roomy = roomy;
@@ -693,7 +695,7 @@ impl PbsPsets {
                         continue;
                     }
                     let now = self.free_offer(&self.sets[s], view, filter, &mut free);
-                    let key = order_of(&keys, &now, s);
+                    let key = order_of(&keys, now.amounts[ncpus], now.amounts[mem], s);
                     if last_filtered.is_none_or(|l| key > l) {
                         last_filtered = Some(key);
                     }
@@ -749,9 +751,8 @@ impl PbsPsets {
                     }
                     // Compared and assigned in place: `last.max(Some(key))` chose between two
                     // copies on the stack and read the choice back, a stall at every set.
-                    let key = (
-                        keys.total_order.0,
-                        keys.total_order.1,
+                    let key = order_of(
+                        &keys,
                         tallies.free_of(keys.set, ConsumableIdx::NCPUS),
                         tallies.free_of(keys.set, ConsumableIdx::MEM),
                         s,
