@@ -159,8 +159,9 @@ impl StreamParams {
     /// round(2^UHi), as GridSim clamps it, and never more than the machine.
     pub fn max_size(&self, machine_procs: u64) -> u32 {
         let (_, _, uhi) = self.size_range(machine_procs);
-        let largest = (2f64.powf(uhi) + 0.5).floor().max(1.0) as u64;
-        largest.min(machine_procs.max(1)).min(u64::from(u32::MAX)) as u32
+        size_of_exponent(uhi)
+            .min(machine_procs.max(1))
+            .min(u64::from(u32::MAX)) as u32
     }
 
     /// The probability that a job of `size` takes the short-runtime branch.
@@ -336,11 +337,7 @@ impl Stream {
         if u <= p.serial_prob + p.pow2_prob {
             par = floor(par + 0.5);
         }
-        // ⌊2^par + 0.5⌋, at least 1, at most the largest size: 2^par + 0.5 is positive, so
-        // the cast's truncation is the floor. A NaN casts to 0 and so comes out 1, and a
-        // number past u64 saturates and so comes out the largest size, as with `floor`.
-        let size = ((2f64.powf(par) + 0.5) as u64).max(1);
-        size.min(u64::from(self.max_size)) as u32
+        size_of_exponent(par).min(u64::from(self.max_size)) as u32
     }
 
     /// `time_from_nodes`: the hyper-gamma, drawn whole again (branch included) while its
@@ -384,6 +381,14 @@ impl Stream {
             self.t = bucket_end;
         }
     }
+}
+
+/// ⌊2^`par` + 0.5⌋, at least 1: a size from its exponent, as the C code rounds it. 2^par + 0.5
+/// is positive, so the cast's truncation is the floor, without a call to libm's `floor`; a
+/// NaN casts to 0 and so comes out 1, and a number past u64 saturates, as `floor` and a
+/// cast would give.
+fn size_of_exponent(par: f64) -> u64 {
+    ((2f64.powf(par) + 0.5) as u64).max(1)
 }
 
 /// `x.floor()`, without a call to libm's `floor`, which the baseline x86-64 target has no
