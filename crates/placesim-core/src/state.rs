@@ -1334,6 +1334,14 @@ impl ClusterState {
         self.now = now;
     }
 
+    /// Moves the clock of a copy a policy keeps (its idle cluster, [`Self::unoccupied_copy`])
+    /// to the time of the pass it serves: a view built over the copy answers [`Self::now`]
+    /// with it, and a placement whose rules change over time (a `qmgr` event) places by the
+    /// rules of the pass, whichever state its view was built from.
+    pub fn follow_clock(&mut self, now: SimTime) {
+        self.now = now;
+    }
+
     /// Keeps the free capacity of `sets` current from now on (see [`SetIndex`]); set
     /// `i` is `sets[i]`. Replaces any sets tracked before. Scratch views made after this
     /// call see the sets too.

@@ -851,7 +851,8 @@ fn fits_idle(placement: &mut dyn PlacementPolicy, request: &Request, idle: &Scra
 /// The idle copy of `state` kept in `slot`: with nothing running and, when `keep_outages`,
 /// the vnodes down now still down (what estimated ends lead to), else all up (what "could
 /// this ever run" is asked of). Made on first use, and again if the cluster, its tracked
-/// sets or (when kept) its outages are not the ones it was made from.
+/// sets or (when kept) its outages are not the ones it was made from; its clock is `state`'s,
+/// so that a view built over it places by the rules in force now.
 pub(crate) fn idle_of<'a>(
     slot: &'a mut Option<ClusterState>,
     state: &ClusterState,
@@ -860,13 +861,15 @@ pub(crate) fn idle_of<'a>(
     if idle_is_stale(slot, state, keep_outages) {
         *slot = None;
     }
-    slot.get_or_insert_with(|| {
+    let idle = slot.get_or_insert_with(|| {
         if keep_outages {
             state.unoccupied_copy()
         } else {
             state.idle_copy()
         }
-    })
+    });
+    idle.follow_clock(state.now());
+    idle
 }
 
 /// Whether the idle copy in `slot` was made from another cluster, other tracked sets or (when

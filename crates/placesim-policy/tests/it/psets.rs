@@ -1044,6 +1044,49 @@ fn a_node_group_key_turned_on_mid_run_changes_later_placements_only() {
     );
 }
 
+/// EASY's reservation walk builds its shadow state from the state now or from the idle
+/// cluster, whichever is nearer; a timeline's placement asks the
+/// view's state for the time, to place by the rules in force. On `psets-timeline.toml` (KTH-SP2,
+/// 27,992 jobs; the server's `node_group_key` is set on day 69) the shortcuts decide as the plain
+/// walk, which builds every view from the state now, and the event changes the schedule. (The
+/// idle cluster once kept the clock of when it was made: a reservation on a view built from it
+/// after day 69 was placed by the rules of before, and hundreds of jobs started otherwise.)
+#[test]
+fn reservations_follow_a_timeline_whichever_side_their_view_is_built_from() {
+    use crate::common::CheckingSink;
+    use placesim_policy::queue::Easy;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/psets-timeline.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let starts = |text: &str, shortcuts: bool| {
+        let s = load_scenario(text, &path).unwrap_or_else(|e| panic!("{e}"));
+        let loaded = s.workload().unwrap_or_else(|e| panic!("{e}"));
+        let workload = &loaded.trace.workload;
+        let mut state = ClusterState::new(s.cluster.clone());
+        let placement = s.placement(workload).instance(&mut state);
+        let mut easy = if shortcuts {
+            Easy::new(placement)
+        } else {
+            Easy::without_shortcuts(placement)
+        };
+        let mut sink = CheckingSink::default();
+        Replay::from_state(workload, state).run(&mut easy, &mut sink);
+        assert_eq!(sink.starts.len(), workload.jobs().len());
+        (sink.starts, easy.shortcuts())
+    };
+    let (fast, taken) = starts(&text, true);
+    let (plain, _) = starts(&text, false);
+    let differing = fast
+        .iter()
+        .filter(|&(j, a)| plain.get(j) != Some(a))
+        .count();
+    assert_eq!(differing, 0, "jobs started otherwise by the shortcuts");
+    assert!(taken.idle_builds > 50, "shortcuts taken {taken:?}");
+    let event = "[[event]]\nat = \"69:00:00:00\"\nqmgr = \"set server node_group_key = switch\"\n";
+    assert!(text.contains(event));
+    let (without_event, _) = starts(&text.replace(event, ""), true);
+    assert!(fast != without_event, "the event changes nothing");
+}
+
 /// The set search against its plain definition (spec §1.7; queue-disciplines.md §2.8), on
 /// random states of five switches of one-ncpu vnodes (3, 6, 6, 9 and 4 of them; the second's
 /// have twice the mem, so it comes after the third of the same size), with and without a
