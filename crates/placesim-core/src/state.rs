@@ -316,7 +316,7 @@ impl Allocation {
 
     /// Makes `into` equal to this allocation, reusing its buffers (a derived `clone_from`
     /// would allocate anew).
-    fn copy_into(&self, into: &mut Allocation) {
+    pub fn copy_into(&self, into: &mut Allocation) {
         into.runs.clone_from(&self.runs);
         into.run_amounts.clone_from(&self.run_amounts);
         into.n_vnodes = self.n_vnodes;

@@ -858,9 +858,19 @@ pub(crate) fn idle_of<'a>(
     state: &ClusterState,
     keep_outages: bool,
 ) -> &'a ClusterState {
+    idle_made(slot, state, keep_outages).0
+}
+
+/// [`idle_of`], and whether this call made the copy (anew, or for the first time).
+pub(crate) fn idle_made<'a>(
+    slot: &'a mut Option<ClusterState>,
+    state: &ClusterState,
+    keep_outages: bool,
+) -> (&'a ClusterState, bool) {
     if idle_is_stale(slot, state, keep_outages) {
         *slot = None;
     }
+    let made = slot.is_none();
     let idle = slot.get_or_insert_with(|| {
         if keep_outages {
             state.unoccupied_copy()
@@ -869,7 +879,7 @@ pub(crate) fn idle_of<'a>(
         }
     });
     idle.follow_clock(state.now());
-    idle
+    (idle, made)
 }
 
 /// Whether the idle copy in `slot` was made from another cluster, other tracked sets or (when

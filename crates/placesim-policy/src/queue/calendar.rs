@@ -2,7 +2,7 @@
 //! and where. EASY's reservation (step 2) and the relaxation decisions of NODESETPLUS DELAY and
 //! SPANEVENLY both ask it.
 
-use super::{calendar_request, idle_of};
+use super::{calendar_request, idle_made};
 use placesim_core::{
     Allocation, ClusterState, ConsumableIdx, Decision, JobId, PlacementPolicy, Request,
     SchedContext, Scratch, ScratchBuf, SimTime, StateView,
@@ -24,6 +24,9 @@ pub struct Shortcuts {
     pub late_views: u64,
     /// Of those, the views built after the pass had started other jobs since the walk.
     pub late_views_after_starts: u64,
+    /// Shadow views brought to the state they must be from the one the last pass left, by
+    /// giving back and taking only the allocations that differ ([`KeptShadow`]).
+    pub kept_syncs: u64,
 }
 
 /// A running job (or one this pass starts) in order of estimated end: `(end, job, index,
@@ -44,6 +47,207 @@ struct Memo {
     allocation: Allocation,
 }
 
+/// One allocation a shadow view that reads through to the idle cluster holds: a running job's,
+/// or a start of the pass that runs past the shadow time.
+#[derive(Debug)]
+struct Holding {
+    /// Its entry's estimated end and job, the ends list's key.
+    end: SimTime,
+    job: JobId,
+    /// When the job started: with the job, it names the allocation (a job started again after
+    /// an outage holds another).
+    start: SimTime,
+    allocation: Allocation,
+}
+
+/// The shadow view as the last pass left it, kept between passes. Built from either side, a
+/// view costs the vnodes of the jobs given back or taken; but from one pass to the next the
+/// shadow time most often stays (the same head waits), and the jobs held past it are the same
+/// but for a few that ended or started. So a view built from the idle cluster is kept, with
+/// the list of what it holds, and the next pass gives back and takes only the difference
+/// (`psets-bench.toml`: the nearer side costs about 4,000 vnodes a build, the difference
+/// about 1,300). A view built from the state now reads through to that state, which the next
+/// pass has changed: it is not kept.
+#[derive(Debug, Default)]
+struct KeptShadow {
+    /// Whether the shadow view's buffer holds the idle cluster (as the calendar holds it)
+    /// less exactly `held`.
+    valid: bool,
+    /// Sorted by end and job, as the ends list.
+    held: Vec<Holding>,
+    /// The list a sync makes, kept for its buffer.
+    next: Vec<Holding>,
+    /// What the next sync does ([`KeptShadow::plan`]).
+    steps: Vec<Step>,
+    /// Allocations no longer held, kept for their buffers.
+    spare: Vec<Allocation>,
+}
+
+impl KeptShadow {
+    /// A holding of `allocation`, in a spare allocation's buffers.
+    fn holding(
+        &mut self,
+        (end, job): (SimTime, JobId),
+        start: SimTime,
+        allocation: &Allocation,
+    ) -> Holding {
+        let mut copy = self.spare.pop().unwrap_or_default();
+        allocation.copy_into(&mut copy);
+        Holding {
+            end,
+            job,
+            start,
+            allocation: copy,
+        }
+    }
+
+    /// Forgets every holding, keeping the allocations' buffers.
+    fn clear(&mut self) {
+        self.spare.extend(self.held.drain(..).map(|h| h.allocation));
+    }
+
+    /// What a sync to `held` (entries of the ends list) would do, kept in `self.steps`, and
+    /// what it would cost: the vnodes of the holdings not in `held`, and of its entries not
+    /// held. Both lists are by end and job.
+    fn plan(&mut self, held: &[End], ctx: &SchedContext<'_>, decisions: &[Decision]) -> usize {
+        let mut cost = 0;
+        self.steps.clear();
+        let (holdings, steps) = (&self.held, &mut self.steps);
+        merge_holdings(holdings, held, ctx, |step| {
+            cost += match step {
+                Step::Both(_) => 0,
+                Step::Kept(k) => holdings[k].allocation.n_vnodes(),
+                Step::New(e) => allocation_at(ctx, decisions, held[e].2).n_vnodes(),
+            };
+            steps.push(step);
+        });
+        cost
+    }
+
+    /// Makes the view, which holds the idle cluster less `self.held`, hold it less exactly
+    /// `held`, as [`Self::plan`] for the same `held` found: gives back what it holds and should
+    /// not, then (a vnode may pass from a job that left to one that came) takes what it should
+    /// and does not.
+    fn sync(
+        &mut self,
+        held: &[End],
+        ctx: &SchedContext<'_>,
+        decisions: &[Decision],
+        shadow_view: &mut Scratch<'_>,
+    ) {
+        let steps = std::mem::take(&mut self.steps);
+        let mut old = std::mem::take(&mut self.held);
+        let mut next = std::mem::take(&mut self.next);
+        next.clear();
+        for step in &steps {
+            if let Step::Kept(k) = *step {
+                let allocation = std::mem::take(&mut old[k].allocation);
+                shadow_view.give(&allocation);
+                self.spare.push(allocation);
+            }
+        }
+        for step in &steps {
+            match *step {
+                Step::Both(k) => {
+                    let h = &mut old[k];
+                    let allocation = std::mem::take(&mut h.allocation);
+                    next.push(Holding { allocation, ..*h });
+                }
+                Step::New(e) => {
+                    let entry = held[e];
+                    let allocation = allocation_at(ctx, decisions, entry.2);
+                    shadow_view.take(allocation);
+                    let holding =
+                        self.holding((entry.0, entry.1), start_at(ctx, entry.2), allocation);
+                    next.push(holding);
+                }
+                Step::Kept(_) => {}
+            }
+        }
+        old.clear();
+        self.held = next;
+        self.next = old;
+        self.steps = steps;
+    }
+}
+
+/// A step of the merge of a kept view's holdings with the entries it must hold.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    /// Holding `.0` is still to be held: the same job from the same start.
+    Both(usize),
+    /// Holding `.0` is not to be held any more.
+    Kept(usize),
+    /// Entry `.0` is not held yet.
+    New(usize),
+}
+
+/// Walks `holdings` and `entries`, both by end and job, in that order, telling `step` of each.
+fn merge_holdings(
+    holdings: &[Holding],
+    entries: &[End],
+    ctx: &SchedContext<'_>,
+    mut step: impl FnMut(Step),
+) {
+    let (mut k, mut e) = (0, 0);
+    while k < holdings.len() || e < entries.len() {
+        let order = match (holdings.get(k), entries.get(e)) {
+            (Some(h), Some(x)) => (h.end, h.job).cmp(&(x.0, x.1)),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, _) => std::cmp::Ordering::Greater,
+        };
+        match order {
+            std::cmp::Ordering::Equal if holdings[k].start == start_at(ctx, entries[e].2) => {
+                step(Step::Both(k));
+                k += 1;
+                e += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                step(Step::Kept(k));
+                step(Step::New(e));
+                k += 1;
+                e += 1;
+            }
+            std::cmp::Ordering::Less => {
+                step(Step::Kept(k));
+                k += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                step(Step::New(e));
+                e += 1;
+            }
+        }
+    }
+}
+
+/// How many times the vnodes given back on the side of the state now a build from the idle
+/// cluster may cost and still be chosen: a view built from the idle cluster is kept, and the
+/// passes after it bring it up to date by the difference alone, where one built from the state
+/// now is built again at the next pass. Instructions of the whole process against 1×:
+/// `psets-bench.toml` 7.207 G → 7.119 G at 4× (a probe build: 2× −55 M, 3× −92 M, 5× −95 M,
+/// 10× −89 M), `nodesets-bench.toml` −1.3 %.
+const IDLE_BUILD_WORTH: usize = 4;
+
+/// [`idle_of`] for a calendar: a shadow view kept over the idle cluster is forgotten when that
+/// is made again (the vnodes down changed).
+fn idle_keeping<'a>(
+    slot: &'a mut Option<ClusterState>,
+    kept: &mut KeptShadow,
+    state: &ClusterState,
+) -> &'a ClusterState {
+    let (idle, made) = idle_made(slot, state, true);
+    if made {
+        kept.valid = false;
+    }
+    idle
+}
+
+/// The start of the job at entry `index` of the ends list: a running job's, or now for a
+/// start of this pass.
+fn start_at(ctx: &SchedContext<'_>, index: usize) -> SimTime {
+    ctx.running.get(index).map_or(ctx.now, |run| run.start)
+}
+
 /// What the walk keeps between passes.
 #[derive(Debug)]
 pub(crate) struct Calendar {
@@ -59,6 +263,8 @@ pub(crate) struct Calendar {
     /// The ends list as a walk that left its shadow view unbuilt saw it, copied when the list
     /// is filled again before the view is built (kept to reuse its buffer).
     pending_ends: Vec<End>,
+    /// What the shadow view holds, when it is kept between passes.
+    kept_shadow: KeptShadow,
 }
 
 /// A calendar opened for one pass: its lists, and the idle state shadow views may be built on.
@@ -71,6 +277,7 @@ pub(crate) struct Walk<'a> {
     /// What the shadow view must hold if the last walk left it unbuilt.
     pending: Option<Pending>,
     pending_ends: &'a mut Vec<End>,
+    kept_shadow: &'a mut KeptShadow,
 }
 
 /// A shadow state a walk found but did not build: a walk that reuses the last pass's answer
@@ -113,20 +320,29 @@ impl Calendar {
                 ends_from_log: 0,
                 late_views: 0,
                 late_views_after_starts: 0,
+                kept_syncs: 0,
             },
             shadow_buf: ScratchBuf::default(),
             pending_ends: Vec::new(),
+            kept_shadow: KeptShadow::default(),
         }
     }
 
     /// Where the walk over `state` ends: nothing running, the vnodes down now still down.
     pub(crate) fn idle(&mut self, state: &ClusterState) -> &ClusterState {
-        idle_of(&mut self.idle, state, true)
+        idle_keeping(&mut self.idle, &mut self.kept_shadow, state)
     }
 
-    /// Opens the calendar over `state`: the walk, and a shadow view for it to fill.
+    /// Opens the calendar over `state`: the walk, and a shadow view for it to fill (the one
+    /// the last pass left, when it is kept, which no pass reads before a walk has brought it
+    /// up to date).
     pub(crate) fn open<'a>(&'a mut self, state: &'a ClusterState) -> (Walk<'a>, Scratch<'a>) {
-        let idle = idle_of(&mut self.idle, state, true);
+        let idle = idle_keeping(&mut self.idle, &mut self.kept_shadow, state);
+        let shadow = if self.kept_shadow.valid {
+            Scratch::resume(idle, &mut self.shadow_buf)
+        } else {
+            Scratch::new(state, &mut self.shadow_buf)
+        };
         let walk = Walk {
             ends: &mut self.ends,
             kept: &mut self.kept,
@@ -135,8 +351,9 @@ impl Calendar {
             shortcuts: &mut self.shortcuts,
             pending: None,
             pending_ends: &mut self.pending_ends,
+            kept_shadow: &mut self.kept_shadow,
         };
-        (walk, Scratch::new(state, &mut self.shadow_buf))
+        (walk, shadow)
     }
 
     /// The vnodes the last successful walk found.
@@ -277,7 +494,7 @@ impl<'s> Walk<'s> {
         let ends = &*self.ends;
         let memo = &mut *self.memo;
         let first = i;
-        loop {
+        let found = loop {
             if let Some(allocation) = place_on(placement, &request, shadow_view, relaxed) {
                 // Remembered only for a first-attempt success: then the state at `first` alone
                 // decides it.
@@ -285,18 +502,29 @@ impl<'s> Walk<'s> {
                 memo.still_held.clear();
                 memo.still_held.extend(ends[i..].iter().map(|e| (e.0, e.1)));
                 memo.allocation = allocation;
-                return Some(ends[i - 1].0);
+                break Some(ends[i - 1].0);
             }
             let Some(next) = ends.get(i) else {
                 memo.key = None;
-                return None;
+                break None;
             };
             let t = next.0;
             while i < ends.len() && ends[i].0 == t {
                 shadow_view.give(allocation_at(ctx, decisions, ends[i].2));
                 i += 1;
             }
+        };
+        // A view kept between passes held the ends from `first` on, in order: it no longer
+        // holds those given back.
+        let kept = &mut *self.kept_shadow;
+        if kept.valid && i > first {
+            debug_assert!(
+                (kept.held.iter().zip(&ends[first..i])).all(|(h, e)| (h.end, h.job) == (e.0, e.1))
+            );
+            let given = kept.held.drain(..i - first).map(|h| h.allocation);
+            kept.spare.extend(given);
         }
+        found
     }
 
     /// The ncpus free in the shadow view, without building it: while it is unbuilt the pass
@@ -326,9 +554,12 @@ impl<'s> Walk<'s> {
         self.build_pending(ctx, decisions, now_view, shadow_view);
     }
 
-    /// Builds the view a walk left pending, if any, from the nearer side: the view now with
+    /// Builds the view a walk left pending, if any, from the nearest side: the view now with
     /// the allocations released by then (and the pass's starts since the walk, which all end
-    /// by then) given back, or the idle cluster with the allocations still held then taken.
+    /// by then) given back, the idle cluster with the allocations still held then taken, or
+    /// the view the last pass left with only what differs from that given back and taken. The
+    /// last two leave a view the next pass can keep, and are chosen while they cost less than
+    /// [`IDLE_BUILD_WORTH`] times the first.
     fn build_pending(
         &mut self,
         ctx: &SchedContext<'s>,
@@ -357,16 +588,29 @@ impl<'s> Walk<'s> {
         };
         let later = ctx.running.len() + made..ctx.running.len() + decisions.len();
         let enabled = self.shortcuts.enabled;
-        if enabled
-            && vnodes_of(&mut ends[released..].iter().map(|e| e.2))
-                < vnodes_of(&mut ends[..released].iter().map(|e| e.2).chain(later.clone()))
+        let held = &ends[released..];
+        let from_idle = vnodes_of(&mut held.iter().map(|e| e.2));
+        let from_now = vnodes_of(&mut ends[..released].iter().map(|e| e.2).chain(later.clone()));
+        // The two sides that leave a view to keep are worth more than the state now's.
+        let worth_keeping = from_now.saturating_mul(IDLE_BUILD_WORTH);
+        let kept = &mut *self.kept_shadow;
+        if enabled && kept.valid && kept.plan(held, ctx, decisions) <= from_idle.min(worth_keeping)
         {
+            self.shortcuts.kept_syncs += 1;
+            kept.sync(held, ctx, decisions, shadow_view);
+        } else if enabled && from_idle < worth_keeping {
             self.shortcuts.idle_builds += 1;
             shadow_view.reset_to(self.idle);
-            for e in &ends[released..] {
-                shadow_view.take(allocation_at(ctx, decisions, e.2));
+            kept.clear();
+            for e in held {
+                let allocation = allocation_at(ctx, decisions, e.2);
+                shadow_view.take(allocation);
+                let holding = kept.holding((e.0, e.1), start_at(ctx, e.2), allocation);
+                kept.held.push(holding);
             }
+            kept.valid = true;
         } else {
+            kept.valid = false;
             shadow_view.reset_to(ctx.state);
             // Only this side reads the view's rows: a start it has not applied yet goes in now.
             now_view.settle();
@@ -380,6 +624,44 @@ impl<'s> Walk<'s> {
             _free,
             "the state must be the idle cluster less what is held"
         );
+    }
+
+    /// Takes in the shadow view the allocation of `job`, a start of this pass that runs past
+    /// the shadow time; a view kept between passes notes it.
+    pub(crate) fn take_in_shadow(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        shadow_view: &mut Scratch<'_>,
+        job: JobId,
+        allocation: &Allocation,
+    ) {
+        shadow_view.take(allocation);
+        let kept = &mut *self.kept_shadow;
+        if kept.valid {
+            let key = (ctx.now + ctx.workload.job(job).estimate, job);
+            let at = kept.held.partition_point(|h| (h.end, h.job) < key);
+            let holding = kept.holding(key, ctx.now, allocation);
+            kept.held.insert(at, holding);
+        }
+    }
+
+    /// Gives back in the shadow view what [`Self::take_in_shadow`] took for `job`.
+    pub(crate) fn give_in_shadow(
+        &mut self,
+        ctx: &SchedContext<'_>,
+        shadow_view: &mut Scratch<'_>,
+        job: JobId,
+        allocation: &Allocation,
+    ) {
+        shadow_view.give(allocation);
+        let kept = &mut *self.kept_shadow;
+        if kept.valid {
+            let key = (ctx.now + ctx.workload.job(job).estimate, job);
+            let at = kept.held.partition_point(|h| (h.end, h.job) < key);
+            debug_assert!(kept.held.get(at).is_some_and(|h| (h.end, h.job) == key));
+            let holding = kept.held.remove(at);
+            kept.spare.push(holding.allocation);
+        }
     }
 
     /// Lists running jobs, and the jobs this pass has decided to start, by estimated end (ties

@@ -307,7 +307,7 @@ impl<P: PlacementPolicy> Easy<P> {
                     };
                     if !ends_by_shadow {
                         walk.shadow_view(ctx, decisions, &mut now_view, &mut shadow_view);
-                        shadow_view.take(&allocation);
+                        walk.take_in_shadow(ctx, &mut shadow_view, job, &allocation);
                         let head_vnodes = moved.as_ref().unwrap_or(walk.found());
                         // The shadow view had room for the head's vnodes before the take.
                         if !shadow_view.has_room_after_taking(head_vnodes, &allocation) {
@@ -320,7 +320,7 @@ impl<P: PlacementPolicy> Easy<P> {
                             match elsewhere {
                                 Some(a) => *moved = Some(a),
                                 None => {
-                                    shadow_view.give(&allocation);
+                                    walk.give_in_shadow(ctx, &mut shadow_view, job, &allocation);
                                     self.runnable.comment(job, PbsComment::Conflict);
                                     continue;
                                 }
