@@ -57,6 +57,9 @@ struct Holding {
     /// When the job started: with the job, it names the allocation (a job started again after
     /// an outage holds another).
     start: SimTime,
+    /// Whether the job was a start of a pass when this was taken, not yet a running job: a
+    /// pass taken back and run again at the same instant may start it elsewhere.
+    from_pass: bool,
     allocation: Allocation,
 }
 
@@ -89,6 +92,7 @@ impl KeptShadow {
         &mut self,
         (end, job): (SimTime, JobId),
         start: SimTime,
+        from_pass: bool,
         allocation: &Allocation,
     ) -> Holding {
         let mut copy = self.spare.pop().unwrap_or_default();
@@ -97,8 +101,27 @@ impl KeptShadow {
             end,
             job,
             start,
+            from_pass,
             allocation: copy,
         }
+    }
+
+    /// A holding of the allocation of `entry` of the ends list.
+    fn holding_of(
+        &mut self,
+        entry: &End,
+        ctx: &SchedContext<'_>,
+        decisions: &[Decision],
+    ) -> Holding {
+        let index = entry.2;
+        let from_pass = index >= ctx.running.len();
+        let allocation = allocation_at(ctx, decisions, index);
+        self.holding(
+            (entry.0, entry.1),
+            start_at(ctx, index),
+            from_pass,
+            allocation,
+        )
     }
 
     /// Forgets every holding, keeping the allocations' buffers.
@@ -113,9 +136,9 @@ impl KeptShadow {
         let mut cost = 0;
         self.steps.clear();
         let (holdings, steps) = (&self.held, &mut self.steps);
-        merge_holdings(holdings, held, ctx, |step| {
+        merge_holdings(holdings, held, ctx, decisions, |step| {
             cost += match step {
-                Step::Both(_) => 0,
+                Step::Both(..) => 0,
                 Step::Kept(k) => holdings[k].allocation.n_vnodes(),
                 Step::New(e) => allocation_at(ctx, decisions, held[e].2).n_vnodes(),
             };
@@ -148,17 +171,19 @@ impl KeptShadow {
         }
         for step in &steps {
             match *step {
-                Step::Both(k) => {
+                Step::Both(k, e) => {
                     let h = &mut old[k];
                     let allocation = std::mem::take(&mut h.allocation);
-                    next.push(Holding { allocation, ..*h });
+                    let from_pass = held[e].2 >= ctx.running.len();
+                    next.push(Holding {
+                        allocation,
+                        from_pass,
+                        ..*h
+                    });
                 }
                 Step::New(e) => {
-                    let entry = held[e];
-                    let allocation = allocation_at(ctx, decisions, entry.2);
-                    shadow_view.take(allocation);
-                    let holding =
-                        self.holding((entry.0, entry.1), start_at(ctx, entry.2), allocation);
+                    shadow_view.take(allocation_at(ctx, decisions, held[e].2));
+                    let holding = self.holding_of(&held[e], ctx, decisions);
                     next.push(holding);
                 }
                 Step::Kept(_) => {}
@@ -174,8 +199,8 @@ impl KeptShadow {
 /// A step of the merge of a kept view's holdings with the entries it must hold.
 #[derive(Debug, Clone, Copy)]
 enum Step {
-    /// Holding `.0` is still to be held: the same job from the same start.
-    Both(usize),
+    /// Holding `.0` is entry `.1`'s, still to be held.
+    Both(usize, usize),
     /// Holding `.0` is not to be held any more.
     Kept(usize),
     /// Entry `.0` is not held yet.
@@ -183,12 +208,20 @@ enum Step {
 }
 
 /// Walks `holdings` and `entries`, both by end and job, in that order, telling `step` of each.
+/// A holding is an entry's when it is the same job from the same start and, if it was taken
+/// for a start of a pass, on the same vnodes: a pass taken back and run again at the same
+/// instant (PBS fairshare's order changed by a start) may start the job elsewhere.
 fn merge_holdings(
     holdings: &[Holding],
     entries: &[End],
     ctx: &SchedContext<'_>,
+    decisions: &[Decision],
     mut step: impl FnMut(Step),
 ) {
+    let same = |h: &Holding, e: &End| {
+        h.start == start_at(ctx, e.2)
+            && (!h.from_pass || (h.allocation).same_holding(allocation_at(ctx, decisions, e.2)))
+    };
     let (mut k, mut e) = (0, 0);
     while k < holdings.len() || e < entries.len() {
         let order = match (holdings.get(k), entries.get(e)) {
@@ -197,8 +230,8 @@ fn merge_holdings(
             (None, _) => std::cmp::Ordering::Greater,
         };
         match order {
-            std::cmp::Ordering::Equal if holdings[k].start == start_at(ctx, entries[e].2) => {
-                step(Step::Both(k));
+            std::cmp::Ordering::Equal if same(&holdings[k], &entries[e]) => {
+                step(Step::Both(k, e));
                 k += 1;
                 e += 1;
             }
@@ -497,8 +530,15 @@ impl<'s> Walk<'s> {
         let found = loop {
             if let Some(allocation) = place_on(placement, &request, shadow_view, relaxed) {
                 // Remembered only for a first-attempt success: then the state at `first` alone
-                // decides it.
-                memo.key = (i == first).then_some((job, relaxed, ctx.state.outage_epoch()));
+                // decides it. And only when every job still holding then is running: a start
+                // of this pass holds vnodes that a pass taken back and run again at this
+                // instant (PBS fairshare's) may not give it, under the same end and job.
+                let running = ctx.running.len();
+                memo.key = (i == first && ends[i..].iter().all(|e| e.2 < running)).then_some((
+                    job,
+                    relaxed,
+                    ctx.state.outage_epoch(),
+                ));
                 memo.still_held.clear();
                 memo.still_held.extend(ends[i..].iter().map(|e| (e.0, e.1)));
                 memo.allocation = allocation;
@@ -603,9 +643,8 @@ impl<'s> Walk<'s> {
             shadow_view.reset_to(self.idle);
             kept.clear();
             for e in held {
-                let allocation = allocation_at(ctx, decisions, e.2);
-                shadow_view.take(allocation);
-                let holding = kept.holding((e.0, e.1), start_at(ctx, e.2), allocation);
+                shadow_view.take(allocation_at(ctx, decisions, e.2));
+                let holding = kept.holding_of(e, ctx, decisions);
                 kept.held.push(holding);
             }
             kept.valid = true;
@@ -640,7 +679,7 @@ impl<'s> Walk<'s> {
         if kept.valid {
             let key = (ctx.now + ctx.workload.job(job).estimate, job);
             let at = kept.held.partition_point(|h| (h.end, h.job) < key);
-            let holding = kept.holding(key, ctx.now, allocation);
+            let holding = kept.holding(key, ctx.now, true, allocation);
             kept.held.insert(at, holding);
         }
     }

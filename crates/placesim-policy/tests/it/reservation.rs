@@ -129,14 +129,15 @@ fn reservation_waits_for_the_end_at_which_the_head_can_be_placed() {
 
 /// A generated workload (Lublin jobs, Tsafrir estimates, offered load 0.9) on 64 four-ncpu
 /// vnodes in four switch sets, so vnodes are shared by several jobs; every fifth job asks for
-/// its vnodes exclusively. The jobs, their vnodes and their start times.
-fn shared_vnode_run(
-    placement: &str,
-    shortcuts: bool,
-) -> (
+/// its vnodes exclusively. With `outages`, a vnode goes down for a while 40 times over the
+/// run, and the jobs on it go back to the queue. The jobs, their vnodes and their start times
+/// (the last, for a job started again), and every start and end in the kernel's order.
+type SharedRun = (
     Vec<(JobId, u64, Allocation)>,
+    Vec<(bool, JobId, u64)>,
     placesim_policy::queue::Shortcuts,
-) {
+);
+fn shared_vnode_run(placement: &str, shortcuts: bool, outages: bool) -> SharedRun {
     use crate::common::{CheckingSink, VnodesOnly};
     use placesim_core::PlacementPolicy;
     use placesim_policy::placement::{PbsPsets, PsetSettings};
@@ -194,30 +195,55 @@ fn shared_vnode_run(
         Easy::without_shortcuts(policy)
     };
     let mut sink = CheckingSink::default();
-    Replay::from_state(&workload, state).run(&mut easy, &mut sink);
-    assert_eq!(sink.first_oversubscription(&s.cluster), None);
+    let span = workload.jobs().last().map_or(0, |j| j.submit.as_secs());
+    let down: Vec<placesim_core::Outage> = (0..40)
+        .filter(|_| outages)
+        .map(|k| {
+            let at = span * k / 40;
+            placesim_core::Outage {
+                vnode: placesim_core::VnodeId((k as u32 * 7) % 64),
+                down: SimTime(at),
+                up: SimTime(at + span / 100),
+            }
+        })
+        .collect();
+    Replay::from_state(&workload, state)
+        .outages(&down, placesim_core::NodeFailurePolicy::Requeue)
+        .run(&mut easy, &mut sink);
+    if outages {
+        assert!(!sink.started_twice.is_empty(), "no job was started again");
+    } else {
+        assert_eq!(sink.first_oversubscription(&s.cluster), None);
+    }
     let starts = sink
         .starts
         .into_iter()
         .map(|(j, (t, a))| (j, t, a))
         .collect();
-    (starts, easy.shortcuts())
+    (starts, sink.log, easy.shortcuts())
 }
 
-/// Building the shadow state from the idle cluster, reusing the last reservation, bringing
-/// the list of ends up to date from the kernel's log and building the shadow state only when
-/// a backfill first reads it are shortcuts: on shared and exclusive
-/// vnodes, with and without placement sets, every job starts at the same time on the same
-/// vnodes as with the plain walk. Each shortcut is taken many times, so the comparison is not
-/// vacuous.
+/// Building the shadow state from the idle cluster, keeping it between passes, reusing the
+/// last reservation, bringing the list of ends up to date from the kernel's log and building
+/// the shadow state only when a backfill first reads it are shortcuts: on shared and exclusive
+/// vnodes, with and without placement sets, with and without outages (which make the idle
+/// cluster again, and start jobs again on other vnodes), every job starts at the same time on
+/// the same vnodes as with the plain walk. Each shortcut is taken many times, so the
+/// comparison is not vacuous.
 #[test]
 fn reservation_shortcuts_change_no_decision() {
-    for placement in ["pbs", "first-fit"] {
-        let (fast, taken) = shared_vnode_run(placement, true);
-        let (plain, none) = shared_vnode_run(placement, false);
+    for (placement, outages) in [
+        ("pbs", false),
+        ("first-fit", false),
+        ("pbs", true),
+        ("first-fit", true),
+    ] {
+        let (fast, fast_log, taken) = shared_vnode_run(placement, true, outages);
+        let (plain, plain_log, none) = shared_vnode_run(placement, false, outages);
+        let placement = format!("{placement}, outages {outages}");
         assert_eq!(fast.len(), 1500, "{placement}: every job starts");
         assert!(
-            fast == plain,
+            fast == plain && fast_log == plain_log,
             "{placement}: the shortcuts changed a decision: first difference at {:?}",
             fast.iter().zip(&plain).find(|(a, b)| a != b)
         );
@@ -617,4 +643,84 @@ fn a_shadow_state_built_late_gives_back_the_starts_since_its_walk() {
     );
     let plain = passes(Easy::without_shortcuts(VnodesOnly(FirstFit::default())));
     assert_eq!((plain.reuses, plain.late_views), (0, 0));
+}
+
+/// A pass taken back and run again at the same instant (as PBS fairshare does when a start
+/// changes the order of the jobs after it) reads nothing in the calendar that the pass taken
+/// back left. Six single-processor vnodes; R holds v0 and v1 until 100. At 1, X (1 processor,
+/// ends by 51) and Y (1 processor, ends by 6) start on the first free vnodes, and the head H
+/// (3 processors) is reserved at 6, when Y has ended, on the three vnodes X does not hold
+/// then. Run with the queue X, Y, H (X on v2, H on v3, v4, v5), taken back, and run again
+/// with Y, X, H: X is on v3, and H is reserved on v2, v4 and v5, as a fresh EASY and the plain
+/// walk find. A calendar that kept X's vnodes of the run taken back, in its shadow view or
+/// with the head's vnodes, would reserve H on v3 again.
+#[test]
+fn a_pass_run_again_at_the_same_instant_reads_nothing_of_the_pass_taken_back() {
+    use crate::common::VnodesOnly;
+    use placesim_core::TopJobEstimate;
+    let requests = vec![
+        Request::processors(1, 3),
+        Request::processors(3, 3),
+        Request::processors(2, 3),
+    ];
+    let jobs = vec![
+        job(0, 100, 2), // R
+        job(1, 50, 0),  // X
+        job(1, 5, 0),   // Y
+        job(1, 10, 1),  // H
+    ];
+    let workload = Workload::new(jobs, requests).unwrap();
+    let mut state = ClusterState::new(Cluster::homogeneous(6, 1).unwrap());
+    let r = on(&[0, 1]);
+    state.allocate(&r).unwrap();
+    let running = vec![RunningJob {
+        job: JobId(0),
+        start: SimTime(0),
+        estimated_end: SimTime(100),
+        allocation: r,
+    }];
+    let (x, y, h) = (JobId(1), JobId(2), JobId(3));
+    let first = [x, y, h];
+    let again = [y, x, h];
+    let pass = |easy: &mut Easy<VnodesOnly<FirstFit>>, queue: &[JobId]| {
+        let mut decisions = Vec::new();
+        easy.schedule(
+            &first_pass_at(1, &state, &workload, queue, &running),
+            &mut decisions,
+        );
+        let mut estimates: Vec<TopJobEstimate> = Vec::new();
+        easy.drain_estimates(&mut estimates);
+        let estimates: Vec<_> = estimates
+            .into_iter()
+            .map(|e| {
+                let vnodes = e.allocation.map(|a| a.vnodes().map(|v| v.0).collect());
+                (e.job, e.start, vnodes)
+            })
+            .collect();
+        (decisions, estimates)
+    };
+    let start = |job: JobId, vnode: u32| Decision::Start {
+        job,
+        allocation: on(&[vnode]),
+    };
+    let mut easy = Easy::new(VnodesOnly(FirstFit::default()));
+    assert_eq!(
+        pass(&mut easy, &first),
+        (
+            vec![start(x, 2), start(y, 3)],
+            vec![(h, SimTime(6), Some(vec![3, 4, 5]))]
+        )
+    );
+    easy.retract_pass();
+    let expected = (
+        vec![start(y, 2), start(x, 3)],
+        vec![(h, SimTime(6), Some(vec![2, 4, 5]))],
+    );
+    assert_eq!(pass(&mut easy, &again), expected);
+    let shortcuts = easy.shortcuts();
+    assert_eq!((shortcuts.idle_builds, shortcuts.kept_syncs), (1, 1));
+    let mut fresh = Easy::new(VnodesOnly(FirstFit::default()));
+    assert_eq!(pass(&mut fresh, &again), expected);
+    let mut plain = Easy::without_shortcuts(VnodesOnly(FirstFit::default()));
+    assert_eq!(pass(&mut plain, &again), expected);
 }
