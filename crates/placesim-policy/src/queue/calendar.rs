@@ -139,8 +139,8 @@ impl KeptShadow {
         merge_holdings(holdings, held, ctx, decisions, |step| {
             cost += match step {
                 Step::Both(..) => 0,
-                Step::Kept(k) => holdings[k].allocation.n_vnodes(),
-                Step::New(e) => allocation_at(ctx, decisions, held[e].2).n_vnodes(),
+                Step::GiveBack(k) => holdings[k].allocation.n_vnodes(),
+                Step::Take(e) => allocation_at(ctx, decisions, held[e].2).n_vnodes(),
             };
             steps.push(step);
         });
@@ -163,7 +163,7 @@ impl KeptShadow {
         let mut next = std::mem::take(&mut self.next);
         next.clear();
         for step in &steps {
-            if let Step::Kept(k) = *step {
+            if let Step::GiveBack(k) = *step {
                 let allocation = std::mem::take(&mut old[k].allocation);
                 shadow_view.give(&allocation);
                 self.spare.push(allocation);
@@ -181,12 +181,12 @@ impl KeptShadow {
                         ..*h
                     });
                 }
-                Step::New(e) => {
+                Step::Take(e) => {
                     shadow_view.take(allocation_at(ctx, decisions, held[e].2));
                     let holding = self.holding_of(&held[e], ctx, decisions);
                     next.push(holding);
                 }
-                Step::Kept(_) => {}
+                Step::GiveBack(_) => {}
             }
         }
         old.clear();
@@ -201,10 +201,10 @@ impl KeptShadow {
 enum Step {
     /// Holding `.0` is entry `.1`'s, still to be held.
     Both(usize, usize),
-    /// Holding `.0` is not to be held any more.
-    Kept(usize),
-    /// Entry `.0` is not held yet.
-    New(usize),
+    /// Holding `.0` is not to be held any more: given back.
+    GiveBack(usize),
+    /// Entry `.0` is not held yet: taken.
+    Take(usize),
 }
 
 /// Walks `holdings` and `entries`, both by end and job, in that order, telling `step` of each.
@@ -236,17 +236,17 @@ fn merge_holdings(
                 e += 1;
             }
             std::cmp::Ordering::Equal => {
-                step(Step::Kept(k));
-                step(Step::New(e));
+                step(Step::GiveBack(k));
+                step(Step::Take(e));
                 k += 1;
                 e += 1;
             }
             std::cmp::Ordering::Less => {
-                step(Step::Kept(k));
+                step(Step::GiveBack(k));
                 k += 1;
             }
             std::cmp::Ordering::Greater => {
-                step(Step::New(e));
+                step(Step::Take(e));
                 e += 1;
             }
         }
