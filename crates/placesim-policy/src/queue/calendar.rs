@@ -124,6 +124,12 @@ impl KeptShadow {
         )
     }
 
+    /// The key of a start of this pass, `job`, and its place in `held` by that key.
+    fn place_of_start(&self, ctx: &SchedContext<'_>, job: JobId) -> ((SimTime, JobId), usize) {
+        let key = (ctx.now + ctx.workload.job(job).estimate, job);
+        (key, self.held.partition_point(|h| (h.end, h.job) < key))
+    }
+
     /// Forgets every holding, keeping the allocations' buffers.
     fn clear(&mut self) {
         self.spare.extend(self.held.drain(..).map(|h| h.allocation));
@@ -677,8 +683,7 @@ impl<'s> Walk<'s> {
         shadow_view.take(allocation);
         let kept = &mut *self.kept_shadow;
         if kept.valid {
-            let key = (ctx.now + ctx.workload.job(job).estimate, job);
-            let at = kept.held.partition_point(|h| (h.end, h.job) < key);
+            let (key, at) = kept.place_of_start(ctx, job);
             let holding = kept.holding(key, ctx.now, true, allocation);
             kept.held.insert(at, holding);
         }
@@ -695,8 +700,7 @@ impl<'s> Walk<'s> {
         shadow_view.give(allocation);
         let kept = &mut *self.kept_shadow;
         if kept.valid {
-            let key = (ctx.now + ctx.workload.job(job).estimate, job);
-            let at = kept.held.partition_point(|h| (h.end, h.job) < key);
+            let (key, at) = kept.place_of_start(ctx, job);
             debug_assert!(kept.held.get(at).is_some_and(|h| (h.end, h.job) == key));
             let holding = kept.held.remove(at);
             kept.spare.push(holding.allocation);
