@@ -1329,16 +1329,12 @@ impl ClusterState {
         self.now
     }
 
-    /// Moves the clock to `now` (the kernel, at each instant).
-    pub(crate) fn set_now(&mut self, now: SimTime) {
-        self.now = now;
-    }
-
-    /// Moves the clock of a copy a policy keeps (its idle cluster, [`Self::unoccupied_copy`])
-    /// to the time of the pass it serves: a view built over the copy answers [`Self::now`]
-    /// with it, and a placement whose rules change over time (a `qmgr` event) places by the
-    /// rules of the pass, whichever state its view was built from.
-    pub fn follow_clock(&mut self, now: SimTime) {
+    /// Moves the clock to `now`: the kernel's state at each instant, and a copy a policy keeps
+    /// (its idle cluster, [`Self::unoccupied_copy`]) at each pass it serves, so that a view
+    /// built over the copy answers [`Self::now`] with the pass's time, and a placement whose
+    /// rules change over time (a `qmgr` event) places by the rules of the pass, whichever
+    /// state its view was built from.
+    pub fn set_now(&mut self, now: SimTime) {
         self.now = now;
     }
 

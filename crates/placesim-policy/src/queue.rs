@@ -878,7 +878,7 @@ pub(crate) fn idle_made<'a>(
             state.idle_copy()
         }
     });
-    idle.follow_clock(state.now());
+    idle.set_now(state.now());
     (idle, made)
 }
 
