@@ -25,7 +25,7 @@ pub struct Shortcuts {
     /// Of those, the views built after the pass had started other jobs since the walk.
     pub late_views_after_starts: u64,
     /// Shadow views brought to the state they must be from the one the last pass left, by
-    /// giving back and taking only the allocations that differ ([`KeptShadow`]).
+    /// giving back and taking only the allocations that differ.
     pub kept_syncs: u64,
 }
 
