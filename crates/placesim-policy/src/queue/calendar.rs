@@ -106,16 +106,18 @@ impl KeptShadow {
         }
     }
 
-    /// A holding of the allocation of `entry` of the ends list.
-    fn holding_of(
+    /// Takes the allocation of `entry` of the ends list in `view`, and its holding.
+    fn take_entry(
         &mut self,
         entry: &End,
         ctx: &SchedContext<'_>,
         decisions: &[Decision],
+        view: &mut Scratch<'_>,
     ) -> Holding {
         let index = entry.2;
         let from_pass = index >= ctx.running.len();
         let allocation = allocation_at(ctx, decisions, index);
+        view.take(allocation);
         self.holding(
             (entry.0, entry.1),
             start_at(ctx, index),
@@ -130,9 +132,10 @@ impl KeptShadow {
         (key, self.held.partition_point(|h| (h.end, h.job) < key))
     }
 
-    /// Forgets every holding, keeping the allocations' buffers.
-    fn clear(&mut self) {
-        self.spare.extend(self.held.drain(..).map(|h| h.allocation));
+    /// Forgets the first `n` holdings, keeping their allocations' buffers.
+    fn forget_first(&mut self, n: usize) {
+        self.spare
+            .extend(self.held.drain(..n).map(|h| h.allocation));
     }
 
     /// What a sync to `held` (entries of the ends list) would do, kept in `self.steps`, and
@@ -188,8 +191,7 @@ impl KeptShadow {
                     });
                 }
                 Step::Take(e) => {
-                    shadow_view.take(allocation_at(ctx, decisions, held[e].2));
-                    let holding = self.holding_of(&held[e], ctx, decisions);
+                    let holding = self.take_entry(&held[e], ctx, decisions, shadow_view);
                     next.push(holding);
                 }
                 Step::GiveBack(_) => {}
@@ -567,8 +569,7 @@ impl<'s> Walk<'s> {
             debug_assert!(
                 (kept.held.iter().zip(&ends[first..i])).all(|(h, e)| (h.end, h.job) == (e.0, e.1))
             );
-            let given = kept.held.drain(..i - first).map(|h| h.allocation);
-            kept.spare.extend(given);
+            kept.forget_first(i - first);
         }
         found
     }
@@ -647,10 +648,9 @@ impl<'s> Walk<'s> {
         } else if enabled && from_idle < worth_keeping {
             self.shortcuts.idle_builds += 1;
             shadow_view.reset_to(self.idle);
-            kept.clear();
+            kept.forget_first(kept.held.len());
             for e in held {
-                shadow_view.take(allocation_at(ctx, decisions, e.2));
-                let holding = kept.holding_of(e, ctx, decisions);
+                let holding = kept.take_entry(e, ctx, decisions, shadow_view);
                 kept.held.push(holding);
             }
             kept.valid = true;

@@ -127,16 +127,19 @@ fn reservation_waits_for_the_end_at_which_the_head_can_be_placed() {
     assert!(decisions.is_empty());
 }
 
-/// A generated workload (Lublin jobs, Tsafrir estimates, offered load 0.9) on 64 four-ncpu
-/// vnodes in four switch sets, so vnodes are shared by several jobs; every fifth job asks for
-/// its vnodes exclusively. With `outages`, a vnode goes down for a while 40 times over the
-/// run, and the jobs on it go back to the queue. The jobs, their vnodes and their start times
-/// (the last, for a job started again), and every start and end in the kernel's order.
+/// What [`shared_vnode_run`] gives: the jobs, their vnodes and their start times (the last,
+/// for a job started again), every start and end in the kernel's order, and the shortcuts
+/// taken.
 type SharedRun = (
     Vec<(JobId, u64, Allocation)>,
     Vec<(bool, JobId, u64)>,
     placesim_policy::queue::Shortcuts,
 );
+
+/// A generated workload (Lublin jobs, Tsafrir estimates, offered load 0.9) on 64 four-ncpu
+/// vnodes in four switch sets, so vnodes are shared by several jobs; every fifth job asks for
+/// its vnodes exclusively. With `outages`, a vnode goes down for a while 40 times over the
+/// run, and the jobs on it go back to the queue.
 fn shared_vnode_run(placement: &str, shortcuts: bool, outages: bool) -> SharedRun {
     use crate::common::{CheckingSink, VnodesOnly};
     use placesim_core::PlacementPolicy;
