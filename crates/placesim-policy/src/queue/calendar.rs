@@ -115,13 +115,12 @@ impl KeptShadow {
         view: &mut Scratch<'_>,
     ) -> Holding {
         let index = entry.2;
-        let from_pass = index >= ctx.running.len();
         let allocation = allocation_at(ctx, decisions, index);
         view.take(allocation);
         self.holding(
             (entry.0, entry.1),
             start_at(ctx, index),
-            from_pass,
+            is_start_of_pass(ctx, index),
             allocation,
         )
     }
@@ -183,10 +182,9 @@ impl KeptShadow {
                 Step::Both(k, e) => {
                     let h = &mut old[k];
                     let allocation = std::mem::take(&mut h.allocation);
-                    let from_pass = held[e].2 >= ctx.running.len();
                     next.push(Holding {
                         allocation,
-                        from_pass,
+                        from_pass: is_start_of_pass(ctx, held[e].2),
                         ..*h
                     });
                 }
@@ -281,6 +279,12 @@ fn idle_keeping<'a>(
         kept.valid = false;
     }
     idle
+}
+
+/// Whether entry `index` of the ends list is a start of this pass (the ends list numbers the
+/// running jobs first, then the pass's starts), not a running job.
+fn is_start_of_pass(ctx: &SchedContext<'_>, index: usize) -> bool {
+    index >= ctx.running.len()
 }
 
 /// The start of the job at entry `index` of the ends list: a running job's, or now for a
@@ -541,12 +545,9 @@ impl<'s> Walk<'s> {
                 // decides it. And only when every job still holding then is running: a start
                 // of this pass holds vnodes that a pass taken back and run again at this
                 // instant (PBS fairshare's) may not give it, under the same end and job.
-                let running = ctx.running.len();
-                memo.key = (i == first && ends[i..].iter().all(|e| e.2 < running)).then_some((
-                    job,
-                    relaxed,
-                    ctx.state.outage_epoch(),
-                ));
+                let remembered =
+                    i == first && !ends[i..].iter().any(|e| is_start_of_pass(ctx, e.2));
+                memo.key = remembered.then_some((job, relaxed, ctx.state.outage_epoch()));
                 memo.still_held.clear();
                 memo.still_held.extend(ends[i..].iter().map(|e| (e.0, e.1)));
                 memo.allocation = allocation;
