@@ -161,6 +161,16 @@ struct Offer<'a> {
     vnodes: u64,
 }
 
+/// `key` kept in `largest` if it is larger than what `largest` holds (the last set a search
+/// examines, found set by set). Compared and assigned in place: `largest.max(Some(key))` chose
+/// between two copies on the stack and read the choice back, a stall at every set.
+#[inline(always)]
+fn keep_larger(largest: &mut Option<SetOrder>, key: SetOrder) {
+    if largest.is_none_or(|l| key > l) {
+        *largest = Some(key);
+    }
+}
+
 /// A set's free offer without a node filter: its tallies, read from every set's as the view
 /// keeps them ([`StateView::tracked_sets_free`], looked up once for a whole search).
 #[inline(always)]
@@ -698,9 +708,7 @@ impl PbsPsets {
                     }
                     let now = self.free_offer(&self.sets[s], view, filter, &mut free);
                     let key = order_of(&keys, now.amounts[ncpus], now.amounts[mem], s);
-                    if last_filtered.is_none_or(|l| key > l) {
-                        last_filtered = Some(key);
-                    }
+                    keep_larger(&mut last_filtered, key);
                     if now.amounts[ncpus] >= need_ncpus
                         && self.fits(cluster, &self.sets[s], &now, request, chunks)
                     {
@@ -751,17 +759,13 @@ impl PbsPsets {
                     if too_small(&keys) {
                         continue;
                     }
-                    // Compared and assigned in place: `last.max(Some(key))` chose between two
-                    // copies on the stack and read the choice back, a stall at every set.
                     let key = order_of(
                         &keys,
                         tallies.free_of(keys.set, ConsumableIdx::NCPUS),
                         tallies.free_of(keys.set, ConsumableIdx::MEM),
                         s,
                     );
-                    if last.is_none_or(|l| key > l) {
-                        last = Some(key);
-                    }
+                    keep_larger(&mut last, key);
                 }
                 last
             }
