@@ -28,6 +28,27 @@ fn on(vnodes: &[u32]) -> Allocation {
     a
 }
 
+/// A cluster of `n_vnodes` single-processor vnodes on which job `i` (from job 0 on) has run
+/// since 0 on the vnodes `held[i].0`, estimated to end at `held[i].1`: the state and the
+/// running list.
+fn running_on(n_vnodes: u64, held: &[(&[u32], u64)]) -> (ClusterState, Vec<RunningJob>) {
+    let mut state = ClusterState::new(Cluster::homogeneous(n_vnodes, 1).unwrap());
+    let running = (0u32..)
+        .zip(held)
+        .map(|(id, &(vnodes, end))| {
+            let allocation = on(vnodes);
+            state.allocate(&allocation).unwrap();
+            RunningJob {
+                job: JobId(id),
+                start: SimTime(0),
+                estimated_end: SimTime(end),
+                allocation,
+            }
+        })
+        .collect();
+    (state, running)
+}
+
 /// Four single-processor vnodes. A holds v0, v1 until 100 (estimated); B holds v2 until 50.
 /// The head H needs 2: at B's end (50) v2 and v3 are free, so H is reserved there on {v2, v3}.
 /// Candidate L (1 processor, long) fits now on v3 but would leave only v2 free at 50: refused.
@@ -43,24 +64,7 @@ fn reservation_is_at_the_first_end_that_frees_enough_and_names_its_vnodes() {
         job(3, 37, 0),   // S
     ];
     let workload = Workload::new(jobs, requests).unwrap();
-    let mut state = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
-    let (a, b) = (on(&[0, 1]), on(&[2]));
-    state.allocate(&a).unwrap();
-    state.allocate(&b).unwrap();
-    let running = vec![
-        RunningJob {
-            job: JobId(0),
-            start: SimTime(0),
-            estimated_end: SimTime(100),
-            allocation: a,
-        },
-        RunningJob {
-            job: JobId(1),
-            start: SimTime(0),
-            estimated_end: SimTime(50),
-            allocation: b,
-        },
-    ];
+    let (state, running) = running_on(4, &[(&[0, 1], 100), (&[2], 50)]);
     let queue = [JobId(2), JobId(3), JobId(4)];
     let ctx = first_pass_at(3, &state, &workload, &queue, &running);
     let mut easy = Easy::new(FirstFit::default());
@@ -95,24 +99,7 @@ fn reservation_waits_for_the_end_at_which_the_head_can_be_placed() {
     ];
     let jobs = vec![job(0, 30, 1), job(0, 60, 0), job(1, 10, 2)];
     let workload = Workload::new(jobs, requests).unwrap();
-    let mut state = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
-    let (a, b) = (on(&[0, 1]), on(&[2]));
-    state.allocate(&a).unwrap();
-    state.allocate(&b).unwrap();
-    let running = vec![
-        RunningJob {
-            job: JobId(0),
-            start: SimTime(0),
-            estimated_end: SimTime(30),
-            allocation: a,
-        },
-        RunningJob {
-            job: JobId(1),
-            start: SimTime(0),
-            estimated_end: SimTime(60),
-            allocation: b,
-        },
-    ];
+    let (state, running) = running_on(4, &[(&[0, 1], 30), (&[2], 60)]);
     let queue = [JobId(2)];
     let ctx = first_pass_at(1, &state, &workload, &queue, &running);
     let mut easy = Easy::new(FirstFit::default());
@@ -295,15 +282,7 @@ fn reservations_hold_their_vnodes_at_their_time_and_move_when_a_backfill_takes_s
         job(3, 1000, 0), // C
     ];
     let workload = Workload::new(jobs, requests).unwrap();
-    let mut state = ClusterState::new(Cluster::homogeneous(6, 1).unwrap());
-    let a = on(&[0, 1, 2]);
-    state.allocate(&a).unwrap();
-    let running = vec![RunningJob {
-        job: JobId(0),
-        start: SimTime(0),
-        estimated_end: SimTime(30),
-        allocation: a,
-    }];
+    let (state, running) = running_on(6, &[(&[0, 1, 2], 30)]);
     let queue = [JobId(1), JobId(2), JobId(3)];
     let ctx = first_pass_at(3, &state, &workload, &queue, &running);
     let planned = |job: u32, start: u64, vnodes: &[u32]| Planned {
@@ -376,17 +355,9 @@ fn highest_keeps_a_reservation_that_currenthighest_gives_up() {
     ];
     let jobs = vec![job(0, 50, 0), job(1, 10, 2), job(1, 100, 1)];
     let workload = Workload::new(jobs, requests).unwrap();
-    let mut up = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
-    let a = on(&[0]);
-    up.allocate(&a).unwrap();
+    let (up, running) = running_on(4, &[(&[0], 50)]);
     let mut down = up.clone();
     down.set_down(VnodeId(3)).unwrap();
-    let running = vec![RunningJob {
-        job: JobId(0),
-        start: SimTime(0),
-        estimated_end: SimTime(50),
-        allocation: a,
-    }];
     let queue = [JobId(1), JobId(2)];
     let ctx = |state| first_pass_at(2, state, &workload, &queue, &running);
     let reserved = |policy: &Backfill<FirstFit>| -> Vec<(JobId, SimTime)> {
@@ -439,15 +410,7 @@ mod queue_depths {
         let shift = |j: &mut Job| j.request = RequestId(j.request.0 + 1);
         jobs.iter_mut().skip(1).for_each(shift);
         let workload = Workload::new(jobs, requests).unwrap();
-        let mut state = ClusterState::new(Cluster::homogeneous(4, 1).unwrap());
-        let a = on(&[0, 1, 2]);
-        state.allocate(&a).unwrap();
-        let running = vec![RunningJob {
-            job: JobId(0),
-            start: SimTime(0),
-            estimated_end: SimTime(10),
-            allocation: a,
-        }];
+        let (state, running) = running_on(4, &[(&[0, 1, 2], 10)]);
         let queue: Vec<JobId> = (1..=queued.len() as u32).map(JobId).collect();
         let ctx = first_pass_at(1, &state, &workload, &queue, &running);
         let mut decisions = Vec::new();
@@ -602,17 +565,7 @@ fn a_shadow_state_built_late_gives_back_the_starts_since_its_walk() {
         job(2, 1000, 0), // L2
     ];
     let workload = Workload::new(jobs, requests).unwrap();
-    let mut state = ClusterState::new(Cluster::homogeneous(13, 1).unwrap());
-    let (a, b) = (on(&[0, 1, 2, 3]), on(&[4, 5, 6, 7, 8, 9]));
-    state.allocate(&a).unwrap();
-    state.allocate(&b).unwrap();
-    let running = |id: u32, end: u64, allocation: &Allocation| RunningJob {
-        job: JobId(id),
-        start: SimTime(0),
-        estimated_end: SimTime(end),
-        allocation: allocation.clone(),
-    };
-    let running = vec![running(0, 100, &a), running(1, 200, &b)];
+    let (state, running) = running_on(13, &[(&[0, 1, 2, 3], 100), (&[4, 5, 6, 7, 8, 9], 200)]);
     let first = [JobId(2)];
     let second = [JobId(2), JobId(3), JobId(4), JobId(5)];
     let start = |job: u32, vnode: u32| Decision::Start {
@@ -673,15 +626,7 @@ fn a_pass_run_again_at_the_same_instant_reads_nothing_of_the_pass_taken_back() {
         job(1, 10, 1),  // H
     ];
     let workload = Workload::new(jobs, requests).unwrap();
-    let mut state = ClusterState::new(Cluster::homogeneous(6, 1).unwrap());
-    let r = on(&[0, 1]);
-    state.allocate(&r).unwrap();
-    let running = vec![RunningJob {
-        job: JobId(0),
-        start: SimTime(0),
-        estimated_end: SimTime(100),
-        allocation: r,
-    }];
+    let (state, running) = running_on(6, &[(&[0, 1], 100)]);
     let (x, y, h) = (JobId(1), JobId(2), JobId(3));
     let first = [x, y, h];
     let again = [y, x, h];
