@@ -1002,6 +1002,15 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         self.last_started
             .extend(run.iter().map(|Decision::Start { job, .. }| *job));
         self.last_started.sort_unstable();
+        // A job that started is told nothing more: its texts go, so that the table holds
+        // the waiting jobs' only and stays small enough to be found in the cache.
+        if !self.texts.is_empty() {
+            for &job in &self.last_started {
+                for level in [Level::Soft, Level::Hard] {
+                    self.texts.remove(&(job, level));
+                }
+            }
+        }
         decisions.append(run);
         for list in [soft, hard, queue, started, reserved] {
             list.clear();
