@@ -146,7 +146,8 @@ pub struct Throttled<S> {
     /// before it start and end, and is told the same texts again and again: they are made
     /// once (making them was a tenth of a run's instructions under a binding `MAXJOB`). A
     /// map, as most jobs are never held back: a slot for every job was 128 bytes each. It is
-    /// looked up at every message told: foldhash rather than SipHash.
+    /// looked up at every message told: foldhash rather than SipHash, and a job's texts leave
+    /// it when the job starts, so that it holds the waiting jobs' only.
     texts: HashMap<(JobId, Level), Told, foldhash::fast::FixedState>,
     comments: Vec<(JobId, Arc<str>)>,
     estimates: Vec<TopJobEstimate>,
@@ -1002,8 +1003,9 @@ impl<S: SchedulingPolicy> SchedulingPolicy for Throttled<S> {
         self.last_started
             .extend(run.iter().map(|Decision::Start { job, .. }| *job));
         self.last_started.sort_unstable();
-        // A job that started is told nothing more: its texts go, so that the table holds
-        // the waiting jobs' only and stays small enough to be found in the cache.
+        // A job that started is told nothing more, so its texts go: the table holds the
+        // waiting jobs' only and stays small enough to be found in the cache (a start an
+        // outer adapter takes back leaves a job whose texts are made again if it is told).
         if !self.texts.is_empty() {
             for &job in &self.last_started {
                 for level in [Level::Soft, Level::Hard] {
