@@ -111,19 +111,21 @@ pub fn request_language(data: &[u8]) {
     }
 }
 
-/// Any text as a sweep file over a small valid base scenario in `dir` (made there if it is
-/// not): loading it returns the grid or an error naming the sweep or the base, never
-/// panics, and never builds a grid past the limit.
+/// `dir`, made if need be, holding the small valid base scenario `base.toml` that
+/// [`sweep_file`]'s inputs sweep over: made once, before the inputs.
+pub fn sweep_base(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("the sweep's directory");
+    std::fs::write(
+        dir.join("base.toml"),
+        "[[class]]\nname = \"n\"\ncount = 4\nncpus = 2\n[workload.generator]\njobs = 20\nstreams = \"typeless\"\n",
+    )
+    .expect("the base scenario");
+}
+
+/// Any text as a sweep file over the base scenario in `dir` ([`sweep_base`]): loading it
+/// returns the grid or an error naming the sweep or the base, never panics, and never
+/// builds a grid past the limit.
 pub fn sweep_file(data: &[u8], dir: &Path) {
-    let base = dir.join("base.toml");
-    if !base.is_file() {
-        std::fs::create_dir_all(dir).expect("the sweep's directory");
-        std::fs::write(
-            &base,
-            "[[class]]\nname = \"n\"\ncount = 4\nncpus = 2\n[workload.generator]\njobs = 20\nstreams = \"typeless\"\n",
-        )
-        .expect("the base scenario");
-    }
     let path = dir.join("fuzz.sweep.toml");
     std::fs::write(&path, data).expect("the sweep file");
     match placesim_run::Sweep::load(&path) {

@@ -49,6 +49,7 @@ fn on_seeds(dir: &str, mut check: impl FnMut(&[u8])) -> usize {
 fn every_fuzz_seed_passes_its_targets_checks() {
     let repo = repo();
     let sweep_dir = scratch("sweep");
+    checks::sweep_base(&sweep_dir);
     let import_dir = scratch("import");
     let torque_dir = scratch("torque");
     let counts = [
