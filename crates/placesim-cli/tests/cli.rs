@@ -2374,6 +2374,90 @@ fn as_recorded_starts_each_job_where_its_record_says_or_when_that_is_free() {
     );
 }
 
+/// A record that cannot be replayed as it stands is refused before the run, naming the file
+/// and the job, where a job used to wait for ever for vnodes it could not have (reported only
+/// as never started) or the kernel stopped the run as a policy's error: an allocation over a
+/// vnode's capacity (a vnode named twice counts twice), one of other ncpus than the request,
+/// a workload job without a line, and a first start before time 0 of a job the scenario does
+/// not run from the start. The same records still measure a scheduled run.
+#[test]
+fn a_record_that_cannot_be_replayed_is_named_before_the_run() {
+    let dir = placesim_testkit::tempdir().unwrap();
+    let trace = write_trace(
+        dir.path(),
+        "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
+         2 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    );
+    let scenario = dir.path().join("s.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "name = \"r\"\n[[vnode]]\nname = \"n1\"\nncpus = 1\n[[vnode]]\nname = \"n2\"\nncpus = 1\n\
+             [workload]\ntrace = \"{trace}\"\nrecorded = \"recorded.tsv\"\n"
+        ),
+    )
+    .unwrap();
+    let recorded = dir.path().join("recorded.tsv");
+    let header = "job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n";
+    let job_2 = "2\t2.s\t0\t20\t20\t120\t(n1:ncpus=1)\n";
+    for (job_1, message) in [
+        (
+            "1\t1.s\t0\t10\t10\t110\t(n2:ncpus=3)\n",
+            "job 1: vnode `n2` has ncpus=1, and the record gives the job ncpus=3",
+        ),
+        (
+            "1\t1.s\t0\t10\t10\t110\t(n2:ncpus=1)+(n2:ncpus=1)\n",
+            "job 1: vnode `n2` has ncpus=1, and the record gives the job ncpus=2",
+        ),
+        (
+            "1\t1.s\t0\t10\t10\t110\t(n2:mem=1gb)\n",
+            "job 1: vnode `n2` has mem=0kb, and the record gives the job mem=1gb",
+        ),
+        (
+            "1\t1.s\t0\t10\t10\t110\t(n1:ncpus=1)+(n2:ncpus=1)\n",
+            "job 1: the record gives the job 2 ncpus, and its request asks for 1 (a job starts \
+             only on the ncpus it asks for)",
+        ),
+        (
+            "1\t1.s\t0\t-5\t-5\t110\t(n2:ncpus=1)\n",
+            "job 1: its first start, -5 s, is before time 0, and the scenario does not run it \
+             from the start (`[[running]]`)",
+        ),
+        (
+            "3\t3.s\t0\t10\t10\t110\t(n2:ncpus=1)\n",
+            "job 1: no line, and --as-recorded starts each job of the workload when and where \
+             its line says",
+        ),
+    ] {
+        std::fs::write(&recorded, format!("{header}{job_1}{job_2}")).unwrap();
+        let out = dir.path().join("out");
+        let o = placesim(&[
+            "run",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--as-recorded",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{job_1}");
+        let said = text(&o.stderr);
+        assert_eq!(
+            said.lines().last().unwrap_or(""),
+            format!("placesim: error: {}: {message}", recorded.display()),
+            "{said}"
+        );
+        // A scheduled run is only measured against the record: it runs.
+        let o = placesim(&[
+            "run",
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{job_1}: {}", text(&o.stderr));
+    }
+}
+
 /// `placesim import torque-moab` on the import crate's Torque fixture, then `placesim run`:
 /// Moab's ONEOF node sets over the `ib` and `bigmem` features with BESTFIT. Job 1 (two ib
 /// nodes) runs where it really ran; job 2 (class `long`, bigmem) on n05 as recorded. Job 3

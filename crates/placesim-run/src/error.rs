@@ -41,6 +41,17 @@ pub enum RunError {
         /// What is wrong.
         message: String,
     },
+    /// The record cannot be replayed as it stands (`--as-recorded`): a job of the workload
+    /// without a start in it, or an allocation its vnodes or the job's request refuse.
+    #[error("{}: job {job}: {message}", path.display())]
+    RecordNotReplayable {
+        /// The recorded file.
+        path: std::path::PathBuf,
+        /// The job's number.
+        job: u64,
+        /// What is wrong.
+        message: String,
+    },
     /// `--as-recorded` was asked of a run with no record.
     #[error(
         "--as-recorded replays what really happened, and this scenario has no `[workload] recorded` file (an imported site's has one)"

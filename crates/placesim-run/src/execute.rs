@@ -235,8 +235,8 @@ pub fn execute(
     let trace = &plan.trace;
     let workload = &trace.workload;
     let discipline = plan.discipline;
-    if plan.as_recorded && plan.recorded.is_none() {
-        return Err(RunError::NoRecord);
+    if plan.as_recorded {
+        plan.check_record_replays()?;
     }
     // The placement is part of the policy's name when it is not plain first fit.
     let label = if plan.as_recorded {

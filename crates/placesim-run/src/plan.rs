@@ -78,6 +78,8 @@ pub struct Plan {
     /// Each recorded job's start and vnodes with their amounts (none when the record has
     /// none), for a replay of the record itself.
     pub recorded_runs: Vec<RecordedRun>,
+    /// The recorded file `recorded` and `recorded_runs` were read from, to name in errors.
+    pub recorded_file: Option<std::path::PathBuf>,
     /// Replay the record itself rather than schedule (`placesim run --as-recorded`): each
     /// job starts when and where it really started.
     pub as_recorded: bool,
@@ -190,6 +192,7 @@ pub fn plain_plan(
         site_notes: Vec::new(),
         recorded: None,
         recorded_runs: Vec::new(),
+        recorded_file: None,
         as_recorded: false,
         partitions: Vec::new(),
         trace,
@@ -353,6 +356,7 @@ pub fn plan_of_scenario(
         site_notes: scenario.timeline.notes.clone(),
         recorded,
         recorded_runs,
+        recorded_file: scenario.workload.as_ref().and_then(|w| w.recorded.clone()),
         as_recorded: false,
         partitions,
     })
@@ -399,6 +403,107 @@ fn deletions_of(
             Ok((at, placesim_core::JobId::from_index(i)))
         })
         .collect()
+}
+
+impl Plan {
+    /// Whether the record can be replayed as it stands (`--as-recorded`), so that a record
+    /// that does not hold together is named, file and job, before the run: every job of the
+    /// workload not running at the start (`[[running]]`) has a recorded first start at or
+    /// after time 0, and every recorded allocation fits its vnodes and gives the job the
+    /// ncpus its request asks for. Otherwise a job would wait for ever for vnodes it cannot
+    /// have, and be reported only as never started, or the kernel would stop the run at its
+    /// start as a policy's error. Overlaps between jobs are not refused: a job whose
+    /// recorded vnodes are held waits until they are free (a requeued job's record can
+    /// overlap another's).
+    pub(crate) fn check_record_replays(&self) -> Result<(), RunError> {
+        let (Some(path), Some(recorded)) = (&self.recorded_file, &self.recorded) else {
+            return Err(RunError::NoRecord);
+        };
+        let workload = &self.trace.workload;
+        let not_replayable = |job: u64, message: String| RunError::RecordNotReplayable {
+            path: path.clone(),
+            job,
+            message,
+        };
+        let mut replayed = vec![false; workload.jobs().len()];
+        for (job, _) in &self.running_at_start {
+            replayed[job.index()] = true;
+        }
+        let defs = self.cluster.resources();
+        let n_cons = defs.n_consumables();
+        let mut on_vnode = vec![0u64; n_cons];
+        for run in &self.recorded_runs {
+            replayed[run.job.index()] = true;
+            let Some(vnodes) = &run.vnodes else {
+                continue;
+            };
+            let number = workload.job(run.job).source_id;
+            // A vnode may be named in several parts of one exec_vnode.
+            let mut named: Vec<placesim_core::VnodeId> = vnodes.iter().map(|(v, _)| *v).collect();
+            named.sort_unstable();
+            named.dedup();
+            for v in named {
+                on_vnode.fill(0);
+                for (_, amounts) in vnodes.iter().filter(|(w, _)| *w == v) {
+                    for (held, &a) in on_vnode.iter_mut().zip(amounts) {
+                        *held = held.saturating_add(a);
+                    }
+                }
+                let capacity = self.cluster.capacity(v);
+                if let Some(c) = (0..n_cons).find(|&c| on_vnode[c] > capacity[c]) {
+                    let def = defs.def(defs.consumables()[c]);
+                    // Amounts as PBS writes them (`4gb`), not in the base unit.
+                    let amount = |a: u64| {
+                        let mut text = String::new();
+                        let _ = placesim_core::write_amount(&mut text, def.kind, a);
+                        text
+                    };
+                    return Err(not_replayable(
+                        number,
+                        format!(
+                            "vnode `{}` has {}={}, and the record gives the job {}={}",
+                            self.cluster.vnode(v).name(),
+                            def.name,
+                            amount(capacity[c]),
+                            def.name,
+                            amount(on_vnode[c])
+                        ),
+                    ));
+                }
+            }
+            let ncpus: u64 = vnodes
+                .iter()
+                .map(|(_, a)| a.first().copied().unwrap_or(0))
+                .fold(0, u64::saturating_add);
+            let asked = workload
+                .request_of(run.job)
+                .total(placesim_core::ConsumableIdx::NCPUS);
+            if ncpus != asked {
+                return Err(not_replayable(
+                    number,
+                    format!(
+                        "the record gives the job {ncpus} ncpus, and its request asks for \
+                         {asked} (a job starts only on the ncpus it asks for)"
+                    ),
+                ));
+            }
+        }
+        if let Some(i) = replayed.iter().position(|&r| !r) {
+            let number = workload.jobs()[i].source_id;
+            let message = match recorded.iter().find(|r| r.job_id == number) {
+                None => "no line, and --as-recorded starts each job of the workload when \
+                         and where its line says"
+                    .to_owned(),
+                Some(r) => format!(
+                    "its first start, {} s, is before time 0, and the scenario does not run it \
+                     from the start (`[[running]]`)",
+                    r.first_start_s
+                ),
+            };
+            return Err(not_replayable(number, message));
+        }
+        Ok(())
+    }
 }
 
 /// A recorded file, its vnode names resolved on `cluster`, and each of its jobs of

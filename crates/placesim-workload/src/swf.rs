@@ -5,6 +5,7 @@ pub mod convert;
 mod read;
 mod write;
 
+pub(crate) use read::shown;
 pub use read::{MAX_PROCS, MAX_SECONDS, SwfReader, gunzip, open, written_swf};
 pub use write::write_swf;
 

@@ -659,7 +659,7 @@ fn not_a_number(n: usize, token: &[u8]) -> SwfErrorKind {
 /// A field as an error message quotes it: control characters escaped (`\0`, `\u{1}`),
 /// bytes that are not UTF-8 as `\xNN`, and at most [`SHOWN_CHARS`] characters, so that a
 /// binary file gives a readable message of one line.
-fn shown(token: &[u8]) -> String {
+pub(crate) fn shown(token: &[u8]) -> String {
     let mut out = String::new();
     let mut chars = 0;
     for chunk in token.utf8_chunks() {
