@@ -2333,6 +2333,29 @@ fn default_chunks_keep_each_queue_on_its_vnodes() {
     }
 }
 
+/// The header of `recorded.tsv`, as the import writes it.
+const RECORDED_HEADER: &str = "job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n";
+
+/// A scenario in `dir` of two one-ncpu vnodes, n1 and n2, replaying `jobs` jobs (numbered
+/// from 1, submitted at 0, one ncpu for 100 s each) and measured against `recorded.tsv`
+/// beside it, which the test writes; returns the scenario's path.
+fn two_vnodes_with_record(dir: &Path, jobs: u32) -> std::path::PathBuf {
+    let lines: String = (1..=jobs)
+        .map(|j| format!("{j} 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n"))
+        .collect();
+    let trace = write_trace(dir, &lines);
+    let scenario = dir.join("s.toml");
+    std::fs::write(
+        &scenario,
+        format!(
+            "name = \"r\"\n[[vnode]]\nname = \"n1\"\nncpus = 1\n[[vnode]]\nname = \"n2\"\nncpus = 1\n\
+             [workload]\ntrace = \"{trace}\"\nrecorded = \"recorded.tsv\"\n"
+        ),
+    )
+    .unwrap();
+    scenario
+}
+
 /// The record replayed on two one-ncpu vnodes: J1 really ran on n2 from 10; J2's record
 /// puts it on n2 at 50, while J1 still holds it (as a requeued job replayed from its first
 /// start can), so it waits for n2 until J1 ends at 110; J3 has no vnodes in the record and is
@@ -2340,26 +2363,14 @@ fn default_chunks_keep_each_queue_on_its_vnodes() {
 #[test]
 fn as_recorded_starts_each_job_where_its_record_says_or_when_that_is_free() {
     let dir = placesim_testkit::tempdir().unwrap();
-    let trace = write_trace(
-        dir.path(),
-        "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
-         2 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
-         3 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n",
-    );
+    let scenario = two_vnodes_with_record(dir.path(), 3);
     std::fs::write(
         dir.path().join("recorded.tsv"),
-        "job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n\
-         1\t1.s\t0\t10\t10\t110\t(n2:ncpus=1)\n\
-         2\t2.s\t0\t50\t50\t150\t(n2:ncpus=1)\n\
-         3\t3.s\t0\t20\t20\t120\t-\n",
-    )
-    .unwrap();
-    let scenario = dir.path().join("s.toml");
-    std::fs::write(
-        &scenario,
         format!(
-            "name = \"r\"\n[[vnode]]\nname = \"n1\"\nncpus = 1\n[[vnode]]\nname = \"n2\"\nncpus = 1\n\
-             [workload]\ntrace = \"{trace}\"\nrecorded = \"recorded.tsv\"\n"
+            "{RECORDED_HEADER}\
+             1\t1.s\t0\t10\t10\t110\t(n2:ncpus=1)\n\
+             2\t2.s\t0\t50\t50\t150\t(n2:ncpus=1)\n\
+             3\t3.s\t0\t20\t20\t120\t-\n"
         ),
     )
     .unwrap();
@@ -2383,22 +2394,8 @@ fn as_recorded_starts_each_job_where_its_record_says_or_when_that_is_free() {
 #[test]
 fn a_record_that_cannot_be_replayed_is_named_before_the_run() {
     let dir = placesim_testkit::tempdir().unwrap();
-    let trace = write_trace(
-        dir.path(),
-        "1 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n\
-         2 0 -1 100 1 -1 -1 1 100 -1 1 1 1 -1 -1 -1 -1 -1\n",
-    );
-    let scenario = dir.path().join("s.toml");
-    std::fs::write(
-        &scenario,
-        format!(
-            "name = \"r\"\n[[vnode]]\nname = \"n1\"\nncpus = 1\n[[vnode]]\nname = \"n2\"\nncpus = 1\n\
-             [workload]\ntrace = \"{trace}\"\nrecorded = \"recorded.tsv\"\n"
-        ),
-    )
-    .unwrap();
+    let scenario = two_vnodes_with_record(dir.path(), 2);
     let recorded = dir.path().join("recorded.tsv");
-    let header = "job\tpbs_id\tctime_s\tfirst_start_s\tstart_s\tend_s\texec_vnode\n";
     let job_2 = "2\t2.s\t0\t20\t20\t120\t(n1:ncpus=1)\n";
     for (job_1, message) in [
         (
@@ -2429,16 +2426,9 @@ fn a_record_that_cannot_be_replayed_is_named_before_the_run() {
              its line says",
         ),
     ] {
-        std::fs::write(&recorded, format!("{header}{job_1}{job_2}")).unwrap();
-        let out = dir.path().join("out");
-        let o = placesim(&[
-            "run",
-            "--scenario",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--as-recorded",
-        ]);
+        std::fs::write(&recorded, format!("{RECORDED_HEADER}{job_1}{job_2}")).unwrap();
+        let (scenario, out) = (scenario.to_str().unwrap(), dir.path().join("out"));
+        let o = run_scenario(scenario, out.to_str().unwrap(), &["--as-recorded"]);
         assert_eq!(o.status.code(), Some(1), "{job_1}");
         let said = text(&o.stderr);
         assert_eq!(
@@ -2447,13 +2437,7 @@ fn a_record_that_cannot_be_replayed_is_named_before_the_run() {
             "{said}"
         );
         // A scheduled run is only measured against the record: it runs.
-        let o = placesim(&[
-            "run",
-            "--scenario",
-            scenario.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let o = run_scenario(scenario, out.to_str().unwrap(), &[]);
         assert!(o.status.success(), "{job_1}: {}", text(&o.stderr));
     }
 }
