@@ -90,6 +90,32 @@ fn corpus() -> placesim_testkit::TempDir {
                 .as_bytes(),
         );
     }
+    // A fairshare tree that chains every group under the one before: it held 24 GB at
+    // 100,000 groups before trees were bounded in depth.
+    let chain: String = (0..100_000)
+        .map(|i| match i {
+            0 => "g0 0 root 1\n".to_owned(),
+            _ => format!("g{i} {i} g{} 1\n", i - 1),
+        })
+        .collect();
+    write("chain.resource_group", chain.as_bytes());
+    for (name, body) in [
+        ("resource_group_garbage", "garbage"),
+        ("resource_group_chain", "chain.resource_group"),
+    ] {
+        write(
+            &format!("{name}.toml"),
+            format!(
+                "{cluster}[workload]\ntrace = \"tiny.swf\"\n[pbs]\nfair_share = true\n\
+                 resource_group = \"{body}\"\n"
+            )
+            .as_bytes(),
+        );
+    }
+    write(
+        "recorded_garbage.toml",
+        format!("{cluster}[workload]\ntrace = \"tiny.swf\"\nrecorded = \"garbage\"\n").as_bytes(),
+    );
     write(
         "trace_truncated.toml",
         format!("{cluster}[workload]\ntrace = \"truncated.swf.gz\"\n").as_bytes(),
@@ -260,6 +286,20 @@ fn every_hostile_input_gets_its_message_and_exit_status_1() {
         (
             run_scenario("requests_nots.toml"),
             "placesim: error: nots.req:1: column 433: node_filter nests `(` and `not` more than 100 levels deep",
+        ),
+        // Fairshare trees.
+        (
+            run_scenario("resource_group_garbage.toml"),
+            "placesim: error: garbage:2:118: key `pbs.resource_group`: expected UTF-8 text, found the byte 0x80",
+        ),
+        (
+            run_scenario("resource_group_chain.toml"),
+            "placesim: error: chain.resource_group:65:1: key `pbs.resource_group`: `g64` would be 65 levels below the root, more than placesim's limit of 64",
+        ),
+        // Records of what really happened.
+        (
+            run_scenario("recorded_garbage.toml"),
+            "placesim: error: garbage:2:118: expected UTF-8 text, found the byte 0x80",
         ),
         // Sweep files.
         (

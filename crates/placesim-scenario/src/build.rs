@@ -1651,12 +1651,24 @@ impl Cx<'_> {
             Some(file) => {
                 let dir = self.path.parent().unwrap_or(Path::new("."));
                 let path = dir.join(file.get_ref());
-                let text = std::fs::read_to_string(&path).map_err(|e| {
-                    self.at(
+                let text = placesim_workload::read_text(&path).map_err(|e| match e {
+                    placesim_workload::TextError::NotUtf8 {
+                        path,
+                        line,
+                        column,
+                        byte,
+                    } => ScenarioError::At {
+                        path,
+                        line,
+                        column,
+                        key: "pbs.resource_group".into(),
+                        message: format!("expected UTF-8 text, found the byte 0x{byte:02x}"),
+                    },
+                    placesim_workload::TextError::Io { source, .. } => self.at(
                         file,
                         "pbs.resource_group",
-                        format!("cannot read {}: {e}", path.display()),
-                    )
+                        format!("cannot read {}: {source}", path.display()),
+                    ),
                 })?;
                 FairshareTree::parse(&text, unknown_shares).map_err(|e| ScenarioError::At {
                     path: path.clone(),

@@ -160,6 +160,17 @@ pub struct FairshareTree {
 const ROOT: usize = 0;
 const UNKNOWN: usize = 1;
 
+/// The deepest a resource group file may nest groups below the root. Each node keeps its
+/// path from the root, and a line adds its node at the cost of its depth: a file that chains
+/// every entity under the one before it took memory and time quadratic in its length (a
+/// chain of 100,000 held 24 GB before it was stopped). PBS walks the tree by recursion, and
+/// sites nest a few levels.
+pub const MAX_TREE_DEPTH: usize = 64;
+
+/// The most entities a resource group file may define, as a cluster has a most vnodes: a
+/// bound on the memory a file of any length takes.
+pub const MAX_TREE_ENTITIES: usize = 1_000_000;
+
 /// Why a resource group file does not read: the line (from 1) and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {message}")]
@@ -176,6 +187,16 @@ impl FairshareTree {
     /// lines starting with `#` skipped. The `unknown` group, with `unknown_shares`, is
     /// added under the root. PBS logs a bad line and goes on; here it is an error.
     pub fn parse(text: &str, unknown_shares: u64) -> Result<FairshareTree, TreeError> {
+        Self::parse_within(text, unknown_shares, MAX_TREE_ENTITIES)
+    }
+
+    /// [`Self::parse`] with at most `max_entities` entities, so that a test reaches the limit
+    /// without a file of a million lines.
+    fn parse_within(
+        text: &str,
+        unknown_shares: u64,
+        max_entities: usize,
+    ) -> Result<FairshareTree, TreeError> {
         let mut tree = FairshareTree {
             nodes: Vec::new(),
             tallies: Vec::new(),
@@ -221,6 +242,19 @@ impl FairshareTree {
                     "the parent `{parent}` of `{name}` is not defined above it"
                 )));
             };
+            if tree.paths[parent].len() >= MAX_TREE_DEPTH {
+                return Err(at(format!(
+                    "`{name}` would be {} levels below the root, more than placesim's limit \
+                     of {MAX_TREE_DEPTH}",
+                    tree.paths[parent].len() + 1
+                )));
+            }
+            // The root and `unknown` are the tree's own.
+            if tree.nodes.len() - 2 >= max_entities {
+                return Err(at(format!(
+                    "more than placesim's limit of {max_entities} entities in a fairshare tree"
+                )));
+            }
             let shares = shares.parse::<u64>().map_err(|_| {
                 at(format!(
                     "the shares `{shares}` of `{name}` are not a whole number"
@@ -278,7 +312,11 @@ impl FairshareTree {
         self.tallies[ROOT].tree_percentage = 1.0;
         while let Some(p) = stack.pop() {
             let children = self.nodes[p].children.clone();
-            let total: u64 = children.iter().map(|&c| self.nodes[c].shares).sum();
+            // Summed wide: shares are any u64, and two of the largest would overflow.
+            let total: u128 = children
+                .iter()
+                .map(|&c| u128::from(self.nodes[c].shares))
+                .sum();
             let parent_percentage = self.tallies[p].tree_percentage;
             for c in children {
                 let (node, tally) = (&mut self.nodes[c], &mut self.tallies[c]);
@@ -1236,5 +1274,48 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    /// A chain of groups one under the next is refused at the level past the limit (it took
+    /// memory quadratic in its length), a file past the most entities at its first entity
+    /// too many, and shares too large to add up still give each sibling its part.
+    #[test]
+    fn a_tree_too_deep_or_too_large_is_refused_and_shares_of_any_size_add_up() {
+        let chain = |levels: usize| -> String {
+            (0..levels)
+                .map(|i| {
+                    let parent = if i == 0 {
+                        "root".to_owned()
+                    } else {
+                        format!("g{}", i - 1)
+                    };
+                    format!("g{i} {i} {parent} 1\n")
+                })
+                .collect()
+        };
+        let deepest = FairshareTree::parse(&chain(MAX_TREE_DEPTH), 0).expect("64 levels");
+        assert_eq!(
+            deepest.paths.iter().map(|p| p.len()).max(),
+            Some(MAX_TREE_DEPTH)
+        );
+        assert_eq!(
+            FairshareTree::parse(&chain(MAX_TREE_DEPTH + 1), 0)
+                .unwrap_err()
+                .to_string(),
+            "line 65: `g64` would be 65 levels below the root, more than placesim's limit of 64"
+        );
+        let three = "a 1 root 1\nb 2 root 1\nc 3 a 1\n";
+        assert!(FairshareTree::parse_within(three, 0, 3).is_ok());
+        assert_eq!(
+            FairshareTree::parse_within(&format!("{three}d 4 b 1\n"), 0, 3)
+                .unwrap_err()
+                .to_string(),
+            "line 4: more than placesim's limit of 3 entities in a fairshare tree"
+        );
+        let max = u64::MAX;
+        let tree = FairshareTree::parse(&format!("a 1 root {max}\nb 2 root {max}\n"), 0)
+            .expect("the largest shares");
+        let a = tree.by_name["a"];
+        assert_eq!(tree.tree_percentage(a), 0.5);
     }
 }
