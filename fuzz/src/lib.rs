@@ -17,7 +17,7 @@ use placesim_core::{
 use placesim_import::{
     ImportOptions, PbsInputs, TorqueInputs, files, import_pbs, import_torque_moab,
 };
-use placesim_policy::queue::{Formula, Term, TermValues};
+use placesim_policy::queue::{FairshareTree, Formula, Term, TermValues};
 use placesim_request::{parse_bool, parse_duration, parse_nodeset, parse_request, parse_size};
 use placesim_scenario::{describe, load_scenario};
 use placesim_workload::pbs_accounting::{assemble_jobs, parse_record};
@@ -177,6 +177,52 @@ pub fn job_sort_formula(data: &[u8]) {
                 ..TermValues::at(&workload, JobId(0), SimTime(u64::MAX))
             });
             assert!(v.is_finite());
+        }
+    }
+}
+
+/// Any text as a fairshare `resource_group` file (its first byte also the unknown group's
+/// shares): it reads to a tree or an error naming a line of the text, never a panic; in a
+/// tree, every entity it names, and one it does not (which joins `unknown`), has a share of
+/// the machine between 0 and 1.
+pub fn fairshare_tree(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let unknown_shares = data.first().map_or(0, |&b| u64::from(b) << (b % 64));
+    match FairshareTree::parse(text, unknown_shares) {
+        Err(e) => assert!(e.line >= 1 && e.line <= text.lines().count(), "{e}"),
+        Ok(mut tree) => {
+            let names = text
+                .lines()
+                .filter_map(|line| line.split_whitespace().next())
+                .chain(["placesim-fuzz-newcomer"]);
+            for name in names {
+                let node = tree.entity(name);
+                let share = tree.tree_percentage(node);
+                assert!((0.0..=1.0).contains(&share), "{name}: {share}");
+            }
+        }
+    }
+}
+
+/// Any bytes as a `recorded.tsv` (the import's record of what really happened): it reads to
+/// jobs or an error naming the file and a line of it, never a panic; each job is read once.
+/// The bytes are written to `scratch`, a directory of the caller's.
+pub fn recorded_file(data: &[u8], scratch: &Path) {
+    let _ = std::fs::create_dir_all(scratch);
+    let path = scratch.join("recorded.tsv");
+    std::fs::write(&path, data).expect("the scratch directory is writable");
+    match placesim_workload::recorded::read_recorded(&path) {
+        Err(e) => assert!(
+            e.to_string().starts_with(&path.display().to_string()),
+            "{e}"
+        ),
+        Ok(jobs) => {
+            let mut ids: Vec<u64> = jobs.iter().map(|j| j.job_id).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), jobs.len());
         }
     }
 }

@@ -52,6 +52,7 @@ fn every_fuzz_seed_passes_its_targets_checks() {
     checks::sweep_base(&sweep_dir);
     let import_dir = scratch("import");
     let torque_dir = scratch("torque");
+    let recorded_dir = scratch("recorded");
     let counts = [
         ("swf", on_seeds("swf", checks::swf_reader)),
         ("scenario", on_seeds("scenario", checks::scenario_loader)),
@@ -70,8 +71,13 @@ fn every_fuzz_seed_passes_its_targets_checks() {
             "torque",
             on_seeds("torque", |d| checks::torque_import(d, &repo, &torque_dir)),
         ),
+        ("fairshare", on_seeds("fairshare", checks::fairshare_tree)),
+        (
+            "recorded",
+            on_seeds("recorded", |d| checks::recorded_file(d, &recorded_dir)),
+        ),
     ];
-    for dir in [&sweep_dir, &import_dir, &torque_dir] {
+    for dir in [&sweep_dir, &import_dir, &torque_dir, &recorded_dir] {
         let _ = std::fs::remove_dir_all(dir);
     }
     for (dir, n) in counts {

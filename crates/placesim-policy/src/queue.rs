@@ -26,7 +26,8 @@ pub use confirm::ConfirmingReservations;
 pub use depth::{Backfill, Depth, Planned};
 pub use easy::{Easy, Reservation};
 pub use fairshare::{
-    Fairshare, FairshareEntity, FairshareSettings, FairshareTree, TreeError, UsageRate,
+    Fairshare, FairshareEntity, FairshareSettings, FairshareTree, MAX_TREE_DEPTH,
+    MAX_TREE_ENTITIES, TreeError, UsageRate,
 };
 pub use fcfs::Fcfs;
 pub use formula::{Formula, FormulaError, MAX_FORMULA_DEPTH, Term, TermValues};
