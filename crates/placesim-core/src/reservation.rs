@@ -23,7 +23,9 @@ pub struct SiteReservation {
     /// The vnodes and amounts it holds (PBS's `resv_nodes`). Held exclusively
     /// (`place=excl`, a maintenance reservation's `exclhost`), no other job may share a vnode
     /// with it while their windows overlap; held shared, others may use what it leaves.
-    pub allocation: Allocation,
+    /// Shared: a standing reservation's occurrences all hold the same vnodes, and an hourly
+    /// one on 10,000 scattered hosts made 26,280 copies of them (8 GB) when each had its own.
+    pub allocation: Arc<Allocation>,
     /// The PBS queue (by index) whose jobs run inside it, if any (PBS names a reservation's
     /// queue by its id: `qsub -q R123`): they wait until its window opens, run only on what
     /// it holds, are killed when it closes, and those still waiting then are deleted.

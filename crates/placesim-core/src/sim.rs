@@ -487,7 +487,7 @@ impl<'w> Simulation<'w> {
             name: request.name.clone(),
             start: request.start,
             end: request.end,
-            allocation,
+            allocation: std::sync::Arc::new(allocation),
             queue: request.queue,
             access: Default::default(),
         };

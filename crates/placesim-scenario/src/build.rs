@@ -3138,6 +3138,8 @@ impl Cx<'_> {
                 None => vec![start],
                 Some(rule) => self.occurrences(rule, start, end - start)?,
             };
+            // One allocation for every occurrence of a standing reservation.
+            let allocation = Arc::new(allocation);
             for occurrence in starts {
                 made.push((
                     placesim_core::SiteReservation {

@@ -1198,7 +1198,7 @@ fn reservations_reach_their_table_and_the_summary() {
         for &v in vnodes {
             a.push(VnodeId(v), &[1, 0, 0]);
         }
-        a
+        std::sync::Arc::new(a)
     };
     let reservations = [
         SiteReservation {
@@ -1311,7 +1311,7 @@ fn moab_reservations_list_the_jobs_their_acl_let_in() {
         name: "daytime".into(),
         start: SimTime(0),
         end: SimTime(20),
-        allocation,
+        allocation: std::sync::Arc::new(allocation),
         queue: None,
         access: ReservationAccess::Acl {
             acl: std::sync::Arc::new(Acl {

@@ -79,7 +79,7 @@ impl<S: SchedulingPolicy, P: PlacementPolicy> ConfirmingReservations<S, P> {
                         name: r.name.clone(),
                         start: r.start,
                         end: r.end,
-                        allocation: allocation.clone(),
+                        allocation: std::sync::Arc::new(allocation.clone()),
                         queue: r.queue,
                         access: Default::default(),
                     },

@@ -41,7 +41,7 @@ fn reservation(
         name: Arc::from(name),
         start: SimTime(start),
         end: SimTime(end),
-        allocation,
+        allocation: Arc::new(allocation),
         queue: None,
         access: Default::default(),
     }

@@ -116,7 +116,8 @@ impl Cx<'_> {
                     format!("reservation `{name}` is given twice"),
                 ));
             }
-            let allocation = self.moab_hostlist(r, cluster)?;
+            // One allocation for every window: a weekday reservation makes hundreds.
+            let allocation = Arc::new(self.moab_hostlist(r, cluster)?);
             let acl = Arc::new(self.acl(r, raw)?);
             for (start, end, known_from) in self.moab_windows(r, clock0)? {
                 made.occurrences.push(SiteReservation {
