@@ -103,7 +103,7 @@ pub fn pbs_accounting(run_dir: &Path, epoch_s: u64, queue: &str) -> Result<Strin
             let _ = write!(
                 text,
                 " jobname=job{id} queue={queue} ctime={0} qtime={0} etime={0}",
-                epoch_s + submit
+                epoch_s.saturating_add(submit)
             );
             let mut resources = String::new();
             for item in requests[i].as_deref().unwrap_or("").split_whitespace() {
@@ -121,7 +121,7 @@ pub fn pbs_accounting(run_dir: &Path, epoch_s: u64, queue: &str) -> Result<Strin
             let exec = execs[i].as_deref().unwrap_or("");
             let run = format!(
                 "{text} start={} exec_vnode={exec}{resources}",
-                epoch_s + start
+                epoch_s.saturating_add(start)
             );
             out.push((start, 2, id, format!("S;{id}.placesim;{run}")));
             if let Some(end) = ends[i] {
@@ -138,7 +138,7 @@ pub fn pbs_accounting(run_dir: &Path, epoch_s: u64, queue: &str) -> Result<Strin
                     id,
                     format!(
                         "E;{id}.placesim;{run} session=0 end={} Exit_status={status} run_count=1",
-                        epoch_s + end
+                        epoch_s.saturating_add(end)
                     ),
                 ));
             }
@@ -149,7 +149,7 @@ pub fn pbs_accounting(run_dir: &Path, epoch_s: u64, queue: &str) -> Result<Strin
     records.sort_by_key(|(t, kind, id, _)| (*t, *kind, *id));
     let mut text = String::with_capacity(records.iter().map(|r| r.3.len() + 21).sum());
     for (t, _, _, record) in records {
-        let _ = writeln!(text, "{};{record}", stamp(epoch_s + t));
+        let _ = writeln!(text, "{};{record}", stamp(epoch_s.saturating_add(t)));
     }
     Ok(text)
 }

@@ -50,6 +50,9 @@ pub enum ExportCommand {
     PbsAccounting(ExportPbsArgs),
 }
 
+/// The last second of 9999-12-31, UTC: the latest `--epoch` an accounting stamp can show.
+const LAST_EPOCH_SECOND: u64 = 253_402_300_799;
+
 /// `placesim export pbs-accounting`.
 #[derive(Debug, Clone, Args)]
 pub struct ExportPbsArgs {
@@ -58,8 +61,11 @@ pub struct ExportPbsArgs {
     /// The accounting file to write.
     #[arg(long)]
     pub out: PathBuf,
-    /// The epoch second simulated time 0 stands for (line stamps are written in UTC).
-    #[arg(long, default_value_t = 1_767_225_600)]
+    /// The epoch second simulated time 0 stands for (line stamps are written in UTC), at
+    /// most the last second of the year 9999: PBS's stamps have four-digit years, and a
+    /// larger epoch overflowed where a job's times were added to it.
+    #[arg(long, default_value_t = 1_767_225_600,
+          value_parser = clap::value_parser!(u64).range(..=LAST_EPOCH_SECOND))]
     pub epoch: u64,
     /// The queue every job is recorded in.
     #[arg(long, default_value = "workq")]

@@ -2442,6 +2442,30 @@ fn a_record_that_cannot_be_replayed_is_named_before_the_run() {
     }
 }
 
+/// `export pbs-accounting --epoch` stops at the last second of the year 9999 (PBS's stamps
+/// have four-digit years): the largest u64 overflowed where a job's times were added to it.
+#[test]
+fn an_export_epoch_past_the_year_9999_is_refused() {
+    let dir = placesim_testkit::tempdir().unwrap();
+    let out = dir.path().join("acct");
+    let o = placesim(&[
+        "export",
+        "pbs-accounting",
+        dir.path().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--epoch",
+        "18446744073709551615",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        text(&o.stderr).lines().next().unwrap_or(""),
+        "error: invalid value '18446744073709551615' for '--epoch <EPOCH>': \
+         18446744073709551615 is not in 0..=253402300799"
+    );
+    assert!(!out.exists());
+}
+
 /// `placesim import torque-moab` on the import crate's Torque fixture, then `placesim run`:
 /// Moab's ONEOF node sets over the `ib` and `bigmem` features with BESTFIT. Job 1 (two ib
 /// nodes) runs where it really ran; job 2 (class `long`, bigmem) on n05 as recorded. Job 3
