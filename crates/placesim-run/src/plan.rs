@@ -438,13 +438,14 @@ impl Plan {
                 continue;
             };
             let number = workload.job(run.job).source_id;
-            // A vnode may be named in several parts of one exec_vnode.
-            let mut named: Vec<placesim_core::VnodeId> = vnodes.iter().map(|(v, _)| *v).collect();
-            named.sort_unstable();
-            named.dedup();
-            for v in named {
+            // A vnode may be named in several parts of one exec_vnode: its parts are summed,
+            // found together by a sort (a job of thousands of vnodes is common).
+            let mut parts: Vec<&(placesim_core::VnodeId, Vec<u64>)> = vnodes.iter().collect();
+            parts.sort_unstable_by_key(|(v, _)| *v);
+            for same_vnode in parts.chunk_by(|a, b| a.0 == b.0) {
+                let v = same_vnode[0].0;
                 on_vnode.fill(0);
-                for (_, amounts) in vnodes.iter().filter(|(w, _)| *w == v) {
+                for (_, amounts) in same_vnode {
                     for (held, &a) in on_vnode.iter_mut().zip(amounts) {
                         *held = held.saturating_add(a);
                     }
