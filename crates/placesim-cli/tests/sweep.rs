@@ -264,6 +264,28 @@ fn job_array_variables_pick_the_shard() {
         slurm.contains("8 runs, this shard (2 of 3) 2, 2 to do"),
         "{slurm}"
     );
+    // `--array=0-10:2`: six tasks, 0 to 10 by 2; task 4 is the third shard.
+    let stepped = |id: &str| {
+        run(&[
+            ("SLURM_ARRAY_TASK_ID", id),
+            ("SLURM_ARRAY_TASK_MIN", "0"),
+            ("SLURM_ARRAY_TASK_STEP", "2"),
+            ("SLURM_ARRAY_TASK_COUNT", "6"),
+        ])
+    };
+    let third = stepped("4");
+    assert!(
+        third.contains("8 runs, this shard (2 of 6) 1, 1 to do"),
+        "{third}"
+    );
+    let off_step = stepped("5");
+    assert!(
+        off_step.contains(
+            "placesim: error: SLURM_ARRAY_TASK_ID 5 is not a task of an array from \
+             SLURM_ARRAY_TASK_MIN 0 by SLURM_ARRAY_TASK_STEP 2"
+        ),
+        "{off_step}"
+    );
     let pbs = run(&[("PBS_ARRAY_INDEX", "0"), ("PLACESIM_SHARDS", "2")]);
     assert!(
         pbs.contains("8 runs, this shard (0 of 2) 4, 4 to do"),

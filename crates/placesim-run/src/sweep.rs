@@ -377,8 +377,10 @@ impl Shard {
     pub const ALL: Shard = Shard { index: 0, count: 1 };
 
     /// `--shard K/N` if given, else a Slurm job array's task (`SLURM_ARRAY_TASK_ID` less
-    /// `SLURM_ARRAY_TASK_MIN`, of `SLURM_ARRAY_TASK_COUNT`), else a PBS job array's
-    /// (`PBS_ARRAY_INDEX` with `PLACESIM_SHARDS`), else all runs. `env` reads a variable.
+    /// `SLURM_ARRAY_TASK_MIN`, over `SLURM_ARRAY_TASK_STEP`, of `SLURM_ARRAY_TASK_COUNT`: an
+    /// array `--array=0-10:2` has the tasks 0, 2, ..., 10, shards 0 to 5), else a PBS job
+    /// array's (`PBS_ARRAY_INDEX` with `PLACESIM_SHARDS`), else all runs. `env` reads a
+    /// variable.
     pub fn choose(
         arg: Option<&str>,
         env: impl Fn(&str) -> Option<String>,
@@ -398,11 +400,17 @@ impl Shard {
         {
             let min =
                 env("SLURM_ARRAY_TASK_MIN").map_or(Ok(0), |m| parse(&m, "SLURM_ARRAY_TASK_MIN"))?;
+            let step = env("SLURM_ARRAY_TASK_STEP")
+                .map_or(Ok(1), |s| parse(&s, "SLURM_ARRAY_TASK_STEP"))?;
             let id = parse(&id, "SLURM_ARRAY_TASK_ID")?;
-            (
-                id.saturating_sub(min),
-                parse(&count, "SLURM_ARRAY_TASK_COUNT")?,
-            )
+            // Without the step, every other shard of an array with a step would be left out.
+            if step == 0 || id < min || (id - min) % step != 0 {
+                return Err(RunError::Shard(format!(
+                    "SLURM_ARRAY_TASK_ID {id} is not a task of an array from \
+                     SLURM_ARRAY_TASK_MIN {min} by SLURM_ARRAY_TASK_STEP {step}"
+                )));
+            }
+            ((id - min) / step, parse(&count, "SLURM_ARRAY_TASK_COUNT")?)
         } else if let (Some(index), Some(count)) = (env("PBS_ARRAY_INDEX"), env("PLACESIM_SHARDS"))
         {
             (
