@@ -210,9 +210,9 @@ pub fn fairshare_tree(data: &[u8]) {
 /// jobs or an error naming the file and a line of it, never a panic; each job is read once.
 /// The bytes are written to `scratch`, a directory of the caller's.
 pub fn recorded_file(data: &[u8], scratch: &Path) {
-    let _ = std::fs::create_dir_all(scratch);
-    let path = scratch.join("recorded.tsv");
-    std::fs::write(&path, data).expect("the scratch directory is writable");
+    let Some(path) = written(scratch, "recorded.tsv", data) else {
+        return;
+    };
     match placesim_workload::recorded::read_recorded(&path) {
         Err(e) => assert!(
             e.to_string().starts_with(&path.display().to_string()),
@@ -333,11 +333,11 @@ pub fn torque_import(data: &[u8], repo: &Path, scratch: &Path) {
     }
 }
 
-/// `text` written to `dir/name` (`dir` made if need be), or `None` when it cannot be: the
-/// importers read their inputs from files.
-fn written(dir: &Path, name: &str, text: &str) -> Option<PathBuf> {
+/// `bytes` written to `dir/name` (`dir` made if need be), or `None` when they cannot be: the
+/// importers and the recorded file's reader read their inputs from files.
+fn written(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> Option<PathBuf> {
     std::fs::create_dir_all(dir).ok()?;
     let path = dir.join(name);
-    std::fs::write(&path, text).ok()?;
+    std::fs::write(&path, bytes).ok()?;
     Some(path)
 }
