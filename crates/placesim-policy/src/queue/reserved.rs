@@ -18,7 +18,6 @@ use placesim_core::{
     Affinity, Allocation, ConsumableIdx, Decision, JobId, ReservationAccess, SchedContext, Scratch,
     ScratchBuf, Sharing, SimDuration, SimTime, SiteReservation, StateView, VnodeId,
 };
-use std::collections::BTreeMap;
 
 /// What a window takes from a view so that a job placed in it keeps off the reservations that
 /// start before it ends: the amounts per vnode it may not use, and the vnodes it may not use
@@ -141,6 +140,28 @@ pub(crate) fn needed(ctx: &SchedContext<'_>, reach: Reach) -> bool {
     ctx.reservations.iter().any(|r| r.start < horizon)
 }
 
+/// The reservations not yet ended that start by `at` (those open then or before), in start
+/// order. `ctx.reservations` is sorted by start, so they are its prefix, found by bisection:
+/// a standing reservation keeps its whole series there, and every placement near one asks
+/// this, so walking the series took most of a pass's time (`scenarios/moab-reservations.toml`).
+fn started_by<'c>(ctx: &SchedContext<'c>, at: SimTime) -> &'c [SiteReservation] {
+    let reservations = ctx.reservations;
+    &reservations[..reservations.partition_point(|r| r.start <= at)]
+}
+
+/// The reservations that start after `at` and before `until`, in start order (see
+/// [`started_by`]).
+fn starting_within<'c>(
+    ctx: &SchedContext<'c>,
+    at: SimTime,
+    until: SimTime,
+) -> &'c [SiteReservation] {
+    let reservations = ctx.reservations;
+    let from = reservations.partition_point(|r| r.start <= at);
+    let to = from + reservations[from..].partition_point(|r| r.start < until);
+    &reservations[from..to]
+}
+
 /// Everything held in a view at `at` that will be given back later: the running jobs and this
 /// pass's starts, by their estimated ends, and the reservations open at `at`, by their ends.
 /// The allocations are the jobs' and reservations' own.
@@ -164,59 +185,55 @@ pub(crate) fn releases<'a>(
 /// `view` holds that is given back before `until` (jobs by estimated end); the reservations
 /// open at `at` are read from `ctx` and must be held in `view` too.
 pub(crate) fn window_holds<'a>(
-    ctx: &SchedContext<'_>,
+    ctx: &SchedContext<'a>,
     view: &Scratch<'_>,
     job: Option<JobId>,
     at: SimTime,
     until: SimTime,
     held_then: impl Iterator<Item = (SimTime, &'a Allocation)>,
 ) -> Option<WindowHolds> {
-    let starting: Vec<&SiteReservation> = ctx
-        .reservations
+    let starting: Vec<&SiteReservation> = starting_within(ctx, at, until)
         .iter()
-        .filter(|r| r.is_held() && r.start > at && r.start < until)
+        .filter(|r| r.is_held())
         .collect();
     let (blocked, affinity) = moab_access(ctx, job, at, until);
     if starting.is_empty() && blocked.is_empty() && affinity.is_empty() {
         return None;
     }
     let n_cons = ctx.state.cluster_consumables();
-    // The vnodes concerned, with their events: (time, 0 = give / 1 = take, amounts, barred).
-    type Step = (SimTime, u8, Vec<u64>, bool);
-    let mut steps: BTreeMap<VnodeId, Vec<Step>> = BTreeMap::new();
+    // The events on the vnodes concerned, one list for all: (vnode, time, 0 = give / 1 =
+    // take, amounts, barred). The amounts are the allocations' own: a standing reservation
+    // on many vnodes starts several times inside a long job's window, and a list and a copy
+    // of its amounts per vnode and event made every placement near it mostly allocation.
+    type Step<'s> = (VnodeId, SimTime, u8, &'s [u64], bool);
+    let mut steps: Vec<Step<'_>> = Vec::new();
     for r in &starting {
         let exclusive = r.allocation.sharing.is_exclusive();
         for (v, amounts) in r.allocation.parts(n_cons) {
-            steps
-                .entry(v)
-                .or_default()
-                .push((r.start, 1, amounts.to_vec(), exclusive));
+            steps.push((v, r.start, 1, amounts, exclusive));
             if r.end < until {
-                steps
-                    .entry(v)
-                    .or_default()
-                    .push((r.end, 0, amounts.to_vec(), false));
+                steps.push((v, r.end, 0, amounts, false));
             }
         }
     }
-    let mut gives = |end: SimTime, allocation: &Allocation| {
+    // What ends in the window matters only on the vnodes a reservation starting in it takes.
+    let mut concerned: Vec<VnodeId> = steps.iter().map(|s| s.0).collect();
+    concerned.sort_unstable();
+    concerned.dedup();
+    let mut gives = |end: SimTime, allocation: &'a Allocation| {
         if end <= at || end >= until {
             return;
         }
         for (v, amounts) in allocation.parts(n_cons) {
-            if let Some(list) = steps.get_mut(&v) {
-                list.push((end, 0, amounts.to_vec(), false));
+            if concerned.binary_search(&v).is_ok() {
+                steps.push((v, end, 0, amounts, false));
             }
         }
     };
     for (end, allocation) in held_then {
         gives(end, allocation);
     }
-    for r in ctx
-        .reservations
-        .iter()
-        .filter(|r| r.is_held() && r.start <= at)
-    {
+    for r in started_by(ctx, at).iter().filter(|r| r.is_held()) {
         gives(r.end, &r.allocation);
     }
     let mut holds = WindowHolds {
@@ -230,25 +247,28 @@ pub(crate) fn window_holds<'a>(
             .collect()
     };
     for &v in &blocked {
-        steps.remove(&v);
         holds.barred.push(v, &free_of(v));
     }
+    steps.retain(|s| blocked.binary_search(&s.0).is_err());
+    // Vnode by vnode, in order; at one instant, what ends gives back before what starts
+    // takes (half-open windows). Events alike in both may come in any order: the takes'
+    // lowest point and the gives' sum do not depend on it.
+    steps.sort_unstable_by_key(|s| (s.0, s.1, s.2));
     let mut avail = vec![0i128; n_cons];
     let mut lowest = vec![0i128; n_cons];
     let mut kept = vec![0u64; n_cons];
-    for (v, mut list) in steps {
-        // At one instant, what ends gives back before what starts takes (half-open windows).
-        list.sort_by_key(|s| (s.0, s.1));
+    for list in steps.chunk_by(|a, b| a.0 == b.0) {
+        let v = list[0].0;
         let free_now = |c: usize| view.free(v, ConsumableIdx(c as u8));
         for c in 0..n_cons {
             avail[c] = i128::from(free_now(c));
             lowest[c] = avail[c];
         }
         let mut barred = false;
-        for (_, kind, amounts, exclusive) in &list {
-            barred |= *exclusive;
+        for &(_, _, kind, amounts, exclusive) in list {
+            barred |= exclusive;
             for c in 0..n_cons {
-                if *kind == 1 {
+                if kind == 1 {
                     avail[c] -= i128::from(amounts[c]);
                     lowest[c] = lowest[c].min(avail[c]);
                 } else {
@@ -287,7 +307,11 @@ pub(crate) fn state_at(
             view.give(allocation);
         }
     }
-    for r in ctx.reservations.iter().filter(|r| r.is_held()) {
+    // Only one started by `at` (or by now) is given back or taken.
+    for r in started_by(ctx, at.max(ctx.now))
+        .iter()
+        .filter(|r| r.is_held())
+    {
         if r.start <= ctx.now && r.end <= at {
             view.give(&r.allocation);
         } else if r.start > ctx.now && r.start <= at && r.end > at {
