@@ -60,6 +60,8 @@ pub struct Easy<P> {
     estimated: Option<JobId>,
     /// Behind the views of the head's window when site reservations are to come.
     window_buf: ScratchBuf,
+    /// Behind the state at each time the head's search near site reservations tries.
+    shadow_buf: ScratchBuf,
     /// On the totals form, per run-limit draw of the head: its limit's room at the shadow
     /// time, after this pass's long backfills.
     head_rooms: Vec<u64>,
@@ -95,6 +97,7 @@ impl<P: PlacementPolicy> Easy<P> {
             calendar: Calendar::new(true),
             estimated: None,
             window_buf: ScratchBuf::default(),
+            shadow_buf: ScratchBuf::default(),
             head_rooms: Vec::new(),
             on_totals: Vec::new(),
             last_head: None,
@@ -410,21 +413,17 @@ impl<P: PlacementPolicy> Easy<P> {
         let head_request = calendar_request(ctx.workload.request_of(head));
         let head_estimate = ctx.workload.job(head).estimate;
         now_view.settle();
-        let shadow = reserved::release_times(ctx, decisions)
-            .into_iter()
-            .find_map(|t| {
-                reserved::place_in_window(
-                    ctx,
-                    decisions,
-                    Some(head),
-                    &now_view,
-                    t,
-                    t + head_estimate,
-                    &mut self.window_buf,
-                    |view| self.placement.place(&head_request, view),
-                )
-                .map(|a| (t, a))
-            });
+        let shadow = reserved::first_window_fit(
+            ctx,
+            decisions,
+            Some(head),
+            &now_view,
+            &reserved::release_times(ctx, decisions),
+            head_estimate,
+            &mut self.shadow_buf,
+            &mut self.window_buf,
+            |view| self.placement.place(&head_request, view),
+        );
         let Some((shadow, mut head_vnodes)) = shadow else {
             return;
         };

@@ -362,6 +362,72 @@ pub(crate) fn place_in_window(
     )
 }
 
+/// [`place_in_window`] asked at each of `times` in turn (ascending, each after now), until
+/// `place` finds room for a job running `length` from there: the first such time and what it
+/// placed. The state at each time is built from the one before it, not from now as
+/// [`state_at`] builds it: what ends in between is given back, and the reservations that open
+/// or end in between are taken or given. The states are the same (a view's amounts add up
+/// whatever the order of gives and takes), so are the placements; but a search over many
+/// times costs what changes between them rather than every running job at each time (a head
+/// near a standing reservation is tried at tens of times a pass). `base_buf` backs the state
+/// at each time, `window_buf` that state less what the window keeps.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn first_window_fit(
+    ctx: &SchedContext<'_>,
+    decisions: &[Decision],
+    job: Option<JobId>,
+    now_view: &Scratch<'_>,
+    times: &[SimTime],
+    length: SimDuration,
+    base_buf: &mut ScratchBuf,
+    window_buf: &mut ScratchBuf,
+    mut place: impl FnMut(&Scratch<'_>) -> Option<Allocation>,
+) -> Option<(SimTime, Allocation)> {
+    debug_assert!(times.is_sorted() && times.first().is_none_or(|&t| t > ctx.now));
+    let mut base = Scratch::new(ctx.state, base_buf);
+    base.copy_from(now_view);
+    let mut ends: Vec<(SimTime, &Allocation)> = releases(ctx, decisions).collect();
+    ends.sort_by_key(|&(end, _)| end);
+    let mut given = 0;
+    let mut before = ctx.now;
+    for &at in times {
+        while let Some(&(end, allocation)) = ends.get(given).filter(|&&(end, _)| end <= at) {
+            debug_assert!(end <= at);
+            base.give(allocation);
+            given += 1;
+        }
+        // What [`state_at`] does with a reservation at `before` and at `at`, undone and done:
+        // one open now is given back once it has ended; one still to come now is held while
+        // it is open. Gives first, so that no take finds less than the state at `at` has.
+        let started = started_by(ctx, at);
+        let held_to_come =
+            |r: &SiteReservation, t: SimTime| r.start > ctx.now && r.start <= t && r.end > t;
+        for r in started.iter().filter(|r| r.is_held()) {
+            let ends_now = r.start <= ctx.now && before < r.end && r.end <= at;
+            if ends_now || (held_to_come(r, before) && !held_to_come(r, at)) {
+                base.give(&r.allocation);
+            }
+        }
+        for r in started.iter().filter(|r| r.is_held()) {
+            if !held_to_come(r, before) && held_to_come(r, at) {
+                base.take(&r.allocation);
+            }
+        }
+        before = at;
+        base.settle();
+        let mut view = Scratch::new(ctx.state, window_buf);
+        view.copy_from(&base);
+        let still_held = releases(ctx, decisions).filter(|&(end, _)| end > at);
+        if let Some(holds) = window_holds(ctx, &view, job, at, at + length, still_held) {
+            holds.take_in(&mut view);
+        }
+        if let Some(allocation) = place(&view) {
+            return Some((at, allocation));
+        }
+    }
+    None
+}
+
 /// [`place_in_window`] with more holders than the running jobs, this pass's starts and the
 /// site's reservations: `holds`, each `(start, end, vnodes)` (a discipline's own top-job
 /// reservations), taken in the state at `at` when they hold vnodes then, and given back in the
