@@ -108,6 +108,8 @@ pub struct Backfill<P> {
     by_definition: bool,
     /// Behind the plain pass's views.
     window_buf: ScratchBuf,
+    /// Behind the state at each time a top job's search near site reservations tries.
+    shadow_buf: ScratchBuf,
 }
 
 impl<P: PlacementPolicy> Backfill<P> {
@@ -133,6 +135,7 @@ impl<P: PlacementPolicy> Backfill<P> {
             carry: false,
             by_definition: false,
             window_buf: ScratchBuf::default(),
+            shadow_buf: ScratchBuf::default(),
         }
     }
 
@@ -1142,55 +1145,59 @@ impl<P: PlacementPolicy> Backfill<P> {
             times.sort_unstable();
             times.dedup();
             now_view.settle();
-            for at in times {
-                let placement = &mut self.placement;
-                let placed = reserved::place_in_window_with(
-                    ctx,
-                    decisions,
-                    Some(job),
-                    now_view,
-                    at,
-                    at + estimate,
-                    &mut buf,
-                    tops.iter().map(|t| (t.start, t.end, &t.allocation)),
-                    |view| placement.place(&request, view),
-                );
-                let Some(allocation) = placed else {
-                    continue;
-                };
-                let slot = tops.partition_point(|t| t.start <= at);
-                tops.insert(
-                    slot,
-                    Top {
-                        job,
-                        start: at,
-                        end: at + estimate,
-                        allocation,
-                        made,
-                    },
-                );
-                let checked = recheck(
-                    &mut self.placement,
-                    ctx,
-                    decisions,
-                    now_view,
-                    &tops,
-                    slot + 1,
-                    &mut buf,
-                );
-                match checked {
-                    Some(moves) => {
-                        for (r, a) in moves {
-                            tops[r].allocation = a;
-                        }
-                        quota.took(ctx, job);
-                        made += 1;
-                        break;
-                    }
-                    None => {
+            let now_view = &*now_view;
+            let placement = &mut self.placement;
+            // The tops that must move for this job's reservation, where it found one.
+            let moves = reserved::first_at_states(
+                ctx,
+                decisions,
+                now_view,
+                &times,
+                &mut self.shadow_buf,
+                |at, state| {
+                    let allocation = reserved::place_on_state_at(
+                        ctx,
+                        decisions,
+                        Some(job),
+                        state,
+                        at,
+                        at + estimate,
+                        &mut buf,
+                        tops.iter().map(|t| (t.start, t.end, &t.allocation)),
+                        |view| placement.place(&request, view),
+                    )?;
+                    let slot = tops.partition_point(|t| t.start <= at);
+                    tops.insert(
+                        slot,
+                        Top {
+                            job,
+                            start: at,
+                            end: at + estimate,
+                            allocation,
+                            made,
+                        },
+                    );
+                    let checked = recheck(
+                        placement,
+                        ctx,
+                        decisions,
+                        now_view,
+                        &tops,
+                        slot + 1,
+                        &mut buf,
+                    );
+                    if checked.is_none() {
                         tops.remove(slot);
                     }
+                    checked
+                },
+            );
+            if let Some(moves) = moves {
+                for (r, a) in moves {
+                    tops[r].allocation = a;
                 }
+                quota.took(ctx, job);
+                made += 1;
             }
         }
         self.window_buf = buf;

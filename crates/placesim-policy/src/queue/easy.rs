@@ -413,16 +413,28 @@ impl<P: PlacementPolicy> Easy<P> {
         let head_request = calendar_request(ctx.workload.request_of(head));
         let head_estimate = ctx.workload.job(head).estimate;
         now_view.settle();
-        let shadow = reserved::first_window_fit(
+        let window_buf = &mut self.window_buf;
+        let placement = &mut self.placement;
+        let shadow = reserved::first_at_states(
             ctx,
             decisions,
-            Some(head),
             &now_view,
             &reserved::release_times(ctx, decisions),
-            head_estimate,
             &mut self.shadow_buf,
-            &mut self.window_buf,
-            |view| self.placement.place(&head_request, view),
+            |t, state| {
+                reserved::place_on_state_at(
+                    ctx,
+                    decisions,
+                    Some(head),
+                    state,
+                    t,
+                    t + head_estimate,
+                    window_buf,
+                    std::iter::empty(),
+                    |view| placement.place(&head_request, view),
+                )
+                .map(|a| (t, a))
+            },
         );
         let Some((shadow, mut head_vnodes)) = shadow else {
             return;

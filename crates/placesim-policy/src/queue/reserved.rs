@@ -362,28 +362,23 @@ pub(crate) fn place_in_window(
     )
 }
 
-/// [`place_in_window`] asked at each of `times` in turn (ascending, each after now), until
-/// `place` finds room for a job running `length` from there: the first such time and what it
-/// placed. The state at each time is built from the one before it, not from now as
-/// [`state_at`] builds it: what ends in between is given back, and the reservations that open
-/// or end in between are taken or given. The states are the same (a view's amounts add up
-/// whatever the order of gives and takes), so are the placements; but a search over many
-/// times costs what changes between them rather than every running job at each time (a head
-/// near a standing reservation is tried at tens of times a pass). `base_buf` backs the state
-/// at each time, `window_buf` that state less what the window keeps.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn first_window_fit(
+/// The first of `times` (ascending) at which `visit`, given the state then as the calendar
+/// sees it ([`state_at`]; `now_view` itself at a time not after now), returns something, with
+/// that. Each state after now is built from the one before it rather than from now: what
+/// ends in between is given back, and the reservations that open or end in between are taken
+/// or given. The states are the same (a view's amounts add up whatever the order of its gives
+/// and takes), so is what `visit` finds; but a search over many times costs what changes
+/// between them, not every running job at each time (a top job near a standing reservation
+/// is tried at tens of times a pass). `base_buf` backs the states.
+pub(crate) fn first_at_states<R>(
     ctx: &SchedContext<'_>,
     decisions: &[Decision],
-    job: Option<JobId>,
     now_view: &Scratch<'_>,
     times: &[SimTime],
-    length: SimDuration,
     base_buf: &mut ScratchBuf,
-    window_buf: &mut ScratchBuf,
-    mut place: impl FnMut(&Scratch<'_>) -> Option<Allocation>,
-) -> Option<(SimTime, Allocation)> {
-    debug_assert!(times.is_sorted() && times.first().is_none_or(|&t| t > ctx.now));
+    mut visit: impl FnMut(SimTime, &Scratch<'_>) -> Option<R>,
+) -> Option<R> {
+    debug_assert!(times.is_sorted(), "the times of a walk come in order");
     let mut base = Scratch::new(ctx.state, base_buf);
     base.copy_from(now_view);
     let mut ends: Vec<(SimTime, &Allocation)> = releases(ctx, decisions).collect();
@@ -391,8 +386,13 @@ pub(crate) fn first_window_fit(
     let mut given = 0;
     let mut before = ctx.now;
     for &at in times {
-        while let Some(&(end, allocation)) = ends.get(given).filter(|&&(end, _)| end <= at) {
-            debug_assert!(end <= at);
+        if at <= ctx.now {
+            if let Some(found) = visit(at, now_view) {
+                return Some(found);
+            }
+            continue;
+        }
+        while let Some(&(_, allocation)) = ends.get(given).filter(|&&(end, _)| end <= at) {
             base.give(allocation);
             given += 1;
         }
@@ -403,8 +403,8 @@ pub(crate) fn first_window_fit(
         let held_to_come =
             |r: &SiteReservation, t: SimTime| r.start > ctx.now && r.start <= t && r.end > t;
         for r in started.iter().filter(|r| r.is_held()) {
-            let ends_now = r.start <= ctx.now && before < r.end && r.end <= at;
-            if ends_now || (held_to_come(r, before) && !held_to_come(r, at)) {
+            let ended_since = r.start <= ctx.now && before < r.end && r.end <= at;
+            if ended_since || (held_to_come(r, before) && !held_to_come(r, at)) {
                 base.give(&r.allocation);
             }
         }
@@ -415,17 +415,30 @@ pub(crate) fn first_window_fit(
         }
         before = at;
         base.settle();
-        let mut view = Scratch::new(ctx.state, window_buf);
-        view.copy_from(&base);
-        let still_held = releases(ctx, decisions).filter(|&(end, _)| end > at);
-        if let Some(holds) = window_holds(ctx, &view, job, at, at + length, still_held) {
-            holds.take_in(&mut view);
-        }
-        if let Some(allocation) = place(&view) {
-            return Some((at, allocation));
+        if let Some(found) = visit(at, &base) {
+            return Some(found);
         }
     }
     None
+}
+
+/// [`place_in_window_with`] on `state`, the state at `at` ([`first_at_states`]), copied into
+/// the view `buf` backs.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn place_on_state_at<'h>(
+    ctx: &SchedContext<'_>,
+    decisions: &[Decision],
+    job: Option<JobId>,
+    state: &Scratch<'_>,
+    at: SimTime,
+    until: SimTime,
+    buf: &mut ScratchBuf,
+    holds: impl Iterator<Item = (SimTime, SimTime, &'h Allocation)> + Clone,
+    place: impl FnOnce(&Scratch<'_>) -> Option<Allocation>,
+) -> Option<Allocation> {
+    let mut view = Scratch::new(ctx.state, buf);
+    view.copy_from(state);
+    keep_off_and_place(ctx, decisions, job, &mut view, at, until, holds, place)
 }
 
 /// [`place_in_window`] with more holders than the running jobs, this pass's starts and the
@@ -450,6 +463,22 @@ pub(crate) fn place_in_window_with<'h>(
     } else {
         view.copy_from(now_view);
     }
+    keep_off_and_place(ctx, decisions, job, &mut view, at, until, holds, place)
+}
+
+/// `place` asked on `view`, the state at `at`, with the holds active then taken and what the
+/// window `[at, until)` keeps for the site's reservations taken too.
+#[allow(clippy::too_many_arguments)]
+fn keep_off_and_place<'h>(
+    ctx: &SchedContext<'_>,
+    decisions: &[Decision],
+    job: Option<JobId>,
+    view: &mut Scratch<'_>,
+    at: SimTime,
+    until: SimTime,
+    holds: impl Iterator<Item = (SimTime, SimTime, &'h Allocation)> + Clone,
+    place: impl FnOnce(&Scratch<'_>) -> Option<Allocation>,
+) -> Option<Allocation> {
     let active = holds.filter(move |&(start, end, _)| start <= at && at < end);
     for (_, _, allocation) in active.clone() {
         view.take(allocation);
@@ -457,8 +486,8 @@ pub(crate) fn place_in_window_with<'h>(
     let still_held = releases(ctx, decisions)
         .filter(|&(end, _)| end > at)
         .chain(active.map(|(_, end, allocation)| (end, allocation)));
-    if let Some(holds) = window_holds(ctx, &view, job, at, until, still_held) {
-        holds.take_in(&mut view);
+    if let Some(holds) = window_holds(ctx, view, job, at, until, still_held) {
+        holds.take_in(view);
     }
-    place(&view)
+    place(view)
 }
