@@ -10,6 +10,7 @@ use placesim_core::{
     Allocation, ClusterState, ConsumableIdx, Decision, JobId, PlacementPolicy, SchedContext,
     SchedulingPolicy, Scratch, ScratchBuf, SimTime, StateView,
 };
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// How many reservations a pass makes.
@@ -108,8 +109,10 @@ pub struct Backfill<P> {
     by_definition: bool,
     /// Behind the plain pass's views.
     window_buf: ScratchBuf,
-    /// Behind the state at each time a top job's search near site reservations tries.
+    /// Behind the state at each time a top job's search near site reservations tries, and
+    /// at each later top job's start when a start or a new top job is checked against them.
     shadow_buf: ScratchBuf,
+    recheck_buf: ScratchBuf,
 }
 
 impl<P: PlacementPolicy> Backfill<P> {
@@ -136,6 +139,7 @@ impl<P: PlacementPolicy> Backfill<P> {
             by_definition: false,
             window_buf: ScratchBuf::default(),
             shadow_buf: ScratchBuf::default(),
+            recheck_buf: ScratchBuf::default(),
         }
     }
 
@@ -1114,7 +1118,7 @@ impl<P: PlacementPolicy> Backfill<P> {
                         now_view,
                         &tops,
                         0,
-                        &mut buf,
+                        (&mut buf, &mut self.recheck_buf),
                     ) {
                         Some(moves) => {
                             for (r, a) in moves {
@@ -1155,7 +1159,7 @@ impl<P: PlacementPolicy> Backfill<P> {
                 &times,
                 &mut self.shadow_buf,
                 |at, state| {
-                    let allocation = reserved::place_on_state_at(
+                    let Some(allocation) = reserved::place_on_state_at(
                         ctx,
                         decisions,
                         Some(job),
@@ -1165,7 +1169,9 @@ impl<P: PlacementPolicy> Backfill<P> {
                         &mut buf,
                         tops.iter().map(|t| (t.start, t.end, &t.allocation)),
                         |view| placement.place(&request, view),
-                    )?;
+                    ) else {
+                        return ControlFlow::Continue(());
+                    };
                     let slot = tops.partition_point(|t| t.start <= at);
                     tops.insert(
                         slot,
@@ -1184,12 +1190,15 @@ impl<P: PlacementPolicy> Backfill<P> {
                         now_view,
                         &tops,
                         slot + 1,
-                        &mut buf,
+                        (&mut buf, &mut self.recheck_buf),
                     );
-                    if checked.is_none() {
-                        tops.remove(slot);
+                    match checked {
+                        Some(moves) => ControlFlow::Break(moves),
+                        None => {
+                            tops.remove(slot);
+                            ControlFlow::Continue(())
+                        }
                     }
-                    checked
                 },
             );
             if let Some(moves) = moves {
@@ -1216,7 +1225,9 @@ impl<P: PlacementPolicy> Backfill<P> {
 
 /// Whether every reservation of `tops` from `from` on still fits at its start, each in the
 /// state then with the reservations before it and kept off the site's reservations; the ones
-/// that must move, with where `placement` puts them.
+/// that must move, with where `placement` puts them. `tops` are in start order, so the states
+/// at their starts are walked one from the next ([`reserved::first_at_states`]); `bufs` back
+/// each one's window and the walk.
 fn recheck<P: PlacementPolicy>(
     placement: &mut P,
     ctx: &SchedContext<'_>,
@@ -1224,39 +1235,46 @@ fn recheck<P: PlacementPolicy>(
     now_view: &Scratch<'_>,
     tops: &[Top],
     from: usize,
-    buf: &mut ScratchBuf,
+    (buf, base_buf): (&mut ScratchBuf, &mut ScratchBuf),
 ) -> Option<Vec<(usize, Allocation)>> {
     let mut current: Vec<Allocation> = tops.iter().map(|t| t.allocation.clone()).collect();
     let mut moves = Vec::new();
-    for r in from..tops.len() {
-        let request = calendar_request(ctx.workload.request_of(tops[r].job));
-        let kept = current[r].clone();
-        let placed = reserved::place_in_window_with(
-            ctx,
-            decisions,
-            Some(tops[r].job),
-            now_view,
-            tops[r].start,
-            tops[r].end,
-            buf,
-            tops[..r]
-                .iter()
-                .zip(&current)
-                .map(|(t, a)| (t.start, t.end, a)),
-            |view| {
-                if view.has_room_for(&kept) {
-                    Some(kept.clone())
-                } else {
-                    placement.place(&request, view)
-                }
-            },
-        )?;
-        if placed != kept {
-            current[r] = placed.clone();
-            moves.push((r, placed));
-        }
-    }
-    Some(moves)
+    let starts: Vec<SimTime> = tops[from..].iter().map(|t| t.start).collect();
+    let mut r = from;
+    let stuck =
+        reserved::first_at_states(ctx, decisions, now_view, &starts, base_buf, |at, state| {
+            let request = calendar_request(ctx.workload.request_of(tops[r].job));
+            let kept = current[r].clone();
+            let Some(placed) = reserved::place_on_state_at(
+                ctx,
+                decisions,
+                Some(tops[r].job),
+                state,
+                at,
+                tops[r].end,
+                buf,
+                tops[..r]
+                    .iter()
+                    .zip(&current)
+                    .map(|(t, a)| (t.start, t.end, a)),
+                |view| {
+                    if view.has_room_for(&kept) {
+                        Some(kept.clone())
+                    } else {
+                        placement.place(&request, view)
+                    }
+                },
+            ) else {
+                return ControlFlow::Break(());
+            };
+            if placed != kept {
+                current[r] = placed.clone();
+                moves.push((r, placed));
+            }
+            r += 1;
+            ControlFlow::Continue(())
+        });
+    stuck.is_none().then_some(moves)
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use placesim_core::{
     Allocation, ConsumableIdx, Decision, JobId, LimitDraw, PlacementPolicy, SchedContext,
     SchedulingPolicy, Scratch, ScratchBuf, SimTime, StateView,
 };
+use std::ops::ControlFlow;
 
 /// The reservation EASY holds for the first job that cannot start: when, and on which vnodes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -433,7 +434,7 @@ impl<P: PlacementPolicy> Easy<P> {
                     std::iter::empty(),
                     |view| placement.place(&head_request, view),
                 )
-                .map(|a| (t, a))
+                .map_or(ControlFlow::Continue(()), |a| ControlFlow::Break((t, a)))
             },
         );
         let Some((shadow, mut head_vnodes)) = shadow else {

@@ -18,6 +18,7 @@ use placesim_core::{
     Affinity, Allocation, ConsumableIdx, Decision, JobId, ReservationAccess, SchedContext, Scratch,
     ScratchBuf, Sharing, SimDuration, SimTime, SiteReservation, StateView, VnodeId,
 };
+use std::ops::ControlFlow;
 
 /// What a window takes from a view so that a job placed in it keeps off the reservations that
 /// start before it ends: the amounts per vnode it may not use, and the vnodes it may not use
@@ -362,9 +363,9 @@ pub(crate) fn place_in_window(
     )
 }
 
-/// The first of `times` (ascending) at which `visit`, given the state then as the calendar
-/// sees it ([`state_at`]; `now_view` itself at a time not after now), returns something, with
-/// that. Each state after now is built from the one before it rather than from now: what
+/// `visit` given each of `times` (ascending) in turn with the state then as the calendar sees
+/// it ([`state_at`]; `now_view` itself at a time not after now), until it breaks, with what
+/// it broke with. Each state after now is built from the one before it rather than from now: what
 /// ends in between is given back, and the reservations that open or end in between are taken
 /// or given. The states are the same (a view's amounts add up whatever the order of its gives
 /// and takes), so is what `visit` finds; but a search over many times costs what changes
@@ -376,7 +377,7 @@ pub(crate) fn first_at_states<R>(
     now_view: &Scratch<'_>,
     times: &[SimTime],
     base_buf: &mut ScratchBuf,
-    mut visit: impl FnMut(SimTime, &Scratch<'_>) -> Option<R>,
+    mut visit: impl FnMut(SimTime, &Scratch<'_>) -> ControlFlow<R>,
 ) -> Option<R> {
     debug_assert!(times.is_sorted(), "the times of a walk come in order");
     let mut base = Scratch::new(ctx.state, base_buf);
@@ -387,7 +388,7 @@ pub(crate) fn first_at_states<R>(
     let mut before = ctx.now;
     for &at in times {
         if at <= ctx.now {
-            if let Some(found) = visit(at, now_view) {
+            if let ControlFlow::Break(found) = visit(at, now_view) {
                 return Some(found);
             }
             continue;
@@ -415,7 +416,7 @@ pub(crate) fn first_at_states<R>(
         }
         before = at;
         base.settle();
-        if let Some(found) = visit(at, &base) {
+        if let ControlFlow::Break(found) = visit(at, &base) {
             return Some(found);
         }
     }
