@@ -1,5 +1,6 @@
 //! From TOML text to a checked [`Scenario`].
 
+use crate::reservations_fit::{Holder, Misfit};
 use crate::schema::{FailuresToml, GeneratorToml, MetricsToml, NodeToml, ScenarioToml, StreamToml};
 use crate::{
     DelayMode, DelayReference, Discipline, FailureModel, FailureSettings, JobFilter,
@@ -3431,7 +3432,9 @@ impl Cx<'_> {
 
     /// Checks, at each reservation's start, that everything held then fits with it on its
     /// vnodes: the other reservations open then and the `[[running]]` jobs not yet ended
-    /// (until their true end, which is when the kernel gives their vnodes back).
+    /// (until their true end, which is when the kernel gives their vnodes back). The first
+    /// in the file's order that does not is refused; a sweep in start order finds it in time
+    /// linear in the reservations' parts ([`crate::reservations_fit::first_misfit`]).
     fn reservations_fit(
         &self,
         made: &[(placesim_core::SiteReservation, Range<usize>, &str)],
@@ -3439,95 +3442,63 @@ impl Cx<'_> {
         cluster: &placesim_core::Cluster,
         defs: &ResourceDefs,
     ) -> Result<(), ScenarioError> {
-        /// Something holding vnodes at a reservation's start.
-        struct Holder {
-            what: String,
-            exclusive: bool,
-            parts: crate::VnodeAmounts,
-        }
-        let n_cons = defs.n_consumables();
-        for (r, span, key) in made {
-            let at = r.start;
-            let mut holders: Vec<Holder> = Vec::new();
-            for (other, _, _) in made {
-                if std::ptr::eq(other, r) || !(other.start <= at && at < other.end) {
-                    continue;
-                }
-                holders.push(Holder {
-                    what: format!("reservation `{}`", other.name),
-                    exclusive: other.allocation.sharing.is_exclusive(),
-                    parts: other
-                        .allocation
-                        .parts(n_cons)
-                        .map(|(v, a)| (v, a.to_vec()))
-                        .collect(),
-                });
-            }
-            // A job running inside a reservation holds what the reservation holds.
-            let inside = |j: &crate::RunningAtStart| {
-                j.queue
+        // A job running inside a reservation holds what the reservation holds.
+        let queues: HashSet<u32> = made.iter().filter_map(|(r, _, _)| r.queue).collect();
+        let outside: Vec<&crate::RunningAtStart> = running
+            .iter()
+            .filter(|j| {
+                !j.queue
                     .and_then(|n| n.pbs)
-                    .is_some_and(|q| made.iter().any(|(m, _, _)| m.queue == Some(q as u32)))
-            };
-            for job in running
-                .iter()
-                .filter(|j| j.end_s > at.as_secs() && !inside(j))
-            {
-                holders.push(Holder {
-                    what: format!("running job {}", job.id),
-                    exclusive: false,
-                    parts: job.vnodes.clone(),
-                });
+                    .is_some_and(|q| queues.contains(&(q as u32)))
+            })
+            .collect();
+        let reservations: Vec<&placesim_core::SiteReservation> =
+            made.iter().map(|(r, _, _)| r).collect();
+        let n_cons = defs.n_consumables();
+        let Some((i, misfit)) =
+            crate::reservations_fit::first_misfit(&reservations, &outside, cluster, n_cons)
+        else {
+            return Ok(());
+        };
+        let (r, span, key) = &made[i];
+        let what = |h: Holder| match h {
+            Holder::Reservation(k) => format!("reservation `{}`", reservations[k].name),
+            Holder::Running(k) => format!("running job {}", outside[k].id),
+        };
+        let at = r.start.as_secs();
+        let message = match misfit {
+            Misfit::Shared { vnode, with } => format!(
+                "reservation `{}` would share vnode `{}` with {} from {at} s, and one of them \
+                 holds it exclusively",
+                r.name,
+                cluster.vnode(vnode).name(),
+                what(with)
+            ),
+            Misfit::Short {
+                vnode,
+                consumable,
+                asked,
+                capacity,
+                by,
+                held,
+            } => {
+                let resource = &defs.def(defs.consumables()[consumable]).name;
+                let held = if by.is_empty() {
+                    String::new()
+                } else {
+                    let by: Vec<String> = by.into_iter().map(what).collect();
+                    let verb = if by.len() == 1 { "holds" } else { "hold" };
+                    format!("; {} {verb} {held} then", by.join(" and "))
+                };
+                format!(
+                    "reservation `{}` needs {asked} {resource} of vnode `{}` from {at} s, which \
+                     has {capacity}{held}",
+                    r.name,
+                    cluster.vnode(vnode).name()
+                )
             }
-            let error = |message: String| self.error(span.clone(), Some(key), message);
-            for (v, amounts) in r.allocation.parts(n_cons) {
-                let vnode = cluster.vnode(v).name();
-                let on_v: Vec<(&Holder, &[u64])> = holders
-                    .iter()
-                    .flat_map(|h| {
-                        h.parts
-                            .iter()
-                            .filter(|(w, _)| *w == v)
-                            .map(move |(_, a)| (h, a.as_slice()))
-                    })
-                    .collect();
-                if let Some((first, _)) = on_v.first()
-                    && (r.allocation.sharing.is_exclusive() || on_v.iter().any(|h| h.0.exclusive))
-                {
-                    return Err(error(format!(
-                        "reservation `{}` would share vnode `{vnode}` with {} from {} s, and one \
-                         of them holds it exclusively",
-                        r.name,
-                        first.what,
-                        at.as_secs()
-                    )));
-                }
-                for (c, (&asked, &capacity)) in amounts.iter().zip(cluster.capacity(v)).enumerate()
-                {
-                    let others: u64 = on_v
-                        .iter()
-                        .map(|(_, a)| a.get(c).copied().unwrap_or(0))
-                        .sum();
-                    if others.saturating_add(asked) > capacity {
-                        let resource = &defs.def(defs.consumables()[c]).name;
-                        let by: Vec<&str> = on_v.iter().map(|(h, _)| h.what.as_str()).collect();
-                        let held = if by.is_empty() {
-                            String::new()
-                        } else {
-                            let verb = if by.len() == 1 { "holds" } else { "hold" };
-                            format!("; {} {verb} {others} then", by.join(" and "))
-                        };
-                        return Err(error(format!(
-                            "reservation `{}` needs {asked} {resource} of vnode `{vnode}` from \
-                             {} s, which has {capacity}{held}",
-                            r.name,
-                            at.as_secs()
-                        )));
-                    }
-                }
-            }
-        }
-        Ok(())
+        };
+        Err(self.error(span.clone(), Some(key), message))
     }
 
     /// Moab's throttling limits (`[moab.limits]`): each credential's `MAXJOB`, `MAXPROC` and

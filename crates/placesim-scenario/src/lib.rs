@@ -16,6 +16,7 @@ mod failures;
 mod placement;
 mod pregenerate;
 mod requests;
+mod reservations_fit;
 mod runtime;
 mod schema;
 
