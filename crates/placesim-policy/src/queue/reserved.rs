@@ -350,14 +350,19 @@ pub(crate) fn place_in_window(
     buf: &mut ScratchBuf,
     place: impl FnOnce(&Scratch<'_>) -> Option<Allocation>,
 ) -> Option<Allocation> {
-    place_in_window_with(
+    let mut view = Scratch::new(ctx.state, buf);
+    if at > ctx.now {
+        state_at(ctx, decisions, now_view, at, &mut view);
+    } else {
+        view.copy_from(now_view);
+    }
+    keep_off_and_place(
         ctx,
         decisions,
         job,
-        now_view,
+        &mut view,
         at,
         until,
-        buf,
         std::iter::empty(),
         place,
     )
@@ -423,8 +428,11 @@ pub(crate) fn first_at_states<R>(
     None
 }
 
-/// [`place_in_window_with`] on `state`, the state at `at` ([`first_at_states`]), copied into
-/// the view `buf` backs.
+/// [`place_in_window`] on `state`, the state at `at` ([`first_at_states`]), copied into the
+/// view `buf` backs, with more holders than the running jobs, this pass's starts and the
+/// site's reservations: `holds`, each `(start, end, vnodes)` (a discipline's own top-job
+/// reservations), taken in the state at `at` when they hold vnodes then, and given back in the
+/// window when they end in it. Those that start after `at` are the discipline's own business.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn place_on_state_at<'h>(
     ctx: &SchedContext<'_>,
@@ -439,31 +447,6 @@ pub(crate) fn place_on_state_at<'h>(
 ) -> Option<Allocation> {
     let mut view = Scratch::new(ctx.state, buf);
     view.copy_from(state);
-    keep_off_and_place(ctx, decisions, job, &mut view, at, until, holds, place)
-}
-
-/// [`place_in_window`] with more holders than the running jobs, this pass's starts and the
-/// site's reservations: `holds`, each `(start, end, vnodes)` (a discipline's own top-job
-/// reservations), taken in the state at `at` when they hold vnodes then, and given back in the
-/// window when they end in it. Those that start after `at` are the discipline's own business.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn place_in_window_with<'h>(
-    ctx: &SchedContext<'_>,
-    decisions: &[Decision],
-    job: Option<JobId>,
-    now_view: &Scratch<'_>,
-    at: SimTime,
-    until: SimTime,
-    buf: &mut ScratchBuf,
-    holds: impl Iterator<Item = (SimTime, SimTime, &'h Allocation)> + Clone,
-    place: impl FnOnce(&Scratch<'_>) -> Option<Allocation>,
-) -> Option<Allocation> {
-    let mut view = Scratch::new(ctx.state, buf);
-    if at > ctx.now {
-        state_at(ctx, decisions, now_view, at, &mut view);
-    } else {
-        view.copy_from(now_view);
-    }
     keep_off_and_place(ctx, decisions, job, &mut view, at, until, holds, place)
 }
 
