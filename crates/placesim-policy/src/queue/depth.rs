@@ -109,9 +109,10 @@ pub struct Backfill<P> {
     by_definition: bool,
     /// Behind the plain pass's views.
     window_buf: ScratchBuf,
-    /// Behind the state at each time a top job's search near site reservations tries, and
-    /// at each later top job's start when a start or a new top job is checked against them.
+    /// Behind the state at each time a top job's search near site reservations tries.
     shadow_buf: ScratchBuf,
+    /// Behind the state at each later top job's start when a start or a new top job is
+    /// checked against them: a walk of its own, made while the search's is still under way.
     recheck_buf: ScratchBuf,
 }
 

@@ -163,9 +163,9 @@ fn starting_within<'c>(
     &reservations[from..to]
 }
 
-/// Everything held in a view at `at` that will be given back later: the running jobs and this
-/// pass's starts, by their estimated ends, and the reservations open at `at`, by their ends.
-/// The allocations are the jobs' and reservations' own.
+/// The jobs held in a view that will be given back: the running jobs and this pass's starts,
+/// each with its estimated end (not before now) and its own allocation. The site's
+/// reservations are given back apart, by the callers that read them.
 pub(crate) fn releases<'a>(
     ctx: &'a SchedContext<'_>,
     decisions: &'a [Decision],
@@ -370,12 +370,12 @@ pub(crate) fn place_in_window(
 
 /// `visit` given each of `times` (ascending) in turn with the state then as the calendar sees
 /// it ([`state_at`]; `now_view` itself at a time not after now), until it breaks, with what
-/// it broke with. Each state after now is built from the one before it rather than from now: what
-/// ends in between is given back, and the reservations that open or end in between are taken
-/// or given. The states are the same (a view's amounts add up whatever the order of its gives
-/// and takes), so is what `visit` finds; but a search over many times costs what changes
-/// between them, not every running job at each time (a top job near a standing reservation
-/// is tried at tens of times a pass). `base_buf` backs the states.
+/// it broke with. Each state after now is built from the one before it rather than from now:
+/// what ends in between is given back, and the reservations that open or end in between are
+/// taken or given. The states are the same (a view's amounts add up whatever the order of its
+/// gives and takes), so is what `visit` finds; but a search over many times costs what
+/// changes between them, not every running job at each time (a top job near a standing
+/// reservation is tried at tens of times a pass). `base_buf` backs the states.
 pub(crate) fn first_at_states<R>(
     ctx: &SchedContext<'_>,
     decisions: &[Decision],
