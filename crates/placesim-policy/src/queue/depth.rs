@@ -107,6 +107,12 @@ pub struct Backfill<P> {
     carry: bool,
     /// Whether every pass runs by the plain definition ([`Backfill::by_definition`]).
     by_definition: bool,
+    /// Whether the plain pass goes without its two shortcuts
+    /// ([`Backfill::by_definition_exhaustive`]): it checks every later top job again after a
+    /// start or a new top job, not only those the change reaches, and asks the placement at
+    /// every instant a top job's search tries, not only where the ncpus free then could take
+    /// it.
+    exhaustive: bool,
     /// Behind the plain pass's views.
     window_buf: ScratchBuf,
     /// Behind the state at each time a top job's search near site reservations tries.
@@ -138,6 +144,7 @@ impl<P: PlacementPolicy> Backfill<P> {
             planned: Vec::new(),
             carry: false,
             by_definition: false,
+            exhaustive: false,
             window_buf: ScratchBuf::default(),
             shadow_buf: ScratchBuf::default(),
             recheck_buf: ScratchBuf::default(),
@@ -150,6 +157,18 @@ impl<P: PlacementPolicy> Backfill<P> {
     pub fn by_definition(placement: P, depth: Depth) -> Self {
         let mut backfill = Backfill::new(placement, depth);
         backfill.by_definition = true;
+        backfill
+    }
+
+    /// [`Backfill::by_definition`] without the plain pass's own two shortcuts: after a start
+    /// or a new top job it checks every later top job again, where the plain pass checks only
+    /// those whose start the change reaches (`recheck`), and a top job's search asks the
+    /// placement at every instant it tries, where the plain pass first checks that the ncpus
+    /// free then, less the top jobs' holding vnodes then, reach the job's. The reference those
+    /// shortcuts are tested against.
+    pub fn by_definition_exhaustive(placement: P, depth: Depth) -> Self {
+        let mut backfill = Backfill::by_definition(placement, depth);
+        backfill.exhaustive = true;
         backfill
     }
 
@@ -1119,6 +1138,11 @@ impl<P: PlacementPolicy> Backfill<P> {
                         now_view,
                         &tops,
                         0,
+                        // It is in the state now whatever its estimate: a top job starting
+                        // now sees it even if it ends at once.
+                        (!self.exhaustive).then(|| {
+                            (ctx.now + estimate).max(SimTime(ctx.now.as_secs().saturating_add(1)))
+                        }),
                         (&mut buf, &mut self.recheck_buf),
                     ) {
                         Some(moves) => {
@@ -1152,6 +1176,18 @@ impl<P: PlacementPolicy> Backfill<P> {
             now_view.settle();
             let now_view = &*now_view;
             let placement = &mut self.placement;
+            let exhaustive = self.exhaustive;
+            // The ncpus each top job holds, and the job's: at an instant where the ncpus free,
+            // less those of the top jobs holding vnodes then, fall short of the job's, no
+            // placement can take it (the top jobs' holds are taken from that state first), and
+            // most instants of a long plan are such.
+            let ncpus = ConsumableIdx::NCPUS;
+            let n_cons = ctx.state.cluster_consumables();
+            let top_ncpus: Vec<(SimTime, SimTime, u64)> = tops
+                .iter()
+                .map(|t| (t.start, t.end, t.allocation.total(n_cons, ncpus)))
+                .collect();
+            let need = request.total(ncpus);
             // The tops that must move for this job's reservation, where it found one.
             let moves = reserved::first_at_states(
                 ctx,
@@ -1160,6 +1196,16 @@ impl<P: PlacementPolicy> Backfill<P> {
                 &times,
                 &mut self.shadow_buf,
                 |at, state| {
+                    if !exhaustive {
+                        let held: u64 = top_ncpus
+                            .iter()
+                            .filter(|&&(start, end, _)| start <= at && at < end)
+                            .map(|&(_, _, n)| n)
+                            .sum();
+                        if state.free_total(ncpus) < held.saturating_add(need) {
+                            return ControlFlow::Continue(());
+                        }
+                    }
                     let Some(allocation) = reserved::place_on_state_at(
                         ctx,
                         decisions,
@@ -1191,6 +1237,7 @@ impl<P: PlacementPolicy> Backfill<P> {
                         now_view,
                         &tops,
                         slot + 1,
+                        (!exhaustive).then_some(at + estimate),
                         (&mut buf, &mut self.recheck_buf),
                     );
                     match checked {
@@ -1229,6 +1276,14 @@ impl<P: PlacementPolicy> Backfill<P> {
 /// that must move, with where `placement` puts them. `tops` are in start order, so the states
 /// at their starts are walked one from the next ([`reserved::first_at_states`]); `bufs` back
 /// each one's window and the walk.
+///
+/// `reach`: when the change that calls for the check (a job started now, or a top job before
+/// `from` placed) holds vnodes only until then, a top job starting at or after the latest of
+/// that and the ends of the top jobs moved before it sees the state it was placed in (what
+/// ends by its start is given back by then, and its window reads only what holds vnodes past
+/// its start), so it keeps its vnodes, as would each after it: the check ends there. `None`
+/// checks every one.
+#[allow(clippy::too_many_arguments)]
 fn recheck<P: PlacementPolicy>(
     placement: &mut P,
     ctx: &SchedContext<'_>,
@@ -1236,16 +1291,21 @@ fn recheck<P: PlacementPolicy>(
     now_view: &Scratch<'_>,
     tops: &[Top],
     from: usize,
+    reach: Option<SimTime>,
     (buf, base_buf): (&mut ScratchBuf, &mut ScratchBuf),
 ) -> Option<Vec<(usize, Allocation)>> {
-    let mut current: Vec<Allocation> = tops.iter().map(|t| t.allocation.clone()).collect();
-    let mut moves = Vec::new();
+    // The tops moved so far, with where to: the others hold their own vnodes.
+    let mut moves: Vec<(usize, Allocation)> = Vec::new();
     let starts: Vec<SimTime> = tops[from..].iter().map(|t| t.start).collect();
     let mut r = from;
+    let mut reach = reach;
     let stuck =
         reserved::first_at_states(ctx, decisions, now_view, &starts, base_buf, |at, state| {
+            if reach.is_some_and(|until| at >= until) {
+                return ControlFlow::Break(false);
+            }
             let request = calendar_request(ctx.workload.request_of(tops[r].job));
-            let kept = current[r].clone();
+            let kept = &tops[r].allocation;
             let Some(placed) = reserved::place_on_state_at(
                 ctx,
                 decisions,
@@ -1254,28 +1314,28 @@ fn recheck<P: PlacementPolicy>(
                 at,
                 tops[r].end,
                 buf,
-                tops[..r]
-                    .iter()
-                    .zip(&current)
-                    .map(|(t, a)| (t.start, t.end, a)),
+                tops[..r].iter().enumerate().map(|(k, t)| {
+                    let held = moves.iter().find(|(m, _)| *m == k).map(|(_, a)| a);
+                    (t.start, t.end, held.unwrap_or(&t.allocation))
+                }),
                 |view| {
-                    if view.has_room_for(&kept) {
+                    if view.has_room_for(kept) {
                         Some(kept.clone())
                     } else {
                         placement.place(&request, view)
                     }
                 },
             ) else {
-                return ControlFlow::Break(());
+                return ControlFlow::Break(true);
             };
-            if placed != kept {
-                current[r] = placed.clone();
+            if placed != *kept {
+                reach = reach.map(|until| until.max(tops[r].end));
                 moves.push((r, placed));
             }
             r += 1;
             ControlFlow::Continue(())
         });
-    stuck.is_none().then_some(moves)
+    (stuck != Some(true)).then_some(moves)
 }
 
 #[cfg(test)]

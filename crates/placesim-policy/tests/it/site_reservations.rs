@@ -467,6 +467,73 @@ fn greedy_and_easy_match_the_interval_reference() {
     }
 }
 
+/// The plain pass's two shortcuts near site reservations (after a start or a new top job only
+/// the top jobs whose start the change reaches are checked again; a top job's search asks
+/// the placement only where the ncpus free then, less the top jobs', could take it) give
+/// the same starts, vnodes, comments and top-job estimates as the pass without them, on
+/// random workloads of multi-ncpu jobs with long queues and shared and exclusive
+/// reservations.
+#[test]
+fn the_plain_pass_shortcuts_decide_as_the_exhaustive_pass() {
+    let mut rng = Lcg(29);
+    let mut compared_tops = 0;
+    for case in 0..150 {
+        let n_vnodes = 2 + rng.below(4) as usize;
+        let mut jobs: Vec<(u64, u64, u64, String)> = (0..4 + rng.below(30))
+            .map(|_| {
+                // Some estimate nothing: such a job still holds its vnodes now.
+                let estimate = rng.below(40);
+                (
+                    rng.below(60),
+                    rng.below(estimate + 1),
+                    estimate,
+                    format!(
+                        "select={}:ncpus={}",
+                        1 + rng.below(n_vnodes as u64),
+                        1 + rng.below(4)
+                    ),
+                )
+            })
+            .collect();
+        jobs.sort_by_key(|j| j.0);
+        let with_text: Vec<(u64, u64, u64, &str)> =
+            jobs.iter().map(|j| (j.0, j.1, j.2, j.3.as_str())).collect();
+        // Each on a vnode of its own, so that they never overlap one another.
+        let first = rng.below(n_vnodes as u64) as u32;
+        let site: Vec<SiteReservation> = (0..1 + rng.below(n_vnodes.min(3) as u64) as u32)
+            .map(|i| {
+                let start = 1 + rng.below(80);
+                let sharing = if rng.below(2) == 0 {
+                    Sharing::Excl
+                } else {
+                    Sharing::Shared
+                };
+                reservation(
+                    &format!("R{i}"),
+                    &[(first + i) % n_vnodes as u32],
+                    1 + rng.below(4),
+                    start,
+                    start + 1 + rng.below(30),
+                    sharing,
+                )
+            })
+            .collect();
+        for depth in [Depth::Jobs(3), Depth::All] {
+            let mut plain = Backfill::by_definition(FirstFit::default(), depth);
+            let mut exhaustive = Backfill::by_definition_exhaustive(FirstFit::default(), depth);
+            let got = run(cluster(n_vnodes, 4), &with_text, &site, &mut plain);
+            let want = run(cluster(n_vnodes, 4), &with_text, &site, &mut exhaustive);
+            compared_tops += want.estimates.len();
+            let context = format!("case {case} ({depth:?}): jobs {jobs:?}, reservations {site:?}");
+            assert_eq!(got.starts, want.starts, "{context}");
+            assert_eq!(got.comments, want.comments, "{context}");
+            assert_eq!(got.estimates, want.estimates, "{context}");
+        }
+    }
+    // The cases make top jobs enough for the shortcuts to have been taken.
+    assert!(compared_tops > 10_000, "{compared_tops} top-job estimates");
+}
+
 /// What a run with reservation queues reported: starts, ends with their reasons, comments,
 /// and the jobs deleted or refused.
 /// The workload of `jobs` (submit, runtime, estimate, request, PBS queue).
