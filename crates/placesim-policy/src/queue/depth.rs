@@ -1109,6 +1109,17 @@ impl<P: PlacementPolicy> Backfill<P> {
         let mut tops: Vec<Top> = Vec::new();
         let mut made = 0;
         let mut buf = std::mem::take(&mut self.window_buf);
+        // The instants a top job's search tries, in order: now, what runs gives back (the
+        // running jobs' and this pass's starts' estimated ends, and the site reservations'
+        // ends) and the top jobs' ends. Kept as the pass starts jobs and places top jobs,
+        // where each search sorted them all again.
+        let mut instants = reserved::release_times(ctx, decisions);
+        instants.insert(0, ctx.now);
+        let add_instant = |instants: &mut Vec<SimTime>, t: SimTime| {
+            if let Err(at) = instants.binary_search(&t) {
+                instants.insert(at, t);
+            }
+        };
         for (pos, &job) in ctx.queue.iter().enumerate().skip(head_pos) {
             if self.runnable.known_never(ctx, job) {
                 continue;
@@ -1149,6 +1160,7 @@ impl<P: PlacementPolicy> Backfill<P> {
                             for (r, a) in moves {
                                 tops[r].allocation = a;
                             }
+                            add_instant(&mut instants, ctx.now + estimate);
                             continue;
                         }
                         None => {
@@ -1168,11 +1180,6 @@ impl<P: PlacementPolicy> Backfill<P> {
                 continue;
             }
             let request = calendar_request(ctx.workload.request_of(job));
-            let mut times = reserved::release_times(ctx, decisions);
-            times.extend(tops.iter().map(|t| t.end).filter(|&t| t > ctx.now));
-            times.push(ctx.now);
-            times.sort_unstable();
-            times.dedup();
             now_view.settle();
             let now_view = &*now_view;
             let placement = &mut self.placement;
@@ -1188,12 +1195,13 @@ impl<P: PlacementPolicy> Backfill<P> {
                 .map(|t| (t.start, t.end, t.allocation.total(n_cons, ncpus)))
                 .collect();
             let need = request.total(ncpus);
-            // The tops that must move for this job's reservation, where it found one.
+            // Where this job's reservation ends, and the tops that must move for it, where it
+            // found one.
             let moves = reserved::first_at_states(
                 ctx,
                 decisions,
                 now_view,
-                &times,
+                &instants,
                 &mut self.shadow_buf,
                 |at, state| {
                     if !exhaustive {
@@ -1241,7 +1249,7 @@ impl<P: PlacementPolicy> Backfill<P> {
                         (&mut buf, &mut self.recheck_buf),
                     );
                     match checked {
-                        Some(moves) => ControlFlow::Break(moves),
+                        Some(moves) => ControlFlow::Break((at + estimate, moves)),
                         None => {
                             tops.remove(slot);
                             ControlFlow::Continue(())
@@ -1249,10 +1257,11 @@ impl<P: PlacementPolicy> Backfill<P> {
                     }
                 },
             );
-            if let Some(moves) = moves {
+            if let Some((end, moves)) = moves {
                 for (r, a) in moves {
                     tops[r].allocation = a;
                 }
+                add_instant(&mut instants, end);
                 quota.took(ctx, job);
                 made += 1;
             }
