@@ -9,6 +9,7 @@
 
 use crate::RunningAtStart;
 use placesim_core::{Cluster, SiteReservation, VnodeId};
+use std::collections::HashMap;
 
 /// Something holding vnodes at a reservation's start besides it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,6 +190,9 @@ pub(crate) fn first_misfit(
     cluster: &Cluster,
     n_consumables: usize,
 ) -> Option<(usize, Misfit)> {
+    if made.is_empty() {
+        return None;
+    }
     let mut tally = Tally::new(cluster.n_vnodes(), n_consumables);
     let mut by_start: Vec<usize> = (0..made.len()).collect();
     by_start.sort_by_key(|&i| made[i].start);
@@ -199,27 +203,61 @@ pub(crate) fn first_misfit(
     for j in running {
         tally.job(j, true);
     }
+    // How many holders the tally has; and the one reservation open with nothing else held,
+    // kept out of the tally until something joins it. A standing reservation's occurrences
+    // never overlap one another: alone on the machine, each is that one, checked against the
+    // capacities only, once per allocation its series shares, where adding and taking out
+    // each occurrence's parts cost its vnodes each time.
+    let mut holders = running.len();
+    let mut alone: Option<usize> = None;
+    let mut fits_alone: HashMap<*const placesim_core::Allocation, bool> = HashMap::new();
     let (mut opened, mut ended, mut jobs_ended) = (0, 0, 0);
     let mut rejected = Vec::new();
     while opened < by_start.len() {
         let at = made[by_start[opened]].start;
-        let from = opened;
-        // Everything that starts by `at` joins before anything that ended by then leaves:
-        // what ended by `at` started before it, so nothing leaves before it joined.
-        while let Some(&i) = by_start.get(opened).filter(|&&i| made[i].start <= at) {
-            tally.reservation(made[i], n_consumables, true);
-            opened += 1;
-        }
+        // What has ended by `at` leaves first: it started before `at`, so it is there.
         while let Some(&i) = by_end.get(ended).filter(|&&i| made[i].end <= at) {
-            tally.reservation(made[i], n_consumables, false);
+            if alone == Some(i) {
+                alone = None;
+            } else {
+                tally.reservation(made[i], n_consumables, false);
+                holders -= 1;
+            }
             ended += 1;
         }
         while let Some(&j) = jobs_ended_by(&jobs_by_end, jobs_ended, running, at.as_secs()) {
             tally.job(running[j], false);
+            holders -= 1;
             jobs_ended += 1;
         }
+        let from = opened;
+        while by_start.get(opened).is_some_and(|&i| made[i].start == at) {
+            opened += 1;
+        }
+        let starting = &by_start[from..opened];
+        if let [i] = *starting
+            && holders == 0
+            && alone.is_none()
+        {
+            let fits = *fits_alone
+                .entry(std::sync::Arc::as_ptr(&made[i].allocation))
+                .or_insert_with(|| !tally.rejects(made[i], cluster, n_consumables));
+            if !fits {
+                rejected.push(i);
+            }
+            alone = Some(i);
+            continue;
+        }
+        if let Some(i) = alone.take() {
+            tally.reservation(made[i], n_consumables, true);
+            holders += 1;
+        }
+        for &i in starting {
+            tally.reservation(made[i], n_consumables, true);
+            holders += 1;
+        }
         // Those starting at `at` are open now: each is checked against the rest.
-        for &i in &by_start[from..opened] {
+        for &i in starting {
             tally.reservation(made[i], n_consumables, false);
             if tally.rejects(made[i], cluster, n_consumables) {
                 rejected.push(i);
@@ -284,7 +322,7 @@ mod tests {
                 a[0] = rng.random_range(1..=most);
                 a
             };
-            let reservations: Vec<SiteReservation> = (0..rng.random_range(1..10))
+            let mut reservations: Vec<SiteReservation> = (0..rng.random_range(1..10))
                 .map(|k| {
                     let sharing = if rng.random_bool(0.2) {
                         Sharing::Excl
@@ -308,6 +346,19 @@ mod tests {
                     }
                 })
                 .collect();
+            // A standing series: occurrences of one allocation, none overlapping another.
+            if rng.random_bool(0.5) {
+                let first = reservations[0].clone();
+                let length = first.end.0 - first.start.0;
+                let period = length + rng.random_range(0..10);
+                for k in 1..rng.random_range(2..6) {
+                    reservations.push(SiteReservation {
+                        start: SimTime(first.start.0 + k * period),
+                        end: SimTime(first.end.0 + k * period),
+                        ..first.clone()
+                    });
+                }
+            }
             let jobs: Vec<RunningAtStart> = (0..rng.random_range(0..4))
                 .map(|_| {
                     let vnodes = (0..rng.random_range(1..3))
