@@ -217,12 +217,18 @@ pub(crate) fn window_holds<'a>(
             }
         }
     }
-    // What ends in the window matters only on the vnodes a reservation starting in it takes.
+    // What ends in the window matters only on the vnodes a reservation starting in it takes,
+    // and not on those one takes exclusively, nor on those Moab's ACLs bar: the job may use
+    // none of them, whatever is given back (a maintenance window's hosts, most often).
     let mut concerned: Vec<VnodeId> = steps.iter().map(|s| s.0).collect();
     concerned.sort_unstable();
     concerned.dedup();
+    let mut taken_whole: Vec<VnodeId> = steps.iter().filter(|s| s.4).map(|s| s.0).collect();
+    taken_whole.sort_unstable();
+    concerned
+        .retain(|v| taken_whole.binary_search(v).is_err() && blocked.binary_search(v).is_err());
     let mut gives = |end: SimTime, allocation: &'a Allocation| {
-        if end <= at || end >= until {
+        if concerned.is_empty() || end <= at || end >= until {
             return;
         }
         for (v, amounts) in allocation.parts(n_cons) {

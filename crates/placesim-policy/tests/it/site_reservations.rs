@@ -108,6 +108,27 @@ fn a_shared_reservation_leaves_its_vnodes_rest_and_an_exclusive_job_keeps_off() 
     assert_eq!(seen.comments, [format!("0: J3: {CONFLICT}")]);
 }
 
+/// What a job holding part of a vnode gives back before a shared reservation of it starts
+/// counts in a window that reaches the reservation: J2 may take the 2 ncpus J1 leaves on n1,
+/// as J1 ends (by its estimate, at 50) before R1 takes 2 at 60. J3 finds no room: n1 is full
+/// until J1 ends, and what J1 gives back R1 takes at 60; it starts when J2 and R1 end.
+#[test]
+fn what_ends_before_a_shared_reservation_is_given_back_in_a_window() {
+    let r = reservation("R1", &[0], 2, 60, 100, Sharing::Shared);
+    let jobs = [
+        (0, 50, 50, "select=1:ncpus=2"),   // J1: ends before R1
+        (0, 100, 100, "select=1:ncpus=2"), // J2: beside J1, then beside R1
+        (0, 100, 100, "select=1:ncpus=1"), // J3: no room on n1 until J1 ends
+    ];
+    let seen = run(
+        cluster(1, 4),
+        &jobs,
+        &[r],
+        &mut Greedy::new(FirstFit::default()),
+    );
+    assert_eq!(seen.starts, ["J1@0 on [0]", "J2@0 on [0]", "J3@100 on [0]"]);
+}
+
 /// FCFS: the head that would overlap an exclusive reservation waits for its end; nothing
 /// behind it starts.
 #[test]
