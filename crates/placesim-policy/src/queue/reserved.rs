@@ -317,13 +317,24 @@ pub(crate) fn state_at(
     // Only one started by `at` (or by now) is given back or taken.
     for r in started_by(ctx, at.max(ctx.now))
         .iter()
-        .filter(|r| r.is_held())
+        .filter(|r| r.is_held() && differs_from_now(ctx, r, at))
     {
-        if r.start <= ctx.now && r.end <= at {
+        if r.start <= ctx.now {
             view.give(&r.allocation);
-        } else if r.start > ctx.now && r.start <= at && r.end > at {
+        } else {
             view.take(&r.allocation);
         }
+    }
+}
+
+/// Whether the calendar's state at `t` (not before now) differs from now's by `r`: one open
+/// now has been given back if it has ended by then; one still to come is held while it is
+/// open. [`state_at`] builds a state from now's by it, [`first_at_states`] one from the last.
+fn differs_from_now(ctx: &SchedContext<'_>, r: &SiteReservation, t: SimTime) -> bool {
+    if r.start <= ctx.now {
+        r.end <= t
+    } else {
+        r.start <= t && t < r.end
     }
 }
 
@@ -409,19 +420,21 @@ pub(crate) fn first_at_states<R>(
             given += 1;
         }
         // What [`state_at`] does with a reservation at `before` and at `at`, undone and done:
-        // one open now is given back once it has ended; one still to come now is held while
-        // it is open. Gives first, so that no take finds less than the state at `at` has.
+        // where the two differ from now's by it, whether it is given back (one open now that
+        // has ended since, one to come that has ended since it opened) or taken (one to come
+        // that has opened). Gives first, so that no take finds less than the state at `at` has.
         let started = started_by(ctx, at);
-        let held_to_come =
-            |r: &SiteReservation, t: SimTime| r.start > ctx.now && r.start <= t && r.end > t;
+        let given_back = |r: &SiteReservation| {
+            let differs = differs_from_now(ctx, r, at);
+            (differs_from_now(ctx, r, before) != differs).then_some(differs == (r.start <= ctx.now))
+        };
         for r in started.iter().filter(|r| r.is_held()) {
-            let ended_since = r.start <= ctx.now && before < r.end && r.end <= at;
-            if ended_since || (held_to_come(r, before) && !held_to_come(r, at)) {
+            if given_back(r) == Some(true) {
                 base.give(&r.allocation);
             }
         }
         for r in started.iter().filter(|r| r.is_held()) {
-            if !held_to_come(r, before) && held_to_come(r, at) {
+            if given_back(r) == Some(false) {
                 base.take(&r.allocation);
             }
         }
